@@ -1,0 +1,106 @@
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { PGlite } from "@electric-sql/pglite";
+import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
+import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
+import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
+import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
+import type { PgDatabase } from "drizzle-orm/pg-core";
+import postgres from "postgres";
+import * as schema from "./schema";
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Database = PgDatabase<any, typeof schema>;
+
+export interface DatabaseHandle {
+  db: Database;
+  kind: "pglite" | "postgres";
+  close(): Promise<void>;
+}
+
+export const migrationsFolder = path.join(process.cwd(), "db", "migrations");
+
+/** Serializes concurrent migrators across processes that share one PostgreSQL server. */
+const MIGRATION_LOCK = 7_264_001;
+
+export interface OpenOptions {
+  databaseUrl?: string;
+  /** Directory of the embedded database; omitted means in memory (tests). */
+  dataDir?: string;
+  poolSize?: number;
+}
+
+export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle> {
+  if (options.databaseUrl) {
+    const client = postgres(options.databaseUrl, {
+      max: options.poolSize ?? 10,
+      onnotice: () => {},
+      // Fail fast when the server is unreachable so authority checks answer 503 promptly.
+      connect_timeout: 5,
+      idle_timeout: 60,
+    });
+    const db = drizzlePostgres(client, { schema }) as unknown as Database;
+    return { db, kind: "postgres", close: () => client.end({ timeout: 5 }) };
+  }
+  let release = () => {};
+  let pglite: PGlite;
+  if (options.dataDir) {
+    const dir = path.join(options.dataDir, "pgdata");
+    mkdirSync(options.dataDir, { recursive: true });
+    release = lockDataDir(options.dataDir);
+    pglite = new PGlite(dir);
+  } else {
+    pglite = new PGlite();
+  }
+  await pglite.waitReady;
+  const db = drizzlePglite(pglite, { schema }) as unknown as Database;
+  return {
+    db,
+    kind: "pglite",
+    close: async () => {
+      await pglite.close();
+      release();
+    },
+  };
+}
+
+/** The embedded database is single-process: refuse a second opener instead of corrupting it. */
+function lockDataDir(dataDir: string): () => void {
+  const lock = path.join(dataDir, "embedded.lock");
+  if (existsSync(lock)) {
+    const pid = Number(readFileSync(lock, "utf8").trim());
+    if (pid && pid !== process.pid && isAlive(pid)) {
+      throw new Error(
+        `The embedded database in ${dataDir} is in use by process ${pid}. Stop it first, or set DATABASE_URL to share a PostgreSQL server.`,
+      );
+    }
+  }
+  writeFileSync(lock, String(process.pid));
+  return () => rmSync(lock, { force: true });
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export async function runMigrations(handle: DatabaseHandle, databaseUrl?: string): Promise<void> {
+  if (handle.kind === "pglite") {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    await migratePglite(handle.db as any, { migrationsFolder });
+    return;
+  }
+  if (!databaseUrl) throw new Error("runMigrations needs the database URL for PostgreSQL");
+  const client = postgres(databaseUrl, { max: 1, onnotice: () => {}, connect_timeout: 10 });
+  try {
+    await client`select pg_advisory_lock(${MIGRATION_LOCK})`;
+    await migratePostgres(drizzlePostgres(client), { migrationsFolder });
+    await client`select pg_advisory_unlock(${MIGRATION_LOCK})`;
+  } finally {
+    await client.end({ timeout: 5 });
+  }
+}

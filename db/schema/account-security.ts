@@ -1,0 +1,47 @@
+import { index, pgTable, text } from "drizzle-orm/pg-core";
+import { ts } from "./common";
+import { clients } from "./applications";
+import { grants } from "./authorization";
+import { hostedSessions } from "./sessions";
+import { users } from "./users";
+import { workspaces } from "./workspaces";
+
+/** A backend handoff into the account-security portal: launch (120 s), approve, completion (30 s). */
+export const accountSecurityLaunches = pgTable(
+  "account_security_launches",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id").notNull().references(() => workspaces.id, { onDelete: "cascade" }),
+    clientPk: text("client_pk").notNull().references(() => clients.id, { onDelete: "cascade" }),
+    userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    sessionId: text("session_id").notNull().references(() => hostedSessions.id, { onDelete: "cascade" }),
+    grantId: text("grant_id").notNull().references(() => grants.id, { onDelete: "cascade" }),
+    stateHash: text("state_hash").notNull(),
+    intent: text("intent").notNull(),
+    challengeHash: text("challenge_hash"),
+    state: text("state", { enum: ["issued", "approved", "redeemed", "expired"] }).notNull().default("issued"),
+    createdAt: ts("created_at").notNull(),
+    expiresAt: ts("expires_at").notNull(),
+    completionHash: text("completion_hash"),
+    completionExpiresAt: ts("completion_expires_at"),
+  },
+  (t) => [index("account_security_launches_user_idx").on(t.workspaceId, t.userId)],
+);
+
+/** Portal entry evidence: recent verification is reused for ten minutes. */
+export const accountSecurityPortalSessions = pgTable(
+  "account_security_portal_sessions",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id").notNull().references(() => workspaces.id, { onDelete: "cascade" }),
+    userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    sessionId: text("session_id").notNull().references(() => hostedSessions.id, { onDelete: "cascade" }),
+    clientPk: text("client_pk").notNull().references(() => clients.id, { onDelete: "cascade" }),
+    secretHash: text("secret_hash").notNull(),
+    createdAt: ts("created_at").notNull(),
+    expiresAt: ts("expires_at").notNull(),
+    verifiedAt: ts("verified_at"),
+    endedAt: ts("ended_at"),
+  },
+  (t) => [index("account_security_portal_sessions_user_idx").on(t.workspaceId, t.userId)],
+);

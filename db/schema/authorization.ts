@@ -1,0 +1,115 @@
+import { index, jsonb, pgTable, text } from "drizzle-orm/pg-core";
+import { ts } from "./common";
+import { apis } from "./apis";
+import { clients, clientSecrets } from "./applications";
+import { hostedSessions } from "./sessions";
+import { users } from "./users";
+import { workspaces } from "./workspaces";
+
+/** A validated authorization request waiting for the user to authenticate (10 minutes). */
+export const authorizationTransactions = pgTable(
+  "authorization_transactions",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id").notNull().references(() => workspaces.id, { onDelete: "cascade" }),
+    clientPk: text("client_pk").notNull().references(() => clients.id, { onDelete: "cascade" }),
+    redirectUri: text("redirect_uri").notNull(),
+    scope: jsonb("scope").$type<string[]>().notNull(),
+    state: text("state").notNull(),
+    nonce: text("nonce").notNull(),
+    codeChallenge: text("code_challenge").notNull(),
+    apiId: text("api_id").references(() => apis.id, { onDelete: "cascade" }),
+    /** SHA-256 of the secret held in the browser's transaction cookie. */
+    browserBindingHash: text("browser_binding_hash").notNull(),
+    createdAt: ts("created_at").notNull(),
+    expiresAt: ts("expires_at").notNull(),
+    completedAt: ts("completed_at"),
+  },
+  (t) => [index("authorization_transactions_expiry_idx").on(t.workspaceId, t.expiresAt)],
+);
+
+/** A grant is one authorization of a client by a user in a hosted session: the refresh family. */
+export const grants = pgTable(
+  "grants",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id").notNull().references(() => workspaces.id, { onDelete: "cascade" }),
+    clientPk: text("client_pk").notNull().references(() => clients.id, { onDelete: "cascade" }),
+    userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    sessionId: text("session_id").notNull().references(() => hostedSessions.id, { onDelete: "cascade" }),
+    /** The family's scope ceiling. */
+    scope: jsonb("scope").$type<string[]>().notNull(),
+    apiId: text("api_id").references(() => apis.id, { onDelete: "cascade" }),
+    createdAt: ts("created_at").notNull(),
+    lastUsedAt: ts("last_used_at").notNull(),
+    /** Inactivity bound (7 days after last use) and absolute bound (30 days after creation). */
+    idleExpiresAt: ts("idle_expires_at").notNull(),
+    absoluteExpiresAt: ts("absolute_expires_at").notNull(),
+    revokedAt: ts("revoked_at"),
+    revokeReason: text("revoke_reason"),
+  },
+  (t) => [
+    index("grants_session_idx").on(t.workspaceId, t.sessionId),
+    index("grants_user_idx").on(t.workspaceId, t.userId),
+  ],
+);
+
+export const authorizationCodes = pgTable(
+  "authorization_codes",
+  {
+    /** SHA-256 of the code. */
+    codeHash: text("code_hash").primaryKey(),
+    workspaceId: text("workspace_id").notNull().references(() => workspaces.id, { onDelete: "cascade" }),
+    clientPk: text("client_pk").notNull().references(() => clients.id, { onDelete: "cascade" }),
+    userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    sessionId: text("session_id").notNull().references(() => hostedSessions.id, { onDelete: "cascade" }),
+    redirectUri: text("redirect_uri").notNull(),
+    scope: jsonb("scope").$type<string[]>().notNull(),
+    nonce: text("nonce").notNull(),
+    codeChallenge: text("code_challenge").notNull(),
+    apiId: text("api_id").references(() => apis.id, { onDelete: "cascade" }),
+    createdAt: ts("created_at").notNull(),
+    expiresAt: ts("expires_at").notNull(),
+    consumedAt: ts("consumed_at"),
+    /** The grant the first redemption created, revoked if the code is presented again. */
+    grantId: text("grant_id").references(() => grants.id, { onDelete: "set null" }),
+  },
+  (t) => [index("authorization_codes_expiry_idx").on(t.workspaceId, t.expiresAt)],
+);
+
+export const refreshTokens = pgTable(
+  "refresh_tokens",
+  {
+    tokenHash: text("token_hash").primaryKey(),
+    workspaceId: text("workspace_id").notNull().references(() => workspaces.id, { onDelete: "cascade" }),
+    grantId: text("grant_id").notNull().references(() => grants.id, { onDelete: "cascade" }),
+    state: text("state", { enum: ["current", "superseded"] }).notNull().default("current"),
+    createdAt: ts("created_at").notNull(),
+    supersededAt: ts("superseded_at"),
+    replacedByHash: text("replaced_by_hash"),
+  },
+  (t) => [index("refresh_tokens_grant_idx").on(t.workspaceId, t.grantId)],
+);
+
+/** Opaque access tokens, human (grant set) or workload (credential set). */
+export const accessTokens = pgTable(
+  "access_tokens",
+  {
+    tokenHash: text("token_hash").primaryKey(),
+    workspaceId: text("workspace_id").notNull().references(() => workspaces.id, { onDelete: "cascade" }),
+    clientPk: text("client_pk").notNull().references(() => clients.id, { onDelete: "cascade" }),
+    grantId: text("grant_id").references(() => grants.id, { onDelete: "cascade" }),
+    userId: text("user_id").references(() => users.id, { onDelete: "cascade" }),
+    sessionId: text("session_id").references(() => hostedSessions.id, { onDelete: "cascade" }),
+    /** The client secret that obtained a workload token; the token dies with it. */
+    credentialId: text("credential_id").references(() => clientSecrets.id, { onDelete: "cascade" }),
+    /** The pairwise subject as issued. */
+    subject: text("subject").notNull(),
+    scope: jsonb("scope").$type<string[]>().notNull(),
+    apiId: text("api_id").references(() => apis.id, { onDelete: "cascade" }),
+    createdAt: ts("created_at").notNull(),
+    expiresAt: ts("expires_at").notNull(),
+    revokedAt: ts("revoked_at"),
+  },
+  (t) => [index("access_tokens_grant_idx").on(t.workspaceId, t.grantId), index("access_tokens_expiry_idx").on(t.expiresAt)],
+);

@@ -1,0 +1,54 @@
+import { boolean, index, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { ts } from "./common";
+import { users } from "./users";
+import { workspaces } from "./workspaces";
+
+export const organizations = pgTable(
+  "organizations",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id").notNull().references(() => workspaces.id, { onDelete: "cascade" }),
+    /** Stable identifier used in the workspace file and in `organization_id` claims. */
+    slug: text("slug").notNull(),
+    name: text("name").notNull(),
+    active: boolean("active").notNull().default(true),
+    createdAt: ts("created_at").notNull(),
+    updatedAt: ts("updated_at").notNull(),
+  },
+  (t) => [uniqueIndex("organizations_workspace_slug_uq").on(t.workspaceId, t.slug)],
+);
+
+export const organizationMembers = pgTable(
+  "organization_members",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id").notNull().references(() => workspaces.id, { onDelete: "cascade" }),
+    organizationId: text("organization_id").notNull().references(() => organizations.id, { onDelete: "cascade" }),
+    userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    createdAt: ts("created_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("organization_members_uq").on(t.workspaceId, t.organizationId, t.userId),
+    index("organization_members_user_idx").on(t.workspaceId, t.userId),
+  ],
+);
+
+/** Enterprise sign-in configuration of an organization (OIDC or SAML upstream). */
+export const enterpriseConnections = pgTable(
+  "enterprise_connections",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id").notNull().references(() => workspaces.id, { onDelete: "cascade" }),
+    organizationId: text("organization_id").notNull().references(() => organizations.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    kind: text("kind", { enum: ["oidc", "saml"] }).notNull(),
+    active: boolean("active").notNull().default(true),
+    /** Non-secret settings: issuer, client id, metadata URL, domains. */
+    config: jsonb("config").$type<Record<string, unknown>>().notNull().default({}),
+    /** Upstream client secret, AES-256-GCM under the master key. */
+    secretEncrypted: text("secret_encrypted"),
+    createdAt: ts("created_at").notNull(),
+    updatedAt: ts("updated_at").notNull(),
+  },
+  (t) => [index("enterprise_connections_org_idx").on(t.workspaceId, t.organizationId)],
+);

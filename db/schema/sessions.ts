@@ -1,0 +1,30 @@
+import { index, jsonb, pgTable, text } from "drizzle-orm/pg-core";
+import { ts } from "./common";
+import { organizations, enterpriseConnections } from "./organizations";
+import { users } from "./users";
+import { workspaces } from "./workspaces";
+
+/** A hosted browser session on the authentication host (id + secret; only the hash is kept). */
+export const hostedSessions = pgTable(
+  "hosted_sessions",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id").notNull().references(() => workspaces.id, { onDelete: "cascade" }),
+    userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    secretHash: text("secret_hash").notNull(),
+    authTime: ts("auth_time").notNull(),
+    amr: jsonb("amr").$type<string[]>().notNull().default([]),
+    acr: text("acr").notNull(),
+    organizationId: text("organization_id").references(() => organizations.id, { onDelete: "cascade" }),
+    connectionId: text("connection_id").references(() => enterpriseConnections.id, { onDelete: "cascade" }),
+    createdAt: ts("created_at").notNull(),
+    lastSeenAt: ts("last_seen_at").notNull(),
+    idleExpiresAt: ts("idle_expires_at").notNull(),
+    absoluteExpiresAt: ts("absolute_expires_at").notNull(),
+    endedAt: ts("ended_at"),
+    endReason: text("end_reason"),
+    userAgent: text("user_agent"),
+    ip: text("ip"),
+  },
+  (t) => [index("hosted_sessions_user_idx").on(t.workspaceId, t.userId)],
+);

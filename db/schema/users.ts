@@ -1,0 +1,25 @@
+import { boolean, index, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { ts } from "./common";
+import { workspaces } from "./workspaces";
+
+export const users = pgTable(
+  "users",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id").notNull().references(() => workspaces.id, { onDelete: "cascade" }),
+    email: text("email").notNull(),
+    /** Lower-cased email: the sign-in lookup key. */
+    emailNormalized: text("email_normalized").notNull(),
+    emailVerified: boolean("email_verified").notNull().default(false),
+    name: text("name"),
+    /** argon2id PHC string; null for accounts without a local password. */
+    passwordHash: text("password_hash"),
+    status: text("status", { enum: ["active", "disabled"] }).notNull().default("active"),
+    createdAt: ts("created_at").notNull(),
+    updatedAt: ts("updated_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("users_workspace_email_uq").on(t.workspaceId, t.emailNormalized),
+    index("users_workspace_created_idx").on(t.workspaceId, t.createdAt),
+  ],
+);

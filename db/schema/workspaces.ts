@@ -1,0 +1,11 @@
+import { boolean, pgTable, text } from "drizzle-orm/pg-core";
+import { ts } from "./common";
+
+export const workspaces = pgTable("workspaces", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  /** The reserved operator workspace of the console. */
+  system: boolean("system").notNull().default(false),
+  createdAt: ts("created_at").notNull(),
+  updatedAt: ts("updated_at").notNull(),
+});

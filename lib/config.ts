@@ -1,0 +1,95 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import path from "node:path";
+
+export interface Config {
+  port: number;
+  /** Origin of the authentication host, without a trailing slash. */
+  publicUrl: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  /** 32-byte key that encrypts private signing keys and other secrets at rest. */
+  masterKey: Buffer;
+}
+
+/** A configuration problem: the message is one line naming the variable. */
+export class ConfigError extends Error {}
+
+function parsePort(raw: string | undefined): number {
+  if (raw === undefined || raw === "") return 3000;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 65535) {
+    throw new ConfigError(`PORT must be an integer from 1 to 65535 (got "${raw}")`);
+  }
+  return Number(raw);
+}
+
+function parsePublicUrl(raw: string | undefined, port: number): string {
+  if (raw === undefined || raw === "") return `http://localhost:${port}`;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`PUBLIC_URL must be an absolute URL such as https://auth.example.com (got "${raw}")`);
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") {
+    throw new ConfigError(`PUBLIC_URL must use https (or http for local development) (got "${raw}")`);
+  }
+  if (url.pathname !== "/" || url.search || url.hash || url.username || url.password) {
+    throw new ConfigError(`PUBLIC_URL must be an origin only, with no path, query or credentials (got "${raw}")`);
+  }
+  return url.origin;
+}
+
+function parseDatabaseUrl(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === "") return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`DATABASE_URL must be a postgres:// URL`);
+  }
+  if (url.protocol !== "postgres:" && url.protocol !== "postgresql:") {
+    throw new ConfigError(`DATABASE_URL must be a postgres:// or postgresql:// URL`);
+  }
+  return raw;
+}
+
+/** Accepts 64 hex characters or 32 bytes as base64/base64url. */
+export function parseMasterKey(raw: string): Buffer {
+  const value = raw.trim();
+  if (/^[0-9a-fA-F]{64}$/.test(value)) return Buffer.from(value, "hex");
+  if (/^[A-Za-z0-9+/_-]{43}=?$/.test(value)) {
+    const buf = Buffer.from(value.replace(/-/g, "+").replace(/_/g, "/"), "base64");
+    if (buf.length === 32) return buf;
+  }
+  throw new ConfigError("MASTER_KEY must be 32 bytes as 64 hex characters or base64url (generate one with: openssl rand -hex 32)");
+}
+
+function loadOrCreateMasterKey(raw: string | undefined, databaseUrl: string | undefined, dataDir: string): Buffer {
+  if (raw !== undefined && raw !== "") return parseMasterKey(raw);
+  if (databaseUrl) {
+    throw new ConfigError("MASTER_KEY is required when DATABASE_URL is set (generate one with: openssl rand -hex 32)");
+  }
+  const file = path.join(dataDir, "master.key");
+  if (existsSync(file)) {
+    try {
+      return parseMasterKey(readFileSync(file, "utf8"));
+    } catch {
+      throw new ConfigError(`MASTER_KEY: the generated key file ${file} is unreadable or corrupt`);
+    }
+  }
+  mkdirSync(dataDir, { recursive: true });
+  const key = randomBytes(32);
+  writeFileSync(file, key.toString("hex") + "\n", { mode: 0o600, flag: "wx" });
+  return key;
+}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const port = parsePort(env.PORT);
+  const publicUrl = parsePublicUrl(env.PUBLIC_URL, port);
+  const databaseUrl = parseDatabaseUrl(env.DATABASE_URL);
+  if (env.DATA_DIR !== undefined && env.DATA_DIR.trim() === "") throw new ConfigError("DATA_DIR must not be empty");
+  const dataDir = path.resolve(env.DATA_DIR ?? ".data");
+  const masterKey = loadOrCreateMasterKey(env.MASTER_KEY, databaseUrl, dataDir);
+  return { port, publicUrl, databaseUrl, dataDir, masterKey };
+}

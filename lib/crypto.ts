@@ -1,0 +1,51 @@
+import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from "node:crypto";
+
+export function randomToken(bytes = 32): string {
+  return randomBytes(bytes).toString("base64url");
+}
+
+export function sha256Hex(value: string): string {
+  return createHash("sha256").update(value).digest("hex");
+}
+
+export function sha256Base64Url(value: string): string {
+  return createHash("sha256").update(value).digest("base64url");
+}
+
+export function hmacBase64Url(key: Buffer, value: string): string {
+  return createHmac("sha256", key).update(value).digest("base64url");
+}
+
+/** Constant-time comparison of two strings of any length. */
+export function safeEqual(a: string, b: string): boolean {
+  const ha = createHash("sha256").update(a).digest();
+  const hb = createHash("sha256").update(b).digest();
+  return timingSafeEqual(ha, hb) && a.length === b.length;
+}
+
+/** A purpose-bound subkey of the master key, so one key never serves two uses. */
+export function deriveKey(masterKey: Buffer, purpose: string): Buffer {
+  return Buffer.from(hkdfSync("sha256", masterKey, Buffer.alloc(0), `latchkey:${purpose}`, 32));
+}
+
+/** AES-256-GCM; output is `v1.<iv>.<ciphertext>.<tag>` in base64url. */
+export function encryptSecret(masterKey: Buffer, plaintext: string, purpose: string): string {
+  const key = deriveKey(masterKey, `encrypt:${purpose}`);
+  const iv = randomBytes(12);
+  const cipher = createCipheriv("aes-256-gcm", key, iv);
+  const ct = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
+  return ["v1", iv.toString("base64url"), ct.toString("base64url"), cipher.getAuthTag().toString("base64url")].join(".");
+}
+
+export function decryptSecret(masterKey: Buffer, sealed: string, purpose: string): string {
+  const [version, iv, ct, tag] = sealed.split(".");
+  if (version !== "v1" || !iv || ct === undefined || !tag) throw new Error("Unsupported sealed secret format");
+  const key = deriveKey(masterKey, `encrypt:${purpose}`);
+  const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"));
+  decipher.setAuthTag(Buffer.from(tag, "base64url"));
+  return Buffer.concat([decipher.update(Buffer.from(ct, "base64url")), decipher.final()]).toString("utf8");
+}
+
+export function newId(): string {
+  return crypto.randomUUID();
+}

@@ -1,0 +1,70 @@
+/** An OAuth boundary error: status, `error` code, description, and whether it may reach the client. */
+export class OAuthError extends Error {
+  constructor(
+    readonly status: number,
+    readonly error: string,
+    readonly description: string,
+    readonly options: { redirectable?: boolean; headers?: Record<string, string> } = {},
+  ) {
+    super(`${error}: ${description}`);
+  }
+}
+
+export const invalidRequest = (description: string) => new OAuthError(400, "invalid_request", description, { redirectable: true });
+export const invalidScope = (description: string) => new OAuthError(400, "invalid_scope", description, { redirectable: true });
+export const invalidGrant = (description: string) => new OAuthError(400, "invalid_grant", description);
+export const invalidClient = (description: string, basic: boolean) =>
+  new OAuthError(401, "invalid_client", description, {
+    headers: { "WWW-Authenticate": basic ? 'Basic realm="latchkey", charset="UTF-8"' : 'Basic realm="latchkey"' },
+  });
+export const unsupportedGrantType = (description: string) => new OAuthError(400, "unsupported_grant_type", description);
+export const payloadTooLarge = () => new OAuthError(413, "invalid_request", "Request body too large");
+export const unsupportedMediaType = (expected: string) => new OAuthError(415, "invalid_request", `Content-Type must be ${expected}`);
+/** Authority could not be confirmed (database or dependency failure): deny, never allow. */
+export const unavailable = () =>
+  new OAuthError(503, "temporarily_unavailable", "Authority cannot be confirmed right now; try again later", {
+    headers: { "Retry-After": "5" },
+  });
+export const notFound = () => new OAuthError(404, "invalid_request", "Not found");
+
+const NO_STORE = { "Cache-Control": "no-store", Pragma: "no-cache" };
+
+export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "Content-Type": "application/json; charset=utf-8", ...NO_STORE, ...headers },
+  });
+}
+
+export function oauthErrorResponse(error: OAuthError): Response {
+  return json({ error: error.error, error_description: error.description }, error.status, error.options.headers ?? {});
+}
+
+/** The generic 404 of every unresolved workspace, client or route: indistinguishable by design. */
+export function notFoundResponse(): Response {
+  return oauthErrorResponse(notFound());
+}
+
+/** Database and network failures (as opposed to rule violations) become 503, never a denial that looks final. */
+export function isDependencyFailure(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === "string") {
+    if (["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EHOSTUNREACH", "CONNECT_TIMEOUT", "CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED"].includes(code)) return true;
+    // PostgreSQL classes 08 (connection), 53 (resources), 57 (operator intervention), 58 (system).
+    if (/^(08|53|57|58)/.test(code)) return true;
+  }
+  return /closed|terminat|ECONNREFUSED|connect/i.test(error.message) && !(error instanceof OAuthError);
+}
+
+/** Last-resort mapping: rule errors keep their status; anything else is 503 (dependency) or a bare 500. */
+export function errorToResponse(error: unknown, requestId?: string): Response {
+  if (error instanceof OAuthError) return oauthErrorResponse(error);
+  if (isDependencyFailure(error)) {
+    console.error(`[latchkey] dependency failure${requestId ? ` (${requestId})` : ""}:`, (error as Error).message);
+    return oauthErrorResponse(unavailable());
+  }
+  const id = requestId ?? crypto.randomUUID();
+  console.error(`[latchkey] internal error (${id}):`, error);
+  return json({ error: "server_error", error_description: `Internal error (request ${id})` }, 500);
+}

@@ -1,0 +1,50 @@
+import { invalidRequest, payloadTooLarge, unsupportedMediaType } from "./errors";
+
+export const OAUTH_BODY_LIMIT = 8 * 1024;
+
+/** Reads at most `limit` bytes; a longer body is refused without buffering the rest. */
+export async function readBody(request: Request, limit: number): Promise<string> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null && Number(declared) > limit) throw payloadTooLarge();
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      throw payloadTooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+export function mediaType(request: Request): string {
+  return (request.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
+}
+
+/**
+ * Parses an OAuth form body: the right media type, at most 8 KiB, no duplicated parameter, and
+ * only the names in `allowed` (when given). Empty values count as absent, as RFC 6749 says.
+ */
+export async function readOAuthForm(request: Request, allowed?: ReadonlySet<string>): Promise<Map<string, string>> {
+  if (mediaType(request) !== "application/x-www-form-urlencoded") throw unsupportedMediaType("application/x-www-form-urlencoded");
+  const body = await readBody(request, OAUTH_BODY_LIMIT);
+  return parseParams(new URLSearchParams(body), allowed);
+}
+
+export function parseParams(params: URLSearchParams, allowed?: ReadonlySet<string>): Map<string, string> {
+  const out = new Map<string, string>();
+  const seen = new Set<string>();
+  for (const [name, value] of params) {
+    if (seen.has(name)) throw invalidRequest(`Parameter ${name} is duplicated`);
+    seen.add(name);
+    if (allowed && !allowed.has(name)) throw invalidRequest(`Parameter ${name} is not recognized`);
+    if (value !== "") out.set(name, value);
+  }
+  return out;
+}

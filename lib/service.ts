@@ -1,0 +1,48 @@
+import { openDatabase, runMigrations, type Database, type DatabaseHandle } from "../db/client";
+import { systemClock, type Clock } from "./clock";
+import { loadConfig, type Config } from "./config";
+
+/** Everything an endpoint needs besides the request: database, configuration, clock. */
+export interface Service {
+  db: Database;
+  config: Config;
+  clock: Clock;
+  /** Per-process caches that never outlive a change they depend on (see lib/oauth/keys.ts). */
+  cache: Map<string, unknown>;
+}
+
+interface Holder {
+  service?: Promise<{ service: Service; handle: DatabaseHandle }>;
+}
+
+// One service per process: the custom server and Next's route bundles import this module
+// separately, and the embedded database must be opened exactly once.
+const KEY = Symbol.for("latchkey.service");
+const holder: Holder = ((globalThis as Record<symbol, unknown>)[KEY] as Holder) ?? {};
+(globalThis as Record<symbol, unknown>)[KEY] = holder;
+
+export function createService(db: Database, config: Config, clock: Clock = systemClock): Service {
+  return { db, config, clock, cache: new Map() };
+}
+
+async function start(): Promise<{ service: Service; handle: DatabaseHandle }> {
+  const config = loadConfig();
+  const handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  await runMigrations(handle, config.databaseUrl);
+  return { service: createService(handle.db, config), handle };
+}
+
+/** The process-wide service, opened and migrated on first use. */
+export async function getService(): Promise<Service> {
+  holder.service ??= start().catch((error) => {
+    holder.service = undefined;
+    throw error;
+  });
+  return (await holder.service).service;
+}
+
+export async function closeService(): Promise<void> {
+  const current = holder.service;
+  holder.service = undefined;
+  if (current) await (await current).handle.close();
+}
