@@ -428,6 +428,7 @@ CREATE INDEX "grants_session_idx" ON "grants" USING btree ("workspace_id","sessi
 CREATE INDEX "grants_user_idx" ON "grants" USING btree ("workspace_id","user_id");--> statement-breakpoint
 CREATE INDEX "refresh_tokens_grant_idx" ON "refresh_tokens" USING btree ("workspace_id","grant_id");--> statement-breakpoint
 CREATE INDEX "signing_keys_workspace_idx" ON "signing_keys" USING btree ("workspace_id","status");--> statement-breakpoint
+CREATE UNIQUE INDEX "signing_keys_one_active_uq" ON "signing_keys" USING btree ("workspace_id") WHERE status = 'active';--> statement-breakpoint
 CREATE INDEX "recovery_codes_user_idx" ON "recovery_codes" USING btree ("workspace_id","user_id");--> statement-breakpoint
 CREATE INDEX "totp_factors_user_idx" ON "totp_factors" USING btree ("workspace_id","user_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "webauthn_credentials_uq" ON "webauthn_credentials" USING btree ("workspace_id","credential_id");--> statement-breakpoint

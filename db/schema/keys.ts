@@ -1,4 +1,5 @@
-import { index, jsonb, pgTable, text } from "drizzle-orm/pg-core";
+import { sql } from "drizzle-orm";
+import { index, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { ts } from "./common";
 import { workspaces } from "./workspaces";
 
@@ -18,5 +19,9 @@ export const signingKeys = pgTable(
     retiredAt: ts("retired_at"),
     unpublishAt: ts("unpublish_at"),
   },
-  (t) => [index("signing_keys_workspace_idx").on(t.workspaceId, t.status)],
+  (t) => [
+    index("signing_keys_workspace_idx").on(t.workspaceId, t.status),
+    // At most one signing key per workspace: concurrent first uses cannot create two.
+    uniqueIndex("signing_keys_one_active_uq").on(t.workspaceId).where(sql`status = 'active'`),
+  ],
 );
