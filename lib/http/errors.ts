@@ -27,12 +27,12 @@ export const unavailable = () =>
   });
 export const notFound = () => new OAuthError(404, "invalid_request", "Not found");
 
-const NO_STORE = { "Cache-Control": "no-store", Pragma: "no-cache" };
-
+/** JSON response; `Cache-Control: no-store` unless the caller sets its own caching. */
 export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  const caching: Record<string, string> = "Cache-Control" in headers ? {} : { "Cache-Control": "no-store", Pragma: "no-cache" };
   return new Response(JSON.stringify(body), {
     status,
-    headers: { "Content-Type": "application/json; charset=utf-8", ...NO_STORE, ...headers },
+    headers: { "Content-Type": "application/json; charset=utf-8", ...caching, ...headers },
   });
 }
 

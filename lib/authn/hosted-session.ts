@@ -1,0 +1,97 @@
+import { and, eq, gt, isNull } from "drizzle-orm";
+import { hostedSessions, users } from "../../db/schema";
+import { addMs, HOUR, DAY } from "../clock";
+import { randomToken, safeEqual, sha256Hex } from "../crypto";
+import type { EndpointContext } from "../http/context";
+import { clearCookie, parseCookieHeader, serializeCookie } from "../http/cookies";
+
+export const SESSION_COOKIE = "lk_session";
+export const SESSION_IDLE_MS = 12 * HOUR;
+export const SESSION_ABSOLUTE_MS = 7 * DAY;
+/** Sliding the idle expiry is a write; do it at most once a minute per session. */
+const SLIDE_AFTER_MS = 60_000;
+
+export type HostedSession = typeof hostedSessions.$inferSelect;
+
+export interface NewSessionInput {
+  userId: string;
+  amr: string[];
+  acr: string;
+  userAgent?: string | null;
+  ip?: string | null;
+}
+
+/** Lucia-style session token: `<id>.<secret>`, only SHA-256 of the secret is stored. */
+export async function createHostedSession(ctx: EndpointContext, input: NewSessionInput): Promise<{ session: HostedSession; cookie: string }> {
+  const now = ctx.service.clock.now();
+  const id = randomToken(16);
+  const secret = randomToken(32);
+  const absolute = addMs(now, SESSION_ABSOLUTE_MS);
+  const [session] = await ctx.service.db
+    .insert(hostedSessions)
+    .values({
+      id,
+      workspaceId: ctx.workspace.id,
+      userId: input.userId,
+      secretHash: sha256Hex(secret),
+      authTime: now,
+      amr: input.amr,
+      acr: input.acr,
+      createdAt: now,
+      lastSeenAt: now,
+      idleExpiresAt: addMs(now, SESSION_IDLE_MS),
+      absoluteExpiresAt: absolute,
+      userAgent: input.userAgent?.slice(0, 512) ?? null,
+      ip: input.ip ?? null,
+    })
+    .returning();
+  return { session, cookie: serializeCookie(SESSION_COOKIE, `${id}.${secret}`, ctx.basePath, SESSION_ABSOLUTE_MS / 1000) };
+}
+
+export function sessionIsLive(session: Pick<HostedSession, "endedAt" | "idleExpiresAt" | "absoluteExpiresAt">, now: Date): boolean {
+  return !session.endedAt && session.idleExpiresAt > now && session.absoluteExpiresAt > now;
+}
+
+/** The live hosted session named by the request's cookie, with its idle expiry slid forward. */
+export async function getLiveSession(ctx: EndpointContext, cookieHeader: string | null): Promise<HostedSession | null> {
+  const raw = parseCookieHeader(cookieHeader).get(SESSION_COOKIE);
+  if (!raw) return null;
+  const dot = raw.indexOf(".");
+  if (dot < 1) return null;
+  const id = raw.slice(0, dot);
+  const secret = raw.slice(dot + 1);
+  const now = ctx.service.clock.now();
+  const [row] = await ctx.service.db
+    .select({ session: hostedSessions, userStatus: users.status })
+    .from(hostedSessions)
+    .innerJoin(users, eq(users.id, hostedSessions.userId))
+    .where(and(eq(hostedSessions.workspaceId, ctx.workspace.id), eq(hostedSessions.id, id)))
+    .limit(1);
+  if (!row || !safeEqual(row.session.secretHash, sha256Hex(secret))) return null;
+  if (!sessionIsLive(row.session, now) || row.userStatus !== "active") return null;
+  const session = row.session;
+  if (now.getTime() - session.lastSeenAt.getTime() > SLIDE_AFTER_MS) {
+    const idle = new Date(Math.min(now.getTime() + SESSION_IDLE_MS, session.absoluteExpiresAt.getTime()));
+    await ctx.service.db
+      .update(hostedSessions)
+      .set({ lastSeenAt: now, idleExpiresAt: idle })
+      .where(and(eq(hostedSessions.id, session.id), isNull(hostedSessions.endedAt), gt(hostedSessions.idleExpiresAt, now)));
+    session.lastSeenAt = now;
+    session.idleExpiresAt = idle;
+  }
+  return session;
+}
+
+export async function endHostedSession(ctx: EndpointContext, sessionId: string, reason: string): Promise<boolean> {
+  const now = ctx.service.clock.now();
+  const ended = await ctx.service.db
+    .update(hostedSessions)
+    .set({ endedAt: now, endReason: reason })
+    .where(and(eq(hostedSessions.workspaceId, ctx.workspace.id), eq(hostedSessions.id, sessionId), isNull(hostedSessions.endedAt)))
+    .returning({ id: hostedSessions.id });
+  return ended.length > 0;
+}
+
+export function clearSessionCookie(ctx: EndpointContext): string {
+  return clearCookie(SESSION_COOKIE, ctx.basePath);
+}

@@ -1,0 +1,87 @@
+import { and, eq } from "drizzle-orm";
+import { clients, users } from "../../db/schema";
+import { deriveKey, hmacBase64Url, safeEqual } from "../crypto";
+import type { Endpoint, EndpointContext } from "../http/context";
+import { parseCookieHeader } from "../http/cookies";
+import { mediaType, readBody } from "../http/form";
+import { hostedErrorPage } from "../hosted/html";
+import { completeTransaction, loadOpenTransaction, redirect303, TX_COOKIE_PREFIX, type TransactionRow } from "../oauth/authorize";
+import { createHostedSession } from "./hosted-session";
+import { decoyHash, PASSWORD_MAX_LENGTH, verifyPassword } from "./password";
+
+export const ACR_PASSWORD = "urn:latchkey:loa:1";
+const FORM_LIMIT = 8 * 1024;
+
+function csrfToken(ctx: EndpointContext, txId: string, binding: string): string {
+  return hmacBase64Url(deriveKey(ctx.service.config.masterKey, "hosted-csrf"), `${ctx.workspace.id}.${txId}.${binding}`);
+}
+
+export type SignInView =
+  | { kind: "form"; txId: string; csrf: string; applicationName: string; workspaceName: string }
+  | { kind: "expired" };
+
+/** What the hosted sign-in page shows for a transaction, read from the browser's cookies. */
+export async function signInView(ctx: EndpointContext, txId: string, cookieHeader: string | null): Promise<SignInView> {
+  const binding = parseCookieHeader(cookieHeader).get(`${TX_COOKIE_PREFIX}${txId}`);
+  const tx = await loadOpenTransaction(ctx, txId, binding);
+  if (!tx || !binding) return { kind: "expired" };
+  const [client] = await ctx.service.db.select({ name: clients.name }).from(clients).where(eq(clients.id, tx.clientPk)).limit(1);
+  return { kind: "form", txId, csrf: csrfToken(ctx, txId, binding), applicationName: client?.name ?? "the application", workspaceName: ctx.workspace.name };
+}
+
+/** A hosted form post must come from our own pages: same origin (when the browser says) and a valid CSRF token. */
+function sameOrigin(request: Request, publicUrl: string): boolean {
+  const origin = request.headers.get("origin");
+  if (origin !== null) return origin === publicUrl;
+  const site = request.headers.get("sec-fetch-site");
+  return site === null || site === "same-origin" || site === "none";
+}
+
+function backToForm(ctx: EndpointContext, txId: string, error: string): Response {
+  return redirect303(`${ctx.basePath}/sign-in?tx=${encodeURIComponent(txId)}&error=${error}`);
+}
+
+export const passwordSignInEndpoint: Endpoint = async (request, ctx) => {
+  if (!sameOrigin(request, ctx.service.config.publicUrl)) {
+    return hostedErrorPage(403, "Request refused", "This form was submitted from another site.", "invalid_request");
+  }
+  if (mediaType(request) !== "application/x-www-form-urlencoded") {
+    return hostedErrorPage(415, "Request refused", "The sign-in form must be sent as a form.", "invalid_request");
+  }
+  let form: URLSearchParams;
+  try {
+    form = new URLSearchParams(await readBody(request, FORM_LIMIT));
+  } catch {
+    return hostedErrorPage(413, "Request refused", "The sign-in form is too large.", "invalid_request");
+  }
+  const txId = form.get("tx") ?? "";
+  const binding = parseCookieHeader(request.headers.get("cookie")).get(`${TX_COOKIE_PREFIX}${txId}`);
+  const tx: TransactionRow | null = await loadOpenTransaction(ctx, txId, binding);
+  if (!tx || !binding) {
+    return hostedErrorPage(400, "Sign-in expired", "This sign-in request has expired or was already completed.", "invalid_request");
+  }
+  if (!safeEqual(form.get("csrf") ?? "", csrfToken(ctx, txId, binding))) {
+    return hostedErrorPage(403, "Request refused", "The form could not be verified. Reload the page and try again.", "invalid_request");
+  }
+  const email = (form.get("email") ?? "").trim().toLowerCase();
+  const password = form.get("password") ?? "";
+  if (!email || !password || password.length > PASSWORD_MAX_LENGTH || email.length > 320) return backToForm(ctx, txId, "invalid_credentials");
+
+  const [user] = await ctx.service.db
+    .select({ id: users.id, passwordHash: users.passwordHash, status: users.status })
+    .from(users)
+    .where(and(eq(users.workspaceId, ctx.workspace.id), eq(users.emailNormalized, email)))
+    .limit(1);
+  // Always run one argon2id verification so unknown emails and wrong passwords look alike, also in time.
+  const ok = await verifyPassword(user?.passwordHash ?? (await decoyHash()), password);
+  if (!user || !user.passwordHash || !ok || user.status !== "active") return backToForm(ctx, txId, "invalid_credentials");
+
+  const { session, cookie } = await createHostedSession(ctx, {
+    userId: user.id,
+    amr: ["pwd"],
+    acr: ACR_PASSWORD,
+    userAgent: request.headers.get("user-agent"),
+    ip: request.headers.get("x-forwarded-for")?.split(",")[0].trim() ?? null,
+  });
+  return completeTransaction(ctx, tx, session, [["Set-Cookie", cookie]]);
+};

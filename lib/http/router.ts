@@ -1,0 +1,101 @@
+import { eq } from "drizzle-orm";
+import { workspaces } from "../../db/schema";
+import type { Service } from "../service";
+import { issuerFor, type Endpoint, type EndpointContext, type Workspace } from "./context";
+import { errorToResponse, json, notFoundResponse } from "./errors";
+import { authorizeEndpoint } from "../oauth/authorize";
+import { discoveryEndpoint, jwksEndpoint } from "../oauth/discovery";
+import { sessionCheckEndpoint } from "../oauth/session-check";
+import { tokenEndpoint } from "../oauth/token";
+import { userinfoEndpoint } from "../oauth/userinfo";
+import { passwordSignInEndpoint } from "../authn/sign-in";
+
+export interface Route {
+  method: "GET" | "POST";
+  /** Path relative to the issuer, e.g. `/oauth2/token`. */
+  path: string;
+  endpoint: Endpoint;
+  /**
+   * Machine-facing endpoints are served by the production server straight from this table,
+   * before Next's router; the rest (authorize, hosted form posts) go through Next as well.
+   */
+  machine: boolean;
+}
+
+/** Every endpoint under `/t/{workspace}`: the one table the custom server and the route.ts files share. */
+export const routes: Route[] = [
+  { method: "GET", path: "/.well-known/openid-configuration", endpoint: discoveryEndpoint, machine: true },
+  { method: "GET", path: "/.well-known/jwks.json", endpoint: jwksEndpoint, machine: true },
+  { method: "GET", path: "/oauth2/authorize", endpoint: authorizeEndpoint, machine: false },
+  { method: "POST", path: "/oauth2/token", endpoint: tokenEndpoint, machine: true },
+  { method: "GET", path: "/oidc/userinfo", endpoint: userinfoEndpoint, machine: true },
+  { method: "GET", path: "/oidc/session", endpoint: sessionCheckEndpoint, machine: true },
+  { method: "POST", path: "/sign-in/password", endpoint: passwordSignInEndpoint, machine: false },
+];
+
+const byKey = new Map(routes.map((r) => [`${r.method} ${r.path}`, r]));
+const knownPaths = new Set(routes.map((r) => r.path));
+
+export function findRoute(method: string, subpath: string): Route | undefined {
+  return byKey.get(`${method} ${subpath}`);
+}
+
+/** Splits `/t/{workspace}/{rest}`; null when the path is not under an issuer. */
+export function splitIssuerPath(pathname: string): { workspaceId: string; subpath: string } | null {
+  const match = /^\/t\/([a-z0-9][a-z0-9-]{0,62})(\/.*)$/.exec(pathname);
+  return match ? { workspaceId: match[1], subpath: match[2] } : null;
+}
+
+const WORKSPACE_TTL_MS = 5_000;
+
+/** Workspace rows are tiny and change rarely; a short positive cache saves a round trip per request. */
+export async function resolveWorkspace(service: Service, id: string): Promise<Workspace | null> {
+  const key = `workspace:${id}`;
+  const cached = service.cache.get(key) as { value: Workspace; at: number } | undefined;
+  if (cached && Date.now() - cached.at < WORKSPACE_TTL_MS) return cached.value;
+  const [row] = await service.db.select({ id: workspaces.id, name: workspaces.name, system: workspaces.system }).from(workspaces).where(eq(workspaces.id, id)).limit(1);
+  if (!row) {
+    service.cache.delete(key);
+    return null;
+  }
+  const value = { id: row.id, name: row.name };
+  service.cache.set(key, { value, at: Date.now() });
+  return value;
+}
+
+export function contextFor(service: Service, workspace: Workspace): EndpointContext {
+  return { service, workspace, issuer: issuerFor(service.config.publicUrl, workspace.id), basePath: `/t/${workspace.id}` };
+}
+
+/** Runs one endpoint for a resolved route with the uniform error mapping. */
+export async function runEndpoint(route: Route, request: Request, service: Service, workspaceId: string): Promise<Response> {
+  try {
+    const workspace = await resolveWorkspace(service, workspaceId);
+    if (!workspace) return notFoundResponse();
+    return await route.endpoint(request, contextFor(service, workspace));
+  } catch (error) {
+    return errorToResponse(error);
+  }
+}
+
+/**
+ * Dispatches a request under `/t/{workspace}/…` to its endpoint; unknown paths get the generic
+ * 404 that an unknown workspace or client gets too. Returns null for paths outside the table so
+ * the caller can hand them to Next (hosted pages).
+ */
+export async function dispatch(request: Request, service: Service, options: { machineOnly?: boolean } = {}): Promise<Response | null> {
+  const url = new URL(request.url);
+  const split = splitIssuerPath(url.pathname);
+  if (!split) return null;
+  const route = findRoute(request.method, split.subpath);
+  if (!route) {
+    if (knownPaths.has(split.subpath)) {
+      return json({ error: "invalid_request", error_description: "Method not allowed" }, 405, {
+        Allow: routes.filter((r) => r.path === split.subpath).map((r) => r.method).join(", "),
+      });
+    }
+    return null;
+  }
+  if (options.machineOnly && !route.machine) return null;
+  return runEndpoint(route, request, service, split.workspaceId);
+}

@@ -1,0 +1,113 @@
+import { and, eq } from "drizzle-orm";
+import { accessTokens, apiGrants, refreshTokens, users } from "../../db/schema";
+import { addMs, epochSeconds, MINUTE } from "../clock";
+import { randomToken, sha256Hex } from "../crypto";
+import type { EndpointContext } from "../http/context";
+import type { HostedSession } from "../authn/hosted-session";
+import { signJwt } from "./keys";
+import { userPermissions } from "./permissions";
+import { isIdentityScope } from "./scopes";
+import { pairwiseSubject } from "./subject";
+
+export const ACCESS_TOKEN_TTL_MS = 5 * MINUTE;
+export const ID_TOKEN_TTL_MS = 5 * MINUTE;
+
+export const newAccessToken = () => `lka_${randomToken(32)}`;
+export const newRefreshToken = () => `lkr_${randomToken(32)}`;
+
+/**
+ * The access token's scope: identity scopes of the grant, plus the requested permissions the
+ * client may request and the user holds right now (all three must overlap).
+ */
+export async function effectiveHumanScope(
+  ctx: EndpointContext,
+  input: { requested: string[]; clientPk: string; userId: string; apiId: string | null; organizationId: string | null },
+): Promise<string[]> {
+  const identity = input.requested.filter(isIdentityScope);
+  const wanted = input.requested.filter((s) => !isIdentityScope(s));
+  if (!input.apiId || wanted.length === 0) return identity;
+  const [grant] = await ctx.service.db
+    .select({ permissions: apiGrants.permissions })
+    .from(apiGrants)
+    .where(and(eq(apiGrants.workspaceId, ctx.workspace.id), eq(apiGrants.clientPk, input.clientPk), eq(apiGrants.apiId, input.apiId)))
+    .limit(1);
+  if (!grant) return identity;
+  const held = await userPermissions(ctx.service.db, ctx.workspace.id, input.userId, input.apiId, input.organizationId);
+  const allowed = new Set(grant.permissions);
+  return [...identity, ...wanted.filter((p) => allowed.has(p) && held.has(p))];
+}
+
+export interface HumanIssue {
+  clientPk: string;
+  clientId: string;
+  grantId: string;
+  userId: string;
+  sessionId: string;
+  scope: string[];
+  apiId: string | null;
+}
+
+/** Inserts an opaque 5-minute access token; only its hash is stored. */
+export async function insertHumanAccessToken(ctx: EndpointContext, input: HumanIssue, subject: string): Promise<{ token: string; expiresIn: number }> {
+  const now = ctx.service.clock.now();
+  const token = newAccessToken();
+  await ctx.service.db.insert(accessTokens).values({
+    tokenHash: sha256Hex(token),
+    workspaceId: ctx.workspace.id,
+    clientPk: input.clientPk,
+    grantId: input.grantId,
+    userId: input.userId,
+    sessionId: input.sessionId,
+    subject,
+    scope: input.scope,
+    apiId: input.apiId,
+    createdAt: now,
+    expiresAt: addMs(now, ACCESS_TOKEN_TTL_MS),
+  });
+  return { token, expiresIn: ACCESS_TOKEN_TTL_MS / 1000 };
+}
+
+export async function insertRefreshToken(ctx: EndpointContext, grantId: string, token = newRefreshToken()): Promise<string> {
+  await ctx.service.db.insert(refreshTokens).values({
+    tokenHash: sha256Hex(token),
+    workspaceId: ctx.workspace.id,
+    grantId,
+    state: "current",
+    createdAt: ctx.service.clock.now(),
+  });
+  return token;
+}
+
+export async function signIdToken(
+  ctx: EndpointContext,
+  input: { clientId: string; subject: string; nonce: string; session: HostedSession; scope: string[]; userId: string },
+): Promise<string> {
+  const now = ctx.service.clock.now();
+  const claims: Record<string, unknown> = {
+    iss: ctx.issuer,
+    sub: input.subject,
+    aud: input.clientId,
+    iat: epochSeconds(now),
+    exp: epochSeconds(addMs(now, ID_TOKEN_TTL_MS)),
+    nonce: input.nonce,
+    auth_time: epochSeconds(input.session.authTime),
+    acr: input.session.acr,
+    amr: input.session.amr,
+    sid: input.session.id,
+  };
+  if (input.session.organizationId) claims.organization_id = input.session.organizationId;
+  if (input.session.connectionId) claims.connection_id = input.session.connectionId;
+  if (input.scope.includes("email") || input.scope.includes("profile")) {
+    const [user] = await ctx.service.db.select({ email: users.email, emailVerified: users.emailVerified, name: users.name }).from(users).where(eq(users.id, input.userId)).limit(1);
+    if (user && input.scope.includes("email")) {
+      claims.email = user.email;
+      claims.email_verified = user.emailVerified === true;
+    }
+    if (user && input.scope.includes("profile") && user.name && user.name.trim() !== "") claims.name = user.name;
+  }
+  return signJwt(ctx.service, ctx.workspace.id, claims);
+}
+
+export function subjectFor(ctx: EndpointContext, clientId: string, userId: string): string {
+  return pairwiseSubject(ctx.service, ctx.workspace.id, clientId, userId);
+}

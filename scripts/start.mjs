@@ -1,0 +1,31 @@
+// `npm start`: build the app when there is no build or sources changed since, then run the server.
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import path from "node:path";
+
+const root = process.cwd();
+const buildId = path.join(root, ".next", "BUILD_ID");
+
+function newest(dir) {
+  let latest = 0;
+  if (!existsSync(dir)) return latest;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name === "node_modules" || entry.name.startsWith(".")) continue;
+    const full = path.join(dir, entry.name);
+    latest = Math.max(latest, entry.isDirectory() ? newest(full) : statSync(full).mtimeMs);
+  }
+  return latest;
+}
+
+const sources = Math.max(...["app", "components", "lib", "db"].map((d) => newest(path.join(root, d))), statSync(path.join(root, "next.config.ts")).mtimeMs);
+if (!existsSync(buildId) || statSync(buildId).mtimeMs < sources) {
+  console.log("Building Latchkey (first start or sources changed)…");
+  const build = spawnSync(process.execPath, [path.join(root, "node_modules", "next", "dist", "bin", "next"), "build"], { stdio: "inherit" });
+  if (build.status !== 0) process.exit(build.status ?? 1);
+}
+const server = spawn(process.execPath, [path.join(root, "node_modules", "tsx", "dist", "cli.mjs"), "server.ts", ...process.argv.slice(2)], {
+  stdio: "inherit",
+  env: { ...process.env, NODE_ENV: "production" },
+});
+for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => server.kill(signal));
+server.on("exit", (code, signal) => process.exit(code ?? (signal ? 0 : 1)));
