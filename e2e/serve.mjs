@@ -1,0 +1,154 @@
+#!/usr/bin/env node
+/**
+ * Playwright's web server for the e2e suite: the production build of Latchkey on a fresh,
+ * seeded data store.
+ *
+ * 1. `next build`, unless the last build started after every source file changed
+ *    (E2E_REBUILD=1 forces a build, E2E_SKIP_BUILD=1 skips it).
+ * 2. A fresh data store: with DATABASE_URL, a new database `latchkey_e2e_<ts>_<rand>` on that
+ *    server (MASTER_KEY is taken from the environment or generated); otherwise a new embedded
+ *    database in .test-data/e2e-<ts>.
+ * 3. `latchkey workspace import e2e/fixtures/e2e-workspace.json`, before the server starts:
+ *    the embedded database admits one process at a time.
+ * 4. `tsx server.ts` on port 3111. SIGTERM/SIGINT are forwarded; when the server exits the
+ *    database is dropped (or the data directory removed; E2E_KEEP_DATA=1 keeps it).
+ */
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import postgres from "postgres";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+process.chdir(root);
+
+const PORT = 3111;
+const PUBLIC_URL = `http://localhost:${PORT}`;
+const WORKSPACE_FILE = "e2e/fixtures/e2e-workspace.json";
+const BUILD_STAMP = path.join(".next", "e2e-build-started");
+const tsx = path.join(root, "node_modules", ".bin", "tsx");
+const next = path.join(root, "node_modules", ".bin", "next");
+
+const log = (message) => console.log(`[e2e] ${message}`);
+
+let child; // the process currently running (build, import or server)
+let stopping = false;
+let cleanup = async () => {};
+
+for (const signal of ["SIGTERM", "SIGINT"]) {
+  process.on(signal, () => {
+    stopping = true;
+    if (child && child.exitCode === null && child.signalCode === null) child.kill(signal);
+    else void finish(signal === "SIGINT" ? 130 : 143);
+  });
+}
+
+async function finish(code) {
+  try {
+    await cleanup();
+  } catch (error) {
+    console.error(`[e2e] cleanup failed: ${error.message}`);
+  }
+  process.exit(code);
+}
+
+/** Runs a command to completion, inheriting stdio; resolves with its exit code. */
+function run(command, args, env) {
+  return new Promise((resolve, reject) => {
+    child = spawn(command, args, { env, stdio: "inherit" });
+    child.on("error", reject);
+    child.on("exit", (code, signal) => resolve(code ?? (signal ? 128 : 1)));
+  });
+}
+
+const SOURCES = ["app", "components", "lib", "db", "public", "next.config.ts", "package.json", "package-lock.json", "tsconfig.json", "postcss.config.mjs"];
+
+function newestSourceChange(entry) {
+  if (!existsSync(entry)) return 0;
+  const stats = statSync(entry);
+  if (!stats.isDirectory()) return entry.endsWith(".test.ts") ? 0 : stats.mtimeMs;
+  let newest = stats.mtimeMs; // catches deletions and renames
+  for (const name of readdirSync(entry)) {
+    if (name === "node_modules") continue;
+    newest = Math.max(newest, newestSourceChange(path.join(entry, name)));
+  }
+  return newest;
+}
+
+function buildIsCurrent() {
+  if (!existsSync(path.join(".next", "BUILD_ID")) || !existsSync(BUILD_STAMP)) return false;
+  const started = Number(readFileSync(BUILD_STAMP, "utf8"));
+  return Number.isFinite(started) && Math.max(...SOURCES.map(newestSourceChange)) < started;
+}
+
+async function build(env) {
+  if (process.env.E2E_SKIP_BUILD === "1") return log("E2E_SKIP_BUILD=1: using the existing build");
+  if (process.env.E2E_REBUILD !== "1" && buildIsCurrent()) return log("the production build is current");
+  const started = Date.now();
+  log("next build");
+  const code = await run(next, ["build"], env);
+  if (code !== 0) throw new Error(`next build failed (exit ${code})`);
+  writeFileSync(BUILD_STAMP, String(started));
+}
+
+/** A fresh data store for this run; returns the environment pointing at it. */
+async function freshDataStore(env) {
+  const stamp = `${Date.now()}_${randomBytes(4).toString("hex")}`;
+  const serverUrl = process.env.DATABASE_URL;
+  if (serverUrl) {
+    const name = `latchkey_e2e_${stamp}`;
+    const admin = () => postgres(serverUrl, { max: 1, onnotice: () => {}, connect_timeout: 10 });
+    const sql = admin();
+    try {
+      await sql.unsafe(`create database "${name}"`);
+    } finally {
+      await sql.end({ timeout: 5 });
+    }
+    cleanup = async () => {
+      const sql = admin();
+      try {
+        await sql.unsafe(`drop database if exists "${name}" with (force)`);
+        log(`dropped database ${name}`);
+      } finally {
+        await sql.end({ timeout: 5 });
+      }
+    };
+    const url = new URL(serverUrl);
+    url.pathname = `/${name}`;
+    log(`fresh PostgreSQL database ${name}`);
+    return { ...env, DATABASE_URL: url.toString(), MASTER_KEY: process.env.MASTER_KEY || randomBytes(32).toString("hex") };
+  }
+  const dataDir = path.join(root, ".test-data", `e2e-${stamp}`);
+  mkdirSync(dataDir, { recursive: true });
+  cleanup = async () => {
+    if (process.env.E2E_KEEP_DATA === "1") return log(`kept ${dataDir}`);
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  log(`fresh embedded database in ${path.relative(root, dataDir)}`);
+  const embedded = { ...env, DATA_DIR: dataDir };
+  delete embedded.DATABASE_URL;
+  return embedded;
+}
+
+async function main() {
+  const base = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
+  await build(base);
+  if (stopping) return finish(143);
+
+  const env = await freshDataStore(base);
+  log(`importing ${WORKSPACE_FILE}`);
+  const imported = await run(tsx, ["cli/latchkey.ts", "workspace", "import", WORKSPACE_FILE], env);
+  if (imported !== 0) throw new Error(`workspace import failed (exit ${imported})`);
+  if (stopping) return finish(143);
+
+  log(`starting server.ts on ${PUBLIC_URL}`);
+  const code = await run(tsx, ["server.ts"], { ...env, NODE_ENV: "production", PORT: String(PORT), PUBLIC_URL });
+  log(`server exited (${code})`);
+  await finish(stopping ? 0 : code || 1);
+}
+
+main().catch(async (error) => {
+  console.error(`[e2e] ${error.message}`);
+  await finish(1);
+});

@@ -1,0 +1,74 @@
+import { existsSync } from "node:fs";
+import { defineConfig, devices } from "@playwright/test";
+
+/**
+ * End-to-end tests against the production build: e2e/serve.mjs builds the app, seeds a fresh
+ * data store from e2e/fixtures/e2e-workspace.json and starts server.ts on port 3111; the
+ * example customer application (e2e/customer-app.ts, openid-client) listens on 3112.
+ */
+
+// A system Chromium when there is one (Debian's /usr/bin/chromium, or CHROMIUM_PATH); otherwise
+// the browser Playwright installed (`npx playwright install chromium`). Never downloads here.
+const systemChromium = [process.env.CHROMIUM_PATH, "/usr/bin/chromium", "/usr/bin/chromium-browser"].find(
+  (candidate): candidate is string => !!candidate && existsSync(candidate),
+);
+
+const ci = !!process.env.CI;
+
+export default defineConfig({
+  testDir: "e2e",
+  testMatch: "**/*.spec.ts",
+  fullyParallel: false,
+  workers: 1,
+  retries: 0,
+  forbidOnly: ci,
+  timeout: 60_000,
+  expect: { timeout: 10_000 },
+  reporter: ci ? [["list"]] : [["list"], ["html", { open: "never" }]],
+  use: {
+    trace: "retain-on-failure",
+    screenshot: "only-on-failure",
+  },
+  projects: [
+    {
+      name: "chromium",
+      use: {
+        ...devices["Desktop Chrome"],
+        launchOptions: {
+          executablePath: systemChromium,
+          args: [
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--disable-quic",
+            "--no-first-run",
+          ],
+        },
+      },
+    },
+  ],
+  webServer: [
+    {
+      command: "node e2e/serve.mjs",
+      url: "http://localhost:3111/t/e2e/.well-known/openid-configuration",
+      // `next build` on two cores takes a few minutes.
+      timeout: 240_000,
+      reuseExistingServer: !ci,
+      stdout: "pipe",
+      stderr: "pipe",
+      // SIGTERM (not the default SIGKILL) so serve.mjs can drop its database / data directory.
+      gracefulShutdown: { signal: "SIGTERM", timeout: 20_000 },
+    },
+    {
+      command: "node_modules/.bin/tsx e2e/customer-app.ts",
+      url: "http://localhost:3112/health",
+      timeout: 30_000,
+      reuseExistingServer: !ci,
+      stdout: "pipe",
+      stderr: "pipe",
+      gracefulShutdown: { signal: "SIGTERM", timeout: 5_000 },
+    },
+  ],
+});

@@ -1,0 +1,78 @@
+/**
+ * Vitest global setup: a fresh PostgreSQL database per test run.
+ *
+ * With DATABASE_URL set, this creates `latchkey_test_<timestamp>_<random>` on that server, runs
+ * the migrations once, and hands its URL to the test workers twice over: as
+ * `inject("databaseUrl")` and as `process.env.DATABASE_URL` (workers start after this runs, so
+ * code that reads the environment sees the fresh database, never the one configured). The
+ * database is dropped on teardown. The database named in DATABASE_URL itself is never written.
+ *
+ * Without DATABASE_URL there is nothing to do: each test file opens its own in-memory PGlite.
+ */
+import { randomBytes } from "node:crypto";
+import postgres from "postgres";
+import type { TestProject } from "vitest/node";
+import { openDatabase, runMigrations } from "../../db/client";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** URL of this run's fresh PostgreSQL database; undefined when tests use PGlite. */
+    databaseUrl: string | undefined;
+  }
+}
+
+/** Adds a random suffix so parallel runs on one server never collide. */
+export function freshDatabaseName(prefix: string): string {
+  return `${prefix}_${Date.now()}_${randomBytes(4).toString("hex")}`;
+}
+
+/** Creates an empty database on the server of `serverUrl` and returns its URL. */
+export async function createDatabase(serverUrl: string, name: string): Promise<string> {
+  const admin = postgres(serverUrl, { max: 1, onnotice: () => {}, connect_timeout: 10 });
+  try {
+    await admin.unsafe(`create database "${name}"`);
+  } finally {
+    await admin.end({ timeout: 5 });
+  }
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** Drops a database, disconnecting whatever is still attached to it. */
+export async function dropDatabase(serverUrl: string, name: string): Promise<void> {
+  const admin = postgres(serverUrl, { max: 1, onnotice: () => {}, connect_timeout: 10 });
+  try {
+    await admin.unsafe(`drop database if exists "${name}" with (force)`);
+  } finally {
+    await admin.end({ timeout: 5 });
+  }
+}
+
+export default async function setup(project: TestProject): Promise<(() => Promise<void>) | void> {
+  const serverUrl = process.env.DATABASE_URL;
+  if (!serverUrl) {
+    project.provide("databaseUrl", undefined);
+    return;
+  }
+  const name = freshDatabaseName("latchkey_test");
+  const databaseUrl = await createDatabase(serverUrl, name);
+  try {
+    const handle = await openDatabase({ databaseUrl, poolSize: 1 });
+    try {
+      await runMigrations(handle, databaseUrl);
+    } finally {
+      await handle.close();
+    }
+  } catch (error) {
+    await dropDatabase(serverUrl, name);
+    throw error;
+  }
+  project.provide("databaseUrl", databaseUrl);
+  process.env.DATABASE_URL = databaseUrl;
+
+  return async () => {
+    process.env.DATABASE_URL = serverUrl;
+    await dropDatabase(serverUrl, name);
+  };
+}
