@@ -71,8 +71,11 @@ export const authorizationCodes = pgTable(
     createdAt: ts("created_at").notNull(),
     expiresAt: ts("expires_at").notNull(),
     consumedAt: ts("consumed_at"),
-    /** The grant the first redemption created, revoked if the code is presented again. */
-    grantId: text("grant_id").references(() => grants.id, { onDelete: "set null" }),
+    /**
+     * The grant the first redemption creates, revoked if the code is presented again. No foreign
+     * key: it is fixed when the code is consumed, before the grant row exists.
+     */
+    grantId: text("grant_id"),
   },
   (t) => [index("authorization_codes_expiry_idx").on(t.workspaceId, t.expiresAt)],
 );

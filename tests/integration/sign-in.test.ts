@@ -1,0 +1,138 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { authorizeQuery, call, createHarness, Jar, PUBLIC_URL, seed, signIn, uniqueWorkspaceId, type Harness } from "../helpers/harness";
+import { ADA, BOB, SPA, standardWorkspace } from "../helpers/fixtures";
+import { contextFor, resolveWorkspace } from "../../lib/http/router";
+import { signInView } from "../../lib/authn/sign-in";
+
+let h: Harness;
+const ws = uniqueWorkspaceId("signin");
+const issuer = `${PUBLIC_URL}/t/${ws}`;
+const HOUR = 3600_000;
+
+beforeAll(async () => {
+  h = await createHarness();
+  await seed(h, standardWorkspace(ws));
+});
+
+async function startTransaction(jar = new Jar()) {
+  const { query, state } = authorizeQuery({ ...SPA });
+  const res = await call(h, `/t/${ws}/oauth2/authorize?${query}`, { cookie: jar.header() });
+  jar.take(res);
+  const location = new URL(res.headers.get("location")!, PUBLIC_URL);
+  const tx = location.searchParams.get("tx");
+  const view = tx ? await signInView(contextFor(h.service, (await resolveWorkspace(h.service, ws))!), tx, jar.header()) : null;
+  return { res, location, tx, jar, state, csrf: view && view.kind === "form" ? view.csrf : "" };
+}
+
+const post = (form: Record<string, string>, cookie: string, headers: Record<string, string> = { origin: PUBLIC_URL }) =>
+  call(h, `/t/${ws}/sign-in/password`, { form, cookie, headers });
+
+describe("hosted password sign-in", () => {
+  it("creates the hosted session cookie and redirects with exactly code, state and iss", async () => {
+    const { tx, jar, csrf, state } = await startTransaction();
+    const res = await post({ tx: tx!, csrf, email: ADA.email, password: ADA.password }, jar.header());
+    expect(res.status).toBe(303);
+    const callback = new URL(res.headers.get("location")!);
+    expect(callback.origin + callback.pathname).toBe(SPA.redirect_uri);
+    expect([...callback.searchParams.keys()].sort()).toEqual(["code", "iss", "state"]);
+    expect(callback.searchParams.get("state")).toBe(state);
+    expect(callback.searchParams.get("iss")).toBe(issuer);
+    const session = res.headers.getSetCookie().find((c) => c.startsWith("lk_session="))!;
+    expect(session).toMatch(new RegExp(`Path=/t/${ws}(;|$)`));
+    for (const attr of ["Secure", "HttpOnly", "SameSite=Lax"]) expect(session).toContain(attr);
+  });
+
+  it("accepts the email case-insensitively", async () => {
+    const { tx, jar, csrf } = await startTransaction();
+    const res = await post({ tx: tx!, csrf, email: ADA.email.toUpperCase(), password: ADA.password }, jar.header());
+    expect(new URL(res.headers.get("location")!).searchParams.get("code")).toBeTruthy();
+  });
+
+  it("answers an unknown email and a wrong password identically", async () => {
+    const a = await startTransaction();
+    const wrong = await post({ tx: a.tx!, csrf: a.csrf, email: ADA.email, password: "wrong password!" }, a.jar.header());
+    const b = await startTransaction();
+    const unknown = await post({ tx: b.tx!, csrf: b.csrf, email: "nobody@example.test", password: "wrong password!" }, b.jar.header());
+    expect(wrong.status).toBe(303);
+    expect(unknown.status).toBe(303);
+    const normalize = (res: Response, tx: string) => res.headers.get("location")!.replace(tx, "TX");
+    expect(normalize(wrong, a.tx!)).toBe(normalize(unknown, b.tx!));
+    expect(normalize(wrong, a.tx!)).toBe(`/t/${ws}/sign-in?tx=TX&error=invalid_credentials`);
+    expect(wrong.headers.getSetCookie()).toEqual([]);
+    expect(unknown.headers.getSetCookie()).toEqual([]);
+  });
+
+  it("refuses a disabled user with the same answer", async () => {
+    const doc = standardWorkspace(ws);
+    doc.users[1] = { ...doc.users[1], status: "disabled" };
+    await seed(h, doc);
+    const t = await startTransaction();
+    const res = await post({ tx: t.tx!, csrf: t.csrf, email: BOB.email, password: BOB.password }, t.jar.header());
+    expect(res.headers.get("location")).toBe(`/t/${ws}/sign-in?tx=${t.tx}&error=invalid_credentials`);
+    await seed(h, standardWorkspace(ws));
+  });
+
+  it("rejects a wrong CSRF token", async () => {
+    const t = await startTransaction();
+    const res = await post({ tx: t.tx!, csrf: "forged", email: ADA.email, password: ADA.password }, t.jar.header());
+    expect(res.status).toBe(403);
+    expect(res.headers.get("location")).toBeNull();
+  });
+
+  it("rejects a post from another origin", async () => {
+    const t = await startTransaction();
+    const res = await post({ tx: t.tx!, csrf: t.csrf, email: ADA.email, password: ADA.password }, t.jar.header(), { origin: "https://evil.example" });
+    expect(res.status).toBe(403);
+  });
+
+  it("rejects a post without the transaction's browser cookie", async () => {
+    const t = await startTransaction();
+    const res = await post({ tx: t.tx!, csrf: t.csrf, email: ADA.email, password: ADA.password }, "");
+    expect(res.status).toBe(400);
+  });
+
+  it("completes a transaction only once", async () => {
+    const t = await startTransaction();
+    const first = await post({ tx: t.tx!, csrf: t.csrf, email: ADA.email, password: ADA.password }, t.jar.header());
+    expect(first.status).toBe(303);
+    const again = await post({ tx: t.tx!, csrf: t.csrf, email: ADA.email, password: ADA.password }, t.jar.header());
+    expect(again.status).toBe(400);
+  });
+
+  it("rejects a non-form body with 415", async () => {
+    const t = await startTransaction();
+    const res = await call(h, `/t/${ws}/sign-in/password`, { body: "{}", headers: { "content-type": "application/json", origin: PUBLIC_URL }, cookie: t.jar.header() });
+    expect(res.status).toBe(415);
+  });
+});
+
+describe("the hosted session", () => {
+  it("skips the form while live", async () => {
+    const first = await signIn(h, ws, { ...SPA, ...ADA });
+    const again = await startTransaction(first.jar);
+    expect(again.res.status).toBe(303);
+    const callback = new URL(again.res.headers.get("location")!);
+    expect(callback.origin + callback.pathname).toBe(SPA.redirect_uri);
+    expect(callback.searchParams.get("code")).toBeTruthy();
+  });
+
+  it("ends after 12 hours idle", async () => {
+    const { jar } = await signIn(h, ws, { ...SPA, ...ADA });
+    h.clock.advance(12 * HOUR + 1000);
+    const again = await startTransaction(jar);
+    expect(again.location.pathname).toBe(`/t/${ws}/sign-in`);
+  });
+
+  it("slides with use but ends 7 days after sign-in regardless", async () => {
+    const { jar } = await signIn(h, ws, { ...SPA, ...ADA });
+    for (let i = 0; i < 15; i++) {
+      h.clock.advance(11 * HOUR);
+      const again = await startTransaction(jar);
+      expect(again.location.pathname).not.toBe(`/t/${ws}/sign-in`);
+    }
+    // 165 hours used; at 7 days (168 h) the absolute limit ends it even though it was used recently.
+    h.clock.advance(11 * HOUR);
+    const after = await startTransaction(jar);
+    expect(after.location.pathname).toBe(`/t/${ws}/sign-in`);
+  });
+});
