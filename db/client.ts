@@ -18,7 +18,7 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
-export const migrationsFolder = path.join(process.cwd(), "db", "migrations");
+export const migrationsFolder = path.join(/*turbopackIgnore: true*/ process.cwd(), "db", "migrations");
 
 /** Serializes concurrent migrators across processes that share one PostgreSQL server. */
 const MIGRATION_LOCK = 7_264_001;

@@ -70,7 +70,7 @@ function loadOrCreateMasterKey(raw: string | undefined, databaseUrl: string | un
   if (databaseUrl) {
     throw new ConfigError("MASTER_KEY is required when DATABASE_URL is set (generate one with: openssl rand -hex 32)");
   }
-  const file = path.join(dataDir, "master.key");
+  const file = path.join(/*turbopackIgnore: true*/ dataDir, "master.key");
   if (existsSync(file)) {
     try {
       return parseMasterKey(readFileSync(file, "utf8"));
@@ -89,7 +89,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const publicUrl = parsePublicUrl(env.PUBLIC_URL, port);
   const databaseUrl = parseDatabaseUrl(env.DATABASE_URL);
   if (env.DATA_DIR !== undefined && env.DATA_DIR.trim() === "") throw new ConfigError("DATA_DIR must not be empty");
-  const dataDir = path.resolve(env.DATA_DIR ?? ".data");
+  const dataDir = path.resolve(/*turbopackIgnore: true*/ env.DATA_DIR ?? ".data");
   const masterKey = loadOrCreateMasterKey(env.MASTER_KEY, databaseUrl, dataDir);
   return { port, publicUrl, databaseUrl, dataDir, masterKey };
 }
