@@ -1,0 +1,71 @@
+/**
+ * The demo workspace a fresh installation starts with, so that `npm start` on an empty database
+ * gives something to sign in to. Created only while no customer workspace exists yet.
+ */
+import { and, eq, ne } from "drizzle-orm";
+import type { Database } from "../../db/client";
+import { workspaces } from "../../db/schema";
+import type { WorkspaceDocumentInput } from "./document";
+import { importWorkspace, type ImportOptions } from "./file";
+
+export const DEMO_WORKSPACE_ID = "demo";
+export const DEMO_WEB_CLIENT_ID = "demo-web";
+
+export const demoWorkspace = {
+  id: DEMO_WORKSPACE_ID,
+  name: "Demo workspace",
+  applications: [
+    {
+      client_id: "demo-spa",
+      name: "Demo single-page app",
+      type: "PUBLIC",
+      redirect_uris: ["http://localhost:5173/callback"],
+      post_logout_redirect_uris: ["http://localhost:5173/"],
+      allowed_origins: ["http://localhost:5173"],
+      identity_scopes: ["openid", "email", "profile"],
+    },
+    {
+      client_id: DEMO_WEB_CLIENT_ID,
+      name: "Demo web app",
+      type: "WEB_CONFIDENTIAL",
+      redirect_uris: ["http://localhost:4000/callback"],
+      post_logout_redirect_uris: ["http://localhost:4000/"],
+      allowed_origins: [],
+      identity_scopes: ["openid", "email", "profile"],
+    },
+  ],
+  apis: [],
+  api_grants: [],
+  roles: [],
+  organizations: [],
+  users: [
+    {
+      email: "demo@example.com",
+      name: "Demo User",
+      password: "demo-password",
+      email_verified: true,
+      status: "active",
+      roles: [],
+    },
+  ],
+} satisfies WorkspaceDocumentInput;
+
+/**
+ * Imports the demo workspace when no workspace other than the operator ("system") workspace
+ * exists. When this creates `demo-web`, its generated secret is returned so the start-up
+ * message can print it once; it cannot be read back later.
+ */
+export async function ensureDemoWorkspace(
+  db: Database,
+  opts: Pick<ImportOptions, "clock" | "masterKey">,
+): Promise<{ created: boolean; webSecret?: string }> {
+  const [other] = await db
+    .select({ id: workspaces.id })
+    .from(workspaces)
+    .where(and(ne(workspaces.id, "system"), eq(workspaces.system, false)))
+    .limit(1);
+  if (other) return { created: false };
+  const result = await importWorkspace(db, demoWorkspace, { ...opts, generateSecrets: true });
+  const webSecret = result.generatedSecrets?.find((s) => s.clientId === DEMO_WEB_CLIENT_ID)?.secret;
+  return { created: result.created, ...(webSecret ? { webSecret } : {}) };
+}

@@ -1,0 +1,657 @@
+import { randomBytes } from "node:crypto";
+import { and, eq, isNull, sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDatabase, runMigrations, type Database, type DatabaseHandle } from "../../db/client";
+import {
+  apiGrants,
+  apis,
+  auditEvents,
+  clients,
+  clientSecrets,
+  organizationMembers,
+  organizations,
+  rolePermissions,
+  roles,
+  userRoles,
+  users,
+  workspaces,
+} from "../../db/schema";
+import { hashPassword, isArgon2idHash, verifyPassword } from "../authn/password";
+import {
+  ClientSecretError,
+  createClientSecret,
+  listClientSecrets,
+  revokeClientSecret,
+  rotateClientSecret,
+} from "../clients/secrets";
+import { DAY, HOUR, type Clock } from "../clock";
+import { sha256Hex } from "../crypto";
+import { demoWorkspace, ensureDemoWorkspace } from "./demo";
+import { exportWorkspace, importWorkspace, WorkspaceFileError, type WorkspaceFileIssue } from "./file";
+
+class TestClock implements Clock {
+  constructor(public current = new Date("2026-11-21T12:00:00Z").getTime()) {}
+  now() {
+    return new Date(this.current);
+  }
+  advance(ms: number) {
+    this.current += ms;
+  }
+}
+
+let handle: DatabaseHandle;
+let db: Database;
+const clock = new TestClock();
+const masterKey = randomBytes(32);
+const opts = { clock, masterKey };
+
+beforeAll(async () => {
+  // With DATABASE_URL the test files share one PostgreSQL database: every workspace id is unique.
+  const databaseUrl = process.env.DATABASE_URL;
+  handle = databaseUrl ? await openDatabase({ databaseUrl, poolSize: 4 }) : await openDatabase({});
+  await runMigrations(handle, databaseUrl);
+  db = handle.db;
+});
+
+afterAll(async () => {
+  await handle?.close();
+});
+
+const uniqueId = (prefix: string) => `${prefix}-${randomBytes(4).toString("hex")}`;
+
+const SECRET_A = "preset-secret-a-0123456789abcdef0123456789";
+const SECRET_B = "preset-secret-b-0123456789abcdef0123456789";
+const SECRET_C = "preset-secret-c-0123456789abcdef0123456789";
+const API = "https://api.example.test";
+
+function fullDoc(id: string) {
+  return {
+    id,
+    name: "Full workspace",
+    applications: [
+      {
+        client_id: "spa",
+        name: "SPA",
+        type: "PUBLIC",
+        redirect_uris: ["https://app.example.test/callback", "com.example.app:/callback"],
+        post_logout_redirect_uris: ["https://app.example.test/"],
+        allowed_origins: ["https://app.example.test", "http://localhost:5173"],
+        identity_scopes: ["openid", "email", "profile"],
+      },
+      {
+        client_id: "web",
+        name: "Web",
+        type: "WEB_CONFIDENTIAL",
+        redirect_uris: ["https://web.example.test/callback", "http://127.0.0.1:4000/callback"],
+        post_logout_redirect_uris: ["https://web.example.test/signed-out"],
+        identity_scopes: ["openid", "email"],
+        account_security: true,
+        secret: SECRET_A,
+        secret_lifetime_days: 30,
+      },
+      { client_id: "worker", name: "Worker", type: "M2M", secret: SECRET_B },
+    ],
+    apis: [{ audience: API, name: "Things", permissions: ["read:things", "write:things", "admin:things"] }],
+    api_grants: [
+      { client_id: "spa", audience: API, permissions: ["read:things", "write:things"] },
+      { client_id: "worker", audience: API, permissions: ["read:things"] },
+    ],
+    roles: [
+      { name: "reader", description: "Reads things", permissions: [{ audience: API, permissions: ["read:things"] }] },
+      { name: "admin", permissions: [{ audience: API, permissions: ["read:things", "write:things", "admin:things"] }] },
+    ],
+    organizations: [{ slug: "acme", name: "Acme", members: ["Ada@Example.test"] }],
+    users: [
+      {
+        email: "Ada@Example.test",
+        name: "Ada Lovelace",
+        password: "correct horse battery staple",
+        email_verified: true,
+        roles: ["reader", { role: "admin", organization: "acme" }],
+      },
+      { email: "bob@example.test", password: "another long password", status: "disabled" },
+    ],
+  };
+}
+
+type Doc = ReturnType<typeof fullDoc>;
+
+async function counts(workspaceId: string) {
+  const count = async (table: typeof clients | typeof apis | typeof apiGrants | typeof roles | typeof rolePermissions | typeof organizations | typeof organizationMembers | typeof users | typeof userRoles | typeof clientSecrets) =>
+    (await db.select({ n: sql<number>`count(*)::int` }).from(table).where(eq(table.workspaceId, workspaceId)))[0].n;
+  return {
+    workspaces: (await db.select().from(workspaces).where(eq(workspaces.id, workspaceId))).length,
+    clients: await count(clients),
+    clientSecrets: await count(clientSecrets),
+    apis: await count(apis),
+    apiGrants: await count(apiGrants),
+    roles: await count(roles),
+    rolePermissions: await count(rolePermissions),
+    organizations: await count(organizations),
+    organizationMembers: await count(organizationMembers),
+    users: await count(users),
+    userRoles: await count(userRoles),
+  };
+}
+
+/** Every row id of the workspace's entity tables, to check that re-import keeps them. */
+async function ids(workspaceId: string) {
+  const pick = async (table: typeof clients | typeof apis | typeof apiGrants | typeof roles | typeof rolePermissions | typeof organizations | typeof organizationMembers | typeof users | typeof userRoles | typeof clientSecrets) =>
+    (await db.select({ id: table.id }).from(table).where(eq(table.workspaceId, workspaceId))).map((r) => r.id).sort();
+  return Promise.all([clients, clientSecrets, apis, apiGrants, roles, rolePermissions, organizations, organizationMembers, users, userRoles].map(pick));
+}
+
+async function expectInvalid(doc: unknown): Promise<WorkspaceFileIssue[]> {
+  const error = await importWorkspace(db, doc, opts).then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(WorkspaceFileError);
+  return (error as WorkspaceFileError).issues;
+}
+
+async function clientRow(workspaceId: string, clientId: string) {
+  const [row] = await db.select().from(clients).where(and(eq(clients.workspaceId, workspaceId), eq(clients.clientId, clientId)));
+  return row;
+}
+
+async function activeSecrets(workspaceId: string, clientId: string) {
+  return (await listClientSecrets(db, { workspaceId, clientId, clock })).filter((s) => s.status === "active");
+}
+
+describe("importWorkspace", () => {
+  it("creates every entity of a valid file", async () => {
+    const id = uniqueId("imp");
+    const result = await importWorkspace(db, fullDoc(id), opts);
+    expect(result).toMatchObject({ workspaceId: id, created: true });
+    expect(result.changes).toBeGreaterThan(0);
+    expect(result.generatedSecrets).toBeUndefined();
+
+    expect(await counts(id)).toEqual({
+      workspaces: 1,
+      clients: 3,
+      clientSecrets: 2,
+      apis: 1,
+      apiGrants: 2,
+      roles: 2,
+      rolePermissions: 2,
+      organizations: 1,
+      organizationMembers: 1,
+      users: 2,
+      userRoles: 2,
+    });
+
+    const spa = await clientRow(id, "spa");
+    expect(spa).toMatchObject({
+      type: "PUBLIC",
+      active: true,
+      redirectUris: ["https://app.example.test/callback", "com.example.app:/callback"],
+      allowedOrigins: ["https://app.example.test", "http://localhost:5173"],
+      identityScopes: ["openid", "email", "profile"],
+      accountSecurity: false,
+    });
+    expect(await clientRow(id, "web")).toMatchObject({ type: "WEB_CONFIDENTIAL", accountSecurity: true, secretLifetimeDays: 30 });
+    const worker = await clientRow(id, "worker");
+    expect(worker).toMatchObject({ type: "M2M", identityScopes: [], redirectUris: [], secretLifetimeDays: 90 });
+
+    // Preset secrets: only the SHA-256 is stored, with the configured lifetime.
+    const [webSecret] = await db.select().from(clientSecrets).where(eq(clientSecrets.clientPk, (await clientRow(id, "web")).id));
+    expect(webSecret.secretHash).toBe(sha256Hex(SECRET_A));
+    expect(webSecret.expiresAt.getTime()).toBe(clock.now().getTime() + 30 * DAY);
+    const [workerSecret] = await db.select().from(clientSecrets).where(eq(clientSecrets.clientPk, worker.id));
+    expect(workerSecret.expiresAt.getTime()).toBe(clock.now().getTime() + 90 * DAY);
+
+    const [ada] = await db.select().from(users).where(and(eq(users.workspaceId, id), eq(users.emailNormalized, "ada@example.test")));
+    expect(ada).toMatchObject({ email: "Ada@Example.test", name: "Ada Lovelace", emailVerified: true, status: "active" });
+    expect(isArgon2idHash(ada.passwordHash!)).toBe(true);
+    expect(await verifyPassword(ada.passwordHash!, "correct horse battery staple")).toBe(true);
+    const [bob] = await db.select().from(users).where(and(eq(users.workspaceId, id), eq(users.emailNormalized, "bob@example.test")));
+    expect(bob).toMatchObject({ status: "disabled", emailVerified: false, name: null });
+
+    const [acme] = await db.select().from(organizations).where(eq(organizations.workspaceId, id));
+    const adaRoles = await db.select().from(userRoles).where(eq(userRoles.userId, ada.id));
+    const roleRows = await db.select().from(roles).where(eq(roles.workspaceId, id));
+    const roleName = new Map(roleRows.map((r) => [r.id, r.name]));
+    expect(adaRoles.map((r) => [roleName.get(r.roleId), r.organizationId]).sort()).toEqual([
+      ["admin", acme.id],
+      ["reader", null],
+    ]);
+    expect(roleRows.find((r) => r.name === "reader")?.description).toBe("Reads things");
+
+    const grantRows = await db.select().from(apiGrants).where(eq(apiGrants.workspaceId, id));
+    expect(grantRows.find((g) => g.clientPk === worker.id)?.permissions).toEqual(["read:things"]);
+  });
+
+  it("is idempotent: re-importing changes nothing and keeps every id", async () => {
+    const id = uniqueId("idem");
+    await importWorkspace(db, fullDoc(id), opts);
+    const beforeCounts = await counts(id);
+    const beforeIds = await ids(id);
+    const beforeUpdated = (await clientRow(id, "web")).updatedAt;
+    const audits = async () => (await db.select().from(auditEvents).where(eq(auditEvents.workspaceId, id))).length;
+    const beforeAudits = await audits();
+
+    clock.advance(HOUR);
+    const again = await importWorkspace(db, fullDoc(id), opts);
+    expect(again).toEqual({ workspaceId: id, created: false, changes: 0 });
+    expect(await counts(id)).toEqual(beforeCounts);
+    expect(await ids(id)).toEqual(beforeIds);
+    expect((await clientRow(id, "web")).updatedAt).toEqual(beforeUpdated);
+    expect(await audits()).toBe(beforeAudits);
+  });
+
+  it("updates in place: names, redirect lists, permissions, roles and members are replaced", async () => {
+    const id = uniqueId("upd");
+    await importWorkspace(db, fullDoc(id), opts);
+    const webBefore = await clientRow(id, "web");
+    const beforeCounts = await counts(id);
+
+    const doc = fullDoc(id);
+    doc.name = "Renamed";
+    doc.applications[1].name = "Web (renamed)";
+    doc.applications[1].redirect_uris = ["https://web.example.test/new-callback"];
+    // Dropping a permission from the API drops it from the grant and the roles too.
+    doc.apis[0].permissions = ["read:things", "write:things"];
+    doc.roles[1].permissions = [{ audience: API, permissions: ["write:things"] }];
+    doc.api_grants = [{ client_id: "worker", audience: API, permissions: ["read:things", "write:things"] }];
+    doc.users[0].roles = ["admin"];
+    doc.organizations[0].members = ["bob@example.test"];
+    clock.advance(HOUR);
+    const result = await importWorkspace(db, doc, opts);
+    expect(result.created).toBe(false);
+    expect(result.changes).toBeGreaterThan(0);
+
+    const webAfter = await clientRow(id, "web");
+    expect(webAfter.id).toBe(webBefore.id);
+    expect(webAfter.name).toBe("Web (renamed)");
+    expect(webAfter.redirectUris).toEqual(["https://web.example.test/new-callback"]);
+    expect(webAfter.updatedAt.getTime()).toBe(clock.now().getTime());
+    expect((await db.select().from(workspaces).where(eq(workspaces.id, id)))[0].name).toBe("Renamed");
+
+    // Nothing the file no longer mentions was deleted (the spa grant stays), but lists were replaced.
+    const after = await counts(id);
+    expect(after).toEqual({ ...beforeCounts, userRoles: 1 });
+    const spaGrant = (await db.select().from(apiGrants).where(eq(apiGrants.clientPk, (await clientRow(id, "spa")).id)))[0];
+    expect(spaGrant.permissions).toEqual(["read:things", "write:things"]);
+
+    const exported = await exportWorkspace(db, id);
+    expect(exported?.apis[0].permissions).toEqual(["read:things", "write:things"]);
+    expect(exported?.roles.find((r) => r.name === "admin")?.permissions).toEqual([{ audience: API, permissions: ["write:things"] }]);
+    expect(exported?.users.find((u) => u.email === "Ada@Example.test")?.roles).toEqual(["admin"]);
+    expect(exported?.organizations[0].members).toEqual(["bob@example.test"]);
+    expect(exported?.api_grants.find((g) => g.client_id === "worker")?.permissions).toEqual(["read:things", "write:things"]);
+  });
+
+  it("prunes a removed API permission from grants and roles the file does not mention", async () => {
+    const id = uniqueId("prune");
+    await importWorkspace(db, fullDoc(id), opts);
+    const doc = fullDoc(id);
+    doc.apis[0].permissions = ["read:things"];
+    doc.api_grants = [];
+    doc.roles = [];
+    doc.users[0].roles = [];
+    await importWorkspace(db, doc, opts);
+    const grants = await db.select().from(apiGrants).where(eq(apiGrants.workspaceId, id));
+    expect(grants.map((g) => g.permissions)).toEqual([["read:things"], ["read:things"]]);
+    const rolePerms = await db.select().from(rolePermissions).where(eq(rolePermissions.workspaceId, id));
+    expect(rolePerms.map((r) => r.permissions).sort()).toEqual([["read:things"], ["read:things"]]);
+  });
+
+  it("keeps a password hash when the password is unchanged and rehashes when it changes", async () => {
+    const id = uniqueId("pw");
+    await importWorkspace(db, fullDoc(id), opts);
+    const hashOf = async (email: string) =>
+      (await db.select().from(users).where(and(eq(users.workspaceId, id), eq(users.emailNormalized, email))))[0].passwordHash;
+    const first = await hashOf("ada@example.test");
+
+    await importWorkspace(db, fullDoc(id), opts);
+    expect(await hashOf("ada@example.test")).toBe(first);
+
+    const doc = fullDoc(id);
+    doc.users[0].password = "a brand new password";
+    await importWorkspace(db, doc, opts);
+    const changed = await hashOf("ada@example.test");
+    expect(changed).not.toBe(first);
+    expect(await verifyPassword(changed!, "a brand new password")).toBe(true);
+
+    // A file without a password leaves the stored one alone.
+    const withoutPassword = fullDoc(id) as Record<string, unknown> & Doc;
+    delete (withoutPassword.users[0] as { password?: string }).password;
+    await importWorkspace(db, withoutPassword, opts);
+    expect(await hashOf("ada@example.test")).toBe(changed);
+
+    // An argon2id hash is accepted as is.
+    const hash = await hashPassword("hashed elsewhere");
+    const withHash = fullDoc(id) as unknown as { users: Record<string, unknown>[] };
+    delete withHash.users[1].password;
+    withHash.users[1].password_hash = hash;
+    await importWorkspace(db, withHash, opts);
+    expect(await hashOf("bob@example.test")).toBe(hash);
+  });
+});
+
+describe("invalid files", () => {
+  it("reports the JSON path of every problem and writes nothing", async () => {
+    const id = uniqueId("bad");
+    const doc = fullDoc(id) as unknown as Record<string, unknown> & { applications: Record<string, unknown>[]; users: Record<string, unknown>[] };
+    doc.applications[0].redirect_uris = ["https://app.example.test/callback", "http://evil.example/cb"];
+    doc.applications[1].type = "CONFIDENTIAL";
+    doc.applications[2].secret_lifetime_days = 400;
+    doc.users[1].email = "not-an-email";
+    doc.unexpected = true;
+    const issues = await expectInvalid(doc);
+    const paths = issues.map((i) => i.path);
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        "$.applications[0].redirect_uris[1]",
+        "$.applications[1].type",
+        "$.applications[2].secret_lifetime_days",
+        "$.users[1].email",
+        "$.unexpected",
+      ]),
+    );
+    expect(issues.find((i) => i.path === "$.applications[0].redirect_uris[1]")?.message).toMatch(/https/);
+    expect(issues.find((i) => i.path === "$.applications[1].type")?.message).toMatch(/WEB_CONFIDENTIAL/);
+    expect(await counts(id)).toMatchObject({ workspaces: 0, clients: 0, users: 0 });
+  });
+
+  it("leaves an existing workspace unchanged", async () => {
+    const id = uniqueId("keep");
+    await importWorkspace(db, fullDoc(id), opts);
+    const before = await exportWorkspace(db, id);
+    const beforeIds = await ids(id);
+    const doc = fullDoc(id);
+    doc.name = "Should not be written";
+    doc.applications[0].name = "Nor this";
+    doc.api_grants.push({ client_id: "ghost", audience: API, permissions: [] });
+    await expectInvalid(doc);
+    expect(await exportWorkspace(db, id)).toEqual(before);
+    expect(await ids(id)).toEqual(beforeIds);
+  });
+
+  it("rolls back everything when a write fails part-way", async () => {
+    const id = uniqueId("atomic");
+    let calls = 0;
+    // The second clock reading happens after the workspace and first clients are written.
+    const failingClock: Clock = {
+      now() {
+        if (++calls > 1) throw new Error("clock failure");
+        return clock.now();
+      },
+    };
+    await expect(importWorkspace(db, fullDoc(id), { clock: failingClock, masterKey })).rejects.toThrow("clock failure");
+    expect(await counts(id)).toMatchObject({ workspaces: 0, clients: 0, clientSecrets: 0 });
+  });
+
+  it("rejects a non-object and a reserved id", async () => {
+    expect(await expectInvalid([])).toEqual([{ path: "$", message: "must be a JSON object (got an array)" }]);
+    const issues = await expectInvalid({ id: "system", name: "Operators" });
+    expect(issues).toEqual([{ path: "$.id", message: "is reserved for the operator workspace" }]);
+  });
+
+  it("reports cross-reference and client-type problems", async () => {
+    const id = uniqueId("xref");
+    const doc = {
+      id,
+      name: "X",
+      applications: [
+        { client_id: "a", name: "A", type: "M2M", redirect_uris: ["https://a.example.test/cb"], identity_scopes: ["openid"] },
+        { client_id: "a", name: "A again", type: "PUBLIC", redirect_uris: ["https://b.example.test/cb"], secret: SECRET_A },
+        { client_id: "w", name: "W", type: "WEB_CONFIDENTIAL", redirect_uris: ["com.example.app:/cb"], identity_scopes: ["email"] },
+      ],
+      apis: [
+        { audience: API, name: "Things", permissions: ["read:things", "openid"] },
+        { audience: API, name: "Twice", permissions: [] },
+      ],
+      api_grants: [
+        { client_id: "nobody", audience: API, permissions: ["read:things"] },
+        { client_id: "w", audience: "https://unknown.example.test", permissions: [] },
+        { client_id: "w", audience: API, permissions: ["delete:things"] },
+      ],
+      roles: [
+        { name: "r", permissions: [{ audience: API, permissions: ["fly:things"] }] },
+        { name: "r", permissions: [] },
+      ],
+      organizations: [{ slug: "acme", name: "Acme", members: ["stranger@example.test"] }],
+      users: [
+        { email: "u@example.test", password: "long enough password", password_hash: "x", roles: ["ghost", { role: "r", organization: "acme" }] },
+        { email: "U@EXAMPLE.TEST" },
+      ],
+    };
+    const issues = await expectInvalid(doc);
+    const at = (path: string) => issues.filter((i) => i.path === path).map((i) => i.message);
+    expect(at("$.applications[0].redirect_uris")[0]).toMatch(/M2M clients cannot have redirect URIs/);
+    expect(at("$.applications[0].identity_scopes")[0]).toMatch(/M2M/);
+    expect(at("$.applications[1].client_id")[0]).toMatch(/duplicate client_id "a"/);
+    expect(at("$.applications[1].secret")[0]).toMatch(/PUBLIC clients have no secret/);
+    expect(at("$.applications[2].redirect_uris[0]")[0]).toMatch(/custom URI schemes are allowed only for PUBLIC/);
+    expect(at("$.applications[2].identity_scopes")[0]).toMatch(/openid/);
+    expect(at("$.apis[0].permissions[1]")[0]).toMatch(/identity scope/);
+    expect(at("$.apis[1].audience")[0]).toMatch(/duplicate audience/);
+    expect(at("$.api_grants[0].client_id")[0]).toMatch(/unknown client_id "nobody"/);
+    expect(at("$.api_grants[1].audience")[0]).toMatch(/unknown audience/);
+    expect(at("$.api_grants[2].permissions[0]")[0]).toMatch(/"delete:things" is not defined on API/);
+    expect(at("$.roles[0].permissions[0].permissions[0]")[0]).toMatch(/"fly:things" is not defined/);
+    expect(at("$.roles[1].name")[0]).toMatch(/duplicate name/);
+    expect(at("$.organizations[0].members[0]")[0]).toMatch(/unknown user/);
+    expect(at("$.users[0]")[0]).toMatch(/either password or password_hash/);
+    expect(at("$.users[0].password_hash")[0]).toMatch(/argon2id/);
+    expect(at("$.users[0].roles[0]")[0]).toMatch(/unknown role "ghost"/);
+    expect(at("$.users[0].roles[1].organization")[0]).toMatch(/members of organization "acme"/);
+    expect(at("$.users[1].email")[0]).toMatch(/duplicate email/);
+    expect(await counts(id)).toMatchObject({ workspaces: 0 });
+  });
+
+  it("applies the URI rules", async () => {
+    const id = uniqueId("uri");
+    const app = (type: string, redirect: string, origins: string[] = []) => ({
+      id,
+      name: "U",
+      applications: [{ client_id: "c", name: "C", type, redirect_uris: [redirect], allowed_origins: origins }],
+    });
+    const problem = async (doc: unknown) => (await expectInvalid(doc)).map((i) => `${i.path}: ${i.message}`);
+    expect(await problem(app("PUBLIC", "https://a.example.test/cb#frag"))).toEqual([
+      "$.applications[0].redirect_uris[0]: must not contain a fragment (#)",
+    ]);
+    expect((await problem(app("PUBLIC", "/relative/callback")))[0]).toMatch(/absolute URI/);
+    expect((await problem(app("PUBLIC", "https://*.example.test/cb")))[0]).toMatch(/wildcards/);
+    expect((await problem(app("PUBLIC", "http://192.168.1.2/cb")))[0]).toMatch(/https/);
+    expect((await problem(app("PUBLIC", "myapp://callback")))[0]).toMatch(/reverse domain/);
+    expect((await problem(app("PUBLIC", "javascript:alert(1)")))[0]).toMatch(/javascript/);
+    expect((await problem(app("PUBLIC", "https://a.example.test/cb", ["https://a.example.test/"])))[0]).toMatch(/origin only/);
+    expect((await problem(app("WEB_CONFIDENTIAL", "https://a.example.test/cb", ["https://a.example.test"])))[0]).toMatch(
+      /only PUBLIC clients have allowed browser origins/,
+    );
+    // Loopback http and native schemes are fine for a public client.
+    for (const ok of ["http://localhost:8080/cb", "http://127.0.0.1/cb", "http://[::1]:3000/cb", "com.example.app:/oauth"]) {
+      await importWorkspace(db, app("PUBLIC", ok, ["http://localhost:8080"]), opts);
+    }
+  });
+});
+
+describe("exportWorkspace", () => {
+  it("round-trips: export then import is a no-op, and imports elsewhere to the same document", async () => {
+    const id = uniqueId("exp");
+    await importWorkspace(db, fullDoc(id), opts);
+    const exported = await exportWorkspace(db, id);
+    expect(exported).not.toBeNull();
+    const text = JSON.stringify(exported);
+    expect(text).not.toContain(SECRET_A);
+    expect(text).not.toContain('"secret"');
+    expect(text).not.toContain("correct horse");
+    const ada = exported!.users.find((u) => u.email === "Ada@Example.test")!;
+    expect(isArgon2idHash(ada.password_hash!)).toBe(true);
+    expect(ada.roles).toEqual(["reader", { role: "admin", organization: "acme" }]);
+    expect(exported!.applications.find((a) => a.client_id === "worker")).toEqual({
+      client_id: "worker",
+      name: "Worker",
+      type: "M2M",
+      redirect_uris: [],
+      post_logout_redirect_uris: [],
+      allowed_origins: [],
+      identity_scopes: [],
+      active: true,
+      account_security: false,
+      secret_lifetime_days: 90,
+    });
+
+    const again = await importWorkspace(db, JSON.parse(text), opts);
+    expect(again.changes).toBe(0);
+
+    const copyId = uniqueId("copy");
+    const copy = await importWorkspace(db, { ...JSON.parse(text), id: copyId }, opts);
+    expect(copy.created).toBe(true);
+    expect(await exportWorkspace(db, copyId)).toEqual({ ...exported, id: copyId });
+    // The copy's users sign in with the same passwords.
+    const [copiedAda] = await db.select().from(users).where(and(eq(users.workspaceId, copyId), eq(users.emailNormalized, "ada@example.test")));
+    expect(await verifyPassword(copiedAda.passwordHash!, "correct horse battery staple")).toBe(true);
+  });
+
+  it("returns null for an unknown workspace", async () => {
+    expect(await exportWorkspace(db, uniqueId("none"))).toBeNull();
+  });
+});
+
+describe("client secrets", () => {
+  it("keeps an unchanged preset secret and never leaves more than two active", async () => {
+    const id = uniqueId("preset");
+    const doc = fullDoc(id);
+    await importWorkspace(db, doc, opts);
+    const first = await activeSecrets(id, "web");
+    expect(first).toHaveLength(1);
+
+    clock.advance(HOUR);
+    await importWorkspace(db, doc, opts);
+    expect((await activeSecrets(id, "web")).map((s) => s.id)).toEqual(first.map((s) => s.id));
+
+    clock.advance(HOUR);
+    doc.applications[1].secret = SECRET_B;
+    await importWorkspace(db, doc, opts);
+    expect(await activeSecrets(id, "web")).toHaveLength(2);
+
+    clock.advance(HOUR);
+    doc.applications[1].secret = SECRET_C;
+    await importWorkspace(db, doc, opts);
+    const all = await listClientSecrets(db, { workspaceId: id, clientId: "web", clock });
+    expect(all.filter((s) => s.status === "active")).toHaveLength(2);
+    // The oldest (SECRET_A) was revoked.
+    expect(all.find((s) => s.id === first[0].id)?.status).toBe("revoked");
+    const hashes = (await db.select().from(clientSecrets).where(and(eq(clientSecrets.workspaceId, id), isNull(clientSecrets.revokedAt)))).map((s) => s.secretHash);
+    expect(hashes).toEqual(expect.arrayContaining([sha256Hex(SECRET_B), sha256Hex(SECRET_C)]));
+    expect(hashes).not.toContain(sha256Hex(SECRET_A));
+  });
+
+  it("creates, rotates with overlap 0 and with overlap, revokes, and lists without hashes", async () => {
+    const id = uniqueId("rot");
+    const doc = fullDoc(id);
+    delete (doc.applications[2] as { secret?: string }).secret;
+    await importWorkspace(db, doc, opts);
+    const ref = { workspaceId: id, clientId: "worker", clock };
+
+    const created = await createClientSecret(db, { ...ref, lifetimeDays: 10 });
+    expect(created.secret).toMatch(/^lks_[A-Za-z0-9_-]{43}$/);
+    expect(created.expiresAt.getTime()).toBe(clock.now().getTime() + 10 * DAY);
+    const [stored] = await db.select().from(clientSecrets).where(eq(clientSecrets.id, created.id));
+    expect(stored.secretHash).toBe(sha256Hex(created.secret));
+
+    // Immediate replacement: the old secret is revoked now.
+    clock.advance(HOUR);
+    const r0 = await rotateClientSecret(db, { ...ref, overlapHours: 0 });
+    expect(r0.previous).toEqual([expect.objectContaining({ id: created.id, status: "revoked", revokedAt: clock.now() })]);
+    expect((await activeSecrets(id, "worker")).map((s) => s.id)).toEqual([r0.id]);
+    expect(r0.expiresAt.getTime()).toBe(clock.now().getTime() + 90 * DAY);
+
+    // Overlap: the previous secret stays active for 6 hours, then expires.
+    clock.advance(HOUR);
+    const r1 = await rotateClientSecret(db, { ...ref, overlapHours: 6 });
+    expect(r1.previous).toEqual([expect.objectContaining({ id: r0.id, status: "active", expiresAt: new Date(clock.now().getTime() + 6 * HOUR) })]);
+    expect((await activeSecrets(id, "worker")).map((s) => s.id).sort()).toEqual([r0.id, r1.id].sort());
+
+    // Rotating again during the overlap keeps at most two active: the oldest is revoked.
+    clock.advance(HOUR);
+    const r2 = await rotateClientSecret(db, { ...ref, overlapHours: 24 });
+    const active = await activeSecrets(id, "worker");
+    expect(active.map((s) => s.id).sort()).toEqual([r1.id, r2.id].sort());
+    expect(r2.previous.find((p) => p.id === r0.id)?.status).toBe("revoked");
+
+    // Adding a third secret outright is refused.
+    await expect(createClientSecret(db, ref)).rejects.toMatchObject({ code: "too_many_active_secrets" });
+
+    // The overlap never extends a secret past its own expiry.
+    const short = uniqueId("short");
+    const d2 = fullDoc(short);
+    delete (d2.applications[2] as { secret?: string }).secret;
+    await importWorkspace(db, d2, opts);
+    const s1 = await createClientSecret(db, { workspaceId: short, clientId: "worker", clock, lifetimeDays: 1 });
+    clock.advance(23 * HOUR);
+    const rs = await rotateClientSecret(db, { workspaceId: short, clientId: "worker", clock, overlapHours: 24 });
+    expect(rs.previous[0]).toMatchObject({ id: s1.id, expiresAt: s1.expiresAt });
+    clock.advance(2 * HOUR);
+    expect((await activeSecrets(short, "worker")).map((s) => s.id)).toEqual([rs.id]);
+
+    // Revoke, list.
+    const revoked = await revokeClientSecret(db, { ...ref, secretId: r1.id });
+    expect(revoked).toMatchObject({ id: r1.id, status: "revoked" });
+    expect((await activeSecrets(id, "worker")).map((s) => s.id)).toEqual([r2.id]);
+    const listed = await listClientSecrets(db, ref);
+    expect(listed).toHaveLength(4);
+    for (const s of listed) expect(Object.keys(s).sort()).toEqual(["createdAt", "expiresAt", "id", "lastUsedAt", "revokedAt", "status"]);
+
+    // Argument and client-type checks.
+    await expect(rotateClientSecret(db, { ...ref, overlapHours: 25 })).rejects.toBeInstanceOf(ClientSecretError);
+    await expect(createClientSecret(db, { ...ref, lifetimeDays: 366 })).rejects.toMatchObject({ code: "invalid_argument" });
+    await expect(createClientSecret(db, { workspaceId: id, clientId: "spa", clock })).rejects.toMatchObject({ code: "client_has_no_secrets" });
+    await expect(createClientSecret(db, { workspaceId: id, clientId: "nobody", clock })).rejects.toMatchObject({ code: "client_not_found" });
+    await expect(revokeClientSecret(db, { ...ref, secretId: "nope" })).rejects.toMatchObject({ code: "secret_not_found" });
+  });
+
+  it("generates secrets for new confidential clients on request, once", async () => {
+    const id = uniqueId("gen");
+    const doc = fullDoc(id);
+    delete (doc.applications[2] as { secret?: string }).secret;
+    const result = await importWorkspace(db, doc, { ...opts, generateSecrets: true });
+    expect(result.generatedSecrets).toEqual([
+      { clientId: "worker", secretId: expect.any(String), secret: expect.stringMatching(/^lks_/), expiresAt: expect.any(Date) },
+    ]);
+    const again = await importWorkspace(db, doc, { ...opts, generateSecrets: true });
+    expect(again.generatedSecrets).toBeUndefined();
+  });
+
+  it("revokes the secrets of a client that becomes PUBLIC", async () => {
+    const id = uniqueId("topub");
+    const doc = fullDoc(id) as unknown as { applications: Record<string, unknown>[] };
+    await importWorkspace(db, doc, opts);
+    Object.assign(doc.applications[1], { type: "PUBLIC", account_security: false });
+    delete doc.applications[1].secret;
+    delete doc.applications[1].secret_lifetime_days;
+    await importWorkspace(db, doc, opts);
+    const rows = await db.select().from(clientSecrets).where(eq(clientSecrets.clientPk, (await clientRow(id, "web")).id));
+    expect(rows.every((r) => r.revokedAt !== null)).toBe(true);
+  });
+});
+
+describe("ensureDemoWorkspace", () => {
+  it("creates the demo workspace in an empty database, once, and returns the web secret", async () => {
+    // Its own in-memory database: the demo is created only when no other workspace exists.
+    const fresh = await openDatabase({});
+    try {
+      await runMigrations(fresh);
+      await fresh.db.insert(workspaces).values({ id: "system", name: "Operators", system: true, createdAt: clock.now(), updatedAt: clock.now() });
+      const first = await ensureDemoWorkspace(fresh.db, opts);
+      expect(first.created).toBe(true);
+      expect(first.webSecret).toMatch(/^lks_/);
+      const [demoWeb] = await fresh.db.select().from(clients).where(and(eq(clients.workspaceId, "demo"), eq(clients.clientId, "demo-web")));
+      const [secret] = await fresh.db.select().from(clientSecrets).where(eq(clientSecrets.clientPk, demoWeb.id));
+      expect(secret.secretHash).toBe(sha256Hex(first.webSecret!));
+      const [user] = await fresh.db.select().from(users).where(eq(users.workspaceId, "demo"));
+      expect(user).toMatchObject({ email: "demo@example.com", name: "Demo User", emailVerified: true });
+      expect(await verifyPassword(user.passwordHash!, "demo-password")).toBe(true);
+
+      expect(await ensureDemoWorkspace(fresh.db, opts)).toEqual({ created: false });
+      const exported = await exportWorkspace(fresh.db, "demo");
+      expect(exported?.applications.map((a) => a.client_id)).toEqual(demoWorkspace.applications.map((a) => a.client_id).sort());
+    } finally {
+      await fresh.close();
+    }
+  });
+});

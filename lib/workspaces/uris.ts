@@ -1,0 +1,85 @@
+/**
+ * Registration rules for client URIs (redirect, post-logout) and browser origins. Pure functions
+ * returning an error message or null, shared by the workspace file and anything else that
+ * registers clients. Matching at request time is exact string comparison, so registered values
+ * must already be in the canonical form the URL parser produces.
+ */
+
+const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/** Schemes that are never a place to send an authorization response, even for native apps. */
+const FORBIDDEN_SCHEMES = new Set(["javascript:", "data:", "file:", "vbscript:", "blob:", "about:", "ftp:", "ws:", "wss:"]);
+
+export function isLoopbackHost(hostname: string): boolean {
+  return LOOPBACK_HOSTS.has(hostname.toLowerCase());
+}
+
+/**
+ * A redirect or post-logout redirect URI: absolute, no fragment, no credentials, no wildcards,
+ * canonical; https, or http on a loopback host; a private-use (reverse-domain) scheme such as
+ * `com.example.app:/callback` only when `allowCustomScheme` (public native clients, RFC 8252).
+ */
+export function redirectUriProblem(value: string, allowCustomScheme: boolean): string | null {
+  if (value.length === 0) return "must not be empty";
+  if (value.length > 2000) return "must be at most 2000 characters";
+  if (/\s/.test(value)) return "must not contain whitespace";
+  if (value.includes("#")) return "must not contain a fragment (#)";
+  if (value.includes("*")) return "must be an exact URI; wildcards are not allowed";
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return "must be an absolute URI";
+  }
+  if (url.username || url.password) return "must not contain user credentials";
+  const scheme = url.protocol;
+  if (scheme === "https:" || scheme === "http:") {
+    if (scheme === "http:" && !isLoopbackHost(url.hostname)) {
+      return "must use https (http is allowed only for localhost, 127.0.0.1 and [::1])";
+    }
+  } else {
+    if (FORBIDDEN_SCHEMES.has(scheme)) return `must not use the ${scheme} scheme`;
+    if (!allowCustomScheme) {
+      return "must use https (custom URI schemes are allowed only for PUBLIC native clients)";
+    }
+    if (!scheme.slice(0, -1).includes(".")) {
+      return "a custom scheme must be a reverse domain name you control, such as com.example.app:/callback";
+    }
+  }
+  if (url.href !== value) return `must be written in canonical form: ${url.href}`;
+  return null;
+}
+
+/** A browser origin: `scheme://host[:port]` only, https or loopback http. */
+export function originProblem(value: string): string | null {
+  if (value.length === 0) return "must not be empty";
+  if (value.includes("*")) return "must be an exact origin; wildcards are not allowed";
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return "must be an origin such as https://app.example.com";
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") return "must be an https origin";
+  if (url.protocol === "http:" && !isLoopbackHost(url.hostname)) {
+    return "must use https (http is allowed only for localhost, 127.0.0.1 and [::1])";
+  }
+  if (url.origin !== value) {
+    return `must be an origin only (scheme://host[:port], no path, no trailing slash): ${url.origin}`;
+  }
+  return null;
+}
+
+/** An API audience (the `resource` value, RFC 8707): an absolute URI without a fragment. */
+export function audienceProblem(value: string): string | null {
+  if (value.length === 0) return "must not be empty";
+  if (value.length > 255) return "must be at most 255 characters";
+  if (/\s/.test(value)) return "must not contain whitespace";
+  if (value.includes("#")) return "must not contain a fragment (#)";
+  try {
+    new URL(value);
+  } catch {
+    return "must be an absolute URI such as https://api.example.com";
+  }
+  return null;
+}
