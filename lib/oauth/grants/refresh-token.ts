@@ -1,4 +1,4 @@
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, exists, isNull } from "drizzle-orm";
 import { clients, grants, hostedSessions, refreshTokens, users } from "../../../db/schema";
 import { sha256Hex } from "../../crypto";
 import type { EndpointContext } from "../../http/context";
@@ -37,11 +37,20 @@ export const refreshTokenGrant: GrantHandler = {
     const now = ctx.service.clock.now();
     const hash = sha256Hex(presented);
     const successor = newRefreshToken();
-    // Supersede in one conditional update that records the replacement.
+    // Supersede in one conditional update that records the replacement and checks, atomically,
+    // that the family is not revoked. Of many parallel presentations exactly one wins; the rest
+    // see a superseded token, count as reuse and revoke the family (after the winner's check).
     const [rotated] = await db
       .update(refreshTokens)
       .set({ state: "superseded", supersededAt: now, replacedByHash: sha256Hex(successor) })
-      .where(and(eq(refreshTokens.workspaceId, ctx.workspace.id), eq(refreshTokens.tokenHash, hash), eq(refreshTokens.state, "current")))
+      .where(
+        and(
+          eq(refreshTokens.workspaceId, ctx.workspace.id),
+          eq(refreshTokens.tokenHash, hash),
+          eq(refreshTokens.state, "current"),
+          exists(db.select({ one: grants.id }).from(grants).where(and(eq(grants.id, refreshTokens.grantId), isNull(grants.revokedAt)))),
+        ),
+      )
       .returning({ grantId: refreshTokens.grantId });
     if (!rotated) {
       const [old] = await db
@@ -78,7 +87,8 @@ export const refreshTokenGrant: GrantHandler = {
       .limit(1);
     if (!row || row.grant.clientPk !== client.id) throw invalidGrant("The refresh token was issued to another client");
     const g = row.grant;
-    if (g.revokedAt || g.idleExpiresAt <= now || g.absoluteExpiresAt <= now) throw invalidGrant("The refresh token is invalid, expired or revoked");
+    // Revocation was checked atomically above; a revocation racing after it ends the new tokens through their family.
+    if (g.idleExpiresAt <= now || g.absoluteExpiresAt <= now) throw invalidGrant("The refresh token has expired");
     if (!sessionIsLive(row.session, now) || row.userStatus !== "active" || !row.clientActive) {
       throw invalidGrant("The session or authorization behind this refresh token has ended");
     }
