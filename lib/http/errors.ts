@@ -45,16 +45,27 @@ export function notFoundResponse(): Response {
   return oauthErrorResponse(notFound());
 }
 
-/** Database and network failures (as opposed to rule violations) become 503, never a denial that looks final. */
+const NETWORK_CODES = new Set([
+  "ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EHOSTUNREACH", "ENETUNREACH", "EAI_AGAIN",
+  "CONNECT_TIMEOUT", "CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED",
+]);
+
+/**
+ * Database and network failures (as opposed to rule violations): these become 503, never a
+ * denial that looks final. Drivers wrap the socket error, so the whole `cause` chain is read.
+ */
 export function isDependencyFailure(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  const code = (error as { code?: unknown }).code;
-  if (typeof code === "string") {
-    if (["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EHOSTUNREACH", "CONNECT_TIMEOUT", "CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED"].includes(code)) return true;
-    // PostgreSQL classes 08 (connection), 53 (resources), 57 (operator intervention), 58 (system).
-    if (/^(08|53|57|58)/.test(code)) return true;
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if (e instanceof OAuthError) return false;
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string") {
+      if (NETWORK_CODES.has(code)) return true;
+      // PostgreSQL classes 08 (connection), 53 (resources), 57 (operator intervention: shutdown), 58 (system).
+      if (/^(08|53|57|58)[0-9A-Z]{3}$/.test(code)) return true;
+    }
+    if (/PGlite is closed|Connection terminated|connect ECONNREFUSED|write after end/i.test(e.message)) return true;
   }
-  return /closed|terminat|ECONNREFUSED|connect/i.test(error.message) && !(error instanceof OAuthError);
+  return false;
 }
 
 /** Last-resort mapping: rule errors keep their status; anything else is 503 (dependency) or a bare 500. */

@@ -7,6 +7,7 @@ import { invalidGrant, invalidRequest } from "../../http/errors";
 import { sessionIsLive } from "../../authn/hosted-session";
 import { recordAudit } from "../../audit/events";
 import { effectiveHumanScope, insertHumanAccessToken, insertRefreshToken, signIdToken, subjectFor } from "../issue";
+import { inTransaction } from "../../http/transaction";
 import type { GrantHandler } from "./types";
 
 export const REFRESH_IDLE_MS = 7 * DAY;
@@ -52,93 +53,95 @@ async function revokeReplayed(ctx: EndpointContext, code: CodeRow): Promise<void
 export const authorizationCodeGrant: GrantHandler = {
   grantType: "authorization_code",
   parameters: new Set(["grant_type", "code", "redirect_uri", "code_verifier", "client_id"]),
-  async handle(params, { client }, ctx) {
-    const code = params.get("code");
-    const redirectUri = params.get("redirect_uri");
-    const verifier = params.get("code_verifier");
-    if (!code) throw invalidRequest("code is required");
-    if (!redirectUri) throw invalidRequest("redirect_uri is required");
-    if (!verifier) throw invalidRequest("code_verifier is required");
-    if (!VERIFIER.test(verifier)) throw invalidRequest("code_verifier must be 43–128 unreserved characters");
-    if (client.type === "M2M") throw invalidRequest("This client cannot use the authorization_code grant");
+  handle(params, { client }, outer) {
+    return inTransaction(outer, async (ctx) => {
+      const code = params.get("code");
+      const redirectUri = params.get("redirect_uri");
+      const verifier = params.get("code_verifier");
+      if (!code) throw invalidRequest("code is required");
+      if (!redirectUri) throw invalidRequest("redirect_uri is required");
+      if (!verifier) throw invalidRequest("code_verifier is required");
+      if (!VERIFIER.test(verifier)) throw invalidRequest("code_verifier must be 43–128 unreserved characters");
+      if (client.type === "M2M") throw invalidRequest("This client cannot use the authorization_code grant");
 
-    const now = ctx.service.clock.now();
-    const db = ctx.service.db;
-    const codeHash = sha256Hex(code);
-    const grantId = newId();
-    // One conditional update consumes the code; the grant id is fixed now so a replay can revoke it.
-    const [consumed] = await db
-      .update(authorizationCodes)
-      .set({ consumedAt: now, grantId })
-      .where(and(eq(authorizationCodes.workspaceId, ctx.workspace.id), eq(authorizationCodes.codeHash, codeHash), isNull(authorizationCodes.consumedAt)))
-      .returning();
-    if (!consumed) {
-      const [previous] = await db
-        .select()
-        .from(authorizationCodes)
-        .where(and(eq(authorizationCodes.workspaceId, ctx.workspace.id), eq(authorizationCodes.codeHash, codeHash)))
+      const now = ctx.service.clock.now();
+      const db = ctx.service.db;
+      const codeHash = sha256Hex(code);
+      const grantId = newId();
+      // One conditional update consumes the code; the grant id is fixed now so a replay can revoke it.
+      const [consumed] = await db
+        .update(authorizationCodes)
+        .set({ consumedAt: now, grantId })
+        .where(and(eq(authorizationCodes.workspaceId, ctx.workspace.id), eq(authorizationCodes.codeHash, codeHash), isNull(authorizationCodes.consumedAt)))
+        .returning();
+      if (!consumed) {
+        const [previous] = await db
+          .select()
+          .from(authorizationCodes)
+          .where(and(eq(authorizationCodes.workspaceId, ctx.workspace.id), eq(authorizationCodes.codeHash, codeHash)))
+          .limit(1);
+        if (previous && previous.clientPk === client.id) await revokeReplayed(ctx, previous);
+        throw invalidGrant("The authorization code is invalid, expired or already used");
+      }
+      if (consumed.clientPk !== client.id) throw invalidGrant("The authorization code was issued to another client");
+      if (consumed.expiresAt <= now) throw invalidGrant("The authorization code has expired");
+      if (consumed.redirectUri !== redirectUri) throw invalidGrant("redirect_uri does not match the authorization request");
+      if (sha256Base64Url(verifier) !== consumed.codeChallenge) throw invalidGrant("code_verifier does not match the code challenge");
+
+      const [authority] = await db
+        .select({ session: hostedSessions, userStatus: users.status, clientActive: clients.active })
+        .from(hostedSessions)
+        .innerJoin(users, eq(users.id, hostedSessions.userId))
+        .innerJoin(clients, eq(clients.id, consumed.clientPk))
+        .where(and(eq(hostedSessions.workspaceId, ctx.workspace.id), eq(hostedSessions.id, consumed.sessionId)))
         .limit(1);
-      if (previous && previous.clientPk === client.id) await revokeReplayed(ctx, previous);
-      throw invalidGrant("The authorization code is invalid, expired or already used");
-    }
-    if (consumed.clientPk !== client.id) throw invalidGrant("The authorization code was issued to another client");
-    if (consumed.expiresAt <= now) throw invalidGrant("The authorization code has expired");
-    if (consumed.redirectUri !== redirectUri) throw invalidGrant("redirect_uri does not match the authorization request");
-    if (sha256Base64Url(verifier) !== consumed.codeChallenge) throw invalidGrant("code_verifier does not match the code challenge");
+      if (!authority || !sessionIsLive(authority.session, now) || authority.userStatus !== "active" || !authority.clientActive) {
+        throw invalidGrant("The authorization behind this code is no longer valid");
+      }
+      const session = authority.session;
 
-    const [authority] = await db
-      .select({ session: hostedSessions, userStatus: users.status, clientActive: clients.active })
-      .from(hostedSessions)
-      .innerJoin(users, eq(users.id, hostedSessions.userId))
-      .innerJoin(clients, eq(clients.id, consumed.clientPk))
-      .where(and(eq(hostedSessions.workspaceId, ctx.workspace.id), eq(hostedSessions.id, consumed.sessionId)))
-      .limit(1);
-    if (!authority || !sessionIsLive(authority.session, now) || authority.userStatus !== "active" || !authority.clientActive) {
-      throw invalidGrant("The authorization behind this code is no longer valid");
-    }
-    const session = authority.session;
+      const inserted = await db
+        .insert(grants)
+        .values({
+          id: grantId,
+          workspaceId: ctx.workspace.id,
+          clientPk: client.id,
+          userId: consumed.userId,
+          sessionId: session.id,
+          scope: consumed.scope,
+          apiId: consumed.apiId,
+          createdAt: now,
+          lastUsedAt: now,
+          idleExpiresAt: addMs(now, REFRESH_IDLE_MS),
+          absoluteExpiresAt: addMs(now, REFRESH_ABSOLUTE_MS),
+        })
+        .onConflictDoNothing()
+        .returning({ id: grants.id });
+      // A concurrent replay got there first and created the grant revoked.
+      if (inserted.length === 0) throw invalidGrant("The authorization code is invalid, expired or already used");
 
-    const inserted = await db
-      .insert(grants)
-      .values({
-        id: grantId,
-        workspaceId: ctx.workspace.id,
+      const scope = await effectiveHumanScope(ctx, {
+        requested: consumed.scope,
         clientPk: client.id,
         userId: consumed.userId,
-        sessionId: session.id,
-        scope: consumed.scope,
         apiId: consumed.apiId,
-        createdAt: now,
-        lastUsedAt: now,
-        idleExpiresAt: addMs(now, REFRESH_IDLE_MS),
-        absoluteExpiresAt: addMs(now, REFRESH_ABSOLUTE_MS),
-      })
-      .onConflictDoNothing()
-      .returning({ id: grants.id });
-    // A concurrent replay got there first and created the grant revoked.
-    if (inserted.length === 0) throw invalidGrant("The authorization code is invalid, expired or already used");
-
-    const scope = await effectiveHumanScope(ctx, {
-      requested: consumed.scope,
-      clientPk: client.id,
-      userId: consumed.userId,
-      apiId: consumed.apiId,
-      organizationId: session.organizationId,
+        organizationId: session.organizationId,
+      });
+      const subject = subjectFor(ctx, client.clientId, consumed.userId);
+      const issue = { clientPk: client.id, clientId: client.clientId, grantId, userId: consumed.userId, sessionId: session.id, scope, apiId: consumed.apiId };
+      const [access, refreshToken, idToken] = await Promise.all([
+        insertHumanAccessToken(ctx, issue, subject),
+        insertRefreshToken(ctx, grantId),
+        signIdToken(ctx, { clientId: client.clientId, subject, nonce: consumed.nonce, session, scope: consumed.scope, userId: consumed.userId }),
+      ]);
+      return {
+        access_token: access.token,
+        token_type: "Bearer",
+        expires_in: access.expiresIn,
+        scope: scope.join(" "),
+        refresh_token: refreshToken,
+        id_token: idToken,
+      };
     });
-    const subject = subjectFor(ctx, client.clientId, consumed.userId);
-    const issue = { clientPk: client.id, clientId: client.clientId, grantId, userId: consumed.userId, sessionId: session.id, scope, apiId: consumed.apiId };
-    const [access, refreshToken, idToken] = await Promise.all([
-      insertHumanAccessToken(ctx, issue, subject),
-      insertRefreshToken(ctx, grantId),
-      signIdToken(ctx, { clientId: client.clientId, subject, nonce: consumed.nonce, session, scope: consumed.scope, userId: consumed.userId }),
-    ]);
-    return {
-      access_token: access.token,
-      token_type: "Bearer",
-      expires_in: access.expiresIn,
-      scope: scope.join(" "),
-      refresh_token: refreshToken,
-      id_token: idToken,
-    };
   },
 };

@@ -8,6 +8,7 @@ import { recordAudit } from "../../audit/events";
 import { effectiveHumanScope, insertHumanAccessToken, insertRefreshToken, newRefreshToken, subjectFor } from "../issue";
 import { hasDuplicates, splitScope } from "../scopes";
 import { REFRESH_IDLE_MS } from "./authorization-code";
+import { inTransaction } from "../../http/transaction";
 import type { GrantHandler } from "./types";
 
 /** Revokes a grant (refresh family); its access tokens stop passing every check because they join it. */
@@ -24,90 +25,92 @@ export async function revokeGrant(ctx: EndpointContext, grantId: string, reason:
 export const refreshTokenGrant: GrantHandler = {
   grantType: "refresh_token",
   parameters: new Set(["grant_type", "refresh_token", "scope", "client_id"]),
-  async handle(params, { client }, ctx) {
-    const presented = params.get("refresh_token");
-    if (!presented) throw invalidRequest("refresh_token is required");
-    if (client.type === "M2M") throw invalidRequest("This client cannot use the refresh_token grant");
-    let narrowed: string[] | null = null;
-    if (params.has("scope")) {
-      narrowed = splitScope(params.get("scope")!);
-      if (!narrowed || hasDuplicates(narrowed)) throw invalidScope("scope is malformed or duplicated");
-    }
-    const db = ctx.service.db;
-    const now = ctx.service.clock.now();
-    const hash = sha256Hex(presented);
-    const successor = newRefreshToken();
-    // Supersede in one conditional update that records the replacement and checks, atomically,
-    // that the family is not revoked. Of many parallel presentations exactly one wins; the rest
-    // see a superseded token, count as reuse and revoke the family (after the winner's check).
-    const [rotated] = await db
-      .update(refreshTokens)
-      .set({ state: "superseded", supersededAt: now, replacedByHash: sha256Hex(successor) })
-      .where(
-        and(
-          eq(refreshTokens.workspaceId, ctx.workspace.id),
-          eq(refreshTokens.tokenHash, hash),
-          eq(refreshTokens.state, "current"),
-          exists(db.select({ one: grants.id }).from(grants).where(and(eq(grants.id, refreshTokens.grantId), isNull(grants.revokedAt)))),
-        ),
-      )
-      .returning({ grantId: refreshTokens.grantId });
-    if (!rotated) {
-      const [old] = await db
-        .select({ grantId: refreshTokens.grantId, clientPk: grants.clientPk, userId: grants.userId })
-        .from(refreshTokens)
-        .innerJoin(grants, eq(grants.id, refreshTokens.grantId))
-        .where(and(eq(refreshTokens.workspaceId, ctx.workspace.id), eq(refreshTokens.tokenHash, hash)))
-        .limit(1);
-      if (old && old.clientPk === client.id) {
-        // Reuse of a superseded token: the family may be stolen. End it and everything issued from it.
-        if (await revokeGrant(ctx, old.grantId, "refresh_token_reuse")) {
-          await recordAudit(db, {
-            workspaceId: ctx.workspace.id,
-            type: "refresh.reuse_detected",
-            clientId: client.clientId,
-            subject: subjectFor(ctx, client.clientId, old.userId),
-            reason: "refresh_token_reuse",
-            flagged: "possible_token_theft",
-            data: { grant_id: old.grantId },
-            at: now,
-          });
-        }
+  handle(params, { client }, outer) {
+    return inTransaction(outer, async (ctx) => {
+      const presented = params.get("refresh_token");
+      if (!presented) throw invalidRequest("refresh_token is required");
+      if (client.type === "M2M") throw invalidRequest("This client cannot use the refresh_token grant");
+      let narrowed: string[] | null = null;
+      if (params.has("scope")) {
+        narrowed = splitScope(params.get("scope")!);
+        if (!narrowed || hasDuplicates(narrowed)) throw invalidScope("scope is malformed or duplicated");
       }
-      throw invalidGrant("The refresh token is invalid, expired or revoked");
-    }
+      const db = ctx.service.db;
+      const now = ctx.service.clock.now();
+      const hash = sha256Hex(presented);
+      const successor = newRefreshToken();
+      // Supersede in one conditional update that records the replacement and checks, atomically,
+      // that the family is not revoked. Of many parallel presentations exactly one wins; the rest
+      // see a superseded token, count as reuse and revoke the family (after the winner's check).
+      const [rotated] = await db
+        .update(refreshTokens)
+        .set({ state: "superseded", supersededAt: now, replacedByHash: sha256Hex(successor) })
+        .where(
+          and(
+            eq(refreshTokens.workspaceId, ctx.workspace.id),
+            eq(refreshTokens.tokenHash, hash),
+            eq(refreshTokens.state, "current"),
+            exists(db.select({ one: grants.id }).from(grants).where(and(eq(grants.id, refreshTokens.grantId), isNull(grants.revokedAt)))),
+          ),
+        )
+        .returning({ grantId: refreshTokens.grantId });
+      if (!rotated) {
+        const [old] = await db
+          .select({ grantId: refreshTokens.grantId, clientPk: grants.clientPk, userId: grants.userId })
+          .from(refreshTokens)
+          .innerJoin(grants, eq(grants.id, refreshTokens.grantId))
+          .where(and(eq(refreshTokens.workspaceId, ctx.workspace.id), eq(refreshTokens.tokenHash, hash)))
+          .limit(1);
+        if (old && old.clientPk === client.id) {
+          // Reuse of a superseded token: the family may be stolen. End it and everything issued from it.
+          if (await revokeGrant(ctx, old.grantId, "refresh_token_reuse")) {
+            await recordAudit(db, {
+              workspaceId: ctx.workspace.id,
+              type: "refresh.reuse_detected",
+              clientId: client.clientId,
+              subject: subjectFor(ctx, client.clientId, old.userId),
+              reason: "refresh_token_reuse",
+              flagged: "possible_token_theft",
+              data: { grant_id: old.grantId },
+              at: now,
+            });
+          }
+        }
+        throw invalidGrant("The refresh token is invalid, expired or revoked");
+      }
 
-    const [row] = await db
-      .select({ grant: grants, session: hostedSessions, userStatus: users.status, clientActive: clients.active })
-      .from(grants)
-      .innerJoin(hostedSessions, eq(hostedSessions.id, grants.sessionId))
-      .innerJoin(users, eq(users.id, grants.userId))
-      .innerJoin(clients, eq(clients.id, grants.clientPk))
-      .where(and(eq(grants.workspaceId, ctx.workspace.id), eq(grants.id, rotated.grantId)))
-      .limit(1);
-    if (!row || row.grant.clientPk !== client.id) throw invalidGrant("The refresh token was issued to another client");
-    const g = row.grant;
-    // Revocation was checked atomically above; a revocation racing after it ends the new tokens through their family.
-    if (g.idleExpiresAt <= now || g.absoluteExpiresAt <= now) throw invalidGrant("The refresh token has expired");
-    if (!sessionIsLive(row.session, now) || row.userStatus !== "active" || !row.clientActive) {
-      throw invalidGrant("The session or authorization behind this refresh token has ended");
-    }
-    if (narrowed && narrowed.some((s) => !g.scope.includes(s))) throw invalidScope("scope may only narrow the original grant");
+      const [row] = await db
+        .select({ grant: grants, session: hostedSessions, userStatus: users.status, clientActive: clients.active })
+        .from(grants)
+        .innerJoin(hostedSessions, eq(hostedSessions.id, grants.sessionId))
+        .innerJoin(users, eq(users.id, grants.userId))
+        .innerJoin(clients, eq(clients.id, grants.clientPk))
+        .where(and(eq(grants.workspaceId, ctx.workspace.id), eq(grants.id, rotated.grantId)))
+        .limit(1);
+      if (!row || row.grant.clientPk !== client.id) throw invalidGrant("The refresh token was issued to another client");
+      const g = row.grant;
+      // Revocation was checked atomically above; a revocation racing after it ends the new tokens through their family.
+      if (g.idleExpiresAt <= now || g.absoluteExpiresAt <= now) throw invalidGrant("The refresh token has expired");
+      if (!sessionIsLive(row.session, now) || row.userStatus !== "active" || !row.clientActive) {
+        throw invalidGrant("The session or authorization behind this refresh token has ended");
+      }
+      if (narrowed && narrowed.some((s) => !g.scope.includes(s))) throw invalidScope("scope may only narrow the original grant");
 
-    const idle = new Date(Math.min(now.getTime() + REFRESH_IDLE_MS, g.absoluteExpiresAt.getTime()));
-    await db.update(grants).set({ lastUsedAt: now, idleExpiresAt: idle }).where(eq(grants.id, g.id));
-    const scope = await effectiveHumanScope(ctx, {
-      requested: narrowed ?? g.scope,
-      clientPk: client.id,
-      userId: g.userId,
-      apiId: g.apiId,
-      organizationId: row.session.organizationId,
+      const idle = new Date(Math.min(now.getTime() + REFRESH_IDLE_MS, g.absoluteExpiresAt.getTime()));
+      await db.update(grants).set({ lastUsedAt: now, idleExpiresAt: idle }).where(eq(grants.id, g.id));
+      const scope = await effectiveHumanScope(ctx, {
+        requested: narrowed ?? g.scope,
+        clientPk: client.id,
+        userId: g.userId,
+        apiId: g.apiId,
+        organizationId: row.session.organizationId,
+      });
+      const subject = subjectFor(ctx, client.clientId, g.userId);
+      const [access] = await Promise.all([
+        insertHumanAccessToken(ctx, { clientPk: client.id, clientId: client.clientId, grantId: g.id, userId: g.userId, sessionId: g.sessionId, scope, apiId: g.apiId }, subject),
+        insertRefreshToken(ctx, g.id, successor),
+      ]);
+      return { access_token: access.token, token_type: "Bearer", expires_in: access.expiresIn, scope: scope.join(" "), refresh_token: successor };
     });
-    const subject = subjectFor(ctx, client.clientId, g.userId);
-    const [access] = await Promise.all([
-      insertHumanAccessToken(ctx, { clientPk: client.id, clientId: client.clientId, grantId: g.id, userId: g.userId, sessionId: g.sessionId, scope, apiId: g.apiId }, subject),
-      insertRefreshToken(ctx, g.id, successor),
-    ]);
-    return { access_token: access.token, token_type: "Bearer", expires_in: access.expiresIn, scope: scope.join(" "), refresh_token: successor };
   },
 };

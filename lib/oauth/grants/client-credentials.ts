@@ -1,0 +1,87 @@
+import { and, eq, gt, isNull, sql } from "drizzle-orm";
+import { accessTokens, apiGrants, apis, clientSecrets } from "../../../db/schema";
+import { addMs } from "../../clock";
+import { sha256Hex } from "../../crypto";
+import { invalidGrant, invalidRequest, invalidScope } from "../../http/errors";
+import { ACCESS_TOKEN_TTL_MS, newAccessToken } from "../issue";
+import { hasDuplicates, isIdentityScope, MAX_M2M_SCOPES, splitScope } from "../scopes";
+import type { GrantHandler } from "./types";
+
+/**
+ * grant_type=client_credentials (SPEC.md "M2M"): M2M clients only, HTTP Basic only; `resource`
+ * names an active API granted to the client and `scope` lists 1–64 unique permissions that the
+ * grant permits. The scope is granted exactly as asked or refused with invalid_scope: never
+ * broadened, never silently narrowed. The token is bound to the secret that obtained it, and its
+ * subject is the client_id. No refresh token, no ID token.
+ */
+export const clientCredentialsGrant: GrantHandler = {
+  grantType: "client_credentials",
+  parameters: new Set(["grant_type", "resource", "scope", "client_id"]),
+  async handle(params, { client, credentialId, method }, ctx) {
+    if (client.type !== "M2M") throw invalidRequest("Only machine-to-machine clients can use the client_credentials grant");
+    // authenticateClient only lets an M2M client through with Basic; keep the rule local anyway.
+    if (method !== "client_secret_basic" || !credentialId) throw invalidRequest("client_credentials requires HTTP Basic client authentication");
+
+    const resource = params.get("resource");
+    if (!resource) throw invalidRequest("resource is required");
+    const raw = params.get("scope");
+    if (raw === undefined) throw invalidScope("scope is required: 1 to 64 permissions of the resource");
+    const scope = splitScope(raw);
+    if (!scope) throw invalidScope("scope is malformed");
+    if (hasDuplicates(scope)) throw invalidScope("scope values must be unique");
+    if (scope.length > MAX_M2M_SCOPES) throw invalidScope(`At most ${MAX_M2M_SCOPES} permissions may be requested`);
+    const identity = scope.find(isIdentityScope);
+    if (identity) throw invalidScope(`Identity scope ${identity} cannot be requested by a machine-to-machine client`);
+
+    const db = ctx.service.db;
+    const [grant] = await db
+      .select({ apiId: apis.id, granted: apiGrants.permissions, defined: apis.permissions })
+      .from(apiGrants)
+      .innerJoin(apis, eq(apis.id, apiGrants.apiId))
+      .where(and(eq(apiGrants.workspaceId, ctx.workspace.id), eq(apiGrants.clientPk, client.id), eq(apis.audience, resource), eq(apis.active, true)))
+      .limit(1);
+    if (!grant) throw invalidScope("resource is not an active API granted to this client");
+    const granted = new Set(grant.granted);
+    const defined = new Set(grant.defined);
+    const refused = scope.find((p) => !granted.has(p) || !defined.has(p));
+    if (refused !== undefined) throw invalidScope(`Permission ${refused} is not granted to this client for this resource`);
+
+    // Inserted only while the credential is still active: a secret revoked since authentication
+    // (a concurrent rotation) yields no token rather than one that is dead on arrival.
+    const now = ctx.service.clock.now();
+    const token = newAccessToken();
+    const inserted = await db
+      .insert(accessTokens)
+      .select(
+        db
+          .select({
+            tokenHash: sql`${sha256Hex(token)}`.as("token_hash"),
+            workspaceId: clientSecrets.workspaceId,
+            clientPk: clientSecrets.clientPk,
+            grantId: sql`null`.as("grant_id"),
+            userId: sql`null`.as("user_id"),
+            sessionId: sql`null`.as("session_id"),
+            credentialId: clientSecrets.id,
+            subject: sql`${client.clientId}`.as("subject"),
+            scope: sql`${JSON.stringify(scope)}::jsonb`.as("scope"),
+            apiId: sql`${grant.apiId}`.as("api_id"),
+            createdAt: sql`${now.toISOString()}::timestamptz`.as("created_at"),
+            expiresAt: sql`${addMs(now, ACCESS_TOKEN_TTL_MS).toISOString()}::timestamptz`.as("expires_at"),
+            revokedAt: sql`null`.as("revoked_at"),
+          })
+          .from(clientSecrets)
+          .where(
+            and(
+              eq(clientSecrets.workspaceId, ctx.workspace.id),
+              eq(clientSecrets.id, credentialId),
+              eq(clientSecrets.clientPk, client.id),
+              isNull(clientSecrets.revokedAt),
+              gt(clientSecrets.expiresAt, now),
+            ),
+          ),
+      )
+      .returning({ tokenHash: accessTokens.tokenHash });
+    if (inserted.length === 0) throw invalidGrant("The client credential is no longer active");
+    return { access_token: token, token_type: "Bearer", expires_in: ACCESS_TOKEN_TTL_MS / 1000, scope: scope.join(" ") };
+  },
+};
