@@ -8,6 +8,9 @@ import { discoveryEndpoint, jwksEndpoint } from "../oauth/discovery";
 import { sessionCheckEndpoint } from "../oauth/session-check";
 import { tokenEndpoint } from "../oauth/token";
 import { userinfoEndpoint } from "../oauth/userinfo";
+import { revokeEndpoint } from "../oauth/revoke";
+import { introspectEndpoint } from "../oauth/introspect";
+import { logoutEndpoint } from "../oauth/logout";
 import { passwordSignInEndpoint } from "../authn/sign-in";
 
 export interface Route {
@@ -30,6 +33,9 @@ export const routes: Route[] = [
   { method: "POST", path: "/oauth2/token", endpoint: tokenEndpoint, machine: true },
   { method: "GET", path: "/oidc/userinfo", endpoint: userinfoEndpoint, machine: true },
   { method: "GET", path: "/oidc/session", endpoint: sessionCheckEndpoint, machine: true },
+  { method: "POST", path: "/oauth2/revoke", endpoint: revokeEndpoint, machine: true },
+  { method: "POST", path: "/oauth2/introspect", endpoint: introspectEndpoint, machine: true },
+  { method: "GET", path: "/oidc/logout", endpoint: logoutEndpoint, machine: false },
   { method: "POST", path: "/sign-in/password", endpoint: passwordSignInEndpoint, machine: false },
 ];
 

@@ -1,0 +1,4 @@
+import { bind } from "@/lib/http/next-adapter";
+
+export const dynamic = "force-dynamic";
+export const GET = bind("GET", "/oidc/logout");

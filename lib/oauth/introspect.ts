@@ -1,0 +1,144 @@
+import { and, eq } from "drizzle-orm";
+import { apis, clients, grants, hostedSessions, refreshTokens, users } from "../../db/schema";
+import { sessionIsLive } from "../authn/hosted-session";
+import { epochSeconds } from "../clock";
+import { sha256Hex } from "../crypto";
+import type { Endpoint, EndpointContext } from "../http/context";
+import { invalidClient, json } from "../http/errors";
+import { readOAuthForm } from "../http/form";
+import { loadTokenAuthority, type TokenAuthority } from "./authority";
+import { authenticateClient, type AuthenticatedClient } from "./clients";
+import { subjectFor } from "./issue";
+import { readTokenParameters, TOKEN_ENDPOINT_PARAMETERS } from "./revoke";
+
+/** RFC 7662 active response: exactly these fields (plus principal_type for workload tokens). */
+export interface ActiveIntrospection {
+  active: true;
+  client_id: string;
+  sub: string;
+  iss: string;
+  aud: string;
+  scope: string;
+  exp: number;
+  /** `Bearer` for access tokens; `refresh_token` for refresh tokens, which are never bearer access tokens. */
+  token_type: "Bearer" | "refresh_token";
+  principal_type?: "workload";
+}
+
+const INACTIVE = { active: false } as const;
+
+function accessTokenResponse(ctx: EndpointContext, authority: TokenAuthority): ActiveIntrospection {
+  const body: ActiveIntrospection = {
+    active: true,
+    client_id: authority.clientId,
+    sub: authority.subject,
+    iss: ctx.issuer,
+    aud: authority.audience ?? authority.clientId,
+    scope: authority.scope.join(" "),
+    exp: epochSeconds(authority.expiresAt),
+    token_type: "Bearer",
+  };
+  if (authority.kind === "workload") body.principal_type = "workload";
+  return body;
+}
+
+/**
+ * A refresh token of this client, active while it is the family's current token and the family,
+ * its hosted session, the user, the client and the API all still hold. One query.
+ */
+async function introspectRefreshToken(ctx: EndpointContext, client: AuthenticatedClient, hash: string): Promise<ActiveIntrospection | null | undefined> {
+  const now = ctx.service.clock.now();
+  const [row] = await ctx.service.db
+    .select({
+      state: refreshTokens.state,
+      clientPk: grants.clientPk,
+      userId: grants.userId,
+      scope: grants.scope,
+      apiId: grants.apiId,
+      revokedAt: grants.revokedAt,
+      idleExpiresAt: grants.idleExpiresAt,
+      absoluteExpiresAt: grants.absoluteExpiresAt,
+      sessionEndedAt: hostedSessions.endedAt,
+      sessionIdleExpiresAt: hostedSessions.idleExpiresAt,
+      sessionAbsoluteExpiresAt: hostedSessions.absoluteExpiresAt,
+      userStatus: users.status,
+      clientActive: clients.active,
+      audience: apis.audience,
+      apiActive: apis.active,
+    })
+    .from(refreshTokens)
+    .innerJoin(grants, eq(grants.id, refreshTokens.grantId))
+    .innerJoin(hostedSessions, eq(hostedSessions.id, grants.sessionId))
+    .innerJoin(users, eq(users.id, grants.userId))
+    .innerJoin(clients, eq(clients.id, grants.clientPk))
+    .leftJoin(apis, eq(apis.id, grants.apiId))
+    .where(and(eq(refreshTokens.workspaceId, ctx.workspace.id), eq(refreshTokens.tokenHash, hash)))
+    .limit(1);
+  if (!row) return undefined;
+  const active =
+    row.clientPk === client.client.id &&
+    row.state === "current" &&
+    row.revokedAt === null &&
+    row.idleExpiresAt > now &&
+    row.absoluteExpiresAt > now &&
+    sessionIsLive({ endedAt: row.sessionEndedAt, idleExpiresAt: row.sessionIdleExpiresAt, absoluteExpiresAt: row.sessionAbsoluteExpiresAt }, now) &&
+    row.userStatus === "active" &&
+    row.clientActive &&
+    (row.apiId === null || row.apiActive === true);
+  if (!active) return null;
+  // The token dies at the first of the family's idle and absolute bounds and the session's absolute one.
+  const exp = Math.min(row.idleExpiresAt.getTime(), row.absoluteExpiresAt.getTime(), row.sessionAbsoluteExpiresAt.getTime());
+  return {
+    active: true,
+    client_id: client.client.clientId,
+    sub: subjectFor(ctx, client.client.clientId, row.userId),
+    iss: ctx.issuer,
+    aud: row.audience ?? client.client.clientId,
+    scope: row.scope.join(" "),
+    exp: epochSeconds(new Date(exp)),
+    token_type: "refresh_token",
+  };
+}
+
+/**
+ * POST /oauth2/introspect (RFC 7662), own-token introspection for confidential clients.
+ * HTTP Basic is required: a public client (body client_id, no secret) is refused with 401.
+ * Only the authenticated client's own, currently authorized tokens are active; everything
+ * else, including unknown tokens and other clients' tokens, is `{"active": false}`. No user
+ * roles or profile data are returned. A database failure is a 503, never an answer.
+ */
+export const introspectEndpoint: Endpoint = async (request, ctx) => {
+  const params = await readOAuthForm(request, TOKEN_ENDPOINT_PARAMETERS);
+  if (!request.headers.has("authorization")) {
+    // Say so before anything else, so a public client never gets further (and never a token answer).
+    throw invalidClient("Introspection requires confidential client authentication with HTTP Basic", true);
+  }
+  // Hot path: client authentication and the one-query access-token lookup are independent reads,
+  // so they run together; the token result is used only once the client is authenticated.
+  let early: ReturnType<typeof readTokenParameters> | null;
+  try {
+    early = readTokenParameters(params);
+  } catch {
+    early = null; // reported below, after authentication
+  }
+  const lookup = early?.order[0] === "access_token" ? loadTokenAuthority(ctx, early.token) : Promise.resolve(undefined);
+  const [client, first] = await Promise.all([authenticateClient(request, params, ctx), lookup]);
+  const { token, order } = readTokenParameters(params);
+  const hash = sha256Hex(token);
+
+  let authority: TokenAuthority | null | undefined = first;
+  if (order[0] === "refresh_token") {
+    const refresh = await introspectRefreshToken(ctx, client, hash);
+    if (refresh !== undefined) return json(refresh ?? INACTIVE);
+    authority = await loadTokenAuthority(ctx, token);
+  }
+  if (authority) {
+    const own = authority.clientPk === client.client.id;
+    return json(own && authority.active ? accessTokenResponse(ctx, authority) : INACTIVE);
+  }
+  if (order[0] === "access_token") {
+    const refresh = await introspectRefreshToken(ctx, client, hash);
+    if (refresh) return json(refresh);
+  }
+  return json(INACTIVE);
+};

@@ -1,0 +1,132 @@
+import { and, eq, isNull } from "drizzle-orm";
+import { accessTokens, grants, refreshTokens } from "../../db/schema";
+import { recordAudit } from "../audit/events";
+import { sha256Hex } from "../crypto";
+import type { Endpoint, EndpointContext } from "../http/context";
+import { invalidRequest } from "../http/errors";
+import { readOAuthForm } from "../http/form";
+import { authenticateClient, type AuthenticatedClient } from "./clients";
+import { revokeGrant } from "./grants/refresh-token";
+import { subjectFor } from "./issue";
+
+/**
+ * Body parameters of revocation and introspection. The client-authentication names are let
+ * through the form reader so authenticateClient refuses them with its own, clearer message.
+ */
+export const TOKEN_ENDPOINT_PARAMETERS: ReadonlySet<string> = new Set([
+  "token",
+  "token_type_hint",
+  "client_id",
+  "client_secret",
+  "client_assertion",
+  "client_assertion_type",
+]);
+
+export type TokenKind = "access_token" | "refresh_token";
+
+/**
+ * The token and the order to look for it in. RFC 7009/7662: the hint only orders the search; a
+ * token not found under the hinted type is still looked for under the other. A hint outside the
+ * registry's two values is a bad field (400), not silently ignored.
+ */
+export function readTokenParameters(params: Map<string, string>): { token: string; order: [TokenKind, TokenKind] } {
+  const token = params.get("token");
+  if (!token) throw invalidRequest("token is required");
+  const hint = params.get("token_type_hint");
+  if (hint !== undefined && hint !== "access_token" && hint !== "refresh_token") {
+    throw invalidRequest("token_type_hint must be access_token or refresh_token");
+  }
+  // Without a hint, our own prefixes say which table to try first.
+  const refreshFirst = hint === "refresh_token" || (hint === undefined && token.startsWith("lkr_"));
+  return { token, order: refreshFirst ? ["refresh_token", "access_token"] : ["access_token", "refresh_token"] };
+}
+
+const REASON = "revocation_endpoint";
+
+/** Ends a grant (refresh family) and marks its access tokens revoked; records the audit event once. */
+async function revokeFamily(ctx: EndpointContext, client: AuthenticatedClient, grantId: string, userId: string, presented: TokenKind): Promise<void> {
+  const now = ctx.service.clock.now();
+  const effective = await revokeGrant(ctx, grantId, REASON);
+  // Access tokens already die with their family (every check joins it); marking them as well keeps
+  // each row honest on its own.
+  await ctx.service.db
+    .update(accessTokens)
+    .set({ revokedAt: now })
+    .where(and(eq(accessTokens.workspaceId, ctx.workspace.id), eq(accessTokens.grantId, grantId), isNull(accessTokens.revokedAt)));
+  if (!effective) return;
+  await recordAudit(ctx.service.db, {
+    workspaceId: ctx.workspace.id,
+    type: "grant.revoked",
+    clientId: client.client.clientId,
+    subject: subjectFor(ctx, client.client.clientId, userId),
+    reason: REASON,
+    data: { grant_id: grantId, token_type: presented },
+    at: now,
+  });
+}
+
+/** Returns true when the token was found in that table (whether or not it belonged to this client). */
+async function revokeAccessToken(ctx: EndpointContext, client: AuthenticatedClient, hash: string): Promise<boolean> {
+  const [row] = await ctx.service.db
+    .select({ clientPk: accessTokens.clientPk, grantId: accessTokens.grantId, userId: accessTokens.userId, subject: accessTokens.subject })
+    .from(accessTokens)
+    .where(and(eq(accessTokens.workspaceId, ctx.workspace.id), eq(accessTokens.tokenHash, hash)))
+    .limit(1);
+  if (!row) return false;
+  // Another client's token: no effect, and the answer is the same 200.
+  if (row.clientPk !== client.client.id) return true;
+  if (row.grantId && row.userId) {
+    await revokeFamily(ctx, client, row.grantId, row.userId, "access_token");
+    return true;
+  }
+  // A workload (M2M) token revokes only itself.
+  const now = ctx.service.clock.now();
+  const revoked = await ctx.service.db
+    .update(accessTokens)
+    .set({ revokedAt: now })
+    .where(and(eq(accessTokens.workspaceId, ctx.workspace.id), eq(accessTokens.tokenHash, hash), isNull(accessTokens.revokedAt)))
+    .returning({ hash: accessTokens.tokenHash });
+  if (revoked.length > 0) {
+    await recordAudit(ctx.service.db, {
+      workspaceId: ctx.workspace.id,
+      type: "token.revoked",
+      clientId: client.client.clientId,
+      subject: row.subject,
+      reason: REASON,
+      data: { token_type: "access_token", principal_type: "workload" },
+      at: now,
+    });
+  }
+  return true;
+}
+
+async function revokeRefreshToken(ctx: EndpointContext, client: AuthenticatedClient, hash: string): Promise<boolean> {
+  const [row] = await ctx.service.db
+    .select({ grantId: refreshTokens.grantId, clientPk: grants.clientPk, userId: grants.userId })
+    .from(refreshTokens)
+    .innerJoin(grants, eq(grants.id, refreshTokens.grantId))
+    .where(and(eq(refreshTokens.workspaceId, ctx.workspace.id), eq(refreshTokens.tokenHash, hash)))
+    .limit(1);
+  if (!row) return false;
+  if (row.clientPk === client.client.id) await revokeFamily(ctx, client, row.grantId, row.userId, "refresh_token");
+  return true;
+}
+
+/**
+ * POST /oauth2/revoke (RFC 7009). The client authenticates as on the token endpoint. A human
+ * token, access or refresh, ends its whole grant (refresh family) and every access token issued
+ * from it; a workload token ends only itself. The answer is 200 with no body whether the token
+ * was revoked, unknown, already dead or another client's, so nothing about it is disclosed.
+ * Database failures surface as 503 through the router: never a partial "success" by guess.
+ */
+export const revokeEndpoint: Endpoint = async (request, ctx) => {
+  const params = await readOAuthForm(request, TOKEN_ENDPOINT_PARAMETERS);
+  const client = await authenticateClient(request, params, ctx);
+  const { token, order } = readTokenParameters(params);
+  const hash = sha256Hex(token);
+  for (const kind of order) {
+    const found = kind === "access_token" ? await revokeAccessToken(ctx, client, hash) : await revokeRefreshToken(ctx, client, hash);
+    if (found) break;
+  }
+  return new Response(null, { status: 200, headers: { "Cache-Control": "no-store", Pragma: "no-cache" } });
+};
