@@ -4,7 +4,7 @@ import { sessionIsLive } from "../authn/hosted-session";
 import { epochSeconds } from "../clock";
 import { sha256Hex } from "../crypto";
 import type { Endpoint, EndpointContext } from "../http/context";
-import { invalidClient, json } from "../http/errors";
+import { invalidClient, invalidRequest, json } from "../http/errors";
 import { readOAuthForm } from "../http/form";
 import { loadTokenAuthority, type TokenAuthority } from "./authority";
 import { authenticateClient, type AuthenticatedClient } from "./clients";
@@ -110,7 +110,9 @@ async function introspectRefreshToken(ctx: EndpointContext, client: Authenticate
 export const introspectEndpoint: Endpoint = async (request, ctx) => {
   const params = await readOAuthForm(request, TOKEN_ENDPOINT_PARAMETERS);
   if (!request.headers.has("authorization")) {
-    // Say so before anything else, so a public client never gets further (and never a token answer).
+    // As on the token endpoint, a body secret is a malformed request rather than a failed login.
+    if (params.has("client_secret")) throw invalidRequest("client_secret in the body is not supported; confidential clients use HTTP Basic");
+    // Public clients stop here, before any lookup.
     throw invalidClient("Introspection requires confidential client authentication with HTTP Basic", true);
   }
   // Hot path: client authentication and the one-query access-token lookup are independent reads,
