@@ -3,7 +3,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { Readable } from "node:stream";
 import next from "next";
+import { startAdminSocket } from "./lib/cli/admin-socket";
 import { ConfigError, loadConfig } from "./lib/config";
+import { CLIENT_ADDRESS_HEADER } from "./lib/http/rate-limit";
 import { dispatch } from "./lib/http/router";
 import { closeService, getService } from "./lib/service";
 import { ensureDemoWorkspace } from "./lib/workspaces/demo";
@@ -53,12 +55,16 @@ async function main() {
   }
   const service = await getService();
   const demo = await ensureDemoWorkspace(service.db, { clock: service.clock, masterKey: service.config.masterKey });
+  // The embedded database admits one process: latchkey commands reach it through this socket.
+  const adminSocket = service.config.databaseUrl ? undefined : await startAdminSocket(service);
 
   const app = next({ dev, hostname: "0.0.0.0", port: config.port, dir: process.cwd() });
   const handle = app.getRequestHandler();
   await app.prepare();
 
   const server = createServer((req, res) => {
+    // The limiter keys on this; whatever a client sent under the same name is overwritten.
+    req.headers[CLIENT_ADDRESS_HEADER] = req.socket.remoteAddress ?? "unknown";
     const url = req.url ?? "/";
     if (url.startsWith("/t/")) {
       dispatch(toRequest(req, config.publicUrl), service, { machineOnly: true })
@@ -87,6 +93,7 @@ async function main() {
 
   const stop = () => {
     server.close();
+    void adminSocket?.close();
     closeService().finally(() => process.exit(0));
     setTimeout(() => process.exit(0), 5000).unref();
   };

@@ -10,6 +10,30 @@ export interface Config {
   dataDir: string;
   /** 32-byte key that encrypts private signing keys and other secrets at rest. */
   masterKey: Buffer;
+  rateLimits: RateLimitConfig;
+  /** Take the client address from the left-most X-Forwarded-For (only behind a trusted proxy). */
+  trustProxy: boolean;
+}
+
+export interface RateLimitConfig {
+  /** Requests per minute per client address, and per client, on each workspace; 0 disables. */
+  requestsPerMinute: number;
+  /** Failed client authentications or sign-ins per 5 minutes per client (or account) and address; 0 disables. */
+  failuresPer5Minutes: number;
+}
+
+export const DEFAULT_RATE_LIMITS: RateLimitConfig = { requestsPerMinute: 1200, failuresPer5Minutes: 10 };
+
+function parseCount(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined || raw === "") return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) > 10_000_000) throw new ConfigError(`${name} must be a whole number (0 disables) (got "${raw}")`);
+  return Number(raw);
+}
+
+function parseBoolean(name: string, raw: string | undefined): boolean {
+  if (raw === undefined || raw === "" || raw === "0" || raw === "false") return false;
+  if (raw === "1" || raw === "true") return true;
+  throw new ConfigError(`${name} must be true or false (got "${raw}")`);
 }
 
 /** A configuration problem: the message is one line naming the variable. */
@@ -91,5 +115,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (env.DATA_DIR !== undefined && env.DATA_DIR.trim() === "") throw new ConfigError("DATA_DIR must not be empty");
   const dataDir = path.resolve(/*turbopackIgnore: true*/ env.DATA_DIR ?? ".data");
   const masterKey = loadOrCreateMasterKey(env.MASTER_KEY, databaseUrl, dataDir);
-  return { port, publicUrl, databaseUrl, dataDir, masterKey };
+  const rateLimits = {
+    requestsPerMinute: parseCount("RATE_LIMIT_PER_MINUTE", env.RATE_LIMIT_PER_MINUTE, DEFAULT_RATE_LIMITS.requestsPerMinute),
+    failuresPer5Minutes: parseCount("RATE_LIMIT_FAILURES", env.RATE_LIMIT_FAILURES, DEFAULT_RATE_LIMITS.failuresPer5Minutes),
+  };
+  const trustProxy = parseBoolean("TRUST_PROXY", env.TRUST_PROXY);
+  return { port, publicUrl, databaseUrl, dataDir, masterKey, rateLimits, trustProxy };
 }

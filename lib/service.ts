@@ -1,6 +1,7 @@
 import { openDatabase, runMigrations, type Database, type DatabaseHandle } from "../db/client";
 import { systemClock, type Clock } from "./clock";
 import { loadConfig, type Config } from "./config";
+import { RateLimiter } from "./http/rate-limit";
 
 /** Everything an endpoint needs besides the request: database, configuration, clock. */
 export interface Service {
@@ -9,6 +10,7 @@ export interface Service {
   clock: Clock;
   /** Per-process caches that never outlive a change they depend on (see lib/oauth/keys.ts). */
   cache: Map<string, unknown>;
+  limiter: RateLimiter;
 }
 
 interface Holder {
@@ -22,7 +24,7 @@ const holder: Holder = ((globalThis as Record<symbol, unknown>)[KEY] as Holder) 
 (globalThis as Record<symbol, unknown>)[KEY] = holder;
 
 export function createService(db: Database, config: Config, clock: Clock = systemClock): Service {
-  return { db, config, clock, cache: new Map() };
+  return { db, config, clock, cache: new Map(), limiter: new RateLimiter(db, clock) };
 }
 
 async function start(): Promise<{ service: Service; handle: DatabaseHandle }> {

@@ -4,6 +4,7 @@ import { deriveKey, hmacBase64Url, safeEqual } from "../crypto";
 import type { Endpoint, EndpointContext } from "../http/context";
 import { parseCookieHeader } from "../http/cookies";
 import { mediaType, readBody } from "../http/form";
+import { clientAddress } from "../http/rate-limit";
 import { hostedErrorPage } from "../hosted/html";
 import { completeTransaction, loadOpenTransaction, redirect303, TX_COOKIE_PREFIX, type TransactionRow } from "../oauth/authorize";
 import { createHostedSession } from "./hosted-session";
@@ -67,6 +68,11 @@ export const passwordSignInEndpoint: Endpoint = async (request, ctx) => {
   const password = form.get("password") ?? "";
   if (!email || !password || password.length > PASSWORD_MAX_LENGTH || email.length > 320) return backToForm(ctx, txId, "invalid_credentials");
 
+  // Password guessing: failures per account and address are limited; when reached, no password is checked.
+  const failureKey = `signin:${ctx.workspace.id}:${email}:${clientAddress(request, ctx.service.config.trustProxy)}`;
+  const failureLimit = ctx.service.config.rateLimits.failuresPer5Minutes;
+  if (!ctx.service.limiter.blocked(failureKey, failureLimit, 5 * 60_000).allowed) return backToForm(ctx, txId, "rate_limited");
+
   const [user] = await ctx.service.db
     .select({ id: users.id, passwordHash: users.passwordHash, status: users.status })
     .from(users)
@@ -74,7 +80,10 @@ export const passwordSignInEndpoint: Endpoint = async (request, ctx) => {
     .limit(1);
   // Always run one argon2id verification so unknown emails and wrong passwords look alike, also in time.
   const ok = await verifyPassword(user?.passwordHash ?? (await decoyHash()), password);
-  if (!user || !user.passwordHash || !ok || user.status !== "active") return backToForm(ctx, txId, "invalid_credentials");
+  if (!user || !user.passwordHash || !ok || user.status !== "active") {
+    await ctx.service.limiter.recordFailure(failureKey, failureLimit, 5 * 60_000);
+    return backToForm(ctx, txId, "invalid_credentials");
+  }
 
   const { session, cookie } = await createHostedSession(ctx, {
     userId: user.id,

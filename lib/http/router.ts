@@ -2,7 +2,10 @@ import { eq } from "drizzle-orm";
 import { workspaces } from "../../db/schema";
 import type { Service } from "../service";
 import { issuerFor, type Endpoint, type EndpointContext, type Workspace } from "./context";
-import { errorToResponse, json, notFoundResponse } from "./errors";
+import { errorToResponse, json, notFoundResponse, OAuthError, oauthErrorResponse } from "./errors";
+import { clientAddress } from "./rate-limit";
+import { CORS_PATHS, preflight } from "./cors";
+import { hostedErrorPage } from "../hosted/html";
 import { authorizeEndpoint } from "../oauth/authorize";
 import { discoveryEndpoint, jwksEndpoint } from "../oauth/discovery";
 import { sessionCheckEndpoint } from "../oauth/session-check";
@@ -12,6 +15,7 @@ import { revokeEndpoint } from "../oauth/revoke";
 import { introspectEndpoint } from "../oauth/introspect";
 import { logoutEndpoint } from "../oauth/logout";
 import { passwordSignInEndpoint } from "../authn/sign-in";
+import { authorizationCheckEndpoint } from "../authz/check";
 
 export interface Route {
   method: "GET" | "POST";
@@ -37,7 +41,10 @@ export const routes: Route[] = [
   { method: "POST", path: "/oauth2/introspect", endpoint: introspectEndpoint, machine: true },
   { method: "GET", path: "/oidc/logout", endpoint: logoutEndpoint, machine: false },
   { method: "POST", path: "/sign-in/password", endpoint: passwordSignInEndpoint, machine: false },
+  { method: "POST", path: "/authorization/check", endpoint: authorizationCheckEndpoint, machine: true },
 ];
+
+const RESERVED_PREFIXES = ["/v1/access", "/v1/audit", "/v1/management"];
 
 const byKey = new Map(routes.map((r) => [`${r.method} ${r.path}`, r]));
 const knownPaths = new Set(routes.map((r) => r.path));
@@ -73,11 +80,24 @@ export function contextFor(service: Service, workspace: Workspace): EndpointCont
   return { service, workspace, issuer: issuerFor(service.config.publicUrl, workspace.id), basePath: `/t/${workspace.id}` };
 }
 
+export function tooManyRequests(route: Pick<Route, "machine">, retryAfterSeconds: number): Response {
+  const headers = { "Retry-After": String(retryAfterSeconds) };
+  if (!route.machine) {
+    const page = hostedErrorPage(429, "Too many requests", "Too many requests came from your network. Wait a moment and try again.", "rate_limited");
+    page.headers.set("Retry-After", headers["Retry-After"]);
+    return page;
+  }
+  return oauthErrorResponse(new OAuthError(429, "rate_limited", "Too many requests; retry after the time in Retry-After", { headers }));
+}
+
 /** Runs one endpoint for a resolved route with the uniform error mapping. */
 export async function runEndpoint(route: Route, request: Request, service: Service, workspaceId: string): Promise<Response> {
   try {
     const workspace = await resolveWorkspace(service, workspaceId);
     if (!workspace) return notFoundResponse();
+    const address = clientAddress(request, service.config.trustProxy);
+    const limit = service.limiter.hit(`ip:${workspace.id}:${address}`, service.config.rateLimits.requestsPerMinute, 60_000);
+    if (!limit.allowed) return tooManyRequests(route, limit.retryAfterSeconds);
     return await route.endpoint(request, contextFor(service, workspace));
   } catch (error) {
     return errorToResponse(error);
@@ -93,6 +113,11 @@ export async function dispatch(request: Request, service: Service, options: { ma
   const url = new URL(request.url);
   const split = splitIssuerPath(url.pathname);
   if (!split) return null;
+  // Reserved API families: no released API exists; they fail closed right here, like an unknown route.
+  if (RESERVED_PREFIXES.some((p) => split.subpath === p || split.subpath.startsWith(`${p}/`))) return notFoundResponse();
+  if (request.method === "OPTIONS" && CORS_PATHS.has(split.subpath)) {
+    return runEndpoint({ method: "GET", path: split.subpath, endpoint: preflight, machine: true }, request, service, split.workspaceId);
+  }
   const route = findRoute(request.method, split.subpath);
   if (!route) {
     if (knownPaths.has(split.subpath)) {

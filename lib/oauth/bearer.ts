@@ -1,4 +1,7 @@
+import { eq } from "drizzle-orm";
+import { clients } from "../../db/schema";
 import type { EndpointContext } from "../http/context";
+import { verifyBrowserOrigin } from "../http/cors";
 import { OAuthError } from "../http/errors";
 import { loadTokenAuthority, type HumanToken } from "./authority";
 
@@ -26,4 +29,20 @@ export async function loadHumanAuthority(ctx: EndpointContext, token: string): P
   const authority = await loadTokenAuthority(ctx, token);
   if (!authority || authority.kind !== "human" || !authority.active || !authority.scope.includes("openid")) return null;
   return authority;
+}
+
+/**
+ * UserInfo and the session check: a live human token; from a browser, only from an origin its
+ * (public) client registered. Returns the authority and the origin to grant CORS to.
+ */
+export async function requireHumanToken(request: Request, ctx: EndpointContext): Promise<{ authority: HumanToken; origin: string | null }> {
+  const authority = await loadHumanAuthority(ctx, readBearer(request));
+  if (!authority) throw invalidToken();
+  const origin = request.headers.get("origin");
+  if (origin !== null) {
+    const [client] = await ctx.service.db.select({ type: clients.type, allowedOrigins: clients.allowedOrigins }).from(clients).where(eq(clients.id, authority.clientPk)).limit(1);
+    if (!client) throw invalidToken();
+    verifyBrowserOrigin(request, client);
+  }
+  return { authority, origin };
 }

@@ -2,6 +2,8 @@ import { and, eq, gt, isNull } from "drizzle-orm";
 import { clientSecrets, clients } from "../../db/schema";
 import { safeEqual, sha256Hex } from "../crypto";
 import { invalidClient, invalidRequest, OAuthError } from "../http/errors";
+import { clientAddress } from "../http/rate-limit";
+import { verifyBrowserOrigin } from "../http/cors";
 import type { EndpointContext } from "../http/context";
 
 export type ClientRow = typeof clients.$inferSelect;
@@ -20,6 +22,8 @@ export interface AuthenticatedClient {
   /** The client secret used (confidential clients); tokens of workloads are bound to it. */
   credentialId: string | null;
   method: "client_secret_basic" | "none";
+  /** The verified browser origin of a public client's cross-origin call, for the CORS answer. */
+  corsOrigin: string | null;
 }
 
 const formDecode = (value: string) => decodeURIComponent(value.replace(/\+/g, " "));
@@ -42,12 +46,24 @@ export function parseBasic(header: string): { clientId: string; secret: string }
  * secret; confidential clients use HTTP Basic only, with an optional matching body `client_id`.
  * Body secrets, mixed methods and an `Origin` header on confidential authentication are refused.
  */
+const FAILURE_WINDOW_MS = 5 * 60_000;
+
+function limitClient(ctx: EndpointContext, clientId: string): void {
+  const decision = ctx.service.limiter.hit(`client:${ctx.workspace.id}:${clientId}`, ctx.service.config.rateLimits.requestsPerMinute, 60_000);
+  if (!decision.allowed) {
+    throw new OAuthError(429, "rate_limited", "Too many requests for this client; retry after the time in Retry-After", {
+      headers: { "Retry-After": String(decision.retryAfterSeconds) },
+    });
+  }
+}
+
 export async function authenticateClient(
   request: Request,
   params: Map<string, string>,
   ctx: EndpointContext,
 ): Promise<AuthenticatedClient> {
   const authorization = request.headers.get("authorization");
+  const { limiter, config } = ctx.service;
   if (params.has("client_secret")) {
     throw invalidRequest("client_secret in the body is not supported; confidential clients use HTTP Basic");
   }
@@ -64,18 +80,28 @@ export async function authenticateClient(
     if (bodyClientId !== undefined && bodyClientId !== clientId) {
       throw invalidRequest("client_id in the body does not match the authenticated client");
     }
+    // Repeated failures from one address lock that client out there for a while; as SPEC.md says,
+    // the limit surfaces as an authentication failure, and the secret is not even checked.
+    const failureKey = `authfail:${ctx.workspace.id}:${clientId}:${clientAddress(request, config.trustProxy)}`;
+    const failureLimit = config.rateLimits.failuresPer5Minutes;
+    if (!limiter.blocked(failureKey, failureLimit, FAILURE_WINDOW_MS).allowed) throw invalidClient("Client authentication failed", true);
     const client = await findClient(ctx, clientId);
-    if (!client || !client.active || client.type === "PUBLIC") throw invalidClient("Client authentication failed", true);
-    const credentialId = await verifyClientSecret(ctx, client.id, secret);
-    if (!credentialId) throw invalidClient("Client authentication failed", true);
-    return { client, credentialId, method: "client_secret_basic" };
+    const credentialId = client && client.active && client.type !== "PUBLIC" ? await verifyClientSecret(ctx, client.id, secret) : null;
+    if (!client || !credentialId) {
+      await limiter.recordFailure(failureKey, failureLimit, FAILURE_WINDOW_MS);
+      throw invalidClient("Client authentication failed", true);
+    }
+    limitClient(ctx, client.clientId);
+    return { client, credentialId, method: "client_secret_basic", corsOrigin: null };
   }
   const clientId = params.get("client_id");
   if (!clientId) throw invalidClient("Client authentication is required", false);
   const client = await findClient(ctx, clientId);
   if (!client || !client.active) throw invalidClient("Client authentication failed", false);
   if (client.type !== "PUBLIC") throw invalidClient("This client must authenticate with HTTP Basic", true);
-  return { client, credentialId: null, method: "none" };
+  const corsOrigin = verifyBrowserOrigin(request, client);
+  limitClient(ctx, client.clientId);
+  return { client, credentialId: null, method: "none", corsOrigin };
 }
 
 /** Returns the id of the active secret that matches, comparing hashes in constant time. */

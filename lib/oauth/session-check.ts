@@ -1,15 +1,14 @@
 import { epochSeconds } from "../clock";
 import type { Endpoint } from "../http/context";
+import { withCors } from "../http/cors";
 import { json } from "../http/errors";
-import { invalidToken, loadHumanAuthority, readBearer } from "./bearer";
+import { requireHumanToken } from "./bearer";
 
 /**
  * GET /oidc/session: 200 `{active: true, ...}` only while the token and its whole authority chain
  * are current; 401 otherwise (M2M tokens have no grant or session and never pass).
  */
 export const sessionCheckEndpoint: Endpoint = async (request, ctx) => {
-  const token = readBearer(request);
-  const authority = await loadHumanAuthority(ctx, token);
-  if (!authority) throw invalidToken();
-  return json({ active: true, iss: ctx.issuer, client_id: authority.clientId, sub: authority.subject, exp: epochSeconds(authority.expiresAt) });
+  const { authority, origin } = await requireHumanToken(request, ctx);
+  return withCors(json({ active: true, iss: ctx.issuer, client_id: authority.clientId, sub: authority.subject, exp: epochSeconds(authority.expiresAt) }), origin);
 };

@@ -1,11 +1,10 @@
 import type { Endpoint } from "../http/context";
+import { withCors } from "../http/cors";
 import { json } from "../http/errors";
-import { invalidToken, loadHumanAuthority, readBearer } from "./bearer";
+import { requireHumanToken } from "./bearer";
 
 export const userinfoEndpoint: Endpoint = async (request, ctx) => {
-  const token = readBearer(request);
-  const authority = await loadHumanAuthority(ctx, token);
-  if (!authority) throw invalidToken();
+  const { authority, origin } = await requireHumanToken(request, ctx);
   const body: Record<string, unknown> = { sub: authority.subject };
   if (authority.organizationId) body.organization_id = authority.organizationId;
   if (authority.connectionId) body.connection_id = authority.connectionId;
@@ -14,5 +13,5 @@ export const userinfoEndpoint: Endpoint = async (request, ctx) => {
     body.email_verified = authority.emailVerified === true;
   }
   if (authority.scope.includes("profile") && authority.name && authority.name.trim() !== "") body.name = authority.name;
-  return json(body);
+  return withCors(json(body), origin);
 };

@@ -7,6 +7,7 @@ import { afterAll } from "vitest";
 import type { DatabaseHandle } from "../../db/client";
 import { createService, type Service } from "../../lib/service";
 import type { Clock } from "../../lib/clock";
+import type { Config } from "../../lib/config";
 import { dispatch } from "../../lib/http/router";
 import { contextFor, resolveWorkspace } from "../../lib/http/router";
 import { signInView } from "../../lib/authn/sign-in";
@@ -33,10 +34,21 @@ export interface Harness {
 }
 
 /** One harness per test file; closed after the file. */
-export async function createHarness(): Promise<Harness> {
+export async function createHarness(overrides: Partial<Config> = {}): Promise<Harness> {
   const handle = await openTestDatabase();
   const clock = new TestClock();
-  const service = createService(handle.db, { port: 0, publicUrl: PUBLIC_URL, databaseUrl: undefined, dataDir: "", masterKey: randomBytes(32) }, clock);
+  const config: Config = {
+    port: 0,
+    publicUrl: PUBLIC_URL,
+    databaseUrl: undefined,
+    dataDir: "",
+    masterKey: randomBytes(32),
+    // High enough that only the tests about limits meet them.
+    rateLimits: { requestsPerMinute: 100_000, failuresPer5Minutes: 1000 },
+    trustProxy: false,
+    ...overrides,
+  };
+  const service = createService(handle.db, config, clock);
   afterAll(async () => {
     await handle.close();
   });
@@ -72,7 +84,8 @@ export async function call(h: Harness, path: string, options: CallOptions = {}):
   if (options.cookie) headers.set("cookie", options.cookie);
   const request = new Request(PUBLIC_URL + path, { method: options.method ?? (body !== undefined ? "POST" : "GET"), headers, body });
   const response = await dispatch(request, h.service);
-  if (!response) return new Response(JSON.stringify({ error: "invalid_request", error_description: "Not found" }), { status: 404 });
+  // Paths outside the route table are Next's (hosted pages, the catch-all 404): mark them plainly.
+  if (!response) return new Response("not dispatched: served by Next", { status: 599 });
   return response;
 }
 
@@ -160,7 +173,9 @@ export async function signIn(
   });
   if (post.status !== 303) throw new Error(`sign-in answered ${post.status}: ${await post.text()}`);
   jar.take(post);
-  return { callback: new URL(post.headers.get("location")!), verifier, state, nonce, jar };
+  const callback = new URL(post.headers.get("location")!, PUBLIC_URL);
+  if (callback.origin === PUBLIC_URL) throw new Error(`sign-in failed: ${callback.searchParams.get("error")}`);
+  return { callback, verifier, state, nonce, jar };
 }
 
 export async function exchangeCode(

@@ -1,0 +1,101 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { basic, call, createHarness, exchangeCode, Jar, PUBLIC_URL, seed, signIn, uniqueWorkspaceId, type Harness } from "../helpers/harness";
+import { ADA, SPA, WEB, standardWorkspace } from "../helpers/fixtures";
+import { createService } from "../../lib/service";
+import { CLIENT_ADDRESS_HEADER } from "../../lib/http/rate-limit";
+
+let h: Harness;
+const ws = uniqueWorkspaceId("limits");
+
+beforeAll(async () => {
+  h = await createHarness({ rateLimits: { requestsPerMinute: 5, failuresPer5Minutes: 3 } });
+  await seed(h, standardWorkspace(ws));
+});
+
+const from = (address: string) => ({ [CLIENT_ADDRESS_HEADER]: address });
+
+describe("per-address limit", () => {
+  it("answers 429 with Retry-After once an address exceeds its budget, and only for that address", async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 7; i++) statuses.push((await call(h, `/t/${ws}/.well-known/openid-configuration`, { headers: from("10.0.0.1") })).status);
+    expect(statuses.slice(0, 5)).toEqual([200, 200, 200, 200, 200]);
+    expect(statuses.slice(5)).toEqual([429, 429]);
+    const limited = await call(h, `/t/${ws}/.well-known/openid-configuration`, { headers: from("10.0.0.1") });
+    const retryAfter = Number(limited.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect(await limited.json()).toMatchObject({ error: "rate_limited" });
+    expect((await call(h, `/t/${ws}/.well-known/openid-configuration`, { headers: from("10.0.0.2") })).status).toBe(200);
+    h.clock.advance(60_000);
+    expect((await call(h, `/t/${ws}/.well-known/openid-configuration`, { headers: from("10.0.0.1") })).status).toBe(200);
+  });
+
+  it("shows a hosted page, not JSON, on the authorize endpoint", async () => {
+    let res: Response | undefined;
+    for (let i = 0; i < 7; i++) res = await call(h, `/t/${ws}/oauth2/authorize?client_id=spa`, { headers: from("10.0.0.3") });
+    expect(res!.status).toBe(429);
+    expect(res!.headers.get("content-type")).toContain("text/html");
+    expect(res!.headers.get("retry-after")).toBeTruthy();
+  });
+
+  it("holds across two instances of the service sharing one database", async () => {
+    h.clock.advance(60_000);
+    const second = { ...h, service: createService(h.service.db, h.service.config, h.clock) };
+    for (let i = 0; i < 3; i++) expect((await call(h, `/t/${ws}/.well-known/jwks.json`, { headers: from("10.0.0.4") })).status).toBe(200);
+    await h.service.limiter.flush();
+    // The second instance has served nobody yet; the shared count still limits it after its first sync.
+    expect((await call(second, `/t/${ws}/.well-known/jwks.json`, { headers: from("10.0.0.4") })).status).toBe(200);
+    await second.service.limiter.flush();
+    const after = [];
+    for (let i = 0; i < 2; i++) after.push((await call(second, `/t/${ws}/.well-known/jwks.json`, { headers: from("10.0.0.4") })).status);
+    expect(after).toContain(429);
+  });
+});
+
+describe("per-client limit and failed client authentication", () => {
+  it("limits one client across addresses", async () => {
+    h.clock.advance(60_000);
+    const statuses: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      const res = await call(h, `/t/${ws}/oauth2/token`, { form: { grant_type: "refresh_token", refresh_token: "x", client_id: SPA.client_id }, headers: from(`10.1.0.${i}`) });
+      statuses.push(res.status);
+    }
+    expect(statuses.slice(0, 5).every((s) => s === 400)).toBe(true);
+    expect(statuses.slice(5)).toEqual([429, 429]);
+  });
+
+  it("locks out a confidential client after repeated failures from one address, as invalid_client", async () => {
+    h.clock.advance(5 * 60_000);
+    const attempt = (secret: string, address = "10.2.0.1") =>
+      call(h, `/t/${ws}/oauth2/token`, { form: { grant_type: "refresh_token", refresh_token: "x" }, headers: { authorization: basic(WEB.client_id, secret), ...from(address) } });
+    for (let i = 0; i < 3; i++) expect((await attempt("wrong")).status).toBe(401);
+    // The right secret now fails too, from that address, and looks like any authentication failure.
+    const locked = await attempt(WEB.secret);
+    expect(locked.status).toBe(401);
+    expect((await locked.json()).error).toBe("invalid_client");
+    // Another address is unaffected.
+    expect((await attempt(WEB.secret, "10.2.0.2")).status).toBe(400); // authenticated; the refresh token is bad
+    h.clock.advance(5 * 60_000);
+    expect((await attempt(WEB.secret)).status).toBe(400);
+  });
+});
+
+describe("password guessing", () => {
+  it("stops checking passwords for an account and address after repeated failures", async () => {
+    h.clock.advance(5 * 60_000);
+    const l = await createHarness({ rateLimits: { requestsPerMinute: 100_000, failuresPer5Minutes: 3 } });
+    const w = uniqueWorkspaceId("guess");
+    await seed(l, standardWorkspace(w));
+    for (let i = 0; i < 3; i++) {
+      await expect(signIn(l, w, { ...SPA, email: ADA.email, password: "wrong password" })).rejects.toThrow("invalid_credentials");
+    }
+    // Even the right password is refused now, with the rate-limit message.
+    const jar = new Jar();
+    await expect(signIn(l, w, { ...SPA, ...ADA }, jar)).rejects.toThrow("rate_limited");
+    l.clock.advance(5 * 60_000 + 1000);
+    const ok = await signIn(l, w, { ...SPA, ...ADA });
+    const res = await exchangeCode(l, w, { code: ok.callback.searchParams.get("code")!, redirect_uri: SPA.redirect_uri, verifier: ok.verifier, client_id: SPA.client_id });
+    expect(res.status).toBe(200);
+    void PUBLIC_URL;
+  });
+});
