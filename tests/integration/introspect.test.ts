@@ -283,13 +283,14 @@ describe("POST /oauth2/introspect: client authentication and the request", () =>
 
   it("requires token; refuses unknown hints, duplicates and unknown parameters (400)", async () => {
     const t = await webTokens();
-    for (const form of [
+    const forms: (Record<string, string> | string)[] = [
       {},
       { token: "" },
       { token: t.access_token, token_type_hint: "id_token" },
       { token: t.access_token, scope: "openid" },
       `token=${t.access_token}&token=${t.access_token}`,
-    ]) {
+    ];
+    for (const form of forms) {
       const res = await introspect(form, { authorization: basic(WEB.client_id, WEB.secret) });
       expect(res.status, JSON.stringify(form)).toBe(400);
       expect((await res.json()).error).toBe("invalid_request");

@@ -240,13 +240,14 @@ describe("POST /oauth2/revoke: client authentication and the request", () => {
 
   it("requires token; refuses a hint outside access_token/refresh_token, duplicates and unknown parameters (400)", async () => {
     const t = await spaTokens();
-    for (const form of [
+    const forms: (Record<string, string> | string)[] = [
       { client_id: SPA.client_id },
       { token: "", client_id: SPA.client_id },
       { token: t.access_token, client_id: SPA.client_id, token_type_hint: "id_token" },
       { token: t.access_token, client_id: SPA.client_id, foo: "bar" },
       `token=${t.access_token}&token=${t.access_token}&client_id=${SPA.client_id}`,
-    ]) {
+    ];
+    for (const form of forms) {
       const res = await revoke(form);
       expect(res.status, JSON.stringify(form)).toBe(400);
       expect((await res.json()).error).toBe("invalid_request");
