@@ -1,6 +1,20 @@
-import { and, eq } from "drizzle-orm";
-import { alias } from "drizzle-orm/pg-core";
-import { accessTokens, apis, clients, clientSecrets, grants, hostedSessions, users } from "../../db/schema";
+import { and, eq, exists, sql } from "drizzle-orm";
+import { alias, type SelectedFields } from "drizzle-orm/pg-core";
+import type { Database } from "../../db/client";
+import {
+  accessTokens,
+  apiGrants,
+  apis,
+  clients,
+  clientSecrets,
+  grants,
+  hostedSessions,
+  organizationMembers,
+  organizations,
+  rolePermissions,
+  userRoles,
+  users,
+} from "../../db/schema";
 import { sha256Hex } from "../crypto";
 import type { EndpointContext } from "../http/context";
 import { sessionIsLive } from "../authn/hosted-session";
@@ -41,6 +55,55 @@ export type TokenAuthority = HumanToken | WorkloadToken;
 
 const secret = alias(clientSecrets, "credential");
 
+/** A token and its authority chain: the columns every one-query authority lookup selects. */
+const authorityFields = {
+  tokenHash: accessTokens.tokenHash,
+  clientPk: accessTokens.clientPk,
+  grantId: accessTokens.grantId,
+  sessionId: accessTokens.sessionId,
+  userId: accessTokens.userId,
+  credentialId: accessTokens.credentialId,
+  subject: accessTokens.subject,
+  scope: accessTokens.scope,
+  apiId: accessTokens.apiId,
+  issuedAt: accessTokens.createdAt,
+  expiresAt: accessTokens.expiresAt,
+  revokedAt: accessTokens.revokedAt,
+  clientId: clients.clientId,
+  clientActive: clients.active,
+  grantRevokedAt: grants.revokedAt,
+  grantAbsoluteExpiresAt: grants.absoluteExpiresAt,
+  sessionEndedAt: hostedSessions.endedAt,
+  sessionIdleExpiresAt: hostedSessions.idleExpiresAt,
+  sessionAbsoluteExpiresAt: hostedSessions.absoluteExpiresAt,
+  organizationId: hostedSessions.organizationId,
+  connectionId: hostedSessions.connectionId,
+  userStatus: users.status,
+  email: users.email,
+  emailVerified: users.emailVerified,
+  name: users.name,
+  credentialRevokedAt: secret.revokedAt,
+  credentialExpiresAt: secret.expiresAt,
+  audience: apis.audience,
+  apiActive: apis.active,
+};
+
+
+/** The token row joined to every link of its chain; callers add their columns and the WHERE. */
+function selectAuthority<F extends SelectedFields>(db: Database, extra: F) {
+  return db
+    .select({ ...authorityFields, ...extra })
+    .from(accessTokens)
+    .innerJoin(clients, eq(clients.id, accessTokens.clientPk))
+    .leftJoin(grants, eq(grants.id, accessTokens.grantId))
+    .leftJoin(hostedSessions, eq(hostedSessions.id, accessTokens.sessionId))
+    .leftJoin(users, eq(users.id, accessTokens.userId))
+    .leftJoin(secret, eq(secret.id, accessTokens.credentialId))
+    .leftJoin(apis, eq(apis.id, accessTokens.apiId));
+}
+
+type AuthorityRow = Awaited<ReturnType<typeof selectAuthority<Record<never, never>>>>[number];
+
 /**
  * Resolves an opaque access token with its whole authority chain in one SQL round trip:
  * human tokens through grant, hosted session, user and client; workload tokens through the
@@ -48,48 +111,14 @@ const secret = alias(clientSecrets, "credential");
  */
 export async function loadTokenAuthority(ctx: EndpointContext, token: string): Promise<TokenAuthority | null> {
   const now = ctx.service.clock.now();
-  const [row] = await ctx.service.db
-    .select({
-      tokenHash: accessTokens.tokenHash,
-      clientPk: accessTokens.clientPk,
-      grantId: accessTokens.grantId,
-      sessionId: accessTokens.sessionId,
-      userId: accessTokens.userId,
-      credentialId: accessTokens.credentialId,
-      subject: accessTokens.subject,
-      scope: accessTokens.scope,
-      apiId: accessTokens.apiId,
-      issuedAt: accessTokens.createdAt,
-      expiresAt: accessTokens.expiresAt,
-      revokedAt: accessTokens.revokedAt,
-      clientId: clients.clientId,
-      clientActive: clients.active,
-      grantRevokedAt: grants.revokedAt,
-      grantAbsoluteExpiresAt: grants.absoluteExpiresAt,
-      sessionEndedAt: hostedSessions.endedAt,
-      sessionIdleExpiresAt: hostedSessions.idleExpiresAt,
-      sessionAbsoluteExpiresAt: hostedSessions.absoluteExpiresAt,
-      organizationId: hostedSessions.organizationId,
-      connectionId: hostedSessions.connectionId,
-      userStatus: users.status,
-      email: users.email,
-      emailVerified: users.emailVerified,
-      name: users.name,
-      credentialRevokedAt: secret.revokedAt,
-      credentialExpiresAt: secret.expiresAt,
-      audience: apis.audience,
-      apiActive: apis.active,
-    })
-    .from(accessTokens)
-    .innerJoin(clients, eq(clients.id, accessTokens.clientPk))
-    .leftJoin(grants, eq(grants.id, accessTokens.grantId))
-    .leftJoin(hostedSessions, eq(hostedSessions.id, accessTokens.sessionId))
-    .leftJoin(users, eq(users.id, accessTokens.userId))
-    .leftJoin(secret, eq(secret.id, accessTokens.credentialId))
-    .leftJoin(apis, eq(apis.id, accessTokens.apiId))
+  const [row] = await selectAuthority(ctx.service.db, {})
     .where(and(eq(accessTokens.workspaceId, ctx.workspace.id), eq(accessTokens.tokenHash, sha256Hex(token))))
     .limit(1);
   if (!row) return null;
+  return toAuthority(row, now);
+}
+
+function toAuthority(row: AuthorityRow, now: Date): TokenAuthority | null {
   const tokenLive = !row.revokedAt && row.expiresAt > now && row.clientActive && (row.apiId === null || row.apiActive === true);
   const common = {
     tokenHash: row.tokenHash,
@@ -131,4 +160,127 @@ export async function loadTokenAuthority(ctx: EndpointContext, token: string): P
     return { ...common, kind: "workload", active, credentialId: row.credentialId };
   }
   return null;
+}
+
+/** What `/authorization/check` asks about one permission, answered in the same round trip as the token. */
+export interface PermissionProbe {
+  permission: string;
+  /** An organization id, or null for the workspace level. */
+  organizationId: string | null;
+}
+
+export interface PermissionFacts {
+  /** The token's API still defines the permission. */
+  apiDefines: boolean;
+  /** The client's grant of the token's API still includes the permission (workload: obtainable; human: requestable). */
+  clientGrantIncludes: boolean;
+  /**
+   * Human: a role the user holds now grants the permission on the token's API, at workspace level
+   * (probe organization null) or in the probe's organization.
+   */
+  userHolds: boolean;
+  /** Human: the session has no organization, or that organization is active and the user is still its member. */
+  sessionOrganizationCurrent: boolean;
+}
+
+const permission = sql.placeholder("permission");
+const organization = sql.placeholder("organizationId");
+const asJsonbArray = sql`jsonb_build_array(${permission}::text)`;
+
+/**
+ * The token, its chain and the permission facts in one statement (EXISTS subqueries correlated
+ * with the token row), prepared once per database handle: the permission check's hot path.
+ */
+function prepareProbe(db: Database) {
+  const userHolds = exists(
+    db
+      .select({ one: sql`1` })
+      .from(userRoles)
+      .innerJoin(
+        rolePermissions,
+        and(eq(rolePermissions.workspaceId, userRoles.workspaceId), eq(rolePermissions.roleId, userRoles.roleId), eq(rolePermissions.apiId, accessTokens.apiId)),
+      )
+      .where(
+        and(
+          eq(userRoles.workspaceId, accessTokens.workspaceId),
+          eq(userRoles.userId, accessTokens.userId),
+          sql`${userRoles.organizationId} is not distinct from ${organization}::text`,
+          sql`${rolePermissions.permissions} @> ${asJsonbArray}`,
+        ),
+      ),
+  );
+  const clientGrantIncludes = exists(
+    db
+      .select({ one: sql`1` })
+      .from(apiGrants)
+      .where(
+        and(
+          eq(apiGrants.workspaceId, accessTokens.workspaceId),
+          eq(apiGrants.clientPk, accessTokens.clientPk),
+          eq(apiGrants.apiId, accessTokens.apiId),
+          sql`${apiGrants.permissions} @> ${asJsonbArray}`,
+        ),
+      ),
+  );
+  const sessionOrganizationMember = exists(
+    db
+      .select({ one: sql`1` })
+      .from(organizationMembers)
+      .innerJoin(organizations, eq(organizations.id, organizationMembers.organizationId))
+      .where(
+        and(
+          eq(organizationMembers.workspaceId, accessTokens.workspaceId),
+          eq(organizationMembers.organizationId, hostedSessions.organizationId),
+          eq(organizationMembers.userId, accessTokens.userId),
+          eq(organizations.active, true),
+        ),
+      ),
+  );
+  return selectAuthority(db, {
+    apiDefines: sql<boolean>`coalesce(${apis.permissions} @> ${asJsonbArray}, false)`,
+    clientGrantIncludes: sql<boolean>`${clientGrantIncludes}`,
+    userHolds: sql<boolean>`(${accessTokens.userId} is not null and ${userHolds})`,
+    sessionOrganizationCurrent: sql<boolean>`(${hostedSessions.organizationId} is null or ${sessionOrganizationMember})`,
+  })
+    .where(and(eq(accessTokens.workspaceId, sql.placeholder("workspaceId")), eq(accessTokens.tokenHash, sql.placeholder("tokenHash"))))
+    .limit(1)
+    .prepare("latchkey_token_permission_probe");
+}
+
+const probes = new WeakMap<Database, ReturnType<typeof prepareProbe>>();
+
+/**
+ * loadTokenAuthority plus the facts about one permission, in one SQL round trip. Nothing is
+ * cached between calls: a role or grant change is seen by the next call.
+ */
+export async function loadTokenAuthorityWithPermission(
+  ctx: EndpointContext,
+  token: string,
+  probe: PermissionProbe,
+): Promise<{ authority: TokenAuthority; facts: PermissionFacts } | null> {
+  const db = ctx.service.db;
+  let prepared = probes.get(db);
+  if (!prepared) {
+    prepared = prepareProbe(db);
+    probes.set(db, prepared);
+  }
+  const now = ctx.service.clock.now();
+  const [row] = await prepared.execute({
+    workspaceId: ctx.workspace.id,
+    tokenHash: sha256Hex(token),
+    permission: probe.permission,
+    organizationId: probe.organizationId,
+  });
+  if (!row) return null;
+  const authority = toAuthority(row, now);
+  if (!authority) return null;
+  return {
+    authority,
+    facts: {
+      apiDefines: row.apiDefines === true,
+      clientGrantIncludes: row.clientGrantIncludes === true,
+      userHolds: row.userHolds === true,
+      sessionOrganizationCurrent: row.sessionOrganizationCurrent === true,
+    },
+  };
 }

@@ -1,0 +1,136 @@
+/**
+ * POST /authorization/check (SPEC.md): an API server asks whether the bearer of an access token
+ * may perform `permission` on `resource`, at workspace level or within `organization_id`.
+ *
+ * 200 `{"allowed": true}` only while the token and its whole authority chain are current, the
+ * resource is the token's audience, the permission is in the token's scope and still held now
+ * (a user's role at workspace level or in the session's organization; a workload's API grant),
+ * and a workload asks at workspace level. Every other well-formed request is 200
+ * `{"allowed": false}`. One SQL round trip, nothing cached: a role or grant change is seen by the
+ * next check. Errors use the check's own problem shape (lib/authz/errors.ts); a database failure
+ * is 503, never an answer.
+ */
+import type { Endpoint, EndpointContext } from "../http/context";
+import { isDependencyFailure, OAuthError } from "../http/errors";
+import { mediaType, readBody } from "../http/form";
+import { loadTokenAuthorityWithPermission, type PermissionFacts, type TokenAuthority } from "../oauth/authority";
+import {
+  badRequest,
+  CheckError,
+  checkErrorResponse,
+  checkPayloadTooLarge,
+  checkUnavailable,
+  checkUnsupportedMediaType,
+  invalidCheckToken,
+} from "./errors";
+
+export const CHECK_BODY_LIMIT = 2 * 1024;
+
+export interface CheckRequest {
+  resource: string;
+  permission: string;
+  organizationId: string | null;
+}
+
+const MEMBERS = ["organization_id", "permission", "resource"];
+const BEARER = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/;
+
+/**
+ * The member names of the top-level object exactly as written, duplicates included: JSON.parse
+ * silently keeps the last of two equal names. `text` must already be valid JSON.
+ */
+export function topLevelMemberNames(text: string): string[] {
+  const names: string[] = [];
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      let j = i + 1;
+      while (text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
+      if (depth === 1) {
+        let k = j + 1;
+        while (k < text.length && " \t\n\r".includes(text[k])) k++;
+        if (text[k] === ":") names.push(JSON.parse(text.slice(i, j + 1)) as string);
+      }
+      i = j;
+    } else if (c === "{" || c === "[") depth++;
+    else if (c === "}" || c === "]") depth--;
+  }
+  return names;
+}
+
+/** The request rules: no query, no Origin, JSON of at most 2 KiB with exactly the three members. */
+export async function readCheckRequest(request: Request): Promise<CheckRequest> {
+  if (request.url.includes("?")) throw badRequest("The permission check takes no query string");
+  if (request.headers.has("origin")) throw badRequest("The permission check is called by API servers, not from a browser origin");
+  if (mediaType(request) !== "application/json") throw checkUnsupportedMediaType();
+  let text: string;
+  try {
+    text = await readBody(request, CHECK_BODY_LIMIT);
+  } catch (error) {
+    if (error instanceof OAuthError && error.status === 413) throw checkPayloadTooLarge(CHECK_BODY_LIMIT);
+    throw error;
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw badRequest("The body is not valid JSON");
+  }
+  if (typeof body !== "object" || body === null || Array.isArray(body)) throw badRequest("The body must be a JSON object");
+  const names = topLevelMemberNames(text).sort();
+  if (names.length !== MEMBERS.length || names.some((name, i) => name !== MEMBERS[i])) {
+    throw badRequest("The body must have exactly the members resource, permission and organization_id, once each");
+  }
+  const { resource, permission, organization_id: organizationId } = body as Record<string, unknown>;
+  if (typeof resource !== "string" || resource === "") throw badRequest("resource must be a nonempty string");
+  if (typeof permission !== "string" || permission === "") throw badRequest("permission must be a nonempty string");
+  if (organizationId !== null && (typeof organizationId !== "string" || organizationId === "")) {
+    throw badRequest("organization_id must be an organization id string or null");
+  }
+  return { resource, permission, organizationId };
+}
+
+/** The decision over a current token's authority and the permission facts read with it. */
+export function decide(authority: TokenAuthority, facts: PermissionFacts, check: CheckRequest): boolean {
+  if (!authority.active) return false;
+  if (authority.audience === null || authority.audience !== check.resource) return false;
+  if (!authority.scope.includes(check.permission)) return false;
+  if (!facts.apiDefines || !facts.clientGrantIncludes) return false;
+  if (authority.kind === "workload") return check.organizationId === null;
+  if (!facts.sessionOrganizationCurrent || !facts.userHolds) return false;
+  return check.organizationId === null || check.organizationId === authority.organizationId;
+}
+
+async function check(request: Request, ctx: EndpointContext): Promise<Response> {
+  const body = await readCheckRequest(request);
+  const match = BEARER.exec(request.headers.get("authorization") ?? "");
+  if (!match) throw invalidCheckToken("A bearer access token is required");
+  const found = await loadTokenAuthorityWithPermission(ctx, match[1], { permission: body.permission, organizationId: body.organizationId });
+  if (!found || !found.authority.active) throw invalidCheckToken();
+  return allowedResponse(decide(found.authority, found.facts, body));
+}
+
+function allowedResponse(allowed: boolean): Response {
+  return new Response(JSON.stringify({ allowed }), {
+    status: 200,
+    headers: { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store", Pragma: "no-cache" },
+  });
+}
+
+export const authorizationCheckEndpoint: Endpoint = async (request, ctx) => {
+  try {
+    return await check(request, ctx);
+  } catch (error) {
+    if (error instanceof CheckError) return checkErrorResponse(error);
+    if (isDependencyFailure(error)) {
+      // The driver's message can carry the query and its parameters (a token hash): log the cause only.
+      const cause = (error as { cause?: unknown }).cause;
+      console.error("[latchkey] authorization check: dependency failure:", cause instanceof Error ? cause.message : (error as Error).name);
+      return checkErrorResponse(checkUnavailable());
+    }
+    const id = crypto.randomUUID();
+    console.error(`[latchkey] authorization check: internal error (${id}):`, error);
+    return checkErrorResponse(new CheckError(500, "server_error", `Internal error (request ${id})`));
+  }
+};

@@ -1,0 +1,52 @@
+/**
+ * The permission check's own error shape (SPEC.md: error bodies differ between the OAuth boundary
+ * and the permission check). An RFC 9457 problem document: `type`, `title`, `status`, `detail`,
+ * served as application/problem+json with no-store. Callers branch on the status, never on the
+ * body: every non-200 answer is a denial.
+ */
+export type CheckProblem =
+  | "bad_request"
+  | "invalid_token"
+  | "payload_too_large"
+  | "unsupported_media_type"
+  | "unavailable"
+  | "server_error";
+
+const TITLES: Record<CheckProblem, string> = {
+  bad_request: "Bad request",
+  invalid_token: "Invalid or expired access token",
+  payload_too_large: "Request body too large",
+  unsupported_media_type: "Unsupported media type",
+  unavailable: "Authority cannot be confirmed",
+  server_error: "Internal error",
+};
+
+export class CheckError extends Error {
+  constructor(
+    readonly status: number,
+    readonly problem: CheckProblem,
+    readonly detail: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(`${problem}: ${detail}`);
+    this.name = "CheckError";
+  }
+}
+
+export const badRequest = (detail: string) => new CheckError(400, "bad_request", detail);
+export const invalidCheckToken = (detail = "The access token is missing, invalid or expired") =>
+  new CheckError(401, "invalid_token", detail, { "WWW-Authenticate": 'Bearer realm="latchkey", error="invalid_token"' });
+export const checkPayloadTooLarge = (limit: number) => new CheckError(413, "payload_too_large", `The body may be at most ${limit} bytes`);
+export const checkUnsupportedMediaType = () => new CheckError(415, "unsupported_media_type", "The body must be application/json");
+export const checkUnavailable = () =>
+  new CheckError(503, "unavailable", "Authority cannot be confirmed right now; deny the operation and retry later", { "Retry-After": "5" });
+
+export function checkErrorResponse(error: CheckError): Response {
+  return new Response(
+    JSON.stringify({ type: `urn:latchkey:authorization-check:${error.problem}`, title: TITLES[error.problem], status: error.status, detail: error.detail }),
+    {
+      status: error.status,
+      headers: { "Content-Type": "application/problem+json", "Cache-Control": "no-store", Pragma: "no-cache", ...error.headers },
+    },
+  );
+}
