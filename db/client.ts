@@ -9,7 +9,6 @@ import type { PgDatabase } from "drizzle-orm/pg-core";
 import postgres from "postgres";
 import * as schema from "./schema";
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Database = PgDatabase<any, typeof schema>;
 
 export interface DatabaseHandle {
@@ -90,7 +89,6 @@ function isAlive(pid: number): boolean {
 
 export async function runMigrations(handle: DatabaseHandle, databaseUrl?: string): Promise<void> {
   if (handle.kind === "pglite") {
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
     await migratePglite(handle.db as any, { migrationsFolder });
     return;
   }

@@ -109,7 +109,6 @@ describe("family limits", () => {
     // The hosted session's own limits (12 h idle) must not be what fails here: keep it alive.
     for (let d = 0; d < 6; d++) {
       h.clock.advance(DAY - HOUR);
-      // eslint-disable-next-line no-await-in-loop
       await touchSession(t.jar);
     }
     h.clock.advance(DAY + 2 * HOUR); // > 7 days since the family was last used
@@ -122,9 +121,7 @@ describe("family limits", () => {
     let rt = t.refresh_token;
     for (let i = 0; i < 6; i++) {
       h.clock.advance(11 * HOUR);
-      // eslint-disable-next-line no-await-in-loop
       await touchSession(t.jar);
-      // eslint-disable-next-line no-await-in-loop
       const res = await refresh(rt);
       expect(res.status).toBe(200);
       rt = (await res.json()).refresh_token;
@@ -151,7 +148,6 @@ describe("family limits", () => {
     let rt: string = t.refresh_token;
     for (let i = 0; i < 4; i++) {
       h.clock.advance(6 * DAY);
-      // eslint-disable-next-line no-await-in-loop
       const res = await refresh(rt);
       if (res.status !== 200) throw new Error(`day ${(i + 1) * 6}: ${await res.text()}`);
       rt = (await res.json()).refresh_token;

@@ -1,0 +1,59 @@
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig, parseMasterKey } from "./config";
+
+const dir = () => mkdtempSync(path.join(tmpdir(), "latchkey-config-"));
+
+describe("configuration", () => {
+  it("has defaults for a first run: port 3000, localhost URL, generated master key in DATA_DIR", () => {
+    const dataDir = dir();
+    const config = loadConfig({ DATA_DIR: dataDir });
+    expect(config.port).toBe(3000);
+    expect(config.publicUrl).toBe("http://localhost:3000");
+    expect(config.databaseUrl).toBeUndefined();
+    expect(config.masterKey).toHaveLength(32);
+    expect(readFileSync(path.join(dataDir, "master.key"), "utf8").trim()).toBe(config.masterKey.toString("hex"));
+    // The same key on the next start.
+    expect(loadConfig({ DATA_DIR: dataDir }).masterKey.equals(config.masterKey)).toBe(true);
+  });
+
+  it("derives PUBLIC_URL from PORT and keeps an explicit origin without a trailing slash", () => {
+    expect(loadConfig({ DATA_DIR: dir(), PORT: "4000" }).publicUrl).toBe("http://localhost:4000");
+    expect(loadConfig({ DATA_DIR: dir(), PUBLIC_URL: "https://auth.example.com/" }).publicUrl).toBe("https://auth.example.com");
+  });
+
+  const invalid: [string, Record<string, string>][] = [
+    ["PORT", { PORT: "http" }],
+    ["PORT", { PORT: "70000" }],
+    ["PUBLIC_URL", { PUBLIC_URL: "not a url" }],
+    ["PUBLIC_URL", { PUBLIC_URL: "https://auth.example.com/t/demo" }],
+    ["PUBLIC_URL", { PUBLIC_URL: "ftp://auth.example.com" }],
+    ["DATABASE_URL", { DATABASE_URL: "mysql://localhost/x" }],
+    ["MASTER_KEY", { DATABASE_URL: "postgres://localhost/x" }],
+    ["MASTER_KEY", { MASTER_KEY: "too-short" }],
+    ["RATE_LIMIT_PER_MINUTE", { RATE_LIMIT_PER_MINUTE: "-1" }],
+    ["TRUST_PROXY", { TRUST_PROXY: "maybe" }],
+  ];
+  for (const [variable, env] of invalid) {
+    it(`stops with one line naming ${variable} for ${JSON.stringify(env)}`, () => {
+      let error: unknown;
+      try {
+        loadConfig({ DATA_DIR: dir(), ...env });
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(ConfigError);
+      const message = (error as Error).message;
+      expect(message.startsWith(variable)).toBe(true);
+      expect(message).not.toContain("\n");
+    });
+  }
+
+  it("accepts a master key as hex or base64url", () => {
+    const hex = "ab".repeat(32);
+    expect(parseMasterKey(hex).toString("hex")).toBe(hex);
+    expect(parseMasterKey(Buffer.from(hex, "hex").toString("base64url")).toString("hex")).toBe(hex);
+  });
+});
