@@ -56,7 +56,12 @@ async function main() {
   const service = await getService();
   const demo = await ensureDemoWorkspace(service.db, { clock: service.clock, masterKey: service.config.masterKey });
   // The embedded database admits one process: latchkey commands reach it through this socket.
-  const adminSocket = service.config.databaseUrl ? undefined : await startAdminSocket(service);
+  const adminSocket = service.config.databaseUrl
+    ? undefined
+    : await startAdminSocket(service).catch((error: Error) => {
+        console.warn(`latchkey: no admin socket (${error.message}); stop the server to run latchkey commands`);
+        return undefined;
+      });
 
   const app = next({ dev, hostname: "0.0.0.0", port: config.port, dir: process.cwd() });
   const handle = app.getRequestHandler();

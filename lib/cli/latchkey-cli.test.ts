@@ -1,0 +1,101 @@
+/**
+ * The latchkey command line (cli/latchkey.ts) as a separate process while this process holds
+ * the embedded database, as a running server does: commands go through the admin socket.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDatabase, runMigrations, type DatabaseHandle } from "../../db/client";
+import { loadConfig } from "../config";
+import { createService } from "../service";
+import { startAdminSocket, type AdminSocket } from "./admin-socket";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const tsx = path.join(root, "node_modules", ".bin", "tsx");
+
+let dataDir: string;
+let handle: DatabaseHandle;
+let socket: AdminSocket | undefined;
+
+function latchkey(args: string[], options: { dataDir?: string; stdin?: string } = {}): Promise<{ code: number; out: string; err: string }> {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: options.dataDir ?? dataDir, LATCHKEY_CWD: dataDir };
+  // The embedded database, not the test run's PostgreSQL server.
+  delete env.DATABASE_URL;
+  delete env.MASTER_KEY;
+  return new Promise((resolve, reject) => {
+    const child = spawn(tsx, [path.join(root, "cli", "latchkey.ts"), ...args], { cwd: root, env });
+    let out = "";
+    let err = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (err += chunk));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code: code ?? -1, out, err }));
+    child.stdin.end(options.stdin ?? "");
+  });
+}
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(path.join(os.tmpdir(), "lk-cli-"));
+  const config = loadConfig({ DATA_DIR: dataDir, PUBLIC_URL: "https://auth.example.test" });
+  handle = await openDatabase({ dataDir });
+  await runMigrations(handle);
+  socket = await startAdminSocket(createService(handle.db, config), { log: () => {} });
+});
+
+afterAll(async () => {
+  await socket?.close();
+  await handle?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe("latchkey while the server holds the embedded database", { timeout: 60_000 }, () => {
+  it("imports a workspace file (relative to where it was run) and exports it to --out", async () => {
+    const fixture = readFileSync(path.join(root, "e2e", "fixtures", "e2e-workspace.json"), "utf8");
+    writeFileSync(path.join(dataDir, "ws.json"), fixture);
+
+    const imported = await latchkey(["workspace", "import", "ws.json"]);
+    expect(imported.err).toBe("");
+    expect(imported.code).toBe(0);
+    expect(imported.out).toMatch(/^Workspace "e2e" created/);
+
+    const exported = await latchkey(["workspace", "export", "e2e", "--out", "out.json"]);
+    expect(exported.code).toBe(0);
+    expect(exported.out).toBe("");
+    expect(exported.err).toMatch(/^Wrote workspace "e2e" to out\.json\./);
+    const file = path.join(dataDir, "out.json");
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(file, "utf8")).id).toBe("e2e");
+
+    // Standard input, and a rotation with its output passed through.
+    const again = await latchkey(["workspace", "import", "-"], { stdin: readFileSync(file, "utf8") });
+    expect(again).toMatchObject({ code: 0, out: 'Workspace "e2e" already up to date.\n' });
+    const rotated = await latchkey(["secret", "rotate", "e2e", "e2e-web", "--overlap-hours", "1"]);
+    expect(rotated.code).toBe(0);
+    expect(rotated.out).toMatch(/^Secret \S+ stays valid until \S+\.\nNew secret for client e2e-web:\n/);
+  });
+
+  it("reports the problems of a bad file with exit 1", async () => {
+    writeFileSync(path.join(dataDir, "bad.json"), JSON.stringify({ id: "Bad Id", name: "" }));
+    const result = await latchkey(["workspace", "import", "bad.json"]);
+    expect(result.code).toBe(1);
+    expect(result.err).toMatch(/^bad\.json: 2 problems; nothing was imported\.\n\$\.id: .*\n\$\.name: /);
+  });
+
+  it("says clearly when the database is held by a process without an admin socket", async () => {
+    const other = mkdtempSync(path.join(os.tmpdir(), "lk-cli-"));
+    try {
+      // A live process that is not a server (this test's parent) holds the lock.
+      writeFileSync(path.join(other, "embedded.lock"), String(process.ppid));
+      const result = await latchkey(["secret", "list", "e2e", "e2e-web"], { dataDir: other });
+      expect(result.code).toBe(1);
+      expect(result.err).toContain(`The embedded database in ${other} is in use by process ${process.ppid}`);
+      expect(result.err).toContain("it has no admin socket");
+      expect(result.err).toContain("DATABASE_URL");
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
+  });
+});
