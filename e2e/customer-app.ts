@@ -165,8 +165,10 @@ async function profile(req: http.IncomingMessage, res: http.ServerResponse): Pro
 }
 
 async function logout(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-  // CSRF: SameSite=Lax session cookie plus an exact Origin check on the POST.
-  if (req.headers.origin !== ORIGIN) return page(res, 403, "Forbidden", "");
+  // CSRF: SameSite=Lax session cookie, and the POST must come from our own pages. Our pages send
+  // Referrer-Policy: no-referrer, so browsers send `Origin: null`; Sec-Fetch-Site still says.
+  const sameOrigin = req.headers.origin === ORIGIN || req.headers["sec-fetch-site"] === "same-origin";
+  if (!sameOrigin) return page(res, 403, "Forbidden", "");
   const id = readCookie(req, "app_session");
   if (id) sessions.delete(id);
   res.setHeader("Set-Cookie", cookie("app_session", "", 0));

@@ -82,7 +82,7 @@ test("a wrong password shows an error on the hosted page and goes nowhere", asyn
   await page.goto(`${APP}/start`);
   await submitCredentials(page, ADA.email, "not the password");
 
-  await expect(page.getByRole("alert")).toBeVisible();
+  await expect(page.getByRole("alert").filter({ hasText: /email or password/i })).toBeVisible();
   await expect(page).toHaveURL((url) => url.href.startsWith(`${ISSUER}/`));
   await expect(page.getByLabel("Password", { exact: true })).toBeVisible();
   expect(navigations.filter((u) => u.startsWith(APP))).toEqual([`${APP}/start`]);
