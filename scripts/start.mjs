@@ -20,7 +20,10 @@ function newest(dir) {
 const sources = Math.max(...["app", "components", "lib", "db"].map((d) => newest(path.join(root, d))), statSync(path.join(root, "next.config.ts")).mtimeMs);
 if (!existsSync(buildId) || statSync(buildId).mtimeMs < sources) {
   console.log("Building Latchkey (first start or sources changed)…");
-  const build = spawnSync(process.execPath, [path.join(root, "node_modules", "next", "dist", "bin", "next"), "build"], { stdio: "inherit" });
+  const build = spawnSync(process.execPath, [path.join(root, "node_modules", "next", "dist", "bin", "next"), "build"], {
+    stdio: "inherit",
+    env: { NEXT_TELEMETRY_DISABLED: "1", ...process.env },
+  });
   if (build.status !== 0) process.exit(build.status ?? 1);
 }
 const server = spawn(process.execPath, [path.join(root, "node_modules", "tsx", "dist", "cli.mjs"), "server.ts", ...process.argv.slice(2)], {
