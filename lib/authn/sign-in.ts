@@ -30,12 +30,16 @@ export async function signInView(ctx: EndpointContext, txId: string, cookieHeade
   return { kind: "form", txId, csrf: csrfToken(ctx, txId, binding), applicationName: client?.name ?? "the application", workspaceName: ctx.workspace.name };
 }
 
-/** A hosted form post must come from our own pages: same origin (when the browser says) and a valid CSRF token. */
+/**
+ * A hosted form post must come from our own pages. Browsers say so in Sec-Fetch-Site; the Origin
+ * header is "null" under our no-referrer policy, so only a real, different origin refuses. The
+ * CSRF token bound to the HttpOnly transaction cookie is the check that always applies.
+ */
 function sameOrigin(request: Request, publicUrl: string): boolean {
-  const origin = request.headers.get("origin");
-  if (origin !== null) return origin === publicUrl;
   const site = request.headers.get("sec-fetch-site");
-  return site === null || site === "same-origin" || site === "none";
+  if (site !== null) return site === "same-origin";
+  const origin = request.headers.get("origin");
+  return origin === null || origin === "null" || origin === publicUrl;
 }
 
 function backToForm(ctx: EndpointContext, txId: string, error: string): Response {

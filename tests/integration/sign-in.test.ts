@@ -85,6 +85,19 @@ describe("hosted password sign-in", () => {
     expect(res.status).toBe(403);
   });
 
+  it("accepts what a browser sends under the no-referrer policy: Origin null, Sec-Fetch-Site same-origin", async () => {
+    const t = await startTransaction();
+    const res = await post({ tx: t.tx!, csrf: t.csrf, email: ADA.email, password: ADA.password }, t.jar.header(), { origin: "null", "sec-fetch-site": "same-origin" });
+    expect(res.status).toBe(303);
+    expect(new URL(res.headers.get("location")!).searchParams.get("code")).toBeTruthy();
+  });
+
+  it("rejects a cross-site post even when its Origin is null", async () => {
+    const t = await startTransaction();
+    const res = await post({ tx: t.tx!, csrf: t.csrf, email: ADA.email, password: ADA.password }, t.jar.header(), { origin: "null", "sec-fetch-site": "cross-site" });
+    expect(res.status).toBe(403);
+  });
+
   it("rejects a post without the transaction's browser cookie", async () => {
     const t = await startTransaction();
     const res = await post({ tx: t.tx!, csrf: t.csrf, email: ADA.email, password: ADA.password }, "");
