@@ -10,6 +10,15 @@
  *   GET  /profile   protected page: checks current authority with the online session check
  *   POST /logout    end the local session, then hosted logout back to /signed-out
  *
+ * Token lifecycle, through openid-client (JSON answers; the e2e suite calls them from the page):
+ *   POST /lifecycle/refresh     refresh grant; the stored token pair is replaced atomically, and
+ *                               any failure ends the local session (no blind retry)
+ *   POST /lifecycle/introspect  own-token introspection of the stored access and refresh tokens
+ *   POST /lifecycle/revoke      revoke the stored refresh token (ends the whole grant)
+ *   POST /lifecycle/logout      end the local session, hosted logout via buildEndSessionUrl; the
+ *                               tokens are revoked when the browser is back on /signed-out
+ *                               (revocation AFTER hosted logout: logout needs the live grant)
+ *
  * Run: npx tsx e2e/customer-app.ts (expects Latchkey on http://localhost:3111 with the
  * e2e/fixtures/e2e-workspace.json workspace). Sessions live in memory: a real application
  * keeps them in its own store.
@@ -37,6 +46,7 @@ interface Transaction {
 interface AppSession {
   sub: string;
   accessToken: string;
+  refreshToken?: string;
   idToken: { header: unknown; claims: client.IDToken };
   userinfo: client.UserInfoResponse;
 }
@@ -114,6 +124,7 @@ async function callback(req: http.IncomingMessage, res: http.ServerResponse): Pr
   sessions.set(sessionId, {
     sub: claims.sub,
     accessToken: tokens.access_token,
+    refreshToken: tokens.refresh_token,
     idToken: { header: decodeHeader(tokens.id_token), claims },
     userinfo,
   });
@@ -179,6 +190,126 @@ async function logout(req: http.IncomingMessage, res: http.ServerResponse): Prom
   redirect(res, url.href);
 }
 
+// --- token lifecycle (openid-client) ---
+
+/** Tokens of sessions that went to hosted logout, revoked when the browser returns to /signed-out. */
+const signingOut = new Map<string, { accessToken: string; refreshToken?: string; expiresAt: number }>();
+
+function json(res: http.ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store" }).end(JSON.stringify(body));
+}
+
+/** CSRF, as on /logout: the POST comes from our own pages (Origin, or Sec-Fetch-Site under no-referrer). */
+function fromOwnPages(req: http.IncomingMessage): boolean {
+  return req.headers.origin === ORIGIN || req.headers["sec-fetch-site"] === "same-origin";
+}
+
+/** The signed-in session of a POST from our own pages, or null after answering. */
+function lifecycleSession(req: http.IncomingMessage, res: http.ServerResponse): { id: string; session: AppSession } | null {
+  if (!fromOwnPages(req)) {
+    json(res, 403, { error: "forbidden" });
+    return null;
+  }
+  const id = readCookie(req, "app_session");
+  const session = id ? sessions.get(id) : undefined;
+  if (!id || !session) {
+    json(res, 401, { error: "not_signed_in" });
+    return null;
+  }
+  return { id, session };
+}
+
+async function lifecycleRefresh(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  const current = lifecycleSession(req, res);
+  if (!current) return;
+  const { id, session } = current;
+  if (!session.refreshToken) return json(res, 409, { error: "no_refresh_token" });
+  let tokens: Awaited<ReturnType<typeof client.refreshTokenGrant>>;
+  try {
+    tokens = await client.refreshTokenGrant(await config(), session.refreshToken);
+  } catch (error) {
+    // Rejected, or the response was lost after the server may have rotated the token: either way
+    // the stored token is unusable. End the local session; the user signs in again. No retry.
+    sessions.delete(id);
+    return json(res, 401, { error: "refresh_failed", detail: describe(error) });
+  }
+  // Replace the pair in one assignment: never a new access token with the old refresh token.
+  const previous = session.refreshToken;
+  sessions.set(id, { ...session, accessToken: tokens.access_token, refreshToken: tokens.refresh_token ?? session.refreshToken });
+  const check = await checkSession(sessions.get(id)!);
+  json(res, 200, {
+    token_type: tokens.token_type,
+    expires_in: tokens.expires_in,
+    scope: tokens.scope,
+    id_token: tokens.id_token !== undefined,
+    refresh_token_rotated: tokens.refresh_token !== undefined && tokens.refresh_token !== previous,
+    access_token_changed: tokens.access_token !== session.accessToken,
+    session_check: check.body,
+  });
+}
+
+async function lifecycleIntrospect(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  const current = lifecycleSession(req, res);
+  if (!current) return;
+  const { session } = current;
+  const cfg = await config();
+  json(res, 200, {
+    sub: session.sub,
+    access_token: await client.tokenIntrospection(cfg, session.accessToken, { token_type_hint: "access_token" }),
+    refresh_token: session.refreshToken ? await client.tokenIntrospection(cfg, session.refreshToken, { token_type_hint: "refresh_token" }) : null,
+  });
+}
+
+async function lifecycleRevoke(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  const current = lifecycleSession(req, res);
+  if (!current) return;
+  const { session } = current;
+  if (!session.refreshToken) return json(res, 409, { error: "no_refresh_token" });
+  // Revoking the refresh token ends the whole grant: its access tokens stop working too.
+  await client.tokenRevocation(await config(), session.refreshToken, { token_type_hint: "refresh_token" });
+  const check = await checkSession(session);
+  json(res, 200, { revoked: true, session_check: { status: check.status, ok: check.ok } });
+}
+
+async function lifecycleLogout(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  if (!fromOwnPages(req)) return page(res, 403, "Forbidden", "");
+  const id = readCookie(req, "app_session");
+  const session = id ? sessions.get(id) : undefined;
+  const cookies = [cookie("app_session", "", 0)];
+  if (id) sessions.delete(id);
+  if (session) {
+    const handle = randomId();
+    signingOut.set(handle, { accessToken: session.accessToken, refreshToken: session.refreshToken, expiresAt: Date.now() + 10 * 60_000 });
+    cookies.push(cookie("app_signout", handle, 600));
+  }
+  res.setHeader("Set-Cookie", cookies);
+  // openid-client adds client_id; nothing else (no id_token_hint, no state) is sent.
+  redirect(res, client.buildEndSessionUrl(await config(), { post_logout_redirect_uri: SIGNED_OUT_URI }).href);
+}
+
+async function signedOut(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  const handle = readCookie(req, "app_signout");
+  const pending = handle ? signingOut.get(handle) : undefined;
+  if (handle) signingOut.delete(handle);
+  let result = "";
+  if (pending && pending.expiresAt > Date.now()) {
+    res.setHeader("Set-Cookie", cookie("app_signout", "", 0));
+    const cfg = await config();
+    // Hosted logout already ended the grant's authority; confirm, then revoke for good measure.
+    const afterLogout = {
+      access_token: await client.tokenIntrospection(cfg, pending.accessToken),
+      refresh_token: pending.refreshToken ? await client.tokenIntrospection(cfg, pending.refreshToken) : null,
+    };
+    let revoked = false;
+    if (pending.refreshToken) {
+      await client.tokenRevocation(cfg, pending.refreshToken);
+      revoked = true;
+    }
+    result = `<pre data-testid="sign-out-result">${escape(JSON.stringify({ after_logout: afterLogout, revoked }))}</pre>`;
+  }
+  page(res, 200, "Signed out", `<p>You are signed out. <a href="/start">Sign in</a></p>${result}`);
+}
+
 const server = http.createServer((req, res) => {
   const { pathname } = new URL(req.url ?? "/", ORIGIN);
   const route = `${req.method} ${pathname}`;
@@ -197,7 +328,15 @@ const server = http.createServer((req, res) => {
       case "POST /logout":
         return logout(req, res);
       case "GET /signed-out":
-        return page(res, 200, "Signed out", `<p>You are signed out. <a href="/start">Sign in</a></p>`);
+        return signedOut(req, res);
+      case "POST /lifecycle/refresh":
+        return lifecycleRefresh(req, res);
+      case "POST /lifecycle/introspect":
+        return lifecycleIntrospect(req, res);
+      case "POST /lifecycle/revoke":
+        return lifecycleRevoke(req, res);
+      case "POST /lifecycle/logout":
+        return lifecycleLogout(req, res);
       default:
         return page(res, 404, "Not found", "");
     }
