@@ -11,3 +11,4 @@ export * from "./factors";
 export * from "./account-security";
 export * from "./audit";
 export * from "./operations";
+export * from "./console";

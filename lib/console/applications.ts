@@ -1,0 +1,343 @@
+/**
+ * Applications (OAuth clients) and their secrets. URI rules are the workspace file's
+ * (lib/workspaces/uris.ts): exact URIs, https except loopback, no fragments; custom schemes only
+ * for public native clients; allowed origins only for public clients.
+ */
+import { and, asc, desc, eq, gt, isNull } from "drizzle-orm";
+import { z } from "zod";
+import { clients, clientSecrets } from "../../db/schema";
+import type { ClientType } from "../../db/schema/applications";
+import { removeApiGrant, setApiGrant } from "../authz/model";
+import {
+  createClientSecret,
+  DEFAULT_SECRET_LIFETIME_DAYS,
+  listClientSecrets,
+  MAX_ROTATION_OVERLAP_HOURS,
+  MAX_SECRET_LIFETIME_DAYS,
+  revokeClientSecret,
+  rotateClientSecret,
+  type ClientSecretInfo,
+} from "../clients/secrets";
+import { newId } from "../crypto";
+import type { Service } from "../service";
+import { IDENTITY_SCOPES } from "../workspaces/document";
+import { originProblem, redirectUriProblem } from "../workspaces/uris";
+import type { WorkspaceAccess } from "./authz";
+import { checkbox, checked, id, integer, lines, text } from "./forms";
+import { ConsoleInputError, defineOperation, fieldError, formError } from "./operation";
+
+export type ApplicationRow = typeof clients.$inferSelect;
+
+/** The kinds offered when creating: three public presets, confidential web, M2M. */
+export const applicationKinds = {
+  spa: { type: "PUBLIC", label: "Single-page app (public)" },
+  public_web: { type: "PUBLIC", label: "Public web app" },
+  native: { type: "PUBLIC", label: "Native or mobile app (public)" },
+  web_confidential: { type: "WEB_CONFIDENTIAL", label: "Server web app (confidential)" },
+  m2m: { type: "M2M", label: "Machine-to-machine" },
+} as const satisfies Record<string, { type: ClientType; label: string }>;
+export type ApplicationKind = keyof typeof applicationKinds;
+
+export const typeLabels: Record<ClientType, string> = { PUBLIC: "Public", WEB_CONFIDENTIAL: "Confidential web", M2M: "Machine-to-machine" };
+
+export async function listApplications(service: Service, workspaceId: string): Promise<ApplicationRow[]> {
+  return service.db.select().from(clients).where(eq(clients.workspaceId, workspaceId)).orderBy(asc(clients.clientId));
+}
+
+export async function getApplication(service: Service, workspaceId: string, clientId: string): Promise<ApplicationRow | null> {
+  const [row] = await service.db
+    .select()
+    .from(clients)
+    .where(and(eq(clients.workspaceId, workspaceId), eq(clients.clientId, clientId)))
+    .limit(1);
+  return row ?? null;
+}
+
+export async function applicationSecrets(service: Service, access: WorkspaceAccess, clientId: string): Promise<ClientSecretInfo[]> {
+  return listClientSecrets(service.db, { workspaceId: access.workspace.id, clientId, clock: service.clock });
+}
+
+/** Secrets close to expiry, per client, for the application list's warnings. */
+export async function activeSecretExpiries(service: Service, workspaceId: string): Promise<Map<string, Date>> {
+  const now = service.clock.now();
+  const rows = await service.db
+    .select({ clientPk: clientSecrets.clientPk, expiresAt: clientSecrets.expiresAt })
+    .from(clientSecrets)
+    .where(and(eq(clientSecrets.workspaceId, workspaceId), isNull(clientSecrets.revokedAt), gt(clientSecrets.expiresAt, now)))
+    .orderBy(desc(clientSecrets.expiresAt));
+  // The latest-expiring active secret is what keeps the client working.
+  const out = new Map<string, Date>();
+  for (const r of rows) if (!out.has(r.clientPk)) out.set(r.clientPk, r.expiresAt);
+  return out;
+}
+
+const clientIdField = z
+  .string({ error: "Enter a client id" })
+  .trim()
+  .regex(/^[A-Za-z0-9._~-]{1,128}$/, "Use 1–128 characters of A–Z, a–z, 0–9 and . _ ~ -");
+
+interface UriSettings {
+  redirect_uris: string[];
+  post_logout_redirect_uris: string[];
+  allowed_origins: string[];
+  identity_scopes: string[];
+  account_security: boolean;
+}
+
+/** SPEC.md's registration rules per client type; every problem is reported beside its field. */
+function checkSettings(type: ClientType, s: UriSettings): void {
+  const errors: Record<string, string> = {};
+  for (const field of ["redirect_uris", "post_logout_redirect_uris"] as const) {
+    const list = s[field];
+    if (type === "M2M") {
+      if (list.length > 0) errors[field] = "Machine-to-machine applications have no redirect URIs";
+      continue;
+    }
+    const seen = new Set<string>();
+    for (const uri of list) {
+      const problem = redirectUriProblem(uri, type === "PUBLIC");
+      if (problem) {
+        errors[field] = `${uri} ${problem}`;
+        break;
+      }
+      if (seen.has(uri)) {
+        errors[field] = `${uri} is listed twice`;
+        break;
+      }
+      seen.add(uri);
+    }
+  }
+  if (type !== "PUBLIC" && s.allowed_origins.length > 0) {
+    errors.allowed_origins = "Only public applications call from a browser; confidential ones have no allowed origins";
+  } else {
+    const seen = new Set<string>();
+    for (const origin of s.allowed_origins) {
+      const problem = originProblem(origin);
+      if (problem) {
+        errors.allowed_origins = `${origin} ${problem}`;
+        break;
+      }
+      if (seen.has(origin)) {
+        errors.allowed_origins = `${origin} is listed twice`;
+        break;
+      }
+      seen.add(origin);
+    }
+  }
+  const known = new Set<string>(IDENTITY_SCOPES);
+  const unknown = s.identity_scopes.find((x) => !known.has(x));
+  if (unknown) errors.identity_scopes = `${unknown} is not an identity scope`;
+  else if (type === "M2M" && s.identity_scopes.length > 0) errors.identity_scopes = "Machine-to-machine applications have no identity scopes";
+  else if (type !== "M2M" && !s.identity_scopes.includes("openid")) errors.identity_scopes = "Interactive applications need openid";
+  if (type === "M2M" && s.account_security) errors.account_security = "Machine-to-machine applications cannot offer account security";
+  if (Object.keys(errors).length > 0) throw new ConsoleInputError(errors);
+}
+
+const settingsFields = {
+  redirect_uris: lines(100, "URIs"),
+  post_logout_redirect_uris: lines(100, "URIs"),
+  allowed_origins: lines(100, "origins"),
+  identity_scopes: checked(),
+  account_security: checkbox(),
+};
+
+export const createApplication = defineOperation({
+  name: "application.created",
+  role: "admin",
+  input: z.object({
+    client_id: clientIdField,
+    name: text("a name"),
+    kind: z.enum(Object.keys(applicationKinds) as [ApplicationKind, ...ApplicationKind[]], { error: "Choose a kind of application" }),
+    lifetime_days: integer("the secret lifetime", 1, MAX_SECRET_LIFETIME_DAYS).default(DEFAULT_SECRET_LIFETIME_DAYS),
+    ...settingsFields,
+  }),
+  async run(ctx, input) {
+    const type = applicationKinds[input.kind].type;
+    const identityScopes = type === "M2M" ? [] : input.identity_scopes.length ? input.identity_scopes : ["openid"];
+    checkSettings(type, { ...input, identity_scopes: identityScopes });
+    const wid = ctx.access.workspace.id;
+    const inserted = await ctx.db
+      .insert(clients)
+      .values({
+        id: newId(),
+        workspaceId: wid,
+        clientId: input.client_id,
+        name: input.name,
+        type,
+        active: true,
+        redirectUris: input.redirect_uris,
+        postLogoutRedirectUris: input.post_logout_redirect_uris,
+        allowedOrigins: input.allowed_origins,
+        identityScopes,
+        accountSecurity: input.account_security,
+        secretLifetimeDays: input.lifetime_days,
+        createdAt: ctx.now,
+        updatedAt: ctx.now,
+      })
+      .onConflictDoNothing()
+      .returning({ id: clients.id });
+    if (inserted.length === 0) throw fieldError("client_id", "An application with this client id already exists");
+    let secret: { id: string; secret: string; expiresAt: Date } | null = null;
+    if (type !== "PUBLIC") {
+      secret = await createClientSecret(ctx.db, { workspaceId: wid, clientId: input.client_id, clock: ctx.service.clock, actor: ctx.access.operator.userId });
+    }
+    return {
+      result: { clientId: input.client_id, type, secret },
+      audit: { target: input.client_id, clientId: input.client_id, data: { type, kind: input.kind, redirect_uris: input.redirect_uris } },
+    };
+  },
+});
+
+export const updateApplication = defineOperation({
+  name: "application.updated",
+  role: "admin",
+  input: z.object({ client_id: id("client id"), name: text("a name"), ...settingsFields }),
+  async run(ctx, input) {
+    const wid = ctx.access.workspace.id;
+    const [client] = await ctx.db.select().from(clients).where(and(eq(clients.workspaceId, wid), eq(clients.clientId, input.client_id))).for("update");
+    if (!client) throw formError("This application no longer exists");
+    checkSettings(client.type, input);
+    const changes = {
+      name: input.name,
+      redirectUris: input.redirect_uris,
+      postLogoutRedirectUris: input.post_logout_redirect_uris,
+      allowedOrigins: input.allowed_origins,
+      identityScopes: input.identity_scopes,
+      accountSecurity: input.account_security,
+    };
+    await ctx.db.update(clients).set({ ...changes, updatedAt: ctx.now }).where(eq(clients.id, client.id));
+    const before = {
+      name: client.name,
+      redirectUris: client.redirectUris,
+      postLogoutRedirectUris: client.postLogoutRedirectUris,
+      allowedOrigins: client.allowedOrigins,
+      identityScopes: client.identityScopes,
+      accountSecurity: client.accountSecurity,
+    };
+    const changed = Object.keys(changes).filter((k) => JSON.stringify(before[k as keyof typeof before]) !== JSON.stringify(changes[k as keyof typeof changes]));
+    return { result: { changed }, audit: { target: input.client_id, clientId: input.client_id, data: { changed, ...changes } } };
+  },
+});
+
+export const setApplicationActive = defineOperation({
+  name: "application.status_changed",
+  role: "admin",
+  input: z.object({ client_id: id("client id"), active: z.enum(["true", "false"]).transform((v) => v === "true") }),
+  async run(ctx, input) {
+    const updated = await ctx.db
+      .update(clients)
+      .set({ active: input.active, updatedAt: ctx.now })
+      .where(and(eq(clients.workspaceId, ctx.access.workspace.id), eq(clients.clientId, input.client_id)))
+      .returning({ id: clients.id });
+    if (updated.length === 0) throw formError("This application no longer exists");
+    // Every token of the client checks `clients.active` on use, so disabling ends them at once.
+    return { result: { active: input.active }, audit: { target: input.client_id, clientId: input.client_id, data: { active: input.active } } };
+  },
+});
+
+export const createSecret = defineOperation({
+  name: "application.secret_created",
+  role: "admin",
+  input: z.object({ client_id: id("client id"), lifetime_days: integer("the lifetime", 1, MAX_SECRET_LIFETIME_DAYS).default(DEFAULT_SECRET_LIFETIME_DAYS) }),
+  async run(ctx, input) {
+    const created = await createClientSecret(ctx.db, {
+      workspaceId: ctx.access.workspace.id,
+      clientId: input.client_id,
+      clock: ctx.service.clock,
+      actor: ctx.access.operator.userId,
+      lifetimeDays: input.lifetime_days,
+    });
+    return { result: created, audit: { target: input.client_id, clientId: input.client_id, data: { secret_id: created.id, lifetime_days: input.lifetime_days } } };
+  },
+});
+
+export const rotateSecret = defineOperation({
+  name: "application.secret_rotated",
+  role: "admin",
+  input: z.object({
+    client_id: id("client id"),
+    overlap_hours: integer("the overlap", 0, MAX_ROTATION_OVERLAP_HOURS),
+    lifetime_days: integer("the lifetime", 1, MAX_SECRET_LIFETIME_DAYS).default(DEFAULT_SECRET_LIFETIME_DAYS),
+  }),
+  async run(ctx, input) {
+    const rotated = await rotateClientSecret(ctx.db, {
+      workspaceId: ctx.access.workspace.id,
+      clientId: input.client_id,
+      clock: ctx.service.clock,
+      actor: ctx.access.operator.userId,
+      overlapHours: input.overlap_hours,
+      lifetimeDays: input.lifetime_days,
+    });
+    return {
+      result: { id: rotated.id, secret: rotated.secret, expiresAt: rotated.expiresAt },
+      audit: { target: input.client_id, clientId: input.client_id, data: { secret_id: rotated.id, overlap_hours: input.overlap_hours, previous: rotated.previous.map((p) => p.id) } },
+    };
+  },
+});
+
+export const revokeSecret = defineOperation({
+  name: "application.secret_revoked",
+  role: "admin",
+  input: z.object({ client_id: id("client id"), secret_id: id("secret") }),
+  async run(ctx, input) {
+    await revokeClientSecret(ctx.db, {
+      workspaceId: ctx.access.workspace.id,
+      clientId: input.client_id,
+      secretId: input.secret_id,
+      clock: ctx.service.clock,
+      actor: ctx.access.operator.userId,
+    });
+    return { result: null, audit: { target: input.client_id, clientId: input.client_id, data: { secret_id: input.secret_id } } };
+  },
+});
+
+/**
+ * Ends a rotation overlap early: the secret expires now (expiry, not revocation, so human
+ * authorizations obtained with it keep working through the new secret, as SPEC.md says).
+ */
+export const expireSecretNow = defineOperation({
+  name: "application.secret_expired",
+  role: "admin",
+  input: z.object({ client_id: id("client id"), secret_id: id("secret") }),
+  async run(ctx, input) {
+    const wid = ctx.access.workspace.id;
+    const [client] = await ctx.db.select().from(clients).where(and(eq(clients.workspaceId, wid), eq(clients.clientId, input.client_id))).for("update");
+    if (!client) throw formError("This application no longer exists");
+    const updated = await ctx.db
+      .update(clientSecrets)
+      .set({ expiresAt: ctx.now })
+      .where(
+        and(
+          eq(clientSecrets.workspaceId, wid),
+          eq(clientSecrets.clientPk, client.id),
+          eq(clientSecrets.id, input.secret_id),
+          isNull(clientSecrets.revokedAt),
+          gt(clientSecrets.expiresAt, ctx.now),
+        ),
+      )
+      .returning({ id: clientSecrets.id });
+    if (updated.length === 0) throw formError("This secret is not active");
+    return { result: null, audit: { target: input.client_id, clientId: input.client_id, data: { secret_id: input.secret_id } } };
+  },
+});
+
+/** Grants an API to the application with exactly the chosen permissions, or withdraws the grant. */
+export const setClientApiGrant = defineOperation({
+  name: "application.api_grant_set",
+  role: "admin",
+  input: z.object({ client_id: id("client id"), audience: id("API"), granted: checkbox(), permissions: checked() }),
+  async run(ctx, input) {
+    const change = { workspaceId: ctx.access.workspace.id, clock: ctx.service.clock, actor: ctx.access.operator.userId };
+    if (!input.granted) {
+      if (input.permissions.length > 0) throw fieldError("granted", "Grant the API to give permissions");
+      await removeApiGrant(ctx.db, { ...change, clientId: input.client_id, audience: input.audience });
+    } else {
+      await setApiGrant(ctx.db, { ...change, clientId: input.client_id, audience: input.audience, permissions: input.permissions });
+    }
+    return {
+      result: null,
+      audit: { target: input.client_id, clientId: input.client_id, data: { audience: input.audience, granted: input.granted, permissions: input.permissions } },
+    };
+  },
+});
+

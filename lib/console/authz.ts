@@ -1,0 +1,177 @@
+/**
+ * Console authority. Every console page and every server action resolves the operator's session
+ * cookie with one query, as the session check does: the console session live, the grant of the
+ * console's code exchange not revoked, the hosted session live, the operator active, and (for a
+ * workspace) the operator's membership there. Disabling an operator, ending their hosted session
+ * or revoking their grant therefore ends console access on the next request.
+ *
+ * Membership per workspace: owner > admin > viewer. Viewers change nothing; admins change the
+ * workspace's configuration; owners also manage its operators. A workspace the operator is not a
+ * member of does not exist for them (not_found, never forbidden).
+ */
+import { and, eq, gt, isNull, sql } from "drizzle-orm";
+import { consoleSessions, grants, hostedSessions, operatorMemberships, users, workspaces } from "../../db/schema";
+import { addMs, HOUR, MINUTE } from "../clock";
+import { safeEqual, sha256Hex } from "../crypto";
+import type { Service } from "../service";
+import { sessionIsLive } from "../authn/hosted-session";
+import { SYSTEM_WORKSPACE_ID } from "./system";
+
+export const CONSOLE_SESSION_COOKIE = "lk_console";
+export const CONSOLE_COOKIE_PATH = "/console";
+/** A console session idles out after 2 hours and ends after 12, or sooner with its hosted session or grant. */
+export const CONSOLE_IDLE_MS = 2 * HOUR;
+export const CONSOLE_ABSOLUTE_MS = 12 * HOUR;
+const SLIDE_AFTER_MS = MINUTE;
+
+export const operatorRoles = ["viewer", "admin", "owner"] as const;
+export type OperatorRole = (typeof operatorRoles)[number];
+const RANK: Record<OperatorRole, number> = { viewer: 1, admin: 2, owner: 3 };
+
+export function roleAtLeast(role: OperatorRole, minimum: OperatorRole): boolean {
+  return RANK[role] >= RANK[minimum];
+}
+
+export type ConsoleAccessCode = "unauthenticated" | "not_found" | "forbidden";
+
+export class ConsoleAccessError extends Error {
+  constructor(
+    readonly code: ConsoleAccessCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = "ConsoleAccessError";
+  }
+}
+
+export interface Operator {
+  userId: string;
+  email: string;
+  name: string | null;
+  /** The console session id. */
+  sessionId: string;
+  grantId: string;
+  hostedSessionId: string;
+}
+
+export interface WorkspaceAccess {
+  operator: Operator;
+  workspace: { id: string; name: string };
+  role: OperatorRole;
+}
+
+function splitToken(token: string | null | undefined): { id: string; secret: string } | null {
+  if (!token) return null;
+  const dot = token.indexOf(".");
+  if (dot < 1 || dot === token.length - 1) return null;
+  return { id: token.slice(0, dot), secret: token.slice(dot + 1) };
+}
+
+interface Resolved {
+  operator: Operator;
+  membership: { role: OperatorRole; workspaceId: string; workspaceName: string } | null;
+}
+
+/**
+ * The operator behind a console session token, and their membership in `workspaceId` when
+ * given, in one query; null when the session or any link of its authority is gone.
+ */
+export async function resolveConsoleSession(service: Service, token: string | null | undefined, workspaceId?: string): Promise<Resolved | null> {
+  const parts = splitToken(token);
+  if (!parts) return null;
+  const now = service.clock.now();
+  const ws = workspaceId ?? null;
+  const [row] = await service.db
+    .select({
+      session: consoleSessions,
+      grantRevokedAt: grants.revokedAt,
+      grantAbsoluteExpiresAt: grants.absoluteExpiresAt,
+      grantUserId: grants.userId,
+      hostedEndedAt: hostedSessions.endedAt,
+      hostedIdleExpiresAt: hostedSessions.idleExpiresAt,
+      hostedAbsoluteExpiresAt: hostedSessions.absoluteExpiresAt,
+      userStatus: users.status,
+      userWorkspaceId: users.workspaceId,
+      email: users.email,
+      name: users.name,
+      role: operatorMemberships.role,
+      workspaceId: workspaces.id,
+      workspaceName: workspaces.name,
+      workspaceSystem: workspaces.system,
+    })
+    .from(consoleSessions)
+    .innerJoin(grants, eq(grants.id, consoleSessions.grantId))
+    .innerJoin(hostedSessions, eq(hostedSessions.id, consoleSessions.hostedSessionId))
+    .innerJoin(users, eq(users.id, consoleSessions.operatorUserId))
+    .leftJoin(workspaces, sql`${workspaces.id} = ${ws}::text`)
+    .leftJoin(operatorMemberships, and(eq(operatorMemberships.operatorUserId, consoleSessions.operatorUserId), eq(operatorMemberships.workspaceId, workspaces.id)))
+    .where(eq(consoleSessions.id, parts.id))
+    .limit(1);
+  if (!row || !safeEqual(row.session.secretHash, sha256Hex(parts.secret))) return null;
+  const s = row.session;
+  const live =
+    s.endedAt === null &&
+    s.idleExpiresAt > now &&
+    s.expiresAt > now &&
+    row.grantRevokedAt === null &&
+    row.grantAbsoluteExpiresAt > now &&
+    row.grantUserId === s.operatorUserId &&
+    sessionIsLive({ endedAt: row.hostedEndedAt, idleExpiresAt: row.hostedIdleExpiresAt, absoluteExpiresAt: row.hostedAbsoluteExpiresAt }, now) &&
+    row.userStatus === "active" &&
+    row.userWorkspaceId === SYSTEM_WORKSPACE_ID;
+  if (!live) return null;
+  if (now.getTime() - s.lastSeenAt.getTime() > SLIDE_AFTER_MS) {
+    const idle = new Date(Math.min(addMs(now, CONSOLE_IDLE_MS).getTime(), s.expiresAt.getTime()));
+    await service.db
+      .update(consoleSessions)
+      .set({ lastSeenAt: now, idleExpiresAt: idle })
+      .where(and(eq(consoleSessions.id, s.id), isNull(consoleSessions.endedAt), gt(consoleSessions.idleExpiresAt, now)));
+  }
+  const operator: Operator = {
+    userId: s.operatorUserId,
+    email: row.email,
+    name: row.name,
+    sessionId: s.id,
+    grantId: s.grantId,
+    hostedSessionId: s.hostedSessionId,
+  };
+  const membership =
+    row.role && row.workspaceId && !row.workspaceSystem ? { role: row.role, workspaceId: row.workspaceId, workspaceName: row.workspaceName ?? row.workspaceId } : null;
+  return { operator, membership };
+}
+
+/** The signed-in operator, or ConsoleAccessError("unauthenticated"). */
+export async function requireOperator(service: Service, token: string | null | undefined): Promise<Operator> {
+  const resolved = await resolveConsoleSession(service, token);
+  if (!resolved) throw new ConsoleAccessError("unauthenticated", "Sign in to the console");
+  return resolved.operator;
+}
+
+/**
+ * The operator's access to a workspace with at least `minimum` role. A workspace they are not a
+ * member of (or that does not exist, or is the system workspace) is not_found; a lower role is
+ * forbidden.
+ */
+export async function requireWorkspaceRole(service: Service, token: string | null | undefined, workspaceId: string, minimum: OperatorRole): Promise<WorkspaceAccess> {
+  const resolved = await resolveConsoleSession(service, token, workspaceId);
+  if (!resolved) throw new ConsoleAccessError("unauthenticated", "Sign in to the console");
+  if (!resolved.membership) throw new ConsoleAccessError("not_found", "Not found");
+  const access: WorkspaceAccess = {
+    operator: resolved.operator,
+    workspace: { id: resolved.membership.workspaceId, name: resolved.membership.workspaceName },
+    role: resolved.membership.role,
+  };
+  assertRole(access, minimum);
+  return access;
+}
+
+export function assertRole(access: WorkspaceAccess, minimum: OperatorRole): void {
+  if (!roleAtLeast(access.role, minimum)) {
+    throw new ConsoleAccessError(
+      "forbidden",
+      access.role === "viewer"
+        ? "Viewers cannot change anything in this workspace."
+        : `This needs the ${minimum} role in this workspace; yours is ${access.role}.`,
+    );
+  }
+}

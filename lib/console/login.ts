@@ -1,0 +1,249 @@
+/**
+ * The console signs operators in as any customer application signs its users in (SPEC.md
+ * "Customer application routes"): a start route with a fresh browser-bound transaction (state,
+ * nonce, PKCE verifier, all server-side), the system workspace's authorize endpoint and hosted
+ * sign-in, and a callback that consumes the transaction once, checks `code`/`state`/`iss`,
+ * exchanges the code at the token endpoint (through the route table, HTTP Basic as the console
+ * client), verifies the ID token against the workspace JWKS and starts a console session bound to
+ * the grant and hosted session that the exchange produced.
+ */
+import { and, eq, gt, isNull } from "drizzle-orm";
+import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from "jose";
+import { accessTokens, consoleLoginTransactions, consoleSessions, grants, hostedSessions } from "../../db/schema";
+import { recordAudit } from "../audit/events";
+import { addMs, MINUTE } from "../clock";
+import { decryptSecret, encryptSecret, randomToken, safeEqual, sha256Base64Url, sha256Hex } from "../crypto";
+import { serializeCookie } from "../http/cookies";
+import { dispatch } from "../http/router";
+import { pairwiseSubject } from "../oauth/subject";
+import type { Service } from "../service";
+import { CONSOLE_ABSOLUTE_MS, CONSOLE_COOKIE_PATH, CONSOLE_IDLE_MS, CONSOLE_SESSION_COOKIE } from "./authz";
+import {
+  CONSOLE_CLIENT_ID,
+  CONSOLE_SCOPES,
+  consoleClientSecret,
+  consoleRedirectUri,
+  consoleSignedOutUri,
+  SYSTEM_WORKSPACE_ID,
+  systemIssuer,
+  systemWorkspaceReady,
+} from "./system";
+
+export const CONSOLE_TX_COOKIE = "lk_console_tx";
+export const CONSOLE_TX_PATH = "/console/auth";
+export const LOGIN_TTL_MS = 10 * MINUTE;
+const VERIFIER_PURPOSE = "console-login-verifier";
+
+/** Only console paths are return destinations: never another origin, never a protocol path. */
+export function safeReturnTo(value: string | null | undefined): string {
+  if (!value || !/^\/console(\/[A-Za-z0-9._~%/-]*)?(\?[A-Za-z0-9._~%&=+-]*)?$/.test(value) || value.includes("//") || value.startsWith("/console/auth")) {
+    return "/console";
+  }
+  return value;
+}
+
+export class ConsoleLoginError extends Error {
+  constructor(
+    readonly code: "expired" | "invalid_callback" | "denied" | "exchange_failed" | "invalid_id_token",
+    message: string,
+  ) {
+    super(message);
+    this.name = "ConsoleLoginError";
+  }
+}
+
+/** Starts a console sign-in: returns the authorize URL and the browser-binding cookie. */
+export async function startConsoleLogin(service: Service, returnTo?: string | null): Promise<{ location: string; cookie: string }> {
+  await systemWorkspaceReady(service);
+  const now = service.clock.now();
+  const id = randomToken(16);
+  const binding = randomToken(32);
+  const state = randomToken(32);
+  const nonce = randomToken(32);
+  const verifier = randomToken(32);
+  await service.db.insert(consoleLoginTransactions).values({
+    id,
+    bindingHash: sha256Hex(binding),
+    state,
+    nonce,
+    codeVerifierEncrypted: encryptSecret(service.config.masterKey, verifier, `${VERIFIER_PURPOSE}:${id}`),
+    returnTo: safeReturnTo(returnTo),
+    createdAt: now,
+    expiresAt: addMs(now, LOGIN_TTL_MS),
+  });
+  const url = new URL(`${systemIssuer(service.config.publicUrl)}/oauth2/authorize`);
+  url.search = new URLSearchParams({
+    client_id: CONSOLE_CLIENT_ID,
+    redirect_uri: consoleRedirectUri(service.config.publicUrl),
+    response_type: "code",
+    scope: CONSOLE_SCOPES.join(" "),
+    state,
+    nonce,
+    code_challenge: sha256Base64Url(verifier),
+    code_challenge_method: "S256",
+  }).toString();
+  return { location: url.toString(), cookie: serializeCookie(CONSOLE_TX_COOKIE, `${id}.${binding}`, CONSOLE_TX_PATH, LOGIN_TTL_MS / 1000) };
+}
+
+export const clearLoginCookie = () => serializeCookie(CONSOLE_TX_COOKIE, "", CONSOLE_TX_PATH, 0);
+export const clearSessionCookie = () => serializeCookie(CONSOLE_SESSION_COOKIE, "", CONSOLE_COOKIE_PATH, 0);
+
+function basic(clientId: string, secret: string): string {
+  const enc = (v: string) => encodeURIComponent(v).replace(/%20/g, "+");
+  return "Basic " + Buffer.from(`${enc(clientId)}:${enc(secret)}`).toString("base64");
+}
+
+function single(params: URLSearchParams, name: string): string | null {
+  const values = params.getAll(name);
+  return values.length === 1 && values[0] ? values[0] : null;
+}
+
+export interface FinishInput {
+  /** The callback URL as the browser requested it. */
+  url: URL;
+  /** The `lk_console_tx` cookie value. */
+  txCookie: string | undefined;
+  ip?: string | null;
+  userAgent?: string | null;
+}
+
+/** Completes a console sign-in; returns the console session cookie and where to go. */
+export async function finishConsoleLogin(service: Service, input: FinishInput): Promise<{ cookie: string; returnTo: string; operatorUserId: string }> {
+  const { publicUrl } = service.config;
+  const issuer = systemIssuer(publicUrl);
+  const now = service.clock.now();
+
+  // The transaction is consumed first, whatever follows: a callback is usable once.
+  const [txId, binding] = (input.txCookie ?? "").split(".");
+  if (!txId || !binding) throw new ConsoleLoginError("expired", "This sign-in has expired or was started in another browser.");
+  const [tx] = await service.db
+    .update(consoleLoginTransactions)
+    .set({ consumedAt: now })
+    .where(
+      and(
+        eq(consoleLoginTransactions.id, txId),
+        eq(consoleLoginTransactions.bindingHash, sha256Hex(binding)),
+        isNull(consoleLoginTransactions.consumedAt),
+        gt(consoleLoginTransactions.expiresAt, now),
+      ),
+    )
+    .returning();
+  if (!tx) throw new ConsoleLoginError("expired", "This sign-in has expired or was already used.");
+
+  const params = input.url.searchParams;
+  const error = params.get("error");
+  const state = single(params, "state");
+  const iss = single(params, "iss");
+  if (error !== null) {
+    if (state === null || !safeEqual(state, tx.state)) throw new ConsoleLoginError("invalid_callback", "The sign-in response does not belong to this browser.");
+    throw new ConsoleLoginError("denied", params.get("error_description") ?? error);
+  }
+  const code = single(params, "code");
+  if (code === null || state === null || iss === null) {
+    throw new ConsoleLoginError("invalid_callback", "The sign-in response must carry code, state and iss exactly once.");
+  }
+  if (!safeEqual(state, tx.state)) throw new ConsoleLoginError("invalid_callback", "The sign-in response does not belong to this browser.");
+  // The issuer is pinned by configuration, never taken from the query.
+  if (iss !== issuer) throw new ConsoleLoginError("invalid_callback", "The sign-in response came from an unexpected issuer.");
+
+  const verifier = decryptSecret(service.config.masterKey, tx.codeVerifierEncrypted, `${VERIFIER_PURPOSE}:${tx.id}`);
+  const secret = await consoleClientSecret(service);
+  // The exact protocol path: the token endpoint through the route table, Basic as the console client.
+  const tokenResponse = await dispatch(
+    new Request(`${issuer}/oauth2/token`, {
+      method: "POST",
+      headers: { authorization: basic(CONSOLE_CLIENT_ID, secret), "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: consoleRedirectUri(publicUrl), code_verifier: verifier }).toString(),
+    }),
+    service,
+  );
+  const tokens = (await tokenResponse?.json().catch(() => null)) as Record<string, unknown> | null;
+  if (!tokenResponse || tokenResponse.status !== 200 || !tokens || typeof tokens.id_token !== "string" || typeof tokens.access_token !== "string") {
+    const reason = tokens && typeof tokens.error === "string" ? `${tokens.error}: ${String(tokens.error_description ?? "")}` : `status ${tokenResponse?.status}`;
+    throw new ConsoleLoginError("exchange_failed", `The sign-in could not be completed (${reason}).`);
+  }
+
+  const jwksResponse = await dispatch(new Request(`${issuer}/.well-known/jwks.json`), service);
+  const jwks = (await jwksResponse?.json()) as JSONWebKeySet;
+  let claims: Record<string, unknown>;
+  try {
+    ({ payload: claims } = await jwtVerify(tokens.id_token, createLocalJWKSet(jwks), {
+      issuer,
+      audience: CONSOLE_CLIENT_ID,
+      algorithms: ["ES256"],
+      currentDate: now,
+      requiredClaims: ["iat", "exp", "sub", "nonce", "sid"],
+    }));
+  } catch (e) {
+    throw new ConsoleLoginError("invalid_id_token", `The ID token did not verify (${(e as Error).message}).`);
+  }
+  if (typeof claims.nonce !== "string" || !safeEqual(claims.nonce, tx.nonce)) throw new ConsoleLoginError("invalid_id_token", "The ID token's nonce does not match.");
+
+  // The grant, user and hosted session behind the access token the exchange just issued.
+  const [issued] = await service.db
+    .select({ grantId: accessTokens.grantId, userId: accessTokens.userId, sessionId: accessTokens.sessionId, grantAbsolute: grants.absoluteExpiresAt, sessionAbsolute: hostedSessions.absoluteExpiresAt })
+    .from(accessTokens)
+    .innerJoin(grants, eq(grants.id, accessTokens.grantId))
+    .innerJoin(hostedSessions, eq(hostedSessions.id, accessTokens.sessionId))
+    .where(and(eq(accessTokens.workspaceId, SYSTEM_WORKSPACE_ID), eq(accessTokens.tokenHash, sha256Hex(tokens.access_token))))
+    .limit(1);
+  if (!issued || !issued.grantId || !issued.userId || !issued.sessionId) throw new ConsoleLoginError("exchange_failed", "The sign-in produced no usable authorization.");
+  if (claims.sub !== pairwiseSubject(service, SYSTEM_WORKSPACE_ID, CONSOLE_CLIENT_ID, issued.userId) || claims.sid !== issued.sessionId) {
+    throw new ConsoleLoginError("invalid_id_token", "The ID token does not match the authorization.");
+  }
+
+  const id = randomToken(16);
+  const sessionSecret = randomToken(32);
+  const expiresAt = new Date(Math.min(now.getTime() + CONSOLE_ABSOLUTE_MS, issued.grantAbsolute.getTime(), issued.sessionAbsolute.getTime()));
+  await service.db.insert(consoleSessions).values({
+    id,
+    secretHash: sha256Hex(sessionSecret),
+    operatorUserId: issued.userId,
+    grantId: issued.grantId,
+    hostedSessionId: issued.sessionId,
+    createdAt: now,
+    lastSeenAt: now,
+    idleExpiresAt: new Date(Math.min(addMs(now, CONSOLE_IDLE_MS).getTime(), expiresAt.getTime())),
+    expiresAt,
+    ip: input.ip ?? null,
+    userAgent: input.userAgent?.slice(0, 512) ?? null,
+  });
+  await recordAudit(service.db, {
+    workspaceId: SYSTEM_WORKSPACE_ID,
+    type: "console.signed_in",
+    actor: issued.userId,
+    clientId: CONSOLE_CLIENT_ID,
+    data: { console_session: id, email: claims.email ?? null },
+    ip: input.ip ?? null,
+    at: now,
+  });
+  const maxAge = Math.floor((expiresAt.getTime() - now.getTime()) / 1000);
+  return {
+    cookie: serializeCookie(CONSOLE_SESSION_COOKIE, `${id}.${sessionSecret}`, CONSOLE_COOKIE_PATH, maxAge),
+    returnTo: tx.returnTo,
+    operatorUserId: issued.userId,
+  };
+}
+
+/**
+ * Ends the console session and returns the hosted logout URL that ends the operator's hosted
+ * session too (it needs the grant, so the grant is left for logout to end).
+ */
+export async function endConsoleSession(service: Service, token: string | null | undefined, reason = "signed_out"): Promise<{ logoutUrl: string }> {
+  const now = service.clock.now();
+  const [id, secret] = (token ?? "").split(".");
+  if (id && secret) {
+    const [ended] = await service.db
+      .update(consoleSessions)
+      .set({ endedAt: now, endReason: reason })
+      .where(and(eq(consoleSessions.id, id), eq(consoleSessions.secretHash, sha256Hex(secret)), isNull(consoleSessions.endedAt)))
+      .returning({ operatorUserId: consoleSessions.operatorUserId });
+    if (ended) {
+      await recordAudit(service.db, { workspaceId: SYSTEM_WORKSPACE_ID, type: "console.signed_out", actor: ended.operatorUserId, data: { console_session: id }, at: now });
+    }
+  }
+  const url = new URL(`${systemIssuer(service.config.publicUrl)}/oidc/logout`);
+  url.searchParams.set("client_id", CONSOLE_CLIENT_ID);
+  url.searchParams.set("post_logout_redirect_uri", consoleSignedOutUri(service.config.publicUrl));
+  return { logoutUrl: url.toString() };
+}

@@ -1,0 +1,121 @@
+/**
+ * Console changes as operations: a name, the minimum role, a zod input schema and a function.
+ * `runOperation` is the one path every server action takes: it resolves the operator's current
+ * authority for the workspace (one query), checks the role, validates the input, runs the change
+ * and writes the audit event (who, what, when, from where) in one transaction. The integration
+ * tests call it directly, so what they prove holds for the actions.
+ */
+import { z } from "zod";
+import type { Database } from "../../db/client";
+import { recordAudit } from "../audit/events";
+import { AuthzModelError } from "../authz/model";
+import { ClientSecretError } from "../clients/secrets";
+import type { Service } from "../service";
+import { assertRole, requireWorkspaceRole, type OperatorRole, type WorkspaceAccess } from "./authz";
+
+export interface OperationContext {
+  service: Service;
+  /** The transaction the operation and its audit event share. */
+  db: Database;
+  access: WorkspaceAccess;
+  now: Date;
+}
+
+export interface AuditNote {
+  /** Short, human-readable subject of the change, e.g. the client_id or the user's email. */
+  target?: string;
+  clientId?: string | null;
+  data?: Record<string, unknown>;
+}
+
+export interface OperationOutput<R> {
+  result: R;
+  audit: AuditNote;
+}
+
+export interface Operation<S extends z.ZodType, R, P = undefined> {
+  /** Audit type suffix: the event is `console.<name>`. */
+  name: string;
+  role: OperatorRole;
+  input: S;
+  /** Work that must not hold a transaction open (argon2 hashing), run before it; its result goes to `run`. */
+  prepare?: (input: z.output<S>) => Promise<P>;
+  run(ctx: OperationContext, input: z.output<S>, prepared: P): Promise<OperationOutput<R>>;
+}
+
+export function defineOperation<S extends z.ZodType, R, P = undefined>(op: Operation<S, R, P>): Operation<S, R, P> {
+  return op;
+}
+
+/** A rule the input broke, beside a field (or for the whole form). */
+export class ConsoleInputError extends Error {
+  constructor(
+    readonly fieldErrors: Record<string, string>,
+    readonly formError?: string,
+  ) {
+    super(formError ?? Object.values(fieldErrors).join("; "));
+    this.name = "ConsoleInputError";
+  }
+}
+
+export const fieldError = (field: string, message: string) => new ConsoleInputError({ [field]: message });
+export const formError = (message: string) => new ConsoleInputError({}, message);
+
+export type OperationOutcome<R> = { ok: true; result: R } | { ok: false; fieldErrors: Record<string, string>; formError?: string };
+
+function zodFieldErrors(error: z.ZodError): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const issue of error.issues) {
+    const key = issue.path.length ? String(issue.path[0]) : "_form";
+    out[key] ??= issue.message;
+  }
+  return out;
+}
+
+/**
+ * Authorizes, validates and runs a console operation for the session `token` in `workspaceId`.
+ * Throws ConsoleAccessError (unauthenticated, not_found, forbidden); rule and validation failures
+ * come back as `{ ok: false }` with messages per field.
+ */
+export async function runOperation<S extends z.ZodType, R, P>(
+  service: Service,
+  token: string | null | undefined,
+  workspaceId: string,
+  op: Operation<S, R, P>,
+  raw: unknown,
+  meta: { ip?: string | null } = {},
+): Promise<OperationOutcome<R>> {
+  const access = await requireWorkspaceRole(service, token, workspaceId, "viewer");
+  // Checked apart from the lookup so a viewer learns why, and a stranger learns nothing.
+  assertRole(access, op.role);
+  const parsed = op.input.safeParse(raw);
+  if (!parsed.success) {
+    const fieldErrors = zodFieldErrors(parsed.error);
+    const { _form, ...rest } = fieldErrors;
+    return { ok: false, fieldErrors: rest, ...(_form ? { formError: _form } : {}) };
+  }
+  const input = parsed.data as z.output<S>;
+  try {
+    const prepared = (op.prepare ? await op.prepare(input) : undefined) as P;
+    const result = await service.db.transaction(async (db) => {
+      const now = service.clock.now();
+      const out = await op.run({ service, db: db as unknown as Database, access, now }, input, prepared);
+      await recordAudit(db as unknown as Database, {
+        workspaceId: access.workspace.id,
+        type: `console.${op.name}`,
+        actor: access.operator.userId,
+        clientId: out.audit.clientId ?? null,
+        subject: out.audit.target ?? null,
+        data: { operator: access.operator.email, role: access.role, ...(out.audit.data ?? {}) },
+        ip: meta.ip ?? null,
+        at: now,
+      });
+      return out.result;
+    });
+    return { ok: true, result };
+  } catch (error) {
+    if (error instanceof ConsoleInputError) return { ok: false, fieldErrors: error.fieldErrors, ...(error.formError ? { formError: error.formError } : {}) };
+    if (error instanceof AuthzModelError || error instanceof ClientSecretError) return { ok: false, fieldErrors: {}, formError: error.message };
+    throw error;
+  }
+}

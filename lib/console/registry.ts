@@ -1,0 +1,51 @@
+/** Every console operation by name: the one table the console's server action dispatches through. */
+import { createApplication, createSecret, expireSecretNow, revokeSecret, rotateSecret, setApplicationActive, setClientApiGrant, updateApplication } from "./applications";
+import { createApi, updateApi } from "./apis";
+import { activateKey, publishKey } from "./keys";
+import { addOperator, changeOperatorRole, removeOperator, setOperatorPassword, setOperatorStatus } from "./operators";
+import { addMember, createOrganization, removeMember, saveConnection, updateOrganization } from "./organizations";
+import { createRole, deleteRole, setRoleApiPermissions, updateRole } from "./roles";
+import { assignRole, createUser, endUserSession, removeRole, revokeUserGrant, setUserPassword, setUserStatus, updateUserProfile } from "./users";
+
+export const operations = {
+  createApplication,
+  updateApplication,
+  setApplicationActive,
+  createSecret,
+  rotateSecret,
+  revokeSecret,
+  expireSecretNow,
+  setClientApiGrant,
+  createApi,
+  updateApi,
+  createRole,
+  updateRole,
+  setRoleApiPermissions,
+  deleteRole,
+  createUser,
+  setUserPassword,
+  updateUserProfile,
+  setUserStatus,
+  assignRole,
+  removeRole,
+  endUserSession,
+  revokeUserGrant,
+  createOrganization,
+  updateOrganization,
+  addMember,
+  removeMember,
+  saveConnection,
+  publishKey,
+  activateKey,
+  addOperator,
+  changeOperatorRole,
+  removeOperator,
+  setOperatorStatus,
+  setOperatorPassword,
+};
+
+export type OperationName = keyof typeof operations;
+
+export function isOperationName(name: string): name is OperationName {
+  return Object.hasOwn(operations, name);
+}

@@ -1,0 +1,169 @@
+/**
+ * First run: while no operator exists, each server start issues a one-time setup token (its
+ * SHA-256 kept in service_settings, valid for an hour) and prints `/console/setup?token=…`. The
+ * setup page creates the first operator, owner of every workspace, and consumes the token. Once
+ * an operator exists, setup refuses.
+ */
+import { and, eq, ne, sql } from "drizzle-orm";
+import { z } from "zod";
+import { operatorMemberships, serviceSettings, users, workspaces } from "../../db/schema";
+import type { Database } from "../../db/client";
+import { recordAudit } from "../audit/events";
+import { hashPassword, PASSWORD_MAX_LENGTH } from "../authn/password";
+import { addMs, HOUR } from "../clock";
+import { newId, randomToken, safeEqual, sha256Hex } from "../crypto";
+import type { Service } from "../service";
+import { SYSTEM_WORKSPACE_ID } from "./system";
+
+export const SETUP_TOKEN_TTL_MS = HOUR;
+export const OPERATOR_PASSWORD_MIN_LENGTH = 12;
+const SETUP_SETTING = "console.setup_token";
+/** An explicitly configured token (CONSOLE_SETUP_TOKEN) must still be a strong one. */
+const CONFIGURED_TOKEN = /^[A-Za-z0-9_-]{32,128}$/;
+
+export class SetupTokenConfigError extends Error {}
+
+/**
+ * The setup token from CONSOLE_SETUP_TOKEN, used instead of a random one only when explicitly
+ * set (the e2e suite does, to know the link); otherwise undefined.
+ */
+export function configuredSetupToken(env: Record<string, string | undefined> = process.env): string | undefined {
+  const raw = env.CONSOLE_SETUP_TOKEN;
+  if (raw === undefined || raw === "") return undefined;
+  if (!CONFIGURED_TOKEN.test(raw)) {
+    throw new SetupTokenConfigError("CONSOLE_SETUP_TOKEN must be 32–128 characters of A–Z a–z 0–9 _ - (or unset for a random one)");
+  }
+  return raw;
+}
+
+export async function operatorExists(db: Database): Promise<boolean> {
+  const [row] = await db.select({ id: users.id }).from(users).where(eq(users.workspaceId, SYSTEM_WORKSPACE_ID)).limit(1);
+  return !!row;
+}
+
+interface StoredToken {
+  hash: string;
+  expiresAt: string;
+}
+
+export interface SetupLink {
+  token: string;
+  url: string;
+  expiresAt: Date;
+}
+
+/**
+ * Issues a fresh setup token while no operator exists (replacing any earlier one); returns null
+ * once an operator exists.
+ */
+export async function issueSetupToken(service: Service, options: { token?: string } = {}): Promise<SetupLink | null> {
+  const db = service.db;
+  if (await operatorExists(db)) {
+    await db.delete(serviceSettings).where(eq(serviceSettings.key, SETUP_SETTING));
+    return null;
+  }
+  const now = service.clock.now();
+  const token = options.token ?? randomToken(32);
+  const expiresAt = addMs(now, SETUP_TOKEN_TTL_MS);
+  const value = JSON.stringify({ hash: sha256Hex(token), expiresAt: expiresAt.toISOString() } satisfies StoredToken);
+  await db
+    .insert(serviceSettings)
+    .values({ key: SETUP_SETTING, value, updatedAt: now })
+    .onConflictDoUpdate({ target: serviceSettings.key, set: { value, updatedAt: now } });
+  return { token, url: `${service.config.publicUrl}/console/setup?token=${encodeURIComponent(token)}`, expiresAt };
+}
+
+export type SetupTokenState = "valid" | "invalid" | "expired" | "done";
+
+async function tokenState(db: Database, token: string, now: Date): Promise<SetupTokenState> {
+  if (await operatorExists(db)) return "done";
+  if (!token) return "invalid";
+  const [setting] = await db.select().from(serviceSettings).where(eq(serviceSettings.key, SETUP_SETTING)).limit(1);
+  if (!setting) return "invalid";
+  let stored: StoredToken;
+  try {
+    stored = JSON.parse(setting.value) as StoredToken;
+  } catch {
+    return "invalid";
+  }
+  if (!safeEqual(stored.hash, sha256Hex(token))) return "invalid";
+  return new Date(stored.expiresAt) > now ? "valid" : "expired";
+}
+
+/** What the setup page should show for this token. */
+export function checkSetupToken(service: Service, token: string): Promise<SetupTokenState> {
+  return tokenState(service.db, token, service.clock.now());
+}
+
+export const setupInputSchema = z.object({
+  email: z
+    .string()
+    .trim()
+    .max(254, "Use at most 254 characters")
+    .regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, "Enter an email address"),
+  name: z.string().trim().min(1, "Enter a name").max(200, "Use at most 200 characters"),
+  password: z
+    .string()
+    .min(OPERATOR_PASSWORD_MIN_LENGTH, `Use at least ${OPERATOR_PASSWORD_MIN_LENGTH} characters`)
+    .max(PASSWORD_MAX_LENGTH, `Use at most ${PASSWORD_MAX_LENGTH} characters`),
+});
+export type SetupInput = z.infer<typeof setupInputSchema>;
+
+export class SetupError extends Error {
+  constructor(readonly state: Exclude<SetupTokenState, "valid">) {
+    super(
+      state === "done"
+        ? "An operator already exists; setup is closed. Sign in to the console instead."
+        : state === "expired"
+          ? "This setup link has expired. Restart the server for a new one."
+          : "This setup link is not valid. Use the link the server printed at its last start.",
+    );
+  }
+}
+
+/**
+ * Creates the first operator (a user of the system workspace, argon2id password) as owner of
+ * every workspace, and consumes the token. One transaction under a lock: of concurrent attempts
+ * exactly one succeeds.
+ */
+export async function completeSetup(service: Service, token: string, input: SetupInput, meta: { ip?: string | null } = {}): Promise<{ userId: string }> {
+  const parsed = setupInputSchema.parse(input);
+  const passwordHash = await hashPassword(parsed.password);
+  return service.db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext('latchkey:console-setup'))`);
+    const now = service.clock.now();
+    const state = await tokenState(tx, token, now);
+    if (state !== "valid") throw new SetupError(state);
+    const userId = newId();
+    const email = parsed.email;
+    await tx.insert(users).values({
+      id: userId,
+      workspaceId: SYSTEM_WORKSPACE_ID,
+      email,
+      emailNormalized: email.toLowerCase(),
+      emailVerified: true,
+      name: parsed.name,
+      passwordHash,
+      status: "active",
+      createdAt: now,
+      updatedAt: now,
+    });
+    const all = await tx
+      .select({ id: workspaces.id })
+      .from(workspaces)
+      .where(and(ne(workspaces.id, SYSTEM_WORKSPACE_ID), eq(workspaces.system, false)));
+    if (all.length > 0) {
+      await tx.insert(operatorMemberships).values(all.map((w) => ({ id: newId(), operatorUserId: userId, workspaceId: w.id, role: "owner" as const, createdAt: now })));
+    }
+    await tx.delete(serviceSettings).where(eq(serviceSettings.key, SETUP_SETTING));
+    await recordAudit(tx, {
+      workspaceId: SYSTEM_WORKSPACE_ID,
+      type: "console.setup.completed",
+      actor: userId,
+      data: { operator_email: email, workspaces: all.map((w) => w.id) },
+      ip: meta.ip ?? null,
+      at: now,
+    });
+    return { userId };
+  });
+}

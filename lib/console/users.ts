@@ -1,0 +1,317 @@
+/**
+ * Users of a workspace: list (paged, searchable), create, password, email verification,
+ * disable/enable, roles; their hosted sessions and grants, each of which can be ended.
+ * Disabling a user ends their access at once: every token check joins the user's status.
+ */
+import { and, asc, count, desc, eq, ilike, isNull, or } from "drizzle-orm";
+import { z } from "zod";
+import { clients, grants, hostedSessions, users } from "../../db/schema";
+import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "../authn/password";
+import { assignUserRole, removeUserRole } from "../authz/model";
+import { newId } from "../crypto";
+import { contextFor } from "../http/router";
+import { revokeGrant } from "../oauth/grants/refresh-token";
+import type { Service } from "../service";
+import { checkbox, email, id, optionalText } from "./forms";
+import { defineOperation, fieldError, formError, type OperationContext } from "./operation";
+
+export const USERS_PAGE_SIZE = 25;
+
+export type UserRow = Omit<typeof users.$inferSelect, "passwordHash"> & { hasPassword: boolean };
+
+export interface UserPage {
+  rows: UserRow[];
+  total: number;
+  page: number;
+  pages: number;
+}
+
+const userColumns = {
+  id: users.id,
+  workspaceId: users.workspaceId,
+  email: users.email,
+  emailNormalized: users.emailNormalized,
+  emailVerified: users.emailVerified,
+  name: users.name,
+  status: users.status,
+  createdAt: users.createdAt,
+  updatedAt: users.updatedAt,
+};
+
+function escapeLike(value: string): string {
+  return value.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** One page of a workspace's users, newest first, optionally filtered by email or name. */
+export async function listUsers(service: Service, workspaceId: string, options: { page?: number; query?: string } = {}): Promise<UserPage> {
+  const query = options.query?.trim() ?? "";
+  const where = and(
+    eq(users.workspaceId, workspaceId),
+    query ? or(ilike(users.emailNormalized, `%${escapeLike(query.toLowerCase())}%`), ilike(users.name, `%${escapeLike(query)}%`)) : undefined,
+  );
+  const [{ n }] = await service.db.select({ n: count() }).from(users).where(where);
+  const total = Number(n);
+  const pages = Math.max(1, Math.ceil(total / USERS_PAGE_SIZE));
+  const page = Math.min(Math.max(1, Math.floor(options.page ?? 1)), pages);
+  const rows = await service.db
+    .select({ ...userColumns, passwordHash: users.passwordHash })
+    .from(users)
+    .where(where)
+    .orderBy(desc(users.createdAt), asc(users.id))
+    .limit(USERS_PAGE_SIZE)
+    .offset((page - 1) * USERS_PAGE_SIZE);
+  return { rows: rows.map(({ passwordHash, ...r }) => ({ ...r, hasPassword: passwordHash !== null })), total, page, pages };
+}
+
+export async function getUser(service: Service, workspaceId: string, userId: string): Promise<UserRow | null> {
+  const [row] = await service.db
+    .select({ ...userColumns, passwordHash: users.passwordHash })
+    .from(users)
+    .where(and(eq(users.workspaceId, workspaceId), eq(users.id, userId)))
+    .limit(1);
+  if (!row) return null;
+  const { passwordHash, ...rest } = row;
+  return { ...rest, hasPassword: passwordHash !== null };
+}
+
+export interface SessionInfo {
+  id: string;
+  createdAt: Date;
+  lastSeenAt: Date;
+  idleExpiresAt: Date;
+  absoluteExpiresAt: Date;
+  endedAt: Date | null;
+  endReason: string | null;
+  amr: string[];
+  ip: string | null;
+  userAgent: string | null;
+  live: boolean;
+}
+
+export interface GrantInfo {
+  id: string;
+  clientId: string;
+  clientName: string;
+  sessionId: string;
+  scope: string[];
+  createdAt: Date;
+  lastUsedAt: Date;
+  revokedAt: Date | null;
+  revokeReason: string | null;
+  live: boolean;
+}
+
+/** The user's hosted sessions and grants (newest 50 each), with whether each is still live. */
+export async function userSessionsAndGrants(service: Service, workspaceId: string, userId: string): Promise<{ sessions: SessionInfo[]; grants: GrantInfo[] }> {
+  const now = service.clock.now();
+  const [sessionRows, grantRows] = await Promise.all([
+    service.db
+      .select()
+      .from(hostedSessions)
+      .where(and(eq(hostedSessions.workspaceId, workspaceId), eq(hostedSessions.userId, userId)))
+      .orderBy(desc(hostedSessions.createdAt))
+      .limit(50),
+    service.db
+      .select({ grant: grants, clientId: clients.clientId, clientName: clients.name })
+      .from(grants)
+      .innerJoin(clients, eq(clients.id, grants.clientPk))
+      .where(and(eq(grants.workspaceId, workspaceId), eq(grants.userId, userId)))
+      .orderBy(desc(grants.createdAt))
+      .limit(50),
+  ]);
+  const sessionLive = new Map<string, boolean>();
+  const sessions = sessionRows.map((s) => {
+    const live = s.endedAt === null && s.idleExpiresAt > now && s.absoluteExpiresAt > now;
+    sessionLive.set(s.id, live);
+    return {
+      id: s.id,
+      createdAt: s.createdAt,
+      lastSeenAt: s.lastSeenAt,
+      idleExpiresAt: s.idleExpiresAt,
+      absoluteExpiresAt: s.absoluteExpiresAt,
+      endedAt: s.endedAt,
+      endReason: s.endReason,
+      amr: s.amr,
+      ip: s.ip,
+      userAgent: s.userAgent,
+      live,
+    };
+  });
+  const grantInfos = grantRows.map(({ grant: g, clientId, clientName }) => ({
+    id: g.id,
+    clientId,
+    clientName,
+    sessionId: g.sessionId,
+    scope: g.scope,
+    createdAt: g.createdAt,
+    lastUsedAt: g.lastUsedAt,
+    revokedAt: g.revokedAt,
+    revokeReason: g.revokeReason,
+    live: g.revokedAt === null && g.idleExpiresAt > now && g.absoluteExpiresAt > now && (sessionLive.get(g.sessionId) ?? true),
+  }));
+  return { sessions, grants: grantInfos };
+}
+
+const password = z
+  .string()
+  .min(PASSWORD_MIN_LENGTH, `Use at least ${PASSWORD_MIN_LENGTH} characters`)
+  .max(PASSWORD_MAX_LENGTH, `Use at most ${PASSWORD_MAX_LENGTH} characters`);
+
+const optionalPassword = z.preprocess((v) => (v === "" ? undefined : v), password.optional());
+
+async function targetUser(ctx: OperationContext, userId: string) {
+  const [user] = await ctx.db
+    .select({ id: users.id, email: users.email, status: users.status, emailVerified: users.emailVerified })
+    .from(users)
+    .where(and(eq(users.workspaceId, ctx.access.workspace.id), eq(users.id, userId)))
+    .limit(1);
+  if (!user) throw formError("This user no longer exists");
+  return user;
+}
+
+export const createUser = defineOperation({
+  name: "user.created",
+  role: "admin",
+  input: z.object({
+    email: email(),
+    name: optionalText(200),
+    password: optionalPassword,
+    email_verified: checkbox(),
+  }),
+  async prepare(input) {
+    return { passwordHash: input.password ? await hashPassword(input.password) : null };
+  },
+  async run(ctx, input, { passwordHash }) {
+    const userId = newId();
+    const inserted = await ctx.db
+      .insert(users)
+      .values({
+        id: userId,
+        workspaceId: ctx.access.workspace.id,
+        email: input.email,
+        emailNormalized: input.email.toLowerCase(),
+        emailVerified: input.email_verified,
+        name: input.name ?? null,
+        passwordHash,
+        status: "active",
+        createdAt: ctx.now,
+        updatedAt: ctx.now,
+      })
+      .onConflictDoNothing()
+      .returning({ id: users.id });
+    if (inserted.length === 0) throw fieldError("email", "A user with this email already exists");
+    return { result: { id: userId }, audit: { target: input.email, data: { user_id: userId, email_verified: input.email_verified, password_set: passwordHash !== null } } };
+  },
+});
+
+export const setUserPassword = defineOperation({
+  name: "user.password_set",
+  role: "admin",
+  input: z.object({ user_id: id("user"), password }),
+  async prepare(input) {
+    return { passwordHash: await hashPassword(input.password) };
+  },
+  async run(ctx, input, { passwordHash }) {
+    const user = await targetUser(ctx, input.user_id);
+    await ctx.db.update(users).set({ passwordHash, updatedAt: ctx.now }).where(eq(users.id, user.id));
+    return { result: null, audit: { target: user.email, data: { user_id: user.id } } };
+  },
+});
+
+export const updateUserProfile = defineOperation({
+  name: "user.updated",
+  role: "admin",
+  input: z.object({ user_id: id("user"), name: optionalText(200), email_verified: checkbox() }),
+  async run(ctx, input) {
+    const user = await targetUser(ctx, input.user_id);
+    await ctx.db.update(users).set({ name: input.name ?? null, emailVerified: input.email_verified, updatedAt: ctx.now }).where(eq(users.id, user.id));
+    return { result: null, audit: { target: user.email, data: { user_id: user.id, name: input.name ?? null, email_verified: input.email_verified } } };
+  },
+});
+
+export const setUserStatus = defineOperation({
+  name: "user.status_changed",
+  role: "admin",
+  input: z.object({ user_id: id("user"), status: z.enum(["active", "disabled"]) }),
+  async run(ctx, input) {
+    const user = await targetUser(ctx, input.user_id);
+    await ctx.db.update(users).set({ status: input.status, updatedAt: ctx.now }).where(eq(users.id, user.id));
+    return { result: null, audit: { target: user.email, data: { user_id: user.id, status: input.status } } };
+  },
+});
+
+const organizationRef = z.preprocess((v) => (v === "" || v === undefined ? null : v), z.string().nullable());
+
+export const assignRole = defineOperation({
+  name: "user.role_assigned",
+  role: "admin",
+  input: z.object({ user_id: id("user"), role: id("role"), organization: organizationRef }),
+  async run(ctx, input) {
+    const user = await targetUser(ctx, input.user_id);
+    const added = await assignUserRole(ctx.db, {
+      workspaceId: ctx.access.workspace.id,
+      clock: ctx.service.clock,
+      actor: ctx.access.operator.userId,
+      userId: user.id,
+      role: input.role,
+      organization: input.organization,
+    });
+    if (!added) throw fieldError("role", "The user already holds this role there");
+    return { result: null, audit: { target: user.email, data: { user_id: user.id, role: input.role, organization: input.organization } } };
+  },
+});
+
+export const removeRole = defineOperation({
+  name: "user.role_removed",
+  role: "admin",
+  input: z.object({ user_id: id("user"), role: id("role"), organization: organizationRef }),
+  async run(ctx, input) {
+    const user = await targetUser(ctx, input.user_id);
+    await removeUserRole(ctx.db, {
+      workspaceId: ctx.access.workspace.id,
+      clock: ctx.service.clock,
+      actor: ctx.access.operator.userId,
+      userId: user.id,
+      role: input.role,
+      organization: input.organization,
+    });
+    return { result: null, audit: { target: user.email, data: { user_id: user.id, role: input.role, organization: input.organization } } };
+  },
+});
+
+/** Ends a hosted session: every grant made in it stops passing the session check and refresh. */
+export const endUserSession = defineOperation({
+  name: "user.session_ended",
+  role: "admin",
+  input: z.object({ user_id: id("user"), session_id: id("session") }),
+  async run(ctx, input) {
+    const user = await targetUser(ctx, input.user_id);
+    const ended = await ctx.db
+      .update(hostedSessions)
+      .set({ endedAt: ctx.now, endReason: "console" })
+      .where(and(eq(hostedSessions.workspaceId, ctx.access.workspace.id), eq(hostedSessions.userId, user.id), eq(hostedSessions.id, input.session_id), isNull(hostedSessions.endedAt)))
+      .returning({ id: hostedSessions.id });
+    if (ended.length === 0) throw formError("This session has already ended");
+    return { result: null, audit: { target: user.email, data: { user_id: user.id, session_id: input.session_id } } };
+  },
+});
+
+/** Revokes a grant (refresh family) and with it every access token issued from it. */
+export const revokeUserGrant = defineOperation({
+  name: "user.grant_revoked",
+  role: "admin",
+  input: z.object({ user_id: id("user"), grant_id: id("grant") }),
+  async run(ctx, input) {
+    const user = await targetUser(ctx, input.user_id);
+    const [grant] = await ctx.db
+      .select({ id: grants.id, clientPk: grants.clientPk })
+      .from(grants)
+      .where(and(eq(grants.workspaceId, ctx.access.workspace.id), eq(grants.userId, user.id), eq(grants.id, input.grant_id)))
+      .limit(1);
+    if (!grant) throw formError("This grant does not exist");
+    const endpoint = contextFor({ ...ctx.service, db: ctx.db }, ctx.access.workspace);
+    if (!(await revokeGrant(endpoint, grant.id, "console"))) throw formError("This grant is already revoked");
+    const [client] = await ctx.db.select({ clientId: clients.clientId }).from(clients).where(eq(clients.id, grant.clientPk)).limit(1);
+    return { result: null, audit: { target: user.email, clientId: client?.clientId ?? null, data: { user_id: user.id, grant_id: grant.id } } };
+  },
+});

@@ -1,0 +1,185 @@
+/** Workspaces as operators see them: only their own, with their role; creation; the overview. */
+import { and, asc, count, desc, eq, gt, isNotNull, isNull, lt, ne, sql } from "drizzle-orm";
+import { z } from "zod";
+import {
+  apis,
+  auditEvents,
+  clients,
+  clientSecrets,
+  grants,
+  hostedSessions,
+  operatorMemberships,
+  organizations,
+  roles,
+  signingKeys,
+  users,
+  workspaces,
+} from "../../db/schema";
+import { recordAudit } from "../audit/events";
+import { addMs, DAY } from "../clock";
+import { newId } from "../crypto";
+import { issuerFor } from "../http/context";
+import type { Service } from "../service";
+import { RESERVED_WORKSPACE_IDS } from "../workspaces/document";
+import { ConsoleAccessError, requireOperator, type OperatorRole, type WorkspaceAccess } from "./authz";
+import { text } from "./forms";
+import type { OperationOutcome } from "./operation";
+import { SYSTEM_WORKSPACE_ID } from "./system";
+
+export interface WorkspaceSummary {
+  id: string;
+  name: string;
+  role: OperatorRole;
+  applications: number;
+  users: number;
+  createdAt: Date;
+}
+
+/** The workspaces the operator is a member of, with their role; never the system workspace. */
+export async function listOperatorWorkspaces(service: Service, operatorUserId: string): Promise<WorkspaceSummary[]> {
+  const rows = await service.db
+    .select({
+      id: workspaces.id,
+      name: workspaces.name,
+      role: operatorMemberships.role,
+      createdAt: workspaces.createdAt,
+      applications: sql<number>`(select count(*)::int from ${clients} where ${clients.workspaceId} = ${workspaces.id})`,
+      users: sql<number>`(select count(*)::int from ${users} where ${users.workspaceId} = ${workspaces.id})`,
+    })
+    .from(operatorMemberships)
+    .innerJoin(workspaces, eq(workspaces.id, operatorMemberships.workspaceId))
+    .where(and(eq(operatorMemberships.operatorUserId, operatorUserId), eq(workspaces.system, false)))
+    .orderBy(asc(workspaces.id));
+  return rows.map((r) => ({ ...r, applications: Number(r.applications), users: Number(r.users) }));
+}
+
+/** Whether the operator may create workspaces: owners of at least one workspace may. */
+export async function canCreateWorkspaces(service: Service, operatorUserId: string): Promise<boolean> {
+  const [row] = await service.db
+    .select({ id: operatorMemberships.id })
+    .from(operatorMemberships)
+    .where(and(eq(operatorMemberships.operatorUserId, operatorUserId), eq(operatorMemberships.role, "owner"), ne(operatorMemberships.workspaceId, SYSTEM_WORKSPACE_ID)))
+    .limit(1);
+  return !!row;
+}
+
+export const createWorkspaceInput = z.object({
+  id: z
+    .string({ error: "Enter an id" })
+    .trim()
+    .regex(/^[a-z0-9][a-z0-9-]{1,62}$/, "Use 2–63 characters of a–z, 0–9 and -, starting with a letter or digit")
+    .refine((v) => !RESERVED_WORKSPACE_IDS.has(v), "This id is reserved"),
+  name: text("a name"),
+});
+
+/**
+ * Creates a workspace; the creator becomes its owner. Only operators who own a workspace may
+ * create one (viewers and admins elsewhere may not).
+ */
+export async function createWorkspace(
+  service: Service,
+  token: string | null | undefined,
+  raw: unknown,
+  meta: { ip?: string | null } = {},
+): Promise<OperationOutcome<{ id: string }>> {
+  const operator = await requireOperator(service, token);
+  if (!(await canCreateWorkspaces(service, operator.userId))) {
+    throw new ConsoleAccessError("forbidden", "Only owners of a workspace can create workspaces.");
+  }
+  const parsed = createWorkspaceInput.safeParse(raw);
+  if (!parsed.success) {
+    const fieldErrors: Record<string, string> = {};
+    for (const issue of parsed.error.issues) fieldErrors[String(issue.path[0] ?? "_form")] ??= issue.message;
+    return { ok: false, fieldErrors };
+  }
+  const { id, name } = parsed.data;
+  const created = await service.db.transaction(async (tx) => {
+    const now = service.clock.now();
+    const inserted = await tx.insert(workspaces).values({ id, name, system: false, createdAt: now, updatedAt: now }).onConflictDoNothing().returning({ id: workspaces.id });
+    if (inserted.length === 0) return false;
+    await tx.insert(operatorMemberships).values({ id: newId(), operatorUserId: operator.userId, workspaceId: id, role: "owner", createdAt: now });
+    await recordAudit(tx, {
+      workspaceId: id,
+      type: "console.workspace.created",
+      actor: operator.userId,
+      subject: id,
+      data: { operator: operator.email, name },
+      ip: meta.ip ?? null,
+      at: now,
+    });
+    return true;
+  });
+  if (!created) return { ok: false, fieldErrors: { id: "A workspace with this id already exists" } };
+  return { ok: true, result: { id } };
+}
+
+export interface WorkspaceOverview {
+  id: string;
+  name: string;
+  issuer: string;
+  discovery: string;
+  jwks: string;
+  counts: { applications: number; users: number; apis: number; roles: number; organizations: number; activeSessions: number; activeGrants: number };
+  /** Secrets of this workspace's clients that expire within 14 days and are not revoked. */
+  expiringSecrets: { clientId: string; expiresAt: Date }[];
+  /** Audit events flagged as possible theft in the last 30 days. */
+  flaggedEvents: number;
+  activeKey: { kid: string; activatedAt: Date | null } | null;
+  pendingKey: { kid: string; createdAt: Date } | null;
+}
+
+export const SECRET_WARNING_MS = 14 * DAY;
+
+export async function workspaceOverview(service: Service, access: WorkspaceAccess): Promise<WorkspaceOverview> {
+  const db = service.db;
+  const wid = access.workspace.id;
+  const now = service.clock.now();
+  const countOf = async (table: typeof clients | typeof users | typeof apis | typeof roles | typeof organizations) =>
+    Number((await db.select({ n: count() }).from(table).where(eq(table.workspaceId, wid)))[0]?.n ?? 0);
+  const [applications, userCount, apiCount, roleCount, orgCount, sessions, grantCount, expiring, flagged, keys] = await Promise.all([
+    countOf(clients),
+    countOf(users),
+    countOf(apis),
+    countOf(roles),
+    countOf(organizations),
+    db
+      .select({ n: count() })
+      .from(hostedSessions)
+      .where(and(eq(hostedSessions.workspaceId, wid), isNull(hostedSessions.endedAt), gt(hostedSessions.idleExpiresAt, now), gt(hostedSessions.absoluteExpiresAt, now))),
+    db.select({ n: count() }).from(grants).where(and(eq(grants.workspaceId, wid), isNull(grants.revokedAt), gt(grants.idleExpiresAt, now), gt(grants.absoluteExpiresAt, now))),
+    db
+      .select({ clientId: clients.clientId, expiresAt: clientSecrets.expiresAt })
+      .from(clientSecrets)
+      .innerJoin(clients, eq(clients.id, clientSecrets.clientPk))
+      .where(and(eq(clientSecrets.workspaceId, wid), isNull(clientSecrets.revokedAt), gt(clientSecrets.expiresAt, now), lt(clientSecrets.expiresAt, addMs(now, SECRET_WARNING_MS))))
+      .orderBy(asc(clientSecrets.expiresAt)),
+    db
+      .select({ n: count() })
+      .from(auditEvents)
+      .where(and(eq(auditEvents.workspaceId, wid), isNotNull(auditEvents.flagged), gt(auditEvents.createdAt, addMs(now, -30 * DAY)))),
+    db.select().from(signingKeys).where(and(eq(signingKeys.workspaceId, wid), sql`${signingKeys.status} in ('active', 'published')`)).orderBy(desc(signingKeys.createdAt)),
+  ]);
+  const issuer = issuerFor(service.config.publicUrl, wid);
+  const active = keys.find((k) => k.status === "active");
+  const pending = keys.find((k) => k.status === "published");
+  return {
+    id: wid,
+    name: access.workspace.name,
+    issuer,
+    discovery: `${issuer}/.well-known/openid-configuration`,
+    jwks: `${issuer}/.well-known/jwks.json`,
+    counts: {
+      applications,
+      users: userCount,
+      apis: apiCount,
+      roles: roleCount,
+      organizations: orgCount,
+      activeSessions: Number(sessions[0]?.n ?? 0),
+      activeGrants: Number(grantCount[0]?.n ?? 0),
+    },
+    expiringSecrets: expiring,
+    flaggedEvents: Number(flagged[0]?.n ?? 0),
+    activeKey: active ? { kid: active.kid, activatedAt: active.activatedAt ?? active.createdAt } : null,
+    pendingKey: pending ? { kid: pending.kid, createdAt: pending.createdAt } : null,
+  };
+}

@@ -1,0 +1,90 @@
+/** Console test helpers: operators, and console sign-in through the real authorize → hosted sign-in → callback flow. */
+import { eq } from "drizzle-orm";
+import { operatorMemberships, users } from "../../db/schema";
+import { hashPassword } from "../../lib/authn/password";
+import { signInView } from "../../lib/authn/sign-in";
+import type { OperatorRole } from "../../lib/console/authz";
+import { finishConsoleLogin, startConsoleLogin } from "../../lib/console/login";
+import { SYSTEM_WORKSPACE_ID } from "../../lib/console/system";
+import { newId } from "../../lib/crypto";
+import { contextFor, resolveWorkspace } from "../../lib/http/router";
+import { call, Jar, PUBLIC_URL, type Harness } from "../helpers/harness";
+
+export const OPERATOR_PASSWORD = "operator password 0123";
+
+/** Creates an operator (a user of the system workspace) with roles in the given workspaces. */
+export async function createOperator(h: Harness, email: string, memberships: Record<string, OperatorRole>): Promise<string> {
+  const now = h.clock.now();
+  const id = newId();
+  await h.service.db.insert(users).values({
+    id,
+    workspaceId: SYSTEM_WORKSPACE_ID,
+    email,
+    emailNormalized: email.toLowerCase(),
+    emailVerified: true,
+    name: email.split("@")[0],
+    passwordHash: await hashPassword(OPERATOR_PASSWORD),
+    status: "active",
+    createdAt: now,
+    updatedAt: now,
+  });
+  for (const [workspaceId, role] of Object.entries(memberships)) {
+    await h.service.db.insert(operatorMemberships).values({ id: newId(), operatorUserId: id, workspaceId, role, createdAt: now });
+  }
+  return id;
+}
+
+export async function operatorId(h: Harness, email: string): Promise<string> {
+  const [row] = await h.service.db.select({ id: users.id }).from(users).where(eq(users.emailNormalized, email.toLowerCase()));
+  return row.id;
+}
+
+export interface ConsoleLogin {
+  /** The `lk_console` cookie value. */
+  token: string;
+  /** Browser cookies on the authentication host (the hosted session). */
+  jar: Jar;
+  callback: URL;
+  txCookie: string;
+}
+
+/** The value of `name` in a Set-Cookie string. */
+export function cookieValue(setCookie: string, name: string): string {
+  const [pair] = setCookie.split(";");
+  const eq = pair.indexOf("=");
+  if (pair.slice(0, eq) !== name) throw new Error(`expected cookie ${name}, got ${pair}`);
+  return pair.slice(eq + 1);
+}
+
+/** Runs the console's start route, the system workspace's authorize and hosted sign-in; returns the callback. */
+export async function consoleCallback(h: Harness, email: string, password = OPERATOR_PASSWORD, jar = new Jar()): Promise<{ callback: URL; txCookie: string; jar: Jar }> {
+  const start = await startConsoleLogin(h.service, "/console");
+  const txCookie = cookieValue(start.cookie, "lk_console_tx");
+  const authorizeUrl = new URL(start.location);
+  const authorize = await call(h, authorizeUrl.pathname + authorizeUrl.search, { cookie: jar.header() });
+  if (authorize.status !== 303) throw new Error(`authorize answered ${authorize.status}: ${await authorize.text()}`);
+  jar.take(authorize);
+  let location = new URL(authorize.headers.get("location")!, PUBLIC_URL);
+  if (location.pathname === `/t/${SYSTEM_WORKSPACE_ID}/sign-in`) {
+    const tx = location.searchParams.get("tx")!;
+    const workspace = (await resolveWorkspace(h.service, SYSTEM_WORKSPACE_ID))!;
+    const view = await signInView(contextFor(h.service, workspace), tx, jar.header());
+    if (view.kind !== "form") throw new Error("sign-in transaction expired");
+    const post = await call(h, `/t/${SYSTEM_WORKSPACE_ID}/sign-in/password`, {
+      form: { tx, csrf: view.csrf, email, password },
+      cookie: jar.header(),
+      headers: { origin: PUBLIC_URL },
+    });
+    if (post.status !== 303) throw new Error(`sign-in answered ${post.status}`);
+    jar.take(post);
+    location = new URL(post.headers.get("location")!, PUBLIC_URL);
+  }
+  return { callback: location, txCookie, jar };
+}
+
+export async function consoleSignIn(h: Harness, email: string, password = OPERATOR_PASSWORD, jar = new Jar()): Promise<ConsoleLogin> {
+  const { callback, txCookie } = await consoleCallback(h, email, password, jar);
+  if (callback.pathname !== "/console/auth/callback") throw new Error(`sign-in ended at ${callback}`);
+  const done = await finishConsoleLogin(h.service, { url: callback, txCookie, ip: "203.0.113.7" });
+  return { token: cookieValue(done.cookie, "lk_console"), jar, callback, txCookie };
+}
