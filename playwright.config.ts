@@ -1,10 +1,12 @@
 import { existsSync } from "node:fs";
 import { defineConfig, devices } from "@playwright/test";
+import { APP, APP_PORT, ISSUER, LATCHKEY_PORT } from "./e2e/env";
 
 /**
  * End-to-end tests against the production build: e2e/serve.mjs builds the app, seeds a fresh
  * data store from e2e/fixtures/e2e-workspace.json and starts server.ts on port 3111; the
- * example customer application (e2e/customer-app.ts, openid-client) listens on 3112.
+ * example customer application (e2e/customer-app.ts, openid-client) listens on 3112. Set
+ * E2E_PORT / E2E_APP_PORT to move them (e2e/env.ts).
  */
 
 // A system Chromium when there is one (Debian's /usr/bin/chromium, or CHROMIUM_PATH); otherwise
@@ -52,7 +54,8 @@ export default defineConfig({
   webServer: [
     {
       command: "node e2e/serve.mjs",
-      url: "http://localhost:3111/t/e2e/.well-known/openid-configuration",
+      url: `${ISSUER}/.well-known/openid-configuration`,
+      env: { E2E_PORT: String(LATCHKEY_PORT), E2E_APP_PORT: String(APP_PORT) },
       // `next build` on two cores takes a few minutes.
       timeout: 240_000,
       reuseExistingServer: !ci,
@@ -63,7 +66,8 @@ export default defineConfig({
     },
     {
       command: "node_modules/.bin/tsx e2e/customer-app.ts",
-      url: "http://localhost:3112/health",
+      url: `${APP}/health`,
+      env: { PORT: String(APP_PORT), LATCHKEY_ISSUER: ISSUER },
       timeout: 30_000,
       reuseExistingServer: !ci,
       stdout: "pipe",

@@ -10,12 +10,20 @@
  *    database in .test-data/e2e-<ts>.
  * 3. `latchkey workspace import e2e/fixtures/e2e-workspace.json`, before the server starts:
  *    the embedded database admits one process at a time.
- * 4. `tsx server.ts` on port 3111. SIGTERM/SIGINT are forwarded; when the server exits the
- *    database is dropped (or the data directory removed; E2E_KEEP_DATA=1 keeps it).
+ * 4. `tsx server.ts` on port 3111 (E2E_PORT). SIGTERM/SIGINT are forwarded; when the server
+ *    exits the database is dropped (or the data directory removed; E2E_KEEP_DATA=1 keeps it).
+ *
+ * Specs that must reach the same data store (e.g. to run the CLI against it) read
+ * .test-data/e2e-server-<port>.json: { pid, issuer, env: { DATA_DIR | DATABASE_URL, MASTER_KEY } }.
+ *
+ * The port is held from the start (answering 503, which Playwright does not take for ready) so
+ * that another server appearing on it during the build fails instead of being tested.
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import http from "node:http";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import postgres from "postgres";
@@ -23,7 +31,9 @@ import postgres from "postgres";
 const root = fileURLToPath(new URL("..", import.meta.url));
 process.chdir(root);
 
-const PORT = 3111;
+// Defaults match e2e/env.ts; the fixture's redirect URIs name the app on port 3112.
+const PORT = Number(process.env.E2E_PORT || 3111);
+const APP_PORT = Number(process.env.E2E_APP_PORT || 3112);
 const PUBLIC_URL = `http://localhost:${PORT}`;
 const WORKSPACE_FILE = "e2e/fixtures/e2e-workspace.json";
 const BUILD_STAMP = path.join(".next", "e2e-build-started");
@@ -35,6 +45,7 @@ const log = (message) => console.log(`[e2e] ${message}`);
 let child; // the process currently running (build, import or server)
 let stopping = false;
 let cleanup = async () => {};
+let releasePort = async () => {};
 
 for (const signal of ["SIGTERM", "SIGINT"]) {
   process.on(signal, () => {
@@ -46,6 +57,7 @@ for (const signal of ["SIGTERM", "SIGINT"]) {
 
 async function finish(code) {
   try {
+    await releasePort();
     await cleanup();
   } catch (error) {
     console.error(`[e2e] cleanup failed: ${error.message}`);
@@ -131,17 +143,61 @@ async function freshDataStore(env) {
   return embedded;
 }
 
+/** Listens on the port with a placeholder until the real server takes over. */
+async function holdPort(port) {
+  const placeholder = http.createServer((_req, res) => res.writeHead(503, { "retry-after": "5" }).end("starting\n"));
+  await new Promise((resolve, reject) => {
+    placeholder.once("error", (error) =>
+      reject(error.code === "EADDRINUSE" ? new Error(`port ${port} is in use; stop what runs there or set E2E_PORT`) : error),
+    );
+    placeholder.listen(port, resolve);
+  });
+  let released = false;
+  return async () => {
+    if (released) return;
+    released = true;
+    placeholder.closeAllConnections();
+    await new Promise((resolve) => placeholder.close(resolve));
+  };
+}
+
+/** Tells specs where this run's data store is; removed on exit. */
+function publishStore(env) {
+  const file = path.join(root, ".test-data", `e2e-server-${PORT}.json`);
+  mkdirSync(path.dirname(file), { recursive: true });
+  const published = { DATA_DIR: env.DATA_DIR, DATABASE_URL: env.DATABASE_URL, MASTER_KEY: env.MASTER_KEY };
+  writeFileSync(file, JSON.stringify({ pid: process.pid, issuer: `${PUBLIC_URL}/t/e2e`, env: published }, null, 2), { mode: 0o600 });
+  const previous = cleanup;
+  cleanup = async () => {
+    rmSync(file, { force: true });
+    await previous();
+  };
+}
+
+/** The fixture, with its redirect URIs moved when the app does not listen on the default port. */
+function workspaceFile() {
+  if (APP_PORT === 3112) return WORKSPACE_FILE;
+  const file = path.join(tmpdir(), `latchkey-e2e-workspace-${process.pid}.json`);
+  writeFileSync(file, readFileSync(WORKSPACE_FILE, "utf8").replaceAll("http://localhost:3112", `http://localhost:${APP_PORT}`));
+  return file;
+}
+
 async function main() {
+  releasePort = await holdPort(PORT);
   const base = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
   await build(base);
   if (stopping) return finish(143);
 
   const env = await freshDataStore(base);
+  const file = workspaceFile();
   log(`importing ${WORKSPACE_FILE}`);
-  const imported = await run(tsx, ["cli/latchkey.ts", "workspace", "import", WORKSPACE_FILE], env);
+  const imported = await run(tsx, ["cli/latchkey.ts", "workspace", "import", file], env);
+  if (file !== WORKSPACE_FILE) rmSync(file, { force: true });
   if (imported !== 0) throw new Error(`workspace import failed (exit ${imported})`);
   if (stopping) return finish(143);
 
+  publishStore(env);
+  await releasePort();
   log(`starting server.ts on ${PUBLIC_URL}`);
   const code = await run(tsx, ["server.ts"], { ...env, NODE_ENV: "production", PORT: String(PORT), PUBLIC_URL });
   log(`server exited (${code})`);

@@ -1,7 +1,6 @@
 import { expect, test, type Page } from "@playwright/test";
+import { APP, ISSUER } from "./env";
 
-const ISSUER = "http://localhost:3111/t/e2e";
-const APP = "http://localhost:3112";
 const ADA = { email: "ada@example.com", password: "correct horse battery staple", name: "Ada Lovelace" };
 
 interface Result {
