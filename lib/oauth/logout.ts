@@ -4,6 +4,7 @@ import { recordAudit } from "../audit/events";
 import { clearSessionCookie, endHostedSession, getLiveSession } from "../authn/hosted-session";
 import type { Endpoint, EndpointContext } from "../http/context";
 import { isDependencyFailure } from "../http/errors";
+import { inTransaction } from "../http/transaction";
 import { HOSTED_PAGE_HEADERS, hostedErrorPage } from "../hosted/html";
 import { findClient } from "./clients";
 import { subjectFor } from "./issue";
@@ -90,8 +91,9 @@ async function logout(request: Request, ctx: EndpointContext): Promise<Response>
   }
 
   // A concurrent logout may have ended it a moment ago: the outcome is the same, recorded once.
-  if (await endHostedSession(ctx, session.id, "logout")) {
-    await recordAudit(ctx.service.db, {
+  await inTransaction(ctx, async (tx) => {
+    if (!(await endHostedSession(tx, session.id, "logout"))) return;
+    await recordAudit(tx.service.db, {
       workspaceId: ctx.workspace.id,
       type: "session.logout",
       clientId: client.clientId,
@@ -100,7 +102,7 @@ async function logout(request: Request, ctx: EndpointContext): Promise<Response>
       data: { session_id: session.id, grant_id: grant.id },
       at: now,
     });
-  }
+  });
   const headers = new Headers({ ...HOSTED_PAGE_HEADERS, Location: destination });
   headers.append("Set-Cookie", clearSessionCookie(ctx));
   return new Response(null, { status: 303, headers });

@@ -5,6 +5,7 @@ import { sha256Hex } from "../crypto";
 import type { Endpoint, EndpointContext } from "../http/context";
 import { invalidRequest } from "../http/errors";
 import { readOAuthForm } from "../http/form";
+import { inTransaction } from "../http/transaction";
 import { authenticateClient, type AuthenticatedClient } from "./clients";
 import { revokeGrant } from "./grants/refresh-token";
 import { subjectFor } from "./issue";
@@ -124,9 +125,12 @@ export const revokeEndpoint: Endpoint = async (request, ctx) => {
   const client = await authenticateClient(request, params, ctx);
   const { token, order } = readTokenParameters(params);
   const hash = sha256Hex(token);
-  for (const kind of order) {
-    const found = kind === "access_token" ? await revokeAccessToken(ctx, client, hash) : await revokeRefreshToken(ctx, client, hash);
-    if (found) break;
-  }
+  // One transaction: the family, its access tokens and the audit event change together or not at all.
+  await inTransaction(ctx, async (tx) => {
+    for (const kind of order) {
+      const found = kind === "access_token" ? await revokeAccessToken(tx, client, hash) : await revokeRefreshToken(tx, client, hash);
+      if (found) return;
+    }
+  });
   return new Response(null, { status: 200, headers: { "Cache-Control": "no-store", Pragma: "no-cache" } });
 };

@@ -164,6 +164,30 @@ describe("POST /oauth2/introspect: workload (M2M) tokens", () => {
     });
   });
 
+  it("works for a token from the real client_credentials grant, until that token is revoked", async () => {
+    const issued = await call(h, `/t/${ws}/oauth2/token`, {
+      form: { grant_type: "client_credentials", resource: API, scope: "read:things" },
+      headers: { authorization: basic(M2M.client_id, M2M.secret) },
+    });
+    expect(issued.status).toBe(200);
+    const { access_token } = await issued.json();
+    expect(await (await asM2M(access_token)).json()).toEqual({
+      active: true,
+      client_id: M2M.client_id,
+      sub: M2M.client_id,
+      iss: issuer,
+      aud: API,
+      scope: "read:things",
+      exp: nowSeconds() + 300,
+      token_type: "Bearer",
+      principal_type: "workload",
+    });
+    await expectInactive(await asWeb(access_token));
+    const revoked = await call(h, `/t/${ws}/oauth2/revoke`, { form: { token: access_token }, headers: { authorization: basic(M2M.client_id, M2M.secret) } });
+    expect(revoked.status).toBe(200);
+    await expectInactive(await asM2M(access_token));
+  });
+
   it("is inactive once the credential that obtained it is revoked or has expired", async () => {
     const { token, credentialId } = await insertWorkloadToken(h, ws, M2M.client_id);
     const [cred] = await h.service.db.select().from(clientSecrets).where(eq(clientSecrets.id, credentialId));

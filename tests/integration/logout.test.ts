@@ -1,8 +1,10 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { decodeJwt } from "jose";
 import { grants, hostedSessions, refreshTokens } from "../../db/schema";
+import { openDatabase, type DatabaseHandle } from "../../db/client";
 import { sha256Hex } from "../../lib/crypto";
+import { createService } from "../../lib/service";
 import { authorizeQuery, basic, call, createHarness, Jar, PUBLIC_URL, seed, uniqueWorkspaceId, type Harness } from "../helpers/harness";
 import { ADA, BOB, M2M, MINIMAL, SPA, WEB, standardWorkspace } from "../helpers/fixtures";
 import { auditRows, humanTokens, type HumanTokens } from "../helpers/lifecycle";
@@ -254,6 +256,26 @@ describe("GET /oidc/logout: it needs the hosted session and an active grant of t
     const t = await humanTokens(h, ws, SPA, ADA);
     const res = await call(h, `/t/${other}/oidc/logout?${new URLSearchParams({ client_id: SPA.client_id, post_logout_redirect_uri: SPA_SIGNED_OUT })}`, { cookie: t.jar.header() });
     await expectHostedError(res);
+    expect((await sessionCheck(t.access_token)).status).toBe(200);
+  });
+});
+
+describe("GET /oidc/logout: an unreachable database", () => {
+  let down: DatabaseHandle;
+  beforeAll(async () => {
+    down = await openDatabase({ databaseUrl: "postgres://postgres@127.0.0.1:9/latchkey" });
+  });
+  afterAll(async () => down.close());
+
+  it("shows a 503 hosted page: no redirect, the cookie kept, the session not ended", async () => {
+    const t = await humanTokens(h, ws, SPA, ADA);
+    // The database goes away after the workspace was resolved (the router caches it for seconds):
+    // the failure reaches the logout itself.
+    const service = createService(down.db, h.service.config, h.clock);
+    for (const [key, value] of h.service.cache) service.cache.set(key, value);
+    const broken = { ...h, service };
+    const res = await call(broken, logoutUrl({ client_id: SPA.client_id, post_logout_redirect_uri: SPA_SIGNED_OUT }), { cookie: t.jar.header() });
+    await expectHostedError(res, 503);
     expect((await sessionCheck(t.access_token)).status).toBe(200);
   });
 });

@@ -1,8 +1,10 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { decodeJwt } from "jose";
 import { accessTokens, clientSecrets, grants } from "../../db/schema";
+import { openDatabase, type DatabaseHandle } from "../../db/client";
 import { sha256Hex } from "../../lib/crypto";
+import { createService } from "../../lib/service";
 import { basic, call, createHarness, seed, uniqueWorkspaceId, type Harness } from "../helpers/harness";
 import { ADA, BOB, M2M, MINIMAL, SPA, WEB, standardWorkspace } from "../helpers/fixtures";
 import { auditRows, humanTokens, insertWorkloadToken } from "../helpers/lifecycle";
@@ -270,6 +272,26 @@ describe("POST /oauth2/revoke: client authentication and the request", () => {
     const t = await spaTokens();
     const res = await call(h, `/t/no-such-workspace/oauth2/revoke`, { form: { token: t.access_token, client_id: SPA.client_id } });
     expect(res.status).toBe(404);
+    expect((await sessionCheck(t.access_token)).status).toBe(200);
+  });
+});
+
+describe("POST /oauth2/revoke: an unreachable database", () => {
+  let down: DatabaseHandle;
+  beforeAll(async () => {
+    // Nothing listens on port 9: every query fails to connect.
+    down = await openDatabase({ databaseUrl: "postgres://postgres@127.0.0.1:9/latchkey" });
+  });
+  afterAll(async () => down.close());
+
+  it("answers 503 with Retry-After, never a 200 that would claim the revocation happened", async () => {
+    const t = await spaTokens();
+    const broken = { ...h, service: createService(down.db, h.service.config, h.clock) };
+    const res = await call(broken, `/t/${ws}/oauth2/revoke`, { form: { token: t.refresh_token, client_id: SPA.client_id } });
+    expect(res.status).toBe(503);
+    expect(res.headers.get("retry-after")).toBeTruthy();
+    expect((await res.json()).error).toBe("temporarily_unavailable");
+    // Nothing changed on the real database either.
     expect((await sessionCheck(t.access_token)).status).toBe(200);
   });
 });
