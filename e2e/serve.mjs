@@ -3,8 +3,9 @@
  * Playwright's web server for the e2e suite: the production build of Latchkey on a fresh,
  * seeded data store.
  *
- * 1. `next build`, unless the last build started after every source file changed
- *    (E2E_REBUILD=1 forces a build, E2E_SKIP_BUILD=1 skips it).
+ * 1. `next build`, unless the last build started after every source file changed, or
+ *    .next/BUILD_ID is newer than every source file (E2E_REBUILD=1 forces a build,
+ *    E2E_SKIP_BUILD=1 skips it).
  * 2. A fresh data store: with DATABASE_URL, a new database `latchkey_e2e_<ts>_<rand>` on that
  *    server (MASTER_KEY is taken from the environment or generated); otherwise a new embedded
  *    database in .test-data/e2e-<ts>.
@@ -89,9 +90,13 @@ function newestSourceChange(entry) {
 }
 
 function buildIsCurrent() {
-  if (!existsSync(path.join(".next", "BUILD_ID")) || !existsSync(BUILD_STAMP)) return false;
-  const started = Number(readFileSync(BUILD_STAMP, "utf8"));
-  return Number.isFinite(started) && Math.max(...SOURCES.map(newestSourceChange)) < started;
+  const buildId = path.join(".next", "BUILD_ID");
+  if (!existsSync(buildId)) return false;
+  const newest = Math.max(...SOURCES.map(newestSourceChange));
+  const started = existsSync(BUILD_STAMP) ? Number(readFileSync(BUILD_STAMP, "utf8")) : NaN;
+  if (Number.isFinite(started) && newest < started) return true;
+  // A build made outside this script (`npm test` builds first: scripts/build-if-stale.mjs).
+  return newest < statSync(buildId).mtimeMs;
 }
 
 async function build(env) {

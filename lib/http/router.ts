@@ -104,29 +104,52 @@ export async function runEndpoint(route: Route, request: Request, service: Servi
   }
 }
 
+type Decision =
+  | { kind: "not-found" }
+  | { kind: "preflight"; workspaceId: string; subpath: string }
+  | { kind: "method-not-allowed"; subpath: string }
+  | { kind: "route"; route: Route; workspaceId: string };
+
+/** What dispatch does for a path; null when the request is not ours to answer (Next serves it). */
+function decide(method: string, pathname: string, machineOnly: boolean): Decision | null {
+  const split = splitIssuerPath(pathname);
+  if (!split) return null;
+  // Reserved API families: no released API exists; they fail closed right here, like an unknown route.
+  if (RESERVED_PREFIXES.some((p) => split.subpath === p || split.subpath.startsWith(`${p}/`))) return { kind: "not-found" };
+  if (method === "OPTIONS" && CORS_PATHS.has(split.subpath)) return { kind: "preflight", workspaceId: split.workspaceId, subpath: split.subpath };
+  const route = findRoute(method, split.subpath);
+  if (!route) return knownPaths.has(split.subpath) ? { kind: "method-not-allowed", subpath: split.subpath } : null;
+  if (machineOnly && !route.machine) return null;
+  return { kind: "route", route, workspaceId: split.workspaceId };
+}
+
+/**
+ * Whether `dispatch(…, { machineOnly: true })` answers a request for `method` and the request
+ * target `url` (path and query, as Node gives it) instead of returning null: the production
+ * server decides with this before it reads a body, so a request for Next is never touched.
+ */
+export function dispatchesDirectly(method: string, url: string): boolean {
+  return decide(method, new URL(`http://h${url}`).pathname, true) !== null;
+}
+
 /**
  * Dispatches a request under `/t/{workspace}/…` to its endpoint; unknown paths get the generic
  * 404 that an unknown workspace or client gets too. Returns null for paths outside the table so
  * the caller can hand them to Next (hosted pages).
  */
 export async function dispatch(request: Request, service: Service, options: { machineOnly?: boolean } = {}): Promise<Response | null> {
-  const url = new URL(request.url);
-  const split = splitIssuerPath(url.pathname);
-  if (!split) return null;
-  // Reserved API families: no released API exists; they fail closed right here, like an unknown route.
-  if (RESERVED_PREFIXES.some((p) => split.subpath === p || split.subpath.startsWith(`${p}/`))) return notFoundResponse();
-  if (request.method === "OPTIONS" && CORS_PATHS.has(split.subpath)) {
-    return runEndpoint({ method: "GET", path: split.subpath, endpoint: preflight, machine: true }, request, service, split.workspaceId);
-  }
-  const route = findRoute(request.method, split.subpath);
-  if (!route) {
-    if (knownPaths.has(split.subpath)) {
+  const decision = decide(request.method, new URL(request.url).pathname, options.machineOnly ?? false);
+  if (!decision) return null;
+  switch (decision.kind) {
+    case "not-found":
+      return notFoundResponse();
+    case "preflight":
+      return runEndpoint({ method: "GET", path: decision.subpath, endpoint: preflight, machine: true }, request, service, decision.workspaceId);
+    case "method-not-allowed":
       return json({ error: "invalid_request", error_description: "Method not allowed" }, 405, {
-        Allow: routes.filter((r) => r.path === split.subpath).map((r) => r.method).join(", "),
+        Allow: routes.filter((r) => r.path === decision.subpath).map((r) => r.method).join(", "),
       });
-    }
-    return null;
+    case "route":
+      return runEndpoint(decision.route, request, service, decision.workspaceId);
   }
-  if (options.machineOnly && !route.machine) return null;
-  return runEndpoint(route, request, service, split.workspaceId);
 }

@@ -1,4 +1,4 @@
-import { bind } from "@/lib/http/next-adapter";
+import { routeHandlers } from "@/lib/http/next-adapter";
 
 export const dynamic = "force-dynamic";
-export const GET = bind("GET", "/oauth2/authorize");
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = routeHandlers("/oauth2/authorize");
