@@ -1,0 +1,241 @@
+// The benchmark's scenarios: what each request is, and how its answer is checked. Each
+// `prepare(env)` returns the autocannon request, the expected status and a body/header check;
+// scenarios that consume a one-time proof also return `perRequest()`, which hands out a fresh
+// one per request (and null when the seeded supply is exhausted, which then shows as failures).
+import { basic, FORM, seedCodes, seedRefreshTokens, seedTransactions } from "./seed.mjs";
+
+const JSON_TYPE = "application/json";
+
+/** Hands out the items of `list` once each; null when they run out. */
+function supply(list, format) {
+  let i = 0;
+  const next = () => (i < list.length ? format(list[i++]) : null);
+  next.used = () => i;
+  next.total = list.length;
+  return next;
+}
+
+/** How many one-time proofs to seed: a generous upper bound on the rate times the run's length. */
+function seedCount(env, maxRate) {
+  return Math.ceil(maxRate * (env.opts.warmup + env.opts.duration) * 1.2) + 200;
+}
+
+async function m2mToken(env) {
+  const res = await fetch(`${env.issuer}/oauth2/token`, {
+    method: "POST",
+    headers: { authorization: basic(env.m2m.id, env.m2m.secret), "content-type": FORM },
+    body: new URLSearchParams({ grant_type: "client_credentials", resource: env.resource, scope: "read:things" }).toString(),
+  });
+  const json = await res.json();
+  if (res.status !== 200 || !json.access_token) throw new Error(`client_credentials: ${res.status} ${JSON.stringify(json)}`);
+  return json.access_token;
+}
+
+const bearer = (token) => ({ authorization: `Bearer ${token}` });
+
+export const SCENARIOS = [
+  {
+    name: "cc",
+    title: "client_credentials issuance (M2M, HTTP Basic)",
+    async prepare(env) {
+      return {
+        req: {
+          method: "POST",
+          path: `${env.prefix}/oauth2/token`,
+          headers: { authorization: basic(env.m2m.id, env.m2m.secret), "content-type": FORM },
+          body: new URLSearchParams({ grant_type: "client_credentials", resource: env.resource, scope: "read:things" }).toString(),
+        },
+        expectStatus: 200,
+        check: (body) => body.includes('"access_token"') && body.includes('"scope":"read:things"'),
+      };
+    },
+  },
+  {
+    name: "introspect",
+    title: "introspection of an active M2M token (HTTP Basic)",
+    async prepare(env) {
+      const token = await m2mToken(env);
+      return {
+        req: {
+          method: "POST",
+          path: `${env.prefix}/oauth2/introspect`,
+          headers: { authorization: basic(env.m2m.id, env.m2m.secret), "content-type": FORM },
+          body: new URLSearchParams({ token }).toString(),
+        },
+        expectStatus: 200,
+        check: (body) => body.includes('"active":true'),
+      };
+    },
+  },
+  {
+    name: "session",
+    title: "session check (GET /oidc/session, human token)",
+    async prepare(env) {
+      const token = await env.human.freshAccessToken();
+      return {
+        req: { method: "GET", path: `${env.prefix}/oidc/session`, headers: bearer(token) },
+        expectStatus: 200,
+        check: (body) => body.includes('"active":true'),
+      };
+    },
+  },
+  {
+    name: "check-allowed",
+    title: "permission check, allowed (POST /authorization/check)",
+    async prepare(env) {
+      const token = await env.human.freshAccessToken();
+      return {
+        req: {
+          method: "POST",
+          path: `${env.prefix}/authorization/check`,
+          headers: { ...bearer(token), "content-type": JSON_TYPE },
+          body: JSON.stringify({ resource: env.resource, permission: "read:things", organization_id: null }),
+        },
+        expectStatus: 200,
+        check: (body) => body === '{"allowed":true}',
+      };
+    },
+  },
+  {
+    name: "check-denied",
+    title: "permission check, denied (a permission the user does not hold)",
+    async prepare(env) {
+      const token = await env.human.freshAccessToken();
+      return {
+        req: {
+          method: "POST",
+          path: `${env.prefix}/authorization/check`,
+          headers: { ...bearer(token), "content-type": JSON_TYPE },
+          body: JSON.stringify({ resource: env.resource, permission: "write:things", organization_id: null }),
+        },
+        expectStatus: 200,
+        check: (body) => body === '{"allowed":false}',
+      };
+    },
+  },
+  {
+    name: "userinfo",
+    title: "UserInfo (GET /oidc/userinfo, human token)",
+    async prepare(env) {
+      const token = await env.human.freshAccessToken();
+      return {
+        req: { method: "GET", path: `${env.prefix}/oidc/userinfo`, headers: bearer(token) },
+        expectStatus: 200,
+        check: (body) => body.includes('"sub"') && body.includes(`"email":"${env.human.env.user.email}"`),
+      };
+    },
+  },
+  {
+    name: "refresh",
+    title: "refresh rotation, a fresh refresh token per request",
+    async prepare(env) {
+      const n = seedCount(env, 5000);
+      const tokens = await seedRefreshTokens(env.sql, env.template, n);
+      const { client } = env.human.env;
+      return {
+        req: {
+          method: "POST",
+          path: `${env.prefix}/oauth2/token`,
+          headers: { authorization: basic(client.id, client.secret), "content-type": FORM },
+        },
+        perRequest: supply(tokens, (t) => ({ body: `grant_type=refresh_token&refresh_token=${t}` })),
+        expectStatus: 200,
+        check: (body) => body.includes('"access_token"') && body.includes('"refresh_token"'),
+        note: `${n} seeded families`,
+      };
+    },
+  },
+  {
+    name: "code",
+    title: "code exchange (PKCE, ID token), pre-created codes",
+    async prepare(env) {
+      const n = seedCount(env, 3000);
+      const { client } = env.human.env;
+      const { verifier, codes } = await seedCodes(env.sql, env.template, n, client.redirectUri, env.opts.warmup + env.opts.duration + 120);
+      const redirect = encodeURIComponent(client.redirectUri);
+      return {
+        req: {
+          method: "POST",
+          path: `${env.prefix}/oauth2/token`,
+          headers: { authorization: basic(client.id, client.secret), "content-type": FORM },
+        },
+        perRequest: supply(codes, (c) => ({ body: `grant_type=authorization_code&code=${c}&redirect_uri=${redirect}&code_verifier=${verifier}` })),
+        expectStatus: 200,
+        check: (body) => body.includes('"id_token"') && body.includes('"refresh_token"'),
+        note: `${n} seeded codes`,
+      };
+    },
+  },
+  {
+    name: "discovery",
+    title: "discovery document",
+    async prepare(env) {
+      return {
+        req: { method: "GET", path: `${env.prefix}/.well-known/openid-configuration` },
+        expectStatus: 200,
+        check: (body) => body.includes(`"issuer":"${env.issuer}"`),
+      };
+    },
+  },
+  {
+    name: "jwks",
+    title: "JWKS",
+    async prepare(env) {
+      return {
+        req: { method: "GET", path: `${env.prefix}/.well-known/jwks.json` },
+        expectStatus: 200,
+        check: (body) => body.includes('"keys":[{') && body.includes('"kty":"EC"'),
+      };
+    },
+  },
+  {
+    name: "signin-page",
+    title: "hosted sign-in page GET (Next.js page, pending transaction)",
+    async prepare(env) {
+      const tx = await env.human.pendingTransaction();
+      return {
+        req: { method: "GET", path: tx.pagePath, headers: { cookie: tx.cookie } },
+        expectStatus: 200,
+        check: (body) => body.includes('name="csrf"') && body.includes('name="password"'),
+      };
+    },
+  },
+  {
+    name: "signin",
+    title: "password sign-in POST (argon2id), a fresh transaction per request",
+    async prepare(env) {
+      const n = seedCount(env, env.opts.loginSeedRate);
+      const { client } = env.human.env;
+      const txs = await seedTransactions(env.sql, env.template, n, {
+        redirectUri: client.redirectUri,
+        masterKeyHex: env.masterKeyHex,
+        ttlSeconds: env.opts.warmup + env.opts.duration + 600,
+      });
+      const { email, password } = env.human.env.user;
+      const callback = `${client.redirectUri}?code=`;
+      return {
+        req: {
+          method: "POST",
+          path: `${env.prefix}/sign-in/password`,
+          headers: { "content-type": FORM, origin: env.base },
+        },
+        perRequest: supply(txs, (t) => ({
+          headers: { cookie: t.cookie },
+          body: new URLSearchParams({ tx: t.txId, csrf: t.csrf, email, password }).toString(),
+        })),
+        expectStatus: 303,
+        check: (_body, headers) => typeof headers.location === "string" && headers.location.startsWith(callback),
+        note: `${n} seeded transactions`,
+      };
+    },
+  },
+];
+
+/** The calibration target (bench/baseline.mjs): bare node:http + one PostgreSQL select. */
+export const BASELINE = {
+  name: "baseline-pgselect",
+  title: "calibration: bare node:http + one PostgreSQL select 1",
+  async prepare() {
+    return { req: { method: "GET", path: "/pgselect" }, expectStatus: 200, check: (body) => body.includes('"ok":true') };
+  },
+};

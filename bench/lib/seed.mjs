@@ -1,0 +1,174 @@
+// Setting up what the scenarios present: human tokens through the real flow (authorize → hosted
+// sign-in → code exchange), then one-time proofs (refresh tokens, codes, sign-in transactions)
+// seeded straight into the database with known plaintexts, so every request succeeds once.
+import { createHash, createHmac, hkdfSync, randomBytes } from "node:crypto";
+
+const b64url = (bytes = 32) => randomBytes(bytes).toString("base64url");
+const sha256Hex = (v) => createHash("sha256").update(v).digest("hex");
+const sha256B64 = (v) => createHash("sha256").update(v).digest("base64url");
+export const basic = (id, secret) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString("base64")}`;
+export const FORM = "application/x-www-form-urlencoded";
+
+/** lib/authn/sign-in.ts csrfToken(): HMAC under the master key's "hosted-csrf" subkey (lib/crypto.ts deriveKey). */
+export function csrfFor(masterKeyHex, workspaceId, txId, binding) {
+  const key = Buffer.from(hkdfSync("sha256", Buffer.from(masterKeyHex, "hex"), Buffer.alloc(0), "latchkey:hosted-csrf", 32));
+  return createHmac("sha256", key).update(`${workspaceId}.${txId}.${binding}`).digest("base64url");
+}
+
+async function request(url, init = {}) {
+  const res = await fetch(url, { redirect: "manual", ...init });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, text };
+}
+
+function expect(cond, what, res) {
+  if (!cond) throw new Error(`${what}: ${res.status} ${res.headers.get("location") ?? ""} ${res.text.slice(0, 300)}`);
+}
+
+/**
+ * The human side of the benchmark workspace: one user signed in through the real flow, a
+ * confidential web client holding its refresh token, and helpers that mint fresh access tokens.
+ */
+export class Human {
+  constructor(env) {
+    this.env = env; // { base, workspace, client: {id, secret, redirectUri}, user: {email, password}, scope, resource }
+  }
+
+  issuer() {
+    return `${this.env.base}/t/${this.env.workspace}`;
+  }
+
+  /** GET /oauth2/authorize without a session: a pending transaction and its binding cookie. */
+  async pendingTransaction() {
+    const { client, scope, resource } = this.env;
+    const verifier = b64url(32);
+    const query = new URLSearchParams({
+      client_id: client.id,
+      redirect_uri: client.redirectUri,
+      response_type: "code",
+      scope,
+      state: b64url(24),
+      nonce: b64url(24),
+      code_challenge: sha256B64(verifier),
+      code_challenge_method: "S256",
+      resource,
+    });
+    const res = await request(`${this.issuer()}/oauth2/authorize?${query}`);
+    expect(res.status === 303, "authorize", res);
+    const location = new URL(res.headers.get("location"), this.env.base);
+    const txId = location.searchParams.get("tx");
+    const cookie = res.headers.getSetCookie().map((c) => c.split(";")[0]).find((c) => c.startsWith(`lk_tx_${txId}=`));
+    expect(txId && cookie, "authorize: no transaction cookie", res);
+    return { txId, cookie, verifier, pagePath: `${location.pathname}${location.search}` };
+  }
+
+  /** authorize → hosted sign-in page (CSRF read from the form) → password POST → code → tokens. */
+  async signIn() {
+    const { client, user } = this.env;
+    const tx = await this.pendingTransaction();
+    const page = await request(`${this.env.base}${tx.pagePath}`, { headers: { cookie: tx.cookie } });
+    const csrf = /name="csrf" value="([^"]+)"/.exec(page.text)?.[1];
+    expect(page.status === 200 && csrf, "hosted sign-in page: no form", page);
+    const post = await request(`${this.issuer()}/sign-in/password`, {
+      method: "POST",
+      headers: { "content-type": FORM, cookie: tx.cookie, origin: this.env.base },
+      body: new URLSearchParams({ tx: tx.txId, csrf, email: user.email, password: user.password }).toString(),
+    });
+    const callback = new URL(post.headers.get("location") ?? "/", this.env.base);
+    const code = callback.searchParams.get("code");
+    expect(post.status === 303 && code, "password sign-in", post);
+    const tokens = await this.token({ grant_type: "authorization_code", code, redirect_uri: client.redirectUri, code_verifier: tx.verifier });
+    expect(tokens.json?.id_token, "code exchange", tokens);
+    this.refreshToken = tokens.json.refresh_token;
+    this.accessToken = tokens.json.access_token;
+    this.issuedAt = Date.now();
+    return tokens.json;
+  }
+
+  async token(form) {
+    const res = await request(`${this.issuer()}/oauth2/token`, {
+      method: "POST",
+      headers: { "content-type": FORM, authorization: basic(this.env.client.id, this.env.client.secret) },
+      body: new URLSearchParams(form).toString(),
+    });
+    try {
+      res.json = JSON.parse(res.text);
+    } catch {
+      res.json = undefined;
+    }
+    return res;
+  }
+
+  /** A fresh access token (they live 5 minutes) by rotating the refresh token, as a client would. */
+  async freshAccessToken() {
+    const res = await this.token({ grant_type: "refresh_token", refresh_token: this.refreshToken });
+    expect(res.status === 200 && res.json?.access_token, "refresh", res);
+    this.refreshToken = res.json.refresh_token;
+    this.accessToken = res.json.access_token;
+    this.issuedAt = Date.now();
+    return this.accessToken;
+  }
+}
+
+/** The grant (refresh family) of a refresh token: the template for seeded families and codes. */
+export async function grantOf(sql, refreshToken) {
+  const [row] = await sql`
+    select g.* from refresh_tokens r join grants g on g.id = r.grant_id where r.token_hash = ${sha256Hex(refreshToken)}`;
+  if (!row) throw new Error("seed: the signed-in grant was not found");
+  return row;
+}
+
+/**
+ * `n` refresh families cloned from `template` (same client, user, session, scope and API), each
+ * with one current refresh token: rotations never contend on one grant row, as with real users.
+ */
+export async function seedRefreshTokens(sql, template, n) {
+  const salt = b64url(6).replace(/[-_]/g, "x");
+  await sql`
+    insert into grants (id, workspace_id, client_pk, user_id, session_id, scope, api_id, created_at, last_used_at, idle_expires_at, absolute_expires_at)
+    select 'bench-' || ${salt} || '-' || i, workspace_id, client_pk, user_id, session_id, scope, api_id, now(), now(), now() + interval '7 days', now() + interval '30 days'
+    from grants, generate_series(1, ${n}::int) i where id = ${template.id}`;
+  await sql`
+    insert into refresh_tokens (token_hash, workspace_id, grant_id, state, created_at)
+    select encode(sha256(convert_to('lkr_bench_' || ${salt} || '_' || i, 'UTF8')), 'hex'), ${template.workspace_id}, 'bench-' || ${salt} || '-' || i, 'current', now()
+    from generate_series(1, ${n}::int) i`;
+  await sql`analyze grants, refresh_tokens`;
+  return Array.from({ length: n }, (_, i) => `lkr_bench_${salt}_${i + 1}`);
+}
+
+/**
+ * `n` authorization codes of the signed-in session, all with one PKCE verifier. Codes live 60 s
+ * when issued; seeded ones expire `ttlSeconds` after seeding so a long run can still redeem them.
+ */
+export async function seedCodes(sql, template, n, redirectUri, ttlSeconds) {
+  const salt = b64url(6).replace(/[-_]/g, "x");
+  const verifier = b64url(32);
+  await sql`
+    insert into authorization_codes (code_hash, workspace_id, client_pk, user_id, session_id, redirect_uri, scope, nonce, code_challenge, api_id, created_at, expires_at)
+    select encode(sha256(convert_to('bench_code_' || ${salt} || '_' || i, 'UTF8')), 'hex'), ${template.workspace_id}, ${template.client_pk}, ${template.user_id},
+           ${template.session_id}, ${redirectUri}, ${sql.json(template.scope)}, ${b64url(24)}, ${sha256B64(verifier)}, ${template.api_id}, now(),
+           now() + make_interval(secs => ${ttlSeconds}::int)
+    from generate_series(1, ${n}::int) i`;
+  await sql`analyze authorization_codes`;
+  return { verifier, codes: Array.from({ length: n }, (_, i) => `bench_code_${salt}_${i + 1}`) };
+}
+
+/**
+ * `n` pending authorization transactions as GET /oauth2/authorize stores them, each with its
+ * browser binding (the cookie) and the CSRF token the hosted page would render for it.
+ */
+export async function seedTransactions(sql, template, n, { redirectUri, masterKeyHex, ttlSeconds }) {
+  const salt = b64url(6).replace(/[-_]/g, "x");
+  await sql`
+    insert into authorization_transactions (id, workspace_id, client_pk, redirect_uri, scope, state, nonce, code_challenge, api_id, browser_binding_hash, created_at, expires_at)
+    select 'btx' || ${salt} || i, ${template.workspace_id}, ${template.client_pk}, ${redirectUri}, ${sql.json(template.scope)}, ${b64url(24)}, ${b64url(24)},
+           ${sha256B64(b64url(32))}, ${template.api_id}, encode(sha256(convert_to('bnd' || ${salt} || i, 'UTF8')), 'hex'), now(),
+           now() + make_interval(secs => ${ttlSeconds}::int)
+    from generate_series(1, ${n}::int) i`;
+  await sql`analyze authorization_transactions`;
+  return Array.from({ length: n }, (_, i) => {
+    const txId = `btx${salt}${i + 1}`;
+    const binding = `bnd${salt}${i + 1}`;
+    return { txId, cookie: `lk_tx_${txId}=${binding}`, csrf: csrfFor(masterKeyHex, template.workspace_id, txId, binding) };
+  });
+}

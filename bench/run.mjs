@@ -1,0 +1,409 @@
+#!/usr/bin/env node
+// `npm run bench`: Latchkey's hot paths under load, one production server process, on loopback.
+//
+//   npm run bench                                 # everything, defaults as the shared harness
+//   npm run bench -- --quick                      # smoke run: 1 s warm-up, 2 s per scenario
+//   npm run bench -- -s cc,introspect,session     # some scenarios (see --list)
+//   npm run bench -- -c 64 -d 20 -w 5             # connections, measured seconds, warm-up seconds
+//   npm run bench -- --serve                      # set everything up, print the target for the
+//                                                 # shared harness (../shared/bench), keep serving
+//
+// 1. Builds the app (`next build`) unless .next/BUILD_ID is newer than the sources
+//    (BENCH_SKIP_BUILD=1: use whatever build exists; BENCH_REBUILD=1: always build).
+// 2. Creates a throwaway database latchkey_bench_<ts> on postgres://postgres@127.0.0.1:5432
+//    (BENCH_PG_SERVER to change the server), or uses DATABASE_URL as given.
+// 3. Imports bench/workspace.json with the CLI (`latchkey workspace import`).
+// 4. Starts the production server as one node process (`node --import tsx server.ts`,
+//    NODE_ENV=production) with RATE_LIMIT_PER_MINUTE=0 and RATE_LIMIT_FAILURES=0: the limiter
+//    keys on the client address, and all the load comes from 127.0.0.1, so with the defaults
+//    (1200 requests/min per address) it would answer 429 within a second. Its hot path (one
+//    counter per request, synced to the database in the background) is still exercised by
+//    RATE_LIMIT_PER_MINUTE=10000000 (--limiter).
+// 5. Signs a user in through the real flow once (authorize → hosted page → password → code →
+//    tokens); refreshes the access token before each scenario that presents one (they live
+//    5 minutes). Seeds refresh tokens, codes and sign-in transactions with known plaintexts.
+// 6. Per scenario: warm-up, then the measured run; every response's status and body (or
+//    Location) are checked. Then the concurrency scenario: password sign-ins at full speed while
+//    the session check runs.
+// 7. Prints the table, writes bench/results/<timestamp>.json, stops the server and drops the
+//    throwaway database (also on failure and Ctrl-C).
+import { mkdirSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { setTimeout as sleep } from "node:timers/promises";
+import autocannon from "autocannon";
+import postgres from "postgres";
+import { cpuDelta, cpuSnapshot, findPostmaster, memory } from "./lib/proc.mjs";
+import { BASELINE, SCENARIOS } from "./lib/scenarios.mjs";
+import { grantOf, Human } from "./lib/seed.mjs";
+import { ensureBuild, gitCommit, openDatabaseTarget, root, run, startProcess, waitReady } from "./lib/stack.mjs";
+
+const { values: opts } = parseArgs({
+  options: {
+    connections: { type: "string", short: "c", default: "32" },
+    duration: { type: "string", short: "d", default: "10" },
+    warmup: { type: "string", short: "w", default: "3" },
+    scenarios: { type: "string", short: "s" },
+    quick: { type: "boolean", default: false },
+    "login-connections": { type: "string", default: "16" },
+    port: { type: "string", default: "3400" },
+    pause: { type: "string", default: "1" },
+    json: { type: "string" },
+    "no-baseline": { type: "boolean", default: false },
+    "no-concurrency": { type: "boolean", default: false },
+    limiter: { type: "boolean", default: false },
+    serve: { type: "boolean", default: false },
+    list: { type: "boolean", default: false },
+    help: { type: "boolean", short: "h", default: false },
+  },
+});
+
+if (opts.help) {
+  console.log(
+    `npm run bench -- [options]
+  -c, --connections N        concurrent connections (32)
+  -d, --duration S           measured seconds per scenario (10)
+  -w, --warmup S             unmeasured warm-up seconds before each scenario (3)
+  -s, --scenarios a,b        run only these (see --list); "concurrency" names the login + session run
+      --quick                smoke run: 1 s warm-up, 2 s measured
+      --login-connections N  connections sending password sign-ins in the concurrency run (16)
+      --port P               server port (3400); the calibration baseline uses P+1
+      --no-baseline          skip the bare node:http + PostgreSQL calibration run
+      --no-concurrency       skip the login + session-check concurrency run
+      --limiter              keep the rate limiter counting (a limit of 10,000,000/min) instead of off
+      --json FILE            results file (default bench/results/<timestamp>.json)
+      --serve                set up, print the shared harness target, and keep serving until Ctrl-C
+Environment: DATABASE_URL (use as-is), BENCH_PG_SERVER, BENCH_SKIP_BUILD=1, BENCH_REBUILD=1,
+  MASTER_KEY, UV_THREADPOOL_SIZE and WEB_CONCURRENCY (passed to the server).`,
+  );
+  process.exit(0);
+}
+if (opts.list) {
+  for (const s of [BASELINE, ...SCENARIOS]) console.log(`${s.name.padEnd(18)} ${s.title}`);
+  console.log(`${"concurrency".padEnd(18)} password sign-ins at full speed while the session check runs`);
+  process.exit(0);
+}
+
+const settings = {
+  connections: Number(opts.connections),
+  duration: opts.quick ? 2 : Number(opts.duration),
+  warmup: opts.quick ? 1 : Number(opts.warmup),
+  pause: opts.quick ? 0.2 : Number(opts.pause),
+  loginConnections: Number(opts["login-connections"]),
+  // upper bound of sign-ins per second, for seeding transactions (argon2id: tens per second per core)
+  loginSeedRate: 400,
+};
+const selected = opts.scenarios ? new Set(opts.scenarios.split(",").map((s) => s.trim())) : null;
+const wants = (name) => !selected || selected.has(name);
+for (const name of selected ?? []) {
+  if (![BASELINE, ...SCENARIOS].some((s) => s.name === name) && name !== "concurrency") {
+    console.error(`unknown scenario ${name} (see --list)`);
+    process.exit(2);
+  }
+}
+
+const PORT = Number(opts.port);
+const BASE = `http://127.0.0.1:${PORT}`;
+const WORKSPACE = "bench";
+const log = (m) => console.log(`[bench] ${m}`);
+
+// ---- teardown, on every exit path ----
+const cleanups = [];
+let cleaning = null;
+function cleanup() {
+  cleaning ??= (async () => {
+    for (const fn of cleanups.reverse()) {
+      try {
+        await fn();
+      } catch (error) {
+        console.error(`[bench] cleanup: ${error.message}`);
+      }
+    }
+  })();
+  return cleaning;
+}
+for (const signal of ["SIGINT", "SIGTERM"]) {
+  process.on(signal, () => {
+    log(`${signal}: stopping`);
+    cleanup().finally(() => process.exit(130));
+  });
+}
+
+// ---- load ----
+function cannon(url, sc, { connections, duration }) {
+  const counts = { badStatus: 0, badBody: 0 };
+  const request = {
+    ...sc.req,
+    onResponse(status, body, _ctx, headers) {
+      if (status !== sc.expectStatus) counts.badStatus++;
+      else if (!sc.check(body, headers)) counts.badBody++;
+    },
+  };
+  if (sc.perRequest) {
+    request.setupRequest = (r) => {
+      const next = sc.perRequest();
+      // Supply exhausted: resend the last one, which fails and is counted.
+      if (!next) return r;
+      return { ...r, ...next, headers: { ...r.headers, ...next.headers } };
+    };
+  }
+  return new Promise((resolve, reject) => {
+    autocannon({ url, connections, duration, pipelining: 1, timeout: 10, requests: [request] }, (err, result) =>
+      err ? reject(err) : resolve({ result, counts }),
+    );
+  });
+}
+
+function summarize(name, { result, counts }, cpu, mem, extra = {}) {
+  return {
+    scenario: name,
+    rps: result.requests.average,
+    total: result.requests.total,
+    p50: result.latency.p50,
+    p90: result.latency.p90,
+    p99: result.latency.p99,
+    max: result.latency.max,
+    non2xx: result.non2xx,
+    badStatus: counts.badStatus,
+    mismatches: counts.badBody,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    statusCodeStats: result.statusCodeStats,
+    cpu,
+    peakRssMiB: mem.peakMiB,
+    rssMiB: mem.rssMiB,
+    ...extra,
+  };
+}
+
+async function measure(env, def, target) {
+  const sc = await def.prepare(env);
+  const load = { connections: settings.connections, duration: settings.warmup };
+  process.stdout.write(`- ${def.name}${sc.note ? ` (${sc.note})` : ""}: warm-up ${settings.warmup}s … `);
+  if (settings.warmup > 0) await cannon(target.url, sc, load);
+  process.stdout.write(`measure ${settings.duration}s … `);
+  const c0 = cpuSnapshot(target.watch);
+  const out = await cannon(target.url, sc, { ...load, duration: settings.duration });
+  const c1 = cpuSnapshot(target.watch);
+  const row = summarize(def.name, out, cpuDelta(c0, c1), memory(target.memoryPid ?? target.watch.server));
+  if (sc.perRequest) row.supplyUsed = `${sc.perRequest.used()}/${sc.perRequest.total}`;
+  console.log(`${row.rps.toFixed(0)} req/s p50=${row.p50}ms p99=${row.p99}ms bad-status=${row.badStatus} mismatch=${row.mismatches} err=${row.errors}`);
+  await sleep(settings.pause * 1000);
+  return row;
+}
+
+/** Password sign-ins at full speed while the session check runs: the session check alone, then during. */
+async function concurrency(env, target) {
+  const sessionDef = SCENARIOS.find((s) => s.name === "session");
+  const signinDef = SCENARIOS.find((s) => s.name === "signin");
+  const alone = await measure(env, sessionDef, target);
+  const session = await sessionDef.prepare(env);
+  // Seed enough for warm-up + run of the sign-in side.
+  const signin = await signinDef.prepare(env);
+  process.stdout.write(`- concurrency: ${settings.loginConnections} connections of sign-ins + ${settings.connections} of session checks, warm-up ${settings.warmup}s … `);
+  if (settings.warmup > 0) {
+    await Promise.all([
+      cannon(target.url, session, { connections: settings.connections, duration: settings.warmup }),
+      cannon(target.url, signin, { connections: settings.loginConnections, duration: settings.warmup }),
+    ]);
+  }
+  process.stdout.write(`measure ${settings.duration}s … `);
+  const c0 = cpuSnapshot(target.watch);
+  const [s, l] = await Promise.all([
+    cannon(target.url, session, { connections: settings.connections, duration: settings.duration }),
+    cannon(target.url, signin, { connections: settings.loginConnections, duration: settings.duration }),
+  ]);
+  const cpu = cpuDelta(c0, cpuSnapshot(target.watch));
+  const mem = memory(target.watch.server);
+  const during = summarize("session during logins", s, cpu, mem);
+  const logins = summarize("signin during session checks", l, cpu, mem, { supplyUsed: `${signin.perRequest.used()}/${signin.perRequest.total}` });
+  const ratio = during.rps / alone.rps;
+  console.log(`session ${during.rps.toFixed(0)} req/s (alone ${alone.rps.toFixed(0)}: ${(ratio * 100).toFixed(0)} %), sign-ins ${logins.rps.toFixed(0)}/s`);
+  return { alone: { ...alone, scenario: "session alone" }, during, logins, ratio };
+}
+
+// ---- table ----
+const fmt = (v, d = 0) => (v === undefined || v === null || Number.isNaN(v) ? "-" : Number(v).toFixed(d));
+function printTable(rows) {
+  const header = ["scenario", "req/s", "p50 ms", "p99 ms", "non-2xx", "bad status", "mismatch", "err", "cpu% server", "cpu% pg", "cpu% runner", "peak RSS MiB"];
+  const table = rows.map((r) => [
+    r.scenario,
+    fmt(r.rps),
+    String(r.p50),
+    String(r.p99),
+    String(r.non2xx),
+    String(r.badStatus),
+    String(r.mismatches),
+    String(r.errors + r.timeouts),
+    fmt(r.cpu.server),
+    fmt(r.cpu.pg),
+    fmt(r.cpu.runner),
+    fmt(r.peakRssMiB),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => row[i].length)));
+  const line = (cells) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(" | ")} |`;
+  console.log(line(header));
+  console.log(`|${widths.map((w, i) => (i === 0 ? `:${"-".repeat(w + 1)}` : `${"-".repeat(w + 1)}:`)).join("|")}|`);
+  for (const row of table) console.log(line(row));
+}
+
+function targets(rows, conc, peakMiB) {
+  const by = (name) => rows.find((r) => r.scenario === name);
+  const out = [];
+  const add = (name, met, detail) => out.push({ name, met, detail });
+  for (const n of ["cc", "introspect"]) {
+    const r = by(n);
+    if (r) add(`${n}: p99 < 25 ms at ${settings.connections} connections`, r.p99 < 25, `p99 ${r.p99} ms`);
+  }
+  const base = by(BASELINE.name);
+  for (const n of ["session", "check-allowed", "check-denied"]) {
+    const r = by(n);
+    if (r && base) add(`${n}: >= 70 % of bare node:http + one PostgreSQL select`, r.rps >= 0.7 * base.rps, `${((r.rps / base.rps) * 100).toFixed(0)} % (${fmt(r.rps)} vs ${fmt(base.rps)} req/s)`);
+  }
+  const refresh = by("refresh");
+  if (refresh) {
+    const failures = refresh.badStatus + refresh.mismatches + refresh.errors + refresh.timeouts;
+    add("refresh: >= 1000/s with zero errors", refresh.rps >= 1000 && failures === 0, `${fmt(refresh.rps)}/s, ${failures} failures`);
+  }
+  if (conc) add("session check keeps >= 50 % of its throughput during logins", conc.ratio >= 0.5, `${(conc.ratio * 100).toFixed(0)} %`);
+  add("peak RSS < 400 MB through the whole run", peakMiB * 1.048576 < 400, `${fmt(peakMiB)} MiB`);
+  return out;
+}
+
+// ---- main ----
+async function main() {
+  const started = new Date();
+  const git = gitCommit();
+  log(`${started.toISOString()}  commit ${git.commit}${git.dirty ? " (uncommitted changes)" : ""}  node ${process.version}  ${os.cpus().length} cpus`);
+  log(`connections=${settings.connections} warm-up=${settings.warmup}s duration=${settings.duration}s; autocannon runs in this process on the same machine`);
+  await ensureBuild(log);
+
+  const database = await openDatabaseTarget(log);
+  cleanups.push(() => database.drop());
+  const masterKeyHex = process.env.MASTER_KEY && /^[0-9a-f]{64}$/i.test(process.env.MASTER_KEY) ? process.env.MASTER_KEY : randomBytes(32).toString("hex");
+  const env = {
+    ...process.env,
+    NODE_ENV: "production",
+    NEXT_TELEMETRY_DISABLED: "1",
+    DATABASE_URL: database.url,
+    MASTER_KEY: masterKeyHex,
+    PORT: String(PORT),
+    PUBLIC_URL: BASE,
+    RATE_LIMIT_PER_MINUTE: opts.limiter ? "10000000" : "0",
+    RATE_LIMIT_FAILURES: opts.limiter ? "10000000" : "0",
+  };
+
+  log("importing bench/workspace.json");
+  await run(process.execPath, ["--import", "tsx", "cli/latchkey.ts", "workspace", "import", "bench/workspace.json"], env);
+
+  log(`starting the production server on ${BASE}`);
+  // BENCH_SERVER_NODE_ARGS: extra node flags for the server only, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean);
+  const server = startProcess("server", [...nodeArgs, "--import", "tsx", "server.ts"], env);
+  cleanups.push(() => server.stop());
+  await waitReady(`${BASE}/t/${WORKSPACE}/.well-known/openid-configuration`, server);
+  log(`server pid ${server.pid}`);
+
+  const sql = postgres(database.url, { max: 2, onnotice: () => {} });
+  cleanups.push(() => sql.end({ timeout: 5 }));
+  const human = new Human({
+    base: BASE,
+    workspace: WORKSPACE,
+    client: { id: "web", secret: "bench-web-secret-0123456789abcdef0123456789", redirectUri: "http://127.0.0.1:9/callback" },
+    user: { email: "ada@bench.example", password: "correct horse battery staple" },
+    scope: "openid email profile read:things",
+    resource: "https://api.example.com",
+  });
+  log("signing in through the real flow (authorize → hosted page → password → code → tokens)");
+  await human.signIn();
+  const scenarioEnv = {
+    base: BASE,
+    prefix: `/t/${WORKSPACE}`,
+    issuer: `${BASE}/t/${WORKSPACE}`,
+    resource: "https://api.example.com",
+    m2m: { id: "m2m", secret: "bench-m2m-secret-0123456789abcdef0123456789" },
+    human,
+    sql,
+    template: await grantOf(sql, human.refreshToken),
+    masterKeyHex,
+    opts: settings,
+  };
+
+  const postmaster = findPostmaster();
+  const target = { url: BASE, watch: { server: server.pid, ...(postmaster ? { pg: postmaster } : {}) } };
+
+  if (opts.serve) {
+    console.log(`\nServing. Point the shared harness at it (from a copy of ../shared/bench with its dependencies installed):\n`);
+    console.log(
+      `  node run.mjs --target 'name=ours,kind=ours,url=${BASE},tenant=${WORKSPACE},client_id=m2m,client_secret=${scenarioEnv.m2m.secret},pid=${server.pid}' --target ...\n`,
+    );
+    console.log(`  OURS_URL=${BASE} OURS_TENANT=${WORKSPACE} OURS_CLIENT_ID=m2m OURS_CLIENT_SECRET=${scenarioEnv.m2m.secret} OURS_PID=${server.pid} ./run-all.sh\n`);
+    console.log("Ctrl-C stops the server and drops the throwaway database.");
+    await server.exited;
+    return;
+  }
+
+  const rows = [];
+  if (!opts["no-baseline"] && wants(BASELINE.name)) {
+    const baseline = startProcess("baseline", [path.join("bench", "baseline.mjs"), "--port", String(PORT + 1)], { ...process.env, DATABASE_URL: database.url });
+    cleanups.push(() => baseline.stop());
+    const url = `http://127.0.0.1:${PORT + 1}`;
+    await waitReady(`${url}/ping`, baseline, 20_000);
+    rows.push(await measure(scenarioEnv, BASELINE, { url, watch: { server: baseline.pid, ...(postmaster ? { pg: postmaster } : {}) } }));
+    await baseline.stop();
+  }
+  for (const def of SCENARIOS) {
+    if (!wants(def.name)) continue;
+    try {
+      rows.push(await measure(scenarioEnv, def, target));
+    } catch (error) {
+      console.log(`\n! ${def.name}: ${error.message}`);
+      rows.push({ scenario: def.name, error: error.message });
+    }
+  }
+  let conc = null;
+  if (!opts["no-concurrency"] && wants("concurrency")) conc = await concurrency(scenarioEnv, target);
+
+  const finalMem = memory(server.pid);
+  const ok = rows.filter((r) => !r.error);
+  console.log("");
+  printTable([...ok, ...(conc ? [conc.alone, conc.during, conc.logins] : [])]);
+  console.log(`\ncpu% = % of one core over the measured window (the machine has ${os.cpus().length}); server = the server process and its threads,`);
+  console.log("pg = the PostgreSQL postmaster and its backends, runner = autocannon (this process). non-2xx is autocannon's count; bad status =");
+  console.log("answers whose status is not the expected one (303 for the sign-in POST); mismatch = expected status, wrong body/Location.");
+  if (conc) console.log(`concurrency: the session check keeps ${(conc.ratio * 100).toFixed(0)} % of its throughput while ${fmt(conc.logins.rps)} sign-ins/s run.`);
+  const goals = targets(ok, conc, finalMem.peakMiB);
+  console.log("\nTargets (issue 6) checkable within this run (the 2x-peer targets need the shared harness, see docs/performance.md):");
+  for (const g of goals) console.log(`  ${g.met ? "met   " : "MISSED"}  ${g.name}: ${g.detail}`);
+  for (const r of rows.filter((r) => r.error)) console.log(`  ERROR   ${r.scenario}: ${r.error}`);
+
+  const stamp = started.toISOString().replace(/[:.]/g, "-");
+  const file = opts.json ?? path.join(root, "bench", "results", `${stamp}.json`);
+  mkdirSync(path.dirname(file), { recursive: true });
+  const meta = {
+    date: started.toISOString(),
+    ...git,
+    node: process.version,
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model,
+    loadavgAtStart: os.loadavg(),
+    settings,
+    serverEnv: { UV_THREADPOOL_SIZE: process.env.UV_THREADPOOL_SIZE ?? null, WEB_CONCURRENCY: process.env.WEB_CONCURRENCY ?? null, limiter: opts.limiter },
+    peakRssMiB: finalMem.peakMiB,
+  };
+  writeFileSync(file, JSON.stringify({ meta, rows, concurrency: conc, targets: goals }, null, 2));
+  log(`wrote ${path.relative(process.cwd(), file)}`);
+  const failed = [...rows, ...(conc ? [conc.during, conc.logins] : [])].some((r) => r.error || !r.total || r.badStatus || r.mismatches || r.errors || r.timeouts);
+  if (failed) process.exitCode = 1;
+}
+
+try {
+  await main();
+} catch (error) {
+  console.error(`[bench] ${error.stack ?? error.message}`);
+  process.exitCode = 1;
+} finally {
+  await cleanup();
+}
