@@ -37,6 +37,11 @@ export const grants = pgTable(
     clientPk: text("client_pk").notNull().references(() => clients.id, { onDelete: "cascade" }),
     userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
     sessionId: text("session_id").notNull().references(() => hostedSessions.id, { onDelete: "cascade" }),
+    /**
+     * For confidential clients, the secret last used with this grant (code exchange or refresh).
+     * Its mere expiry is harmless; its explicit revocation (or immediate replacement) ends the grant.
+     */
+    credentialId: text("credential_id").references(() => clientSecrets.id, { onDelete: "cascade" }),
     /** The family's scope ceiling. */
     scope: jsonb("scope").$type<string[]>().notNull(),
     apiId: text("api_id").references(() => apis.id, { onDelete: "cascade" }),

@@ -53,7 +53,7 @@ async function revokeReplayed(ctx: EndpointContext, code: CodeRow): Promise<void
 export const authorizationCodeGrant: GrantHandler = {
   grantType: "authorization_code",
   parameters: new Set(["grant_type", "code", "redirect_uri", "code_verifier", "client_id"]),
-  handle(params, { client }, outer) {
+  handle(params, { client, credentialId }, outer) {
     return inTransaction(outer, async (ctx) => {
       const code = params.get("code");
       const redirectUri = params.get("redirect_uri");
@@ -108,6 +108,7 @@ export const authorizationCodeGrant: GrantHandler = {
           clientPk: client.id,
           userId: consumed.userId,
           sessionId: session.id,
+          credentialId,
           scope: consumed.scope,
           apiId: consumed.apiId,
           createdAt: now,

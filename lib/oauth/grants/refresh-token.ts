@@ -1,5 +1,5 @@
 import { and, eq, exists, isNull } from "drizzle-orm";
-import { clients, grants, hostedSessions, refreshTokens, users } from "../../../db/schema";
+import { clients, clientSecrets, grants, hostedSessions, refreshTokens, users } from "../../../db/schema";
 import { sha256Hex } from "../../crypto";
 import type { EndpointContext } from "../../http/context";
 import { invalidGrant, invalidRequest, invalidScope } from "../../http/errors";
@@ -25,7 +25,7 @@ export async function revokeGrant(ctx: EndpointContext, grantId: string, reason:
 export const refreshTokenGrant: GrantHandler = {
   grantType: "refresh_token",
   parameters: new Set(["grant_type", "refresh_token", "scope", "client_id"]),
-  handle(params, { client }, outer) {
+  handle(params, { client, credentialId }, outer) {
     return inTransaction(outer, async (ctx) => {
       const presented = params.get("refresh_token");
       if (!presented) throw invalidRequest("refresh_token is required");
@@ -80,24 +80,31 @@ export const refreshTokenGrant: GrantHandler = {
       }
 
       const [row] = await db
-        .select({ grant: grants, session: hostedSessions, userStatus: users.status, clientActive: clients.active })
+        .select({ grant: grants, session: hostedSessions, userStatus: users.status, clientActive: clients.active, credentialRevokedAt: clientSecrets.revokedAt })
         .from(grants)
         .innerJoin(hostedSessions, eq(hostedSessions.id, grants.sessionId))
         .innerJoin(users, eq(users.id, grants.userId))
         .innerJoin(clients, eq(clients.id, grants.clientPk))
+        .leftJoin(clientSecrets, eq(clientSecrets.id, grants.credentialId))
         .where(and(eq(grants.workspaceId, ctx.workspace.id), eq(grants.id, rotated.grantId)))
         .limit(1);
       if (!row || row.grant.clientPk !== client.id) throw invalidGrant("The refresh token was issued to another client");
       const g = row.grant;
       // Revocation was checked atomically above; a revocation racing after it ends the new tokens through their family.
       if (g.idleExpiresAt <= now || g.absoluteExpiresAt <= now) throw invalidGrant("The refresh token has expired");
+      // The secret this grant was last used with may have expired (harmless: a newer one is in use
+      // now) but not been revoked: explicit revocation or immediate replacement ends the grant.
+      if (row.credentialRevokedAt) throw invalidGrant("The client credential behind this authorization was revoked");
       if (!sessionIsLive(row.session, now) || row.userStatus !== "active" || !row.clientActive) {
         throw invalidGrant("The session or authorization behind this refresh token has ended");
       }
       if (narrowed && narrowed.some((s) => !g.scope.includes(s))) throw invalidScope("scope may only narrow the original grant");
 
       const idle = new Date(Math.min(now.getTime() + REFRESH_IDLE_MS, g.absoluteExpiresAt.getTime()));
-      await db.update(grants).set({ lastUsedAt: now, idleExpiresAt: idle }).where(eq(grants.id, g.id));
+      await db
+        .update(grants)
+        .set({ lastUsedAt: now, idleExpiresAt: idle, ...(credentialId ? { credentialId } : {}) })
+        .where(eq(grants.id, g.id));
       const scope = await effectiveHumanScope(ctx, {
         requested: narrowed ?? g.scope,
         clientPk: client.id,

@@ -1,0 +1,2 @@
+ALTER TABLE "grants" ADD COLUMN "credential_id" text;--> statement-breakpoint
+ALTER TABLE "grants" ADD CONSTRAINT "grants_credential_id_client_secrets_id_fk" FOREIGN KEY ("credential_id") REFERENCES "public"."client_secrets"("id") ON DELETE cascade ON UPDATE no action;
