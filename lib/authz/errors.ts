@@ -10,6 +10,7 @@ export type CheckProblem =
   | "payload_too_large"
   | "unsupported_media_type"
   | "unavailable"
+  | "rate_limited"
   | "server_error";
 
 const TITLES: Record<CheckProblem, string> = {
@@ -18,6 +19,7 @@ const TITLES: Record<CheckProblem, string> = {
   payload_too_large: "Request body too large",
   unsupported_media_type: "Unsupported media type",
   unavailable: "Authority cannot be confirmed",
+  rate_limited: "Too many requests",
   server_error: "Internal error",
 };
 

@@ -2,8 +2,9 @@ import { eq } from "drizzle-orm";
 import { workspaces } from "../../db/schema";
 import type { Service } from "../service";
 import { issuerFor, type Endpoint, type EndpointContext, type Workspace } from "./context";
-import { errorToResponse, json, notFoundResponse, OAuthError, oauthErrorResponse } from "./errors";
+import { errorToResponse, isDependencyFailure, json, notFoundResponse, OAuthError, oauthErrorResponse } from "./errors";
 import { clientAddress } from "./rate-limit";
+import { CheckError, checkErrorResponse, checkUnavailable } from "../authz/errors";
 import { CORS_PATHS, preflight } from "./cors";
 import { hostedErrorPage } from "../hosted/html";
 import { authorizeEndpoint } from "../oauth/authorize";
@@ -27,21 +28,27 @@ export interface Route {
    * before Next's router; the rest (authorize, hosted form posts) go through Next as well.
    */
   machine: boolean;
+  /**
+   * The shape of this route's failures that happen outside the endpoint (rate limit, the
+   * database failing while the workspace is resolved): the OAuth JSON body (default), a hosted
+   * page for browser routes, or the permission check's problem document.
+   */
+  errors?: "oauth" | "hosted" | "problem";
 }
 
 /** Every endpoint under `/t/{workspace}`: the one table the custom server and the route.ts files share. */
 export const routes: Route[] = [
   { method: "GET", path: "/.well-known/openid-configuration", endpoint: discoveryEndpoint, machine: true },
   { method: "GET", path: "/.well-known/jwks.json", endpoint: jwksEndpoint, machine: true },
-  { method: "GET", path: "/oauth2/authorize", endpoint: authorizeEndpoint, machine: false },
+  { method: "GET", path: "/oauth2/authorize", endpoint: authorizeEndpoint, machine: false, errors: "hosted" },
   { method: "POST", path: "/oauth2/token", endpoint: tokenEndpoint, machine: true },
   { method: "GET", path: "/oidc/userinfo", endpoint: userinfoEndpoint, machine: true },
   { method: "GET", path: "/oidc/session", endpoint: sessionCheckEndpoint, machine: true },
   { method: "POST", path: "/oauth2/revoke", endpoint: revokeEndpoint, machine: true },
   { method: "POST", path: "/oauth2/introspect", endpoint: introspectEndpoint, machine: true },
-  { method: "GET", path: "/oidc/logout", endpoint: logoutEndpoint, machine: false },
-  { method: "POST", path: "/sign-in/password", endpoint: passwordSignInEndpoint, machine: false },
-  { method: "POST", path: "/authorization/check", endpoint: authorizationCheckEndpoint, machine: true },
+  { method: "GET", path: "/oidc/logout", endpoint: logoutEndpoint, machine: false, errors: "hosted" },
+  { method: "POST", path: "/sign-in/password", endpoint: passwordSignInEndpoint, machine: false, errors: "hosted" },
+  { method: "POST", path: "/authorization/check", endpoint: authorizationCheckEndpoint, machine: true, errors: "problem" },
 ];
 
 const RESERVED_PREFIXES = ["/v1/access", "/v1/audit", "/v1/management"];
@@ -80,14 +87,26 @@ export function contextFor(service: Service, workspace: Workspace): EndpointCont
   return { service, workspace, issuer: issuerFor(service.config.publicUrl, workspace.id), basePath: `/t/${workspace.id}` };
 }
 
-export function tooManyRequests(route: Pick<Route, "machine">, retryAfterSeconds: number): Response {
+export function tooManyRequests(route: Pick<Route, "errors">, retryAfterSeconds: number): Response {
   const headers = { "Retry-After": String(retryAfterSeconds) };
-  if (!route.machine) {
+  if (route.errors === "hosted") {
     const page = hostedErrorPage(429, "Too many requests", "Too many requests came from your network. Wait a moment and try again.", "rate_limited");
     page.headers.set("Retry-After", headers["Retry-After"]);
     return page;
   }
+  if (route.errors === "problem") return checkErrorResponse(new CheckError(429, "rate_limited", "Too many requests; retry after the time in Retry-After", headers));
   return oauthErrorResponse(new OAuthError(429, "rate_limited", "Too many requests; retry after the time in Retry-After", { headers }));
+}
+
+/** A failure outside the endpoint itself, in the route's own shape (503 stays 503: fail closed). */
+function routeFailure(route: Pick<Route, "errors">, error: unknown): Response {
+  if (route.errors === "hosted" && isDependencyFailure(error)) {
+    const page = hostedErrorPage(503, "Temporarily unavailable", "This page is temporarily unavailable. Please try again in a moment.", "temporarily_unavailable");
+    page.headers.set("Retry-After", "5");
+    return page;
+  }
+  if (route.errors === "problem" && isDependencyFailure(error)) return checkErrorResponse(checkUnavailable());
+  return errorToResponse(error);
 }
 
 /** Runs one endpoint for a resolved route with the uniform error mapping. */
@@ -100,7 +119,7 @@ export async function runEndpoint(route: Route, request: Request, service: Servi
     if (!limit.allowed) return tooManyRequests(route, limit.retryAfterSeconds);
     return await route.endpoint(request, contextFor(service, workspace));
   } catch (error) {
-    return errorToResponse(error);
+    return routeFailure(route, error);
   }
 }
 

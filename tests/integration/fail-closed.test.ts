@@ -44,6 +44,22 @@ describe("a database that cannot be reached", () => {
     const r = requests(h, { access_token: "lka_whatever", refresh_token: "lkr_whatever" });
     for (const send of [r.session, r.userinfo, r.refresh, r.clientCredentials, r.introspect]) await expectUnavailable(await send());
   });
+
+  it("answers each route's failure in its own shape: hosted pages for browsers, a problem document for the permission check", async () => {
+    for (const path of [`/t/${ws}/oauth2/authorize?client_id=spa`, `/t/${ws}/oidc/logout?client_id=spa&post_logout_redirect_uri=x`]) {
+      const page = await call(h, path);
+      expect(page.status).toBe(503);
+      expect(page.headers.get("content-type")).toContain("text/html");
+      expect(page.headers.get("retry-after")).toBeTruthy();
+    }
+    const check = await call(h, `/t/${ws}/authorization/check`, {
+      body: JSON.stringify({ resource: "https://api.example.test", permission: "read:things", organization_id: null }),
+      headers: { "content-type": "application/json", authorization: "Bearer lka_whatever" },
+    });
+    expect(check.status).toBe(503);
+    expect(check.headers.get("content-type")).toContain("application/problem+json");
+    expect((await check.json()).allowed).toBeUndefined();
+  });
 });
 
 describe.runIf(Boolean(inject("databaseUrl")))("the database going away mid-run and coming back", () => {
