@@ -12,7 +12,13 @@ export function escapeHtml(value: string): string {
 }
 
 /** A self-contained hosted error page (the authorize endpoint answers with it before the client is verified). */
-export function hostedErrorPage(status: number, title: string, message: string, code?: string): Response {
+export function hostedErrorPage(
+  status: number,
+  title: string,
+  message: string,
+  code?: string,
+  next = "Return to the application you came from and start signing in again.",
+): Response {
   const body = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)} · Latchkey</title>
@@ -23,6 +29,6 @@ h1{font-size:1.25rem;margin:0 0 .75rem}p{line-height:1.5;color:#334155;margin:0 
 </style></head>
 <body><main role="alert"><h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p>${
     code ? `<p>Error code: <code>${escapeHtml(code)}</code></p>` : ""
-  }<p>Return to the application you came from and start signing in again.</p></main></body></html>`;
+  }<p>${escapeHtml(next)}</p></main></body></html>`;
   return new Response(body, { status, headers: { "Content-Type": "text/html; charset=utf-8", ...HOSTED_PAGE_HEADERS } });
 }

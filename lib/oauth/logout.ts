@@ -18,7 +18,8 @@ const REFUSED: Record<string, string> = {
   ui_locales: "ui_locales is not accepted; send only client_id and post_logout_redirect_uri.",
 };
 
-const refused = (message: string, status = 400) => hostedErrorPage(status, "Sign-out failed", message, "invalid_request");
+const refused = (message: string, status = 400) =>
+  hostedErrorPage(status, "Sign-out failed", message, "invalid_request", "Return to the application you came from; it can end your session there.");
 
 /**
  * GET /oidc/logout: hosted browser logout to a registered destination.
