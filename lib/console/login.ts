@@ -34,11 +34,10 @@ export const CONSOLE_TX_PATH = "/console/auth";
 export const LOGIN_TTL_MS = 10 * MINUTE;
 const VERIFIER_PURPOSE = "console-login-verifier";
 
-/** Only console paths are return destinations: never another origin, never a protocol path. */
+/** Only console pages are return destinations: never another origin, never the sign-in pages themselves. */
 export function safeReturnTo(value: string | null | undefined): string {
-  if (!value || !/^\/console(\/[A-Za-z0-9._~%/-]*)?(\?[A-Za-z0-9._~%&=+-]*)?$/.test(value) || value.includes("//") || value.startsWith("/console/auth")) {
-    return "/console";
-  }
+  if (!value || !/^\/console(\/[A-Za-z0-9._~%/-]*)?(\?[A-Za-z0-9._~%&=+*-]*)?$/.test(value) || value.includes("//")) return "/console";
+  if (/^\/console\/(auth|sign-in|setup|signed-out)(\/|\?|$)/.test(value)) return "/console";
   return value;
 }
 

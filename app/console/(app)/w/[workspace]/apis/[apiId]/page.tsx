@@ -1,0 +1,77 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { Badge } from "@/components/ui/badge";
+import { Card } from "@/components/ui/card";
+import { ActionForm, Checkbox, Field, SubmitButton, TextArea } from "@/components/ui/form";
+import { PageHeader } from "@/components/ui/page-header";
+import { EmptyState, Table, Td } from "@/components/ui/table";
+import { listApiGrants } from "@/lib/authz/model";
+import { getApi } from "@/lib/console/apis";
+import { typeLabels } from "@/lib/console/applications";
+import { roleAtLeast } from "@/lib/console/authz";
+import { getService } from "@/lib/service";
+import { actionFor } from "../../../../../_lib/action-for";
+import { pageAccess } from "../../../../../_lib/session";
+
+export const metadata: Metadata = { title: "API" };
+
+export default async function ApiPage({ params }: { params: Promise<{ workspace: string; apiId: string }> }) {
+  const { workspace, apiId } = await params;
+  const access = await pageAccess(workspace, "viewer", `/console/w/${workspace}/apis/${apiId}`);
+  const service = await getService();
+  const ws = access.workspace.id;
+  const api = await getApi(service.db, ws, apiId);
+  if (!api) notFound();
+  const base = `/console/w/${ws}`;
+  const grants = await listApiGrants(service.db, ws, { audience: api.audience });
+  const readOnly = !roleAtLeast(access.role, "admin");
+  return (
+    <>
+      <PageHeader
+        crumbs={[{ label: "Workspaces", href: "/console" }, { label: access.workspace.name, href: base }, { label: "APIs", href: `${base}/apis` }, { label: api.name }]}
+        title={api.name}
+        description={<code className="break-all font-mono">{api.audience}</code>}
+      />
+      <div className="space-y-6">
+        <Card title="Settings">
+          <ActionForm action={actionFor("updateApi", ws)} hidden={{ api_id: api.id }} readOnly={readOnly} successMessage="Saved." label="API settings">
+            <Field name="name" label="Name" defaultValue={api.name} />
+            <TextArea
+              name="permissions"
+              label="Permissions"
+              optional
+              rows={5}
+              defaultValue={api.permissions.join("\n")}
+              hint="A permission removed here is removed from every role and application grant of this API too."
+            />
+            <Checkbox name="active" label="Active" defaultChecked={api.active} hint="An inactive API cannot be requested, and its tokens stop passing the checks." />
+            <SubmitButton>Save API</SubmitButton>
+          </ActionForm>
+        </Card>
+        <Card title="Applications with access" description="Grant access from each application's page.">
+          {grants.length === 0 ? (
+            <EmptyState title="No application may call this API yet" />
+          ) : (
+            <Table caption="Applications with access" head={["Application", "Type", "Permissions"]}>
+              {grants.map((g) => (
+                <tr key={g.clientId}>
+                  <Td>
+                    <Link prefetch={false} className="font-medium text-indigo-700 hover:underline" href={`${base}/applications/${encodeURIComponent(g.clientId)}#api-grants`}>
+                      {g.clientName}
+                    </Link>
+                    <div className="font-mono text-xs text-slate-500">{g.clientId}</div>
+                  </Td>
+                  <Td>
+                    <Badge>{typeLabels[g.clientType]}</Badge>
+                  </Td>
+                  <Td mono>{g.permissions.length ? g.permissions.join(" ") : "—"}</Td>
+                </tr>
+              ))}
+            </Table>
+          )}
+        </Card>
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,226 @@
+import type { Metadata } from "next";
+import { notFound } from "next/navigation";
+import { Badge } from "@/components/ui/badge";
+import { Card } from "@/components/ui/card";
+import { ConfirmButton } from "@/components/ui/confirm-button";
+import { ActionForm, Checkbox, CheckboxGroup, Field, SubmitButton, TextArea } from "@/components/ui/form";
+import { Notice, PageHeader } from "@/components/ui/page-header";
+import { EmptyState, Table, Td } from "@/components/ui/table";
+import { Time } from "@/components/ui/time";
+import { SecretReveal } from "@/components/console/secret-reveal";
+import { applicationSecrets, getApplication, typeLabels } from "@/lib/console/applications";
+import { roleAtLeast } from "@/lib/console/authz";
+import { SECRET_WARNING_MS } from "@/lib/console/workspaces";
+import { listApiGrants, listApis } from "@/lib/authz/model";
+import { MAX_ROTATION_OVERLAP_HOURS } from "@/lib/clients/secrets";
+import { IDENTITY_SCOPES } from "@/lib/workspaces/document";
+import { getService } from "@/lib/service";
+import { actionFor } from "../../../../../_lib/action-for";
+import { pageAccess } from "../../../../../_lib/session";
+
+export const metadata: Metadata = { title: "Application" };
+
+export default async function ApplicationPage({ params }: { params: Promise<{ workspace: string; clientId: string }> }) {
+  const { workspace, clientId: rawClientId } = await params;
+  const clientId = decodeURIComponent(rawClientId);
+  const access = await pageAccess(workspace, "viewer", `/console/w/${workspace}/applications/${rawClientId}`);
+  const service = await getService();
+  const app = await getApplication(service, access.workspace.id, clientId);
+  if (!app) notFound();
+  const ws = access.workspace.id;
+  const base = `/console/w/${ws}`;
+  const readOnly = !roleAtLeast(access.role, "admin");
+  const now = service.clock.now();
+  const confidential = app.type !== "PUBLIC";
+  const [secrets, apis, grants] = await Promise.all([
+    confidential ? applicationSecrets(service, access, app.clientId) : Promise.resolve([]),
+    listApis(service.db, ws),
+    listApiGrants(service.db, ws, { clientId: app.clientId }),
+  ]);
+  const activeSecrets = secrets.filter((s) => s.status === "active");
+  const hidden = { client_id: app.clientId };
+  return (
+    <>
+      <PageHeader
+        crumbs={[
+          { label: "Workspaces", href: "/console" },
+          { label: access.workspace.name, href: base },
+          { label: "Applications", href: `${base}/applications` },
+          { label: app.name },
+        ]}
+        title={
+          <span className="flex flex-wrap items-center gap-2">
+            {app.name} <Badge>{typeLabels[app.type]}</Badge>
+            {app.active ? <Badge tone="green">enabled</Badge> : <Badge tone="red">disabled</Badge>}
+          </span>
+        }
+        description={
+          <span>
+            Client id <code className="font-mono">{app.clientId}</code>
+          </span>
+        }
+      />
+      <div className="space-y-6">
+        {!app.active ? <Notice tone="warning">This application is disabled: it cannot sign anyone in, and every token it holds fails the checks.</Notice> : null}
+        <Card title="Settings" id="settings">
+          <ActionForm action={actionFor("updateApplication", ws)} hidden={hidden} readOnly={readOnly} successMessage="Saved." label="Application settings">
+            <Field name="name" label="Name" defaultValue={app.name} />
+            {app.type !== "M2M" ? (
+              <>
+                <TextArea name="redirect_uris" label="Redirect URIs" optional defaultValue={app.redirectUris.join("\n")} hint="One per line, exact. https, or http on localhost / 127.0.0.1 / [::1]; no fragments." />
+                <TextArea name="post_logout_redirect_uris" label="Post-logout redirect URIs" optional defaultValue={app.postLogoutRedirectUris.join("\n")} />
+                {app.type === "PUBLIC" ? (
+                  <TextArea name="allowed_origins" label="Allowed browser origins" optional defaultValue={app.allowedOrigins.join("\n")} hint="Origins only (scheme://host[:port])." />
+                ) : null}
+                <CheckboxGroup name="identity_scopes" legend="Identity scopes" options={IDENTITY_SCOPES.map((s) => ({ value: s, label: s }))} defaultValues={app.identityScopes} />
+                <Checkbox name="account_security" label="Offer the account-security portal" defaultChecked={app.accountSecurity} />
+              </>
+            ) : null}
+            <SubmitButton>Save settings</SubmitButton>
+          </ActionForm>
+        </Card>
+
+        <Card title="Status" description={app.active ? "Disabling stops sign-ins and ends every token of this application at once." : "Enable to let the application sign users in again."}>
+          <ActionForm action={actionFor("setApplicationActive", ws)} hidden={{ ...hidden, active: app.active ? "false" : "true" }} readOnly={readOnly} label="Application status">
+            <div>
+              {app.active ? (
+                <ConfirmButton title={`Disable ${app.name}?`} message="Users cannot sign in to it, and its access tokens stop working immediately." confirmLabel="Disable" size="md">
+                  Disable application
+                </ConfirmButton>
+              ) : (
+                <SubmitButton variant="secondary">Enable application</SubmitButton>
+              )}
+            </div>
+          </ActionForm>
+        </Card>
+
+        {confidential ? (
+          <Card
+            id="secrets"
+            title="Client secrets"
+            description="At most two are active at a time. A secret is shown once when it is created; the list never shows it again."
+          >
+            <div className="space-y-5">
+              {secrets.length === 0 ? (
+                <EmptyState title="No secrets">Create one so the application can authenticate.</EmptyState>
+              ) : (
+                <Table caption="Client secrets" head={["Secret", "Status", "Created", "Expires", "Last used", ""]}>
+                  {secrets.map((s) => {
+                    const soon = s.status === "active" && s.expiresAt.getTime() - now.getTime() < SECRET_WARNING_MS;
+                    return (
+                      <tr key={s.id}>
+                        <Td mono>{s.id.slice(0, 8)}…</Td>
+                        <Td>
+                          {s.status === "active" ? <Badge tone={soon ? "amber" : "green"}>{soon ? "expires soon" : "active"}</Badge> : <Badge tone={s.status === "revoked" ? "red" : "neutral"}>{s.status}</Badge>}
+                        </Td>
+                        <Td>
+                          <Time value={s.createdAt} />
+                        </Td>
+                        <Td>
+                          <Time value={s.revokedAt ?? s.expiresAt} now={now} />
+                        </Td>
+                        <Td>
+                          <Time value={s.lastUsedAt} />
+                        </Td>
+                        <Td>
+                          {s.status === "active" ? (
+                            <div className="flex flex-wrap gap-2">
+                              {activeSecrets.length > 1 ? (
+                                <ActionForm action={actionFor("expireSecretNow", ws)} hidden={{ ...hidden, secret_id: s.id }} readOnly={readOnly} className="" label="End overlap">
+                                  <ConfirmButton
+                                    title="Let this secret expire now?"
+                                    message="Use this when every deployment has the new secret. Requests with this one fail from now on; user sign-ins obtained with it stay valid."
+                                    confirmLabel="Expire now"
+                                    variant="secondary"
+                                  >
+                                    Expire now
+                                  </ConfirmButton>
+                                </ActionForm>
+                              ) : null}
+                              <ActionForm action={actionFor("revokeSecret", ws)} hidden={{ ...hidden, secret_id: s.id }} readOnly={readOnly} className="" label="Revoke secret">
+                                <ConfirmButton title="Revoke this secret?" message="It stops working immediately, and machine tokens obtained with it end too." confirmLabel="Revoke">
+                                  Revoke
+                                </ConfirmButton>
+                              </ActionForm>
+                            </div>
+                          ) : null}
+                        </Td>
+                      </tr>
+                    );
+                  })}
+                </Table>
+              )}
+              <div className="grid gap-6 md:grid-cols-2">
+                <div className="rounded-md border border-slate-200 p-4">
+                  <h3 className="mb-3 text-sm font-semibold text-slate-900">Rotate</h3>
+                  <ActionForm action={actionFor("rotateSecret", ws)} hidden={hidden} readOnly={readOnly} label="Rotate secret">
+                    <SecretReveal />
+                    <Field
+                      name="overlap_hours"
+                      label="Overlap (hours)"
+                      type="number"
+                      min={0}
+                      max={MAX_ROTATION_OVERLAP_HOURS}
+                      defaultValue={24}
+                      hint="0 replaces at once; up to 24 keeps the newest old secret valid that long while you deploy the new one."
+                    />
+                    <Field name="lifetime_days" label="Lifetime of the new secret (days)" type="number" min={1} max={365} defaultValue={app.secretLifetimeDays} />
+                    <SubmitButton>Rotate secret</SubmitButton>
+                  </ActionForm>
+                </div>
+                <div className="rounded-md border border-slate-200 p-4">
+                  <h3 className="mb-3 text-sm font-semibold text-slate-900">Add a secret</h3>
+                  <ActionForm action={actionFor("createSecret", ws)} hidden={hidden} readOnly={readOnly} label="Create secret">
+                    <SecretReveal />
+                    <Field name="lifetime_days" label="Lifetime (days)" type="number" min={1} max={365} defaultValue={app.secretLifetimeDays} hint="1–365 days. Refused while two secrets are active." />
+                    <SubmitButton variant="secondary">Create secret</SubmitButton>
+                  </ActionForm>
+                </div>
+              </div>
+            </div>
+          </Card>
+        ) : null}
+
+        <Card
+          id="api-grants"
+          title="API access"
+          description={
+            app.type === "M2M"
+              ? "The APIs this machine-to-machine application may call, and the permissions it may obtain with client credentials."
+              : "The APIs this application may request for its users, and the permissions it may request (users still need a role that grants them)."
+          }
+        >
+          {apis.length === 0 ? (
+            <EmptyState title="No APIs in this workspace">Define an API under APIs first.</EmptyState>
+          ) : (
+            <div className="divide-y divide-slate-100">
+              {apis.map((api) => {
+                const grant = grants.find((g) => g.audience === api.audience);
+                return (
+                  <div key={api.id} className="py-4 first:pt-0 last:pb-0">
+                    <ActionForm action={actionFor("setClientApiGrant", ws)} hidden={{ ...hidden, audience: api.audience }} readOnly={readOnly} successMessage="Saved." label={`Access to ${api.name}`}>
+                      <div className="flex flex-wrap items-center gap-2">
+                        <span className="font-medium">{api.name}</span>
+                        <code className="font-mono text-xs text-slate-500">{api.audience}</code>
+                        {!api.active ? <Badge tone="red">inactive API</Badge> : null}
+                      </div>
+                      <Checkbox name="granted" label="Granted" defaultChecked={!!grant} />
+                      {api.permissions.length > 0 ? (
+                        <CheckboxGroup name="permissions" legend="Permissions" options={api.permissions.map((p) => ({ value: p, label: p }))} defaultValues={grant?.permissions ?? []} />
+                      ) : (
+                        <p className="text-sm text-slate-500">This API defines no permissions yet.</p>
+                      )}
+                      <SubmitButton variant="secondary" size="sm">
+                        Save access
+                      </SubmitButton>
+                    </ActionForm>
+                  </div>
+                );
+              })}
+            </div>
+          )}
+        </Card>
+      </div>
+    </>
+  );
+}

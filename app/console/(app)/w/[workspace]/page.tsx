@@ -1,0 +1,92 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { Card, Stat } from "@/components/ui/card";
+import { PageHeader, Notice } from "@/components/ui/page-header";
+import { Time } from "@/components/ui/time";
+import { CopyButton } from "@/components/ui/copy-button";
+import { workspaceOverview } from "@/lib/console/workspaces";
+import { DAY } from "@/lib/clock";
+import { getService } from "@/lib/service";
+import { pageAccess } from "../../../_lib/session";
+
+export const metadata: Metadata = { title: "Overview" };
+
+export default async function OverviewPage({ params }: { params: Promise<{ workspace: string }> }) {
+  const { workspace } = await params;
+  const access = await pageAccess(workspace, "viewer", `/console/w/${workspace}`);
+  const service = await getService();
+  const o = await workspaceOverview(service, access);
+  const now = service.clock.now();
+  const base = `/console/w/${o.id}`;
+  const keyAgeDays = o.activeKey?.activatedAt ? Math.floor((now.getTime() - o.activeKey.activatedAt.getTime()) / DAY) : null;
+  return (
+    <>
+      <PageHeader crumbs={[{ label: "Workspaces", href: "/console" }, { label: o.name }]} title={o.name} description={<span className="font-mono">{o.id}</span>} />
+      <div className="space-y-6">
+        {o.flaggedEvents > 0 ? (
+          <Notice tone="danger" title="Possible token theft">
+            {o.flaggedEvents} security event{o.flaggedEvents === 1 ? " was" : "s were"} flagged in the last 30 days (for example a refresh token used twice).{" "}
+            <Link prefetch={false} href={`${base}/audit?flagged=1`} className="font-medium underline">
+              Review them in the audit log
+            </Link>
+            .
+          </Notice>
+        ) : null}
+        {o.expiringSecrets.length > 0 ? (
+          <Notice tone="warning" title="Client secrets expiring soon">
+            <ul className="list-inside list-disc">
+              {o.expiringSecrets.map((s, i) => (
+                <li key={i}>
+                  <Link prefetch={false} className="font-mono underline" href={`${base}/applications/${encodeURIComponent(s.clientId)}#secrets`}>
+                    {s.clientId}
+                  </Link>{" "}
+                  expires <Time value={s.expiresAt} now={now} relativeOnly />
+                </li>
+              ))}
+            </ul>
+          </Notice>
+        ) : null}
+        <Card title="Issuer" description="Point your applications' OpenID Connect library at this issuer.">
+          <dl className="space-y-3 text-sm">
+            {[
+              ["Issuer", o.issuer],
+              ["Discovery", o.discovery],
+              ["JWKS", o.jwks],
+            ].map(([label, value]) => (
+              <div key={label} className="grid gap-1 sm:grid-cols-[8rem_1fr_auto] sm:items-center">
+                <dt className="text-slate-500">{label}</dt>
+                <dd className="break-all font-mono text-xs">
+                  {label === "Issuer" ? (
+                    value
+                  ) : (
+                    <a className="text-indigo-700 underline" href={value} target="_blank" rel="noreferrer">
+                      {value}
+                    </a>
+                  )}
+                </dd>
+                <dd>
+                  <CopyButton value={value} />
+                </dd>
+              </div>
+            ))}
+          </dl>
+        </Card>
+        <dl className="grid grid-cols-2 gap-4 md:grid-cols-4">
+          <Stat label="Applications" value={<Link prefetch={false} href={`${base}/applications`}>{o.counts.applications}</Link>} />
+          <Stat label="Users" value={<Link prefetch={false} href={`${base}/users`}>{o.counts.users}</Link>} />
+          <Stat label="APIs" value={<Link prefetch={false} href={`${base}/apis`}>{o.counts.apis}</Link>} />
+          <Stat label="Roles" value={<Link prefetch={false} href={`${base}/roles`}>{o.counts.roles}</Link>} />
+          <Stat label="Organizations" value={<Link prefetch={false} href={`${base}/organizations`}>{o.counts.organizations}</Link>} />
+          <Stat label="Live sessions" value={o.counts.activeSessions} hint="Hosted sign-in sessions" />
+          <Stat label="Live grants" value={o.counts.activeGrants} hint="Refresh families" />
+          <Stat
+            label="Signing key age"
+            value={keyAgeDays === null ? "—" : `${keyAgeDays} d`}
+            hint={o.pendingKey ? "A new key is published, waiting to be activated" : o.activeKey ? "Rotate in Signing keys" : "Created on first use"}
+            tone={keyAgeDays !== null && keyAgeDays > 180 ? "warning" : "default"}
+          />
+        </dl>
+      </div>
+    </>
+  );
+}

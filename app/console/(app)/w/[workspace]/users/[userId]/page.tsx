@@ -1,0 +1,183 @@
+import type { Metadata } from "next";
+import { notFound } from "next/navigation";
+import { Badge } from "@/components/ui/badge";
+import { Card } from "@/components/ui/card";
+import { ConfirmButton } from "@/components/ui/confirm-button";
+import { ActionForm, Checkbox, Field, Select, SubmitButton } from "@/components/ui/form";
+import { Notice, PageHeader } from "@/components/ui/page-header";
+import { EmptyState, Table, Td } from "@/components/ui/table";
+import { Time } from "@/components/ui/time";
+import { listOrganizations, listRoles, listUserRoles } from "@/lib/authz/model";
+import { PASSWORD_MIN_LENGTH } from "@/lib/authn/password";
+import { roleAtLeast } from "@/lib/console/authz";
+import { getUser, userSessionsAndGrants } from "@/lib/console/users";
+import { getService } from "@/lib/service";
+import { actionFor } from "../../../../../_lib/action-for";
+import { pageAccess } from "../../../../../_lib/session";
+
+export const metadata: Metadata = { title: "User" };
+
+export default async function UserPage({ params }: { params: Promise<{ workspace: string; userId: string }> }) {
+  const { workspace, userId } = await params;
+  const access = await pageAccess(workspace, "viewer", `/console/w/${workspace}/users/${userId}`);
+  const service = await getService();
+  const ws = access.workspace.id;
+  const user = await getUser(service, ws, userId);
+  if (!user) notFound();
+  const base = `/console/w/${ws}`;
+  const readOnly = !roleAtLeast(access.role, "admin");
+  const now = service.clock.now();
+  const [roles, userRoles, organizations, activity] = await Promise.all([
+    listRoles(service.db, ws),
+    listUserRoles(service.db, ws, user.id),
+    listOrganizations(service.db, ws),
+    userSessionsAndGrants(service, ws, user.id),
+  ]);
+  const memberOf = organizations.filter((o) => o.members.some((m) => m.userId === user.id));
+  const hidden = { user_id: user.id };
+  return (
+    <>
+      <PageHeader
+        crumbs={[{ label: "Workspaces", href: "/console" }, { label: access.workspace.name, href: base }, { label: "Users", href: `${base}/users` }, { label: user.email }]}
+        title={
+          <span className="flex flex-wrap items-center gap-2">
+            {user.email}
+            {user.status === "active" ? <Badge tone="green">active</Badge> : <Badge tone="red">disabled</Badge>}
+            {user.emailVerified ? <Badge tone="green">email verified</Badge> : <Badge>email unverified</Badge>}
+          </span>
+        }
+        description={`Created ${user.createdAt.toISOString().slice(0, 10)}${user.hasPassword ? "" : " · no password set"}`}
+      />
+      <div className="space-y-6">
+        {user.status === "disabled" ? <Notice tone="warning">This user is disabled: they cannot sign in, and every token issued to them fails the checks.</Notice> : null}
+        <div className="grid gap-6 lg:grid-cols-2">
+          <Card title="Profile">
+            <ActionForm action={actionFor("updateUserProfile", ws)} hidden={hidden} readOnly={readOnly} successMessage="Saved." label="Profile">
+              <Field name="name" label="Name" optional defaultValue={user.name ?? ""} />
+              <Checkbox name="email_verified" label="The email address is verified" defaultChecked={user.emailVerified} />
+              <SubmitButton variant="secondary">Save profile</SubmitButton>
+            </ActionForm>
+          </Card>
+          <Card title="Password">
+            <ActionForm action={actionFor("setUserPassword", ws)} hidden={hidden} readOnly={readOnly} successMessage="Password set." label="Set password">
+              <Field name="password" label="New password" type="password" hint={`At least ${PASSWORD_MIN_LENGTH} characters. Existing sessions are not ended; end them below if needed.`} />
+              <SubmitButton variant="secondary">Set password</SubmitButton>
+            </ActionForm>
+          </Card>
+        </div>
+        <Card title="Access">
+          <ActionForm action={actionFor("setUserStatus", ws)} hidden={{ ...hidden, status: user.status === "active" ? "disabled" : "active" }} readOnly={readOnly} label="User status">
+            <div>
+              {user.status === "active" ? (
+                <ConfirmButton title={`Disable ${user.email}?`} message="They cannot sign in, and every session and token they have stops working at once." confirmLabel="Disable user" size="md">
+                  Disable user
+                </ConfirmButton>
+              ) : (
+                <SubmitButton variant="secondary">Enable user</SubmitButton>
+              )}
+            </div>
+          </ActionForm>
+        </Card>
+        <Card title="Roles" description="Held across the workspace, or within an organization the user is a member of.">
+          <div className="space-y-4">
+            {userRoles.length === 0 ? (
+              <p className="text-sm text-slate-500">No roles.</p>
+            ) : (
+              <ul className="divide-y divide-slate-100">
+                {userRoles.map((r) => (
+                  <li key={`${r.role}-${r.organization?.id ?? "ws"}`} className="flex flex-wrap items-center justify-between gap-2 py-2">
+                    <span className="text-sm">
+                      <span className="font-medium">{r.role}</span> <span className="text-slate-500">{r.organization ? `in ${r.organization.name}` : "across the workspace"}</span>
+                    </span>
+                    <ActionForm action={actionFor("removeRole", ws)} hidden={{ ...hidden, role: r.role, organization: r.organization?.slug ?? "" }} readOnly={readOnly} className="" label="Remove role">
+                      <ConfirmButton title={`Remove ${r.role}?`} message="The user loses the permissions it grants at their next permission check." confirmLabel="Remove">
+                        Remove
+                      </ConfirmButton>
+                    </ActionForm>
+                  </li>
+                ))}
+              </ul>
+            )}
+            {roles.length === 0 ? (
+              <p className="text-sm text-slate-500">This workspace has no roles yet.</p>
+            ) : (
+              <ActionForm action={actionFor("assignRole", ws)} hidden={hidden} readOnly={readOnly} className="grid items-end gap-3 sm:grid-cols-[1fr_1fr_auto]" label="Assign role">
+                <Select name="role" label="Role" options={roles.map((r) => ({ value: r.name, label: r.name }))} />
+                <Select name="organization" label="Where" options={[{ value: "", label: "Across the workspace" }, ...memberOf.map((o) => ({ value: o.slug, label: `In ${o.name}` }))]} />
+                <SubmitButton variant="secondary">Assign</SubmitButton>
+              </ActionForm>
+            )}
+          </div>
+        </Card>
+        <Card title="Hosted sessions" description="Browser sessions on the sign-in pages. Ending one ends every application sign-in made in it.">
+          {activity.sessions.length === 0 ? (
+            <EmptyState title="No sessions" />
+          ) : (
+            <Table caption="Hosted sessions" head={["Session", "Signed in", "Last seen", "Methods", "From", ""]}>
+              {activity.sessions.map((s) => (
+                <tr key={s.id}>
+                  <Td mono>{s.id.slice(0, 8)}…</Td>
+                  <Td>
+                    <Time value={s.createdAt} />
+                  </Td>
+                  <Td>
+                    <Time value={s.lastSeenAt} now={now} relativeOnly />
+                  </Td>
+                  <Td mono>{s.amr.join(" ")}</Td>
+                  <Td className="max-w-48 truncate text-xs text-slate-500">{s.ip ?? "—"}</Td>
+                  <Td>
+                    {s.live ? (
+                      <ActionForm action={actionFor("endUserSession", ws)} hidden={{ ...hidden, session_id: s.id }} readOnly={readOnly} className="" label="End session">
+                        <ConfirmButton title="End this session?" message="The user is signed out of it, and applications that rely on it lose access at their next check." confirmLabel="End session">
+                          End
+                        </ConfirmButton>
+                      </ActionForm>
+                    ) : (
+                      <Badge>{s.endedAt ? `ended${s.endReason ? ` (${s.endReason})` : ""}` : "expired"}</Badge>
+                    )}
+                  </Td>
+                </tr>
+              ))}
+            </Table>
+          )}
+        </Card>
+        <Card title="Grants" description="One per application sign-in: the refresh family behind the application's tokens.">
+          {activity.grants.length === 0 ? (
+            <EmptyState title="No grants" />
+          ) : (
+            <Table caption="Grants" head={["Application", "Scope", "Created", "Last used", ""]}>
+              {activity.grants.map((g) => (
+                <tr key={g.id}>
+                  <Td>
+                    {g.clientName}
+                    <div className="font-mono text-xs text-slate-500">{g.clientId}</div>
+                  </Td>
+                  <Td mono className="max-w-64 break-words">
+                    {g.scope.join(" ")}
+                  </Td>
+                  <Td>
+                    <Time value={g.createdAt} />
+                  </Td>
+                  <Td>
+                    <Time value={g.lastUsedAt} now={now} relativeOnly />
+                  </Td>
+                  <Td>
+                    {g.live ? (
+                      <ActionForm action={actionFor("revokeUserGrant", ws)} hidden={{ ...hidden, grant_id: g.id }} readOnly={readOnly} className="" label="Revoke grant">
+                        <ConfirmButton title="Revoke this grant?" message="Its refresh token and access tokens stop working now; the application must sign the user in again." confirmLabel="Revoke">
+                          Revoke
+                        </ConfirmButton>
+                      </ActionForm>
+                    ) : (
+                      <Badge>{g.revokedAt ? `revoked${g.revokeReason ? ` (${g.revokeReason})` : ""}` : "ended"}</Badge>
+                    )}
+                  </Td>
+                </tr>
+              ))}
+            </Table>
+          )}
+        </Card>
+      </div>
+    </>
+  );
+}

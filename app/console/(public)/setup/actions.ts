@@ -1,0 +1,31 @@
+"use server";
+
+import { redirect } from "next/navigation";
+import { echoValues, type ActionState } from "@/lib/console/action-state";
+import { formDataObject } from "@/lib/console/forms";
+import { completeSetup, SetupError, setupInputSchema } from "@/lib/console/setup";
+import { getService } from "@/lib/service";
+import { requestIp } from "../../_lib/session";
+
+/** Creates the first operator; the token travels in the form (it was in the printed link). */
+export async function setupAction(_previous: ActionState, form: FormData): Promise<ActionState> {
+  const raw = formDataObject(form);
+  const values = echoValues(raw);
+  const parsed = setupInputSchema.safeParse(raw);
+  if (!parsed.success) {
+    const fieldErrors: Record<string, string> = {};
+    for (const issue of parsed.error.issues) fieldErrors[String(issue.path[0])] ??= issue.message;
+    return { status: "error", fieldErrors, values, at: Date.now() };
+  }
+  if (raw.password !== raw.password_confirm) {
+    return { status: "error", fieldErrors: { password_confirm: "The passwords do not match" }, values, at: Date.now() };
+  }
+  try {
+    await completeSetup(await getService(), typeof raw.token === "string" ? raw.token : "", parsed.data, { ip: await requestIp() });
+  } catch (error) {
+    if (error instanceof SetupError) return { status: "error", fieldErrors: {}, formError: error.message, values, at: Date.now() };
+    throw error;
+  }
+  // Now sign in, through the same hosted sign-in every application uses.
+  redirect("/console/sign-in");
+}

@@ -1,0 +1,61 @@
+"use server";
+
+// The console's one server action: every form names an operation (lib/console/registry.ts) and
+// its workspace. runOperation authorizes (current authority, role), validates and audits; this
+// file only adapts FormData, cookies and Next's navigation.
+import { revalidatePath } from "next/cache";
+import { redirect } from "next/navigation";
+import { echoValues, type ActionState } from "@/lib/console/action-state";
+import { ConsoleAccessError } from "@/lib/console/authz";
+import { formDataObject } from "@/lib/console/forms";
+import { runOperation } from "@/lib/console/operation";
+import { isOperationName, operations, type OperationName } from "@/lib/console/registry";
+import { createWorkspace } from "@/lib/console/workspaces";
+import { getService } from "@/lib/service";
+import { consoleToken, handleAccessError, requestIp } from "./session";
+
+/** Where to go after some operations succeed (otherwise the page re-renders in place). */
+const afterSuccess: Partial<Record<OperationName, (workspaceId: string, result: never) => string | null>> = {
+  createApplication: (ws, r: { clientId: string; secret: unknown }) => (r.secret ? null : `/console/w/${ws}/applications/${encodeURIComponent(r.clientId)}`),
+  createApi: (ws, r: { id: string }) => `/console/w/${ws}/apis/${r.id}`,
+  createRole: (ws, r: { id: string }) => `/console/w/${ws}/roles/${r.id}`,
+  deleteRole: (ws) => `/console/w/${ws}/roles`,
+  createUser: (ws, r: { id: string }) => `/console/w/${ws}/users/${r.id}`,
+  createOrganization: (ws, r: { id: string }) => `/console/w/${ws}/organizations/${r.id}`,
+};
+
+export async function consoleAction(name: string, workspaceId: string, _previous: ActionState, form: FormData): Promise<ActionState> {
+  const raw = formDataObject(form);
+  const values = echoValues(raw);
+  if (!isOperationName(name)) return { status: "error", fieldErrors: {}, formError: "Unknown action", values, at: Date.now() };
+  let outcome;
+  try {
+    outcome = await runOperation(await getService(), await consoleToken(), workspaceId, operations[name] as (typeof operations)["createRole"], raw, { ip: await requestIp() });
+  } catch (error) {
+    if (error instanceof ConsoleAccessError && error.code === "forbidden") {
+      return { status: "error", fieldErrors: {}, formError: error.message, values, at: Date.now() };
+    }
+    handleAccessError(error, `/console/w/${workspaceId}`);
+  }
+  if (!outcome.ok) return { status: "error", fieldErrors: outcome.fieldErrors, formError: outcome.formError, values, at: Date.now() };
+  revalidatePath("/console", "layout");
+  const next = afterSuccess[name]?.(workspaceId, outcome.result as never);
+  if (next) redirect(next);
+  return { status: "ok", result: outcome.result, at: Date.now() };
+}
+
+export async function createWorkspaceAction(_previous: ActionState, form: FormData): Promise<ActionState> {
+  const raw = formDataObject(form);
+  let outcome;
+  try {
+    outcome = await createWorkspace(await getService(), await consoleToken(), raw, { ip: await requestIp() });
+  } catch (error) {
+    if (error instanceof ConsoleAccessError && error.code === "forbidden") {
+      return { status: "error", fieldErrors: {}, formError: error.message, values: echoValues(raw), at: Date.now() };
+    }
+    handleAccessError(error);
+  }
+  if (!outcome.ok) return { status: "error", fieldErrors: outcome.fieldErrors, values: echoValues(raw), at: Date.now() };
+  revalidatePath("/console", "layout");
+  redirect(`/console/w/${outcome.result.id}`);
+}
