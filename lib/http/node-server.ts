@@ -66,10 +66,17 @@ export async function writeResponse(response: Response, res: ServerResponse, ext
     else headers[name] = value;
   });
   if (cookies) headers["set-cookie"] = response.headers.getSetCookie();
-  const body = response.body ? Buffer.from(await response.arrayBuffer()) : undefined;
-  if (body) headers["content-length"] = String(body.length);
+  if (!response.body) {
+    res.writeHead(response.status, headers);
+    res.end();
+    return;
+  }
+  const body = Buffer.from(await response.arrayBuffer());
+  headers["content-length"] = String(body.length);
   res.writeHead(response.status, headers);
-  res.end(body);
+  // As a latin1 string (byte for byte the same), Node sends head and body in one write instead
+  // of a writev of two buffers: measurably cheaper on small answers.
+  res.end(body.toString("latin1"), "latin1");
 }
 
 async function answerDirectly(req: IncomingMessage, res: ServerResponse, service: Service, origin: string, next: NodeHandler): Promise<void> {

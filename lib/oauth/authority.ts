@@ -110,13 +110,27 @@ type AuthorityRow = Awaited<ReturnType<typeof selectAuthority<Record<never, neve
  * client and the credential that obtained them. Returns null for unknown tokens.
  */
 export async function loadTokenAuthority(ctx: EndpointContext, token: string): Promise<TokenAuthority | null> {
+  const db = ctx.service.db;
+  let prepared = lookups.get(db);
+  if (!prepared) {
+    prepared = prepareLookup(db);
+    lookups.set(db, prepared);
+  }
   const now = ctx.service.clock.now();
-  const [row] = await selectAuthority(ctx.service.db, {})
-    .where(and(eq(accessTokens.workspaceId, ctx.workspace.id), eq(accessTokens.tokenHash, sha256Hex(token))))
-    .limit(1);
+  const [row] = await prepared.execute({ workspaceId: ctx.workspace.id, tokenHash: sha256Hex(token) });
   if (!row) return null;
   return toAuthority(row, now);
 }
+
+/** The lookup above, prepared once per database handle: the session check's, UserInfo's and introspection's hot path. */
+function prepareLookup(db: Database) {
+  return selectAuthority(db, {})
+    .where(and(eq(accessTokens.workspaceId, sql.placeholder("workspaceId")), eq(accessTokens.tokenHash, sql.placeholder("tokenHash"))))
+    .limit(1)
+    .prepare("latchkey_token_authority");
+}
+
+const lookups = new WeakMap<Database, ReturnType<typeof prepareLookup>>();
 
 function toAuthority(row: AuthorityRow, now: Date): TokenAuthority | null {
   const tokenLive = !row.revokedAt && row.expiresAt > now && row.clientActive && (row.apiId === null || row.apiActive === true);

@@ -1,4 +1,5 @@
-import { and, eq, gt, isNull } from "drizzle-orm";
+import { and, eq, gt, isNull, sql } from "drizzle-orm";
+import type { Database } from "../../db/client";
 import { clientSecrets, clients } from "../../db/schema";
 import { safeEqual, sha256Hex } from "../crypto";
 import { invalidClient, invalidRequest, OAuthError } from "../http/errors";
@@ -85,8 +86,8 @@ export async function authenticateClient(
     const failureKey = `authfail:${ctx.workspace.id}:${clientId}:${clientAddress(request, config.trustProxy)}`;
     const failureLimit = config.rateLimits.failuresPer5Minutes;
     if (!limiter.blocked(failureKey, failureLimit, FAILURE_WINDOW_MS).allowed) throw invalidClient("Client authentication failed", true);
-    const client = await findClient(ctx, clientId);
-    const credentialId = client && client.active && client.type !== "PUBLIC" ? await verifyClientSecret(ctx, client.id, secret) : null;
+    const { client, secrets } = await findClientWithSecrets(ctx, clientId);
+    const credentialId = client && client.active && client.type !== "PUBLIC" ? matchSecret(ctx, secrets, secret) : null;
     if (!client || !credentialId) {
       await limiter.recordFailure(failureKey, failureLimit, FAILURE_WINDOW_MS);
       throw invalidClient("Client authentication failed", true);
@@ -104,6 +105,48 @@ export async function authenticateClient(
   return { client, credentialId: null, method: "none", corsOrigin };
 }
 
+interface ActiveSecret {
+  id: string;
+  secretHash: string;
+  lastUsedAt: Date | null;
+}
+
+/**
+ * The client and its active secrets in one round trip, prepared once per database handle:
+ * confidential authentication on the token and introspection hot paths.
+ */
+function prepareClientWithSecrets(db: Database) {
+  return db
+    .select({ client: clients, secretId: clientSecrets.id, secretHash: clientSecrets.secretHash, lastUsedAt: clientSecrets.lastUsedAt })
+    .from(clients)
+    .leftJoin(
+      clientSecrets,
+      and(
+        eq(clientSecrets.workspaceId, clients.workspaceId),
+        eq(clientSecrets.clientPk, clients.id),
+        isNull(clientSecrets.revokedAt),
+        gt(clientSecrets.expiresAt, sql`${sql.placeholder("now")}::timestamptz`),
+      ),
+    )
+    .where(and(eq(clients.workspaceId, sql.placeholder("workspaceId")), eq(clients.clientId, sql.placeholder("clientId"))))
+    .prepare("latchkey_client_with_secrets");
+}
+
+const clientLookups = new WeakMap<Database, ReturnType<typeof prepareClientWithSecrets>>();
+
+async function findClientWithSecrets(ctx: EndpointContext, clientId: string): Promise<{ client: ClientRow | undefined; secrets: ActiveSecret[] }> {
+  const db = ctx.service.db;
+  let prepared = clientLookups.get(db);
+  if (!prepared) {
+    prepared = prepareClientWithSecrets(db);
+    clientLookups.set(db, prepared);
+  }
+  const rows = await prepared.execute({ workspaceId: ctx.workspace.id, clientId, now: ctx.service.clock.now().toISOString() });
+  const secrets: ActiveSecret[] = [];
+  for (const row of rows) if (row.secretId !== null && row.secretHash !== null) secrets.push({ id: row.secretId, secretHash: row.secretHash, lastUsedAt: row.lastUsedAt });
+  return { client: rows[0]?.client, secrets };
+}
+
 /** Returns the id of the active secret that matches, comparing hashes in constant time. */
 export async function verifyClientSecret(ctx: EndpointContext, clientPk: string, secret: string): Promise<string | null> {
   const now = ctx.service.clock.now();
@@ -118,12 +161,22 @@ export async function verifyClientSecret(ctx: EndpointContext, clientPk: string,
         gt(clientSecrets.expiresAt, now),
       ),
     );
+  return matchSecret(ctx, rows, secret);
+}
+
+/** The id of the active secret whose hash matches, compared in constant time; records its use at most once a minute. */
+function matchSecret(ctx: EndpointContext, rows: ActiveSecret[], secret: string): string | null {
+  const now = ctx.service.clock.now();
   const presented = sha256Hex(secret);
   let match: (typeof rows)[number] | undefined;
   for (const row of rows) if (safeEqual(row.secretHash, presented)) match = row;
   if (!match) return null;
   // Last-used is informational; record it at most once a minute and never fail the request on it.
-  if (!match.lastUsedAt || now.getTime() - match.lastUsedAt.getTime() > 60_000) {
+  // The in-process mark keeps concurrent requests (which all read the old value) from each writing.
+  const mark = `secret-used:${match.id}`;
+  const marked = ctx.service.cache.get(mark) as number | undefined;
+  if ((!match.lastUsedAt || now.getTime() - match.lastUsedAt.getTime() > 60_000) && (marked === undefined || now.getTime() - marked > 60_000)) {
+    ctx.service.cache.set(mark, now.getTime());
     ctx.service.db
       .update(clientSecrets)
       .set({ lastUsedAt: now })

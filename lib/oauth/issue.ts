@@ -26,13 +26,16 @@ export async function effectiveHumanScope(
   const identity = input.requested.filter(isIdentityScope);
   const wanted = input.requested.filter((s) => !isIdentityScope(s));
   if (!input.apiId || wanted.length === 0) return identity;
-  const [grant] = await ctx.service.db
-    .select({ permissions: apiGrants.permissions })
-    .from(apiGrants)
-    .where(and(eq(apiGrants.workspaceId, ctx.workspace.id), eq(apiGrants.clientPk, input.clientPk), eq(apiGrants.apiId, input.apiId)))
-    .limit(1);
+  // Independent reads, sent together (pipelined on one connection inside a transaction).
+  const [[grant], held] = await Promise.all([
+    ctx.service.db
+      .select({ permissions: apiGrants.permissions })
+      .from(apiGrants)
+      .where(and(eq(apiGrants.workspaceId, ctx.workspace.id), eq(apiGrants.clientPk, input.clientPk), eq(apiGrants.apiId, input.apiId)))
+      .limit(1),
+    userPermissions(ctx.service.db, ctx.workspace.id, input.userId, input.apiId, input.organizationId),
+  ]);
   if (!grant) return identity;
-  const held = await userPermissions(ctx.service.db, ctx.workspace.id, input.userId, input.apiId, input.organizationId);
   const allowed = new Set(grant.permissions);
   return [...identity, ...wanted.filter((p) => allowed.has(p) && held.has(p))];
 }

@@ -1,4 +1,5 @@
 import { and, eq, gt, isNull, sql } from "drizzle-orm";
+import type { Database } from "../../../db/client";
 import { accessTokens, apiGrants, apis, clientSecrets } from "../../../db/schema";
 import { addMs } from "../../clock";
 import { sha256Hex } from "../../crypto";
@@ -6,6 +7,61 @@ import { invalidGrant, invalidRequest, invalidScope } from "../../http/errors";
 import { ACCESS_TOKEN_TTL_MS, newAccessToken } from "../issue";
 import { hasDuplicates, isIdentityScope, MAX_M2M_SCOPES, splitScope } from "../scopes";
 import type { GrantHandler } from "./types";
+
+const param = (name: string) => sql.placeholder(name);
+
+/** The workload token insert of the grant below, prepared once per database handle. */
+function prepareIssue(db: Database) {
+  return db
+    .insert(accessTokens)
+    .select(
+      db
+        .select({
+          tokenHash: sql`${param("tokenHash")}`.as("token_hash"),
+          workspaceId: clientSecrets.workspaceId,
+          clientPk: clientSecrets.clientPk,
+          grantId: sql`null`.as("grant_id"),
+          userId: sql`null`.as("user_id"),
+          sessionId: sql`null`.as("session_id"),
+          credentialId: clientSecrets.id,
+          subject: sql`${param("subject")}`.as("subject"),
+          scope: sql`${param("scope")}::jsonb`.as("scope"),
+          apiId: apis.id,
+          createdAt: sql`${param("now")}::timestamptz`.as("created_at"),
+          expiresAt: sql`${param("expiresAt")}::timestamptz`.as("expires_at"),
+          revokedAt: sql`null`.as("revoked_at"),
+        })
+        .from(clientSecrets)
+        .innerJoin(apiGrants, and(eq(apiGrants.workspaceId, clientSecrets.workspaceId), eq(apiGrants.clientPk, clientSecrets.clientPk)))
+        .innerJoin(apis, eq(apis.id, apiGrants.apiId))
+        .where(
+          and(
+            eq(clientSecrets.workspaceId, param("workspaceId")),
+            eq(clientSecrets.id, param("credentialId")),
+            eq(clientSecrets.clientPk, param("clientPk")),
+            isNull(clientSecrets.revokedAt),
+            gt(clientSecrets.expiresAt, sql`${param("now")}::timestamptz`),
+            eq(apis.audience, param("resource")),
+            eq(apis.active, true),
+            sql`${apiGrants.permissions} @> ${param("scope")}::jsonb`,
+            sql`${apis.permissions} @> ${param("scope")}::jsonb`,
+          ),
+        )
+        .limit(1),
+    )
+    .returning({ tokenHash: accessTokens.tokenHash })
+    .prepare("latchkey_issue_workload_token");
+}
+
+const issues = new WeakMap<Database, ReturnType<typeof prepareIssue>>();
+function preparedIssue(db: Database) {
+  let prepared = issues.get(db);
+  if (!prepared) {
+    prepared = prepareIssue(db);
+    issues.set(db, prepared);
+  }
+  return prepared;
+}
 
 /**
  * grant_type=client_credentials (SPEC.md "M2M"): M2M clients only, HTTP Basic only; `resource`
@@ -33,55 +89,38 @@ export const clientCredentialsGrant: GrantHandler = {
     const identity = scope.find(isIdentityScope);
     if (identity) throw invalidScope(`Identity scope ${identity} cannot be requested by a machine-to-machine client`);
 
-    const db = ctx.service.db;
-    const [grant] = await db
-      .select({ apiId: apis.id, granted: apiGrants.permissions, defined: apis.permissions })
-      .from(apiGrants)
-      .innerJoin(apis, eq(apis.id, apiGrants.apiId))
-      .where(and(eq(apiGrants.workspaceId, ctx.workspace.id), eq(apiGrants.clientPk, client.id), eq(apis.audience, resource), eq(apis.active, true)))
-      .limit(1);
-    if (!grant) throw invalidScope("resource is not an active API granted to this client");
-    const granted = new Set(grant.granted);
-    const defined = new Set(grant.defined);
-    const refused = scope.find((p) => !granted.has(p) || !defined.has(p));
-    if (refused !== undefined) throw invalidScope(`Permission ${refused} is not granted to this client for this resource`);
-
-    // Inserted only while the credential is still active: a secret revoked since authentication
-    // (a concurrent rotation) yields no token rather than one that is dead on arrival.
+    // Hot path, one statement: the token is inserted only while the credential is still active (a
+    // secret revoked since authentication, by a concurrent rotation, yields no token rather than
+    // one dead on arrival) and the resource is an active API whose grant to this client and whose
+    // definition both include every requested permission.
     const now = ctx.service.clock.now();
     const token = newAccessToken();
-    const inserted = await db
-      .insert(accessTokens)
-      .select(
-        db
-          .select({
-            tokenHash: sql`${sha256Hex(token)}`.as("token_hash"),
-            workspaceId: clientSecrets.workspaceId,
-            clientPk: clientSecrets.clientPk,
-            grantId: sql`null`.as("grant_id"),
-            userId: sql`null`.as("user_id"),
-            sessionId: sql`null`.as("session_id"),
-            credentialId: clientSecrets.id,
-            subject: sql`${client.clientId}`.as("subject"),
-            scope: sql`${JSON.stringify(scope)}::jsonb`.as("scope"),
-            apiId: sql`${grant.apiId}`.as("api_id"),
-            createdAt: sql`${now.toISOString()}::timestamptz`.as("created_at"),
-            expiresAt: sql`${addMs(now, ACCESS_TOKEN_TTL_MS).toISOString()}::timestamptz`.as("expires_at"),
-            revokedAt: sql`null`.as("revoked_at"),
-          })
-          .from(clientSecrets)
-          .where(
-            and(
-              eq(clientSecrets.workspaceId, ctx.workspace.id),
-              eq(clientSecrets.id, credentialId),
-              eq(clientSecrets.clientPk, client.id),
-              isNull(clientSecrets.revokedAt),
-              gt(clientSecrets.expiresAt, now),
-            ),
-          ),
-      )
-      .returning({ tokenHash: accessTokens.tokenHash });
-    if (inserted.length === 0) throw invalidGrant("The client credential is no longer active");
+    const inserted = await preparedIssue(ctx.service.db).execute({
+      tokenHash: sha256Hex(token),
+      workspaceId: ctx.workspace.id,
+      credentialId,
+      clientPk: client.id,
+      subject: client.clientId,
+      scope: JSON.stringify(scope),
+      resource,
+      now: now.toISOString(),
+      expiresAt: addMs(now, ACCESS_TOKEN_TTL_MS).toISOString(),
+    });
+    if (inserted.length === 0) {
+      // Nothing issued: say why, checking in the order the rules are written.
+      const [grant] = await ctx.service.db
+        .select({ apiId: apis.id, granted: apiGrants.permissions, defined: apis.permissions })
+        .from(apiGrants)
+        .innerJoin(apis, eq(apis.id, apiGrants.apiId))
+        .where(and(eq(apiGrants.workspaceId, ctx.workspace.id), eq(apiGrants.clientPk, client.id), eq(apis.audience, resource), eq(apis.active, true)))
+        .limit(1);
+      if (!grant) throw invalidScope("resource is not an active API granted to this client");
+      const granted = new Set(grant.granted);
+      const defined = new Set(grant.defined);
+      const refused = scope.find((p) => !granted.has(p) || !defined.has(p));
+      if (refused !== undefined) throw invalidScope(`Permission ${refused} is not granted to this client for this resource`);
+      throw invalidGrant("The client credential is no longer active");
+    }
     return { access_token: token, token_type: "Bearer", expires_in: ACCESS_TOKEN_TTL_MS / 1000, scope: scope.join(" ") };
   },
 };

@@ -42,18 +42,38 @@ export const refreshTokenGrant: GrantHandler = {
       // Supersede in one conditional update that records the replacement and checks, atomically,
       // that the family is not revoked. Of many parallel presentations exactly one wins; the rest
       // see a superseded token, count as reuse and revoke the family (after the winner's check).
+      // The superseding update and the read of the family's authority in one statement: the update
+      // as a CTE, joined to the family, its session, user, client and last-used credential.
+      const rotation = db.$with("rotated").as(
+        db
+          .update(refreshTokens)
+          .set({ state: "superseded", supersededAt: now, replacedByHash: sha256Hex(successor) })
+          .where(
+            and(
+              eq(refreshTokens.workspaceId, ctx.workspace.id),
+              eq(refreshTokens.tokenHash, hash),
+              eq(refreshTokens.state, "current"),
+              exists(db.select({ one: grants.id }).from(grants).where(and(eq(grants.id, refreshTokens.grantId), isNull(grants.revokedAt)))),
+            ),
+          )
+          .returning({ grantId: refreshTokens.grantId }),
+      );
       const [rotated] = await db
-        .update(refreshTokens)
-        .set({ state: "superseded", supersededAt: now, replacedByHash: sha256Hex(successor) })
-        .where(
-          and(
-            eq(refreshTokens.workspaceId, ctx.workspace.id),
-            eq(refreshTokens.tokenHash, hash),
-            eq(refreshTokens.state, "current"),
-            exists(db.select({ one: grants.id }).from(grants).where(and(eq(grants.id, refreshTokens.grantId), isNull(grants.revokedAt)))),
-          ),
-        )
-        .returning({ grantId: refreshTokens.grantId });
+        .with(rotation)
+        .select({
+          grantId: rotation.grantId,
+          grant: grants,
+          session: hostedSessions,
+          userStatus: users.status,
+          clientActive: clients.active,
+          credentialRevokedAt: clientSecrets.revokedAt,
+        })
+        .from(rotation)
+        .leftJoin(grants, and(eq(grants.id, rotation.grantId), eq(grants.workspaceId, ctx.workspace.id)))
+        .leftJoin(hostedSessions, eq(hostedSessions.id, grants.sessionId))
+        .leftJoin(users, eq(users.id, grants.userId))
+        .leftJoin(clients, eq(clients.id, grants.clientPk))
+        .leftJoin(clientSecrets, eq(clientSecrets.id, grants.credentialId));
       if (!rotated) {
         const [old] = await db
           .select({ grantId: refreshTokens.grantId, clientPk: grants.clientPk, userId: grants.userId })
@@ -79,16 +99,12 @@ export const refreshTokenGrant: GrantHandler = {
         throw invalidGrant("The refresh token is invalid, expired or revoked");
       }
 
-      const [row] = await db
-        .select({ grant: grants, session: hostedSessions, userStatus: users.status, clientActive: clients.active, credentialRevokedAt: clientSecrets.revokedAt })
-        .from(grants)
-        .innerJoin(hostedSessions, eq(hostedSessions.id, grants.sessionId))
-        .innerJoin(users, eq(users.id, grants.userId))
-        .innerJoin(clients, eq(clients.id, grants.clientPk))
-        .leftJoin(clientSecrets, eq(clientSecrets.id, grants.credentialId))
-        .where(and(eq(grants.workspaceId, ctx.workspace.id), eq(grants.id, rotated.grantId)))
-        .limit(1);
-      if (!row || row.grant.clientPk !== client.id) throw invalidGrant("The refresh token was issued to another client");
+      // Every link is a foreign key of the family, so all are present; should one not be, refuse as before.
+      const { grant: rotatedGrant, session, userStatus, clientActive } = rotated;
+      if (!rotatedGrant || !session || userStatus === null || clientActive === null || rotatedGrant.clientPk !== client.id) {
+        throw invalidGrant("The refresh token was issued to another client");
+      }
+      const row = { grant: rotatedGrant, session, userStatus, clientActive, credentialRevokedAt: rotated.credentialRevokedAt };
       const g = row.grant;
       // Revocation was checked atomically above; a revocation racing after it ends the new tokens through their family.
       if (g.idleExpiresAt <= now || g.absoluteExpiresAt <= now) throw invalidGrant("The refresh token has expired");
@@ -101,10 +117,6 @@ export const refreshTokenGrant: GrantHandler = {
       if (narrowed && narrowed.some((s) => !g.scope.includes(s))) throw invalidScope("scope may only narrow the original grant");
 
       const idle = new Date(Math.min(now.getTime() + REFRESH_IDLE_MS, g.absoluteExpiresAt.getTime()));
-      await db
-        .update(grants)
-        .set({ lastUsedAt: now, idleExpiresAt: idle, ...(credentialId ? { credentialId } : {}) })
-        .where(eq(grants.id, g.id));
       const scope = await effectiveHumanScope(ctx, {
         requested: narrowed ?? g.scope,
         clientPk: client.id,
@@ -113,9 +125,14 @@ export const refreshTokenGrant: GrantHandler = {
         organizationId: row.session.organizationId,
       });
       const subject = subjectFor(ctx, client.clientId, g.userId);
+      // The three writes are sent together: pipelined on the transaction's connection, one round trip.
       const [access] = await Promise.all([
         insertHumanAccessToken(ctx, { clientPk: client.id, clientId: client.clientId, grantId: g.id, userId: g.userId, sessionId: g.sessionId, scope, apiId: g.apiId }, subject),
         insertRefreshToken(ctx, g.id, successor),
+        db
+          .update(grants)
+          .set({ lastUsedAt: now, idleExpiresAt: idle, ...(credentialId ? { credentialId } : {}) })
+          .where(eq(grants.id, g.id)),
       ]);
       return { access_token: access.token, token_type: "Bearer", expires_in: access.expiresIn, scope: scope.join(" "), refresh_token: successor };
     });
