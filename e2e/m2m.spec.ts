@@ -6,19 +6,18 @@
  *
  * The CLI has to reach the data store of the server under test. With PostgreSQL it connects to
  * the same database; with the embedded database it hands the command to the running server over
- * its admin socket in DATA_DIR. e2e/serve.mjs creates a fresh store per run and does not publish
- * where, so this spec reads it from the environment of the process listening on port 3111
- * (Linux /proc), or from E2E_SERVER_DATA_DIR / E2E_SERVER_DATABASE_URL when set.
+ * its admin socket in DATA_DIR. e2e/serve.mjs creates a fresh store per run and publishes it in
+ * .test-data/e2e-server-<port>.json (E2E_SERVER_DATA_DIR / E2E_SERVER_DATABASE_URL override it).
  */
 import { execFile } from "node:child_process";
-import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
 
-const PORT = 3111;
-const ISSUER = `http://localhost:${PORT}/t/e2e`;
+import { ISSUER, LATCHKEY_PORT } from "./env";
+
 const RESOURCE = "https://reports.e2e.example";
 const CLIENT_ID = "e2e-m2m";
 
@@ -83,67 +82,15 @@ function startApiServer(): Promise<{ url: string; server: Server }> {
 // ---------------------------------------------------------------------------------------------
 // The server under test's data store, and the CLI pointed at it.
 
-/** Inodes of sockets listening on `port` (IPv4 and IPv6). */
-function listeningInodes(port: number): Set<string> {
-  const hex = port.toString(16).toUpperCase().padStart(4, "0");
-  const inodes = new Set<string>();
-  for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
-    let lines: string[];
-    try {
-      lines = readFileSync(table, "utf8").trim().split("\n").slice(1);
-    } catch {
-      continue;
-    }
-    for (const line of lines) {
-      const cols = line.trim().split(/\s+/);
-      if (cols[1]?.endsWith(`:${hex}`) && cols[3] === "0A") inodes.add(cols[9]);
-    }
-  }
-  return inodes;
-}
-
-/** The environment of the process listening on `port`, or null where /proc cannot tell. */
-function listenerEnvironment(port: number): Map<string, string> | null {
-  const inodes = listeningInodes(port);
-  if (inodes.size === 0) return null;
-  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
-    let fds: string[];
-    try {
-      fds = readdirSync(`/proc/${pid}/fd`);
-    } catch {
-      continue;
-    }
-    const owns = fds.some((fd) => {
-      try {
-        const match = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
-        return match !== null && inodes.has(match[1]);
-      } catch {
-        return false;
-      }
-    });
-    if (!owns) continue;
-    const env = new Map<string, string>();
-    for (const pair of readFileSync(`/proc/${pid}/environ`, "utf8").split("\0")) {
-      const eq = pair.indexOf("=");
-      if (eq > 0) env.set(pair.slice(0, eq), pair.slice(eq + 1));
-    }
-    if (!env.has("DATABASE_URL") && !env.has("DATA_DIR")) env.set("DATA_DIR", path.resolve(readlinkSync(`/proc/${pid}/cwd`), ".data"));
-    return env;
-  }
-  return null;
-}
-
-/** DATABASE_URL (+ MASTER_KEY) or DATA_DIR of the server under test. */
+/** DATABASE_URL (+ MASTER_KEY) or DATA_DIR of the server under test, as e2e/serve.mjs publishes it. */
 function serverStore(): Record<string, string> {
   if (process.env.E2E_SERVER_DATABASE_URL) {
     return { DATABASE_URL: process.env.E2E_SERVER_DATABASE_URL, MASTER_KEY: process.env.MASTER_KEY ?? "" };
   }
   if (process.env.E2E_SERVER_DATA_DIR) return { DATA_DIR: process.env.E2E_SERVER_DATA_DIR };
-  const env = listenerEnvironment(PORT);
-  if (!env) throw new Error(`Cannot find the data store of the server on port ${PORT}: set E2E_SERVER_DATA_DIR or E2E_SERVER_DATABASE_URL`);
-  const url = env.get("DATABASE_URL");
-  if (url) return { DATABASE_URL: url, MASTER_KEY: env.get("MASTER_KEY") ?? "" };
-  return { DATA_DIR: env.get("DATA_DIR")! };
+  const file = path.join(process.cwd(), ".test-data", `e2e-server-${LATCHKEY_PORT}.json`);
+  const published = JSON.parse(readFileSync(file, "utf8")) as { env: Record<string, string> };
+  return published.env;
 }
 
 function latchkey(args: string[], stdin: string): Promise<{ code: number; stdout: string; stderr: string }> {

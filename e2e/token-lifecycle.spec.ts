@@ -1,10 +1,9 @@
 import { expect, test, type Page } from "@playwright/test";
+import { APP, ISSUER } from "./env";
 
 // The customer app (e2e/customer-app.ts) drives refresh, introspection, revocation and hosted
 // logout through openid-client, from the session a real browser sign-in created.
 
-const ISSUER = "http://localhost:3111/t/e2e";
-const APP = "http://localhost:3112";
 const CLIENT_ID = "e2e-web";
 const ADA = { email: "ada@example.com", password: "correct horse battery staple" };
 const INTROSPECTION_FIELDS = ["active", "aud", "client_id", "exp", "iss", "scope", "sub", "token_type"];
