@@ -14,8 +14,9 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect, test, type Browser, type Page, type TestInfo } from "@playwright/test";
 import * as client from "openid-client";
+import { LATCHKEY_PORT } from "./env";
 
-const BASE = process.env.LATCHKEY_URL ?? "http://localhost:3111";
+const BASE = process.env.LATCHKEY_URL ?? `http://localhost:${LATCHKEY_PORT}`;
 const SETUP_TOKEN = process.env.CONSOLE_SETUP_TOKEN ?? "e2e-console-setup-token-0123456789abcdef";
 const RUN = Date.now().toString(36);
 const FIRST = { email: "owner@operators.example", name: "First Operator", password: "first operator passphrase" };

@@ -204,7 +204,10 @@ async function main() {
   publishStore(env);
   await releasePort();
   log(`starting server.ts on ${PUBLIC_URL}`);
-  const code = await run(tsx, ["server.ts"], { ...env, NODE_ENV: "production", PORT: String(PORT), PUBLIC_URL });
+  // e2e/console.spec.ts opens the console's first-run setup link, so it must know the token:
+  // the server uses a configured CONSOLE_SETUP_TOKEN instead of a random one (docs/console.md).
+  const CONSOLE_SETUP_TOKEN = process.env.CONSOLE_SETUP_TOKEN || "e2e-console-setup-token-0123456789abcdef";
+  const code = await run(tsx, ["server.ts"], { ...env, NODE_ENV: "production", PORT: String(PORT), PUBLIC_URL, CONSOLE_SETUP_TOKEN });
   log(`server exited (${code})`);
   await finish(stopping ? 0 : code || 1);
 }

@@ -7,11 +7,11 @@
  * client), verifies the ID token against the workspace JWKS and starts a console session bound to
  * the grant and hosted session that the exchange produced.
  */
-import { and, eq, gt, isNull } from "drizzle-orm";
+import { and, eq, gt, isNull, lt } from "drizzle-orm";
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from "jose";
 import { accessTokens, consoleLoginTransactions, consoleSessions, grants, hostedSessions } from "../../db/schema";
 import { recordAudit } from "../audit/events";
-import { addMs, MINUTE } from "../clock";
+import { addMs, HOUR, MINUTE } from "../clock";
 import { decryptSecret, encryptSecret, randomToken, safeEqual, sha256Base64Url, sha256Hex } from "../crypto";
 import { serializeCookie } from "../http/cookies";
 import { dispatch } from "../http/router";
@@ -55,6 +55,8 @@ export class ConsoleLoginError extends Error {
 export async function startConsoleLogin(service: Service, returnTo?: string | null): Promise<{ location: string; cookie: string }> {
   await systemWorkspaceReady(service);
   const now = service.clock.now();
+  // Abandoned sign-ins are useless after ten minutes; sweep them as new ones start.
+  await service.db.delete(consoleLoginTransactions).where(lt(consoleLoginTransactions.expiresAt, addMs(now, -HOUR)));
   const id = randomToken(16);
   const binding = randomToken(32);
   const state = randomToken(32);
