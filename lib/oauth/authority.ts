@@ -98,7 +98,9 @@ function selectAuthority<F extends SelectedFields>(db: Database, extra: F) {
     .leftJoin(grants, eq(grants.id, accessTokens.grantId))
     .leftJoin(hostedSessions, eq(hostedSessions.id, accessTokens.sessionId))
     .leftJoin(users, eq(users.id, accessTokens.userId))
-    .leftJoin(secret, eq(secret.id, accessTokens.credentialId))
+    // A workload token's own credential; for a human token, the secret its grant was last used
+    // with (confidential clients): an explicit revocation of that secret ends the grant's tokens.
+    .leftJoin(secret, eq(secret.id, sql`coalesce(${accessTokens.credentialId}, ${grants.credentialId})`))
     .leftJoin(apis, eq(apis.id, accessTokens.apiId));
 }
 
@@ -154,7 +156,9 @@ function toAuthority(row: AuthorityRow, now: Date): TokenAuthority | null {
       row.sessionIdleExpiresAt !== null &&
       row.sessionAbsoluteExpiresAt !== null &&
       sessionIsLive({ endedAt: row.sessionEndedAt, idleExpiresAt: row.sessionIdleExpiresAt, absoluteExpiresAt: row.sessionAbsoluteExpiresAt }, now) &&
-      row.userStatus === "active";
+      row.userStatus === "active" &&
+      // Mere expiry of the grant's secret is harmless (a rotation's new secret is in use); revocation is not.
+      row.credentialRevokedAt === null;
     return {
       ...common,
       kind: "human",

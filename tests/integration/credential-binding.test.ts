@@ -38,7 +38,11 @@ describe("human authorizations and the client's secrets", () => {
     const other = await createClientSecret(h.service.db, { workspaceId: ws, clientId: WEB.client_id, clock: h.clock });
     const list = await import("../../lib/clients/secrets").then((m) => m.listClientSecrets(h.service.db, { workspaceId: ws, clientId: WEB.client_id, clock: h.clock }));
     const original = list.find((s) => s.id !== other.id)!;
+    const check = () => call(h, `/t/${ws}/oidc/session`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    expect((await check()).status).toBe(200);
     await revokeClientSecret(h.service.db, { workspaceId: ws, clientId: WEB.client_id, secretId: original.id, clock: h.clock });
+    // At once, not when the access token expires.
+    expect((await check()).status).toBe(401);
     const res = await refresh(ws, tokens.refresh_token, other.secret);
     expect(res.status).toBe(400);
     expect((await res.json()).error).toBe("invalid_grant");
