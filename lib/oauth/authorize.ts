@@ -1,7 +1,7 @@
 import { and, eq, gt, isNull } from "drizzle-orm";
 import { apiGrants, apis, authorizationCodes, authorizationTransactions, users } from "../../db/schema";
 import { addMs, MINUTE, SECOND } from "../clock";
-import { randomToken, sha256Hex } from "../crypto";
+import { randomToken, safeEqual, sha256Hex } from "../crypto";
 import type { Endpoint, EndpointContext } from "../http/context";
 import { serializeCookie } from "../http/cookies";
 import { OAuthError } from "../http/errors";
@@ -237,7 +237,7 @@ export async function loadOpenTransaction(ctx: EndpointContext, txId: string, co
       ),
     )
     .limit(1);
-  if (!tx || tx.browserBindingHash !== sha256Hex(cookieValue)) return null;
+  if (!tx || !safeEqual(tx.browserBindingHash, sha256Hex(cookieValue))) return null;
   return tx;
 }
 
