@@ -241,6 +241,57 @@ test("the console: setup, workspace, applications, users, secrets and roles", as
     expect(await authenticates("shop-backend", second)).toBe(200);
   });
 
+  await test.step("APIs, roles and organizations: a role in an organization for the user", async () => {
+    await page.goto(`${BASE}/console/w/${WS}/apis`);
+    const api = page.getByRole("form", { name: "New API" });
+    await api.getByLabel("Audience").fill("https://api.shop.example");
+    await api.getByLabel("Name").fill("Orders API");
+    await api.getByLabel(/^Permissions/).fill("read:orders write:orders");
+    await api.getByRole("button", { name: "Create API" }).click();
+    await expect(page.getByRole("heading", { name: "Orders API", level: 1 })).toBeVisible();
+    await shot(page, testInfo, "13-api");
+
+    await page.goto(`${BASE}/console/w/${WS}/roles`);
+    await page.getByRole("form", { name: "New role" }).getByLabel("Name").fill("clerk");
+    await page.getByRole("button", { name: "Create role" }).click();
+    await expect(page.getByRole("heading", { name: "clerk", level: 1 })).toBeVisible();
+    const permissions = page.getByRole("form", { name: "Permissions on Orders API" });
+    await permissions.getByLabel("read:orders").check();
+    await permissions.getByRole("button", { name: "Save" }).click();
+    await expect(permissions.getByText("Saved.")).toBeVisible();
+
+    await page.goto(`${BASE}/console/w/${WS}/organizations`);
+    const org = page.getByRole("form", { name: "New organization" });
+    await org.getByLabel("Slug").fill("acme");
+    await org.getByLabel("Name").fill("Acme");
+    await org.getByRole("button", { name: "Create organization" }).click();
+    await expect(page.getByRole("heading", { name: /^Acme/, level: 1 })).toBeVisible();
+    await page.getByRole("form", { name: "Add member" }).getByLabel("Add a user by email").fill(ALICE.email);
+    await page.getByRole("button", { name: "Add member" }).click();
+    await expect(page.getByRole("table", { name: "Members" }).getByText(ALICE.email, { exact: true })).toBeVisible();
+    const connection = page.getByRole("form", { name: "New connection" });
+    await connection.getByLabel("Name").fill("Acme Okta");
+    await connection.getByLabel(/^Issuer/).fill("https://acme.okta.example");
+    await connection.getByLabel(/^Client id/).fill("latchkey");
+    await connection.getByLabel(/^Client secret/).fill("upstream-secret");
+    await connection.getByRole("button", { name: "Add connection" }).click();
+    await expect(page.getByRole("form", { name: "Connection Acme Okta" })).toBeVisible();
+    await shot(page, testInfo, "14-organization");
+
+    await page.goto(`${BASE}/console/w/${WS}/users`);
+    await page.getByRole("link", { name: ALICE.email }).click();
+    const assign = page.getByRole("form", { name: "Assign role" });
+    await assign.getByLabel("Role").selectOption("clerk");
+    await assign.getByLabel("Where").selectOption("acme");
+    await assign.getByRole("button", { name: "Assign" }).click();
+    await expect(page.getByText("in Acme", { exact: true })).toBeVisible();
+
+    // Readable on a phone too.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await shot(page, testInfo, "15-user-phone");
+    await page.setViewportSize({ width: 1280, height: 720 });
+  });
+
   let viewerPage: Page;
   await test.step("a viewer cannot change anything, even past the disabled form", async () => {
     await page.goto(`${BASE}/console/w/${WS}/operators`);

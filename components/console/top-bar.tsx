@@ -17,7 +17,7 @@ export function TopBar({ operator }: { operator: Operator }) {
           <form method="post" action="/console/auth/sign-out">
             <button
               type="submit"
-              className="rounded-md border border-slate-600 px-2.5 py-1 text-xs font-medium text-slate-100 hover:bg-slate-800 focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-indigo-300"
+              className="whitespace-nowrap rounded-md border border-slate-600 px-2.5 py-1 text-xs font-medium text-slate-100 hover:bg-slate-800 focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-indigo-300"
             >
               Sign out
             </button>
