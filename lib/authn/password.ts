@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { hash, verify } from "@node-rs/argon2";
 
 /**
@@ -6,13 +7,36 @@ import { hash, verify } from "@node-rs/argon2";
  */
 const OPTIONS = { algorithm: 2 /* Argon2id */, memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
 
+/**
+ * Hashes running at once. libuv's pool has 4 threads: four CPU-bound hashes on a two-core
+ * machine would leave the event loop a fifth of the CPU while logins run at full speed. One core
+ * stays for the event loop (and the database); the other sign-ins wait their turn here.
+ */
+const MAX_CONCURRENT_HASHES = Math.max(1, availableParallelism() - 1);
+
+// Process-wide: the custom server and Next's route bundles each load their own copy of this module.
+const KEY = Symbol.for("latchkey.argon2-slots");
+const slots = ((globalThis as Record<symbol, unknown>)[KEY] ??= { running: 0, waiting: [] }) as { running: number; waiting: (() => void)[] };
+
+async function limited<T>(work: () => Promise<T>): Promise<T> {
+  if (slots.running < MAX_CONCURRENT_HASHES) slots.running++;
+  else await new Promise<void>((resolve) => slots.waiting.push(resolve)); // the slot is handed over
+  try {
+    return await work();
+  } finally {
+    const next = slots.waiting.shift();
+    if (next) next();
+    else slots.running--;
+  }
+}
+
 export function hashPassword(password: string): Promise<string> {
-  return hash(password, OPTIONS);
+  return limited(() => hash(password, OPTIONS));
 }
 
 export async function verifyPassword(stored: string, password: string): Promise<boolean> {
   try {
-    return await verify(stored, password);
+    return await limited(() => verify(stored, password));
   } catch {
     return false;
   }
