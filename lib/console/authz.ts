@@ -10,7 +10,8 @@
  * member of does not exist for them (not_found, never forbidden).
  */
 import { and, eq, gt, isNull, sql } from "drizzle-orm";
-import { consoleSessions, grants, hostedSessions, operatorMemberships, users, workspaces } from "../../db/schema";
+import { alias } from "drizzle-orm/pg-core";
+import { clientSecrets, consoleSessions, grants, hostedSessions, operatorMemberships, users, workspaces } from "../../db/schema";
 import { addMs, HOUR, MINUTE } from "../clock";
 import { safeEqual, sha256Hex } from "../crypto";
 import type { Service } from "../service";
@@ -60,6 +61,9 @@ export interface WorkspaceAccess {
   role: OperatorRole;
 }
 
+/** The console client's secret the grant was obtained with: its explicit revocation ends the grant (as for any client). */
+const grantSecret = alias(clientSecrets, "grant_secret");
+
 function splitToken(token: string | null | undefined): { id: string; secret: string } | null {
   if (!token) return null;
   const dot = token.indexOf(".");
@@ -87,6 +91,7 @@ export async function resolveConsoleSession(service: Service, token: string | nu
       grantRevokedAt: grants.revokedAt,
       grantAbsoluteExpiresAt: grants.absoluteExpiresAt,
       grantUserId: grants.userId,
+      grantSecretRevokedAt: grantSecret.revokedAt,
       hostedEndedAt: hostedSessions.endedAt,
       hostedIdleExpiresAt: hostedSessions.idleExpiresAt,
       hostedAbsoluteExpiresAt: hostedSessions.absoluteExpiresAt,
@@ -103,6 +108,7 @@ export async function resolveConsoleSession(service: Service, token: string | nu
     .innerJoin(grants, eq(grants.id, consoleSessions.grantId))
     .innerJoin(hostedSessions, eq(hostedSessions.id, consoleSessions.hostedSessionId))
     .innerJoin(users, eq(users.id, consoleSessions.operatorUserId))
+    .leftJoin(grantSecret, eq(grantSecret.id, grants.credentialId))
     .leftJoin(workspaces, sql`${workspaces.id} = ${ws}::text`)
     .leftJoin(operatorMemberships, and(eq(operatorMemberships.operatorUserId, consoleSessions.operatorUserId), eq(operatorMemberships.workspaceId, workspaces.id)))
     .where(eq(consoleSessions.id, parts.id))
@@ -116,6 +122,7 @@ export async function resolveConsoleSession(service: Service, token: string | nu
     row.grantRevokedAt === null &&
     row.grantAbsoluteExpiresAt > now &&
     row.grantUserId === s.operatorUserId &&
+    row.grantSecretRevokedAt === null &&
     sessionIsLive({ endedAt: row.hostedEndedAt, idleExpiresAt: row.hostedIdleExpiresAt, absoluteExpiresAt: row.hostedAbsoluteExpiresAt }, now) &&
     row.userStatus === "active" &&
     row.userWorkspaceId === SYSTEM_WORKSPACE_ID;

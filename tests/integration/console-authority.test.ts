@@ -17,6 +17,7 @@ import { checkSetupToken, completeSetup, issueSetupToken, operatorExists, SETUP_
 import { consoleClientSecret, ensureSystemWorkspace, SYSTEM_WORKSPACE_ID } from "../../lib/console/system";
 import { createWorkspace, listOperatorWorkspaces } from "../../lib/console/workspaces";
 import { HOUR, MINUTE } from "../../lib/clock";
+import { revokeClientSecret } from "../../lib/clients/secrets";
 import { sha256Hex } from "../../lib/crypto";
 import { contextFor } from "../../lib/http/router";
 import { revokeGrant } from "../../lib/oauth/grants/refresh-token";
@@ -339,6 +340,18 @@ describe("console session authority", () => {
     const system = { id: SYSTEM_WORKSPACE_ID, name: "system" };
     expect(await revokeGrant(contextFor(h.service, system), operator.grantId, "test")).toBe(true);
     await rejectsWith(requireOperator(h.service, token), "unauthenticated");
+  });
+
+  it("ends when the console client's secret behind the grant is revoked, and a new secret is made for the next sign-in", async () => {
+    await createOperator(h, "secret@operators.test", { [A]: "viewer" });
+    const { token } = await consoleSignIn(h, "secret@operators.test");
+    const operator = await requireOperator(h.service, token);
+    const [grant] = await h.service.db.select({ credentialId: grants.credentialId }).from(grants).where(eq(grants.id, operator.grantId));
+    expect(grant.credentialId).toBeTruthy();
+    await revokeClientSecret(h.service.db, { workspaceId: SYSTEM_WORKSPACE_ID, clientId: "console", secretId: grant.credentialId!, clock: h.clock });
+    await rejectsWith(requireOperator(h.service, token), "unauthenticated");
+    const again = await consoleSignIn(h, "secret@operators.test");
+    await expect(requireOperator(h.service, again.token)).resolves.toBeTruthy();
   });
 
   it("ends when the operator's hosted session ends (hosted logout, or ended by an operator)", async () => {
