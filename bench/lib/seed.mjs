@@ -119,37 +119,63 @@ export async function grantOf(sql, refreshToken) {
 }
 
 /**
- * `n` refresh families cloned from `template` (same client, user, session, scope and API), each
- * with one current refresh token: rotations never contend on one grant row, as with real users.
+ * `n` users cloned from the template's user (same roles, same password hash), each with one live
+ * hosted session cloned from the template's: one-time proofs then belong to different users, as
+ * in production, instead of all to one user and one session row.
+ */
+async function seedUsersWithSessions(sql, template, n, salt) {
+  await sql`
+    insert into users (id, workspace_id, email, email_normalized, email_verified, name, password_hash, status, created_at, updated_at)
+    select 'bench-u-' || ${salt} || '-' || i, workspace_id, 'u' || ${salt} || i || '@bench.example', 'u' || lower(${salt}) || i || '@bench.example',
+           email_verified, name, password_hash, status, now(), now()
+    from users, generate_series(1, ${n}::int) i where id = ${template.user_id}`;
+  await sql`
+    insert into user_roles (id, workspace_id, user_id, role_id, organization_id, created_at)
+    select 'bench-ur-' || ${salt} || '-' || i || '-' || r.id, r.workspace_id, 'bench-u-' || ${salt} || '-' || i, r.role_id, r.organization_id, now()
+    from user_roles r, generate_series(1, ${n}::int) i where r.user_id = ${template.user_id}`;
+  await sql`
+    insert into hosted_sessions (id, workspace_id, user_id, secret_hash, auth_time, amr, acr, organization_id, connection_id, created_at, last_seen_at, idle_expires_at, absolute_expires_at)
+    select 'bench-s-' || ${salt} || '-' || i, workspace_id, 'bench-u-' || ${salt} || '-' || i, secret_hash, auth_time, amr, acr, organization_id, connection_id,
+           now(), now(), idle_expires_at, absolute_expires_at
+    from hosted_sessions, generate_series(1, ${n}::int) i where id = ${template.session_id}`;
+}
+
+/**
+ * `n` refresh families cloned from `template` (same client, scope and API), each of its own user
+ * and session, with one current refresh token: rotations never contend on shared rows beyond the
+ * client's and the API's, as with real users.
  */
 export async function seedRefreshTokens(sql, template, n) {
   const salt = b64url(6).replace(/[-_]/g, "x");
+  await seedUsersWithSessions(sql, template, n, salt);
   await sql`
     insert into grants (id, workspace_id, client_pk, user_id, session_id, scope, api_id, created_at, last_used_at, idle_expires_at, absolute_expires_at)
-    select 'bench-' || ${salt} || '-' || i, workspace_id, client_pk, user_id, session_id, scope, api_id, now(), now(), now() + interval '7 days', now() + interval '30 days'
+    select 'bench-' || ${salt} || '-' || i, workspace_id, client_pk, 'bench-u-' || ${salt} || '-' || i, 'bench-s-' || ${salt} || '-' || i, scope, api_id,
+           now(), now(), now() + interval '7 days', now() + interval '30 days'
     from grants, generate_series(1, ${n}::int) i where id = ${template.id}`;
   await sql`
     insert into refresh_tokens (token_hash, workspace_id, grant_id, state, created_at)
     select encode(sha256(convert_to('lkr_bench_' || ${salt} || '_' || i, 'UTF8')), 'hex'), ${template.workspace_id}, 'bench-' || ${salt} || '-' || i, 'current', now()
     from generate_series(1, ${n}::int) i`;
-  await sql`analyze grants, refresh_tokens`;
+  await sql`analyze users, user_roles, hosted_sessions, grants, refresh_tokens`;
   return Array.from({ length: n }, (_, i) => `lkr_bench_${salt}_${i + 1}`);
 }
 
 /**
- * `n` authorization codes of the signed-in session, all with one PKCE verifier. Codes live 60 s
+ * `n` authorization codes, each of its own user and session, all with one PKCE verifier. Codes live 60 s
  * when issued; seeded ones expire `ttlSeconds` after seeding so a long run can still redeem them.
  */
 export async function seedCodes(sql, template, n, redirectUri, ttlSeconds) {
   const salt = b64url(6).replace(/[-_]/g, "x");
   const verifier = b64url(32);
+  await seedUsersWithSessions(sql, template, n, salt);
   await sql`
     insert into authorization_codes (code_hash, workspace_id, client_pk, user_id, session_id, redirect_uri, scope, nonce, code_challenge, api_id, created_at, expires_at)
-    select encode(sha256(convert_to('bench_code_' || ${salt} || '_' || i, 'UTF8')), 'hex'), ${template.workspace_id}, ${template.client_pk}, ${template.user_id},
-           ${template.session_id}, ${redirectUri}, ${sql.json(template.scope)}, ${b64url(24)}, ${sha256B64(verifier)}, ${template.api_id}, now(),
-           now() + make_interval(secs => ${ttlSeconds}::int)
+    select encode(sha256(convert_to('bench_code_' || ${salt} || '_' || i, 'UTF8')), 'hex'), ${template.workspace_id}, ${template.client_pk},
+           'bench-u-' || ${salt} || '-' || i, 'bench-s-' || ${salt} || '-' || i, ${redirectUri}, ${sql.json(template.scope)}, ${b64url(24)},
+           ${sha256B64(verifier)}, ${template.api_id}, now(), now() + make_interval(secs => ${ttlSeconds}::int)
     from generate_series(1, ${n}::int) i`;
-  await sql`analyze authorization_codes`;
+  await sql`analyze users, user_roles, hosted_sessions, authorization_codes`;
   return { verifier, codes: Array.from({ length: n }, (_, i) => `bench_code_${salt}_${i + 1}`) };
 }
 

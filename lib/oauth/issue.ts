@@ -1,11 +1,11 @@
-import { and, eq } from "drizzle-orm";
-import { accessTokens, apiGrants, refreshTokens, users } from "../../db/schema";
+import { eq, sql } from "drizzle-orm";
+import { reusable } from "../../db/reusable";
+import { accessTokens, refreshTokens, users } from "../../db/schema";
 import { addMs, epochSeconds, MINUTE } from "../clock";
 import { randomToken, sha256Hex } from "../crypto";
 import type { EndpointContext } from "../http/context";
 import type { HostedSession } from "../authn/hosted-session";
 import { signJwt } from "./keys";
-import { userPermissions } from "./permissions";
 import { isIdentityScope } from "./scopes";
 import { pairwiseSubject } from "./subject";
 
@@ -14,6 +14,22 @@ export const ID_TOKEN_TTL_MS = 5 * MINUTE;
 
 export const newAccessToken = () => `lka_${randomToken(32)}`;
 export const newRefreshToken = () => `lkr_${randomToken(32)}`;
+
+const param = (name: string) => sql.placeholder(name);
+
+/**
+ * What the client's grant of the API permits and what the user holds on it now (roles at
+ * workspace level, or in the session's organization): lib/oauth/permissions.ts userPermissions
+ * and the API grant read, as one statement.
+ */
+const scopeFactsStatement = reusable("latchkey_scope_facts", (db) =>
+  db
+    .select({
+      granted: sql<string[] | null>`(select g.permissions from api_grants g where g.workspace_id = ${param("workspaceId")} and g.client_pk = ${param("clientPk")} and g.api_id = ${param("apiId")} limit 1)`,
+      held: sql<string[] | null>`(select jsonb_agg(distinct p) from user_roles ur join role_permissions rp on rp.role_id = ur.role_id and rp.api_id = ${param("apiId")}, jsonb_array_elements_text(rp.permissions) as p where ur.workspace_id = ${param("workspaceId")} and ur.user_id = ${param("userId")} and ur.organization_id is not distinct from ${param("organizationId")}::text)`,
+    })
+    .from(sql`(select 1) as one`),
+);
 
 /**
  * The access token's scope: identity scopes of the grant, plus the requested permissions the
@@ -26,16 +42,17 @@ export async function effectiveHumanScope(
   const identity = input.requested.filter(isIdentityScope);
   const wanted = input.requested.filter((s) => !isIdentityScope(s));
   if (!input.apiId || wanted.length === 0) return identity;
-  // Independent reads, sent together (pipelined on one connection inside a transaction).
-  const [[grant], held] = await Promise.all([
-    ctx.service.db
-      .select({ permissions: apiGrants.permissions })
-      .from(apiGrants)
-      .where(and(eq(apiGrants.workspaceId, ctx.workspace.id), eq(apiGrants.clientPk, input.clientPk), eq(apiGrants.apiId, input.apiId)))
-      .limit(1),
-    userPermissions(ctx.service.db, ctx.workspace.id, input.userId, input.apiId, input.organizationId),
-  ]);
-  if (!grant) return identity;
+  // Both facts in one statement, built once (it runs inside the code and refresh transactions).
+  const [row] = await scopeFactsStatement(ctx.service.db, {
+    workspaceId: ctx.workspace.id,
+    clientPk: input.clientPk,
+    userId: input.userId,
+    apiId: input.apiId,
+    organizationId: input.organizationId,
+  });
+  if (!row || row.granted === null) return identity;
+  const grant = { permissions: row.granted };
+  const held = new Set(row.held ?? []);
   const allowed = new Set(grant.permissions);
   return [...identity, ...wanted.filter((p) => allowed.has(p) && held.has(p))];
 }

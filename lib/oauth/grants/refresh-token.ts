@@ -1,4 +1,5 @@
-import { and, eq, exists, isNull } from "drizzle-orm";
+import { and, eq, exists, isNull, sql } from "drizzle-orm";
+import { reusable } from "../../../db/reusable";
 import { clients, clientSecrets, grants, hostedSessions, refreshTokens, users } from "../../../db/schema";
 import { sha256Hex } from "../../crypto";
 import type { EndpointContext } from "../../http/context";
@@ -22,6 +23,45 @@ export async function revokeGrant(ctx: EndpointContext, grantId: string, reason:
   return revoked.length > 0;
 }
 
+const param = (name: string) => sql.placeholder(name);
+
+/**
+ * The superseding update and the read of the family's authority in one statement (the update as a
+ * CTE, joined to the family, its session, user, client and last-used credential), built once.
+ */
+const rotateStatement = reusable("latchkey_refresh_rotation", (db) => {
+  const rotation = db.$with("rotated").as(
+    db
+      .update(refreshTokens)
+      .set({ state: "superseded", supersededAt: sql`${param("now")}::timestamptz`, replacedByHash: sql`${param("successorHash")}` })
+      .where(
+        and(
+          eq(refreshTokens.workspaceId, param("workspaceId")),
+          eq(refreshTokens.tokenHash, param("tokenHash")),
+          eq(refreshTokens.state, "current"),
+          exists(db.select({ one: grants.id }).from(grants).where(and(eq(grants.id, refreshTokens.grantId), isNull(grants.revokedAt)))),
+        ),
+      )
+      .returning({ grantId: refreshTokens.grantId }),
+  );
+  return db
+    .with(rotation)
+    .select({
+      grantId: rotation.grantId,
+      grant: grants,
+      session: hostedSessions,
+      userStatus: users.status,
+      clientActive: clients.active,
+      credentialRevokedAt: clientSecrets.revokedAt,
+    })
+    .from(rotation)
+    .leftJoin(grants, and(eq(grants.id, rotation.grantId), eq(grants.workspaceId, param("workspaceId"))))
+    .leftJoin(hostedSessions, eq(hostedSessions.id, grants.sessionId))
+    .leftJoin(users, eq(users.id, grants.userId))
+    .leftJoin(clients, eq(clients.id, grants.clientPk))
+    .leftJoin(clientSecrets, eq(clientSecrets.id, grants.credentialId));
+});
+
 export const refreshTokenGrant: GrantHandler = {
   grantType: "refresh_token",
   parameters: new Set(["grant_type", "refresh_token", "scope", "client_id"]),
@@ -42,38 +82,7 @@ export const refreshTokenGrant: GrantHandler = {
       // Supersede in one conditional update that records the replacement and checks, atomically,
       // that the family is not revoked. Of many parallel presentations exactly one wins; the rest
       // see a superseded token, count as reuse and revoke the family (after the winner's check).
-      // The superseding update and the read of the family's authority in one statement: the update
-      // as a CTE, joined to the family, its session, user, client and last-used credential.
-      const rotation = db.$with("rotated").as(
-        db
-          .update(refreshTokens)
-          .set({ state: "superseded", supersededAt: now, replacedByHash: sha256Hex(successor) })
-          .where(
-            and(
-              eq(refreshTokens.workspaceId, ctx.workspace.id),
-              eq(refreshTokens.tokenHash, hash),
-              eq(refreshTokens.state, "current"),
-              exists(db.select({ one: grants.id }).from(grants).where(and(eq(grants.id, refreshTokens.grantId), isNull(grants.revokedAt)))),
-            ),
-          )
-          .returning({ grantId: refreshTokens.grantId }),
-      );
-      const [rotated] = await db
-        .with(rotation)
-        .select({
-          grantId: rotation.grantId,
-          grant: grants,
-          session: hostedSessions,
-          userStatus: users.status,
-          clientActive: clients.active,
-          credentialRevokedAt: clientSecrets.revokedAt,
-        })
-        .from(rotation)
-        .leftJoin(grants, and(eq(grants.id, rotation.grantId), eq(grants.workspaceId, ctx.workspace.id)))
-        .leftJoin(hostedSessions, eq(hostedSessions.id, grants.sessionId))
-        .leftJoin(users, eq(users.id, grants.userId))
-        .leftJoin(clients, eq(clients.id, grants.clientPk))
-        .leftJoin(clientSecrets, eq(clientSecrets.id, grants.credentialId));
+      const [rotated] = await rotateStatement(db, { workspaceId: ctx.workspace.id, tokenHash: hash, now: now.toISOString(), successorHash: sha256Hex(successor) });
       if (!rotated) {
         const [old] = await db
           .select({ grantId: refreshTokens.grantId, clientPk: grants.clientPk, userId: grants.userId })
