@@ -76,7 +76,8 @@ if (opts.help) {
       --json FILE            results file (default bench/results/<timestamp>.json)
       --serve                set up, print the shared harness target, and keep serving until Ctrl-C
 Environment: DATABASE_URL (use as-is), BENCH_PG_SERVER, BENCH_SKIP_BUILD=1, BENCH_REBUILD=1,
-  MASTER_KEY, UV_THREADPOOL_SIZE and WEB_CONCURRENCY (passed to the server).`,
+  MASTER_KEY and UV_THREADPOOL_SIZE (passed to the server), BENCH_SERVER_NODE_ARGS (node flags for
+  the server only, e.g. "--max-old-space-size=256" or "--cpu-prof --cpu-prof-dir=/tmp/prof").`,
   );
   process.exit(0);
 }
@@ -390,7 +391,7 @@ async function main() {
     cpuModel: os.cpus()[0]?.model,
     loadavgAtStart: os.loadavg(),
     settings,
-    serverEnv: { UV_THREADPOOL_SIZE: process.env.UV_THREADPOOL_SIZE ?? null, WEB_CONCURRENCY: process.env.WEB_CONCURRENCY ?? null, limiter: opts.limiter },
+    serverEnv: { UV_THREADPOOL_SIZE: process.env.UV_THREADPOOL_SIZE ?? null, nodeArgs: process.env.BENCH_SERVER_NODE_ARGS ?? null, limiter: opts.limiter },
     peakRssMiB: finalMem.peakMiB,
   };
   writeFileSync(file, JSON.stringify({ meta, rows, concurrency: conc, targets: goals }, null, 2));
