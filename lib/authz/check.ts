@@ -14,6 +14,7 @@ import type { Endpoint, EndpointContext } from "../http/context";
 import { isDependencyFailure, OAuthError } from "../http/errors";
 import { mediaType, readBody } from "../http/form";
 import { loadTokenAuthorityWithPermission, type PermissionFacts, type TokenAuthority } from "../oauth/authority";
+import { bearerToken } from "../oauth/bearer";
 import {
   badRequest,
   CheckError,
@@ -33,7 +34,6 @@ export interface CheckRequest {
 }
 
 const MEMBERS = ["organization_id", "permission", "resource"];
-const BEARER = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/;
 
 /**
  * The member names of the top-level object exactly as written, duplicates included: JSON.parse
@@ -104,9 +104,9 @@ export function decide(authority: TokenAuthority, facts: PermissionFacts, check:
 
 async function check(request: Request, ctx: EndpointContext): Promise<Response> {
   const body = await readCheckRequest(request);
-  const match = BEARER.exec(request.headers.get("authorization") ?? "");
-  if (!match) throw invalidCheckToken("A bearer access token is required");
-  const found = await loadTokenAuthorityWithPermission(ctx, match[1], { permission: body.permission, organizationId: body.organizationId });
+  const token = bearerToken(request);
+  if (!token) throw invalidCheckToken("A bearer access token is required");
+  const found = await loadTokenAuthorityWithPermission(ctx, token, { permission: body.permission, organizationId: body.organizationId });
   if (!found || !found.authority.active) throw invalidCheckToken();
   return allowedResponse(decide(found.authority, found.facts, body));
 }

@@ -1,7 +1,3 @@
-export function readCookies(request: Request): Map<string, string> {
-  return parseCookieHeader(request.headers.get("cookie"));
-}
-
 export function parseCookieHeader(header: string | null): Map<string, string> {
   const out = new Map<string, string>();
   if (!header) return out;

@@ -11,14 +11,19 @@ export function invalidToken(description = "The access token is invalid or expir
   });
 }
 
+/** The token of `Authorization: Bearer <token>` (RFC 6750 token68 syntax), or null. */
+export function bearerToken(request: Request): string | null {
+  const header = request.headers.get("authorization");
+  return (header && /^Bearer ([A-Za-z0-9._~+/-]+=*)$/.exec(header)?.[1]) || null;
+}
+
 /** The bearer token of `Authorization: Bearer <token>`; a missing or malformed header is a 401. */
 export function readBearer(request: Request): string {
-  const header = request.headers.get("authorization");
-  const match = header ? /^Bearer ([A-Za-z0-9._~+/-]+=*)$/.exec(header) : null;
-  if (!match) {
+  const token = bearerToken(request);
+  if (!token) {
     throw new OAuthError(401, "invalid_request", "A bearer access token is required", { headers: { "WWW-Authenticate": 'Bearer realm="latchkey"' } });
   }
-  return match[1];
+  return token;
 }
 
 /**
