@@ -15,6 +15,7 @@ import { isDependencyFailure, OAuthError } from "../http/errors";
 import { mediaType, readBody } from "../http/form";
 import { loadTokenAuthorityWithPermission, type PermissionFacts, type TokenAuthority } from "../oauth/authority";
 import { bearerToken } from "../oauth/bearer";
+import { lightResponse } from "../http/response";
 import {
   badRequest,
   CheckError,
@@ -111,11 +112,11 @@ async function check(request: Request, ctx: EndpointContext): Promise<Response> 
   return allowedResponse(decide(found.authority, found.facts, body));
 }
 
+const ALLOWED = JSON.stringify({ allowed: true });
+const DENIED = JSON.stringify({ allowed: false });
+
 function allowedResponse(allowed: boolean): Response {
-  return new Response(JSON.stringify({ allowed }), {
-    status: 200,
-    headers: { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store", Pragma: "no-cache" },
-  });
+  return lightResponse(allowed ? ALLOWED : DENIED, 200, { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store", Pragma: "no-cache" });
 }
 
 export const authorizationCheckEndpoint: Endpoint = async (request, ctx) => {

@@ -4,6 +4,7 @@
  * served as application/problem+json with no-store. Callers branch on the status, never on the
  * body: every non-200 answer is a denial.
  */
+import { lightResponse } from "../http/response";
 export type CheckProblem =
   | "bad_request"
   | "invalid_token"
@@ -44,11 +45,9 @@ export const checkUnavailable = () =>
   new CheckError(503, "unavailable", "Authority cannot be confirmed right now; deny the operation and retry later", { "Retry-After": "5" });
 
 export function checkErrorResponse(error: CheckError): Response {
-  return new Response(
+  return lightResponse(
     JSON.stringify({ type: `urn:latchkey:authorization-check:${error.problem}`, title: TITLES[error.problem], status: error.status, detail: error.detail }),
-    {
-      status: error.status,
-      headers: { "Content-Type": "application/problem+json", "Cache-Control": "no-store", Pragma: "no-cache", ...error.headers },
-    },
+    error.status,
+    { "Content-Type": "application/problem+json", "Cache-Control": "no-store", Pragma: "no-cache", ...error.headers },
   );
 }

@@ -1,3 +1,5 @@
+import { lightResponse } from "./response";
+
 /** An OAuth boundary error: status, `error` code, description, and whether it may reach the client. */
 export class OAuthError extends Error {
   constructor(
@@ -30,10 +32,7 @@ export const notFound = () => new OAuthError(404, "invalid_request", "Not found"
 /** JSON response; `Cache-Control: no-store` unless the caller sets its own caching. */
 export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
   const caching: Record<string, string> = "Cache-Control" in headers ? {} : { "Cache-Control": "no-store", Pragma: "no-cache" };
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: { "Content-Type": "application/json; charset=utf-8", ...caching, ...headers },
-  });
+  return lightResponse(JSON.stringify(body), status, { "Content-Type": "application/json; charset=utf-8", ...caching, ...headers });
 }
 
 export function oauthErrorResponse(error: OAuthError): Response {

@@ -6,6 +6,13 @@ export const OAUTH_BODY_LIMIT = 8 * 1024;
 export async function readBody(request: Request, limit: number): Promise<string> {
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > limit) throw payloadTooLarge();
+  if (declared !== null && /^[0-9]+$/.test(declared)) {
+    // A declared length bounds what the HTTP parser lets through: read it whole (the production
+    // listener already has it in memory), then check what arrived.
+    const bytes = await request.arrayBuffer();
+    if (bytes.byteLength > limit) throw payloadTooLarge();
+    return Buffer.from(bytes).toString("utf8");
+  }
   if (!request.body) return "";
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];

@@ -1,6 +1,7 @@
 // The one place that adapts the framework-free endpoints to Next's route handlers.
 import { getService } from "../service";
 import { errorToResponse, notFoundResponse } from "./errors";
+import { toWebResponse } from "./response";
 import { dispatch, findRoute, runEndpoint, type Route } from "./router";
 
 type RouteContext = { params: Promise<{ tenant: string }> };
@@ -10,9 +11,9 @@ function handlerFor(route: Route): Handler {
   return async (request, { params }) => {
     try {
       const { tenant } = await params;
-      return await runEndpoint(route, request, await getService(), tenant);
+      return toWebResponse(await runEndpoint(route, request, await getService(), tenant));
     } catch (error) {
-      return errorToResponse(error);
+      return toWebResponse(errorToResponse(error));
     }
   };
 }
@@ -27,9 +28,9 @@ export function bind(method: "GET" | "POST", path: string) {
 /** Answers a method the table has no route for exactly as the production server does: 405 with Allow, or the CORS preflight. */
 const tableAnswer: Handler = async (request) => {
   try {
-    return (await dispatch(request, await getService())) ?? notFoundResponse();
+    return toWebResponse((await dispatch(request, await getService())) ?? notFoundResponse());
   } catch (error) {
-    return errorToResponse(error);
+    return toWebResponse(errorToResponse(error));
   }
 };
 

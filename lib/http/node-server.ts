@@ -2,10 +2,11 @@
 // straight from the route table, everything else goes to Next. Shared with the dispatch-
 // equivalence test (tests/dispatch), which runs this listener beside a Next-only one.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { Readable } from "node:stream";
 import type { Service } from "../service";
 import { CLIENT_ADDRESS_HEADER } from "./rate-limit";
-import { dispatch, dispatchesDirectly } from "./router";
+import { nodeRequest } from "./node-request";
+import { rawResponse } from "./response";
+import { directDecision, runDecision, type DirectDecision } from "./router";
 
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => unknown;
 
@@ -25,28 +26,6 @@ function readSmallBody(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
-/** A Web Request for a Node request; `body` when it was already read. */
-export function toRequest(req: IncomingMessage, origin: string, body?: Buffer): Request {
-  const headers = new Headers();
-  const incoming = req.headers;
-  for (const name in incoming) {
-    const value = incoming[name];
-    if (value === undefined) continue;
-    if (typeof value === "string") headers.append(name, value);
-    else for (const v of value) headers.append(name, v);
-  }
-  const method = req.method ?? "GET";
-  if (method === "GET" || method === "HEAD") return new Request(origin + req.url, { method, headers });
-  if (body !== undefined) return new Request(origin + req.url, { method, headers, body: body as unknown as BodyInit });
-  return new Request(origin + req.url, {
-    method,
-    headers,
-    body: Readable.toWeb(req) as ReadableStream,
-    // @ts-expect-error duplex is required by Node for streamed request bodies
-    duplex: "half",
-  });
-}
-
 /**
  * What next.config.ts `headers()` adds to every answer under /t/: the direct path sends the same,
  * so both paths answer alike (tests/dispatch checks it). Keep the two lists in step.
@@ -59,6 +38,20 @@ export const ISSUER_PATH_HEADERS: Readonly<Record<string, string>> = {
 };
 
 export async function writeResponse(response: Response, res: ServerResponse, extraHeaders: Readonly<Record<string, string>> = {}): Promise<void> {
+  const raw = rawResponse(response);
+  if (raw) {
+    // The hot path: a light response is written as it is, head and string body in one write.
+    const headers: Record<string, string> = { ...extraHeaders, ...raw.headers };
+    if (raw.body === null) {
+      res.writeHead(raw.status, headers);
+      res.end();
+      return;
+    }
+    headers["content-length"] = String(Buffer.byteLength(raw.body));
+    res.writeHead(raw.status, headers);
+    res.end(raw.body);
+    return;
+  }
   const headers: Record<string, string | string[]> = { ...extraHeaders };
   let cookies = false;
   response.headers.forEach((value, name) => {
@@ -79,16 +72,14 @@ export async function writeResponse(response: Response, res: ServerResponse, ext
   res.end(body.toString("latin1"), "latin1");
 }
 
-async function answerDirectly(req: IncomingMessage, res: ServerResponse, service: Service, origin: string, next: NodeHandler): Promise<void> {
+async function answerDirectly(req: IncomingMessage, res: ServerResponse, service: Service, origin: string, decision: DirectDecision): Promise<void> {
   const method = req.method ?? "GET";
   let body: Buffer | undefined;
   if (method !== "GET" && method !== "HEAD") {
     const declared = req.headers["content-length"];
     if (declared !== undefined && Number(declared) <= BUFFERED_BODY_LIMIT && req.headers["transfer-encoding"] === undefined) body = await readSmallBody(req);
   }
-  const response = await dispatch(toRequest(req, origin, body), service, { machineOnly: true });
-  if (response) await writeResponse(response, res, ISSUER_PATH_HEADERS);
-  else await next(req, res);
+  await writeResponse(await runDecision(decision, nodeRequest(req, origin, body), service), res, ISSUER_PATH_HEADERS);
 }
 
 /**
@@ -101,11 +92,12 @@ export function createRequestListener(service: Service, origin: string, next: No
   return (req: IncomingMessage, res: ServerResponse): void => {
     req.headers[CLIENT_ADDRESS_HEADER] = req.socket.remoteAddress ?? "unknown";
     const url = req.url ?? "/";
-    if (!direct || !url.startsWith("/t/") || !dispatchesDirectly(req.method ?? "GET", url)) {
+    const decision = direct && url.startsWith("/t/") ? directDecision(req.method ?? "GET", url) : null;
+    if (!decision) {
       void next(req, res);
       return;
     }
-    answerDirectly(req, res, service, origin, next).catch((error) => {
+    answerDirectly(req, res, service, origin, decision).catch((error) => {
       console.error("[latchkey] dispatch failed:", error);
       if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
       res.end('{"error":"server_error"}');

@@ -123,7 +123,7 @@ export async function runEndpoint(route: Route, request: Request, service: Servi
   }
 }
 
-type Decision =
+export type Decision =
   | { kind: "not-found" }
   | { kind: "preflight"; workspaceId: string; subpath: string }
   | { kind: "method-not-allowed"; subpath: string }
@@ -142,13 +142,35 @@ function decide(method: string, pathname: string, machineOnly: boolean): Decisio
   return { kind: "route", route, workspaceId: split.workspaceId };
 }
 
+/** What the production server does with a request it answers itself (`directDecision`). */
+export type DirectDecision = Decision;
+
 /**
- * Whether `dispatch(…, { machineOnly: true })` answers a request for `method` and the request
- * target `url` (path and query, as Node gives it) instead of returning null: the production
- * server decides with this before it reads a body, so a request for Next is never touched.
+ * What `dispatch(…, { machineOnly: true })` would do for `method` and the request target `url`
+ * (path and query, as Node gives it), or null when Next serves the request: the production server
+ * decides with this before it reads a body, so a request for Next is never touched.
  */
-export function dispatchesDirectly(method: string, url: string): boolean {
-  return decide(method, new URL(`http://h${url}`).pathname, true) !== null;
+export function directDecision(method: string, url: string): DirectDecision | null {
+  // Only the path matters; `URL` normalizes it (dot segments) as it does for `dispatch`.
+  return decide(method, new URL(`http://h${url}`).pathname, true);
+}
+
+/** Answers a request for which `decide` returned `decision`. */
+export function runDecision(decision: Decision, request: Request, service: Service): Promise<Response> {
+  switch (decision.kind) {
+    case "not-found":
+      return Promise.resolve(notFoundResponse());
+    case "preflight":
+      return runEndpoint({ method: "GET", path: decision.subpath, endpoint: preflight, machine: true }, request, service, decision.workspaceId);
+    case "method-not-allowed":
+      return Promise.resolve(
+        json({ error: "invalid_request", error_description: "Method not allowed" }, 405, {
+          Allow: routes.filter((r) => r.path === decision.subpath).map((r) => r.method).join(", "),
+        }),
+      );
+    case "route":
+      return runEndpoint(decision.route, request, service, decision.workspaceId);
+  }
 }
 
 /**
@@ -158,17 +180,5 @@ export function dispatchesDirectly(method: string, url: string): boolean {
  */
 export async function dispatch(request: Request, service: Service, options: { machineOnly?: boolean } = {}): Promise<Response | null> {
   const decision = decide(request.method, new URL(request.url).pathname, options.machineOnly ?? false);
-  if (!decision) return null;
-  switch (decision.kind) {
-    case "not-found":
-      return notFoundResponse();
-    case "preflight":
-      return runEndpoint({ method: "GET", path: decision.subpath, endpoint: preflight, machine: true }, request, service, decision.workspaceId);
-    case "method-not-allowed":
-      return json({ error: "invalid_request", error_description: "Method not allowed" }, 405, {
-        Allow: routes.filter((r) => r.path === decision.subpath).map((r) => r.method).join(", "),
-      });
-    case "route":
-      return runEndpoint(decision.route, request, service, decision.workspaceId);
-  }
+  return decision ? runDecision(decision, request, service) : null;
 }

@@ -9,6 +9,7 @@ import { inTransaction } from "../http/transaction";
 import { authenticateClient, type AuthenticatedClient } from "./clients";
 import { revokeGrant } from "./grants/refresh-token";
 import { subjectFor } from "./issue";
+import { lightResponse } from "../http/response";
 
 /**
  * Body parameters of revocation and introspection. The client-authentication names are let
@@ -132,5 +133,5 @@ export const revokeEndpoint: Endpoint = async (request, ctx) => {
       if (found) return;
     }
   });
-  return new Response(null, { status: 200, headers: { "Cache-Control": "no-store", Pragma: "no-cache" } });
+  return lightResponse(null, 200, { "Cache-Control": "no-store", Pragma: "no-cache" });
 };
