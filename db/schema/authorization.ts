@@ -99,22 +99,29 @@ export const refreshTokens = pgTable(
   (t) => [index("refresh_tokens_grant_idx").on(t.workspaceId, t.grantId)],
 );
 
-/** Opaque access tokens, human (grant set) or workload (credential set). */
+/**
+ * Opaque access tokens, human (grant set) or workload (credential set). The hottest insert of the
+ * service and the shortest-lived row (5 minutes), so no foreign keys: each one cost an index probe
+ * and a shared lock on its parent row per token (contended on the client, credential and API rows
+ * under load). Nothing is lost by it: every read of a token joins its whole authority chain
+ * (lib/oauth/authority.ts), and a token whose client, grant, session, user, credential or API is
+ * gone is not active; rows are only ever inserted by the grants, from rows they just read.
+ */
 export const accessTokens = pgTable(
   "access_tokens",
   {
     tokenHash: text("token_hash").primaryKey(),
-    workspaceId: text("workspace_id").notNull().references(() => workspaces.id, { onDelete: "cascade" }),
-    clientPk: text("client_pk").notNull().references(() => clients.id, { onDelete: "cascade" }),
-    grantId: text("grant_id").references(() => grants.id, { onDelete: "cascade" }),
-    userId: text("user_id").references(() => users.id, { onDelete: "cascade" }),
-    sessionId: text("session_id").references(() => hostedSessions.id, { onDelete: "cascade" }),
+    workspaceId: text("workspace_id").notNull(),
+    clientPk: text("client_pk").notNull(),
+    grantId: text("grant_id"),
+    userId: text("user_id"),
+    sessionId: text("session_id"),
     /** The client secret that obtained a workload token; the token dies with it. */
-    credentialId: text("credential_id").references(() => clientSecrets.id, { onDelete: "cascade" }),
+    credentialId: text("credential_id"),
     /** The pairwise subject as issued. */
     subject: text("subject").notNull(),
     scope: jsonb("scope").$type<string[]>().notNull(),
-    apiId: text("api_id").references(() => apis.id, { onDelete: "cascade" }),
+    apiId: text("api_id"),
     createdAt: ts("created_at").notNull(),
     expiresAt: ts("expires_at").notNull(),
     revokedAt: ts("revoked_at"),
