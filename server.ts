@@ -68,7 +68,11 @@ async function main() {
     }
   });
 
+  let stopping = false;
   const stop = () => {
+    // A terminal's Ctrl-C reaches this process twice: directly and relayed by `npm start`.
+    if (stopping) return;
+    stopping = true;
     server.close();
     void adminSocket?.close();
     closeService().finally(() => process.exit(0));

@@ -38,6 +38,7 @@ import postgres from "postgres";
 import { cpuDelta, cpuSnapshot, findPostmaster, memory } from "./lib/proc.mjs";
 import { BASELINE, SCENARIOS } from "./lib/scenarios.mjs";
 import { grantOf, Human } from "./lib/seed.mjs";
+import { serverNodeArgs } from "../scripts/server-command.mjs";
 import { ensureBuild, gitCommit, openDatabaseTarget, root, run, startProcess, waitReady } from "./lib/stack.mjs";
 
 const { values: opts } = parseArgs({
@@ -300,9 +301,10 @@ async function main() {
   await run(process.execPath, ["--import", "tsx", "cli/latchkey.ts", "workspace", "import", "bench/workspace.json"], env);
 
   log(`starting the production server on ${BASE}`);
-  // BENCH_SERVER_NODE_ARGS: extra node flags for the server only, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
+  // The server as `npm start` runs it (scripts/server-command.mjs); BENCH_SERVER_NODE_ARGS adds node
+  // flags for the server only, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" (later flags win).
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean);
-  const server = startProcess("server", [...nodeArgs, "--import", "tsx", "server.ts"], env);
+  const server = startProcess("server", [...serverNodeArgs(env), ...nodeArgs, "server.ts"], env);
   cleanups.push(() => server.stop());
   await waitReady(`${BASE}/t/${WORKSPACE}/.well-known/openid-configuration`, server);
   log(`server pid ${server.pid}`);

@@ -2,6 +2,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
+import { serverNodeArgs } from "./server-command.mjs";
 
 const root = process.cwd();
 const buildId = path.join(root, ".next", "BUILD_ID");
@@ -26,7 +27,8 @@ if (!existsSync(buildId) || statSync(buildId).mtimeMs < sources) {
   });
   if (build.status !== 0) process.exit(build.status ?? 1);
 }
-const server = spawn(process.execPath, [path.join(root, "node_modules", "tsx", "dist", "cli.mjs"), "server.ts", ...process.argv.slice(2)], {
+// One server process (`node --import tsx server.ts`), started as the benchmark starts it.
+const server = spawn(process.execPath, [...serverNodeArgs(), "server.ts", ...process.argv.slice(2)], {
   stdio: "inherit",
   env: { ...process.env, NODE_ENV: "production" },
 });
