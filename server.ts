@@ -6,6 +6,7 @@ import { startAdminSocket } from "./lib/cli/admin-socket";
 import { ConfigError, loadConfig } from "./lib/config";
 import { createRequestListener } from "./lib/http/node-server";
 import { closeService, getService } from "./lib/service";
+import { startAccessTokenPurge } from "./lib/oauth/token-purge";
 import { ensureDemoWorkspace } from "./lib/workspaces/demo";
 import { ensureSystemWorkspace } from "./lib/console/system";
 import { configuredSetupToken, issueSetupToken, SetupTokenConfigError } from "./lib/console/setup";
@@ -44,6 +45,8 @@ async function main() {
         return undefined;
       });
 
+  const stopPurge = startAccessTokenPurge(service);
+
   const app = next({ dev, hostname: "0.0.0.0", port: config.port, dir: process.cwd() });
   const handle = app.getRequestHandler();
   await app.prepare();
@@ -73,6 +76,7 @@ async function main() {
     // A terminal's Ctrl-C reaches this process twice: directly and relayed by `npm start`.
     if (stopping) return;
     stopping = true;
+    stopPurge();
     server.close();
     void adminSocket?.close();
     closeService().finally(() => process.exit(0));

@@ -1,0 +1,54 @@
+import { sql } from "drizzle-orm";
+import type { Service } from "../service";
+import { HOUR, MINUTE } from "../clock";
+
+/**
+ * Expired access tokens are deleted in the background. An access token lives 5 minutes, and a
+ * token that has expired answers exactly like an unknown one everywhere (introspection
+ * `active: false`, 401 from UserInfo, the session check and the permission check, 200 from
+ * revocation), so its row only costs: without this the hottest table and its indexes grow by
+ * every token ever issued, and every insert and lookup with them.
+ *
+ * Rows are kept for an hour past expiry (support and audit questions about a recent token can
+ * still be answered from the table), deleted in batches so no statement holds many row locks,
+ * and rows another instance is deleting are skipped rather than waited for.
+ */
+export const PURGE_GRACE_MS = HOUR;
+export const PURGE_INTERVAL_MS = 5 * MINUTE;
+const BATCH = 5_000;
+/** Per run; the rest waits for the next run rather than keeping the database busy. */
+const MAX_BATCHES = 20;
+
+/** Deletes the expired rows (of one workspace when given: tests share one database between files). */
+export async function purgeExpiredAccessTokens(service: Service, options: { workspaceId?: string } = {}): Promise<number> {
+  const cutoff = new Date(service.clock.now().getTime() - PURGE_GRACE_MS).toISOString();
+  const scope = options.workspaceId === undefined ? sql`` : sql` and workspace_id = ${options.workspaceId}`;
+  let total = 0;
+  for (let i = 0; i < MAX_BATCHES; i++) {
+    const deleted = await service.db.execute(sql`
+      delete from access_tokens where token_hash in (
+        select token_hash from access_tokens where expires_at < ${cutoff}::timestamptz${scope}
+        limit ${BATCH} for update skip locked
+      ) returning 1`);
+    const count = Array.isArray(deleted) ? deleted.length : ((deleted as { rows?: unknown[] }).rows?.length ?? 0);
+    total += count;
+    if (count < BATCH) break;
+  }
+  return total;
+}
+
+/** Runs the purge every PURGE_INTERVAL_MS (first run after one interval); stop with the returned function. */
+export function startAccessTokenPurge(service: Service): () => void {
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    purgeExpiredAccessTokens(service)
+      .catch((error: Error) => console.warn(`[latchkey] expired access token purge failed (retried in ${PURGE_INTERVAL_MS / MINUTE} min): ${error.message}`))
+      .finally(() => {
+        running = false;
+      });
+  }, PURGE_INTERVAL_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}
