@@ -19,6 +19,12 @@ describe("configuration", () => {
     expect(loadConfig({ DATA_DIR: dataDir }).masterKey.equals(config.masterKey)).toBe(true);
   });
 
+  it("runs one server process unless WEB_CONCURRENCY asks for more, with PostgreSQL", () => {
+    expect(loadConfig({ DATA_DIR: dir() }).workers).toBe(1);
+    expect(loadConfig({ DATA_DIR: dir(), WEB_CONCURRENCY: "1" }).workers).toBe(1);
+    expect(loadConfig({ DATA_DIR: dir(), WEB_CONCURRENCY: "4", DATABASE_URL: "postgres://localhost/x", MASTER_KEY: "a".repeat(64) }).workers).toBe(4);
+  });
+
   it("derives PUBLIC_URL from PORT and keeps an explicit origin without a trailing slash", () => {
     expect(loadConfig({ DATA_DIR: dir(), PORT: "4000" }).publicUrl).toBe("http://localhost:4000");
     expect(loadConfig({ DATA_DIR: dir(), PUBLIC_URL: "https://auth.example.com/" }).publicUrl).toBe("https://auth.example.com");
@@ -35,6 +41,11 @@ describe("configuration", () => {
     ["MASTER_KEY", { MASTER_KEY: "too-short" }],
     ["RATE_LIMIT_PER_MINUTE", { RATE_LIMIT_PER_MINUTE: "-1" }],
     ["TRUST_PROXY", { TRUST_PROXY: "maybe" }],
+    ["WEB_CONCURRENCY", { WEB_CONCURRENCY: "0" }],
+    ["WEB_CONCURRENCY", { WEB_CONCURRENCY: "two" }],
+    ["WEB_CONCURRENCY", { WEB_CONCURRENCY: "65", DATABASE_URL: "postgres://localhost/x", MASTER_KEY: "a".repeat(64) }],
+    // The embedded database admits one process.
+    ["WEB_CONCURRENCY", { WEB_CONCURRENCY: "2" }],
   ];
   for (const [variable, env] of invalid) {
     it(`stops with one line naming ${variable} for ${JSON.stringify(env)}`, () => {

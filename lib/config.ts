@@ -13,6 +13,8 @@ export interface Config {
   rateLimits: RateLimitConfig;
   /** Take the client address from the left-most X-Forwarded-For (only behind a trusted proxy). */
   trustProxy: boolean;
+  /** Server processes sharing the port (WEB_CONCURRENCY); above 1 only with DATABASE_URL. */
+  workers: number;
 }
 
 export interface RateLimitConfig {
@@ -62,6 +64,20 @@ function parsePublicUrl(raw: string | undefined, port: number): string {
     throw new ConfigError(`PUBLIC_URL must be an origin only, with no path, query or credentials (got "${raw}")`);
   }
   return url.origin;
+}
+
+const MAX_WORKERS = 64;
+
+function parseWorkers(raw: string | undefined, databaseUrl: string | undefined): number {
+  if (raw === undefined || raw === "") return 1;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > MAX_WORKERS) {
+    throw new ConfigError(`WEB_CONCURRENCY must be a whole number of server processes from 1 to ${MAX_WORKERS} (got "${raw}")`);
+  }
+  const workers = Number(raw);
+  if (workers > 1 && !databaseUrl) {
+    throw new ConfigError("WEB_CONCURRENCY above 1 needs DATABASE_URL: the embedded database admits one process");
+  }
+  return workers;
 }
 
 function parseDatabaseUrl(raw: string | undefined): string | undefined {
@@ -114,11 +130,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const databaseUrl = parseDatabaseUrl(env.DATABASE_URL);
   if (env.DATA_DIR !== undefined && env.DATA_DIR.trim() === "") throw new ConfigError("DATA_DIR must not be empty");
   const dataDir = path.resolve(/*turbopackIgnore: true*/ env.DATA_DIR ?? ".data");
+  const workers = parseWorkers(env.WEB_CONCURRENCY, databaseUrl);
   const masterKey = loadOrCreateMasterKey(env.MASTER_KEY, databaseUrl, dataDir);
   const rateLimits = {
     requestsPerMinute: parseCount("RATE_LIMIT_PER_MINUTE", env.RATE_LIMIT_PER_MINUTE, DEFAULT_RATE_LIMITS.requestsPerMinute),
     failuresPer5Minutes: parseCount("RATE_LIMIT_FAILURES", env.RATE_LIMIT_FAILURES, DEFAULT_RATE_LIMITS.failuresPer5Minutes),
   };
   const trustProxy = parseBoolean("TRUST_PROXY", env.TRUST_PROXY);
-  return { port, publicUrl, databaseUrl, dataDir, masterKey, rateLimits, trustProxy };
+  return { port, publicUrl, databaseUrl, dataDir, masterKey, rateLimits, trustProxy, workers };
 }

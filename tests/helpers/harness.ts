@@ -46,6 +46,7 @@ export async function createHarness(overrides: Partial<Config> = {}): Promise<Ha
     // High enough that only the tests about limits meet them.
     rateLimits: { requestsPerMinute: 100_000, failuresPer5Minutes: 1000 },
     trustProxy: false,
+    workers: 1,
     ...overrides,
   };
   const service = createService(handle.db, config, clock);
