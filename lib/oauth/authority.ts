@@ -134,6 +134,68 @@ function prepareLookup(db: Database) {
 
 const lookups = new WeakMap<Database, ReturnType<typeof prepareLookup>>();
 
+/** The confidential client asking about a token, as recalled from memory: the statement re-checks it. */
+export interface RecalledCaller {
+  clientPk: string;
+  clientId: string;
+  clientType: string;
+  credentialId: string;
+}
+
+const caller = alias(clients, "caller");
+const callerSecret = alias(clientSecrets, "caller_secret");
+const nowParam = sql`${sql.placeholder("now")}::timestamptz`;
+
+/**
+ * loadTokenAuthority's lookup, plus whether the caller's secret is unrevoked and unexpired and its
+ * client still active, of the type and client_id recalled. Driven from the caller's secret row
+ * (the right join), so that answer comes back even for an unknown token; no row means the secret
+ * no longer exists. Prepared once per database handle: introspection's hot path.
+ */
+function prepareCallerLookup(db: Database) {
+  return selectAuthority(db, {
+    callerLive: sql<boolean>`(${callerSecret.revokedAt} is null and ${callerSecret.expiresAt} > ${nowParam} and ${caller.active} and ${caller.type} = ${sql.placeholder("clientType")} and ${caller.clientId} = ${sql.placeholder("clientId")})`,
+  })
+    .rightJoin(callerSecret, and(eq(accessTokens.workspaceId, sql.placeholder("workspaceId")), eq(accessTokens.tokenHash, sql.placeholder("tokenHash"))))
+    .innerJoin(caller, and(eq(caller.id, callerSecret.clientPk), eq(caller.workspaceId, callerSecret.workspaceId)))
+    .where(and(eq(callerSecret.workspaceId, sql.placeholder("workspaceId")), eq(callerSecret.id, sql.placeholder("credentialId")), eq(callerSecret.clientPk, sql.placeholder("clientPk"))))
+    .limit(1)
+    .prepare("latchkey_token_authority_for_caller");
+}
+
+const callerLookups = new WeakMap<Database, ReturnType<typeof prepareCallerLookup>>();
+
+/**
+ * One SQL round trip for introspection with a memoized caller: the token with its authority chain
+ * (exactly as loadTokenAuthority resolves it) and whether the caller's credential is still live.
+ */
+export async function loadTokenAuthorityForCaller(
+  ctx: EndpointContext,
+  token: string,
+  recalled: RecalledCaller,
+): Promise<{ callerLive: boolean; authority: TokenAuthority | null }> {
+  const db = ctx.service.db;
+  let prepared = callerLookups.get(db);
+  if (!prepared) {
+    prepared = prepareCallerLookup(db);
+    callerLookups.set(db, prepared);
+  }
+  const at = ctx.service.clock.now();
+  const [row] = await prepared.execute({
+    workspaceId: ctx.workspace.id,
+    tokenHash: sha256Hex(token),
+    credentialId: recalled.credentialId,
+    clientPk: recalled.clientPk,
+    clientId: recalled.clientId,
+    clientType: recalled.clientType,
+    now: at.toISOString(),
+  });
+  if (!row) return { callerLive: false, authority: null };
+  // Without a token row the right join leaves every token column null.
+  const authority = row.tokenHash === null ? null : toAuthority(row as AuthorityRow, at);
+  return { callerLive: row.callerLive === true, authority };
+}
+
 function toAuthority(row: AuthorityRow, now: Date): TokenAuthority | null {
   const tokenLive = !row.revokedAt && row.expiresAt > now && row.clientActive && (row.apiId === null || row.apiActive === true);
   const common = {

@@ -6,6 +6,7 @@ import { invalidClient, invalidRequest, OAuthError } from "../http/errors";
 import { clientAddress } from "../http/rate-limit";
 import { verifyBrowserOrigin } from "../http/cors";
 import type { EndpointContext } from "../http/context";
+import { credentialKey, credentialMemo } from "./client-memo";
 
 export type ClientRow = typeof clients.$inferSelect;
 
@@ -25,6 +26,26 @@ export interface AuthenticatedClient {
   method: "client_secret_basic" | "none";
   /** The verified browser origin of a public client's cross-origin call, for the CORS answer. */
   corsOrigin: string | null;
+  /**
+   * Present only when the credential was recognised from the in-process memo, without a lookup.
+   * The handler's own statement must then confirm that the secret and the client are still live;
+   * see `UnconfirmedClient`. Only handlers declared with `checksCredentialLiveness` receive one.
+   */
+  unconfirmed?: UnconfirmedClient;
+}
+
+/** A client authenticated from the memo, pending its caller's liveness check. */
+export type RecalledClient = AuthenticatedClient & { credentialId: string; unconfirmed: UnconfirmedClient };
+
+/** A memoized credential whose liveness the caller's statement checks. */
+export interface UnconfirmedClient {
+  /**
+   * The caller's statement found the secret unrevoked and unexpired and the client active, of the
+   * type and client_id recalled: finish authentication (last-used mark, per-client limit).
+   */
+  confirm(): AuthenticatedClient;
+  /** The statement found it dead (or was not run): forget it and authenticate with a full lookup. */
+  authenticate(): Promise<AuthenticatedClient>;
 }
 
 const formDecode = (value: string) => decodeURIComponent(value.replace(/\+/g, " "));
@@ -42,15 +63,12 @@ export function parseBasic(header: string): { clientId: string; secret: string }
   }
 }
 
-/**
- * Client authentication as SPEC.md says: public clients send `client_id` in the body and no
- * secret; confidential clients use HTTP Basic only, with an optional matching body `client_id`.
- * Body secrets, mixed methods and an `Origin` header on confidential authentication are refused.
- */
 const FAILURE_WINDOW_MS = 5 * 60_000;
 
+const clientLimitKey = (ctx: EndpointContext, clientId: string) => `client:${ctx.workspace.id}:${clientId}`;
+
 function limitClient(ctx: EndpointContext, clientId: string): void {
-  const decision = ctx.service.limiter.hit(`client:${ctx.workspace.id}:${clientId}`, ctx.service.config.rateLimits.requestsPerMinute, 60_000);
+  const decision = ctx.service.limiter.hit(clientLimitKey(ctx, clientId), ctx.service.config.rateLimits.requestsPerMinute, 60_000);
   if (!decision.allowed) {
     throw new OAuthError(429, "rate_limited", "Too many requests for this client; retry after the time in Retry-After", {
       headers: { "Retry-After": String(decision.retryAfterSeconds) },
@@ -58,11 +76,20 @@ function limitClient(ctx: EndpointContext, clientId: string): void {
   }
 }
 
-export async function authenticateClient(
-  request: Request,
-  params: Map<string, string>,
-  ctx: EndpointContext,
-): Promise<AuthenticatedClient> {
+/** HTTP Basic credentials that passed every check made before a lookup. */
+interface BasicCredentials {
+  clientId: string;
+  secret: string;
+  secretHash: string;
+  failureKey: string;
+}
+
+/**
+ * The refusals made before any lookup, in SPEC.md's order: body secrets, private-key JWT, a
+ * non-Basic scheme, an `Origin` header, a mismatched body `client_id`, and the per-address
+ * failure block. Null when the request carries no Authorization header (a public client).
+ */
+function readBasic(request: Request, params: Map<string, string>, ctx: EndpointContext): BasicCredentials | null {
   const authorization = request.headers.get("authorization");
   const { limiter, config } = ctx.service;
   if (params.has("client_secret")) {
@@ -71,30 +98,105 @@ export async function authenticateClient(
   if (params.has("client_assertion") || params.has("client_assertion_type")) {
     throw invalidRequest("Private-key JWT client authentication is not supported");
   }
-  if (authorization !== null) {
-    if (!/^Basic /i.test(authorization)) throw invalidClient("Only HTTP Basic client authentication is supported", true);
-    if (request.headers.has("origin")) {
-      throw new OAuthError(403, "invalid_request", "Confidential client authentication is not accepted from a browser origin");
-    }
-    const { clientId, secret } = parseBasic(authorization);
-    const bodyClientId = params.get("client_id");
-    if (bodyClientId !== undefined && bodyClientId !== clientId) {
-      throw invalidRequest("client_id in the body does not match the authenticated client");
-    }
-    // Repeated failures from one address lock that client out there for a while; as SPEC.md says,
-    // the limit surfaces as an authentication failure, and the secret is not even checked.
-    const failureKey = `authfail:${ctx.workspace.id}:${clientId}:${clientAddress(request, config.trustProxy)}`;
-    const failureLimit = config.rateLimits.failuresPer5Minutes;
-    if (!limiter.blocked(failureKey, failureLimit, FAILURE_WINDOW_MS).allowed) throw invalidClient("Client authentication failed", true);
-    const { client, secrets } = await findClientWithSecrets(ctx, clientId);
-    const credentialId = client && client.active && client.type !== "PUBLIC" ? matchSecret(ctx, secrets, secret) : null;
-    if (!client || !credentialId) {
-      await limiter.recordFailure(failureKey, failureLimit, FAILURE_WINDOW_MS);
-      throw invalidClient("Client authentication failed", true);
-    }
-    limitClient(ctx, client.clientId);
-    return { client, credentialId, method: "client_secret_basic", corsOrigin: null };
+  if (authorization === null) return null;
+  if (!/^Basic /i.test(authorization)) throw invalidClient("Only HTTP Basic client authentication is supported", true);
+  if (request.headers.has("origin")) {
+    throw new OAuthError(403, "invalid_request", "Confidential client authentication is not accepted from a browser origin");
   }
+  const { clientId, secret } = parseBasic(authorization);
+  const bodyClientId = params.get("client_id");
+  if (bodyClientId !== undefined && bodyClientId !== clientId) {
+    throw invalidRequest("client_id in the body does not match the authenticated client");
+  }
+  // Repeated failures from one address lock that client out there for a while; as SPEC.md says,
+  // the limit surfaces as an authentication failure, and the secret is not even checked.
+  const failureKey = `authfail:${ctx.workspace.id}:${clientId}:${clientAddress(request, config.trustProxy)}`;
+  if (!limiter.blocked(failureKey, config.rateLimits.failuresPer5Minutes, FAILURE_WINDOW_MS).allowed) throw invalidClient("Client authentication failed", true);
+  return { clientId, secret, secretHash: sha256Hex(secret), failureKey };
+}
+
+/** The full lookup: the client and its active secrets in one query; the memo is filled on success only. */
+async function lookupBasic(ctx: EndpointContext, basic: BasicCredentials): Promise<AuthenticatedClient> {
+  const { client, secrets } = await findClientWithSecrets(ctx, basic.clientId);
+  const match = client && client.active && client.type !== "PUBLIC" ? matchSecret(ctx, secrets, basic.secretHash) : null;
+  if (!client || !match) {
+    await ctx.service.limiter.recordFailure(basic.failureKey, ctx.service.config.rateLimits.failuresPer5Minutes, FAILURE_WINDOW_MS);
+    throw invalidClient("Client authentication failed", true);
+  }
+  limitClient(ctx, client.clientId);
+  const now = ctx.service.clock.now();
+  credentialMemo(ctx.service).set(
+    credentialKey(ctx.workspace.id, basic.clientId, basic.secretHash),
+    { client, secretId: match.id, lastUsedAt: match.lastUsedAt },
+    now,
+  );
+  return { client, credentialId: match.id, method: "client_secret_basic", corsOrigin: null };
+}
+
+/**
+ * The memoized credential for these Basic credentials, unconfirmed; null when there is none or
+ * when the per-client limit is already reached (the full path then answers exactly as before:
+ * invalid_client for a dead credential, 429 for a live one).
+ */
+function recall(ctx: EndpointContext, basic: BasicCredentials): RecalledClient | null {
+  const memo = credentialMemo(ctx.service);
+  const key = credentialKey(ctx.workspace.id, basic.clientId, basic.secretHash);
+  const recalled = memo.get(key, ctx.service.clock.now());
+  if (!recalled || recalled.client.workspaceId !== ctx.workspace.id || recalled.client.clientId !== basic.clientId) return null;
+  const { limiter, config } = ctx.service;
+  if (!limiter.blocked(clientLimitKey(ctx, recalled.client.clientId), config.rateLimits.requestsPerMinute, 60_000).allowed) return null;
+  const authenticated = { client: recalled.client, credentialId: recalled.secretId, method: "client_secret_basic" as const, corsOrigin: null };
+  return {
+    ...authenticated,
+    unconfirmed: {
+      confirm() {
+        // The same effects, in the same order, as a successful lookup.
+        if (recordSecretUse(ctx, recalled.secretId, recalled.lastUsedAt)) recalled.lastUsedAt = ctx.service.clock.now();
+        limitClient(ctx, recalled.client.clientId);
+        return authenticated;
+      },
+      authenticate() {
+        memo.delete(key);
+        return lookupBasic(ctx, basic);
+      },
+    },
+  };
+}
+
+/** Token-endpoint grants whose handler confirms a memoized credential in its own statement, with the parameters it accepts. */
+const livenessCheckingGrants = new Map<string, ReadonlySet<string>>();
+
+/**
+ * Declares that the token endpoint's `grantType` handler checks an `unconfirmed` client in its own
+ * statement and falls back to `authenticate()` before any other answer. Requests carrying another
+ * parameter are left to a full lookup, since the endpoint refuses those before the handler runs.
+ */
+export function checksCredentialLiveness(grantType: string, parameters: ReadonlySet<string>): void {
+  livenessCheckingGrants.set(grantType, parameters);
+}
+
+function mayDefer(params: Map<string, string>): boolean {
+  const grantType = params.get("grant_type");
+  const accepted = grantType === undefined ? undefined : livenessCheckingGrants.get(grantType);
+  if (!accepted) return false;
+  for (const name of params.keys()) if (!accepted.has(name)) return false;
+  return true;
+}
+
+/**
+ * Client authentication as SPEC.md says: public clients send `client_id` in the body and no
+ * secret; confidential clients use HTTP Basic only, with an optional matching body `client_id`.
+ * Body secrets, mixed methods and an `Origin` header on confidential authentication are refused.
+ * A memoized credential comes back `unconfirmed`, without a query, only for the grants declared
+ * with `checksCredentialLiveness`; every other caller gets a client confirmed by a lookup.
+ */
+export async function authenticateClient(
+  request: Request,
+  params: Map<string, string>,
+  ctx: EndpointContext,
+): Promise<AuthenticatedClient> {
+  const basic = readBasic(request, params, ctx);
+  if (basic) return (mayDefer(params) && recall(ctx, basic)) || lookupBasic(ctx, basic);
   const clientId = params.get("client_id");
   if (!clientId) throw invalidClient("Client authentication is required", false);
   const client = await findClient(ctx, clientId);
@@ -103,6 +205,16 @@ export async function authenticateClient(
   const corsOrigin = verifyBrowserOrigin(request, client);
   limitClient(ctx, client.clientId);
   return { client, credentialId: null, method: "none", corsOrigin };
+}
+
+/**
+ * For an endpoint that checks liveness in its own statement (introspection): the same refusals
+ * as authenticateClient, then the memoized credential, unconfirmed, or null (no memo entry, no
+ * Basic header): the caller then authenticates with authenticateClient.
+ */
+export function recallClient(request: Request, params: Map<string, string>, ctx: EndpointContext): RecalledClient | null {
+  const basic = readBasic(request, params, ctx);
+  return basic && recall(ctx, basic);
 }
 
 interface ActiveSecret {
@@ -161,27 +273,33 @@ export async function verifyClientSecret(ctx: EndpointContext, clientPk: string,
         gt(clientSecrets.expiresAt, now),
       ),
     );
-  return matchSecret(ctx, rows, secret);
+  return matchSecret(ctx, rows, sha256Hex(secret))?.id ?? null;
 }
 
-/** The id of the active secret whose hash matches, compared in constant time; records its use at most once a minute. */
-function matchSecret(ctx: EndpointContext, rows: ActiveSecret[], secret: string): string | null {
-  const now = ctx.service.clock.now();
-  const presented = sha256Hex(secret);
-  let match: (typeof rows)[number] | undefined;
+/** The active secret whose hash matches, compared in constant time; records its use at most once a minute. */
+function matchSecret(ctx: EndpointContext, rows: ActiveSecret[], presented: string): ActiveSecret | null {
+  let match: ActiveSecret | undefined;
   for (const row of rows) if (safeEqual(row.secretHash, presented)) match = row;
   if (!match) return null;
-  // Last-used is informational; record it at most once a minute and never fail the request on it.
-  // The in-process mark keeps concurrent requests (which all read the old value) from each writing.
-  const mark = `secret-used:${match.id}`;
+  if (recordSecretUse(ctx, match.id, match.lastUsedAt)) return { ...match, lastUsedAt: ctx.service.clock.now() };
+  return match;
+}
+
+/**
+ * Last-used is informational; it is recorded at most once a minute and never fails the request.
+ * The in-process mark keeps concurrent requests (which all read the old value) from each writing.
+ * Returns whether it wrote.
+ */
+function recordSecretUse(ctx: EndpointContext, secretId: string, lastUsedAt: Date | null): boolean {
+  const now = ctx.service.clock.now();
+  const mark = `secret-used:${secretId}`;
   const marked = ctx.service.cache.get(mark) as number | undefined;
-  if ((!match.lastUsedAt || now.getTime() - match.lastUsedAt.getTime() > 60_000) && (marked === undefined || now.getTime() - marked > 60_000)) {
-    ctx.service.cache.set(mark, now.getTime());
-    ctx.service.db
-      .update(clientSecrets)
-      .set({ lastUsedAt: now })
-      .where(eq(clientSecrets.id, match.id))
-      .catch(() => {});
-  }
-  return match.id;
+  if ((lastUsedAt && now.getTime() - lastUsedAt.getTime() <= 60_000) || (marked !== undefined && now.getTime() - marked <= 60_000)) return false;
+  ctx.service.cache.set(mark, now.getTime());
+  ctx.service.db
+    .update(clientSecrets)
+    .set({ lastUsedAt: now })
+    .where(eq(clientSecrets.id, secretId))
+    .catch(() => {});
+  return true;
 }

@@ -6,8 +6,8 @@ import { sha256Hex } from "../crypto";
 import type { Endpoint, EndpointContext } from "../http/context";
 import { invalidClient, invalidRequest, json } from "../http/errors";
 import { readOAuthForm } from "../http/form";
-import { loadTokenAuthority, type TokenAuthority } from "./authority";
-import { authenticateClient, type AuthenticatedClient } from "./clients";
+import { loadTokenAuthority, loadTokenAuthorityForCaller, type TokenAuthority } from "./authority";
+import { authenticateClient, recallClient, type AuthenticatedClient } from "./clients";
 import { subjectFor } from "./issue";
 import { readTokenParameters, TOKEN_ENDPOINT_PARAMETERS } from "./revoke";
 
@@ -115,16 +115,38 @@ export const introspectEndpoint: Endpoint = async (request, ctx) => {
     // Public clients stop here, before any lookup.
     throw invalidClient("Introspection requires confidential client authentication with HTTP Basic", true);
   }
-  // Hot path: client authentication and the one-query access-token lookup are independent reads,
-  // so they run together; the token result is used only once the client is authenticated.
   let early: ReturnType<typeof readTokenParameters> | null;
   try {
     early = readTokenParameters(params);
   } catch {
     early = null; // reported below, after authentication
   }
+  if (early?.order[0] === "access_token") {
+    // Hot path with a memoized credential: one statement reads the token and re-checks the caller.
+    const recalled = recallClient(request, params, ctx);
+    if (recalled) {
+      const { client, credentialId } = recalled;
+      const found = await loadTokenAuthorityForCaller(ctx, early.token, {
+        clientPk: client.id,
+        clientId: client.clientId,
+        clientType: client.type,
+        credentialId,
+      });
+      if (found.callerLive) return answer(ctx, params, recalled.unconfirmed.confirm(), found.authority);
+      // No longer live: authenticate afresh, answering exactly as without the memo.
+      const [confirmed, first] = await Promise.all([recalled.unconfirmed.authenticate(), loadTokenAuthority(ctx, early.token)]);
+      return answer(ctx, params, confirmed, first);
+    }
+  }
+  // Client authentication and the one-query access-token lookup are independent reads, so they
+  // run together; the token result is used only once the client is authenticated.
   const lookup = early?.order[0] === "access_token" ? loadTokenAuthority(ctx, early.token) : Promise.resolve(undefined);
   const [client, first] = await Promise.all([authenticateClient(request, params, ctx), lookup]);
+  return answer(ctx, params, client, first);
+};
+
+/** The answer once the client is authenticated; `first` is the access-token lookup when it ran first. */
+async function answer(ctx: EndpointContext, params: Map<string, string>, client: AuthenticatedClient, first: TokenAuthority | null | undefined): Promise<Response> {
   const { token, order } = readTokenParameters(params);
   const hash = sha256Hex(token);
 
@@ -143,4 +165,4 @@ export const introspectEndpoint: Endpoint = async (request, ctx) => {
     if (refresh) return json(refresh);
   }
   return json(INACTIVE);
-};
+}

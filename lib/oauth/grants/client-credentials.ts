@@ -1,16 +1,22 @@
 import { and, eq, gt, isNull, sql } from "drizzle-orm";
 import type { Database } from "../../../db/client";
-import { accessTokens, apiGrants, apis, clientSecrets } from "../../../db/schema";
+import { accessTokens, apiGrants, apis, clients, clientSecrets } from "../../../db/schema";
 import { addMs } from "../../clock";
 import { sha256Hex } from "../../crypto";
+import type { EndpointContext } from "../../http/context";
 import { invalidGrant, invalidRequest, invalidScope } from "../../http/errors";
+import { checksCredentialLiveness, type AuthenticatedClient } from "../clients";
 import { ACCESS_TOKEN_TTL_MS, newAccessToken } from "../issue";
 import { hasDuplicates, isIdentityScope, MAX_M2M_SCOPES, splitScope } from "../scopes";
 import type { GrantHandler } from "./types";
 
 const param = (name: string) => sql.placeholder(name);
 
-/** The workload token insert of the grant below, prepared once per database handle. */
+/**
+ * The workload token insert of the grant below, prepared once per database handle. It is also the
+ * liveness check of a memoized credential: nothing is inserted unless the secret is unrevoked and
+ * unexpired and its client is still an active M2M client with this client_id.
+ */
 function prepareIssue(db: Database) {
   return db
     .insert(accessTokens)
@@ -32,6 +38,7 @@ function prepareIssue(db: Database) {
           revokedAt: sql`null`.as("revoked_at"),
         })
         .from(clientSecrets)
+        .innerJoin(clients, and(eq(clients.id, clientSecrets.clientPk), eq(clients.workspaceId, clientSecrets.workspaceId)))
         .innerJoin(apiGrants, and(eq(apiGrants.workspaceId, clientSecrets.workspaceId), eq(apiGrants.clientPk, clientSecrets.clientPk)))
         .innerJoin(apis, eq(apis.id, apiGrants.apiId))
         .where(
@@ -41,6 +48,9 @@ function prepareIssue(db: Database) {
             eq(clientSecrets.clientPk, param("clientPk")),
             isNull(clientSecrets.revokedAt),
             gt(clientSecrets.expiresAt, sql`${param("now")}::timestamptz`),
+            eq(clients.active, true),
+            eq(clients.type, "M2M"),
+            eq(clients.clientId, param("subject")),
             eq(apis.audience, param("resource")),
             eq(apis.active, true),
             sql`${apiGrants.permissions} @> ${param("scope")}::jsonb`,
@@ -63,64 +73,111 @@ function preparedIssue(db: Database) {
   return prepared;
 }
 
+interface WorkloadRequest {
+  resource: string;
+  scope: string[];
+}
+
+/** The request's own rules, checked before any statement, in the order they are written. */
+function readRequest(params: Map<string, string>, { client, credentialId, method }: AuthenticatedClient): WorkloadRequest {
+  if (client.type !== "M2M") throw invalidRequest("Only machine-to-machine clients can use the client_credentials grant");
+  // authenticateClient only lets an M2M client through with Basic; keep the rule local anyway.
+  if (method !== "client_secret_basic" || !credentialId) throw invalidRequest("client_credentials requires HTTP Basic client authentication");
+  const resource = params.get("resource");
+  if (!resource) throw invalidRequest("resource is required");
+  const raw = params.get("scope");
+  if (raw === undefined) throw invalidScope("scope is required: 1 to 64 permissions of the resource");
+  const scope = splitScope(raw);
+  if (!scope) throw invalidScope("scope is malformed");
+  if (hasDuplicates(scope)) throw invalidScope("scope values must be unique");
+  if (scope.length > MAX_M2M_SCOPES) throw invalidScope(`At most ${MAX_M2M_SCOPES} permissions may be requested`);
+  const identity = scope.find(isIdentityScope);
+  if (identity) throw invalidScope(`Identity scope ${identity} cannot be requested by a machine-to-machine client`);
+  return { resource, scope };
+}
+
+/**
+ * Hot path, one statement: the token is inserted only while the credential and its client are
+ * still active (a secret revoked since authentication, by a concurrent rotation, yields no token
+ * rather than one dead on arrival) and the resource is an active API whose grant to this client
+ * and whose definition both include every requested permission. Null when nothing was inserted.
+ */
+async function issue(ctx: EndpointContext, { client, credentialId }: AuthenticatedClient, { resource, scope }: WorkloadRequest) {
+  const now = ctx.service.clock.now();
+  const token = newAccessToken();
+  const inserted = await preparedIssue(ctx.service.db).execute({
+    tokenHash: sha256Hex(token),
+    workspaceId: ctx.workspace.id,
+    credentialId,
+    clientPk: client.id,
+    subject: client.clientId,
+    scope: JSON.stringify(scope),
+    resource,
+    now: now.toISOString(),
+    expiresAt: addMs(now, ACCESS_TOKEN_TTL_MS).toISOString(),
+  });
+  if (inserted.length === 0) return null;
+  return { access_token: token, token_type: "Bearer", expires_in: ACCESS_TOKEN_TTL_MS / 1000, scope: scope.join(" ") };
+}
+
+async function issueOrExplain(params: Map<string, string>, authenticated: AuthenticatedClient, ctx: EndpointContext) {
+  const request = readRequest(params, authenticated);
+  const issued = await issue(ctx, authenticated, request);
+  if (issued) return issued;
+  // Nothing issued: say why, checking in the order the rules are written.
+  const { client } = authenticated;
+  const { resource, scope } = request;
+  const [grant] = await ctx.service.db
+    .select({ apiId: apis.id, granted: apiGrants.permissions, defined: apis.permissions })
+    .from(apiGrants)
+    .innerJoin(apis, eq(apis.id, apiGrants.apiId))
+    .where(and(eq(apiGrants.workspaceId, ctx.workspace.id), eq(apiGrants.clientPk, client.id), eq(apis.audience, resource), eq(apis.active, true)))
+    .limit(1);
+  if (!grant) throw invalidScope("resource is not an active API granted to this client");
+  const granted = new Set(grant.granted);
+  const defined = new Set(grant.defined);
+  const refused = scope.find((p) => !granted.has(p) || !defined.has(p));
+  if (refused !== undefined) throw invalidScope(`Permission ${refused} is not granted to this client for this resource`);
+  throw invalidGrant("The client credential is no longer active");
+}
+
 /**
  * grant_type=client_credentials (SPEC.md "M2M"): M2M clients only, HTTP Basic only; `resource`
  * names an active API granted to the client and `scope` lists 1–64 unique permissions that the
  * grant permits. The scope is granted exactly as asked or refused with invalid_scope: never
  * broadened, never silently narrowed. The token is bound to the secret that obtained it, and its
  * subject is the client_id. No refresh token, no ID token.
+ *
+ * With a memoized credential (`unconfirmed`), the insert is the request's only statement. Any
+ * refusal, and an insert of nothing, is answered only after a full authentication, so a secret or
+ * client that is no longer live gets invalid_client, and every other error is the same as ever.
  */
 export const clientCredentialsGrant: GrantHandler = {
   grantType: "client_credentials",
   parameters: new Set(["grant_type", "resource", "scope", "client_id"]),
-  async handle(params, { client, credentialId, method }, ctx) {
-    if (client.type !== "M2M") throw invalidRequest("Only machine-to-machine clients can use the client_credentials grant");
-    // authenticateClient only lets an M2M client through with Basic; keep the rule local anyway.
-    if (method !== "client_secret_basic" || !credentialId) throw invalidRequest("client_credentials requires HTTP Basic client authentication");
-
-    const resource = params.get("resource");
-    if (!resource) throw invalidRequest("resource is required");
-    const raw = params.get("scope");
-    if (raw === undefined) throw invalidScope("scope is required: 1 to 64 permissions of the resource");
-    const scope = splitScope(raw);
-    if (!scope) throw invalidScope("scope is malformed");
-    if (hasDuplicates(scope)) throw invalidScope("scope values must be unique");
-    if (scope.length > MAX_M2M_SCOPES) throw invalidScope(`At most ${MAX_M2M_SCOPES} permissions may be requested`);
-    const identity = scope.find(isIdentityScope);
-    if (identity) throw invalidScope(`Identity scope ${identity} cannot be requested by a machine-to-machine client`);
-
-    // Hot path, one statement: the token is inserted only while the credential is still active (a
-    // secret revoked since authentication, by a concurrent rotation, yields no token rather than
-    // one dead on arrival) and the resource is an active API whose grant to this client and whose
-    // definition both include every requested permission.
-    const now = ctx.service.clock.now();
-    const token = newAccessToken();
-    const inserted = await preparedIssue(ctx.service.db).execute({
-      tokenHash: sha256Hex(token),
-      workspaceId: ctx.workspace.id,
-      credentialId,
-      clientPk: client.id,
-      subject: client.clientId,
-      scope: JSON.stringify(scope),
-      resource,
-      now: now.toISOString(),
-      expiresAt: addMs(now, ACCESS_TOKEN_TTL_MS).toISOString(),
-    });
-    if (inserted.length === 0) {
-      // Nothing issued: say why, checking in the order the rules are written.
-      const [grant] = await ctx.service.db
-        .select({ apiId: apis.id, granted: apiGrants.permissions, defined: apis.permissions })
-        .from(apiGrants)
-        .innerJoin(apis, eq(apis.id, apiGrants.apiId))
-        .where(and(eq(apiGrants.workspaceId, ctx.workspace.id), eq(apiGrants.clientPk, client.id), eq(apis.audience, resource), eq(apis.active, true)))
-        .limit(1);
-      if (!grant) throw invalidScope("resource is not an active API granted to this client");
-      const granted = new Set(grant.granted);
-      const defined = new Set(grant.defined);
-      const refused = scope.find((p) => !granted.has(p) || !defined.has(p));
-      if (refused !== undefined) throw invalidScope(`Permission ${refused} is not granted to this client for this resource`);
-      throw invalidGrant("The client credential is no longer active");
+  async handle(params, authenticated, ctx) {
+    const { unconfirmed } = authenticated;
+    if (!unconfirmed) return issueOrExplain(params, authenticated, ctx);
+    let request: WorkloadRequest | null = null;
+    try {
+      request = readRequest(params, authenticated);
+    } catch {
+      // Answered below, once the credential is known to be live.
     }
-    return { access_token: token, token_type: "Bearer", expires_in: ACCESS_TOKEN_TTL_MS / 1000, scope: scope.join(" ") };
+    const issued = request && (await issue(ctx, authenticated, request));
+    if (issued) {
+      try {
+        unconfirmed.confirm();
+      } catch (error) {
+        // Concurrent requests used up the client's budget since it was checked (429): the token
+        // just inserted is never disclosed; withdraw it.
+        await ctx.service.db.delete(accessTokens).where(eq(accessTokens.tokenHash, sha256Hex(issued.access_token))).catch(() => {});
+        throw error;
+      }
+      return issued;
+    }
+    return issueOrExplain(params, await unconfirmed.authenticate(), ctx);
   },
 };
+
+checksCredentialLiveness(clientCredentialsGrant.grantType, clientCredentialsGrant.parameters);
