@@ -1,4 +1,4 @@
-import { eq, sql } from "drizzle-orm";
+import { eq, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import { reusable } from "../../db/reusable";
 import { accessTokens, refreshTokens, users } from "../../db/schema";
 import { addMs, epochSeconds, MINUTE } from "../clock";
@@ -6,7 +6,7 @@ import { randomToken, sha256Hex } from "../crypto";
 import type { EndpointContext } from "../http/context";
 import type { HostedSession } from "../authn/hosted-session";
 import { signJwt } from "./keys";
-import { isIdentityScope } from "./scopes";
+import { IDENTITY_SCOPES, isIdentityScope } from "./scopes";
 import { pairwiseSubject } from "./subject";
 
 export const ACCESS_TOKEN_TTL_MS = 5 * MINUTE;
@@ -55,6 +55,41 @@ export async function effectiveHumanScope(
   const held = new Set(row.held ?? []);
   const allowed = new Set(grant.permissions);
   return [...identity, ...wanted.filter((p) => allowed.has(p) && held.has(p))];
+}
+
+/**
+ * effectiveHumanScope as one SQL expression (a jsonb array), for statements that issue the access
+ * token in place: identity scopes of `requested` first, then the requested permissions the client's
+ * API grant lists and the user holds now through roles in `organizationId` (workspace level when
+ * null), each group in requested order. Element comparisons mirror the JS one: JSON values for the
+ * grant, text for the roles. Kept beside effectiveHumanScope; tests compare the two.
+ */
+export function effectiveHumanScopeSql(input: {
+  workspaceId: SQLWrapper;
+  /** jsonb array of scope values. */
+  requested: SQLWrapper;
+  clientPk: SQLWrapper;
+  userId: SQLWrapper;
+  apiId: SQLWrapper;
+  organizationId: SQLWrapper;
+}): SQL<string[]> {
+  const identity = sql.join(IDENTITY_SCOPES.map((s) => sql`${s}`), sql`, `);
+  // Tables are aliased: the expression is embedded in statements that may name the same tables.
+  return sql<string[]>`coalesce((
+    select jsonb_agg(r.value order by r.identity desc, r.ordinality)
+    from (select e.value, e.ordinality, e.value in (${identity}) as identity from jsonb_array_elements_text(${input.requested}) with ordinality as e) as r
+    where r.identity or (
+      ${input.apiId} is not null
+      and exists (
+        select 1 from api_grants ag, jsonb_array_elements(ag.permissions) as allowed
+        where ag.workspace_id = ${input.workspaceId} and ag.client_pk = ${input.clientPk} and ag.api_id = ${input.apiId} and allowed.value = to_jsonb(r.value))
+      and exists (
+        select 1 from user_roles ur
+        join role_permissions rp on rp.role_id = ur.role_id and rp.api_id = ${input.apiId},
+        jsonb_array_elements_text(rp.permissions) as held
+        where ur.workspace_id = ${input.workspaceId} and ur.user_id = ${input.userId}
+          and ur.organization_id is not distinct from ${input.organizationId} and held.value = r.value))
+  ), '[]'::jsonb)`;
 }
 
 export interface HumanIssue {

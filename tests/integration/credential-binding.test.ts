@@ -45,14 +45,14 @@ describe("human authorizations and the client's secrets", () => {
     expect((await check()).status).toBe(401);
     const res = await refresh(ws, tokens.refresh_token, other.secret);
     expect(res.status).toBe(400);
-    expect((await res.json()).error).toBe("invalid_grant");
+    expect(await res.json()).toEqual({ error: "invalid_grant", error_description: "The client credential behind this authorization was revoked" });
   });
 
   it("end on immediate replacement of the secret", async () => {
     const { ws, tokens } = await signedIn();
     const next = await rotateClientSecret(h.service.db, { workspaceId: ws, clientId: WEB.client_id, overlapHours: 0, clock: h.clock });
     const res = await refresh(ws, tokens.refresh_token, next.secret);
-    expect((await res.json()).error).toBe("invalid_grant");
+    expect(await res.json()).toEqual({ error: "invalid_grant", error_description: "The client credential behind this authorization was revoked" });
   });
 
   it("follow the secret in use: after a refresh with the new secret, revoking the old one changes nothing", async () => {

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { and, eq } from "drizzle-orm";
-import { auditEvents, clients, grants } from "../../db/schema";
+import { accessTokens, auditEvents, clients, grants, refreshTokens } from "../../db/schema";
+import { sha256Hex } from "../../lib/crypto";
 import { basic, call, createHarness, exchangeCode, seed, signIn, uniqueWorkspaceId, type Harness } from "../helpers/harness";
 import { ADA, API, SPA, WEB, standardWorkspace } from "../helpers/fixtures";
 
@@ -65,10 +66,11 @@ describe("refresh rotation", () => {
     expect((await res.json()).error).toBe("invalid_request");
   });
 
-  it("refuses another client's refresh token", async () => {
+  it("refuses another client's refresh token without spending it", async () => {
     const t = await tokens();
     const res = await call(h, `/t/${ws}/oauth2/token`, { form: { grant_type: "refresh_token", refresh_token: t.refresh_token }, headers: { authorization: basic(WEB.client_id, WEB.secret) } });
-    expect((await res.json()).error).toBe("invalid_grant");
+    expect(await res.json()).toEqual({ error: "invalid_grant", error_description: "The refresh token was issued to another client" });
+    expect((await refresh(t.refresh_token)).status).toBe(200);
   });
 
   it("revokes the whole family on reuse and records a possible token theft", async () => {
@@ -98,43 +100,58 @@ describe("refresh rotation", () => {
     const winner = await results.find((r) => r.status === 200)!.json();
     // Never two live successors: the family ends revoked, so the winner's successor is dead too.
     expect((await refresh(winner.refresh_token)).status).toBe(400);
-    const [family] = await h.service.db.select().from(grants).where(eq(grants.workspaceId, ws)).orderBy(grants.createdAt);
-    expect(family).toBeDefined();
+    const [presented] = await h.service.db.select().from(refreshTokens).where(eq(refreshTokens.tokenHash, sha256Hex(t.refresh_token)));
+    const [family] = await h.service.db.select().from(grants).where(eq(grants.id, presented.grantId));
+    expect(family.revokeReason).toBe("refresh_token_reuse");
+    // Exactly one rotation wrote anything: one successor, one access token beside the code exchange's.
+    expect(await h.service.db.select().from(refreshTokens).where(eq(refreshTokens.grantId, family.id))).toHaveLength(2);
+    expect(await h.service.db.select().from(accessTokens).where(eq(accessTokens.grantId, family.id))).toHaveLength(2);
+    expect(presented).toMatchObject({ state: "superseded", replacedByHash: sha256Hex(winner.refresh_token) });
   });
 });
 
 describe("family limits", () => {
   it("ends after 7 days without use", async () => {
     const t = await tokens();
-    // The hosted session's own limits (12 h idle) must not be what fails here: keep it alive.
-    for (let d = 0; d < 6; d++) {
-      h.clock.advance(DAY - HOUR);
-      await touchSession(t.jar);
-    }
-    h.clock.advance(DAY + 2 * HOUR); // > 7 days since the family was last used
-    const res = await refresh(t.refresh_token);
-    expect((await res.json()).error).toBe("invalid_grant");
+    // Only the family's own bound may fail here: make the hosted session (12 h idle, 7 days absolute) outlive it.
+    const { hostedSessions } = await import("../../db/schema");
+    const far = new Date(h.clock.now().getTime() + 60 * DAY);
+    await h.service.db.update(hostedSessions).set({ idleExpiresAt: far, absoluteExpiresAt: far }).where(eq(hostedSessions.workspaceId, ws));
+    h.clock.advance(7 * DAY - 1000);
+    const inside = await refresh(t.refresh_token); // just inside 7 days: used, so the bound slides
+    expect(inside.status).toBe(200);
+    const rt = (await inside.json()).refresh_token;
+    h.clock.advance(7 * DAY + 1000);
+    const res = await refresh(rt);
+    expect(await res.json()).toEqual({ error: "invalid_grant", error_description: "The refresh token has expired" });
   });
 
   it("keeps working while used within 7 days, and the hosted session bounds it (7 days absolute)", async () => {
     const t = await tokens();
     let rt = t.refresh_token;
-    for (let i = 0; i < 6; i++) {
+    // Every 11 hours the user visits the hosted pages (12 h idle) and the client refreshes, up to 165 hours.
+    for (let i = 0; i < 15; i++) {
       h.clock.advance(11 * HOUR);
       await touchSession(t.jar);
       const res = await refresh(rt);
       expect(res.status).toBe(200);
       rt = (await res.json()).refresh_token;
     }
-    // Jump past the hosted session's absolute limit (7 days): the family may not outlive it.
-    h.clock.advance(7 * DAY);
-    expect((await (await refresh(rt)).json()).error).toBe("invalid_grant");
+    // Past the hosted session's absolute limit (168 hours), the family used 4 hours ago may not outlive it.
+    h.clock.advance(4 * HOUR);
+    expect(await (await refresh(rt)).json()).toEqual({
+      error: "invalid_grant",
+      error_description: "The session or authorization behind this refresh token has ended",
+    });
   });
 
   it("ends when the hosted session ends (12 hours idle), before any family maximum", async () => {
     const t = await tokens();
     h.clock.advance(12 * HOUR + 1000);
-    expect((await (await refresh(t.refresh_token)).json()).error).toBe("invalid_grant");
+    expect(await (await refresh(t.refresh_token)).json()).toEqual({
+      error: "invalid_grant",
+      error_description: "The session or authorization behind this refresh token has ended",
+    });
   });
 
   it("ends at 30 days absolute even if used and the session were alive", async () => {

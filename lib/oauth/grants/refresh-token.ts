@@ -1,12 +1,12 @@
-import { and, eq, exists, isNull, sql } from "drizzle-orm";
+import { and, eq, exists, isNull, or, sql } from "drizzle-orm";
 import { reusable } from "../../../db/reusable";
-import { clients, clientSecrets, grants, hostedSessions, refreshTokens, users } from "../../../db/schema";
+import { accessTokens, clients, clientSecrets, grants, hostedSessions, refreshTokens, users } from "../../../db/schema";
+import { addMs } from "../../clock";
 import { sha256Hex } from "../../crypto";
 import type { EndpointContext } from "../../http/context";
-import { invalidGrant, invalidRequest, invalidScope } from "../../http/errors";
-import { sessionIsLive } from "../../authn/hosted-session";
+import { invalidGrant, invalidRequest, invalidScope, type OAuthError } from "../../http/errors";
 import { recordAudit } from "../../audit/events";
-import { effectiveHumanScope, insertHumanAccessToken, insertRefreshToken, newRefreshToken, subjectFor } from "../issue";
+import { ACCESS_TOKEN_TTL_MS, effectiveHumanScopeSql, newAccessToken, newRefreshToken, subjectFor } from "../issue";
 import { hasDuplicates, splitScope } from "../scopes";
 import { REFRESH_IDLE_MS } from "./authorization-code";
 import { inTransaction } from "../../http/transaction";
@@ -23,127 +23,285 @@ export async function revokeGrant(ctx: EndpointContext, grantId: string, reason:
   return revoked.length > 0;
 }
 
+/** Why a rotated token issued nothing, in the order the rules are checked. */
+type Refusal = "unlinked" | "expired" | "credential_revoked" | "ended" | "scope";
+
+const refusals: Record<Refusal, () => OAuthError> = {
+  // Every link is a foreign key of the family, so all are present; should one not be, refuse.
+  unlinked: () => invalidGrant("The refresh token was issued to another client"),
+  expired: () => invalidGrant("The refresh token has expired"),
+  // The secret this grant was last used with may have expired (harmless: a newer one is in use
+  // now) but not been revoked: explicit revocation or immediate replacement ends the grant.
+  credential_revoked: () => invalidGrant("The client credential behind this authorization was revoked"),
+  ended: () => invalidGrant("The session or authorization behind this refresh token has ended"),
+  scope: () => invalidScope("scope may only narrow the original grant"),
+};
+
 const param = (name: string) => sql.placeholder(name);
+const at = (name: string) => sql`${param(name)}::timestamptz`;
 
 /**
- * The superseding update and the read of the family's authority in one statement (the update as a
- * CTE, joined to the family, its session, user, client and last-used credential), built once.
+ * The whole successful rotation as one statement, built once and run in autocommit:
+ * - `rotated` supersedes the presented token only while it is current and its family unrevoked and
+ *   the authenticating client's: of many parallel presentations exactly one wins.
+ * - `chain` reads the family, session, user, client and last-used credential and names the first
+ *   rule that fails (`refusal`), with the access token's scope.
+ * - Only when none fails: the access token, the successor and the family's use are written.
+ * A rule failure still commits the supersession, as a consumed proof must; a dependency failure
+ * commits nothing, so a retry is not taken for reuse.
+ *
+ * The pairwise subject is keyed by a secret the database must not see, so the family's earlier
+ * access tokens (all issued to this user and client) supply it; the caller checks it. A family
+ * without one (all purged after expiry) is not rotated unless the caller passes `subject`,
+ * computed from the family's user.
  */
-const rotateStatement = reusable("latchkey_refresh_rotation", (db) => {
-  const rotation = db.$with("rotated").as(
+const rotationStatement = reusable("latchkey_refresh_rotation", (db) => {
+  const now = at("now");
+  const subjectParam = sql`${param("subject")}::text`;
+  const rotated = db.$with("rotated").as(
     db
       .update(refreshTokens)
-      .set({ state: "superseded", supersededAt: sql`${param("now")}::timestamptz`, replacedByHash: sql`${param("successorHash")}` })
+      .set({ state: "superseded", supersededAt: now, replacedByHash: sql`${param("successorHash")}` })
       .where(
         and(
           eq(refreshTokens.workspaceId, param("workspaceId")),
           eq(refreshTokens.tokenHash, param("tokenHash")),
           eq(refreshTokens.state, "current"),
-          exists(db.select({ one: grants.id }).from(grants).where(and(eq(grants.id, refreshTokens.grantId), isNull(grants.revokedAt)))),
+          exists(
+            db
+              .select({ one: grants.id })
+              .from(grants)
+              .where(and(eq(grants.id, refreshTokens.grantId), isNull(grants.revokedAt), eq(grants.clientPk, param("clientPk")))),
+          ),
+          or(
+            sql`${subjectParam} is not null`,
+            exists(
+              db
+                .select({ one: accessTokens.tokenHash })
+                .from(accessTokens)
+                .where(and(eq(accessTokens.workspaceId, param("workspaceId")), eq(accessTokens.grantId, refreshTokens.grantId))),
+            ),
+          ),
         ),
       )
       .returning({ grantId: refreshTokens.grantId }),
   );
+  const narrowed = sql`${param("scope")}::text::jsonb`;
+  const chain = db.$with("chain").as(
+    db
+      .select({
+        grantId: grants.id,
+        userId: grants.userId,
+        sessionId: grants.sessionId,
+        apiId: grants.apiId,
+        absoluteExpiresAt: grants.absoluteExpiresAt,
+        // The checks of the former JS, in its order; the session rule is sessionIsLive.
+        refusal: sql<Refusal | null>`case
+          when ${grants.id} is null or ${hostedSessions.id} is null or ${users.id} is null or ${clients.id} is null then 'unlinked'
+          when ${grants.idleExpiresAt} <= ${now} or ${grants.absoluteExpiresAt} <= ${now} then 'expired'
+          when ${clientSecrets.revokedAt} is not null then 'credential_revoked'
+          when ${hostedSessions.endedAt} is not null or ${hostedSessions.idleExpiresAt} <= ${now} or ${hostedSessions.absoluteExpiresAt} <= ${now}
+            or ${users.status} <> 'active' or not ${clients.active} then 'ended'
+          when exists (select 1 from jsonb_array_elements(${narrowed}) as wanted where not (${grants.scope} @> jsonb_build_array(wanted.value))) then 'scope'
+        end`.as("refusal"),
+        subject: sql<string | null>`coalesce(${subjectParam}, (select a.subject from access_tokens a where a.workspace_id = ${param("workspaceId")} and a.grant_id = ${grants.id} limit 1))`.as(
+          "subject",
+        ),
+        scope: effectiveHumanScopeSql({
+          workspaceId: param("workspaceId"),
+          requested: sql`coalesce(${narrowed}, ${grants.scope})`,
+          clientPk: param("clientPk"),
+          userId: grants.userId,
+          apiId: grants.apiId,
+          organizationId: hostedSessions.organizationId,
+        }).as("scope"),
+      })
+      .from(rotated)
+      .leftJoin(grants, and(eq(grants.id, rotated.grantId), eq(grants.workspaceId, param("workspaceId"))))
+      .leftJoin(hostedSessions, eq(hostedSessions.id, grants.sessionId))
+      .leftJoin(users, eq(users.id, grants.userId))
+      .leftJoin(clients, eq(clients.id, grants.clientPk))
+      .leftJoin(clientSecrets, eq(clientSecrets.id, grants.credentialId)),
+  );
+  const issuable = isNull(chain.refusal);
+  // The columns of insertHumanAccessToken, in table order (drizzle checks it).
+  const access = db.$with("issued_access").as(
+    db
+      .insert(accessTokens)
+      .select(
+        db
+          .select({
+            tokenHash: sql`${param("accessHash")}`.as("token_hash"),
+            workspaceId: sql`${param("workspaceId")}`.as("workspace_id"),
+            clientPk: sql`${param("clientPk")}`.as("client_pk"),
+            grantId: chain.grantId,
+            userId: chain.userId,
+            sessionId: chain.sessionId,
+            credentialId: sql`null`.as("credential_id"),
+            subject: chain.subject,
+            scope: chain.scope,
+            apiId: chain.apiId,
+            createdAt: now.as("created_at"),
+            expiresAt: at("accessExpiresAt").as("expires_at"),
+            revokedAt: sql`null`.as("revoked_at"),
+          })
+          .from(chain)
+          .where(issuable),
+      )
+      .returning({ scope: accessTokens.scope, subject: accessTokens.subject }),
+  );
+  const successor = db.$with("issued_refresh").as(
+    db
+      .insert(refreshTokens)
+      .select(
+        db
+          .select({
+            tokenHash: sql`${param("successorHash")}`.as("token_hash"),
+            workspaceId: sql`${param("workspaceId")}`.as("workspace_id"),
+            grantId: chain.grantId,
+            state: sql`${"current"}`.as("state"),
+            createdAt: now.as("created_at"),
+            supersededAt: sql`null`.as("superseded_at"),
+            replacedByHash: sql`null`.as("replaced_by_hash"),
+          })
+          .from(chain)
+          .where(issuable),
+      )
+      .returning({ tokenHash: refreshTokens.tokenHash }),
+  );
+  const used = db.$with("used_grant").as(
+    db
+      .update(grants)
+      .set({
+        lastUsedAt: now,
+        idleExpiresAt: sql`least(${at("idleExpiresAt")}, ${chain.absoluteExpiresAt})`,
+        credentialId: sql`coalesce(${param("credentialId")}::text, ${grants.credentialId})`,
+      })
+      .from(chain)
+      .where(and(eq(grants.id, chain.grantId), issuable))
+      .returning({ id: grants.id }),
+  );
   return db
-    .with(rotation)
+    .with(rotated, chain, access, successor, used)
     .select({
-      grantId: rotation.grantId,
-      grant: grants,
-      session: hostedSessions,
-      userStatus: users.status,
-      clientActive: clients.active,
-      credentialRevokedAt: clientSecrets.revokedAt,
+      refusal: chain.refusal,
+      userId: chain.userId,
+      scope: access.scope,
+      subject: access.subject,
+      successorIssued: sql<boolean>`exists (select 1 from ${successor})`,
+      grantUsed: sql<boolean>`exists (select 1 from ${used})`,
     })
-    .from(rotation)
-    .leftJoin(grants, and(eq(grants.id, rotation.grantId), eq(grants.workspaceId, param("workspaceId"))))
-    .leftJoin(hostedSessions, eq(hostedSessions.id, grants.sessionId))
-    .leftJoin(users, eq(users.id, grants.userId))
-    .leftJoin(clients, eq(clients.id, grants.clientPk))
-    .leftJoin(clientSecrets, eq(clientSecrets.id, grants.credentialId));
+    .from(chain)
+    .leftJoin(access, sql`true`);
 });
 
 export const refreshTokenGrant: GrantHandler = {
   grantType: "refresh_token",
   parameters: new Set(["grant_type", "refresh_token", "scope", "client_id"]),
-  handle(params, { client, credentialId }, outer) {
-    return inTransaction(outer, async (ctx) => {
-      const presented = params.get("refresh_token");
-      if (!presented) throw invalidRequest("refresh_token is required");
-      if (client.type === "M2M") throw invalidRequest("This client cannot use the refresh_token grant");
-      let narrowed: string[] | null = null;
-      if (params.has("scope")) {
-        narrowed = splitScope(params.get("scope")!);
-        if (!narrowed || hasDuplicates(narrowed)) throw invalidScope("scope is malformed or duplicated");
-      }
-      const db = ctx.service.db;
-      const now = ctx.service.clock.now();
-      const hash = sha256Hex(presented);
-      const successor = newRefreshToken();
-      // Supersede in one conditional update that records the replacement and checks, atomically,
-      // that the family is not revoked. Of many parallel presentations exactly one wins; the rest
-      // see a superseded token, count as reuse and revoke the family (after the winner's check).
-      const [rotated] = await rotateStatement(db, { workspaceId: ctx.workspace.id, tokenHash: hash, now: now.toISOString(), successorHash: sha256Hex(successor) });
-      if (!rotated) {
-        const [old] = await db
-          .select({ grantId: refreshTokens.grantId, clientPk: grants.clientPk, userId: grants.userId })
-          .from(refreshTokens)
-          .innerJoin(grants, eq(grants.id, refreshTokens.grantId))
-          .where(and(eq(refreshTokens.workspaceId, ctx.workspace.id), eq(refreshTokens.tokenHash, hash)))
-          .limit(1);
-        if (old && old.clientPk === client.id) {
-          // Reuse of a superseded token: the family may be stolen. End it and everything issued from it.
-          if (await revokeGrant(ctx, old.grantId, "refresh_token_reuse")) {
-            await recordAudit(db, {
-              workspaceId: ctx.workspace.id,
-              type: "refresh.reuse_detected",
-              clientId: client.clientId,
-              subject: subjectFor(ctx, client.clientId, old.userId),
-              reason: "refresh_token_reuse",
-              flagged: "possible_token_theft",
-              data: { grant_id: old.grantId },
-              at: now,
-            });
-          }
-        }
-        throw invalidGrant("The refresh token is invalid, expired or revoked");
-      }
-
-      // Every link is a foreign key of the family, so all are present; should one not be, refuse as before.
-      const { grant: rotatedGrant, session, userStatus, clientActive } = rotated;
-      if (!rotatedGrant || !session || userStatus === null || clientActive === null || rotatedGrant.clientPk !== client.id) {
-        throw invalidGrant("The refresh token was issued to another client");
-      }
-      const row = { grant: rotatedGrant, session, userStatus, clientActive, credentialRevokedAt: rotated.credentialRevokedAt };
-      const g = row.grant;
-      // Revocation was checked atomically above; a revocation racing after it ends the new tokens through their family.
-      if (g.idleExpiresAt <= now || g.absoluteExpiresAt <= now) throw invalidGrant("The refresh token has expired");
-      // The secret this grant was last used with may have expired (harmless: a newer one is in use
-      // now) but not been revoked: explicit revocation or immediate replacement ends the grant.
-      if (row.credentialRevokedAt) throw invalidGrant("The client credential behind this authorization was revoked");
-      if (!sessionIsLive(row.session, now) || row.userStatus !== "active" || !row.clientActive) {
-        throw invalidGrant("The session or authorization behind this refresh token has ended");
-      }
-      if (narrowed && narrowed.some((s) => !g.scope.includes(s))) throw invalidScope("scope may only narrow the original grant");
-
-      const idle = new Date(Math.min(now.getTime() + REFRESH_IDLE_MS, g.absoluteExpiresAt.getTime()));
-      const scope = await effectiveHumanScope(ctx, {
-        requested: narrowed ?? g.scope,
+  async handle(params, { client, credentialId }, ctx) {
+    const presented = params.get("refresh_token");
+    if (!presented) throw invalidRequest("refresh_token is required");
+    if (client.type === "M2M") throw invalidRequest("This client cannot use the refresh_token grant");
+    let narrowed: string[] | null = null;
+    if (params.has("scope")) {
+      narrowed = splitScope(params.get("scope")!);
+      if (!narrowed || hasDuplicates(narrowed)) throw invalidScope("scope is malformed or duplicated");
+    }
+    const db = ctx.service.db;
+    const now = ctx.service.clock.now();
+    const hash = sha256Hex(presented);
+    const successor = newRefreshToken();
+    const accessToken = newAccessToken();
+    const accessHash = sha256Hex(accessToken);
+    const rotate = (subject: string | null) =>
+      rotationStatement(db, {
+        workspaceId: ctx.workspace.id,
+        tokenHash: hash,
         clientPk: client.id,
-        userId: g.userId,
-        apiId: g.apiId,
-        organizationId: row.session.organizationId,
+        credentialId,
+        scope: narrowed && JSON.stringify(narrowed),
+        subject,
+        now: now.toISOString(),
+        accessHash,
+        accessExpiresAt: addMs(now, ACCESS_TOKEN_TTL_MS).toISOString(),
+        successorHash: sha256Hex(successor),
+        idleExpiresAt: addMs(now, REFRESH_IDLE_MS).toISOString(),
       });
-      const subject = subjectFor(ctx, client.clientId, g.userId);
-      // The three writes are sent together: pipelined on the transaction's connection, one round trip.
-      const [access] = await Promise.all([
-        insertHumanAccessToken(ctx, { clientPk: client.id, clientId: client.clientId, grantId: g.id, userId: g.userId, sessionId: g.sessionId, scope, apiId: g.apiId }, subject),
-        insertRefreshToken(ctx, g.id, successor),
-        db
-          .update(grants)
-          .set({ lastUsedAt: now, idleExpiresAt: idle, ...(credentialId ? { credentialId } : {}) })
-          .where(eq(grants.id, g.id)),
-      ]);
-      return { access_token: access.token, token_type: "Bearer", expires_in: access.expiresIn, scope: scope.join(" "), refresh_token: successor };
-    });
+
+    let [rotated] = await rotate(null);
+    if (!rotated) {
+      let presentedToken = await readPresented(ctx, hash);
+      if (presentedToken && presentedToken.clientPk === client.id && presentedToken.state === "current" && !presentedToken.familyRevoked) {
+        // Live and this client's: the family's access tokens were purged, none gives the subject.
+        [rotated] = await rotate(subjectFor(ctx, client.clientId, presentedToken.userId));
+        if (!rotated) presentedToken = await readPresented(ctx, hash);
+      }
+      if (!rotated) return refuseUnrotated(ctx, client, presentedToken, now);
+    }
+
+    if (rotated.refusal) throw refusals[rotated.refusal]();
+    if (rotated.userId === null || rotated.scope === null || rotated.subject === null || !rotated.successorIssued || !rotated.grantUsed) {
+      throw new Error("Refresh rotation passed every rule but did not issue");
+    }
+    const subject = subjectFor(ctx, client.clientId, rotated.userId);
+    if (rotated.subject !== subject) {
+      // The earlier tokens were issued under another issuer host or key; issue under today's.
+      await db.update(accessTokens).set({ subject }).where(and(eq(accessTokens.workspaceId, ctx.workspace.id), eq(accessTokens.tokenHash, accessHash)));
+    }
+    return {
+      access_token: accessToken,
+      token_type: "Bearer",
+      expires_in: ACCESS_TOKEN_TTL_MS / 1000,
+      scope: rotated.scope.join(" "),
+      refresh_token: successor,
+    };
   },
 };
+
+async function readPresented(ctx: EndpointContext, hash: string) {
+  const [row] = await ctx.service.db
+    .select({
+      grantId: refreshTokens.grantId,
+      state: refreshTokens.state,
+      clientPk: grants.clientPk,
+      userId: grants.userId,
+      familyRevoked: sql<boolean>`${grants.revokedAt} is not null`,
+    })
+    .from(refreshTokens)
+    .innerJoin(grants, eq(grants.id, refreshTokens.grantId))
+    .where(and(eq(refreshTokens.workspaceId, ctx.workspace.id), eq(refreshTokens.tokenHash, hash)))
+    .limit(1);
+  return row;
+}
+
+/**
+ * The presented token was not rotated: unknown, already superseded, of a revoked family or of
+ * another client. A superseded token of this client is reuse: the family may be stolen, so it
+ * and everything issued from it end, together with the audit event.
+ */
+async function refuseUnrotated(
+  ctx: EndpointContext,
+  client: { id: string; clientId: string },
+  presented: Awaited<ReturnType<typeof readPresented>>,
+  now: Date,
+): Promise<never> {
+  const unusable = () => invalidGrant("The refresh token is invalid, expired or revoked");
+  if (!presented) throw unusable();
+  if (presented.clientPk !== client.id) {
+    throw presented.state === "current" && !presented.familyRevoked ? invalidGrant("The refresh token was issued to another client") : unusable();
+  }
+  await inTransaction(ctx, async (tx) => {
+    if (!(await revokeGrant(tx, presented.grantId, "refresh_token_reuse"))) return;
+    await recordAudit(tx.service.db, {
+      workspaceId: ctx.workspace.id,
+      type: "refresh.reuse_detected",
+      clientId: client.clientId,
+      subject: subjectFor(ctx, client.clientId, presented.userId),
+      reason: "refresh_token_reuse",
+      flagged: "possible_token_theft",
+      data: { grant_id: presented.grantId },
+      at: now,
+    });
+  });
+  throw unusable();
+}
