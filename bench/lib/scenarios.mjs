@@ -130,8 +130,8 @@ export const SCENARIOS = [
     title: "refresh rotation, a fresh refresh token per request",
     async prepare(env) {
       const n = seedCount(env, 5000);
-      const tokens = await seedRefreshTokens(env.sql, env.template, n);
       const { client } = env.human.env;
+      const tokens = await seedRefreshTokens(env.sql, env.template, n, { masterKeyHex: env.masterKeyHex, publicUrl: env.base, clientId: client.id });
       return {
         req: {
           method: "POST",

@@ -110,6 +110,12 @@ export class Human {
   }
 }
 
+/** lib/oauth/subject.ts pairwiseSubject, from the master key the bench gave the server. */
+function pairwiseSubject(masterKeyHex, publicUrl, workspaceId, clientId, userId) {
+  const key = Buffer.from(hkdfSync("sha256", Buffer.from(masterKeyHex, "hex"), Buffer.alloc(0), "latchkey:pairwise-subject", 32));
+  return createHmac("sha256", key).update(`${new URL(publicUrl).host}\n${workspaceId}\n${clientId}\n${userId}`).digest("base64url");
+}
+
 /** The grant (refresh family) of a refresh token: the template for seeded families and codes. */
 export async function grantOf(sql, refreshToken) {
   const [row] = await sql`
@@ -145,14 +151,18 @@ async function seedUsersWithSessions(sql, template, n, salt) {
  * and session, with one current refresh token: rotations never contend on shared rows beyond the
  * client's and the API's, as with real users.
  */
-export async function seedRefreshTokens(sql, template, n) {
+export async function seedRefreshTokens(sql, template, n, { masterKeyHex, publicUrl, clientId }) {
   const salt = b64url(6).replace(/[-_]/g, "x");
   await seedUsersWithSessions(sql, template, n, salt);
+  // Each family records its user's pairwise subject, as the code exchange does (lib/oauth/subject.ts).
+  const subjects = Array.from({ length: n }, (_, i) =>
+    pairwiseSubject(masterKeyHex, publicUrl, template.workspace_id, clientId, `bench-u-${salt}-${i + 1}`),
+  );
   await sql`
-    insert into grants (id, workspace_id, client_pk, user_id, session_id, scope, api_id, created_at, last_used_at, idle_expires_at, absolute_expires_at)
-    select 'bench-' || ${salt} || '-' || i, workspace_id, client_pk, 'bench-u-' || ${salt} || '-' || i, 'bench-s-' || ${salt} || '-' || i, scope, api_id,
-           now(), now(), now() + interval '7 days', now() + interval '30 days'
-    from grants, generate_series(1, ${n}::int) i where id = ${template.id}`;
+    insert into grants (id, workspace_id, client_pk, user_id, session_id, scope, api_id, subject, created_at, last_used_at, idle_expires_at, absolute_expires_at)
+    select 'bench-' || ${salt} || '-' || s.i, workspace_id, client_pk, 'bench-u-' || ${salt} || '-' || s.i, 'bench-s-' || ${salt} || '-' || s.i, scope, api_id,
+           s.subject, now(), now(), now() + interval '7 days', now() + interval '30 days'
+    from grants, unnest(${subjects}::text[]) with ordinality as s(subject, i) where id = ${template.id}`;
   await sql`
     insert into refresh_tokens (token_hash, workspace_id, grant_id, state, created_at)
     select encode(sha256(convert_to('lkr_bench_' || ${salt} || '_' || i, 'UTF8')), 'hex'), ${template.workspace_id}, 'bench-' || ${salt} || '-' || i, 'current', now()

@@ -45,6 +45,12 @@ export const grants = pgTable(
     /** The family's scope ceiling. */
     scope: jsonb("scope").$type<string[]>().notNull(),
     apiId: text("api_id").references(() => apis.id, { onDelete: "cascade" }),
+    /**
+     * The pairwise subject of the family's user for its client, as its tokens carry it: refresh
+     * rotation issues in one statement, and the subject's key must not reach the database. Null
+     * for families created before it was stored (set by their next rotation).
+     */
+    subject: text("subject"),
     createdAt: ts("created_at").notNull(),
     lastUsedAt: ts("last_used_at").notNull(),
     /** Inactivity bound (7 days after last use) and absolute bound (30 days after creation). */

@@ -160,20 +160,35 @@ describe("what a rotation writes", () => {
     expect(grant.idleExpiresAt).toEqual(absolute);
   });
 
-  it("takes the subject from the family's earlier access tokens, and computes it once they are purged", async () => {
+  it("takes the subject the family recorded, also once its earlier access tokens are purged", async () => {
     const t = await tokens();
     const expected = subjectFor(await context(), SPA.client_id, t.grant.userId);
+    const [recorded] = await h.service.db.select({ subject: grants.subject }).from(grants).where(eq(grants.id, t.grant.id));
+    expect(recorded.subject).toBe(expected);
     h.clock.advance(2 * 3600_000);
     await purgeExpiredAccessTokens(h.service, { workspaceId: ws });
     expect(await familyAccess(t.grant.id)).toHaveLength(0);
+    const run = await handler();
+    let body: Record<string, unknown> = {};
+    expect(await driverCalls(async () => (body = await run(params(t.refresh_token))))).toEqual({ statements: 1, transactions: 0 });
+    expect((await accessRow(body.access_token as string)).subject).toBe(expected);
+  });
+
+  it("computes and records the subject of a family created before families recorded it", async () => {
+    const t = await tokens();
+    const expected = subjectFor(await context(), SPA.client_id, t.grant.userId);
+    await h.service.db.update(grants).set({ subject: null }).where(eq(grants.id, t.grant.id));
     const run = await handler();
     let body: Record<string, unknown> = {};
     // The one statement misses, the token is read, the statement runs again with the subject.
     expect(await driverCalls(async () => (body = await run(params(t.refresh_token))))).toEqual({ statements: 3, transactions: 0 });
     expect((await accessRow(body.access_token as string)).subject).toBe(expected);
     expect(await tokenState(t.refresh_token)).toBe("superseded");
-    const again = await (await refresh(body.refresh_token as string)).json();
-    expect((await accessRow(again.access_token)).subject).toBe(expected);
+    const [recorded] = await h.service.db.select({ subject: grants.subject }).from(grants).where(eq(grants.id, t.grant.id));
+    expect(recorded.subject).toBe(expected);
+    let again: Record<string, unknown> = {};
+    expect(await driverCalls(async () => (again = await run(params(body.refresh_token as string))))).toEqual({ statements: 1, transactions: 0 });
+    expect((await accessRow(again.access_token as string)).subject).toBe(expected);
   });
 
   it("issues under the current pairwise key when the family's earlier tokens were issued under another", async () => {
@@ -184,6 +199,8 @@ describe("what a rotation writes", () => {
     const subject = (await accessRow((await res.json()).access_token)).subject;
     expect(subject).toBe(subjectFor(await context(rekeyed.service), SPA.client_id, t.grant.userId));
     expect(subject).not.toBe((await accessRow(t.access_token)).subject);
+    const [recorded] = await h.service.db.select({ subject: grants.subject }).from(grants).where(eq(grants.id, t.grant.id));
+    expect(recorded.subject).toBe(subject);
   });
 });
 

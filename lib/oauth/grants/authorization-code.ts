@@ -99,6 +99,7 @@ export const authorizationCodeGrant: GrantHandler = {
         throw invalidGrant("The authorization behind this code is no longer valid");
       }
       const session = authority.session;
+      const subject = subjectFor(ctx, client.clientId, consumed.userId);
 
       const inserted = await db
         .insert(grants)
@@ -111,6 +112,7 @@ export const authorizationCodeGrant: GrantHandler = {
           credentialId,
           scope: consumed.scope,
           apiId: consumed.apiId,
+          subject,
           createdAt: now,
           lastUsedAt: now,
           idleExpiresAt: addMs(now, REFRESH_IDLE_MS),
@@ -128,7 +130,6 @@ export const authorizationCodeGrant: GrantHandler = {
         apiId: consumed.apiId,
         organizationId: session.organizationId,
       });
-      const subject = subjectFor(ctx, client.clientId, consumed.userId);
       const issue = { clientPk: client.id, clientId: client.clientId, grantId, userId: consumed.userId, sessionId: session.id, scope, apiId: consumed.apiId };
       const [access, refreshToken, idToken] = await Promise.all([
         insertHumanAccessToken(ctx, issue, subject),

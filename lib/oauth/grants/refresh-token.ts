@@ -50,10 +50,10 @@ const at = (name: string) => sql`${param(name)}::timestamptz`;
  * A rule failure still commits the supersession, as a consumed proof must; a dependency failure
  * commits nothing, so a retry is not taken for reuse.
  *
- * The pairwise subject is keyed by a secret the database must not see, so the family's earlier
- * access tokens (all issued to this user and client) supply it; the caller checks it. A family
- * without one (all purged after expiry) is not rotated unless the caller passes `subject`,
- * computed from the family's user.
+ * The pairwise subject is keyed by a secret the database must not see: the family records it
+ * (`grants.subject`, written at the code exchange). A family created before it was recorded is
+ * not rotated unless the caller passes `subject`, computed from the family's user; the rotation
+ * then records it.
  */
 const rotationStatement = reusable("latchkey_refresh_rotation", (db) => {
   const now = at("now");
@@ -71,16 +71,14 @@ const rotationStatement = reusable("latchkey_refresh_rotation", (db) => {
             db
               .select({ one: grants.id })
               .from(grants)
-              .where(and(eq(grants.id, refreshTokens.grantId), isNull(grants.revokedAt), eq(grants.clientPk, param("clientPk")))),
-          ),
-          or(
-            sql`${subjectParam} is not null`,
-            exists(
-              db
-                .select({ one: accessTokens.tokenHash })
-                .from(accessTokens)
-                .where(and(eq(accessTokens.workspaceId, param("workspaceId")), eq(accessTokens.grantId, refreshTokens.grantId))),
-            ),
+              .where(
+                and(
+                  eq(grants.id, refreshTokens.grantId),
+                  isNull(grants.revokedAt),
+                  eq(grants.clientPk, param("clientPk")),
+                  or(sql`${grants.subject} is not null`, sql`${subjectParam} is not null`),
+                ),
+              ),
           ),
         ),
       )
@@ -104,9 +102,7 @@ const rotationStatement = reusable("latchkey_refresh_rotation", (db) => {
             or ${users.status} <> 'active' or not ${clients.active} then 'ended'
           when exists (select 1 from jsonb_array_elements(${narrowed}) as wanted where not (${grants.scope} @> jsonb_build_array(wanted.value))) then 'scope'
         end`.as("refusal"),
-        subject: sql<string | null>`coalesce(${subjectParam}, (select a.subject from access_tokens a where a.workspace_id = ${param("workspaceId")} and a.grant_id = ${grants.id} limit 1))`.as(
-          "subject",
-        ),
+        subject: sql<string | null>`coalesce(${grants.subject}, ${subjectParam})`.as("subject"),
         scope: effectiveHumanScopeSql({
           workspaceId: param("workspaceId"),
           requested: sql`coalesce(${narrowed}, ${grants.scope})`,
@@ -176,6 +172,8 @@ const rotationStatement = reusable("latchkey_refresh_rotation", (db) => {
         lastUsedAt: now,
         idleExpiresAt: sql`least(${at("idleExpiresAt")}, ${chain.absoluteExpiresAt})`,
         credentialId: sql`coalesce(${param("credentialId")}::text, ${grants.credentialId})`,
+        // Records a subject passed for a family that had none; a recorded one stays.
+        subject: sql`coalesce(${grants.subject}, ${subjectParam})`,
       })
       .from(chain)
       .where(and(eq(grants.id, chain.grantId), issuable))
@@ -185,6 +183,7 @@ const rotationStatement = reusable("latchkey_refresh_rotation", (db) => {
     .with(rotated, chain, access, successor, used)
     .select({
       refusal: chain.refusal,
+      grantId: chain.grantId,
       userId: chain.userId,
       scope: access.scope,
       subject: access.subject,
@@ -232,7 +231,7 @@ export const refreshTokenGrant: GrantHandler = {
     if (!rotated) {
       let presentedToken = await readPresented(ctx, hash);
       if (presentedToken && presentedToken.clientPk === client.id && presentedToken.state === "current" && !presentedToken.familyRevoked) {
-        // Live and this client's: the family's access tokens were purged, none gives the subject.
+        // Live and this client's: the family has no recorded subject yet (created before it was recorded).
         [rotated] = await rotate(subjectFor(ctx, client.clientId, presentedToken.userId));
         if (!rotated) presentedToken = await readPresented(ctx, hash);
       }
@@ -245,8 +244,11 @@ export const refreshTokenGrant: GrantHandler = {
     }
     const subject = subjectFor(ctx, client.clientId, rotated.userId);
     if (rotated.subject !== subject) {
-      // The earlier tokens were issued under another issuer host or key; issue under today's.
-      await db.update(accessTokens).set({ subject }).where(and(eq(accessTokens.workspaceId, ctx.workspace.id), eq(accessTokens.tokenHash, accessHash)));
+      // The family was created under another issuer host or master key: issue under today's, and record it.
+      await Promise.all([
+        db.update(accessTokens).set({ subject }).where(and(eq(accessTokens.workspaceId, ctx.workspace.id), eq(accessTokens.tokenHash, accessHash))),
+        db.update(grants).set({ subject }).where(and(eq(grants.workspaceId, ctx.workspace.id), eq(grants.id, rotated.grantId!))),
+      ]);
     }
     return {
       access_token: accessToken,
