@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { decryptSecret, encryptSecret, safeEqual, sha256Base64Url } from "./crypto";
+import { decryptSecret, encryptSecret, randomToken, safeEqual, sha256Base64Url } from "./crypto";
 
 describe("crypto helpers", () => {
   it("computes the RFC 7636 S256 challenge (appendix B vector)", () => {
@@ -18,5 +18,18 @@ describe("crypto helpers", () => {
     expect(safeEqual("abc", "abc")).toBe(true);
     expect(safeEqual("abc", "abd")).toBe(false);
     expect(safeEqual("abc", "abcd")).toBe(false);
+  });
+  it("hands out random tokens of the asked length that never repeat, across pool refills", () => {
+    const seen = new Set<string>();
+    // 32-byte tokens: 128 per 4 KiB pool, so this crosses many refills; 1-byte and 5000-byte ones bypass alignment.
+    for (let i = 0; i < 2000; i++) seen.add(randomToken(32));
+    expect(seen.size).toBe(2000);
+    for (const token of seen) expect(Buffer.from(token, "base64url")).toHaveLength(32);
+    expect(Buffer.from(randomToken(5000), "base64url")).toHaveLength(5000);
+    const a = randomToken(24);
+    const b = randomToken(24);
+    expect(a).not.toBe(b);
+    // No byte handed out twice: consecutive tokens do not overlap.
+    expect(Buffer.from(a, "base64url").equals(Buffer.from(b, "base64url"))).toBe(false);
   });
 });
