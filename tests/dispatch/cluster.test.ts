@@ -81,10 +81,11 @@ describe("WEB_CONCURRENCY", () => {
 
       const first = workerPids(primary);
       expect(first).toHaveLength(2);
+      // The console's workspace exists on every database (demo only on a fresh one; this run's is shared).
       for (let i = 0; i < 6; i++) {
-        const res = await fetch(`${base}/t/demo/.well-known/openid-configuration`);
+        const res = await fetch(`${base}/t/system/.well-known/openid-configuration`);
         expect(res.status).toBe(200);
-        expect((await res.json()).issuer).toBe(`${base}/t/demo`);
+        expect((await res.json()).issuer).toBe(`${base}/t/system`);
       }
 
       // A worker that dies is replaced; the port keeps answering meanwhile.
@@ -94,7 +95,7 @@ describe("WEB_CONCURRENCY", () => {
         return now.length === 2 && !now.includes(first[0]) ? now : undefined;
       });
       expect(replaced).toContain(first[1]);
-      await until("the replacement to serve", async () => (await fetch(`${base}/t/demo/.well-known/jwks.json`)).status === 200);
+      await until("the replacement to serve", async () => (await fetch(`${base}/t/system/.well-known/jwks.json`)).status === 200);
 
       server.child.kill("SIGTERM");
       expect(await server.exited).toBe(0);
