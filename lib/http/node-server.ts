@@ -6,7 +6,7 @@ import type { Service } from "../service";
 import { CLIENT_ADDRESS_HEADER } from "./rate-limit";
 import { nodeRequest } from "./node-request";
 import { rawResponse } from "./response";
-import { directDecision, runDecision, type DirectDecision } from "./router";
+import { directDecision, runDecision, type Decision } from "./router";
 
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => unknown;
 
@@ -72,7 +72,7 @@ export async function writeResponse(response: Response, res: ServerResponse, ext
   res.end(body.toString("latin1"), "latin1");
 }
 
-async function answerDirectly(req: IncomingMessage, res: ServerResponse, service: Service, origin: string, decision: DirectDecision): Promise<void> {
+async function answerDirectly(req: IncomingMessage, res: ServerResponse, service: Service, origin: string, decision: Decision): Promise<void> {
   const method = req.method ?? "GET";
   let body: Buffer | undefined;
   if (method !== "GET" && method !== "HEAD") {

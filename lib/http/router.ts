@@ -142,15 +142,12 @@ function decide(method: string, pathname: string, machineOnly: boolean): Decisio
   return { kind: "route", route, workspaceId: split.workspaceId };
 }
 
-/** What the production server does with a request it answers itself (`directDecision`). */
-export type DirectDecision = Decision;
-
 /**
  * What `dispatch(…, { machineOnly: true })` would do for `method` and the request target `url`
  * (path and query, as Node gives it), or null when Next serves the request: the production server
  * decides with this before it reads a body, so a request for Next is never touched.
  */
-export function directDecision(method: string, url: string): DirectDecision | null {
+export function directDecision(method: string, url: string): Decision | null {
   // Only the path matters; `URL` normalizes it (dot segments) as it does for `dispatch`.
   return decide(method, new URL(`http://h${url}`).pathname, true);
 }

@@ -1,4 +1,5 @@
-import { sql } from "drizzle-orm";
+import { and, eq, inArray, lt } from "drizzle-orm";
+import { accessTokens } from "../../db/schema";
 import type { Service } from "../service";
 import { HOUR, MINUTE } from "../clock";
 
@@ -21,18 +22,15 @@ const MAX_BATCHES = 20;
 
 /** Deletes the expired rows (of one workspace when given: tests share one database between files). */
 export async function purgeExpiredAccessTokens(service: Service, options: { workspaceId?: string } = {}): Promise<number> {
-  const cutoff = new Date(service.clock.now().getTime() - PURGE_GRACE_MS).toISOString();
-  const scope = options.workspaceId === undefined ? sql`` : sql` and workspace_id = ${options.workspaceId}`;
+  const cutoff = new Date(service.clock.now().getTime() - PURGE_GRACE_MS);
+  const expired = lt(accessTokens.expiresAt, cutoff);
+  const where = options.workspaceId === undefined ? expired : and(expired, eq(accessTokens.workspaceId, options.workspaceId));
   let total = 0;
   for (let i = 0; i < MAX_BATCHES; i++) {
-    const deleted = await service.db.execute(sql`
-      delete from access_tokens where token_hash in (
-        select token_hash from access_tokens where expires_at < ${cutoff}::timestamptz${scope}
-        limit ${BATCH} for update skip locked
-      ) returning 1`);
-    const count = Array.isArray(deleted) ? deleted.length : ((deleted as { rows?: unknown[] }).rows?.length ?? 0);
-    total += count;
-    if (count < BATCH) break;
+    const batch = service.db.select({ tokenHash: accessTokens.tokenHash }).from(accessTokens).where(where).limit(BATCH).for("update", { skipLocked: true });
+    const deleted = await service.db.delete(accessTokens).where(inArray(accessTokens.tokenHash, batch)).returning({ tokenHash: accessTokens.tokenHash });
+    total += deleted.length;
+    if (deleted.length < BATCH) break;
   }
   return total;
 }
