@@ -18,51 +18,34 @@ export const newRefreshToken = () => `lkr_${randomToken(32)}`;
 const param = (name: string) => sql.placeholder(name);
 
 /**
- * What the client's grant of the API permits and what the user holds on it now (roles at
- * workspace level, or in the session's organization): lib/oauth/permissions.ts userPermissions
- * and the API grant read, as one statement.
- */
-const scopeFactsStatement = reusable("latchkey_scope_facts", (db) =>
-  db
-    .select({
-      granted: sql<string[] | null>`(select g.permissions from api_grants g where g.workspace_id = ${param("workspaceId")} and g.client_pk = ${param("clientPk")} and g.api_id = ${param("apiId")} limit 1)`,
-      held: sql<string[] | null>`(select jsonb_agg(distinct p) from user_roles ur join role_permissions rp on rp.role_id = ur.role_id and rp.api_id = ${param("apiId")}, jsonb_array_elements_text(rp.permissions) as p where ur.workspace_id = ${param("workspaceId")} and ur.user_id = ${param("userId")} and ur.organization_id is not distinct from ${param("organizationId")}::text)`,
-    })
-    .from(sql`(select 1) as one`),
-);
-
-/**
  * The access token's scope: identity scopes of the grant, plus the requested permissions the
- * client may request and the user holds right now (all three must overlap).
+ * client may request and the user holds right now (all three must overlap). One rule, in SQL
+ * (effectiveHumanScopeSql): the code exchange runs it as its own statement, refresh rotation
+ * inside its one statement.
  */
 export async function effectiveHumanScope(
   ctx: EndpointContext,
   input: { requested: string[]; clientPk: string; userId: string; apiId: string | null; organizationId: string | null },
 ): Promise<string[]> {
   const identity = input.requested.filter(isIdentityScope);
-  const wanted = input.requested.filter((s) => !isIdentityScope(s));
-  if (!input.apiId || wanted.length === 0) return identity;
-  // Both facts in one statement, built once (it runs inside the code and refresh transactions).
-  const [row] = await scopeFactsStatement(ctx.service.db, {
+  if (!input.apiId || identity.length === input.requested.length) return identity;
+  // Built once (it runs inside the code exchange's transaction).
+  const [row] = await scopeStatement(ctx.service.db, {
     workspaceId: ctx.workspace.id,
+    requested: JSON.stringify(input.requested),
     clientPk: input.clientPk,
     userId: input.userId,
     apiId: input.apiId,
     organizationId: input.organizationId,
   });
-  if (!row || row.granted === null) return identity;
-  const grant = { permissions: row.granted };
-  const held = new Set(row.held ?? []);
-  const allowed = new Set(grant.permissions);
-  return [...identity, ...wanted.filter((p) => allowed.has(p) && held.has(p))];
+  return row.scope;
 }
 
 /**
- * effectiveHumanScope as one SQL expression (a jsonb array), for statements that issue the access
- * token in place: identity scopes of `requested` first, then the requested permissions the client's
- * API grant lists and the user holds now through roles in `organizationId` (workspace level when
- * null), each group in requested order. Element comparisons mirror the JS one: JSON values for the
- * grant, text for the roles. Kept beside effectiveHumanScope; tests compare the two.
+ * The scope rule as one SQL expression (a jsonb array): identity scopes of `requested` first, then
+ * the requested permissions the client's API grant lists and the user holds now through roles in
+ * `organizationId` (workspace level when null), each group in requested order. Grant permissions
+ * compare as JSON values, role permissions as text. Every value must be typed (`::text`, `::jsonb`).
  */
 export function effectiveHumanScopeSql(input: {
   workspaceId: SQLWrapper;
@@ -91,6 +74,23 @@ export function effectiveHumanScopeSql(input: {
           and ur.organization_id is not distinct from ${input.organizationId} and held.value = r.value))
   ), '[]'::jsonb)`;
 }
+
+const typed = (name: string) => sql`${param(name)}::text`;
+
+const scopeStatement = reusable("latchkey_effective_scope", (db) =>
+  db
+    .select({
+      scope: effectiveHumanScopeSql({
+        workspaceId: typed("workspaceId"),
+        requested: sql`${typed("requested")}::jsonb`,
+        clientPk: typed("clientPk"),
+        userId: typed("userId"),
+        apiId: typed("apiId"),
+        organizationId: typed("organizationId"),
+      }),
+    })
+    .from(sql`(select 1) as one`),
+);
 
 export interface HumanIssue {
   clientPk: string;

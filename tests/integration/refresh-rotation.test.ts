@@ -13,6 +13,8 @@ import { OAuthError } from "../../lib/http/errors";
 import { createService } from "../../lib/service";
 import { findClient } from "../../lib/oauth/clients";
 import { effectiveHumanScope, effectiveHumanScopeSql, subjectFor } from "../../lib/oauth/issue";
+import { userPermissions } from "../../lib/oauth/permissions";
+import { isIdentityScope } from "../../lib/oauth/scopes";
 import { refreshTokenGrant } from "../../lib/oauth/grants/refresh-token";
 import { purgeExpiredAccessTokens } from "../../lib/oauth/token-purge";
 import { basic, call, createHarness, exchangeCode, seed, signIn, uniqueWorkspaceId, type Harness } from "../helpers/harness";
@@ -371,8 +373,27 @@ describe("another client presenting a refresh token", () => {
   });
 });
 
-describe("the scope expression of the rotation", () => {
-  it("agrees with effectiveHumanScope", async () => {
+/**
+ * The scope rule written out from the tables, independently of the SQL: identity scopes in
+ * requested order, then the requested permissions the client's API grant lists and the user's
+ * roles grant on that API at the organization's level (workspace level when null).
+ */
+async function expectedScope(input: { requested: string[]; clientPk: string; userId: string; apiId: string | null; organizationId: string | null }) {
+  const identity = input.requested.filter(isIdentityScope);
+  const wanted = input.requested.filter((s) => !isIdentityScope(s));
+  if (!input.apiId) return identity;
+  const [grant] = await h.service.db
+    .select({ permissions: apiGrants.permissions })
+    .from(apiGrants)
+    .where(and(eq(apiGrants.workspaceId, ws), eq(apiGrants.clientPk, input.clientPk), eq(apiGrants.apiId, input.apiId)))
+    .limit(1);
+  if (!grant) return identity;
+  const held = await userPermissions(h.service.db, ws, input.userId, input.apiId, input.organizationId);
+  return [...identity, ...wanted.filter((p) => grant.permissions.includes(p) && held.has(p))];
+}
+
+describe("the scope rule", () => {
+  it("gives the same scope in the rotation's expression and the code exchange's statement as the rule written out", async () => {
     const ctx = await context();
     const [ada, bob] = [await userId(ADA.email), await userId(BOB.email)];
     const pks = await Promise.all([SPA.client_id, WEB.client_id, M2M.client_id].map(async (c) => (await findClient(ctx, c))!.id));
@@ -402,7 +423,9 @@ describe("the scope expression of the rotation", () => {
                   }),
                 })
                 .from(sql`(select 1) as one`);
-              expect(row.scope, JSON.stringify(input)).toEqual(await effectiveHumanScope(ctx, input));
+              const expected = await expectedScope(input);
+              expect(row.scope, JSON.stringify(input)).toEqual(expected);
+              expect(await effectiveHumanScope(ctx, input), JSON.stringify(input)).toEqual(expected);
               compared++;
             }
     expect(compared).toBe(5 * 2 * 3 * 3 * 3);
