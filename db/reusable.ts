@@ -4,19 +4,25 @@ interface Executable<R> {
   execute(values?: Record<string, unknown>): Promise<R>;
 }
 
-interface Bindable<R> extends Executable<R> {
+/** What a prepared query takes from the session that prepared it. */
+interface SessionParts {
   client?: unknown;
+  logger?: unknown;
+  cache?: unknown;
 }
 
-type Session = { client?: unknown; constructor: unknown };
+type Bindable<R> = Executable<R> & SessionParts;
+
+type Session = SessionParts & { constructor: unknown };
 
 /**
  * A statement whose SQL is built once and then executed on any handle of the database: the root
  * handle or a transaction. drizzle builds a query's SQL text on every execution, and for the
  * multi-join statements of refresh rotation that costs more CPU than the round trip itself;
  * `.prepare()` keeps the build, but is bound to one handle, and every transaction has its own.
- * The prepared query is re-bound to the transaction's driver client (postgres.js or PGlite keep
- * it in `client`); anything else falls back to building the statement as usual.
+ * The prepared query is re-bound to the executing handle's own driver client, logger and cache
+ * (postgres.js and PGlite sessions keep them as `client`, `logger`, `cache`), so it runs and logs
+ * as if that handle had prepared it; anything else falls back to building the statement as usual.
  */
 export function reusable<R>(name: string, build: (db: Database) => { prepare(name: string): Executable<R> }) {
   // One template per driver session class: tests may open PGlite and PostgreSQL in one process.
@@ -31,8 +37,9 @@ export function reusable<R>(name: string, build: (db: Database) => { prepare(nam
       if (!("client" in template)) return template.execute(values);
       templates.set(session.constructor, template);
     }
-    const bound: Bindable<R> =
-      template.client === client ? template : Object.assign(Object.create(Object.getPrototypeOf(template) as object) as Bindable<R>, template, { client });
+    const own: SessionParts = { client, logger: session.logger, cache: session.cache };
+    const same = template.client === own.client && template.logger === own.logger && template.cache === own.cache;
+    const bound: Bindable<R> = same ? template : Object.assign(Object.create(Object.getPrototypeOf(template) as object) as Bindable<R>, template, own);
     return bound.execute(values);
   };
 }
