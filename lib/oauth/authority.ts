@@ -1,6 +1,7 @@
 import { and, eq, exists, sql } from "drizzle-orm";
 import { alias, type SelectedFields } from "drizzle-orm/pg-core";
 import type { Database } from "../../db/client";
+import { reusable } from "../../db/reusable";
 import {
   accessTokens,
   apiGrants,
@@ -112,27 +113,19 @@ type AuthorityRow = Awaited<ReturnType<typeof selectAuthority<Record<never, neve
  * client and the credential that obtained them. Returns null for unknown tokens.
  */
 export async function loadTokenAuthority(ctx: EndpointContext, token: string): Promise<TokenAuthority | null> {
-  const db = ctx.service.db;
-  let prepared = lookups.get(db);
-  if (!prepared) {
-    prepared = prepareLookup(db);
-    lookups.set(db, prepared);
-  }
   const now = ctx.service.clock.now();
-  const [row] = await prepared.execute({ workspaceId: ctx.workspace.id, tokenHash: sha256Hex(token) });
+  const [row] = await lookupStatement(ctx.service.db, { workspaceId: ctx.workspace.id, tokenHash: sha256Hex(token) });
   if (!row) return null;
   return toAuthority(row, now);
 }
 
-/** The lookup above, prepared once per database handle: the session check's, UserInfo's and introspection's hot path. */
-function prepareLookup(db: Database) {
+/** The lookup above, built and prepared once: the session check's, UserInfo's and introspection's hot path. */
+const lookupStatement = reusable("latchkey_token_authority", (db) => {
   return selectAuthority(db, {})
     .where(and(eq(accessTokens.workspaceId, sql.placeholder("workspaceId")), eq(accessTokens.tokenHash, sql.placeholder("tokenHash"))))
     .limit(1)
-    .prepare("latchkey_token_authority");
-}
+});
 
-const lookups = new WeakMap<Database, ReturnType<typeof prepareLookup>>();
 
 /** The confidential client asking about a token, as recalled from memory: the statement re-checks it. */
 export interface RecalledCaller {
@@ -150,9 +143,9 @@ const nowParam = sql`${sql.placeholder("now")}::timestamptz`;
  * loadTokenAuthority's lookup, plus whether the caller's secret is unrevoked and unexpired and its
  * client still active, of the type and client_id recalled. Driven from the caller's secret row
  * (the right join), so that answer comes back even for an unknown token; no row means the secret
- * no longer exists. Prepared once per database handle: introspection's hot path.
+ * no longer exists. Built and prepared once: introspection's hot path.
  */
-function prepareCallerLookup(db: Database) {
+const callerLookupStatement = reusable("latchkey_token_authority_for_caller", (db) => {
   return selectAuthority(db, {
     callerLive: sql<boolean>`(${callerSecret.revokedAt} is null and ${callerSecret.expiresAt} > ${nowParam} and ${caller.active} and ${caller.type} = ${sql.placeholder("clientType")} and ${caller.clientId} = ${sql.placeholder("clientId")})`,
   })
@@ -160,10 +153,8 @@ function prepareCallerLookup(db: Database) {
     .innerJoin(caller, and(eq(caller.id, callerSecret.clientPk), eq(caller.workspaceId, callerSecret.workspaceId)))
     .where(and(eq(callerSecret.workspaceId, sql.placeholder("workspaceId")), eq(callerSecret.id, sql.placeholder("credentialId")), eq(callerSecret.clientPk, sql.placeholder("clientPk"))))
     .limit(1)
-    .prepare("latchkey_token_authority_for_caller");
-}
+});
 
-const callerLookups = new WeakMap<Database, ReturnType<typeof prepareCallerLookup>>();
 
 /**
  * One SQL round trip for introspection with a memoized caller: the token with its authority chain
@@ -174,14 +165,8 @@ export async function loadTokenAuthorityForCaller(
   token: string,
   recalled: RecalledCaller,
 ): Promise<{ callerLive: boolean; authority: TokenAuthority | null }> {
-  const db = ctx.service.db;
-  let prepared = callerLookups.get(db);
-  if (!prepared) {
-    prepared = prepareCallerLookup(db);
-    callerLookups.set(db, prepared);
-  }
   const at = ctx.service.clock.now();
-  const [row] = await prepared.execute({
+  const [row] = await callerLookupStatement(ctx.service.db, {
     workspaceId: ctx.workspace.id,
     tokenHash: sha256Hex(token),
     credentialId: recalled.credentialId,
@@ -269,9 +254,9 @@ const asJsonbArray = sql`jsonb_build_array(${permission}::text)`;
 
 /**
  * The token, its chain and the permission facts in one statement (EXISTS subqueries correlated
- * with the token row), prepared once per database handle: the permission check's hot path.
+ * with the token row), built and prepared once: the permission check's hot path.
  */
-function prepareProbe(db: Database) {
+const probeStatement = reusable("latchkey_token_permission_probe", (db) => {
   const userHolds = exists(
     db
       .select({ one: sql`1` })
@@ -324,10 +309,8 @@ function prepareProbe(db: Database) {
   })
     .where(and(eq(accessTokens.workspaceId, sql.placeholder("workspaceId")), eq(accessTokens.tokenHash, sql.placeholder("tokenHash"))))
     .limit(1)
-    .prepare("latchkey_token_permission_probe");
-}
+});
 
-const probes = new WeakMap<Database, ReturnType<typeof prepareProbe>>();
 
 /**
  * loadTokenAuthority plus the facts about one permission, in one SQL round trip. Nothing is
@@ -338,14 +321,8 @@ export async function loadTokenAuthorityWithPermission(
   token: string,
   probe: PermissionProbe,
 ): Promise<{ authority: TokenAuthority; facts: PermissionFacts } | null> {
-  const db = ctx.service.db;
-  let prepared = probes.get(db);
-  if (!prepared) {
-    prepared = prepareProbe(db);
-    probes.set(db, prepared);
-  }
   const now = ctx.service.clock.now();
-  const [row] = await prepared.execute({
+  const [row] = await probeStatement(ctx.service.db, {
     workspaceId: ctx.workspace.id,
     tokenHash: sha256Hex(token),
     permission: probe.permission,

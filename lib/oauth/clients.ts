@@ -1,5 +1,5 @@
 import { and, eq, gt, isNull, sql } from "drizzle-orm";
-import type { Database } from "../../db/client";
+import { reusable } from "../../db/reusable";
 import { clientSecrets, clients } from "../../db/schema";
 import { safeEqual, sha256Hex } from "../crypto";
 import { invalidClient, invalidRequest, OAuthError } from "../http/errors";
@@ -224,11 +224,11 @@ interface ActiveSecret {
 }
 
 /**
- * The client and its active secrets in one round trip, prepared once per database handle:
+ * The client and its active secrets in one round trip, built and prepared once:
  * confidential authentication on the token and introspection hot paths.
  */
-function prepareClientWithSecrets(db: Database) {
-  return db
+const clientWithSecretsStatement = reusable("latchkey_client_with_secrets", (db) =>
+  db
     .select({ client: clients, secretId: clientSecrets.id, secretHash: clientSecrets.secretHash, lastUsedAt: clientSecrets.lastUsedAt })
     .from(clients)
     .leftJoin(
@@ -240,20 +240,11 @@ function prepareClientWithSecrets(db: Database) {
         gt(clientSecrets.expiresAt, sql`${sql.placeholder("now")}::timestamptz`),
       ),
     )
-    .where(and(eq(clients.workspaceId, sql.placeholder("workspaceId")), eq(clients.clientId, sql.placeholder("clientId"))))
-    .prepare("latchkey_client_with_secrets");
-}
-
-const clientLookups = new WeakMap<Database, ReturnType<typeof prepareClientWithSecrets>>();
+    .where(and(eq(clients.workspaceId, sql.placeholder("workspaceId")), eq(clients.clientId, sql.placeholder("clientId")))),
+);
 
 async function findClientWithSecrets(ctx: EndpointContext, clientId: string): Promise<{ client: ClientRow | undefined; secrets: ActiveSecret[] }> {
-  const db = ctx.service.db;
-  let prepared = clientLookups.get(db);
-  if (!prepared) {
-    prepared = prepareClientWithSecrets(db);
-    clientLookups.set(db, prepared);
-  }
-  const rows = await prepared.execute({ workspaceId: ctx.workspace.id, clientId, now: ctx.service.clock.now().toISOString() });
+  const rows = await clientWithSecretsStatement(ctx.service.db, { workspaceId: ctx.workspace.id, clientId, now: ctx.service.clock.now().toISOString() });
   const secrets: ActiveSecret[] = [];
   for (const row of rows) if (row.secretId !== null && row.secretHash !== null) secrets.push({ id: row.secretId, secretHash: row.secretHash, lastUsedAt: row.lastUsedAt });
   return { client: rows[0]?.client, secrets };

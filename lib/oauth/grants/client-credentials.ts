@@ -1,5 +1,5 @@
 import { and, eq, gt, isNull, sql } from "drizzle-orm";
-import type { Database } from "../../../db/client";
+import { reusable } from "../../../db/reusable";
 import { accessTokens, apiGrants, apis, clients, clientSecrets } from "../../../db/schema";
 import { addMs } from "../../clock";
 import { sha256Hex } from "../../crypto";
@@ -13,12 +13,12 @@ import type { GrantHandler } from "./types";
 const param = (name: string) => sql.placeholder(name);
 
 /**
- * The workload token insert of the grant below, prepared once per database handle. It is also the
+ * The workload token insert of the grant below, built and prepared once. It is also the
  * liveness check of a memoized credential: nothing is inserted unless the secret is unrevoked and
  * unexpired and its client is still an active M2M client with this client_id.
  */
-function prepareIssue(db: Database) {
-  return db
+const issueStatement = reusable("latchkey_issue_workload_token", (db) =>
+  db
     .insert(accessTokens)
     .select(
       db
@@ -59,19 +59,8 @@ function prepareIssue(db: Database) {
         )
         .limit(1),
     )
-    .returning({ tokenHash: accessTokens.tokenHash })
-    .prepare("latchkey_issue_workload_token");
-}
-
-const issues = new WeakMap<Database, ReturnType<typeof prepareIssue>>();
-function preparedIssue(db: Database) {
-  let prepared = issues.get(db);
-  if (!prepared) {
-    prepared = prepareIssue(db);
-    issues.set(db, prepared);
-  }
-  return prepared;
-}
+    .returning({ tokenHash: accessTokens.tokenHash }),
+);
 
 interface WorkloadRequest {
   resource: string;
@@ -105,7 +94,7 @@ function readRequest(params: Map<string, string>, { client, credentialId, method
 async function issue(ctx: EndpointContext, { client, credentialId }: AuthenticatedClient, { resource, scope }: WorkloadRequest) {
   const now = ctx.service.clock.now();
   const token = newAccessToken();
-  const inserted = await preparedIssue(ctx.service.db).execute({
+  const inserted = await issueStatement(ctx.service.db, {
     tokenHash: sha256Hex(token),
     workspaceId: ctx.workspace.id,
     credentialId,
