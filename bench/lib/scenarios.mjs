@@ -33,6 +33,27 @@ async function m2mToken(env) {
 
 const bearer = (token) => ({ authorization: `Bearer ${token}` });
 
+/** The permission check for `permission` at workspace level, answered `{"allowed": allowed}`. */
+function permissionCheck(name, title, permission, allowed) {
+  return {
+    name,
+    title,
+    async prepare(env) {
+      const token = await env.human.freshAccessToken();
+      return {
+        req: {
+          method: "POST",
+          path: `${env.prefix}/authorization/check`,
+          headers: { ...bearer(token), "content-type": JSON_TYPE },
+          body: JSON.stringify({ resource: env.resource, permission, organization_id: null }),
+        },
+        expectStatus: 200,
+        check: (body) => body === JSON.stringify({ allowed }),
+      };
+    },
+  };
+}
+
 export const SCENARIOS = [
   {
     name: "cc",
@@ -79,40 +100,8 @@ export const SCENARIOS = [
       };
     },
   },
-  {
-    name: "check-allowed",
-    title: "permission check, allowed (POST /authorization/check)",
-    async prepare(env) {
-      const token = await env.human.freshAccessToken();
-      return {
-        req: {
-          method: "POST",
-          path: `${env.prefix}/authorization/check`,
-          headers: { ...bearer(token), "content-type": JSON_TYPE },
-          body: JSON.stringify({ resource: env.resource, permission: "read:things", organization_id: null }),
-        },
-        expectStatus: 200,
-        check: (body) => body === '{"allowed":true}',
-      };
-    },
-  },
-  {
-    name: "check-denied",
-    title: "permission check, denied (a permission the user does not hold)",
-    async prepare(env) {
-      const token = await env.human.freshAccessToken();
-      return {
-        req: {
-          method: "POST",
-          path: `${env.prefix}/authorization/check`,
-          headers: { ...bearer(token), "content-type": JSON_TYPE },
-          body: JSON.stringify({ resource: env.resource, permission: "write:things", organization_id: null }),
-        },
-        expectStatus: 200,
-        check: (body) => body === '{"allowed":false}',
-      };
-    },
-  },
+  permissionCheck("check-allowed", "permission check, allowed (POST /authorization/check)", "read:things", true),
+  permissionCheck("check-denied", "permission check, denied (a permission the user does not hold)", "write:things", false),
   {
     name: "userinfo",
     title: "UserInfo (GET /oidc/userinfo, human token)",
