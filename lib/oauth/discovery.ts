@@ -1,6 +1,7 @@
 import { and, desc, eq, ne } from "drizzle-orm";
 import { apiGrants, apis, clients } from "../../db/schema";
 import type { Endpoint, EndpointContext } from "../http/context";
+import { publicDocument } from "../http/cors";
 import { invalidRequest, json, notFound } from "../http/errors";
 import { findClient, type ClientRow } from "./clients";
 import { getPublicJwks } from "./keys";
@@ -17,7 +18,7 @@ export async function scopesForClient(ctx: EndpointContext, client: ClientRow): 
   return [...scopes].sort();
 }
 
-export const discoveryEndpoint: Endpoint = async (request, ctx) => {
+export const discoveryEndpoint: Endpoint = publicDocument(async (request, ctx) => {
   const url = new URL(request.url);
   for (const name of url.searchParams.keys()) {
     if (name !== "client_id") throw invalidRequest(`Parameter ${name} is not recognized`);
@@ -68,9 +69,9 @@ export const discoveryEndpoint: Endpoint = async (request, ctx) => {
     // Public and cacheable, but short: scope metadata follows client changes.
     { "Cache-Control": "public, max-age=60" },
   );
-};
+});
 
-export const jwksEndpoint: Endpoint = async (request, ctx) => {
+export const jwksEndpoint: Endpoint = publicDocument(async (request, ctx) => {
   const url = new URL(request.url);
   for (const name of url.searchParams.keys()) {
     if (name !== "client_id") throw invalidRequest(`Parameter ${name} is not recognized`);
@@ -78,4 +79,4 @@ export const jwksEndpoint: Endpoint = async (request, ctx) => {
   const keys = await getPublicJwks(ctx.service, ctx.workspace.id);
   // Rotation pre-publishes the next key well ahead of use, so a 5-minute cache never misses a kid for long.
   return json({ keys }, 200, { "Cache-Control": "public, max-age=300, must-revalidate" });
-};
+});

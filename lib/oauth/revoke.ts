@@ -3,7 +3,8 @@ import { accessTokens, grants, refreshTokens } from "../../db/schema";
 import { recordAudit } from "../audit/events";
 import { sha256Hex } from "../crypto";
 import type { Endpoint, EndpointContext } from "../http/context";
-import { invalidRequest } from "../http/errors";
+import { answerUnknownClientError, withCors } from "../http/cors";
+import { errorToResponse, invalidRequest } from "../http/errors";
 import { readOAuthForm } from "../http/form";
 import { inTransaction } from "../http/transaction";
 import { authenticateClient, type AuthenticatedClient } from "./clients";
@@ -119,19 +120,30 @@ async function revokeRefreshToken(ctx: EndpointContext, client: AuthenticatedCli
  * token, access or refresh, ends its whole grant (refresh family) and every access token issued
  * from it; a workload token ends only itself. The answer is 200 with no body whether the token
  * was revoked, unknown, already dead or another client's, so nothing about it is disclosed.
- * Database failures surface as 503 through the router: never a partial "success" by guess.
+ * Database failures surface as 503: never a partial "success" by guess.
  */
 export const revokeEndpoint: Endpoint = async (request, ctx) => {
-  const params = await readOAuthForm(request, TOKEN_ENDPOINT_PARAMETERS);
-  const client = await authenticateClient(request, params, ctx);
-  const { token, order } = readTokenParameters(params);
-  const hash = sha256Hex(token);
-  // One transaction: the family, its access tokens and the audit event change together or not at all.
-  await inTransaction(ctx, async (tx) => {
-    for (const kind of order) {
-      const found = kind === "access_token" ? await revokeAccessToken(tx, client, hash) : await revokeRefreshToken(tx, client, hash);
-      if (found) return;
-    }
-  });
-  return lightResponse(null, 200, { "Cache-Control": "no-store", Pragma: "no-cache" });
+  let params: Map<string, string>;
+  let client: AuthenticatedClient;
+  try {
+    params = await readOAuthForm(request, TOKEN_ENDPOINT_PARAMETERS);
+    client = await authenticateClient(request, params, ctx);
+  } catch (error) {
+    return answerUnknownClientError(error, request, ctx);
+  }
+  // From here on a browser client may read the answer, errors included.
+  try {
+    const { token, order } = readTokenParameters(params);
+    const hash = sha256Hex(token);
+    // One transaction: the family, its access tokens and the audit event change together or not at all.
+    await inTransaction(ctx, async (tx) => {
+      for (const kind of order) {
+        const found = kind === "access_token" ? await revokeAccessToken(tx, client, hash) : await revokeRefreshToken(tx, client, hash);
+        if (found) return;
+      }
+    });
+    return withCors(lightResponse(null, 200, { "Cache-Control": "no-store", Pragma: "no-cache" }), client.corsOrigin);
+  } catch (error) {
+    return withCors(errorToResponse(error), client.corsOrigin);
+  }
 };

@@ -1,6 +1,6 @@
 import { epochSeconds } from "../clock";
 import type { Endpoint } from "../http/context";
-import { withCors } from "../http/cors";
+import { answerUnknownClientError, withCors } from "../http/cors";
 import { json } from "../http/errors";
 import { requireHumanToken } from "./bearer";
 
@@ -9,6 +9,11 @@ import { requireHumanToken } from "./bearer";
  * are current; 401 otherwise (M2M tokens have no grant or session and never pass).
  */
 export const sessionCheckEndpoint: Endpoint = async (request, ctx) => {
-  const { authority, origin } = await requireHumanToken(request, ctx);
-  return withCors(json({ active: true, iss: ctx.issuer, client_id: authority.clientId, sub: authority.subject, exp: epochSeconds(authority.expiresAt) }), origin);
+  try {
+    const { authority, origin } = await requireHumanToken(request, ctx);
+    return withCors(json({ active: true, iss: ctx.issuer, client_id: authority.clientId, sub: authority.subject, exp: epochSeconds(authority.expiresAt) }), origin);
+  } catch (error) {
+    // Every failure comes before the token's client is confirmed.
+    return answerUnknownClientError(error, request, ctx);
+  }
 };

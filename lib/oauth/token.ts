@@ -1,8 +1,8 @@
 import type { Endpoint } from "../http/context";
 import { errorToResponse, invalidRequest, json, unsupportedGrantType } from "../http/errors";
-import { withCors } from "../http/cors";
+import { answerUnknownClientError, withCors } from "../http/cors";
 import { readOAuthForm } from "../http/form";
-import { authenticateClient } from "./clients";
+import { authenticateClient, type AuthenticatedClient } from "./clients";
 import { authorizationCodeGrant } from "./grants/authorization-code";
 import { clientCredentialsGrant } from "./grants/client-credentials";
 import { refreshTokenGrant } from "./grants/refresh-token";
@@ -15,16 +15,24 @@ export function registerGrant(grant: GrantHandler): void {
 }
 
 export const tokenEndpoint: Endpoint = async (request, ctx) => {
-  const params = await readOAuthForm(request);
-  const grantType = params.get("grant_type");
-  if (!grantType) throw invalidRequest("grant_type is required");
-  const grant = registry.get(grantType);
-  if (!grant) throw unsupportedGrantType(`grant_type ${grantType} is not supported`);
-  const client = await authenticateClient(request, params, ctx);
+  let client: AuthenticatedClient;
+  let params: Map<string, string>;
+  let grant: GrantHandler;
+  try {
+    params = await readOAuthForm(request);
+    const grantType = params.get("grant_type");
+    if (!grantType) throw invalidRequest("grant_type is required");
+    const found = registry.get(grantType);
+    if (!found) throw unsupportedGrantType(`grant_type ${grantType} is not supported`);
+    grant = found;
+    client = await authenticateClient(request, params, ctx);
+  } catch (error) {
+    return answerUnknownClientError(error, request, ctx);
+  }
   // From here on a browser client may read the answer, errors included.
   try {
     for (const name of params.keys()) {
-      if (!grant.parameters.has(name)) throw invalidRequest(`Parameter ${name} is not recognized for ${grantType}`);
+      if (!grant.parameters.has(name)) throw invalidRequest(`Parameter ${name} is not recognized for ${grant.grantType}`);
     }
     return withCors(json(await grant.handle(params, client, ctx)), client.corsOrigin);
   } catch (error) {

@@ -1,17 +1,22 @@
 import type { Endpoint } from "../http/context";
-import { withCors } from "../http/cors";
+import { answerUnknownClientError, withCors } from "../http/cors";
 import { json } from "../http/errors";
 import { requireHumanToken } from "./bearer";
 
 export const userinfoEndpoint: Endpoint = async (request, ctx) => {
-  const { authority, origin } = await requireHumanToken(request, ctx);
-  const body: Record<string, unknown> = { sub: authority.subject };
-  if (authority.organizationId) body.organization_id = authority.organizationId;
-  if (authority.connectionId) body.connection_id = authority.connectionId;
-  if (authority.scope.includes("email")) {
-    body.email = authority.email;
-    body.email_verified = authority.emailVerified === true;
+  try {
+    const { authority, origin } = await requireHumanToken(request, ctx);
+    const body: Record<string, unknown> = { sub: authority.subject };
+    if (authority.organizationId) body.organization_id = authority.organizationId;
+    if (authority.connectionId) body.connection_id = authority.connectionId;
+    if (authority.scope.includes("email")) {
+      body.email = authority.email;
+      body.email_verified = authority.emailVerified === true;
+    }
+    if (authority.scope.includes("profile") && authority.name && authority.name.trim() !== "") body.name = authority.name;
+    return withCors(json(body), origin);
+  } catch (error) {
+    // Every failure comes before the token's client is confirmed.
+    return answerUnknownClientError(error, request, ctx);
   }
-  if (authority.scope.includes("profile") && authority.name && authority.name.trim() !== "") body.name = authority.name;
-  return withCors(json(body), origin);
 };

@@ -1,4 +1,5 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDatabase, type DatabaseHandle } from "../../db/client";
 import { authorizeQuery, call, createHarness, exchangeCode, seed, signIn, uniqueWorkspaceId, type Harness } from "../helpers/harness";
 import { ADA, SPA, standardWorkspace } from "../helpers/fixtures";
 
@@ -69,6 +70,126 @@ describe("CORS for browser applications", () => {
     expect(res.headers.get("access-control-allow-origin")).toBeNull();
     const preflight = await call(h, `/t/${ws}/oauth2/authorize`, { method: "OPTIONS", headers: { origin: APP_ORIGIN } });
     expect(preflight.headers.get("access-control-allow-origin")).toBeNull();
+  });
+});
+
+describe("CORS for the public documents", () => {
+  const ANY_ORIGIN = "https://anywhere.example.org";
+  const documents = [`/.well-known/openid-configuration`, `/.well-known/jwks.json`, `/.well-known/openid-configuration?client_id=${SPA.client_id}`];
+
+  it("serves discovery and JWKS to any origin, without credentials", async () => {
+    for (const path of documents) {
+      const res = await call(h, `/t/${ws}${path}`, { headers: { origin: ANY_ORIGIN } });
+      expect(res.status).toBe(200);
+      expect(res.headers.get("access-control-allow-origin")).toBe("*");
+      expect(res.headers.get("access-control-allow-credentials")).toBeNull();
+    }
+  });
+
+  it("lets any origin read their errors too", async () => {
+    for (const [path, status] of [[`/.well-known/openid-configuration?client_id=nobody`, 404], [`/.well-known/openid-configuration?x=1`, 400], [`/.well-known/jwks.json?x=1`, 400]] as const) {
+      const res = await call(h, `/t/${ws}${path}`, { headers: { origin: ANY_ORIGIN } });
+      expect(res.status).toBe(status);
+      expect(res.headers.get("access-control-allow-origin")).toBe("*");
+    }
+  });
+
+  it("answers their preflight for any origin", async () => {
+    for (const path of [`/.well-known/openid-configuration`, `/.well-known/jwks.json`]) {
+      const res = await call(h, `/t/${ws}${path}`, { method: "OPTIONS", headers: { origin: ANY_ORIGIN, "access-control-request-method": "GET" } });
+      expect(res.status).toBe(204);
+      expect(res.headers.get("access-control-allow-origin")).toBe("*");
+      expect(res.headers.get("access-control-allow-methods")).toContain("GET");
+      expect(res.headers.get("access-control-allow-credentials")).toBeNull();
+    }
+  });
+});
+
+describe("CORS on revocation", () => {
+  it("lets the registered origin read the 200 of a revocation that happened", async () => {
+    const { form } = await spaTokens();
+    const tokens = await (await call(h, `/t/${ws}/oauth2/token`, { form })).json();
+    const res = await call(h, `/t/${ws}/oauth2/revoke`, { form: { token: tokens.refresh_token, client_id: SPA.client_id }, headers: { origin: APP_ORIGIN } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("access-control-allow-origin")).toBe(APP_ORIGIN);
+    expect(res.headers.get("vary")).toContain("Origin");
+    expect((await call(h, `/t/${ws}/oidc/session`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).status).toBe(401);
+  });
+
+  it("lets the registered origin read its errors, before and after the client is known", async () => {
+    const unknownClient = await call(h, `/t/${ws}/oauth2/revoke`, { form: { token: "lkr_x", client_id: "nobody" }, headers: { origin: APP_ORIGIN } });
+    expect(unknownClient.status).toBe(401);
+    expect(unknownClient.headers.get("access-control-allow-origin")).toBe(APP_ORIGIN);
+    const badHint = await call(h, `/t/${ws}/oauth2/revoke`, { form: { token: "lkr_x", token_type_hint: "id_token", client_id: SPA.client_id }, headers: { origin: APP_ORIGIN } });
+    expect(badHint.status).toBe(400);
+    expect(badHint.headers.get("access-control-allow-origin")).toBe(APP_ORIGIN);
+  });
+
+  it("gives no grant to an origin no client registered", async () => {
+    const res = await call(h, `/t/${ws}/oauth2/revoke`, { form: { token: "lkr_x", client_id: SPA.client_id }, headers: { origin: "https://evil.example" } });
+    expect(res.status).toBe(403);
+    expect(res.headers.get("access-control-allow-origin")).toBeNull();
+  });
+});
+
+describe("CORS on errors before the client is known", () => {
+  const endpoints = [`/oidc/userinfo`, `/oidc/session`];
+
+  it("lets a registered origin read the 401 of an invalid or missing token, with WWW-Authenticate exposed", async () => {
+    for (const path of endpoints) {
+      for (const headers of [{ authorization: "Bearer lka_not-a-token" }, {}] as Record<string, string>[]) {
+        const res = await call(h, `/t/${ws}${path}`, { headers: { ...headers, origin: APP_ORIGIN } });
+        expect(res.status).toBe(401);
+        expect(res.headers.get("access-control-allow-origin")).toBe(APP_ORIGIN);
+        expect(res.headers.get("access-control-expose-headers")).toContain("WWW-Authenticate");
+        expect(res.headers.get("www-authenticate")).toBeTruthy();
+      }
+    }
+  });
+
+  it("gives no grant to an origin no active public client registered", async () => {
+    // web.example.test is a confidential client's host, not a registered browser origin.
+    for (const origin of ["https://evil.example", "https://web.example.test"]) {
+      const res = await call(h, `/t/${ws}/oidc/session`, { headers: { authorization: "Bearer lka_not-a-token", origin } });
+      expect(res.status).toBe(401);
+      expect(res.headers.get("access-control-allow-origin")).toBeNull();
+    }
+  });
+
+  it("lets a registered origin read the token endpoint's errors for an unknown client or grant type", async () => {
+    const unknown = await call(h, `/t/${ws}/oauth2/token`, { form: { grant_type: "refresh_token", refresh_token: "lkr_x", client_id: "nobody" }, headers: { origin: APP_ORIGIN } });
+    expect(unknown.status).toBe(401);
+    expect(unknown.headers.get("access-control-allow-origin")).toBe(APP_ORIGIN);
+    const grantType = await call(h, `/t/${ws}/oauth2/token`, { form: { grant_type: "password", client_id: SPA.client_id }, headers: { origin: APP_ORIGIN } });
+    expect(grantType.status).toBe(400);
+    expect(grantType.headers.get("access-control-allow-origin")).toBe(APP_ORIGIN);
+    const evil = await call(h, `/t/${ws}/oauth2/token`, { form: { grant_type: "refresh_token", refresh_token: "lkr_x", client_id: "nobody" }, headers: { origin: "https://evil.example" } });
+    expect(evil.headers.get("access-control-allow-origin")).toBeNull();
+  });
+
+  describe("when the database fails after the origin was confirmed", () => {
+    let down: DatabaseHandle;
+    beforeAll(async () => {
+      // Nothing listens on port 9: every query fails to connect.
+      down = await openDatabase({ databaseUrl: "postgres://postgres@127.0.0.1:9/latchkey" });
+    });
+    afterAll(async () => down.close());
+
+    it("keeps the 503 of UserInfo and the session check readable by the origin the preflight confirmed", async () => {
+      for (const path of endpoints) {
+        const preflight = await call(h, `/t/${ws}${path}`, { method: "OPTIONS", headers: { origin: APP_ORIGIN, "access-control-request-method": "GET" } });
+        expect(preflight.status).toBe(204);
+        // Same process caches (the workspace is resolved from them), a database that no longer answers.
+        const failing: Harness = { ...h, service: { ...h.service, db: down.db } };
+        const res = await call(failing, `/t/${ws}${path}`, { headers: { authorization: "Bearer lka_not-a-token", origin: APP_ORIGIN } });
+        expect(res.status).toBe(503);
+        expect(res.headers.get("access-control-allow-origin")).toBe(APP_ORIGIN);
+        expect(res.headers.get("access-control-expose-headers")).toContain("Retry-After");
+        const unconfirmed = await call(failing, `/t/${ws}${path}`, { headers: { authorization: "Bearer lka_not-a-token", origin: "https://evil.example" } });
+        expect(unconfirmed.status).toBe(503);
+        expect(unconfirmed.headers.get("access-control-allow-origin")).toBeNull();
+      }
+    });
   });
 });
 
