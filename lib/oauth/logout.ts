@@ -10,13 +10,13 @@ import { findClient } from "./clients";
 import { subjectFor } from "./issue";
 
 const ACCEPTED = new Set(["client_id", "post_logout_redirect_uri"]);
-/** Named so the page can say why, rather than just "not recognized". */
-const REFUSED: Record<string, string> = {
-  id_token_hint: "id_token_hint is not accepted; send only client_id and post_logout_redirect_uri.",
-  state: "state is not accepted; send only client_id and post_logout_redirect_uri.",
-  logout_hint: "logout_hint is not accepted; send only client_id and post_logout_redirect_uri.",
-  ui_locales: "ui_locales is not accepted; send only client_id and post_logout_redirect_uri.",
-};
+/**
+ * Named so the page can say why, rather than just "not recognized". A Map, since parameter names
+ * are the client's: a plain object would answer `toString` or `constructor` from its prototype.
+ */
+const REFUSED: ReadonlyMap<string, string> = new Map(
+  ["id_token_hint", "state", "logout_hint", "ui_locales"].map((name) => [name, `${name} is not accepted; send only client_id and post_logout_redirect_uri.`]),
+);
 
 const refused = (message: string, status = 400) =>
   hostedErrorPage(status, "Sign-out failed", message, "invalid_request", "Return to the application you came from; it can end your session there.");
@@ -48,7 +48,8 @@ async function logout(request: Request, ctx: EndpointContext): Promise<Response>
   const query = new URL(request.url).searchParams;
   const seen = new Set<string>();
   for (const name of query.keys()) {
-    if (REFUSED[name]) return refused(REFUSED[name]);
+    const reason = REFUSED.get(name);
+    if (reason) return refused(reason);
     if (!ACCEPTED.has(name)) return refused(`Parameter ${name} is not accepted; send only client_id and post_logout_redirect_uri.`);
     if (seen.has(name)) return refused(`Parameter ${name} is duplicated.`);
     seen.add(name);
