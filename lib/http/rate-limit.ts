@@ -1,10 +1,16 @@
+import { createHash } from "node:crypto";
 import { lt, sql } from "drizzle-orm";
 import { rateLimits } from "../../db/schema";
 import type { Database } from "../../db/client";
 import type { Clock } from "../clock";
+import { isStorableText } from "./text";
+export { CLIENT_ADDRESS_HEADER, clientAddress } from "./client-address";
 
 interface Counter {
   windowStart: number;
+  windowEnd: number;
+  /** The limit the counter was last asked about, so eviction can tell who it is blocking. */
+  limit: number;
   /** The shared count as the database last reported it (all instances). */
   shared: number;
   /** Hits counted here and not yet added to the database. */
@@ -19,13 +25,35 @@ export interface Decision {
 }
 
 const SYNC_INTERVAL_MS = 250;
-const MAX_KEYS = 50_000;
+/** Keys are often built from client text (client ids, emails): longer ones are kept as a digest. */
+export const MAX_KEY_LENGTH = 128;
+/** Counters held in memory; the database keeps every count, so a dropped counter only resyncs. */
+export const MAX_ENTRIES = 20_000;
+/** Eviction frees down to this, so its scan is paid once per 2,000 new keys, not per key. */
+const LOW_WATER = MAX_ENTRIES - MAX_ENTRIES / 10;
+
+/**
+ * The key as held in memory and stored in `rate_limits.key`: itself when short and storable,
+ * otherwise its readable prefix (`authfail:`) and SHA-256, so neither memory nor rows grow with
+ * what a client sends.
+ */
+export function limiterKey(key: string): string {
+  if (key.length <= MAX_KEY_LENGTH && isStorableText(key)) return key;
+  const prefix = /^[a-z-]{1,24}:/.exec(key)?.[0] ?? "";
+  return `${prefix}sha256:${createHash("sha256").update(key).digest("base64url")}`;
+}
 
 /**
  * Fixed-window counters whose state lives in the `rate_limits` table, so a limit holds across
  * several instances of the service. Each instance decides from the last shared count plus its
  * own unsynced hits and adds those to the database in the background at most every 250 ms per
  * key, so the hot path never waits for the limiter. Failures (`recordFailure`) sync at once.
+ *
+ * Memory is bounded whatever the keys: at most MAX_ENTRIES counters of keys of at most
+ * MAX_KEY_LENGTH characters. A new counter syncs at once, so a dropped one comes back with the
+ * shared count; eviction drops ended windows first, then counters that block nobody, and only
+ * then (the oldest) counters at their limit, so a stream of new keys does not free a key that
+ * is being throttled.
  */
 export class RateLimiter {
   private counters = new Map<string, Counter>();
@@ -35,49 +63,78 @@ export class RateLimiter {
     private clock: Clock,
   ) {}
 
-  private counter(key: string, windowMs: number): Counter {
+  /** Counters held in memory. */
+  get size(): number {
+    return this.counters.size;
+  }
+
+  private counter(key: string, limit: number, windowMs: number): Counter {
     const now = this.clock.now().getTime();
     const windowStart = now - (now % windowMs);
     let c = this.counters.get(key);
-    if (!c || c.windowStart !== windowStart) {
-      if (this.counters.size > MAX_KEYS) this.sweep(now);
-      c = { windowStart, shared: 0, pending: 0, lastSync: 0, syncing: null };
-      this.counters.set(key, c);
+    if (c && c.windowStart === windowStart) {
+      c.limit = limit;
+      return c;
     }
+    if (c) this.counters.delete(key); // re-inserted last: eviction goes oldest window first
+    else if (this.counters.size >= MAX_ENTRIES) this.makeRoom(now);
+    c = { windowStart, windowEnd: windowStart + windowMs, limit, shared: 0, pending: 0, lastSync: 0, syncing: null };
+    this.counters.set(key, c);
     return c;
   }
 
-  private sweep(now: number) {
-    for (const [key, c] of this.counters) if (now - c.windowStart > 10 * 60_000 && !c.syncing) this.counters.delete(key);
+  /** The current window's counter for `key`, if one is held; never creates one. */
+  private current(key: string, windowMs: number): Counter | undefined {
+    const c = this.counters.get(key);
+    if (!c) return undefined;
+    const now = this.clock.now().getTime();
+    return c.windowStart === now - (now % windowMs) ? c : undefined;
   }
 
-  private retryAfter(c: Counter, windowMs: number): number {
-    return Math.max(1, Math.ceil((c.windowStart + windowMs - this.clock.now().getTime()) / 1000));
+  private makeRoom(now: number) {
+    const reached = (c: Counter) => c.shared + c.pending >= c.limit;
+    const busy = (c: Counter) => c.pending > 0 || c.syncing !== null;
+    for (const [key, c] of this.counters) if (c.windowEnd <= now && !busy(c)) this.counters.delete(key);
+    for (const [key, c] of this.counters) {
+      if (this.counters.size <= LOW_WATER) return;
+      if (!reached(c) && !busy(c)) this.counters.delete(key);
+    }
+    for (const [key, c] of this.counters) {
+      if (this.counters.size <= LOW_WATER) return;
+      if (c.pending > 0) void this.sync(key, c);
+      this.counters.delete(key);
+    }
+  }
+
+  private retryAfter(c: Counter): number {
+    return Math.max(1, Math.ceil((c.windowEnd - this.clock.now().getTime()) / 1000));
   }
 
   /** Counts one request against `limit` per window; `limit` 0 means unlimited. */
   hit(key: string, limit: number, windowMs: number): Decision {
     if (limit <= 0) return { allowed: true, retryAfterSeconds: 0 };
-    const c = this.counter(key, windowMs);
-    if (c.shared + c.pending >= limit) return { allowed: false, retryAfterSeconds: this.retryAfter(c, windowMs) };
+    const k = limiterKey(key);
+    const c = this.counter(k, limit, windowMs);
+    if (c.shared + c.pending >= limit) return { allowed: false, retryAfterSeconds: this.retryAfter(c) };
     c.pending++;
-    if (!c.syncing && this.clock.now().getTime() - c.lastSync >= SYNC_INTERVAL_MS) void this.sync(key, c);
+    if (!c.syncing && this.clock.now().getTime() - c.lastSync >= SYNC_INTERVAL_MS) void this.sync(k, c);
     return { allowed: true, retryAfterSeconds: 0 };
   }
 
-  /** Whether `key` has reached `limit` in the current window, without counting. */
+  /** Whether `key` has reached `limit` in the current window, without counting (and without holding anything new). */
   blocked(key: string, limit: number, windowMs: number): Decision {
     if (limit <= 0) return { allowed: true, retryAfterSeconds: 0 };
-    const c = this.counter(key, windowMs);
-    return c.shared + c.pending >= limit ? { allowed: false, retryAfterSeconds: this.retryAfter(c, windowMs) } : { allowed: true, retryAfterSeconds: 0 };
+    const c = this.current(limiterKey(key), windowMs);
+    return c && c.shared + c.pending >= limit ? { allowed: false, retryAfterSeconds: this.retryAfter(c) } : { allowed: true, retryAfterSeconds: 0 };
   }
 
   /** Counts a failure and waits for the shared count, so other instances see it at once. */
   async recordFailure(key: string, limit: number, windowMs: number): Promise<void> {
     if (limit <= 0) return;
-    const c = this.counter(key, windowMs);
+    const k = limiterKey(key);
+    const c = this.counter(k, limit, windowMs);
     c.pending++;
-    await this.sync(key, c);
+    await this.sync(k, c);
   }
 
   /** Adds pending hits to the shared row and reads the total back. Never throws. */
@@ -118,15 +175,3 @@ export class RateLimiter {
     await Promise.all([...this.counters].map(([key, c]) => (c.pending > 0 || c.syncing ? this.sync(key, c) : undefined)));
   }
 }
-
-/** The address the limiter keys on: the socket address the server stamped, or the proxy's forwarded one. */
-export function clientAddress(request: Request, trustProxy: boolean): string {
-  if (trustProxy) {
-    const forwarded = request.headers.get("x-forwarded-for");
-    if (forwarded) return forwarded.split(",")[0].trim();
-  }
-  return request.headers.get(CLIENT_ADDRESS_HEADER) ?? "unknown";
-}
-
-/** Set by server.ts from the socket; any value a client sends is overwritten. */
-export const CLIENT_ADDRESS_HEADER = "x-latchkey-client-address";

@@ -3,7 +3,7 @@ import { reusable } from "../../db/reusable";
 import { clientSecrets, clients } from "../../db/schema";
 import { safeEqual, sha256Hex } from "../crypto";
 import { invalidClient, invalidRequest, OAuthError } from "../http/errors";
-import { clientAddress } from "../http/rate-limit";
+import { clientAddress } from "../http/client-address";
 import { verifyBrowserOrigin } from "../http/cors";
 import type { EndpointContext } from "../http/context";
 import { credentialKey, credentialMemo } from "./client-memo";

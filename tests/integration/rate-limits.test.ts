@@ -2,7 +2,10 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { basic, call, createHarness, exchangeCode, Jar, PUBLIC_URL, seed, signIn, uniqueWorkspaceId, type Harness } from "../helpers/harness";
 import { ADA, SPA, WEB, standardWorkspace } from "../helpers/fixtures";
 import { createService } from "../../lib/service";
-import { CLIENT_ADDRESS_HEADER } from "../../lib/http/rate-limit";
+import { like } from "drizzle-orm";
+import { CLIENT_ADDRESS_HEADER } from "../../lib/http/client-address";
+import { MAX_KEY_LENGTH } from "../../lib/http/rate-limit";
+import { rateLimits } from "../../db/schema";
 
 let h: Harness;
 const ws = uniqueWorkspaceId("limits");
@@ -77,6 +80,25 @@ describe("per-client limit and failed client authentication", () => {
     expect((await attempt(WEB.secret, "10.2.0.2")).status).toBe(400); // authenticated; the refresh token is bad
     h.clock.advance(5 * 60_000);
     expect((await attempt(WEB.secret)).status).toBe(400);
+  });
+});
+
+describe("client ids of any length", () => {
+  it("count failures of a 10 KB client id under a short key, in memory and in the shared row", async () => {
+    h.clock.advance(5 * 60_000);
+    const id = "z".repeat(10 * 1024);
+    for (let i = 0; i < 2; i++) {
+      const res = await call(h, `/t/${ws}/oauth2/token`, { form: { grant_type: "client_credentials" }, headers: { authorization: basic(id, "x"), ...from("10.5.0.1") } });
+      expect(res.status).toBe(401);
+    }
+    const rows = await h.service.db.select().from(rateLimits).where(like(rateLimits.key, "authfail:%"));
+    expect(Math.max(...rows.map((r) => r.key.length))).toBeLessThanOrEqual(MAX_KEY_LENGTH);
+    const digested = rows.filter((r) => r.key.startsWith("authfail:sha256:"));
+    expect(digested.map((r) => r.count)).toEqual([2]);
+    // The third failure reaches the limit (3 here): the id is then refused without a lookup.
+    await call(h, `/t/${ws}/oauth2/token`, { form: { grant_type: "client_credentials" }, headers: { authorization: basic(id, "x"), ...from("10.5.0.1") } });
+    expect(h.service.limiter.blocked(`authfail:${ws}:${id}:10.5.0.1`, 3, 5 * 60_000).allowed).toBe(false);
+    expect(h.service.limiter.size).toBeLessThan(1000);
   });
 });
 
