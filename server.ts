@@ -3,11 +3,11 @@
 // With WEB_CONCURRENCY=N (PostgreSQL only) the first process prepares the database and forks N
 // workers that share the port (node:cluster); otherwise one process does both.
 import cluster from "node:cluster";
-import { createServer, type Server } from "node:http";
 import next from "next";
 import { startAdminSocket } from "./lib/cli/admin-socket";
-import { ConfigError, loadConfig, type Config } from "./lib/config";
-import { createRequestListener } from "./lib/http/node-server";
+import { ConfigError, DEFAULT_SERVER_SETTINGS, loadConfig, type Config } from "./lib/config";
+import { readinessProbe } from "./lib/http/health";
+import { createNodeServer, createRequestListener } from "./lib/http/node-server";
 import { closeService, getService, type Service } from "./lib/service";
 import { startAccessTokenPurge } from "./lib/oauth/token-purge";
 import { ensureDemoWorkspace } from "./lib/workspaces/demo";
@@ -32,25 +32,56 @@ function loadConfigOrExit(): Config {
   }
 }
 
-/** Next plus the direct path, listening on the configured port (shared between cluster workers). */
-async function serve(service: Service, config: Config): Promise<Server> {
+/** Idle keep-alive connections stay open a little longer than common load balancers' 60 s idle timeout. */
+const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+/** After the drain, closing the database pool and the admin socket gets this long before the process exits anyway. */
+const CLOSE_BOUND_MS = 5_000;
+
+/**
+ * Next plus the direct path, listening on the configured port (shared between cluster workers).
+ * Returns the graceful stop: `/readyz` turns 503, no new connections, requests in flight finish
+ * within SHUTDOWN_TIMEOUT, then open connections are cut.
+ */
+async function serve(service: Service, config: Config): Promise<() => Promise<void>> {
   const app = next({ dev, hostname: "0.0.0.0", port: config.port, dir: process.cwd() });
   const handle = app.getRequestHandler();
   await app.prepare();
-  const server = createServer(createRequestListener(service, config.publicUrl, handle));
-  server.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve) => server.listen(config.port, resolve));
-  return server;
+  const settings = config.server ?? DEFAULT_SERVER_SETTINGS;
+  const readiness = readinessProbe(service.db);
+  const http = createNodeServer(createRequestListener(service, config.publicUrl, handle, { readiness }), {
+    headersTimeoutMs: settings.headersTimeoutMs,
+    requestTimeoutMs: settings.requestTimeoutMs,
+    keepAliveTimeoutMs: KEEP_ALIVE_TIMEOUT_MS,
+    connectionsPerAddress: settings.connectionsPerAddress,
+  });
+  await new Promise<void>((resolve) => http.server.listen(config.port, resolve));
+  return async () => {
+    readiness.drain();
+    const { forced } = await http.stop(settings.shutdownTimeoutMs);
+    if (forced) console.warn(`latchkey: requests still open after ${settings.shutdownTimeoutMs / 1000} s were cut off (SHUTDOWN_TIMEOUT)`);
+  };
 }
 
-/** Runs `stop` once on SIGTERM/SIGINT (a terminal's Ctrl-C arrives twice: directly and relayed by `npm start`). */
-function onStopSignal(stop: () => Promise<unknown>): void {
+/**
+ * Runs `stop` once on SIGTERM/SIGINT (a terminal's Ctrl-C arrives twice: directly and relayed by
+ * `npm start`), then exits 0; `boundMs` later the process exits anyway (1: something hung).
+ */
+function onStopSignal(stop: () => Promise<unknown>, boundMs: number): void {
   let stopping = false;
   const handler = () => {
     if (stopping) return;
     stopping = true;
-    stop().finally(() => process.exit(0));
-    setTimeout(() => process.exit(0), 5000).unref();
+    stop().then(
+      () => process.exit(0),
+      (error) => {
+        console.error(`latchkey: stopping failed: ${error instanceof Error ? error.message : String(error)}`);
+        process.exit(1);
+      },
+    );
+    setTimeout(() => {
+      console.error("latchkey: stopping took too long; exiting");
+      process.exit(1);
+    }, boundMs).unref();
   };
   process.on("SIGTERM", handler);
   process.on("SIGINT", handler);
@@ -79,10 +110,9 @@ async function primary(config: Config) {
       });
   const stopPurge = startAccessTokenPurge(service);
 
-  let server: Server | undefined;
-  let stopWorkers = async () => {};
-  if (config.workers > 1) stopWorkers = await forkWorkers(config.workers);
-  else server = await serve(service, config);
+  let stopServing = async () => {};
+  if (config.workers > 1) stopServing = await forkWorkers(config.workers);
+  else stopServing = await serve(service, config);
 
   const issuer = `${config.publicUrl}/t/demo`;
   const workers = config.workers > 1 ? `, ${config.workers} workers` : "";
@@ -101,13 +131,15 @@ async function primary(config: Config) {
     console.log(`  Console:         ${config.publicUrl}/console`);
   }
 
+  // Each worker drains within SHUTDOWN_TIMEOUT and closes its pool within CLOSE_BOUND_MS (its own
+  // bound); the primary waits for them, then closes its own handles.
+  const shutdownMs = (config.server ?? DEFAULT_SERVER_SETTINGS).shutdownTimeoutMs;
   onStopSignal(async () => {
     stopPurge();
-    server?.close();
-    await stopWorkers();
+    await stopServing();
     await adminSocket?.close();
     await closeService();
-  });
+  }, shutdownMs + 2 * CLOSE_BOUND_MS);
 }
 
 /** Forks `count` workers, resolves once all listen; replaces a worker that dies. Returns the stop function. */
@@ -145,11 +177,11 @@ async function forkWorkers(count: number): Promise<() => Promise<void>> {
 /** A cluster worker: the primary has prepared the database; this process only serves. */
 async function worker(config: Config) {
   const service = await getService();
-  const server = await serve(service, config);
+  const stopServing = await serve(service, config);
   onStopSignal(async () => {
-    await new Promise((resolve) => server.close(resolve));
+    await stopServing();
     await closeService();
-  });
+  }, (config.server ?? DEFAULT_SERVER_SETTINGS).shutdownTimeoutMs + CLOSE_BOUND_MS);
 }
 
 async function main() {

@@ -25,6 +25,15 @@ describe("configuration", () => {
     expect(loadConfig({ DATA_DIR: dir(), WEB_CONCURRENCY: "4", DATABASE_URL: "postgres://localhost/x", MASTER_KEY: "a".repeat(64) }).workers).toBe(4);
   });
 
+  it("bounds slow clients well below Node's defaults (60 s for the head, 300 s per request) and caps connections per address", () => {
+    expect(loadConfig({ DATA_DIR: dir() }).server).toEqual({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, connectionsPerAddress: 256, shutdownTimeoutMs: 10_000 });
+    const tuned = loadConfig({ DATA_DIR: dir(), HTTP_HEADERS_TIMEOUT: "5", HTTP_REQUEST_TIMEOUT: "20", HTTP_CONNECTIONS_PER_ADDRESS: "32", SHUTDOWN_TIMEOUT: "25" });
+    expect(tuned.server).toEqual({ headersTimeoutMs: 5000, requestTimeoutMs: 20_000, connectionsPerAddress: 32, shutdownTimeoutMs: 25_000 });
+    // Behind a trusted proxy every connection comes from the proxy: no cap unless one is set.
+    expect(loadConfig({ DATA_DIR: dir(), TRUST_PROXY: "true" }).server?.connectionsPerAddress).toBe(0);
+    expect(loadConfig({ DATA_DIR: dir(), TRUST_PROXY: "true", HTTP_CONNECTIONS_PER_ADDRESS: "1000" }).server?.connectionsPerAddress).toBe(1000);
+  });
+
   it("derives PUBLIC_URL from PORT and keeps an explicit origin without a trailing slash", () => {
     expect(loadConfig({ DATA_DIR: dir(), PORT: "4000" }).publicUrl).toBe("http://localhost:4000");
     expect(loadConfig({ DATA_DIR: dir(), PUBLIC_URL: "https://auth.example.com/" }).publicUrl).toBe("https://auth.example.com");
@@ -46,6 +55,11 @@ describe("configuration", () => {
     ["WEB_CONCURRENCY", { WEB_CONCURRENCY: "65", DATABASE_URL: "postgres://localhost/x", MASTER_KEY: "a".repeat(64) }],
     // The embedded database admits one process.
     ["WEB_CONCURRENCY", { WEB_CONCURRENCY: "2" }],
+    ["HTTP_HEADERS_TIMEOUT", { HTTP_HEADERS_TIMEOUT: "0" }],
+    ["HTTP_HEADERS_TIMEOUT", { HTTP_HEADERS_TIMEOUT: "40", HTTP_REQUEST_TIMEOUT: "30" }],
+    ["HTTP_REQUEST_TIMEOUT", { HTTP_REQUEST_TIMEOUT: "1.5" }],
+    ["HTTP_CONNECTIONS_PER_ADDRESS", { HTTP_CONNECTIONS_PER_ADDRESS: "many" }],
+    ["SHUTDOWN_TIMEOUT", { SHUTDOWN_TIMEOUT: "-1" }],
   ];
   for (const [variable, env] of invalid) {
     it(`stops with one line naming ${variable} for ${JSON.stringify(env)}`, () => {

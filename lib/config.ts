@@ -15,7 +15,27 @@ export interface Config {
   trustProxy: boolean;
   /** Server processes sharing the port (WEB_CONCURRENCY); above 1 only with DATABASE_URL. */
   workers: number;
+  /** The HTTP server's limits and shutdown bound (always set by `loadConfig`; tests that build a Config may leave it out). */
+  server?: ServerSettings;
 }
+
+export interface ServerSettings {
+  /** A client must send the whole request head within this long (HTTP_HEADERS_TIMEOUT, seconds). */
+  headersTimeoutMs: number;
+  /** A client must send the whole request, body included, within this long (HTTP_REQUEST_TIMEOUT, seconds). */
+  requestTimeoutMs: number;
+  /** Open connections per client address (an IPv6 /64) and server process; 0 disables (HTTP_CONNECTIONS_PER_ADDRESS). */
+  connectionsPerAddress: number;
+  /** On SIGTERM, requests in flight get this long to finish (SHUTDOWN_TIMEOUT, seconds). */
+  shutdownTimeoutMs: number;
+}
+
+export const DEFAULT_SERVER_SETTINGS: ServerSettings = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  connectionsPerAddress: 256,
+  shutdownTimeoutMs: 10_000,
+};
 
 export interface RateLimitConfig {
   /** Requests per minute per client address, and per client, on each workspace; 0 disables. */
@@ -36,6 +56,27 @@ function parseBoolean(name: string, raw: string | undefined): boolean {
   if (raw === undefined || raw === "" || raw === "0" || raw === "false") return false;
   if (raw === "1" || raw === "true") return true;
   throw new ConfigError(`${name} must be true or false (got "${raw}")`);
+}
+
+function parseSeconds(name: string, raw: string | undefined, fallbackMs: number, max: number): number {
+  if (raw === undefined || raw === "") return fallbackMs;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > max) throw new ConfigError(`${name} must be a whole number of seconds from 1 to ${max} (got "${raw}")`);
+  return Number(raw) * 1000;
+}
+
+function parseServerSettings(env: Record<string, string | undefined>, trustProxy: boolean): ServerSettings {
+  const headersTimeoutMs = parseSeconds("HTTP_HEADERS_TIMEOUT", env.HTTP_HEADERS_TIMEOUT, DEFAULT_SERVER_SETTINGS.headersTimeoutMs, 300);
+  const requestTimeoutMs = parseSeconds("HTTP_REQUEST_TIMEOUT", env.HTTP_REQUEST_TIMEOUT, DEFAULT_SERVER_SETTINGS.requestTimeoutMs, 3600);
+  // Node refuses a head timeout longer than the whole request's.
+  if (headersTimeoutMs > requestTimeoutMs) throw new ConfigError(`HTTP_HEADERS_TIMEOUT must not exceed HTTP_REQUEST_TIMEOUT (got ${headersTimeoutMs / 1000} and ${requestTimeoutMs / 1000})`);
+  // Behind a trusted proxy every connection comes from the proxy: no cap unless one is set.
+  const connectionsPerAddress = parseCount(
+    "HTTP_CONNECTIONS_PER_ADDRESS",
+    env.HTTP_CONNECTIONS_PER_ADDRESS,
+    trustProxy ? 0 : DEFAULT_SERVER_SETTINGS.connectionsPerAddress,
+  );
+  const shutdownTimeoutMs = parseSeconds("SHUTDOWN_TIMEOUT", env.SHUTDOWN_TIMEOUT, DEFAULT_SERVER_SETTINGS.shutdownTimeoutMs, 600);
+  return { headersTimeoutMs, requestTimeoutMs, connectionsPerAddress, shutdownTimeoutMs };
 }
 
 /** A configuration problem: the message is one line naming the variable. */
@@ -137,5 +178,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     failuresPer5Minutes: parseCount("RATE_LIMIT_FAILURES", env.RATE_LIMIT_FAILURES, DEFAULT_RATE_LIMITS.failuresPer5Minutes),
   };
   const trustProxy = parseBoolean("TRUST_PROXY", env.TRUST_PROXY);
-  return { port, publicUrl, databaseUrl, dataDir, masterKey, rateLimits, trustProxy, workers };
+  const server = parseServerSettings(env, trustProxy);
+  return { port, publicUrl, databaseUrl, dataDir, masterKey, rateLimits, trustProxy, workers, server };
 }

@@ -1,8 +1,10 @@
 // The production server's request listener (server.ts): machine-facing endpoints are answered
 // straight from the route table, everything else goes to Next. Shared with the dispatch-
 // equivalence test (tests/dispatch), which runs this listener beside a Next-only one.
-import type { IncomingMessage, ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { Socket } from "node:net";
 import type { Service } from "../service";
+import { answerHealth, HEALTH_PATHS, readinessProbe, type ReadinessProbe } from "./health";
 import { CLIENT_ADDRESS_HEADER } from "./rate-limit";
 import { nodeRequest } from "./node-request";
 import { rawResponse } from "./response";
@@ -83,24 +85,200 @@ async function answerDirectly(req: IncomingMessage, res: ServerResponse, service
 }
 
 /**
- * The listener: stamps the client address the limiter keys on (overwriting whatever a client
- * sent under that name), then answers machine-facing endpoints directly and hands the rest to
- * `next`. With `direct: false` every request goes to `next` (the equivalence test's Next side).
+ * The methods the application answers (Next's route handlers and pages, and the route table).
+ * Anything else (TRACE, CONNECT-style tunnels, WebDAV verbs) never reaches Next, whose handling
+ * of them is undefined: the table's own paths answer 405 with Allow, every other path 501.
  */
-export function createRequestListener(service: Service, origin: string, next: NodeHandler, options: { direct?: boolean } = {}) {
+const SERVED_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+
+/** Headers of the answers the listener writes itself outside the issuer paths. */
+const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  "content-security-policy": "default-src 'none'; frame-ancestors 'none'; base-uri 'none'",
+  "referrer-policy": "no-referrer",
+  "x-content-type-options": "nosniff",
+  "x-frame-options": "DENY",
+};
+
+function notImplemented(res: ServerResponse): void {
+  const body = '{"error":"invalid_request","error_description":"Method not implemented"}';
+  res.writeHead(501, {
+    ...SECURITY_HEADERS,
+    "content-type": "application/json; charset=utf-8",
+    "cache-control": "no-store",
+    "content-length": String(Buffer.byteLength(body)),
+  });
+  res.end(body);
+}
+
+export interface ListenerOptions {
+  /** false: every request goes to `next` (the equivalence test's Next side). */
+  direct?: boolean;
+  /** The readiness state `/readyz` reports (default: a probe of the service's database). */
+  readiness?: ReadinessProbe;
+}
+
+/**
+ * The listener: stamps the client address the limiter keys on (overwriting whatever a client
+ * sent under that name), answers `/healthz` and `/readyz`, then machine-facing endpoints directly,
+ * methods the application does not serve with 405/501, and hands the rest to `next`.
+ */
+export function createRequestListener(service: Service, origin: string, next: NodeHandler, options: ListenerOptions = {}) {
   const direct = options.direct ?? true;
+  const readiness = options.readiness ?? readinessProbe(service.db);
   return (req: IncomingMessage, res: ServerResponse): void => {
     req.headers[CLIENT_ADDRESS_HEADER] = req.socket.remoteAddress ?? "unknown";
     const url = req.url ?? "/";
-    const decision = direct && url.startsWith("/t/") ? directDecision(req.method ?? "GET", url) : null;
+    const method = req.method ?? "GET";
+    if (url.charCodeAt(1) !== 116 /* t */) {
+      const query = url.indexOf("?");
+      const pathname = query === -1 ? url : url.slice(0, query);
+      if (HEALTH_PATHS.has(pathname)) {
+        answerHealth(req, res, pathname, readiness).catch((error) => failed(res, error));
+        return;
+      }
+    }
+    const served = SERVED_METHODS.has(method);
+    const decision = (direct || !served) && url.startsWith("/t/") ? directDecision(method, url) : null;
     if (!decision) {
-      void next(req, res);
+      if (!served) notImplemented(res);
+      else void next(req, res);
       return;
     }
-    answerDirectly(req, res, service, origin, decision).catch((error) => {
-      console.error("[latchkey] dispatch failed:", error);
-      if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
-      res.end('{"error":"server_error"}');
-    });
+    answerDirectly(req, res, service, origin, decision).catch((error) => failed(res, error));
+  };
+}
+
+function failed(res: ServerResponse, error: unknown): void {
+  console.error("[latchkey] dispatch failed:", error);
+  if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
+  res.end('{"error":"server_error"}');
+}
+
+// ---- the HTTP server: timeouts, a per-address connection cap, graceful stop ----
+
+export interface ServerLimits {
+  /** Time a client has to send the complete request head (Node's default: 60 s). */
+  headersTimeoutMs: number;
+  /** Time a client has to send the complete request, body included (Node's default: 300 s). */
+  requestTimeoutMs: number;
+  /** Idle keep-alive connections are closed after this long. */
+  keepAliveTimeoutMs: number;
+  /** Open connections one client address (an IPv6 /64) may hold at once; 0 disables. */
+  connectionsPerAddress: number;
+}
+
+/**
+ * The key the connection cap counts under: an IPv4 address (IPv4-mapped IPv6 unwrapped), or the
+ * /64 prefix of an IPv6 address, since one subscriber usually holds a whole /64.
+ */
+export function addressKey(address: string | undefined): string {
+  if (!address) return "unknown";
+  const plain = address.replace(/%.*$/, "").toLowerCase();
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(plain);
+  if (mapped) return mapped[1];
+  if (!plain.includes(":")) return plain;
+  const [head, tail] = plain.split("::");
+  const left = head ? head.split(":") : [];
+  const right = tail === undefined ? [] : tail ? tail.split(":") : [];
+  const groups = tail === undefined ? left : [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill("0"), ...right];
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, ""))
+    .join(":")}::/64`;
+}
+
+/** Counts open connections per address key; `admit` refuses one past the limit. */
+export class ConnectionCap {
+  readonly #limit: number;
+  readonly #open = new Map<string, number>();
+
+  constructor(limit: number) {
+    this.#limit = limit;
+  }
+
+  admit(key: string): boolean {
+    if (this.#limit <= 0) return true;
+    const open = this.#open.get(key) ?? 0;
+    if (open >= this.#limit) return false;
+    this.#open.set(key, open + 1);
+    return true;
+  }
+
+  release(key: string): void {
+    if (this.#limit <= 0) return;
+    const open = (this.#open.get(key) ?? 1) - 1;
+    if (open <= 0) this.#open.delete(key);
+    else this.#open.set(key, open);
+  }
+
+  /** Addresses holding at least one connection (bounded by the open connections). */
+  get addresses(): number {
+    return this.#open.size;
+  }
+}
+
+export interface NodeServer {
+  server: Server;
+  /**
+   * Stops accepting, closes idle keep-alive connections, lets requests in flight finish (their
+   * answers carry `Connection: close`) and, after `graceMs`, cuts whatever is still open.
+   * Resolves once every connection is closed; `forced` tells whether the bound was reached.
+   */
+  stop(graceMs: number): Promise<{ forced: boolean }>;
+}
+
+/** An HTTP server for `listener` with the limits an authentication server needs against slow or greedy clients. */
+export function createNodeServer(listener: NodeHandler, limits: ServerLimits): NodeServer {
+  const inFlight = new Set<ServerResponse>();
+  let stopping = false;
+  const server = createServer(
+    {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      // Node enforces both timeouts only when it sweeps its connections (every 30 s by default).
+      connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(limits.headersTimeoutMs / 4))),
+    },
+    (req, res) => {
+      if (stopping) res.setHeader("connection", "close");
+      inFlight.add(res);
+      res.once("close", () => {
+        inFlight.delete(res);
+        // While stopping, a connection whose last answer just went out is idle: close it now.
+        if (stopping) server.closeIdleConnections();
+      });
+      void listener(req, res);
+    },
+  );
+
+  const cap = new ConnectionCap(limits.connectionsPerAddress);
+  // Before Node's HTTP machinery sees the socket: one past the cap is closed without a read.
+  server.prependListener("connection", (socket: Socket) => {
+    const key = addressKey(socket.remoteAddress);
+    if (!cap.admit(key)) {
+      socket.destroy();
+      return;
+    }
+    socket.once("close", () => cap.release(key));
+  });
+
+  return {
+    server,
+    stop(graceMs) {
+      stopping = true;
+      for (const res of inFlight) if (!res.headersSent) res.setHeader("connection", "close");
+      return new Promise((resolve) => {
+        let forced = false;
+        const timer = setTimeout(() => {
+          forced = true;
+          server.closeAllConnections();
+        }, graceMs);
+        server.close(() => {
+          clearTimeout(timer);
+          resolve({ forced });
+        });
+        server.closeIdleConnections();
+      });
+    },
   };
 }

@@ -136,7 +136,8 @@ function decide(method: string, pathname: string, machineOnly: boolean): Decisio
   // Reserved API families: no released API exists; they fail closed right here, like an unknown route.
   if (RESERVED_PREFIXES.some((p) => split.subpath === p || split.subpath.startsWith(`${p}/`))) return { kind: "not-found" };
   if (method === "OPTIONS" && CORS_PATHS.has(split.subpath)) return { kind: "preflight", workspaceId: split.workspaceId, subpath: split.subpath };
-  const route = findRoute(method, split.subpath);
+  // HEAD is GET without the body (Node drops it from the answer): same endpoint, status and headers.
+  const route = findRoute(method === "HEAD" ? "GET" : method, split.subpath);
   if (!route) return knownPaths.has(split.subpath) ? { kind: "method-not-allowed", subpath: split.subpath } : null;
   if (machineOnly && !route.machine) return null;
   return { kind: "route", route, workspaceId: split.workspaceId };
@@ -152,6 +153,14 @@ export function directDecision(method: string, url: string): Decision | null {
   return decide(method, new URL(`http://h${url}`).pathname, true);
 }
 
+/** The methods a table path answers, for `Allow`: HEAD wherever GET is. */
+export function allowedMethods(subpath: string): string {
+  return routes
+    .filter((r) => r.path === subpath)
+    .flatMap((r) => (r.method === "GET" ? ["GET", "HEAD"] : [r.method]))
+    .join(", ");
+}
+
 /** Answers a request for which `decide` returned `decision`. */
 export function runDecision(decision: Decision, request: Request, service: Service): Promise<Response> {
   switch (decision.kind) {
@@ -162,7 +171,7 @@ export function runDecision(decision: Decision, request: Request, service: Servi
     case "method-not-allowed":
       return Promise.resolve(
         json({ error: "invalid_request", error_description: "Method not allowed" }, 405, {
-          Allow: routes.filter((r) => r.path === decision.subpath).map((r) => r.method).join(", "),
+          Allow: allowedMethods(decision.subpath),
         }),
       );
     case "route":
