@@ -257,17 +257,34 @@ describe("the access token's scope", () => {
     expect(body.scope).toBe("email openid write:things read:things");
   });
 
-  it("refuses a scope beyond the grant, and the presented token is spent all the same", async () => {
+  it("refuses a scope beyond the grant without spending the token: a retry with the granted scope succeeds, and nothing is taken for reuse", async () => {
     const t = await tokens("openid read:things", API);
     expect(await refused(await refresh(t.refresh_token, { scope: "openid write:things" }))).toEqual({
       error: "invalid_scope",
       error_description: "scope may only narrow the original grant",
     });
-    expect(await tokenState(t.refresh_token)).toBe("superseded");
+    expect(await tokenState(t.refresh_token)).toBe("current");
     expect(await familyTokens(t.grant.id)).toHaveLength(1);
     expect(await familyAccess(t.grant.id)).toHaveLength(1);
-    // Presenting it again is reuse.
+    // Asking too much again changes nothing either.
+    expect((await refused(await refresh(t.refresh_token, { scope: "openid read:things write:things" }))).error).toBe("invalid_scope");
+    const retry = await refresh(t.refresh_token, { scope: "openid read:things" });
+    expect(retry.status).toBe(200);
+    expect((await retry.json()).scope).toBe("openid read:things");
+    expect(await tokenState(t.refresh_token)).toBe("superseded");
+    const [family] = await h.service.db.select().from(grants).where(eq(grants.id, t.grant.id));
+    expect(family.revokedAt).toBeNull();
+    const reuse = await h.service.db.select().from(auditEvents).where(and(eq(auditEvents.workspaceId, ws), eq(auditEvents.type, "refresh.reuse_detected")));
+    expect(reuse.filter((e) => (e.data as { grant_id?: string }).grant_id === t.grant.id)).toHaveLength(0);
+    // The spent token is still one use only: presenting it again is reuse.
     expect((await refused(await refresh(t.refresh_token))).error).toBe("invalid_grant");
+    expect((await h.service.db.select().from(grants).where(eq(grants.id, t.grant.id)))[0].revokeReason).toBe("refresh_token_reuse");
+  });
+
+  it("refuses a scope beyond the grant of a superseded token as reuse all the same", async () => {
+    const t = await tokens("openid read:things", API);
+    expect((await refresh(t.refresh_token)).status).toBe(200);
+    expect((await refused(await refresh(t.refresh_token, { scope: "openid write:things" }))).error).toBe("invalid_grant");
     expect((await h.service.db.select().from(grants).where(eq(grants.id, t.grant.id)))[0].revokeReason).toBe("refresh_token_reuse");
   });
 });

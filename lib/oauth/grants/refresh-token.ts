@@ -1,4 +1,4 @@
-import { and, eq, exists, isNull, or, sql } from "drizzle-orm";
+import { and, eq, exists, isNull, or, sql, type SQL } from "drizzle-orm";
 import { reusable } from "../../../db/reusable";
 import { accessTokens, clients, clientSecrets, grants, hostedSessions, refreshTokens, users } from "../../../db/schema";
 import { addMs } from "../../clock";
@@ -40,15 +40,22 @@ const refusals: Record<Refusal, () => OAuthError> = {
 const param = (name: string) => sql.placeholder(name);
 const at = (name: string) => sql`${param(name)}::timestamptz`;
 
+/** The one narrowing rule: a requested scope (jsonb array, or null for none) holds only values the grant holds. */
+const scopeWithinGrant = (requested: SQL) => sql`(${requested} is null or ${grants.scope} @> ${requested})`;
+
 /**
- * The whole successful rotation as one statement, built once and run in autocommit:
- * - `rotated` supersedes the presented token only while it is current and its family unrevoked and
- *   the authenticating client's: of many parallel presentations exactly one wins.
- * - `chain` reads the family, session, user, client and last-used credential and names the first
+ * The whole rotation as one statement, built once and run in autocommit:
+ * - `chain` reads the presented token, current and of an unrevoked family of the authenticating
+ *   client, with its family, session, user, client and last-used credential, and names the first
  *   rule that fails (`refusal`), with the access token's scope.
- * - Only when none fails: the access token, the successor and the family's use are written.
- * A rule failure still commits the supersession, as a consumed proof must; a dependency failure
- * commits nothing, so a retry is not taken for reuse.
+ * - `rotated` supersedes the presented token only while it is current and its family unrevoked and
+ *   the authenticating client's: of many parallel presentations exactly one wins. It is not spent
+ *   when the only refusal is a scope beyond the grant: asking too much is a bad field, not a use,
+ *   so the client may retry with a narrower scope (SPEC.md: do not broaden automatically).
+ * - Only when it was superseded and no rule fails: the access token, the successor and the
+ *   family's use are written.
+ * Any other rule failure still commits the supersession, as a consumed proof must; a dependency
+ * failure commits nothing, so a retry is not taken for reuse.
  *
  * The pairwise subject is keyed by a secret the database must not see: the family records it
  * (`grants.subject`, written at the code exchange). A family created before it was recorded is
@@ -58,32 +65,14 @@ const at = (name: string) => sql`${param(name)}::timestamptz`;
 const rotationStatement = reusable("latchkey_refresh_rotation", (db) => {
   const now = at("now");
   const subjectParam = sql`${param("subject")}::text`;
-  const rotated = db.$with("rotated").as(
-    db
-      .update(refreshTokens)
-      .set({ state: "superseded", supersededAt: now, replacedByHash: sql`${param("successorHash")}` })
-      .where(
-        and(
-          eq(refreshTokens.workspaceId, param("workspaceId")),
-          eq(refreshTokens.tokenHash, param("tokenHash")),
-          eq(refreshTokens.state, "current"),
-          exists(
-            db
-              .select({ one: grants.id })
-              .from(grants)
-              .where(
-                and(
-                  eq(grants.id, refreshTokens.grantId),
-                  isNull(grants.revokedAt),
-                  eq(grants.clientPk, param("clientPk")),
-                  or(sql`${grants.subject} is not null`, sql`${subjectParam} is not null`),
-                ),
-              ),
-          ),
-        ),
-      )
-      .returning({ grantId: refreshTokens.grantId }),
+  /** The family may be rotated by this presentation: unrevoked, the caller's, with a subject to issue under. */
+  const rotatableFamily = and(
+    eq(grants.id, refreshTokens.grantId),
+    isNull(grants.revokedAt),
+    eq(grants.clientPk, param("clientPk")),
+    or(sql`${grants.subject} is not null`, sql`${subjectParam} is not null`),
   );
+  const presentedCurrent = and(eq(refreshTokens.workspaceId, param("workspaceId")), eq(refreshTokens.tokenHash, param("tokenHash")), eq(refreshTokens.state, "current"));
   const narrowed = sql`${param("scope")}::text::jsonb`;
   const chain = db.$with("chain").as(
     db
@@ -100,7 +89,7 @@ const rotationStatement = reusable("latchkey_refresh_rotation", (db) => {
           when ${clientSecrets.revokedAt} is not null then 'credential_revoked'
           when ${hostedSessions.endedAt} is not null or ${hostedSessions.idleExpiresAt} <= ${now} or ${hostedSessions.absoluteExpiresAt} <= ${now}
             or ${users.status} <> 'active' or not ${clients.active} then 'ended'
-          when exists (select 1 from jsonb_array_elements(${narrowed}) as wanted where not (${grants.scope} @> jsonb_build_array(wanted.value))) then 'scope'
+          when not ${scopeWithinGrant(narrowed)} then 'scope'
         end`.as("refusal"),
         subject: sql<string | null>`coalesce(${grants.subject}, ${subjectParam})`.as("subject"),
         scope: effectiveHumanScopeSql({
@@ -112,14 +101,29 @@ const rotationStatement = reusable("latchkey_refresh_rotation", (db) => {
           organizationId: hostedSessions.organizationId,
         }).as("scope"),
       })
-      .from(rotated)
-      .leftJoin(grants, and(eq(grants.id, rotated.grantId), eq(grants.workspaceId, param("workspaceId"))))
+      .from(refreshTokens)
+      .innerJoin(grants, and(rotatableFamily, eq(grants.workspaceId, param("workspaceId"))))
       .leftJoin(hostedSessions, eq(hostedSessions.id, grants.sessionId))
       .leftJoin(users, eq(users.id, grants.userId))
       .leftJoin(clients, eq(clients.id, grants.clientPk))
-      .leftJoin(clientSecrets, eq(clientSecrets.id, grants.credentialId)),
+      .leftJoin(clientSecrets, eq(clientSecrets.id, grants.credentialId))
+      .where(presentedCurrent),
   );
-  const issuable = isNull(chain.refusal);
+  const rotated = db.$with("rotated").as(
+    db
+      .update(refreshTokens)
+      .set({ state: "superseded", supersededAt: now, replacedByHash: sql`${param("successorHash")}` })
+      .where(
+        and(
+          // Re-checked on the row itself, so a parallel presentation that superseded it first wins alone.
+          presentedCurrent,
+          exists(db.select({ one: grants.id }).from(grants).where(rotatableFamily)),
+          sql`not exists (select 1 from ${chain} where ${chain.refusal} = 'scope')`,
+        ),
+      )
+      .returning({ grantId: refreshTokens.grantId }),
+  );
+  const issuable = and(isNull(chain.refusal), sql`exists (select 1 from ${rotated})`);
   // The columns of insertHumanAccessToken, in table order (drizzle checks it).
   const access = db.$with("issued_access").as(
     db
@@ -180,19 +184,22 @@ const rotationStatement = reusable("latchkey_refresh_rotation", (db) => {
       .returning({ id: grants.id }),
   );
   return db
-    .with(rotated, chain, access, successor, used)
+    .with(chain, rotated, access, successor, used)
     .select({
       refusal: chain.refusal,
       grantId: chain.grantId,
       userId: chain.userId,
       scope: access.scope,
       subject: access.subject,
+      spent: sql<boolean>`exists (select 1 from ${rotated})`,
       successorIssued: sql<boolean>`exists (select 1 from ${successor})`,
       grantUsed: sql<boolean>`exists (select 1 from ${used})`,
     })
     .from(chain)
     .leftJoin(access, sql`true`);
 });
+
+type RotationRow = Awaited<ReturnType<typeof rotationStatement>>[number];
 
 export const refreshTokenGrant: GrantHandler = {
   grantType: "refresh_token",
@@ -227,16 +234,20 @@ export const refreshTokenGrant: GrantHandler = {
         idleExpiresAt: addMs(now, REFRESH_IDLE_MS).toISOString(),
       });
 
-    let [rotated] = await rotate(null);
-    if (!rotated) {
+    // A current token that this statement did not spend: refused for scope alone (left current), or
+    // superseded by a parallel presentation between the statement's read and its update (reuse).
+    const unspent = (row: RotationRow | undefined) => !row || (!row.spent && row.refusal !== "scope");
+    let [rotated]: (RotationRow | undefined)[] = await rotate(null);
+    if (unspent(rotated)) {
       let presentedToken = await readPresented(ctx, hash);
-      if (presentedToken && presentedToken.clientPk === client.id && presentedToken.state === "current" && !presentedToken.familyRevoked) {
+      if (!rotated && presentedToken && presentedToken.clientPk === client.id && presentedToken.state === "current" && !presentedToken.familyRevoked) {
         // Live and this client's: the family has no recorded subject yet (created before it was recorded).
         [rotated] = await rotate(subjectFor(ctx, client.clientId, presentedToken.userId));
-        if (!rotated) presentedToken = await readPresented(ctx, hash);
+        if (unspent(rotated)) presentedToken = await readPresented(ctx, hash);
       }
-      if (!rotated) return refuseUnrotated(ctx, client, presentedToken, now);
+      if (unspent(rotated)) return refuseUnrotated(ctx, client, presentedToken, now);
     }
+    rotated = rotated!;
 
     if (rotated.refusal) throw refusals[rotated.refusal]();
     if (rotated.userId === null || rotated.scope === null || rotated.subject === null || !rotated.successorIssued || !rotated.grantUsed) {
