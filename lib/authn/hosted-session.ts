@@ -4,6 +4,7 @@ import { addMs, HOUR, DAY } from "../clock";
 import { randomToken, safeEqual, sha256Hex } from "../crypto";
 import type { EndpointContext } from "../http/context";
 import { clearCookie, parseCookieHeader, serializeCookie } from "../http/cookies";
+import { isStorableText } from "../http/text";
 
 export const SESSION_COOKIE = "lk_session";
 export const SESSION_IDLE_MS = 12 * HOUR;
@@ -52,14 +53,20 @@ export function sessionIsLive(session: Pick<HostedSession, "endedAt" | "idleExpi
   return !session.endedAt && session.idleExpiresAt > now && session.absoluteExpiresAt > now;
 }
 
-/** The live hosted session named by the request's cookie, with its idle expiry slid forward. */
-export async function getLiveSession(ctx: EndpointContext, cookieHeader: string | null): Promise<HostedSession | null> {
+/** The `<id>.<secret>` of the session cookie, if the request carries a well-formed one. */
+export function readSessionCookie(cookieHeader: string | null): { id: string; secret: string } | null {
   const raw = parseCookieHeader(cookieHeader).get(SESSION_COOKIE);
-  if (!raw) return null;
+  if (!raw || !isStorableText(raw)) return null;
   const dot = raw.indexOf(".");
   if (dot < 1) return null;
-  const id = raw.slice(0, dot);
-  const secret = raw.slice(dot + 1);
+  return { id: raw.slice(0, dot), secret: raw.slice(dot + 1) };
+}
+
+/** The live hosted session named by the request's cookie, with its idle expiry slid forward. */
+export async function getLiveSession(ctx: EndpointContext, cookieHeader: string | null): Promise<HostedSession | null> {
+  const cookie = readSessionCookie(cookieHeader);
+  if (!cookie) return null;
+  const { id, secret } = cookie;
   const now = ctx.service.clock.now();
   const [row] = await ctx.service.db
     .select({ session: hostedSessions, userStatus: users.status })

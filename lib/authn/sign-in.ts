@@ -4,11 +4,13 @@ import { deriveKey, hmacBase64Url, safeEqual } from "../crypto";
 import type { Endpoint, EndpointContext } from "../http/context";
 import { parseCookieHeader } from "../http/cookies";
 import { mediaType, readBody } from "../http/form";
-import { clientAddress } from "../http/rate-limit";
+import { clientAddressOf } from "../http/client-address";
+import { isStorableText } from "../http/text";
 import { hostedErrorPage } from "../hosted/html";
 import { completeTransaction, loadOpenTransaction, redirect303, TX_COOKIE_PREFIX, type TransactionRow } from "../oauth/authorize";
 import { createHostedSession } from "./hosted-session";
 import { decoyHash, PASSWORD_MAX_LENGTH, verifyPassword } from "./password";
+import { guessingGate } from "./sign-in-limits";
 
 export const ACR_PASSWORD = "urn:latchkey:loa:1";
 const FORM_LIMIT = 8 * 1024;
@@ -23,6 +25,7 @@ export type SignInView =
 
 /** What the hosted sign-in page shows for a transaction, read from the browser's cookies. */
 export async function signInView(ctx: EndpointContext, txId: string, cookieHeader: string | null): Promise<SignInView> {
+  if (!isStorableText(txId)) return { kind: "expired" };
   const binding = parseCookieHeader(cookieHeader).get(`${TX_COOKIE_PREFIX}${txId}`);
   const tx = await loadOpenTransaction(ctx, txId, binding);
   if (!tx || !binding) return { kind: "expired" };
@@ -60,6 +63,9 @@ export const passwordSignInEndpoint: Endpoint = async (request, ctx) => {
     return hostedErrorPage(413, "Request refused", "The sign-in form is too large.", "invalid_request");
   }
   const txId = form.get("tx") ?? "";
+  if (!isStorableText(txId)) {
+    return hostedErrorPage(400, "Sign-in expired", "This sign-in request has expired or was already completed.", "invalid_request");
+  }
   const binding = parseCookieHeader(request.headers.get("cookie")).get(`${TX_COOKIE_PREFIX}${txId}`);
   const tx: TransactionRow | null = await loadOpenTransaction(ctx, txId, binding);
   if (!tx || !binding) {
@@ -70,12 +76,14 @@ export const passwordSignInEndpoint: Endpoint = async (request, ctx) => {
   }
   const email = (form.get("email") ?? "").trim().toLowerCase();
   const password = form.get("password") ?? "";
-  if (!email || !password || password.length > PASSWORD_MAX_LENGTH || email.length > 320) return backToForm(ctx, txId, "invalid_credentials");
+  // An email no account can have (too long, or with U+0000, which the database cannot hold) is a wrong credential.
+  if (!email || !password || password.length > PASSWORD_MAX_LENGTH || email.length > 320 || !isStorableText(email)) {
+    return backToForm(ctx, txId, "invalid_credentials");
+  }
 
-  // Password guessing: failures per account and address are limited; when reached, no password is checked.
-  const failureKey = `signin:${ctx.workspace.id}:${email}:${clientAddress(request, ctx.service.config.trustProxy)}`;
-  const failureLimit = ctx.service.config.rateLimits.failuresPer5Minutes;
-  if (!ctx.service.limiter.blocked(failureKey, failureLimit, 5 * 60_000).allowed) return backToForm(ctx, txId, "rate_limited");
+  // Password guessing: when a limit is reached, no password is checked (see sign-in-limits.ts).
+  const gate = await guessingGate(ctx, request, email);
+  if (!gate.allowed) return backToForm(ctx, txId, "rate_limited");
 
   const [user] = await ctx.service.db
     .select({ id: users.id, passwordHash: users.passwordHash, status: users.status })
@@ -85,7 +93,7 @@ export const passwordSignInEndpoint: Endpoint = async (request, ctx) => {
   // Always run one argon2id verification so unknown emails and wrong passwords look alike, also in time.
   const ok = await verifyPassword(user?.passwordHash ?? (await decoyHash()), password);
   if (!user || !user.passwordHash || !ok || user.status !== "active") {
-    await ctx.service.limiter.recordFailure(failureKey, failureLimit, 5 * 60_000);
+    await gate.recordFailure();
     return backToForm(ctx, txId, "invalid_credentials");
   }
 
@@ -94,7 +102,7 @@ export const passwordSignInEndpoint: Endpoint = async (request, ctx) => {
     amr: ["pwd"],
     acr: ACR_PASSWORD,
     userAgent: request.headers.get("user-agent"),
-    ip: request.headers.get("x-forwarded-for")?.split(",")[0].trim() ?? null,
+    ip: clientAddressOf(request.headers, ctx.service.config.trustProxy),
   });
   return completeTransaction(ctx, tx, session, [["Set-Cookie", cookie]]);
 };

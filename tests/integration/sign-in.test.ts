@@ -3,6 +3,10 @@ import { authorizeQuery, call, createHarness, Jar, PUBLIC_URL, seed, signIn, uni
 import { ADA, BOB, SPA, standardWorkspace } from "../helpers/fixtures";
 import { contextFor, resolveWorkspace } from "../../lib/http/router";
 import { signInView } from "../../lib/authn/sign-in";
+import { eq } from "drizzle-orm";
+import { hostedSessions } from "../../db/schema";
+import { createService } from "../../lib/service";
+import { CLIENT_ADDRESS_HEADER } from "../../lib/http/client-address";
 
 let h: Harness;
 const ws = uniqueWorkspaceId("signin");
@@ -116,6 +120,58 @@ describe("hosted password sign-in", () => {
     const t = await startTransaction();
     const res = await call(h, `/t/${ws}/sign-in/password`, { body: "{}", headers: { "content-type": "application/json", origin: PUBLIC_URL }, cookie: t.jar.header() });
     expect(res.status).toBe(415);
+  });
+});
+
+describe("text the database cannot hold", () => {
+  it("answers an email with a NUL byte as wrong credentials, without a 500", async () => {
+    const t = await startTransaction();
+    const res = await call(h, `/t/${ws}/sign-in/password`, {
+      form: `tx=${t.tx}&csrf=${encodeURIComponent(t.csrf)}&email=a%00b%40example.test&password=whatever+it+is`,
+      cookie: t.jar.header(),
+      headers: { origin: PUBLIC_URL },
+    });
+    expect(res.status).toBe(303);
+    expect(res.headers.get("location")).toBe(`/t/${ws}/sign-in?tx=${t.tx}&error=invalid_credentials`);
+  });
+
+  it("answers a transaction id with a NUL byte as an expired sign-in", async () => {
+    const t = await startTransaction();
+    const res = await call(h, `/t/${ws}/sign-in/password`, {
+      form: `tx=a%00b&csrf=${encodeURIComponent(t.csrf)}&email=${encodeURIComponent(ADA.email)}&password=x`,
+      cookie: t.jar.header(),
+      headers: { origin: PUBLIC_URL },
+    });
+    expect(res.status).toBe(400);
+    const view = await signInView(contextFor(h.service, (await resolveWorkspace(h.service, ws))!), "a\u0000b", t.jar.header());
+    expect(view.kind).toBe("expired");
+  });
+});
+
+describe("the address a session records", () => {
+  async function signInFrom(harness: Harness, headers: Record<string, string>): Promise<string | null> {
+    const t = await startTransaction();
+    const res = await call(harness, `/t/${ws}/sign-in/password`, {
+      form: { tx: t.tx!, csrf: t.csrf, email: ADA.email, password: ADA.password },
+      cookie: t.jar.header(),
+      headers: { origin: PUBLIC_URL, ...headers },
+    });
+    expect(res.status).toBe(303);
+    const id = new Jar().take(res).get("lk_session")!.split(".")[0];
+    const [row] = await h.service.db.select({ ip: hostedSessions.ip }).from(hostedSessions).where(eq(hostedSessions.id, id));
+    return row.ip;
+  }
+  const headers = { [CLIENT_ADDRESS_HEADER]: "10.60.0.1", "x-forwarded-for": "203.0.113.7, 10.60.0.1" };
+
+  it("is the socket address when TRUST_PROXY is off, whatever X-Forwarded-For says", async () => {
+    expect(await signInFrom(h, headers)).toBe("10.60.0.1");
+  });
+
+  it("is the left-most X-Forwarded-For entry when TRUST_PROXY is on", async () => {
+    const proxied = { ...h, service: createService(h.service.db, { ...h.service.config, trustProxy: true }, h.clock) };
+    expect(await signInFrom(proxied, headers)).toBe("203.0.113.7");
+    // Text that is not an address is ignored: the socket address again.
+    expect(await signInFrom(proxied, { [CLIENT_ADDRESS_HEADER]: "10.60.0.1", "x-forwarded-for": "not-an-address" })).toBe("10.60.0.1");
   });
 });
 

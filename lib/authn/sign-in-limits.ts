@@ -1,0 +1,78 @@
+import { and, eq } from "drizzle-orm";
+import { hostedSessions, users } from "../../db/schema";
+import { safeEqual, sha256Hex } from "../crypto";
+import { clientAddress } from "../http/client-address";
+import type { EndpointContext } from "../http/context";
+import { readSessionCookie, SESSION_ABSOLUTE_MS } from "./hosted-session";
+
+const ADDRESS_WINDOW_MS = 5 * 60_000;
+/** The per-account window: failures from every address together. */
+export const ACCOUNT_WINDOW_MS = 60 * 60_000;
+/** Failed sign-ins per account per hour, from all addresses: this multiple of the per-address limit per 5 minutes. */
+export const ACCOUNT_LIMIT_FACTOR = 3;
+
+export type GuessingGate =
+  | { allowed: false }
+  | {
+      allowed: true;
+      /** Counts a failed attempt against every limit this attempt was checked under. */
+      recordFailure(): Promise<void>;
+    };
+
+/**
+ * The limits on password guessing, checked before any password is: failures per account and
+ * address (failuresPer5Minutes per 5 minutes), and per account from every address together
+ * (ACCOUNT_LIMIT_FACTOR times that, per hour), so new addresses do not bring new guesses.
+ *
+ * The account limit must not lock its owner out: a browser that holds the cookie of a hosted
+ * session of this account (live or ended, within the cookie's lifetime) is a known device and
+ * passes it, limited instead per device like an address. After the hour anyone may try again.
+ *
+ * The account is named by the email as typed (normalized), known or not, so an unknown email is
+ * counted and answered exactly as a known one.
+ */
+export async function guessingGate(ctx: EndpointContext, request: Request, email: string): Promise<GuessingGate> {
+  const { limiter, config } = ctx.service;
+  const limit = config.rateLimits.failuresPer5Minutes;
+  const accountLimit = limit * ACCOUNT_LIMIT_FACTOR;
+  const ws = ctx.workspace.id;
+  const addressKey = `signin:${ws}:${email}:${clientAddress(request, config.trustProxy)}`;
+  const accountKey = `signin-account:${ws}:${email}`;
+  if (!limiter.blocked(addressKey, limit, ADDRESS_WINDOW_MS).allowed) return { allowed: false };
+
+  let deviceKey: string | null = null;
+  if (!limiter.blocked(accountKey, accountLimit, ACCOUNT_WINDOW_MS).allowed) {
+    const device = await knownDevice(ctx, request.headers.get("cookie"), email);
+    if (!device) return { allowed: false };
+    deviceKey = `signin-device:${ws}:${device}`;
+    if (!limiter.blocked(deviceKey, limit, ADDRESS_WINDOW_MS).allowed) return { allowed: false };
+  }
+  return {
+    allowed: true,
+    async recordFailure() {
+      await Promise.all([
+        limiter.recordFailure(addressKey, limit, ADDRESS_WINDOW_MS),
+        limiter.recordFailure(accountKey, accountLimit, ACCOUNT_WINDOW_MS),
+        deviceKey ? limiter.recordFailure(deviceKey, limit, ADDRESS_WINDOW_MS) : undefined,
+      ]);
+    },
+  };
+}
+
+/**
+ * The id of the hosted session whose cookie this browser holds, when that session belongs to
+ * the account `email` names in this workspace and began within the cookie's lifetime; ended and
+ * expired sessions count (the browser proved it signed in as this account before).
+ */
+async function knownDevice(ctx: EndpointContext, cookieHeader: string | null, email: string): Promise<string | null> {
+  const cookie = readSessionCookie(cookieHeader);
+  if (!cookie) return null;
+  const [row] = await ctx.service.db
+    .select({ id: hostedSessions.id, secretHash: hostedSessions.secretHash, createdAt: hostedSessions.createdAt })
+    .from(hostedSessions)
+    .innerJoin(users, eq(users.id, hostedSessions.userId))
+    .where(and(eq(hostedSessions.workspaceId, ctx.workspace.id), eq(hostedSessions.id, cookie.id), eq(users.emailNormalized, email)))
+    .limit(1);
+  if (!row || !safeEqual(row.secretHash, sha256Hex(cookie.secret))) return null;
+  return ctx.service.clock.now().getTime() - row.createdAt.getTime() < SESSION_ABSOLUTE_MS ? row.id : null;
+}
