@@ -5,17 +5,13 @@ import { notFound, redirect } from "next/navigation";
 import { cache } from "react";
 import { ConsoleAccessError, CONSOLE_SESSION_COOKIE, requireOperator, requireWorkspaceRole, roleAtLeast, type Operator, type OperatorRole, type WorkspaceAccess } from "@/lib/console/authz";
 import { getService } from "@/lib/service";
-import { CLIENT_ADDRESS_HEADER } from "@/lib/http/rate-limit";
+import { clientAddressOf } from "@/lib/http/client-address";
 
 export const consoleToken = cache(async (): Promise<string | null> => (await cookies()).get(CONSOLE_SESSION_COOKIE)?.value ?? null);
 
 export async function requestIp(): Promise<string | null> {
   const [h, service] = await Promise.all([headers(), getService()]);
-  if (service.config.trustProxy) {
-    const forwarded = h.get("x-forwarded-for");
-    if (forwarded) return forwarded.split(",")[0].trim();
-  }
-  return h.get(CLIENT_ADDRESS_HEADER);
+  return clientAddressOf(h, service.config.trustProxy);
 }
 
 /** A page (not the start route itself), so redirects during client-side navigation work too. */

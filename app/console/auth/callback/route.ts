@@ -1,4 +1,4 @@
-import { CLIENT_ADDRESS_HEADER } from "@/lib/http/rate-limit";
+import { clientAddressOf } from "@/lib/http/client-address";
 import { parseCookieHeader } from "@/lib/http/cookies";
 import { hostedErrorPage } from "@/lib/hosted/html";
 import { clearLoginCookie, CONSOLE_TX_COOKIE, ConsoleLoginError, finishConsoleLogin } from "@/lib/console/login";
@@ -12,12 +12,11 @@ export async function GET(request: Request): Promise<Response> {
   // The browser asked for PUBLIC_URL's callback; the query is all that is read from the request URL.
   const url = new URL(request.url);
   const callback = new URL(`${service.config.publicUrl}${url.pathname}${url.search}`);
-  const forwarded = service.config.trustProxy ? request.headers.get("x-forwarded-for")?.split(",")[0].trim() : undefined;
   try {
     const done = await finishConsoleLogin(service, {
       url: callback,
       txCookie: parseCookieHeader(request.headers.get("cookie")).get(CONSOLE_TX_COOKIE),
-      ip: forwarded ?? request.headers.get(CLIENT_ADDRESS_HEADER),
+      ip: clientAddressOf(request.headers, service.config.trustProxy),
       userAgent: request.headers.get("user-agent"),
     });
     const headers = new Headers({ Location: done.returnTo, "Cache-Control": "no-store", "Referrer-Policy": "no-referrer" });
