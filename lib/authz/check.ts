@@ -11,7 +11,8 @@
  * is 503, never an answer.
  */
 import type { Endpoint, EndpointContext } from "../http/context";
-import { isDependencyFailure, OAuthError } from "../http/errors";
+import { isDependencyFailure, isUnstorableText, loggableError, OAuthError } from "../http/errors";
+import { isStorableText } from "../http/text";
 import { mediaType, readBody } from "../http/form";
 import { loadTokenAuthorityWithPermission, type PermissionFacts, type TokenAuthority } from "../oauth/authority";
 import { bearerToken } from "../oauth/bearer";
@@ -89,8 +90,11 @@ export async function readCheckRequest(request: Request): Promise<CheckRequest> 
   if (organizationId !== null && (typeof organizationId !== "string" || organizationId === "")) {
     throw badRequest("organization_id must be an organization id string or null");
   }
+  if (![resource, permission, organizationId ?? ""].every(isStorableText)) throw badRequest(UNSTORABLE);
   return { resource, permission, organizationId };
 }
+
+const UNSTORABLE = "resource, permission and organization_id may not contain U+0000";
 
 /** The decision over a current token's authority and the permission facts read with it. */
 export function decide(authority: TokenAuthority, facts: PermissionFacts, check: CheckRequest): boolean {
@@ -124,6 +128,7 @@ export const authorizationCheckEndpoint: Endpoint = async (request, ctx) => {
     return await check(request, ctx);
   } catch (error) {
     if (error instanceof CheckError) return checkErrorResponse(error);
+    if (isUnstorableText(error)) return checkErrorResponse(badRequest(UNSTORABLE));
     if (isDependencyFailure(error)) {
       // The driver's message can carry the query and its parameters (a token hash): log the cause only.
       const cause = (error as { cause?: unknown }).cause;
@@ -131,7 +136,7 @@ export const authorizationCheckEndpoint: Endpoint = async (request, ctx) => {
       return checkErrorResponse(checkUnavailable());
     }
     const id = crypto.randomUUID();
-    console.error(`[latchkey] authorization check: internal error (${id}):`, error);
+    console.error(`[latchkey] authorization check: internal error (${id}): ${loggableError(error)}`);
     return checkErrorResponse(new CheckError(500, "server_error", `Internal error (request ${id})`));
   }
 };

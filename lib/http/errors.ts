@@ -28,6 +28,8 @@ export const unavailable = () =>
     headers: { "Retry-After": "5" },
   });
 export const notFound = () => new OAuthError(404, "invalid_request", "Not found");
+/** Text the database cannot hold (see lib/http/text.ts): a bad field, never a 500. */
+export const unstorableText = (what = "A parameter") => new OAuthError(400, "invalid_request", `${what} contains a character that is not accepted (U+0000)`);
 
 /** JSON response; `Cache-Control: no-store` unless the caller sets its own caching. */
 export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
@@ -67,14 +69,50 @@ export function isDependencyFailure(error: unknown): boolean {
   return false;
 }
 
+/** Walks an error and its `cause` chain (drivers and drizzle wrap the database's error). */
+function* causes(error: unknown): Generator<Error> {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = (e as { cause?: unknown }).cause, depth++) yield e;
+}
+
+/**
+ * The database refused a text value: 22021 (invalid byte sequence, e.g. U+0000 in `text`) or
+ * 22P05 (untranslatable character, e.g. `\u0000` in `jsonb`). Input that slipped past the edge
+ * check: a client error (400), never a 500 or a 503.
+ */
+export function isUnstorableText(error: unknown): boolean {
+  for (const e of causes(error)) {
+    const code = (e as { code?: unknown }).code;
+    if (code === "22021" || code === "22P05") return true;
+  }
+  return false;
+}
+
+/**
+ * An error as the log may show it: a failed statement's SQL text but never its parameters (token
+ * hashes, emails), which drizzle puts in its error message; then the causes and the stack frames.
+ */
+export function loggableError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const lines: string[] = [];
+  for (const e of causes(error)) {
+    const query = (e as { query?: unknown }).query;
+    const code = (e as { code?: unknown }).code;
+    const head = typeof query === "string" && "params" in e ? `Failed query: ${query}` : e.message;
+    lines.push(`${lines.length ? "caused by " : ""}${e.name}${typeof code === "string" ? ` [${code}]` : ""}: ${head}`);
+  }
+  const frames = (error.stack ?? "").split("\n").filter((line) => /^\s+at /.test(line));
+  return [...lines, ...frames].join("\n");
+}
+
 /** Last-resort mapping: rule errors keep their status; anything else is 503 (dependency) or a bare 500. */
 export function errorToResponse(error: unknown, requestId?: string): Response {
   if (error instanceof OAuthError) return oauthErrorResponse(error);
+  if (isUnstorableText(error)) return oauthErrorResponse(unstorableText());
   if (isDependencyFailure(error)) {
-    console.error(`[latchkey] dependency failure${requestId ? ` (${requestId})` : ""}:`, (error as Error).message);
+    console.error(`[latchkey] dependency failure${requestId ? ` (${requestId})` : ""}: ${loggableError(error).split("\n").slice(0, 2).join("; ")}`);
     return oauthErrorResponse(unavailable());
   }
   const id = requestId ?? crypto.randomUUID();
-  console.error(`[latchkey] internal error (${id}):`, error);
+  console.error(`[latchkey] internal error (${id}): ${loggableError(error)}`);
   return json({ error: "server_error", error_description: `Internal error (request ${id})` }, 500);
 }

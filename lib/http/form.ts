@@ -1,4 +1,5 @@
-import { invalidRequest, payloadTooLarge, unsupportedMediaType } from "./errors";
+import { invalidRequest, payloadTooLarge, unsupportedMediaType, unstorableText } from "./errors";
+import { isStorableText } from "./text";
 
 export const OAUTH_BODY_LIMIT = 8 * 1024;
 
@@ -37,6 +38,7 @@ export function mediaType(request: Request): string {
 /**
  * Parses an OAuth form body: the right media type, at most 8 KiB, no duplicated parameter, and
  * only the names in `allowed` (when given). Empty values count as absent, as RFC 6749 says.
+ * Every name and value is text the database can store.
  */
 export async function readOAuthForm(request: Request, allowed?: ReadonlySet<string>): Promise<Map<string, string>> {
   if (mediaType(request) !== "application/x-www-form-urlencoded") throw unsupportedMediaType("application/x-www-form-urlencoded");
@@ -44,7 +46,14 @@ export async function readOAuthForm(request: Request, allowed?: ReadonlySet<stri
   return parseParams(new URLSearchParams(body), allowed);
 }
 
+/** The first parameter, by name, whose name or value the database could not store; null when none. */
+export function unstorableParameter(params: URLSearchParams): string | null {
+  for (const [name, value] of params) if (!isStorableText(name) || !isStorableText(value)) return name;
+  return null;
+}
+
 export function parseParams(params: URLSearchParams, allowed?: ReadonlySet<string>): Map<string, string> {
+  if (unstorableParameter(params) !== null) throw unstorableText();
   const out = new Map<string, string>();
   const seen = new Set<string>();
   for (const [name, value] of params) {

@@ -4,7 +4,8 @@ import { addMs, MINUTE, SECOND } from "../clock";
 import { randomToken, safeEqual, sha256Hex } from "../crypto";
 import type { Endpoint, EndpointContext } from "../http/context";
 import { serializeCookie } from "../http/cookies";
-import { OAuthError } from "../http/errors";
+import { isUnstorableText, OAuthError } from "../http/errors";
+import { unstorableParameter } from "../http/form";
 import { hostedErrorPage } from "../hosted/html";
 import { getLiveSession, type HostedSession } from "../authn/hosted-session";
 import { findClient, type ClientRow } from "./clients";
@@ -126,8 +127,22 @@ export function redirect303(location: string, headers: [string, string][] = []):
   return new Response(null, { status: 303, headers: h });
 }
 
+const unstorableRequest = () => hostedErrorPage(400, "Invalid sign-in request", "The sign-in request contains a character that is not accepted.", "invalid_request");
+
 export const authorizeEndpoint: Endpoint = async (request, ctx) => {
+  try {
+    return await authorize(request, ctx);
+  } catch (error) {
+    // Text the database refused slipped past the check below: still the browser's bad request.
+    if (isUnstorableText(error)) return unstorableRequest();
+    throw error;
+  }
+};
+
+async function authorize(request: Request, ctx: EndpointContext): Promise<Response> {
   const params = new URL(request.url).searchParams;
+  // Before any lookup, so the hosted page answers (nothing is verified yet to redirect to).
+  if (unstorableParameter(params) !== null) return unstorableRequest();
   // Until the client and its exact redirect URI are verified, nothing is sent to any redirect URI.
   const clientIds = params.getAll("client_id");
   const redirectUris = params.getAll("redirect_uri");
@@ -183,7 +198,7 @@ export const authorizeEndpoint: Endpoint = async (request, ctx) => {
   return redirect303(`${ctx.basePath}/sign-in?tx=${txId}`, [
     ["Set-Cookie", serializeCookie(`${TX_COOKIE_PREFIX}${txId}`, binding, ctx.basePath, TRANSACTION_TTL_MS / 1000)],
   ]);
-};
+}
 
 /** Issues a 60-second code for an authenticated session and sends the browser to the callback. */
 export async function issueCodeRedirect(

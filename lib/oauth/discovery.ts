@@ -2,7 +2,8 @@ import { and, desc, eq, ne } from "drizzle-orm";
 import { apiGrants, apis, clients } from "../../db/schema";
 import type { Endpoint, EndpointContext } from "../http/context";
 import { publicDocument } from "../http/cors";
-import { invalidRequest, json, notFound } from "../http/errors";
+import { invalidRequest, json, notFound, unstorableText } from "../http/errors";
+import { unstorableParameter } from "../http/form";
 import { findClient, type ClientRow } from "./clients";
 import { getPublicJwks } from "./keys";
 
@@ -18,13 +19,19 @@ export async function scopesForClient(ctx: EndpointContext, client: ClientRow): 
   return [...scopes].sort();
 }
 
-export const discoveryEndpoint: Endpoint = publicDocument(async (request, ctx) => {
-  const url = new URL(request.url);
-  for (const name of url.searchParams.keys()) {
+/** The public documents' query: an optional client_id, once, and nothing else. */
+function documentClientId(request: Request): string | null {
+  const query = new URL(request.url).searchParams;
+  if (unstorableParameter(query) !== null) throw unstorableText();
+  for (const name of query.keys()) {
     if (name !== "client_id") throw invalidRequest(`Parameter ${name} is not recognized`);
   }
-  if (url.searchParams.getAll("client_id").length > 1) throw invalidRequest("Parameter client_id is duplicated");
-  const clientId = url.searchParams.get("client_id");
+  if (query.getAll("client_id").length > 1) throw invalidRequest("Parameter client_id is duplicated");
+  return query.get("client_id");
+}
+
+export const discoveryEndpoint: Endpoint = publicDocument(async (request, ctx) => {
+  const clientId = documentClientId(request);
   let client: ClientRow | undefined;
   if (clientId !== null) {
     client = await findClient(ctx, clientId);
@@ -72,10 +79,7 @@ export const discoveryEndpoint: Endpoint = publicDocument(async (request, ctx) =
 });
 
 export const jwksEndpoint: Endpoint = publicDocument(async (request, ctx) => {
-  const url = new URL(request.url);
-  for (const name of url.searchParams.keys()) {
-    if (name !== "client_id") throw invalidRequest(`Parameter ${name} is not recognized`);
-  }
+  documentClientId(request);
   const keys = await getPublicJwks(ctx.service, ctx.workspace.id);
   // Rotation pre-publishes the next key well ahead of use, so a 5-minute cache never misses a kid for long.
   return json({ keys }, 200, { "Cache-Control": "public, max-age=300, must-revalidate" });

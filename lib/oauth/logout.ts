@@ -3,7 +3,8 @@ import { grants } from "../../db/schema";
 import { recordAudit } from "../audit/events";
 import { clearSessionCookie, endHostedSession, getLiveSession } from "../authn/hosted-session";
 import type { Endpoint, EndpointContext } from "../http/context";
-import { isDependencyFailure } from "../http/errors";
+import { isDependencyFailure, isUnstorableText, loggableError } from "../http/errors";
+import { unstorableParameter } from "../http/form";
 import { inTransaction } from "../http/transaction";
 import { HOSTED_PAGE_HEADERS, hostedErrorPage } from "../hosted/html";
 import { findClient } from "./clients";
@@ -17,6 +18,8 @@ const ACCEPTED = new Set(["client_id", "post_logout_redirect_uri"]);
 const REFUSED: ReadonlyMap<string, string> = new Map(
   ["id_token_hint", "state", "logout_hint", "ui_locales"].map((name) => [name, `${name} is not accepted; send only client_id and post_logout_redirect_uri.`]),
 );
+
+const UNSTORABLE = "The sign-out request contains a character that is not accepted.";
 
 const refused = (message: string, status = 400) =>
   hostedErrorPage(status, "Sign-out failed", message, "invalid_request", "Return to the application you came from; it can end your session there.");
@@ -35,9 +38,10 @@ export const logoutEndpoint: Endpoint = async (request, ctx) => {
   try {
     return await logout(request, ctx);
   } catch (error) {
-    // A browser lands here: show a page, not the JSON 503 of the machine endpoints. Nothing was ended.
+    // A browser lands here: show a page, not the JSON of the machine endpoints. Nothing was ended.
+    if (isUnstorableText(error)) return refused(UNSTORABLE);
     if (isDependencyFailure(error)) {
-      console.error("[latchkey] logout: dependency failure:", (error as Error).message);
+      console.error(`[latchkey] logout: dependency failure: ${loggableError(error).split("\n").slice(0, 2).join("; ")}`);
       return hostedErrorPage(503, "Sign-out unavailable", "Signing out is temporarily unavailable. Please try again in a moment.", "temporarily_unavailable");
     }
     throw error;
@@ -46,6 +50,7 @@ export const logoutEndpoint: Endpoint = async (request, ctx) => {
 
 async function logout(request: Request, ctx: EndpointContext): Promise<Response> {
   const query = new URL(request.url).searchParams;
+  if (unstorableParameter(query) !== null) return refused(UNSTORABLE);
   const seen = new Set<string>();
   for (const name of query.keys()) {
     const reason = REFUSED.get(name);
