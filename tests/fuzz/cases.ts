@@ -1,0 +1,639 @@
+/**
+ * What the fuzzer sends: per route, a recipe (fast-check shrinks recipes, not bytes) made of a
+ * base request (a valid one built from live values, or none), mutations of its parameters,
+ * method, workspace and path variants, header changes, the parameter encoding and the body's
+ * encoding, size and framing. `materialize` turns a recipe into the bytes of one request.
+ */
+import fc from "fast-check";
+import { API, M2M, SPA, WEB, MINIMAL, ADA, BOB, ACME } from "../helpers/fixtures";
+import { sha256Base64Url } from "../../lib/crypto";
+import { basic, PUBLIC_URL } from "../helpers/harness";
+import type { Live } from "./world";
+import type { WireRequest } from "./wire";
+
+export type Param = [string, string];
+
+export interface RouteSpec {
+  name: string;
+  method: "GET" | "POST";
+  /** Path relative to the issuer, as in lib/http/router.ts. */
+  path: string;
+  /** SPEC.md's statuses for this route's own method (success and its errors table). */
+  statuses: number[];
+  body?: "form" | "json";
+  /** Body limit in bytes (SPEC.md limits table). */
+  limit?: number;
+  names: string[];
+  bases: string[];
+}
+
+const FORM = "application/x-www-form-urlencoded";
+const JSON_TYPE = "application/json";
+
+export const ROUTES: RouteSpec[] = [
+  { name: "discovery", method: "GET", path: "/.well-known/openid-configuration", statuses: [200, 400, 404], names: ["client_id"], bases: ["none", "discovery"] },
+  { name: "jwks", method: "GET", path: "/.well-known/jwks.json", statuses: [200, 400, 404], names: ["client_id"], bases: ["none", "discovery"] },
+  {
+    name: "authorize",
+    method: "GET",
+    path: "/oauth2/authorize",
+    statuses: [303, 400, 404],
+    names: ["client_id", "redirect_uri", "response_type", "scope", "state", "nonce", "code_challenge", "code_challenge_method", "resource", "prompt", "response_mode", "request"],
+    bases: ["authorize:spa", "authorize:spa-api", "authorize:web", "authorize:m2m", "authorize:minimal"],
+  },
+  {
+    name: "token",
+    method: "POST",
+    path: "/oauth2/token",
+    statuses: [200, 400, 401, 403, 413, 415],
+    body: "form",
+    limit: 8 * 1024,
+    names: ["grant_type", "code", "redirect_uri", "code_verifier", "client_id", "refresh_token", "scope", "resource", "client_secret"],
+    bases: ["code:spa", "code:web", "refresh:spa", "refresh:web", "cc:m2m", "none"],
+  },
+  { name: "userinfo", method: "GET", path: "/oidc/userinfo", statuses: [200, 401, 403], names: ["access_token", "client_id"], bases: ["bearer:spa", "bearer:web", "bearer:m2m", "none"] },
+  { name: "session check", method: "GET", path: "/oidc/session", statuses: [200, 401, 403, 404], names: ["access_token", "client_id"], bases: ["bearer:spa", "bearer:web", "bearer:m2m", "none"] },
+  {
+    name: "revoke",
+    method: "POST",
+    path: "/oauth2/revoke",
+    statuses: [200, 400, 401, 403, 413, 415],
+    body: "form",
+    limit: 8 * 1024,
+    names: ["token", "token_type_hint", "client_id", "client_secret"],
+    bases: ["revoke:spa-access", "revoke:spa-refresh", "revoke:web", "revoke:m2m", "none"],
+  },
+  {
+    name: "introspect",
+    method: "POST",
+    path: "/oauth2/introspect",
+    statuses: [200, 400, 401, 403, 413, 415],
+    body: "form",
+    limit: 8 * 1024,
+    names: ["token", "token_type_hint", "client_id", "client_secret"],
+    bases: ["introspect:web", "introspect:m2m", "introspect:spa", "none"],
+  },
+  {
+    name: "logout",
+    method: "GET",
+    path: "/oidc/logout",
+    statuses: [303, 400, 404],
+    names: ["client_id", "post_logout_redirect_uri", "id_token_hint", "state", "logout_hint"],
+    bases: ["logout:spa", "logout:web", "logout:no-grant", "none"],
+  },
+  {
+    name: "sign-in form post",
+    method: "POST",
+    path: "/sign-in/password",
+    statuses: [303, 400, 403, 413, 415],
+    body: "form",
+    limit: 8 * 1024,
+    names: ["tx", "csrf", "email", "password"],
+    bases: ["signin:right", "signin:wrong", "signin:unknown"],
+  },
+  {
+    name: "permission check",
+    method: "POST",
+    path: "/authorization/check",
+    statuses: [200, 400, 401, 413, 415],
+    body: "json",
+    limit: 2 * 1024,
+    names: ["resource", "permission", "organization_id"],
+    bases: ["check:spa", "check:m2m", "check:org", "none"],
+  },
+];
+
+/** Values that stand for live ones, resolved when the request is built. */
+const LIVE_REFS = ["@access", "@refresh", "@m2m", "@code", "@id", "@tx", "@csrf", "@session"] as const;
+
+/** Interesting literal values: the workspace's own, near-misses, and classic troublemakers. */
+const DICTIONARY = [
+  SPA.client_id, WEB.client_id, M2M.client_id, MINIMAL.client_id, "unknown-client", "SPA", "spa ", "spa\u0000",
+  SPA.redirect_uri, WEB.redirect_uri, `${SPA.redirect_uri}/`, "https://evil.example/callback", "https://app.example.test/", "https://web.example.test/signed-out",
+  API, `${API}/`, "https://other.example.test", "https://inactive.example.test", "https://wide.example.test",
+  "openid", "openid email profile", "openid read:things", "read:things", "write:things", "admin:things", "openid openid", "offline_access",
+  "code", "token", "S256", "plain", "authorization_code", "refresh_token", "client_credentials", "password",
+  "access_token", "refresh_token", ADA.email, ADA.password, BOB.email, "ADA@EXAMPLE.TEST", ACME, "@null",
+  "", " ", "+", "%", "%00", "\u0000", "a\u0000b", "\uFFFD", "\uD800", "\u202E", "🔑", "null", "undefined", "NaN", "[]", "{}", "true", "0", "-1", "1e309",
+  "__proto__", "constructor", "toString", "' OR '1'='1", "\"; --", "$1", "\\", "\\u0000", "<script>x</script>", "../../etc/passwd", "%2e%2e%2f",
+  "A".repeat(43), "A".repeat(128), "A".repeat(129), "_".repeat(24),
+  ...LIVE_REFS,
+];
+
+const PROTO_NAMES = ["__proto__", "toString", "constructor", "hasOwnProperty", "valueOf", "prototype", "isPrototypeOf", "__defineGetter__"];
+
+const text = (maxLength = 40): fc.Arbitrary<string> =>
+  fc.oneof(
+    { weight: 5, arbitrary: fc.constantFrom(...DICTIONARY) },
+    { weight: 2, arbitrary: fc.string({ maxLength }) },
+    { weight: 1, arbitrary: fc.string({ unit: "binary", maxLength }) },
+    { weight: 1, arbitrary: fc.tuple(fc.string({ maxLength: 10 }), fc.string({ maxLength: 10 })).map(([a, b]) => `${a}\u0000${b}`) },
+    { weight: 1, arbitrary: fc.tuple(fc.constantFrom("x", "a", "%", "\u00e9", "\u0000"), fc.integer({ min: 100, max: 10_000 })).map(([c, n]) => c.repeat(n)) },
+  );
+
+const paramName = (spec: RouteSpec | null): fc.Arbitrary<string> =>
+  fc.oneof(
+    { weight: 4, arbitrary: fc.constantFrom(...(spec?.names.length ? spec.names : ["tx", "x"])) },
+    { weight: 2, arbitrary: fc.constantFrom(...PROTO_NAMES) },
+    { weight: 1, arbitrary: text(12) },
+  );
+
+export type Mutation =
+  | { op: "drop"; i: number }
+  | { op: "dup"; i: number; same: boolean; value: string }
+  | { op: "set"; i: number; value: string }
+  | { op: "rename"; i: number; name: string }
+  | { op: "add"; name: string; value: string }
+  | { op: "nul"; i: number; at: number }
+  | { op: "huge"; i: number; size: number };
+
+const mutation = (spec: RouteSpec | null): fc.Arbitrary<Mutation> =>
+  fc.oneof(
+    fc.record({ op: fc.constant("drop" as const), i: fc.nat() }),
+    fc.record({ op: fc.constant("dup" as const), i: fc.nat(), same: fc.boolean(), value: text() }),
+    fc.record({ op: fc.constant("set" as const), i: fc.nat(), value: text() }),
+    fc.record({ op: fc.constant("rename" as const), i: fc.nat(), name: paramName(spec) }),
+    fc.record({ op: fc.constant("add" as const), name: paramName(spec), value: text() }),
+    fc.record({ op: fc.constant("nul" as const), i: fc.nat(), at: fc.nat() }),
+    fc.record({ op: fc.constant("huge" as const), i: fc.nat(), size: fc.constantFrom(1_000, 2_100, 8_300, 12_000) }),
+  );
+
+/** A workspace as the path names it. `odd` ones are not valid workspace ids; `path` ones change the path's shape. */
+export type WorkspaceVariant = { kind: "real" } | { kind: "unknown" } | { kind: "odd"; raw: string } | { kind: "path"; raw: string };
+const workspace: fc.Arbitrary<WorkspaceVariant> = fc.oneof(
+  { weight: 12, arbitrary: fc.constant({ kind: "real" as const }) },
+  { weight: 1, arbitrary: fc.constant({ kind: "unknown" as const }) },
+  { weight: 2, arbitrary: fc.constantFrom("DEMO", "a%00b", "%00", "w".repeat(70), "%E2%82%AC", "a%20b", "-x", "_x", "a.b", "%FF", "\u00ff", "a%25", "t%2Fx").map((raw) => ({ kind: "odd" as const, raw })) },
+  { weight: 1, arbitrary: fc.constantFrom("..", ".", "a%2Fb", "", "%2e%2e").map((raw) => ({ kind: "path" as const, raw })) },
+);
+
+/** How the route's path is written. Only `exact` is held to the route's own statuses. */
+export const PATH_VARIANTS = ["exact", "slash", "upper", "double-slash", "dot-segment", "percent", "semicolon", "nul"] as const;
+export type PathVariant = (typeof PATH_VARIANTS)[number];
+const pathVariant: fc.Arbitrary<PathVariant> = fc.oneof(
+  { weight: 14, arbitrary: fc.constant("exact" as const) },
+  { weight: 2, arbitrary: fc.constantFrom(...PATH_VARIANTS.slice(1)) },
+);
+
+const ODD_METHODS = ["TRACE", "PROPFIND", "PURGE", "QUERY", "SEARCH", "LOCK", "MKCOL", "FOO", "get", "G\u00c9T"];
+const method = (own: string): fc.Arbitrary<string> =>
+  fc.oneof(
+    { weight: 12, arbitrary: fc.constant(own) },
+    { weight: 2, arbitrary: fc.constantFrom("HEAD", "OPTIONS") },
+    { weight: 1, arbitrary: fc.constantFrom("GET", "POST", "PUT", "PATCH", "DELETE") },
+    { weight: 1, arbitrary: fc.constantFrom(...ODD_METHODS) },
+  );
+
+/** `keep` leaves the base request's header as it is. */
+type HeaderChoice = { keep: true } | { keep: false; value: string | null };
+const keepOr = (alternatives: fc.Arbitrary<string | null>, keepWeight = 4): fc.Arbitrary<HeaderChoice> =>
+  fc.oneof({ weight: keepWeight, arbitrary: fc.constant({ keep: true as const }) }, { weight: 1, arbitrary: alternatives.map((value) => ({ keep: false as const, value })) });
+
+const b64 = (s: string) => Buffer.from(s, "utf8").toString("base64");
+const authorization = fc.oneof(
+  fc.constant(null),
+  fc.constantFrom(basic(WEB.client_id, WEB.secret), basic(M2M.client_id, M2M.secret), basic(SPA.client_id, ""), basic(WEB.client_id, "wrong"), "Basic", "Bearer", "Basic ====", "Basic *", "Digest x", "bearer lka_x", "Bearer @access", "Bearer @m2m", "Bearer @id", "Bearer @refresh"),
+  text().map((t) => `Basic ${b64(t)}`),
+  fc.tuple(text(), text()).map(([id, secret]) => `Basic ${b64(`${id}:${secret}`)}`),
+  fc.tuple(fc.constantFrom("a\u0000b", "w\u0000", "%00", "spa%00"), fc.constantFrom("x", WEB.secret)).map(([id, secret]) => `Basic ${b64(`${id}:${secret}`)}`),
+  fc.integer({ min: 1_000, max: 10_240 }).map((n) => `Basic ${b64(`${"i".repeat(n)}:x`)}`),
+  text().map((t) => `Bearer ${t}`),
+  text(),
+);
+const origin = fc.oneof(fc.constant(null), fc.constantFrom("https://app.example.test", PUBLIC_URL, "null", "https://evil.example", "https://app.example.test/", "http://app.example.test"), text());
+const contentType = fc.oneof(
+  fc.constant(null),
+  fc.constantFrom(FORM, `${FORM}; charset=utf-8`, `${FORM}; charset=ISO-8859-1`, "APPLICATION/X-WWW-FORM-URLENCODED", JSON_TYPE, `${JSON_TYPE}; charset=utf-8`, "application/problem+json", "text/plain", "multipart/form-data; boundary=x", "", ";", "application/json\u0000"),
+  text(),
+);
+const cookie = fc.oneof(
+  fc.constant(null),
+  fc.constantFrom("@session", "lk_session=@session", "lk_session=", "lk_session=.", "lk_session=a.b", "lk_session=x; lk_session=@session", "__proto__=1; toString=2", "=; ;;", "lk_tx_@tx=x"),
+  text().map((t) => `lk_session=${t}`),
+  fc.integer({ min: 1_000, max: 12_000 }).map((n) => `c=${"z".repeat(n)}`),
+  text(),
+);
+const extraHeader: fc.Arbitrary<[string, string]> = fc.tuple(
+  fc.oneof(
+    fc.constantFrom("X-Forwarded-For", "Accept", "Accept-Encoding", "Content-Encoding", "Sec-Fetch-Site", "X-Latchkey-Client-Address", "Forwarded", "Next-Action", "RSC", "Next-Router-State-Tree", "X-Middleware-Subrequest", "Range", "If-None-Match", "Authorization", "Content-Type", "Origin", "Cookie", "Expect"),
+    fc.stringMatching(/^[A-Za-z][A-Za-z0-9-]{0,15}$/),
+  ),
+  fc.oneof(text(), fc.constantFrom("same-origin", "cross-site", "1", "gzip", "bytes=0-1", "100-continue", "for=1.2.3.4", "1.2.3.4, 5.6.7.8")),
+);
+
+export interface HeaderRecipe {
+  authorization: HeaderChoice;
+  origin: HeaderChoice;
+  contentType: HeaderChoice;
+  cookie: HeaderChoice;
+  extra: [string, string][];
+}
+
+const headers: fc.Arbitrary<HeaderRecipe> = fc.record({
+  authorization: keepOr(authorization),
+  origin: keepOr(origin),
+  contentType: keepOr(contentType),
+  cookie: keepOr(cookie),
+  extra: fc.array(extraHeader, { maxLength: 2 }),
+});
+
+export type Encoding = "standard" | "raw";
+/** Inserted into an encoded query or form body: broken percent escapes, raw bytes, stray separators. */
+const BREAKAGES = ["%", "%Z", "%zz", "%C3%28", "%FF", "%FE%FF", "%00", "%ED%A0%80", "%C0%80", "&", "&&=", "=", "==", "\u00ff\u00fe", "\u00c3", "+", "#", ";", "\u0000"];
+
+export interface BodyRecipe {
+  kind: "params" | "raw" | "none";
+  encoding: "route" | "form" | "json";
+  /** JSON type per parameter (by index): how each value is written. */
+  typing: ("string" | "null" | "number" | "object" | "array" | "bool")[];
+  raw: number[];
+  padTo: number | null;
+  chunked: boolean;
+}
+
+const body = (spec: RouteSpec | null): fc.Arbitrary<BodyRecipe> =>
+  fc.record({
+    kind: spec?.method === "POST" ? fc.oneof({ weight: 10, arbitrary: fc.constant("params" as const) }, { weight: 1, arbitrary: fc.constantFrom("raw" as const, "none" as const) }) : fc.oneof({ weight: 10, arbitrary: fc.constant("none" as const) }, { weight: 1, arbitrary: fc.constantFrom("raw" as const, "params" as const) }),
+    encoding: fc.oneof({ weight: 8, arbitrary: fc.constant("route" as const) }, { weight: 1, arbitrary: fc.constantFrom("form" as const, "json" as const) }),
+    typing: fc.array(fc.oneof({ weight: 8, arbitrary: fc.constant("string" as const) }, { weight: 1, arbitrary: fc.constantFrom("null" as const, "number" as const, "object" as const, "array" as const, "bool" as const) }), { maxLength: 4 }),
+    raw: fc.array(fc.integer({ min: 0, max: 255 }), { maxLength: 64 }),
+    padTo: fc.oneof({ weight: 8, arbitrary: fc.constant(null) }, { weight: 2, arbitrary: fc.constantFrom(2047, 2048, 2049, 8191, 8192, 8193, 65_536, 65_537, 200_000) }),
+    chunked: fc.oneof({ weight: 5, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
+  });
+
+export interface Recipe {
+  method: string;
+  workspace: WorkspaceVariant;
+  path: PathVariant;
+  base: string;
+  flip: boolean;
+  mutations: Mutation[];
+  /** Query parameters of a POST route (its own parameters travel in the body). */
+  query: Param[];
+  encoding: Encoding;
+  breakage: { at: number; text: string } | null;
+  headers: HeaderRecipe;
+  body: BodyRecipe;
+}
+
+export function recipe(spec: RouteSpec): fc.Arbitrary<Recipe> {
+  return fc.record({
+    method: method(spec.method),
+    workspace,
+    path: pathVariant,
+    base: fc.oneof({ weight: 1, arbitrary: fc.constant("none") }, { weight: 5, arbitrary: fc.constantFrom(...spec.bases) }),
+    flip: fc.boolean(),
+    mutations: fc.oneof({ weight: 1, arbitrary: fc.constant<Mutation[]>([]) }, { weight: 3, arbitrary: fc.array(mutation(spec), { minLength: 1, maxLength: 3 }) }),
+    query: fc.oneof({ weight: 6, arbitrary: fc.constant<Param[]>([]) }, { weight: 1, arbitrary: fc.array(fc.tuple(paramName(spec), text()), { maxLength: 2 }) }),
+    encoding: fc.oneof({ weight: 5, arbitrary: fc.constant("standard" as const) }, { weight: 1, arbitrary: fc.constant("raw" as const) }),
+    breakage: fc.option(fc.record({ at: fc.nat(), text: fc.constantFrom(...BREAKAGES) }), { freq: 6 }),
+    headers,
+    body: body(spec),
+  });
+}
+
+/** Paths that are not in the route table: hosted pages, unknown and reserved paths, paths outside any issuer. */
+export type PagePath =
+  | { kind: "sign-in page"; tx: "live" | "none" | "garbage" }
+  | { kind: "unknown"; rest: string }
+  | { kind: "reserved"; rest: string }
+  | { kind: "outside"; path: string };
+
+const pageSegment = fc.constantFrom("a", "oauth2", "oidc", ".well-known", "sign-in", "authorization", "token", "x.json", "%00", "%FF", "%2F", "_next", "t", "api", "favicon.ico", "\u00e9", "~", "@", "v1");
+export const pagePath: fc.Arbitrary<PagePath> = fc.oneof(
+  fc.record({ kind: fc.constant("sign-in page" as const), tx: fc.constantFrom("live" as const, "none" as const, "garbage" as const) }),
+  fc.record({ kind: fc.constant("unknown" as const), rest: fc.array(pageSegment, { minLength: 1, maxLength: 4 }).map((s) => s.join("/")).filter((rest) => !rest.startsWith("v1/")) }),
+  fc.record({ kind: fc.constant("reserved" as const), rest: fc.tuple(fc.constantFrom("v1/access", "v1/audit", "v1/management"), fc.constantFrom("", "/x", "/users/1", "/")).map(([a, b]) => a + b) }),
+  fc.record({ kind: fc.constant("outside" as const), path: fc.constantFrom("/", "/console", "/console/sign-in", "/console/setup", "/favicon.ico", "/robots.txt", "/_next/static/none.js", "/t", "/t/", "/api", "/%00", "/\u00ff", "//x", "/.well-known/openid-configuration") }),
+);
+
+export interface PageRecipe {
+  method: string;
+  workspace: WorkspaceVariant;
+  page: PagePath;
+  params: Param[];
+  encoding: Encoding;
+  headers: HeaderRecipe;
+  body: BodyRecipe;
+}
+
+export const pageRecipe: fc.Arbitrary<PageRecipe> = fc.record({
+  method: fc.oneof({ weight: 6, arbitrary: fc.constant("GET") }, { weight: 2, arbitrary: fc.constantFrom("POST", "HEAD", "OPTIONS") }, { weight: 1, arbitrary: fc.constantFrom("PUT", "PATCH", "DELETE", ...ODD_METHODS) }),
+  workspace,
+  page: pagePath,
+  params: fc.array(fc.tuple(paramName(null), text()), { maxLength: 3 }),
+  encoding: fc.oneof({ weight: 5, arbitrary: fc.constant("standard" as const) }, { weight: 1, arbitrary: fc.constant("raw" as const) }),
+  headers,
+  body: body(null),
+});
+
+// ---------------------------------------------------------------------------------------------
+// Building the request
+
+interface Base {
+  params: Param[];
+  headers: Record<string, string>;
+}
+
+const form = FORM;
+/** `flip` varies a base where a valid request has two shapes (with or without a session, a narrowing scope). */
+async function baseRequest(name: string, live: Live, spec: RouteSpec, flip = false): Promise<Base> {
+  const ct: Record<string, string> = spec.body === "json" ? { "content-type": JSON_TYPE } : spec.body === "form" ? { "content-type": form } : {};
+  switch (name) {
+    case "none":
+      return { params: [], headers: ct };
+    case "discovery":
+      return { params: [["client_id", SPA.client_id]], headers: {} };
+    case "authorize:spa":
+    case "authorize:spa-api":
+    case "authorize:web":
+    case "authorize:m2m":
+    case "authorize:minimal": {
+      const client = { "authorize:spa": SPA, "authorize:spa-api": SPA, "authorize:web": WEB, "authorize:m2m": { client_id: M2M.client_id, redirect_uri: SPA.redirect_uri }, "authorize:minimal": MINIMAL }[name];
+      const api = name === "authorize:spa-api";
+      const verifier = "v".repeat(43);
+      const params: Param[] = [
+        ["client_id", client.client_id],
+        ["redirect_uri", client.redirect_uri],
+        ["response_type", "code"],
+        ["scope", api ? "openid email read:things" : name === "authorize:minimal" ? "openid" : "openid email profile"],
+        ["state", "state-0123456789-abcdefghij"],
+        ["nonce", "nonce-0123456789-abcdefghij"],
+        ["code_challenge", sha256Base64Url(verifier)],
+        ["code_challenge_method", "S256"],
+      ];
+      if (api) params.push(["resource", API]);
+      // Half of these carry a live hosted session, so the code is issued right here.
+      return { params, headers: flip ? { cookie: await live.session() } : {} };
+    }
+    case "code:spa":
+    case "code:web": {
+      const client = name === "code:spa" ? "spa" : "web";
+      const { code, verifier, redirectUri } = await live.code(client);
+      const params: Param[] = [["grant_type", "authorization_code"], ["code", code], ["redirect_uri", redirectUri], ["code_verifier", verifier]];
+      if (client === "spa") params.push(["client_id", SPA.client_id]);
+      const auth: Record<string, string> = client === "web" ? { authorization: basic(WEB.client_id, WEB.secret) } : { origin: "https://app.example.test" };
+      return { params, headers: { ...ct, ...auth } };
+    }
+    case "refresh:spa":
+    case "refresh:web": {
+      const client = name === "refresh:spa" ? "spa" : "web";
+      const { refresh } = await live.tokens(client);
+      const params: Param[] = [["grant_type", "refresh_token"], ["refresh_token", refresh]];
+      if (client === "spa") params.push(["client_id", SPA.client_id]);
+      if (flip) params.push(["scope", "openid"]);
+      return { params, headers: { ...ct, ...(client === "web" ? { authorization: basic(WEB.client_id, WEB.secret) } : {}) } };
+    }
+    case "cc:m2m":
+      return { params: [["grant_type", "client_credentials"], ["resource", API], ["scope", "read:things"]], headers: { ...ct, authorization: basic(M2M.client_id, M2M.secret) } };
+    case "bearer:spa":
+    case "bearer:web": {
+      const { access } = await live.tokens(name === "bearer:spa" ? "spa" : "web");
+      return { params: [], headers: { authorization: `Bearer ${access}`, ...(name === "bearer:spa" ? { origin: "https://app.example.test" } : {}) } };
+    }
+    case "bearer:m2m":
+      return { params: [], headers: { authorization: `Bearer ${await live.m2mToken()}` } };
+    case "revoke:spa-access":
+    case "revoke:spa-refresh": {
+      const { access, refresh } = await live.tokens("spa");
+      const hint = name === "revoke:spa-access" ? "access_token" : "refresh_token";
+      return { params: [["token", hint === "access_token" ? access : refresh], ["token_type_hint", hint], ["client_id", SPA.client_id]], headers: { ...ct, origin: "https://app.example.test" } };
+    }
+    case "revoke:web":
+      return { params: [["token", (await live.tokens("web")).refresh]], headers: { ...ct, authorization: basic(WEB.client_id, WEB.secret) } };
+    case "revoke:m2m":
+      return { params: [["token", await live.m2mToken()]], headers: { ...ct, authorization: basic(M2M.client_id, M2M.secret) } };
+    case "introspect:web":
+      return { params: [["token", (await live.tokens("web")).access], ["token_type_hint", "access_token"]], headers: { ...ct, authorization: basic(WEB.client_id, WEB.secret) } };
+    case "introspect:m2m":
+      return { params: [["token", await live.m2mToken()]], headers: { ...ct, authorization: basic(M2M.client_id, M2M.secret) } };
+    case "introspect:spa":
+      return { params: [["token", live.earlier("access", 0)], ["client_id", SPA.client_id]], headers: { ...ct } };
+    case "logout:spa":
+    case "logout:web":
+    case "logout:no-grant": {
+      const session = await live.freshSession();
+      const client = name === "logout:web" ? "web" : "spa";
+      if (name !== "logout:no-grant") await live.tokens(client, session);
+      const destination = client === "web" ? "https://web.example.test/signed-out" : "https://app.example.test/";
+      return { params: [["client_id", client], ["post_logout_redirect_uri", destination]], headers: { cookie: session } };
+    }
+    case "signin:right":
+    case "signin:wrong":
+    case "signin:unknown": {
+      const { tx, cookie, csrf } = await live.signInTransaction();
+      const email = name === "signin:unknown" ? "nobody@example.test" : ADA.email;
+      const password = name === "signin:right" ? ADA.password : "not the password";
+      return { params: [["tx", tx], ["csrf", csrf], ["email", email], ["password", password]], headers: { ...ct, cookie, origin: PUBLIC_URL } };
+    }
+    case "check:spa":
+    case "check:org":
+      return {
+        params: [["resource", API], ["permission", "read:things"], ["organization_id", name === "check:org" ? ACME : "@null"]],
+        headers: { ...ct, authorization: `Bearer ${(await live.tokens("spa")).access}` },
+      };
+    case "check:m2m":
+      return { params: [["resource", API], ["permission", "read:things"], ["organization_id", "@null"]], headers: { ...ct, authorization: `Bearer ${await live.m2mToken()}` } };
+  }
+  throw new Error(`unknown base ${name}`);
+}
+
+/** Resolves a live reference to a value minted earlier; anything else is itself. */
+function resolve(value: string, live: Live, pick: number): string {
+  const refs: Record<string, string> = { "@access": "access", "@refresh": "refresh", "@m2m": "m2m", "@code": "code", "@id": "id", "@tx": "tx", "@csrf": "csrf", "@session": "session" };
+  return value.replace(/@(access|refresh|m2m|code|id|tx|csrf|session)\b/g, (ref) => {
+    const v = live.earlier(refs[ref], pick);
+    return ref === "@session" ? v.replace(/^lk_session=/, "") : v;
+  });
+}
+
+function applyMutations(params: Param[], mutations: Mutation[], live: Live): Param[] {
+  const out = params.map(([n, v]) => [n, v] as Param);
+  for (const m of mutations) {
+    const i = out.length ? ("i" in m ? m.i % out.length : 0) : -1;
+    switch (m.op) {
+      case "drop":
+        if (i >= 0) out.splice(i, 1);
+        break;
+      case "dup":
+        if (i >= 0) out.push([out[i][0], m.same ? out[i][1] : resolve(m.value, live, m.i)]);
+        break;
+      case "set":
+        if (i >= 0) out[i] = [out[i][0], resolve(m.value, live, m.i)];
+        break;
+      case "rename":
+        if (i >= 0) out[i] = [m.name, out[i][1]];
+        break;
+      case "add":
+        out.push([m.name, resolve(m.value, live, m.name.length)]);
+        break;
+      case "nul":
+        if (i >= 0) {
+          const v = out[i][1];
+          const at = m.at % (v.length + 1);
+          out[i] = [out[i][0], `${v.slice(0, at)}\u0000${v.slice(at)}`];
+        }
+        break;
+      case "huge":
+        if (i >= 0) out[i] = [out[i][0], (out[i][1] || "x").repeat(Math.ceil(m.size / Math.max(1, out[i][1].length)))];
+        break;
+    }
+  }
+  return out;
+}
+
+/** UTF-8 bytes of `s` as a latin1 string (the wire form). */
+const bytes = (s: string) => Buffer.from(s, "utf8").toString("latin1");
+
+/** Encodes parameters as a query string or form body. */
+export function encodeParams(params: Param[], encoding: Encoding, breakage: { at: number; text: string } | null): string {
+  let out =
+    encoding === "standard"
+      ? new URLSearchParams(params).toString()
+      : params.map(([n, v]) => `${bytes(n)}=${bytes(v)}`.replace(/[\s\u0000]/g, (c) => `%${c.charCodeAt(0).toString(16).padStart(2, "0")}`)).join("&");
+  if (breakage) {
+    const at = breakage.at % (out.length + 1);
+    out = out.slice(0, at) + breakage.text + out.slice(at);
+  }
+  return out;
+}
+
+function jsonValue(value: string, type: BodyRecipe["typing"][number] | undefined): string {
+  if (value === "@null") return "null";
+  switch (type) {
+    case "null":
+      return "null";
+    case "number":
+      return /^-?\d+(\.\d+)?$/.test(value) ? value : String(value.length);
+    case "object":
+      return `{${JSON.stringify(value)}:${JSON.stringify(value)}}`;
+    case "array":
+      return `[${JSON.stringify(value)}]`;
+    case "bool":
+      return value.length % 2 ? "true" : "false";
+    default:
+      return JSON.stringify(value);
+  }
+}
+
+/** A JSON object written member by member, so duplicated names stay duplicated. */
+export function encodeJson(params: Param[], typing: BodyRecipe["typing"]): string {
+  return `{${params.map(([n, v], i) => `${JSON.stringify(n)}:${jsonValue(v, typing[i])}`).join(",")}}`;
+}
+
+function pad(text: string, to: number | null, json: boolean): string {
+  if (to === null || text.length >= to) return text;
+  // Padding that keeps the meaning: empty form pairs are skipped, JSON allows trailing blanks.
+  return text + (json ? " " : "&").repeat(to - Buffer.byteLength(text, "latin1"));
+}
+
+export interface Built {
+  request: WireRequest;
+  /** Text the answer may legitimately echo back (parameter names and values, the target). */
+  echoes: string[];
+  bodyBytes: number;
+}
+
+function applyHeaders(base: Record<string, string>, recipe: HeaderRecipe, live: Live): [string, string][] {
+  const out: [string, string][] = [];
+  const choose = (name: string, choice: HeaderChoice) => {
+    const value = choice.keep ? base[name] : choice.value;
+    if (value !== undefined && value !== null) out.push([name, value]);
+  };
+  choose("authorization", recipe.authorization);
+  choose("origin", recipe.origin);
+  choose("content-type", recipe.contentType);
+  choose("cookie", recipe.cookie);
+  for (const [name, value] of Object.entries(base)) if (!["authorization", "origin", "content-type", "cookie"].includes(name)) out.push([name, value]);
+  out.push(...recipe.extra);
+  // Header values travel as UTF-8 bytes; CR and LF would end the header (request smuggling is not this test's subject).
+  return out.map(([n, v]) => [n, bytes(resolve(v, live, v.length)).replace(/[\r\n]/g, " ")]);
+}
+
+function buildBody(recipe: BodyRecipe, params: Param[], routeEncoding: "form" | "json" | undefined, breakage: Recipe["breakage"], encoding: Encoding): Buffer | undefined {
+  if (recipe.kind === "none") return undefined;
+  if (recipe.kind === "raw") return Buffer.from(pad(Buffer.from(recipe.raw).toString("latin1"), recipe.padTo, true), "latin1");
+  const asJson = recipe.encoding === "json" || (recipe.encoding === "route" && routeEncoding === "json");
+  const text = asJson ? bytes(encodeJson(params, recipe.typing)) : encodeParams(params, encoding, breakage);
+  return Buffer.from(pad(text, recipe.padTo, asJson), "latin1");
+}
+
+function workspaceSegment(variant: WorkspaceVariant, ws: string): string {
+  if (variant.kind === "real") return ws;
+  if (variant.kind === "unknown") return "no-such-workspace";
+  return bytes(variant.raw);
+}
+
+function pathFor(variant: PathVariant, routePath: string): string {
+  switch (variant) {
+    case "exact":
+      return routePath;
+    case "slash":
+      return `${routePath}/`;
+    case "upper":
+      return routePath.toUpperCase();
+    case "double-slash":
+      return routePath.replace("/", "//");
+    case "dot-segment":
+      return `/x/..${routePath}`;
+    case "percent":
+      return routePath.replace(/[a-z]/, (c) => `%${c.charCodeAt(0).toString(16)}`);
+    case "semicolon":
+      return `${routePath};x=1`;
+    case "nul":
+      return `${routePath}%00`;
+  }
+}
+
+function echoesOf(params: Param[], request: WireRequest): string[] {
+  const out = new Set<string>([request.target]);
+  for (const [n, v] of params) {
+    out.add(n);
+    out.add(v);
+  }
+  for (const [, v] of request.headers) out.add(v);
+  return [...out].filter((e) => e.length >= 3);
+}
+
+export async function materialize(r: Recipe, spec: RouteSpec, live: Live): Promise<Built> {
+  const base = await baseRequest(r.base, live, spec, r.flip);
+  const params = applyMutations(base.params, r.mutations, live);
+  const onQuery = spec.method === "GET" ? params : r.query.map(([n, v]) => [n, resolve(v, live, n.length)] as Param);
+  const query = encodeParams(onQuery, r.encoding, spec.method === "GET" ? r.breakage : null);
+  const target = `/t/${workspaceSegment(r.workspace, live.ws)}${pathFor(r.path, spec.path)}${query ? `?${query}` : ""}`;
+  const body = buildBody(r.body, spec.method === "POST" ? params : onQuery, spec.body, spec.method === "POST" ? r.breakage : null, r.encoding);
+  const request: WireRequest = { method: r.method, target, headers: applyHeaders(base.headers, r.headers, live), body, chunked: body !== undefined && r.body.chunked };
+  return { request, echoes: echoesOf([...params, ...onQuery], request), bodyBytes: body?.length ?? 0 };
+}
+
+export async function materializePage(r: PageRecipe, live: Live): Promise<Built> {
+  let params = r.params.map(([n, v]) => [n, resolve(v, live, n.length)] as Param);
+  const ws = workspaceSegment(r.workspace, live.ws);
+  let path: string;
+  const headers: Record<string, string> = {};
+  switch (r.page.kind) {
+    case "sign-in page": {
+      path = `/t/${ws}/sign-in`;
+      if (r.page.tx === "live") {
+        const { tx, cookie } = await live.signInTransaction();
+        params = [["tx", tx], ...params];
+        headers.cookie = cookie;
+      } else if (r.page.tx === "garbage") params = [["tx", "garbage"], ...params];
+      break;
+    }
+    case "unknown":
+      path = `/t/${ws}/${bytes(r.page.rest)}`;
+      break;
+    case "reserved":
+      path = `/t/${ws}/${r.page.rest}`;
+      break;
+    case "outside":
+      path = bytes(r.page.path);
+      break;
+  }
+  const query = encodeParams(params, r.encoding, null);
+  const target = `${path}${query ? `?${query}` : ""}`;
+  const body = buildBody(r.body, params, "form", null, r.encoding);
+  const request: WireRequest = { method: r.method, target, headers: applyHeaders(headers, r.headers, live), body, chunked: body !== undefined && r.body.chunked };
+  return { request, echoes: echoesOf(params, request), bodyBytes: body?.length ?? 0 };
+}

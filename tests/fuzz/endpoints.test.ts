@@ -1,0 +1,133 @@
+/**
+ * Property-based fuzzing of every route of the table (lib/http/router.ts) and the hosted pages,
+ * through the production request listener on a real socket (see world.ts, cases.ts, oracle.ts).
+ *
+ * Property, for every generated request: an answer arrives; it is not a 5xx (501 aside); it
+ * carries no stack trace, file path, SQL or database/JavaScript error text; its status is one
+ * SPEC.md allows for that route and method (404 for unknown workspaces and paths, 405 with
+ * Allow for a known path's other methods, 413 for bodies past the limit, 429 from edge limits);
+ * and a body past the route's limit is never accepted.
+ *
+ * FUZZ_RUNS cases per property (default 120); FUZZ_SEED fixes the seed (default 20261122, so a
+ * failure reproduces; `random` draws one, as `npm run fuzz` does). fast-check prints the seed and
+ * the path of a failure: rerun with FUZZ_SEED=<seed> to reproduce it. FUZZ_REPORT=1 collects every
+ * distinct failure instead of stopping at the first (to survey a build).
+ */
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, it } from "vitest";
+import { materialize, materializePage, pageRecipe, recipe, ROUTES, type Built } from "./cases";
+import { corsProblem, expectPage, expectRoute, judge, type Expectation } from "./oracle";
+import { send, type WireAnswer, type WireRequest, type WireResult } from "./wire";
+import { HOST, startWorld, type World } from "./world";
+
+const RUNS = Number(process.env.FUZZ_RUNS || 120);
+const SEED = process.env.FUZZ_SEED === "random" ? (Date.now() ^ (Math.random() * 0x7fffffff)) | 0 : Number(process.env.FUZZ_SEED || 20261122);
+const REPORT = process.env.FUZZ_REPORT === "1";
+/** Shrinking a failure sends many more requests: bound a property's whole run. */
+const TIME_LIMIT_MS = Number(process.env.FUZZ_TIME_LIMIT_MS || Math.max(60_000, RUNS * 250));
+
+let world: World;
+
+beforeAll(async () => {
+  world = await startWorld();
+  console.log(`[fuzz] ${RUNS} cases per property, seed ${SEED} (FUZZ_SEED=${SEED} reproduces); Next's paths served by the ${world.handler}`);
+}, 120_000);
+
+afterAll(async () => {
+  await world?.close();
+});
+
+const clip = (s: string, n = 240) => (s.length > n ? `${s.slice(0, n)}… (${s.length} chars)` : s);
+
+function describeCase(request: WireRequest, result: WireResult, problem: string): string {
+  const body = request.body ? ` body(${request.body.length} bytes${request.chunked ? ", chunked" : ""}): ${JSON.stringify(clip(request.body.toString("latin1")))}` : "";
+  const answer = result.ok ? `${result.answer.status} ${JSON.stringify(clip(result.answer.body.toString("utf8"), 400))}` : result.error;
+  return [
+    problem,
+    `  request: ${JSON.stringify(clip(`${request.method} ${request.target}`, 400))}`,
+    `  headers: ${JSON.stringify(request.headers.map(([n, v]) => [n, clip(v, 120)]))}${body}`,
+    `  answer:  ${answer}`,
+  ].join("\n");
+}
+
+interface Prepared {
+  built: Built;
+  expectation: Expectation;
+  limit: number | undefined;
+  /** Route-specific checks beyond the status (CORS). */
+  extra?: (request: WireRequest, answer: WireAnswer) => string | null;
+  /** Groups failures in the survey (FUZZ_REPORT=1). */
+  shape: string;
+}
+
+const surveyed = new Map<string, string>();
+
+async function fuzz<T>(name: string, index: number, arbitrary: fc.Arbitrary<T>, prepare: (value: T) => Promise<Prepared>): Promise<void> {
+  const started = Date.now();
+  let cases = 0;
+  await fc.assert(
+    fc.asyncProperty(arbitrary, async (value) => {
+      cases++;
+      const { built, expectation, limit, extra, shape } = await prepare(value);
+      const { request } = built;
+      const tooLarge = !!expectation.reachesRoute && limit !== undefined && built.bodyBytes > limit;
+      const result = await send(world.port, request, HOST);
+      let problem: string | null;
+      if (!result.ok) {
+        // A body far past every limit may be cut off by the server's early answer and close.
+        problem = tooLarge && built.bodyBytes > 64 * 1024 && /ECONNRESET|EPIPE|closed/.test(result.error) ? null : `no answer: ${result.error}`;
+      } else {
+        problem = judge(request.method, request.headers, result.answer, expectation, built.echoes, tooLarge) ?? extra?.(request, result.answer) ?? null;
+      }
+      if (!problem) return;
+      const report = describeCase(request, result, problem);
+      if (!REPORT) throw new Error(report);
+      const status = result.ok ? result.answer.status : 0;
+      const signature = `${name} | ${request.method} | ${shape} | ${status} | ${problem.replace(/:[\s\S]*/, "").replace(/\(.*/, "")}`;
+      // Keep the shortest example of each kind.
+      const known = surveyed.get(signature);
+      if (!known || known.length > report.length) surveyed.set(signature, report);
+    }),
+    { numRuns: RUNS, seed: SEED + index, interruptAfterTimeLimit: TIME_LIMIT_MS, markInterruptAsFailure: false },
+  );
+  console.log(`[fuzz] ${name}: ${cases} requests (with shrinking) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
+
+const PER_TEST_TIMEOUT = TIME_LIMIT_MS + 30_000;
+
+describe("fuzzing every endpoint through the production listener", () => {
+  ROUTES.forEach((spec, index) => {
+    it(
+      `${spec.method} ${spec.path} (${spec.name})`,
+      () =>
+        fuzz(spec.name, index, recipe(spec), async (r) => {
+          const expectation = expectRoute(spec, r.method, r.workspace, r.path);
+          return {
+            built: await materialize(r, spec, world.live),
+            expectation,
+            limit: spec.limit,
+            extra: (request, answer) => corsProblem(spec, request.method, !!expectation.reachesRoute, request.headers, answer),
+            shape: `${r.workspace.kind} workspace, ${r.path} path`,
+          };
+        }),
+      PER_TEST_TIMEOUT,
+    );
+  });
+
+  it(
+    "hosted pages, unknown and reserved paths, paths outside the issuers",
+    () =>
+      fuzz("pages", ROUTES.length, pageRecipe, async (r) => ({
+        built: await materializePage(r, world.live),
+        expectation: expectPage(r.page, r.method, r.workspace),
+        limit: undefined,
+        shape: `${r.workspace.kind} workspace, ${r.page.kind}`,
+      })),
+    PER_TEST_TIMEOUT,
+  );
+
+  afterAll(() => {
+    if (!REPORT) return;
+    console.log(`[fuzz] ${surveyed.size} distinct failures:\n\n${[...surveyed].map(([sig, report]) => `## ${sig}\n${report}`).join("\n\n")}`);
+  });
+});

@@ -1,0 +1,139 @@
+/**
+ * What every answer must satisfy: no 5xx (501 for an unknown method is the one allowed), nothing
+ * of the server's inside on the wire (stack traces, file paths, SQL, database or JavaScript error
+ * text), and a status that SPEC.md's errors table allows for that route and method.
+ */
+import type { PagePath, PathVariant, RouteSpec, WorkspaceVariant } from "./cases";
+import { header, type WireAnswer } from "./wire";
+
+/** Every status but 5xx; 501 is how an unknown method may be refused. Used where the path's shape decides nothing. */
+const ANY_CLIENT_ERROR = new Set<number>([...Array.from({ length: 300 }, (_, i) => 200 + i), 501]);
+
+/** SPEC.md: "429 from edge limits" may answer any request. */
+const EDGE = [429];
+
+/** Methods Node's HTTP parser knows; others are refused by the parser itself (400) before any listener. */
+const NODE_METHODS = new Set(["DELETE", "GET", "HEAD", "POST", "PUT", "CONNECT", "OPTIONS", "TRACE", "COPY", "LOCK", "MKCOL", "MOVE", "PROPFIND", "PROPPATCH", "SEARCH", "UNLOCK", "BIND", "REBIND", "UNBIND", "ACL", "REPORT", "MKACTIVITY", "CHECKOUT", "MERGE", "M-SEARCH", "NOTIFY", "SUBSCRIBE", "UNSUBSCRIBE", "PATCH", "PURGE", "MKCALENDAR", "LINK", "UNLINK", "SOURCE", "QUERY"]);
+
+export interface Expectation {
+  allowed: Set<number>;
+  /** The request reaches the route itself (its path, method and a real workspace): its body limit applies. */
+  reachesRoute?: boolean;
+  /** Why this set: printed with a failure. */
+  rule: string;
+}
+
+/** The statuses allowed for one request to a route of the table. */
+export function expectRoute(spec: RouteSpec, method: string, workspace: WorkspaceVariant, path: PathVariant): Expectation {
+  if (path !== "exact" || workspace.kind === "path") return { allowed: ANY_CLIENT_ERROR, rule: "path of another shape: any non-5xx" };
+  const own = method === spec.method || (method === "HEAD" && spec.method === "GET");
+  if (own) {
+    if (workspace.kind === "real") return { allowed: new Set([...spec.statuses, ...EDGE]), rule: `${spec.name}: SPEC.md statuses ${spec.statuses.join(", ")}`, reachesRoute: true };
+    // A name that cannot be a workspace id may also be refused as malformed (400, SPEC.md: "encoding").
+    if (workspace.kind === "odd") return { allowed: new Set([400, 404, ...EDGE]), rule: "invalid workspace name: 404, or 400 for its encoding" };
+    return { allowed: new Set([404, ...EDGE]), rule: "unknown workspace: the generic 404" };
+  }
+  // The table answers other methods of its paths (405 with Allow); a CORS preflight is 204 (or 400/403 refusing it).
+  // Under a name that is no workspace id the path is not the table's: 404 like any unknown path.
+  const unknown = workspace.kind === "odd" ? [400, 404] : [];
+  if (method === "OPTIONS") return { allowed: new Set([204, 400, 403, 404, 405, ...EDGE]), rule: "OPTIONS on a table path: preflight or 405" };
+  return { allowed: new Set([405, 501, ...unknown, ...EDGE]), rule: "known path, wrong method: 405 (or 501 for a method the server does not implement)" };
+}
+
+/** The statuses allowed for a path outside the route table. */
+export function expectPage(page: PagePath, method: string, workspace: WorkspaceVariant): Expectation {
+  if (workspace.kind === "path" || page.kind === "outside") return { allowed: ANY_CLIENT_ERROR, rule: "page or path outside the issuers: any non-5xx" };
+  // Under a name that is no workspace id, Next routes the path (and may redirect a trailing slash).
+  if (workspace.kind === "odd" && page.kind === "reserved") return { allowed: new Set([308, 404, 405, 501, ...EDGE]), rule: "reserved path under an invalid workspace name" };
+  if (page.kind === "reserved") return { allowed: new Set([404, ...EDGE]), rule: "reserved API family: fails closed with 404" };
+  if (page.kind === "sign-in page") {
+    if ((method === "GET" || method === "HEAD") && workspace.kind === "real") return { allowed: new Set([200, ...EDGE]), rule: "the hosted sign-in page" };
+    return { allowed: ANY_CLIENT_ERROR, rule: "the hosted sign-in page, other method or workspace: any non-5xx" };
+  }
+  if (["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"].includes(method)) return { allowed: new Set([404, ...EDGE]), rule: "unknown path under an issuer: the generic 404" };
+  if (method === "OPTIONS") return { allowed: new Set([204, 404, 405, ...EDGE]), rule: "OPTIONS on an unknown path" };
+  return { allowed: new Set([404, 405, 501, ...EDGE]), rule: "unknown path, unknown method: 404, 405 or 501" };
+}
+
+/**
+ * Node's own refusals before any listener runs: the parser's bare 400/431 for a malformed request,
+ * and 417 for an `Expect` other than 100-continue (http.Server's documented default).
+ */
+function transportRefusal(answer: WireAnswer, headers: [string, string][]): boolean {
+  const bare = answer.body.length === 0 && header(answer, "content-type") === undefined;
+  if (answer.status === 417) return bare && headers.some(([n, v]) => n.toLowerCase() === "expect" && v.toLowerCase() !== "100-continue");
+  return (answer.status === 400 || answer.status === 431) && bare && (header(answer, "connection") ?? "").toLowerCase() === "close";
+}
+
+const LEAKS: [RegExp, string][] = [
+  [/\n\s*at\s+\S[^\n]*(:\d+:\d+|\(native\)|\(<anonymous>\))/, "stack trace"],
+  [/\bat (async )?[A-Za-z_$][\w$.<>[\]]* \([^)]*:\d+:\d+\)/, "stack frame"],
+  [/(\/work\/|\/home\/|\/root\/|\/usr\/lib|node_modules|\.next\/server|webpack-internal:|file:\/\/|\[root-of-the-server\]|\.tsx?:\d+)/, "file path"],
+  [/(Failed query|\bparams: |SQLSTATE|invalid byte sequence|violates .* constraint|syntax error at or near|\brelation "|\bcolumn "|duplicate key value|DrizzleQueryError|PostgresError|PGlite|\bpg_[a-z]+)/i, "database error text"],
+  [/\bselect\b[\s\S]{0,300}\bfrom\s+"/i, "SQL"],
+  [/\b(insert into "|update "[a-z_]+" set|delete from ")/i, "SQL"],
+  [/(TypeError|ReferenceError|RangeError|SyntaxError: |is not a function|Cannot read propert|is not iterable|Maximum call stack)/, "JavaScript error text"],
+];
+
+const escapeHtml = (v: string) => v.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+
+/** The answer with every echo of the request removed, so only what the server itself wrote is scanned. */
+function scrub(text: string, echoes: string[]): string {
+  let out = text;
+  for (const echo of [...echoes].sort((a, b) => b.length - a.length)) {
+    for (const form of new Set([echo, escapeHtml(echo), JSON.stringify(echo).slice(1, -1), Buffer.from(echo, "latin1").toString("utf8")])) {
+      if (form.length >= 3) out = out.split(form).join("");
+    }
+  }
+  return out;
+}
+
+export function leaks(answer: WireAnswer, echoes: string[]): string | null {
+  const headers = [...answer.headers].map(([n, vs]) => vs.map((v) => `${n}: ${v}`).join("\n")).join("\n");
+  const text = scrub(`${headers}\n\n${answer.body.toString("utf8")}`, echoes);
+  for (const [pattern, what] of LEAKS) {
+    const m = pattern.exec(text);
+    if (m) return `${what} on the wire: …${text.slice(Math.max(0, m.index - 60), m.index + 120)}…`;
+  }
+  return null;
+}
+
+/** Null when the answer is acceptable, else why not. */
+export function judge(method: string, headers: [string, string][], answer: WireAnswer, expectation: Expectation, echoes: string[], tooLarge: boolean): string | null {
+  const leak = leaks(answer, echoes);
+  if (leak) return leak;
+  if (answer.status >= 500 && answer.status !== 501) return `server error ${answer.status}`;
+  if (transportRefusal(answer, headers)) return null;
+  if (!NODE_METHODS.has(method) && answer.status !== 400) return `method ${JSON.stringify(method)} is not HTTP; expected the parser's 400, got ${answer.status}`;
+  if (!expectation.allowed.has(answer.status)) return `status ${answer.status} is not allowed (${expectation.rule})`;
+  if (answer.status === 405 && !header(answer, "allow")) return "405 without an Allow header";
+  if (tooLarge && answer.status < 400) return `a body past the route's limit was accepted (${answer.status})`;
+  return null;
+}
+
+/** The origin the SPA registered (fixtures.ts); every other origin is unregistered. */
+export const REGISTERED_ORIGIN = "https://app.example.test";
+/** Endpoints a browser application may call cross-origin (docs/integration.md). */
+const CORS_ROUTES = new Set(["/oauth2/token", "/oauth2/revoke", "/oidc/userinfo", "/oidc/session"]);
+const PUBLIC_DOCUMENTS = new Set(["/.well-known/openid-configuration", "/.well-known/jwks.json"]);
+
+/**
+ * CORS: the public documents are readable from any origin (`*`, no credentials); the browser
+ * endpoints answer a registered origin, errors included, so a page can branch on the status; no
+ * answer ever grants an origin nobody registered.
+ */
+export function corsProblem(spec: RouteSpec, method: string, reachesRoute: boolean, headers: [string, string][], answer: WireAnswer): string | null {
+  const origins = headers.filter(([n]) => n.toLowerCase() === "origin").map(([, v]) => v);
+  const granted = header(answer, "access-control-allow-origin");
+  const credentials = header(answer, "access-control-allow-credentials");
+  if (granted !== undefined && granted !== "*" && granted !== REGISTERED_ORIGIN) return `CORS granted to an unregistered origin ${JSON.stringify(granted)}`;
+  if (granted === "*" && credentials?.toLowerCase() === "true") return "CORS: * with credentials";
+  if (!reachesRoute || method === "OPTIONS") return null;
+  if (PUBLIC_DOCUMENTS.has(spec.path) && answer.status === 200 && granted !== "*") return `CORS: public document answered without Access-Control-Allow-Origin: * (got ${granted ?? "none"})`;
+  if (CORS_ROUTES.has(spec.path) && origins.length === 1 && origins[0] === REGISTERED_ORIGIN && (answer.status === 200 || answer.status === 401) && granted !== REGISTERED_ORIGIN) {
+    // A confidential client's credentials from a browser are refused (SPEC.md); that refusal needs no CORS.
+    const basicAuth = headers.some(([n, v]) => n.toLowerCase() === "authorization" && /^basic /i.test(v));
+    if (!(spec.path === "/oauth2/token" || spec.path === "/oauth2/revoke") || !basicAuth) return `CORS: ${answer.status} to the registered origin without Access-Control-Allow-Origin (got ${granted ?? "none"})`;
+  }
+  return null;
+}

@@ -1,0 +1,221 @@
+/**
+ * The system under fuzz: the production request listener (`createRequestListener`) on a real
+ * `http.Server` on an ephemeral loopback port, over the test database (PGlite, or the run's
+ * PostgreSQL database when DATABASE_URL is set), with one seeded workspace and a source of live
+ * values (client ids, tokens, codes, sessions, sign-in transactions) minted on demand.
+ *
+ * Paths the listener hands to Next (authorize, logout, the sign-in form post, pages, unknown
+ * paths) are served by the real Next request handler of the production build, in this process
+ * and over this same service, exactly as server.ts runs it. Without a build (a developer running
+ * only this file) a stand-in serves them through the route table's non-machine dispatch; under
+ * CI a missing build is an error, as in the dispatch-equivalence test.
+ */
+import { existsSync } from "node:fs";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import path from "node:path";
+import { and, eq } from "drizzle-orm";
+import { users } from "../../db/schema";
+import { createHostedSession, getLiveSession } from "../../lib/authn/hosted-session";
+import { signInView, ACR_PASSWORD } from "../../lib/authn/sign-in";
+import { notFoundResponse } from "../../lib/http/errors";
+import { createRequestListener, ISSUER_PATH_HEADERS, writeResponse, type NodeHandler } from "../../lib/http/node-server";
+import { nodeRequest } from "../../lib/http/node-request";
+import { contextFor, dispatch, resolveWorkspace } from "../../lib/http/router";
+import type { EndpointContext } from "../../lib/http/context";
+import { API, M2M, SPA, WEB, authzWorkspace } from "../helpers/fixtures";
+import { authorizeQuery, basic, call, createHarness, PUBLIC_URL, seed, uniqueWorkspaceId, type Harness } from "../helpers/harness";
+
+const root = path.resolve(import.meta.dirname, "..", "..");
+const ci = !!process.env.CI && process.env.CI !== "0" && process.env.CI !== "false";
+
+export const HOST = new URL(PUBLIC_URL).host;
+
+export interface World {
+  port: number;
+  ws: string;
+  live: Live;
+  /** Who serves the paths the listener hands on: the real Next handler, or the route-table stand-in. */
+  handler: "next" | "route-table stand-in";
+  close(): Promise<void>;
+}
+
+function listen(server: Server): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      resolve(typeof address === "object" && address ? address.port : 0);
+    });
+  });
+}
+
+/** The stand-in for Next: what the route.ts files under app/t/[tenant] answer, through the route table. */
+function routeTableHandler(h: Harness): NodeHandler {
+  return async (req: IncomingMessage, res: ServerResponse) => {
+    try {
+      const url = req.url ?? "/";
+      const request = nodeRequest(req, PUBLIC_URL);
+      const response = url.startsWith("/t/") ? ((await dispatch(request, h.service)) ?? notFoundResponse()) : notFoundResponse();
+      await writeResponse(response, res, url.startsWith("/t/") ? ISSUER_PATH_HEADERS : {});
+    } catch (error) {
+      console.error("[fuzz stand-in] failed:", error);
+      if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" });
+      res.end("Internal Server Error");
+    }
+  };
+}
+
+async function nextHandler(h: Harness): Promise<{ handle: NodeHandler; close: () => Promise<void> } | null> {
+  if (!existsSync(path.join(root, ".next", "BUILD_ID"))) {
+    if (ci) throw new Error("No production build (.next/BUILD_ID): run `npm run build` first (npm test does).");
+    return null;
+  }
+  // Next's route bundles reach the service through the process-global holder of lib/service.ts:
+  // hand them this harness's service, as server.ts hands them its own.
+  const holder = (globalThis as Record<symbol, { service?: Promise<unknown> }>)[Symbol.for("latchkey.service")];
+  if (!holder) throw new Error("lib/service.ts holder missing");
+  holder.service = Promise.resolve({ service: h.service, handle: h.handle });
+  (process.env as Record<string, string>).NODE_ENV = "production";
+  process.env.NEXT_TELEMETRY_DISABLED = "1";
+  const { default: next } = await import("next");
+  const app = next({ dev: false, dir: root, hostname: "127.0.0.1", port: 0 });
+  const handle = app.getRequestHandler();
+  await app.prepare();
+  return {
+    handle,
+    close: async () => {
+      holder.service = undefined;
+      await (app as unknown as { close?: () => Promise<void> }).close?.();
+    },
+  };
+}
+
+export async function startWorld(): Promise<World> {
+  // Limits high enough never to throttle the fuzzer, so every case reaches the endpoint (the
+  // limiter still counts every request and failure).
+  const h = await createHarness({ rateLimits: { requestsPerMinute: 10_000_000, failuresPer5Minutes: 10_000_000 } });
+  const ws = uniqueWorkspaceId("fuzz");
+  await seed(h, authzWorkspace(ws));
+  const viaNext = await nextHandler(h);
+  const server = createServer(createRequestListener(h.service, PUBLIC_URL, viaNext?.handle ?? routeTableHandler(h)));
+  const port = await listen(server);
+  const live = new Live(h, ws);
+  return {
+    port,
+    ws,
+    live,
+    handler: viaNext ? "next" : "route-table stand-in",
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+      await viaNext?.close();
+    },
+  };
+}
+
+export type TokenClient = "spa" | "web";
+
+/**
+ * Live values, minted in process through the route table (setup, not the system under fuzz).
+ * Every minted value is also kept: the fuzzer mixes in earlier ones, which may since have been
+ * spent, rotated or revoked by other cases.
+ */
+export class Live {
+  private shared: string | null = null;
+  private userId: string | null = null;
+  readonly minted = new Map<string, string[]>();
+
+  constructor(
+    readonly h: Harness,
+    readonly ws: string,
+  ) {}
+
+  private keep(kind: string, value: string): string {
+    const list = this.minted.get(kind) ?? [];
+    list.push(value);
+    if (list.length > 50) list.shift();
+    this.minted.set(kind, list);
+    return value;
+  }
+
+  /** A value minted earlier (or a plausible-looking dead one before any was). */
+  earlier(kind: string, pick: number): string {
+    const list = this.minted.get(kind);
+    if (!list?.length) return kind === "csrf" ? "x".repeat(43) : `lka_${"A".repeat(43)}`;
+    return list[pick % list.length];
+  }
+
+  private async ctx(): Promise<EndpointContext> {
+    const workspace = await resolveWorkspace(this.h.service, this.ws);
+    return contextFor(this.h.service, workspace!);
+  }
+
+  /** A new hosted session for Ada (no password check: the session row is created directly). */
+  async freshSession(): Promise<string> {
+    const ctx = await this.ctx();
+    if (!this.userId) {
+      const [row] = await this.h.service.db.select({ id: users.id }).from(users).where(and(eq(users.workspaceId, this.ws), eq(users.emailNormalized, "ada@example.test"))).limit(1);
+      this.userId = row.id;
+    }
+    const { cookie } = await createHostedSession(ctx, { userId: this.userId, amr: ["pwd"], acr: ACR_PASSWORD, userAgent: "fuzz", ip: null });
+    return this.keep("session", cookie.split(";")[0]);
+  }
+
+  /** The shared live session cookie (`lk_session=…`), replaced when a case ended it. */
+  async session(): Promise<string> {
+    if (this.shared && (await getLiveSession(await this.ctx(), this.shared))) return this.shared;
+    this.shared = await this.freshSession();
+    return this.shared;
+  }
+
+  /** A fresh authorization code of `client` in `cookie`'s session (the shared one by default). */
+  async code(client: TokenClient, cookie?: string): Promise<{ code: string; verifier: string; redirectUri: string }> {
+    const redirectUri = client === "spa" ? SPA.redirect_uri : WEB.redirect_uri;
+    const scope = "openid email profile read:things";
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const { query, verifier } = authorizeQuery({ client_id: client, redirect_uri: redirectUri, scope, resource: API });
+      const res = await call(this.h, `/t/${this.ws}/oauth2/authorize?${query}`, { cookie: cookie ?? (await this.session()) });
+      const location = res.headers.get("location");
+      const code = location ? new URL(location, PUBLIC_URL).searchParams.get("code") : null;
+      if (code) return { code: this.keep("code", code), verifier, redirectUri };
+      this.shared = null;
+    }
+    throw new Error(`could not mint a code for ${client}`);
+  }
+
+  /** Fresh tokens of `client` (code exchange). */
+  async tokens(client: TokenClient, cookie?: string): Promise<{ access: string; refresh: string; id: string }> {
+    const { code, verifier, redirectUri } = await this.code(client, cookie);
+    const form: Record<string, string> = { grant_type: "authorization_code", code, redirect_uri: redirectUri, code_verifier: verifier };
+    if (client === "spa") form.client_id = SPA.client_id;
+    const res = await call(this.h, `/t/${this.ws}/oauth2/token`, { form, headers: client === "web" ? { authorization: basic(WEB.client_id, WEB.secret) } : {} });
+    const body = (await res.json()) as { access_token?: string; refresh_token?: string; id_token?: string };
+    if (!body.access_token || !body.refresh_token || !body.id_token) throw new Error(`code exchange failed: ${JSON.stringify(body)}`);
+    return { access: this.keep("access", body.access_token), refresh: this.keep("refresh", body.refresh_token), id: this.keep("id", body.id_token) };
+  }
+
+  async m2mToken(): Promise<string> {
+    const res = await call(this.h, `/t/${this.ws}/oauth2/token`, {
+      form: { grant_type: "client_credentials", resource: API, scope: "read:things" },
+      headers: { authorization: basic(M2M.client_id, M2M.secret) },
+    });
+    const body = (await res.json()) as { access_token?: string };
+    if (!body.access_token) throw new Error(`client_credentials failed: ${JSON.stringify(body)}`);
+    return this.keep("m2m", body.access_token);
+  }
+
+  /** An open sign-in transaction of the SPA: its id, the browser-binding cookie and the form's CSRF token. */
+  async signInTransaction(): Promise<{ tx: string; cookie: string; csrf: string }> {
+    const { query } = authorizeQuery({ client_id: SPA.client_id, redirect_uri: SPA.redirect_uri });
+    const res = await call(this.h, `/t/${this.ws}/oauth2/authorize?${query}`);
+    const location = new URL(res.headers.get("location")!, PUBLIC_URL);
+    const tx = location.searchParams.get("tx");
+    if (!tx) throw new Error(`authorize did not start a transaction: ${location}`);
+    const cookie = res.headers.getSetCookie()[0].split(";")[0];
+    const view = await signInView(await this.ctx(), tx, cookie);
+    if (view.kind !== "form") throw new Error("sign-in transaction not open");
+    this.keep("tx", tx);
+    this.keep("txcookie", cookie);
+    return { tx, cookie, csrf: this.keep("csrf", view.csrf) };
+  }
+}
