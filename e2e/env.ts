@@ -6,3 +6,11 @@ export const LATCHKEY_PORT = Number(process.env.E2E_PORT || 3111);
 export const APP_PORT = Number(process.env.E2E_APP_PORT || 3112);
 export const ISSUER = `http://localhost:${LATCHKEY_PORT}/t/e2e`;
 export const APP = `http://localhost:${APP_PORT}`;
+
+/**
+ * The single-page app of e2e/oidc-client-ts.spec.ts (e2e/spa/server.ts). The fixture registers
+ * http://localhost:3113 as the origin, callback and sign-out destination of its public client
+ * `e2e-browser`, so this port is fixed.
+ */
+export const SPA_PORT = 3113;
+export const SPA = `http://localhost:${SPA_PORT}`;
