@@ -1,4 +1,5 @@
 import type { NextConfig } from "next";
+import { SECURITY_HEADERS } from "./lib/http/security-headers";
 
 const nextConfig: NextConfig = {
   // Native and WASM packages stay outside the bundle; the database handle is shared through
@@ -8,18 +9,9 @@ const nextConfig: NextConfig = {
   // Types are checked by `npm run typecheck` (part of `npm test`), once for the whole project.
   typescript: { ignoreBuildErrors: true },
   async headers() {
-    // Hosted pages: never framed, no referrer leaks, no sniffing. (form-action is not restricted:
-    // the sign-in form's 303 leads to the application's registered callback on another origin.)
-    const hosted = [
-      { key: "Content-Security-Policy", value: "frame-ancestors 'none'; base-uri 'none'; object-src 'none'" },
-      { key: "Referrer-Policy", value: "no-referrer" },
-      { key: "X-Content-Type-Options", value: "nosniff" },
-      { key: "X-Frame-Options", value: "DENY" },
-    ];
-    return [
-      { source: "/t/:tenant/:path*", headers: hosted },
-      { source: "/console/:path*", headers: hosted },
-    ];
+    // Every answer: no referrer leaks, no sniffing, never framed. The Content-Security-Policy is
+    // set per answer by proxy.ts (pages need a fresh nonce each time).
+    return [{ source: "/:path*", headers: Object.entries(SECURITY_HEADERS).map(([key, value]) => ({ key, value })) }];
   },
 };
 

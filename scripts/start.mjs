@@ -18,7 +18,10 @@ function newest(dir) {
   return latest;
 }
 
-const sources = Math.max(...["app", "components", "lib", "db"].map((d) => newest(path.join(root, d))), statSync(path.join(root, "next.config.ts")).mtimeMs);
+const sources = Math.max(
+  ...["app", "components", "lib", "db"].map((d) => newest(path.join(root, d))),
+  ...["next.config.ts", "proxy.ts"].map((f) => statSync(path.join(root, f)).mtimeMs),
+);
 if (!existsSync(buildId) || statSync(buildId).mtimeMs < sources) {
   console.log("Building Latchkey (first start or sources changed)…");
   const build = spawnSync(process.execPath, [path.join(root, "node_modules", "next", "dist", "bin", "next"), "build"], {

@@ -8,6 +8,7 @@ import { answerHealth, HEALTH_PATHS, readinessProbe, type ReadinessProbe } from 
 import { CLIENT_ADDRESS_HEADER } from "./rate-limit";
 import { nodeRequest } from "./node-request";
 import { rawResponse } from "./response";
+import { ISSUER_ROUTE_CSP, SECURITY_HEADERS } from "./security-headers";
 import { directDecision, runDecision, type Decision } from "./router";
 
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => unknown;
@@ -29,15 +30,14 @@ function readSmallBody(req: IncomingMessage): Promise<Buffer> {
 }
 
 /**
- * What next.config.ts `headers()` adds to every answer under /t/: the direct path sends the same,
- * so both paths answer alike (tests/dispatch checks it). Keep the two lists in step.
+ * What Next adds to every answer of the route table under /t/ (next.config.ts `headers()` and
+ * proxy.ts's fixed policy): the direct path sends the same, so both paths answer alike
+ * (tests/dispatch checks it). Both are built from lib/http/security-headers.ts.
  */
-export const ISSUER_PATH_HEADERS: Readonly<Record<string, string>> = {
-  "content-security-policy": "frame-ancestors 'none'; base-uri 'none'; object-src 'none'",
-  "referrer-policy": "no-referrer",
-  "x-content-type-options": "nosniff",
-  "x-frame-options": "DENY",
-};
+export const ISSUER_PATH_HEADERS: Readonly<Record<string, string>> = Object.fromEntries([
+  ["content-security-policy", ISSUER_ROUTE_CSP],
+  ...Object.entries(SECURITY_HEADERS).map(([name, value]) => [name.toLowerCase(), value]),
+]);
 
 export async function writeResponse(response: Response, res: ServerResponse, extraHeaders: Readonly<Record<string, string>> = {}): Promise<void> {
   const raw = rawResponse(response);
@@ -91,18 +91,10 @@ async function answerDirectly(req: IncomingMessage, res: ServerResponse, service
  */
 const SERVED_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 
-/** Headers of the answers the listener writes itself outside the issuer paths. */
-const SECURITY_HEADERS: Readonly<Record<string, string>> = {
-  "content-security-policy": "default-src 'none'; frame-ancestors 'none'; base-uri 'none'",
-  "referrer-policy": "no-referrer",
-  "x-content-type-options": "nosniff",
-  "x-frame-options": "DENY",
-};
-
 function notImplemented(res: ServerResponse): void {
   const body = '{"error":"invalid_request","error_description":"Method not implemented"}';
   res.writeHead(501, {
-    ...SECURITY_HEADERS,
+    ...ISSUER_PATH_HEADERS,
     "content-type": "application/json; charset=utf-8",
     "cache-control": "no-store",
     "content-length": String(Buffer.byteLength(body)),

@@ -317,7 +317,11 @@ describe.runIf(built || ci)("dispatch equivalence: direct path vs Next route han
     await same("OPTIONS", `${issuer}/oauth2/token`, { origin: SPA.origin, "access-control-request-method": "POST" });
     await same("OPTIONS", `${issuer}/oidc/userinfo`, { origin: "https://evil.example", "access-control-request-method": "GET" });
     await same("OPTIONS", `${issuer}/oauth2/introspect`, { origin: SPA.origin, "access-control-request-method": "POST" });
-    await same("HEAD", `${issuer}/.well-known/jwks.json`);
+    // HEAD is GET without the body, on both paths.
+    expect((await same("HEAD", `${issuer}/.well-known/jwks.json`)).status).toBe(200);
+    expect((await same("HEAD", `${issuer}/.well-known/openid-configuration?client_id=${WEB.id}`)).status).toBe(200);
+    expect((await same("HEAD", `${issuer}/oidc/session`)).status).toBe(401);
+    await same("HEAD", `${issuer}/oauth2/token`);
     await same("DELETE", `${issuer}/oauth2/revoke`);
     await same("PUT", `${issuer}/oauth2/authorize`, FORM, "x=1");
   });

@@ -1,0 +1,49 @@
+// The security headers of every answer, in one place for the three writers: next.config.ts
+// (static headers on every path), proxy.ts (the Content-Security-Policy of everything Next
+// answers) and the production listener's direct path (lib/http/node-server.ts).
+
+/** Every answer, pages and API alike: no referrer leaks, no type sniffing, never framed (older browsers). */
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  "Referrer-Policy": "no-referrer",
+  "X-Content-Type-Options": "nosniff",
+  "X-Frame-Options": "DENY",
+};
+
+/**
+ * The CSP of the route table's answers under an issuer: JSON, redirects and the self-contained
+ * hosted error pages of lib/hosted/html.ts (one inline stylesheet, no script). Nothing else may
+ * load. Next keeps the first CSP it is given over the one a route handler sets, so this one must
+ * suit those error pages too.
+ */
+export const ISSUER_ROUTE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+/**
+ * Paths under an issuer that the route table answers (its endpoints, the reserved API families
+ * and the catch-all 404 beneath them), as opposed to the hosted pages Next renders there.
+ * tests/dispatch/security-headers.test.ts checks it against the table.
+ */
+export const ISSUER_ROUTE_PATH = /^\/t\/[^/]+\/(?:\.well-known\/|oauth2\/|oidc\/|authorization\/|v1(?:\/|$)|sign-in\/password$)/;
+
+/**
+ * The CSP of a page Next renders: scripts only with this response's nonce (and what they load,
+ * 'strict-dynamic'), styles from the app's own files, nothing from third parties, never framed.
+ * Hosted pages under /t/ leave `form-action` open: the sign-in form's answer redirects to the
+ * application's registered callback on another origin, which `form-action` would block.
+ */
+export function pageContentSecurityPolicy(nonce: string, options: { hosted: boolean; dev?: boolean }): string {
+  const dev = options.dev ?? false;
+  return [
+    "default-src 'self'",
+    // 'self' only for browsers without 'strict-dynamic' (which ignore it otherwise). React's
+    // development build needs eval for its debugging aids; production never does.
+    `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'${dev ? " 'unsafe-eval'" : ""}`,
+    // The development overlay injects styles without the nonce.
+    dev ? "style-src 'self' 'unsafe-inline'" : `style-src 'self' 'nonce-${nonce}'`,
+    "img-src 'self' data:",
+    "font-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    ...(options.hosted ? [] : ["form-action 'self'"]),
+    "frame-ancestors 'none'",
+  ].join("; ");
+}

@@ -1,0 +1,27 @@
+// The Content-Security-Policy of everything Next answers. Pages get a fresh nonce per response:
+// Next reads it from the request's CSP header and puts it on its own scripts, so pages must be
+// rendered per request (app/layout.tsx). The route table's answers under an issuer get the same
+// fixed policy as on the production server's direct path (lib/http/node-server.ts).
+import { NextResponse, type NextRequest } from "next/server";
+import { ISSUER_ROUTE_CSP, ISSUER_ROUTE_PATH, pageContentSecurityPolicy } from "./lib/http/security-headers";
+
+export function proxy(request: NextRequest) {
+  const { pathname } = request.nextUrl;
+  if (ISSUER_ROUTE_PATH.test(pathname)) {
+    const response = NextResponse.next();
+    response.headers.set("Content-Security-Policy", ISSUER_ROUTE_CSP);
+    return response;
+  }
+  const nonce = Buffer.from(crypto.getRandomValues(new Uint8Array(18))).toString("base64");
+  const policy = pageContentSecurityPolicy(nonce, { hosted: pathname.startsWith("/t/"), dev: process.env.NODE_ENV === "development" });
+  const headers = new Headers(request.headers);
+  headers.set("Content-Security-Policy", policy);
+  const response = NextResponse.next({ request: { headers } });
+  response.headers.set("Content-Security-Policy", policy);
+  return response;
+}
+
+export const config = {
+  // Everything but the build's static files (they are not documents).
+  matcher: ["/((?!_next/static/|_next/image/|favicon\\.ico$).*)"],
+};
