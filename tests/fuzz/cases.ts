@@ -302,7 +302,14 @@ export type PagePath =
 const pageSegment = fc.constantFrom("a", "oauth2", "oidc", ".well-known", "sign-in", "authorization", "token", "x.json", "%00", "%FF", "%2F", "_next", "t", "api", "favicon.ico", "\u00e9", "~", "@", "v1");
 export const pagePath: fc.Arbitrary<PagePath> = fc.oneof(
   fc.record({ kind: fc.constant("sign-in page" as const), tx: fc.constantFrom("live" as const, "none" as const, "garbage" as const) }),
-  fc.record({ kind: fc.constant("unknown" as const), rest: fc.array(pageSegment, { minLength: 1, maxLength: 4 }).map((s) => s.join("/")).filter((rest) => !rest.startsWith("v1/")) }),
+  fc.record({
+    kind: fc.constant("unknown" as const),
+    // Not a reserved family, not the sign-in page, not a route of the table.
+    rest: fc
+      .array(pageSegment, { minLength: 1, maxLength: 4 })
+      .map((s) => s.join("/"))
+      .filter((rest) => !rest.startsWith("v1/") && rest !== "sign-in" && !ROUTES.some((r) => r.path === `/${rest}`)),
+  }),
   fc.record({ kind: fc.constant("reserved" as const), rest: fc.tuple(fc.constantFrom("v1/access", "v1/audit", "v1/management"), fc.constantFrom("", "/x", "/users/1", "/")).map(([a, b]) => a + b) }),
   fc.record({ kind: fc.constant("outside" as const), path: fc.constantFrom("/", "/console", "/console/sign-in", "/console/setup", "/favicon.ico", "/robots.txt", "/_next/static/none.js", "/t", "/t/", "/api", "/%00", "/\u00ff", "//x", "/.well-known/openid-configuration") }),
 );

@@ -8,7 +8,7 @@
  * Allow for a known path's other methods, 413 for bodies past the limit, 429 from edge limits);
  * and a body past the route's limit is never accepted.
  *
- * FUZZ_RUNS cases per property (default 120); FUZZ_SEED fixes the seed (default 20261122, so a
+ * FUZZ_RUNS cases per property (default 200); FUZZ_SEED fixes the seed (default 20261122, so a
  * failure reproduces; `random` draws one, as `npm run fuzz` does). fast-check prints the seed and
  * the path of a failure: rerun with FUZZ_SEED=<seed> to reproduce it. FUZZ_REPORT=1 collects every
  * distinct failure instead of stopping at the first (to survey a build).
@@ -20,7 +20,7 @@ import { corsProblem, expectPage, expectRoute, judge, type Expectation } from ".
 import { send, type WireAnswer, type WireRequest, type WireResult } from "./wire";
 import { HOST, startWorld, type World } from "./world";
 
-const RUNS = Number(process.env.FUZZ_RUNS || 120);
+const RUNS = Number(process.env.FUZZ_RUNS || 200);
 const SEED = process.env.FUZZ_SEED === "random" ? (Date.now() ^ (Math.random() * 0x7fffffff)) | 0 : Number(process.env.FUZZ_SEED || 20261122);
 const REPORT = process.env.FUZZ_REPORT === "1";
 /** Shrinking a failure sends many more requests: bound a property's whole run. */
