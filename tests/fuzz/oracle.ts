@@ -44,7 +44,10 @@ export function expectRoute(spec: RouteSpec, method: string, workspace: Workspac
 export function expectPage(page: PagePath, method: string, workspace: WorkspaceVariant): Expectation {
   if (workspace.kind === "path" || page.kind === "outside") return { allowed: ANY_CLIENT_ERROR, rule: "page or path outside the issuers: any non-5xx" };
   // Under a name that is no workspace id, Next routes the path (and may redirect a trailing slash).
-  if (workspace.kind === "odd" && page.kind === "reserved") return { allowed: new Set([308, 404, 405, 501, ...EDGE]), rule: "reserved path under an invalid workspace name" };
+  if (workspace.kind === "odd" && page.kind === "reserved") {
+    const options = method === "OPTIONS" ? [204] : [];
+    return { allowed: new Set([308, 400, 404, 405, 501, ...options, ...EDGE]), rule: "reserved path under an invalid workspace name: an unknown path" };
+  }
   if (page.kind === "reserved") return { allowed: new Set([404, ...EDGE]), rule: "reserved API family: fails closed with 404" };
   if (page.kind === "sign-in page") {
     if ((method === "GET" || method === "HEAD") && workspace.kind === "real") return { allowed: new Set([200, ...EDGE]), rule: "the hosted sign-in page" };
