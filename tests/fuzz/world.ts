@@ -7,8 +7,9 @@
  * Paths the listener hands to Next (authorize, logout, the sign-in form post, pages, unknown
  * paths) are served by the real Next request handler of the production build, in this process
  * and over this same service, exactly as server.ts runs it. Without a build (a developer running
- * only this file) a stand-in serves them through the route table's non-machine dispatch; under
- * CI a missing build is an error, as in the dispatch-equivalence test.
+ * only this file, or FUZZ_HANDLER=route-table) a stand-in serves them through the route table's
+ * non-machine dispatch; it cannot show what Next itself does with a request. Under CI a missing
+ * build is an error, as in the dispatch-equivalence test.
  */
 import { existsSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -55,7 +56,7 @@ function routeTableHandler(h: Harness): NodeHandler {
     try {
       const url = req.url ?? "/";
       const request = nodeRequest(req, PUBLIC_URL);
-      const response = url.startsWith("/t/") ? ((await dispatch(request, h.service)) ?? notFoundResponse()) : notFoundResponse();
+      const response = url.startsWith("/t/") ? ((await dispatch(request, h.service)) ?? (await signInPage(h, request)) ?? notFoundResponse()) : notFoundResponse();
       await writeResponse(response, res, url.startsWith("/t/") ? ISSUER_PATH_HEADERS : {});
     } catch (error) {
       console.error("[fuzz stand-in] failed:", error);
@@ -65,7 +66,19 @@ function routeTableHandler(h: Harness): NodeHandler {
   };
 }
 
+/** The hosted sign-in page (app/t/[tenant]/sign-in/page.tsx) as far as the stand-in needs it: its status. */
+async function signInPage(h: Harness, request: Request): Promise<Response | null> {
+  const url = new URL(request.url);
+  const match = /^\/t\/([a-z0-9][a-z0-9-]{0,62})\/sign-in$/.exec(url.pathname);
+  if (!match || (request.method !== "GET" && request.method !== "HEAD")) return null;
+  const workspace = await resolveWorkspace(h.service, match[1]);
+  if (!workspace) return null;
+  const view = await signInView(contextFor(h.service, workspace), url.searchParams.get("tx") ?? "", request.headers.get("cookie"));
+  return new Response(view.kind === "form" ? "<form>sign in</form>" : "<p>expired</p>", { status: 200, headers: { "content-type": "text/html; charset=utf-8" } });
+}
+
 async function nextHandler(h: Harness): Promise<{ handle: NodeHandler; close: () => Promise<void> } | null> {
+  if (process.env.FUZZ_HANDLER === "route-table") return null;
   if (!existsSync(path.join(root, ".next", "BUILD_ID"))) {
     if (ci) throw new Error("No production build (.next/BUILD_ID): run `npm run build` first (npm test does).");
     return null;
