@@ -1,8 +1,6 @@
 // Sign-in for a single-page app with oidc-client-ts, configured for Latchkey.
-import { InMemoryWebStorage, OidcClient, UserManager, WebStorageStateStore } from "oidc-client-ts";
+import { InMemoryWebStorage, UserManager, WebStorageStateStore } from "oidc-client-ts";
 import { createRemoteJWKSet, jwtVerify } from "jose";
-
-const REVOKE_AFTER_SIGN_OUT = "latchkey:revoke-after-sign-out";
 
 /** `issuer` is pinned configuration, `clientId` a PUBLIC application that allows `appOrigin`. */
 export function createLatchkeyClient({ issuer, clientId, appOrigin }) {
@@ -69,23 +67,21 @@ export function createLatchkeyClient({ issuer, clientId, appOrigin }) {
       return { ok, status: response.status, body };
     },
 
-    /** Hosted logout takes exactly client_id and post_logout_redirect_uri. */
+    /**
+     * Hosted logout takes exactly client_id and post_logout_redirect_uri. It ends the hosted
+     * session and with it every grant of that session (refresh and the session check fail from
+     * then on), so an app that holds its tokens in memory has nothing left to revoke afterwards.
+     */
     async signOut() {
-      const user = await userManager.getUser();
-      // Revoke after hosted logout, not before: keep the refresh token for the round trip only.
-      if (user?.refresh_token) window.sessionStorage.setItem(REVOKE_AFTER_SIGN_OUT, user.refresh_token);
       // Without a stored user the library sends no id_token_hint; with no `state` argument, no state.
       await userManager.removeUser();
       await userManager.signoutRedirect();
     },
 
-    /** On /signed-out: the hosted session has ended; now revoke what the app held. */
+    /** On /signed-out. */
     async completeSignOut() {
       await userManager.signoutRedirectCallback();
-      const refreshToken = window.sessionStorage.getItem(REVOKE_AFTER_SIGN_OUT);
-      window.sessionStorage.removeItem(REVOKE_AFTER_SIGN_OUT);
-      if (refreshToken) await new OidcClient(settings).revokeToken(refreshToken, "refresh_token");
-      return { revoked: !!refreshToken };
+      return {};
     },
   };
 }
