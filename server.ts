@@ -1,7 +1,8 @@
 // Latchkey's production server: machine-facing protocol endpoints are dispatched straight from
 // the route table to their framework-free functions; Next serves pages and everything else.
 // With WEB_CONCURRENCY=N (PostgreSQL only) the first process prepares the database and forks N
-// workers that share the port (node:cluster); otherwise one process does both.
+// workers that share the port (node:cluster); otherwise one process does both. SIGTERM drains
+// each serving process within SHUTDOWN_TIMEOUT, then closes the database (docs/configuration.md).
 import cluster from "node:cluster";
 import next from "next";
 import { startAdminSocket } from "./lib/cli/admin-socket";

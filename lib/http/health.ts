@@ -91,7 +91,7 @@ function undefinedTable(error: unknown): boolean {
   return false;
 }
 
-function write(req: IncomingMessage, res: ServerResponse, status: number, body: string, extra: Record<string, string> = {}): void {
+function write(res: ServerResponse, status: number, body: string, extra: Record<string, string> = {}): void {
   res.writeHead(status, {
     "content-type": "text/plain; charset=utf-8",
     "content-length": String(Buffer.byteLength(body)),
@@ -106,9 +106,9 @@ function write(req: IncomingMessage, res: ServerResponse, status: number, body: 
 /** Answers `/healthz` or `/readyz` (the caller checked the path). */
 export async function answerHealth(req: IncomingMessage, res: ServerResponse, pathname: string, probe: ReadinessProbe): Promise<void> {
   const method = req.method ?? "GET";
-  if (method !== "GET" && method !== "HEAD") return write(req, res, 405, "method not allowed\n", { allow: "GET, HEAD" });
-  if (pathname === "/healthz") return write(req, res, 200, "ok\n");
+  if (method !== "GET" && method !== "HEAD") return write(res, 405, "method not allowed\n", { allow: "GET, HEAD" });
+  if (pathname === "/healthz") return write(res, 200, "ok\n");
   const state = await probe.check();
-  if (state === "ready") return write(req, res, 200, "ready\n");
-  write(req, res, 503, `${state}\n`, { "retry-after": "5" });
+  if (state === "ready") return write(res, 200, "ready\n");
+  write(res, 503, `${state}\n`, { "retry-after": "5" });
 }
