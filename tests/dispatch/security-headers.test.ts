@@ -12,6 +12,7 @@ import { proxy } from "../../proxy";
 import { ISSUER_PATH_HEADERS } from "../../lib/http/node-server";
 import { routes } from "../../lib/http/router";
 import { ISSUER_ROUTE_CSP, ISSUER_ROUTE_PATH, pageContentSecurityPolicy, SECURITY_HEADERS } from "../../lib/http/security-headers";
+import { HOSTED_PAGE_HEADERS } from "../../lib/hosted/html";
 
 const PAGES = ["/", "/console", "/console/w/demo/applications", "/console/setup", "/t/demo/sign-in", "/no-such-page"];
 
@@ -86,6 +87,8 @@ describe("the route table's answers", () => {
       expect(policy).toBe(ISSUER_ROUTE_CSP);
       expect(policy).toBe(ISSUER_PATH_HEADERS["content-security-policy"]);
     }
+    // Through Next this policy replaces the one a hosted error page sets itself: they must agree.
+    expect(ISSUER_ROUTE_CSP).toBe(HOSTED_PAGE_HEADERS["Content-Security-Policy"]);
     const d = directives(ISSUER_ROUTE_CSP);
     expect(d.get("default-src")).toEqual(["'none'"]);
     expect(d.has("script-src")).toBe(false);
