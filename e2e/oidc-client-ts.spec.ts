@@ -280,7 +280,7 @@ test("oidc-client-ts on a registered origin: sign-in, UserInfo, session check, r
     const refresh = await fetch(`${ISSUER}/oauth2/token`, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: tokens.refresh_token, client_id: CLIENT_ID }),
+      body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: tokens.refresh_token!, client_id: CLIENT_ID }),
     });
     expect([refresh.status, ((await refresh.json()) as { error: string }).error]).toEqual([400, "invalid_grant"]);
   });

@@ -16,6 +16,7 @@ import net from "node:net";
 import path from "node:path";
 import type { Service } from "../service";
 import { runCommand, type CommandIO, type CommandRequest } from "./commands";
+import { loggableError } from "../http/errors";
 
 export const ADMIN_SOCKET_NAME = "admin.sock";
 
@@ -186,7 +187,7 @@ function serveConnection(connection: net.Socket, service: Service, log: (line: s
     try {
       code = await runCommand(service.db, service.config, service.clock, request, io);
     } catch (error) {
-      console.error("[latchkey] admin command failed:", error);
+      console.error(`[latchkey] admin command failed: ${loggableError(error)}`);
       send({ err: `latchkey: ${error instanceof Error ? error.message : String(error)}\n` });
       code = 1;
     } finally {

@@ -5,7 +5,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Socket } from "node:net";
 import type { Service } from "../service";
 import { answerHealth, HEALTH_PATHS, readinessProbe, type ReadinessProbe } from "./health";
-import { CLIENT_ADDRESS_HEADER } from "./rate-limit";
+import { CLIENT_ADDRESS_HEADER } from "./client-address";
+import { loggableError } from "./errors";
 import { nodeRequest } from "./node-request";
 import { rawResponse } from "./response";
 import { ISSUER_ROUTE_CSP, SECURITY_HEADERS } from "./security-headers";
@@ -141,7 +142,7 @@ export function createRequestListener(service: Service, origin: string, next: No
 }
 
 function failed(res: ServerResponse, error: unknown): void {
-  console.error("[latchkey] dispatch failed:", error);
+  console.error(`[latchkey] dispatch failed: ${loggableError(error)}`);
   if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
   res.end('{"error":"server_error"}');
 }

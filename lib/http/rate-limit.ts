@@ -4,7 +4,6 @@ import { rateLimits } from "../../db/schema";
 import type { Database } from "../../db/client";
 import type { Clock } from "../clock";
 import { isStorableText } from "./text";
-export { CLIENT_ADDRESS_HEADER, clientAddress } from "./client-address";
 
 interface Counter {
   windowStart: number;

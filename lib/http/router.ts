@@ -2,10 +2,10 @@ import { eq } from "drizzle-orm";
 import { workspaces } from "../../db/schema";
 import type { Service } from "../service";
 import { issuerFor, type Endpoint, type EndpointContext, type Workspace } from "./context";
-import { errorToResponse, isDependencyFailure, json, notFoundResponse, OAuthError, oauthErrorResponse } from "./errors";
-import { clientAddress } from "./rate-limit";
-import { CheckError, checkErrorResponse, checkUnavailable } from "../authz/errors";
-import { CORS_PATHS, preflight } from "./cors";
+import { errorToResponse, isDependencyFailure, isUnstorableText, json, notFoundResponse, OAuthError, oauthErrorResponse } from "./errors";
+import { clientAddress } from "./client-address";
+import { badRequest, CheckError, checkErrorResponse, checkUnavailable } from "../authz/errors";
+import { CORS_PATHS, preflight, PUBLIC_DOCUMENT_PATHS, withPublicCors } from "./cors";
 import { hostedErrorPage } from "../hosted/html";
 import { authorizeEndpoint } from "../oauth/authorize";
 import { discoveryEndpoint, jwksEndpoint } from "../oauth/discovery";
@@ -100,6 +100,10 @@ export function tooManyRequests(route: Pick<Route, "errors">, retryAfterSeconds:
 
 /** A failure outside the endpoint itself, in the route's own shape (503 stays 503: fail closed). */
 function routeFailure(route: Pick<Route, "errors">, error: unknown): Response {
+  if (isUnstorableText(error)) {
+    if (route.errors === "hosted") return hostedErrorPage(400, "Invalid request", "The request contains a character that is not accepted.", "invalid_request");
+    if (route.errors === "problem") return checkErrorResponse(badRequest("The request contains a character that is not accepted (U+0000)"));
+  }
   if (route.errors === "hosted" && isDependencyFailure(error)) {
     const page = hostedErrorPage(503, "Temporarily unavailable", "This page is temporarily unavailable. Please try again in a moment.", "temporarily_unavailable");
     page.headers.set("Retry-After", "5");
@@ -109,17 +113,20 @@ function routeFailure(route: Pick<Route, "errors">, error: unknown): Response {
   return errorToResponse(error);
 }
 
+/** The public documents' answers made outside their endpoint are readable by any origin too. */
+const publicOrNot = (route: Pick<Route, "path">, response: Response) => (PUBLIC_DOCUMENT_PATHS.has(route.path) ? withPublicCors(response) : response);
+
 /** Runs one endpoint for a resolved route with the uniform error mapping. */
 export async function runEndpoint(route: Route, request: Request, service: Service, workspaceId: string): Promise<Response> {
   try {
     const workspace = await resolveWorkspace(service, workspaceId);
-    if (!workspace) return notFoundResponse();
+    if (!workspace) return publicOrNot(route, notFoundResponse());
     const address = clientAddress(request, service.config.trustProxy);
     const limit = service.limiter.hit(`ip:${workspace.id}:${address}`, service.config.rateLimits.requestsPerMinute, 60_000);
-    if (!limit.allowed) return tooManyRequests(route, limit.retryAfterSeconds);
+    if (!limit.allowed) return publicOrNot(route, tooManyRequests(route, limit.retryAfterSeconds));
     return await route.endpoint(request, contextFor(service, workspace));
   } catch (error) {
-    return routeFailure(route, error);
+    return publicOrNot(route, routeFailure(route, error));
   }
 }
 

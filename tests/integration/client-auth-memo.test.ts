@@ -4,7 +4,7 @@ import { accessTokens, clients, clientSecrets } from "../../db/schema";
 import { sha256Hex } from "../../lib/crypto";
 import { createClientSecret, listClientSecrets, revokeClientSecret, rotateClientSecret } from "../../lib/clients/secrets";
 import { CredentialMemo } from "../../lib/oauth/client-memo";
-import { CLIENT_ADDRESS_HEADER } from "../../lib/http/rate-limit";
+import { CLIENT_ADDRESS_HEADER } from "../../lib/http/client-address";
 import { createService } from "../../lib/service";
 import { basic, call, createHarness, seed, uniqueWorkspaceId, type Harness } from "../helpers/harness";
 import { API, M2M, standardWorkspace, type TestWorkspace } from "../helpers/fixtures";

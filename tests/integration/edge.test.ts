@@ -94,6 +94,21 @@ describe("CORS for the public documents", () => {
     }
   });
 
+  it("lets any origin read the answers made before their endpoint runs: unknown workspace, rate limit", async () => {
+    for (const path of documents.slice(0, 2)) {
+      const res = await call(h, `/t/no-such-${ws}${path}`, { headers: { origin: ANY_ORIGIN } });
+      expect(res.status).toBe(404);
+      expect(res.headers.get("access-control-allow-origin")).toBe("*");
+    }
+    const limited = await createHarness({ rateLimits: { requestsPerMinute: 1, failuresPer5Minutes: 10 } });
+    await seed(limited, standardWorkspace(ws));
+    const path = `/t/${ws}/.well-known/jwks.json`;
+    expect((await call(limited, path, { headers: { origin: ANY_ORIGIN } })).status).toBe(200);
+    const res = await call(limited, path, { headers: { origin: ANY_ORIGIN } });
+    expect(res.status).toBe(429);
+    expect(res.headers.get("access-control-allow-origin")).toBe("*");
+  });
+
   it("answers their preflight for any origin", async () => {
     for (const path of [`/.well-known/openid-configuration`, `/.well-known/jwks.json`]) {
       const res = await call(h, `/t/${ws}${path}`, { method: "OPTIONS", headers: { origin: ANY_ORIGIN, "access-control-request-method": "GET" } });

@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { sql } from "drizzle-orm";
 import { openDatabase, type DatabaseHandle } from "../../db/client";
 import { errorToResponse, isUnstorableText, loggableError } from "../../lib/http/errors";
+import { runEndpoint, type Route } from "../../lib/http/router";
 import { authorizeQuery, basic, call, createHarness, seed, uniqueWorkspaceId, type Harness } from "../helpers/harness";
 import { ADA, API, SPA, WEB, standardWorkspace } from "../helpers/fixtures";
 
@@ -126,6 +127,21 @@ describe("a database refusal of text", () => {
       expect(res.status).toBe(400);
       expect((await res.json()).error).toBe("invalid_request");
     }
+    expect(logged).toEqual([]);
+  });
+
+  it("outside an endpoint's own handling, is a 400 in the route's own shape: hosted page, problem document, OAuth JSON", async () => {
+    const error = await refusal(sql`select ${NUL}::text`);
+    const failing = async (): Promise<Response> => {
+      throw error;
+    };
+    const answer = (errors: Route["errors"]) => runEndpoint({ method: "POST", path: "/x", endpoint: failing, machine: false, errors }, new Request(`https://h/t/${ws}/x`, { method: "POST" }), h.service, ws);
+    const hosted = await answer("hosted");
+    expect([hosted.status, hosted.headers.get("content-type")]).toEqual([400, expect.stringContaining("text/html")]);
+    const problem = await answer("problem");
+    expect([problem.status, (await problem.json()).type]).toEqual([400, "urn:latchkey:authorization-check:bad_request"]);
+    const oauth = await answer("oauth");
+    expect([oauth.status, (await oauth.json()).error]).toEqual([400, "invalid_request"]);
     expect(logged).toEqual([]);
   });
 });
