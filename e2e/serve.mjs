@@ -75,7 +75,7 @@ function run(command, args, env) {
   });
 }
 
-const SOURCES = ["app", "components", "lib", "db", "public", "next.config.ts", "package.json", "package-lock.json", "tsconfig.json", "postcss.config.mjs"];
+const SOURCES = ["app", "components", "lib", "db", "public", "next.config.ts", "proxy.ts", "package.json", "package-lock.json", "tsconfig.json", "postcss.config.mjs"];
 
 function newestSourceChange(entry) {
   if (!existsSync(entry)) return 0;
