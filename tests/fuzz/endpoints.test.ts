@@ -65,6 +65,8 @@ const surveyed = new Map<string, string>();
 async function fuzz<T>(name: string, index: number, arbitrary: fc.Arbitrary<T>, prepare: (value: T) => Promise<Prepared>): Promise<void> {
   const started = Date.now();
   let cases = 0;
+  // How deep the cases reach: the statuses answered (successes mean valid values got through).
+  const statuses = new Map<number, number>();
   await fc.assert(
     fc.asyncProperty(arbitrary, async (value) => {
       cases++;
@@ -72,6 +74,7 @@ async function fuzz<T>(name: string, index: number, arbitrary: fc.Arbitrary<T>, 
       const { request } = built;
       const tooLarge = !!expectation.reachesRoute && limit !== undefined && built.bodyBytes > limit;
       const result = await send(world.port, request, HOST);
+      if (result.ok) statuses.set(result.answer.status, (statuses.get(result.answer.status) ?? 0) + 1);
       let problem: string | null;
       if (!result.ok) {
         // A body far past every limit may be cut off by the server's early answer and close.
@@ -90,7 +93,8 @@ async function fuzz<T>(name: string, index: number, arbitrary: fc.Arbitrary<T>, 
     }),
     { numRuns: RUNS, seed: SEED + index, interruptAfterTimeLimit: TIME_LIMIT_MS, markInterruptAsFailure: false },
   );
-  console.log(`[fuzz] ${name}: ${cases} requests (with shrinking) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  const histogram = [...statuses].sort(([a], [b]) => a - b).map(([status, n]) => `${status}×${n}`).join(" ");
+  console.log(`[fuzz] ${name}: ${cases} requests (with shrinking) in ${((Date.now() - started) / 1000).toFixed(1)} s; statuses ${histogram}`);
 }
 
 const PER_TEST_TIMEOUT = TIME_LIMIT_MS + 30_000;
