@@ -6,7 +6,8 @@ import type { Socket } from "node:net";
 import type { Service } from "../service";
 import { answerHealth, HEALTH_PATHS, readinessProbe, type ReadinessProbe } from "./health";
 import { CLIENT_ADDRESS_HEADER } from "./client-address";
-import { loggableError } from "./errors";
+import { loggableError, notFoundResponse } from "./errors";
+import { gateForNext, type GateAnswer } from "./next-gate";
 import { nodeRequest } from "./node-request";
 import { rawResponse } from "./response";
 import { ISSUER_ROUTE_CSP, SECURITY_HEADERS } from "./security-headers";
@@ -133,12 +134,28 @@ export function createRequestListener(service: Service, origin: string, next: No
     const served = SERVED_METHODS.has(method);
     const decision = (direct || !served) && url.startsWith("/t/") ? directDecision(method, url) : null;
     if (!decision) {
-      if (!served) notImplemented(res);
-      else void next(req, res);
+      if (!served) return notImplemented(res);
+      const refused = gateForNext(method, url, req.headers);
+      if (refused?.status === 404) return void writeResponse(notFoundResponse(), res, ISSUER_PATH_HEADERS);
+      if (refused) return refuse(res, refused);
+      void next(req, res);
       return;
     }
     answerDirectly(req, res, service, origin, decision).catch((error) => failed(res, error));
   };
+}
+
+/** A request Next must not see (lib/http/next-gate.ts), answered as JSON with the security headers. */
+function refuse(res: ServerResponse, answer: GateAnswer): void {
+  const body = JSON.stringify({ error: answer.status === 403 ? "access_denied" : "invalid_request", error_description: answer.error });
+  res.writeHead(answer.status, {
+    ...ISSUER_PATH_HEADERS,
+    ...(answer.allow ? { allow: answer.allow } : {}),
+    "content-type": "application/json; charset=utf-8",
+    "cache-control": "no-store",
+    "content-length": String(Buffer.byteLength(body)),
+  });
+  res.end(body);
 }
 
 function failed(res: ServerResponse, error: unknown): void {

@@ -9,6 +9,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRequestListener } from "../../lib/http/node-server";
+import { notFoundResponse } from "../../lib/http/errors";
 import { createHarness, PUBLIC_URL, seed, uniqueWorkspaceId, type Harness } from "../helpers/harness";
 import { standardWorkspace } from "../helpers/fixtures";
 
@@ -17,12 +18,14 @@ let h: Harness;
 let server: http.Server;
 let port = 0;
 const reachedNext: string[] = [];
+const headersAtNext: http.IncomingHttpHeaders[] = [];
 
 beforeAll(async () => {
   h = await createHarness();
   await seed(h, standardWorkspace(ws));
   const next = (req: http.IncomingMessage, res: http.ServerResponse) => {
     reachedNext.push(`${req.method} ${req.url}`);
+    headersAtNext.push({ ...req.headers });
     res.writeHead(200, { "content-type": "text/html" }).end("<p>next</p>");
   };
   server = http.createServer(createRequestListener(h.service, PUBLIC_URL, next));
@@ -38,9 +41,9 @@ interface Answer {
 }
 
 /** Raw requests: fetch() refuses TRACE and CONNECT-style methods. */
-function send(method: string, path: string): Promise<Answer> {
+function send(method: string, path: string, headers: Record<string, string> = {}): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: "127.0.0.1", port, method, path, agent: false }, (res) => {
+    const req = http.request({ host: "127.0.0.1", port, method, path, headers, agent: false }, (res) => {
       let body = "";
       res.setEncoding("utf8");
       res.on("data", (c) => (body += c));
@@ -132,5 +135,62 @@ describe("methods the application does not serve", () => {
     reachedNext.length = 0;
     for (const method of ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]) await send(method, "/console");
     expect(reachedNext).toEqual(["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"].map((m) => `${m} /console`));
+  });
+});
+
+describe("requests Next would answer with a 500 or a redirect never reach it", () => {
+  it("a path with a malformed percent escape: the generic 404 under an issuer, 400 elsewhere", async () => {
+    reachedNext.length = 0;
+    const generic = await notFoundResponse().json();
+    for (const path of ["/t/%FF/oidc/session", "/t/%C3%28/oauth2/authorize", `/t/${ws}/%FF`, `/t/${ws}/sign-in/%FF`]) {
+      const res = await send("GET", path);
+      expect([path, res.status, JSON.parse(res.body)]).toEqual([path, 404, generic]);
+    }
+    expect((await send("POST", "/t/%FF/oauth2/token")).status).toBe(404);
+    const outside = await send("GET", "/console/%FF");
+    expect([outside.status, outside.headers["x-content-type-options"]]).toEqual([400, "nosniff"]);
+    expect(reachedNext).toEqual([]);
+  });
+
+  it("a method other than GET and HEAD on the landing page, static files and the hosted sign-in page: 405 with Allow", async () => {
+    reachedNext.length = 0;
+    for (const [method, path, headers] of [
+      ["POST", "/robots.txt", {}],
+      ["OPTIONS", "/robots.txt", {}],
+      ["POST", "/", { "content-type": "multipart/form-data; boundary=x" }],
+      ["POST", "/", { "next-action": "x", origin: "" }],
+      ["DELETE", "/_next/static/x.js", {}],
+      ["POST", `/t/${ws}/sign-in`, { "next-action": "x", origin: "null" }],
+      ["PUT", `/t/${ws}/sign-in`, {}],
+    ] as const) {
+      const res = await send(method, path, headers);
+      expect([method, path, res.status, res.headers.allow]).toEqual([method, path, 405, "GET, HEAD"]);
+    }
+    expect(reachedNext).toEqual([]);
+  });
+
+  it("a console change whose Origin is not an origin: 403 (same-origin and absent ones pass)", async () => {
+    reachedNext.length = 0;
+    for (const origin of ["", "null", "not a url", "https://h.example/path"]) {
+      const res = await send("POST", "/console/sign-in", { "next-action": "x", origin });
+      expect([origin, res.status]).toEqual([origin, 403]);
+    }
+    expect(reachedNext).toEqual([]);
+    await send("POST", "/console/sign-in", { "next-action": "x", origin: PUBLIC_URL });
+    await send("POST", "/console/sign-in", { "next-action": "x" });
+    expect(reachedNext).toEqual(["POST /console/sign-in", "POST /console/sign-in"]);
+  });
+
+  it("under an issuer, Next's navigation and action headers are removed before Next sees the request", async () => {
+    headersAtNext.length = 0;
+    const internal = { rsc: "1", "next-router-state-tree": "x", "next-router-prefetch": "1", "next-action": "x", "next-url": "/x" };
+    await send("GET", `/t/${ws}/oauth2/authorize?client_id=x`, internal);
+    await send("GET", `/t/${ws}/sign-in?tx=x`, internal);
+    expect(headersAtNext).toHaveLength(2);
+    for (const headers of headersAtNext) for (const name of Object.keys(internal)) expect(headers[name]).toBeUndefined();
+    // Elsewhere (the console's own navigation) they pass.
+    headersAtNext.length = 0;
+    await send("GET", "/console", { rsc: "1" });
+    expect(headersAtNext[0].rsc).toBe("1");
   });
 });

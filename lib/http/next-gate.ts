@@ -1,0 +1,65 @@
+// What Next never sees: requests that its own handling would answer with a 500 or an unexpected
+// redirect, refused (or cleaned) by the production listener before Next runs. Next serves pages,
+// static files and the console's server actions; everything under an issuer that is not a page is
+// the route table's (lib/http/router.ts), which answers every method itself.
+
+/** Pages under an issuer, by path relative to it: GET and HEAD only. */
+const HOSTED_PAGES = new Set(["/sign-in"]);
+
+/**
+ * Headers that make Next treat a request as a client-side navigation (RSC payload, prefetch) or
+ * a server action. Nothing under an issuer uses either, and with them Next answers the issuer's
+ * routes with a redirect to `?_rsc=…` or fails parsing an action body.
+ */
+const NEXT_INTERNAL_HEADERS = ["rsc", "next-router-state-tree", "next-router-prefetch", "next-router-segment-prefetch", "next-action", "next-url", "next-hmr-refresh"];
+
+export type GateAnswer = { status: 400 | 403 | 404 | 405; error: string; allow?: string };
+
+const READ_ONLY = "GET, HEAD";
+
+function decodable(pathname: string): boolean {
+  try {
+    decodeURIComponent(pathname);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A URL with an origin, as Next compares a server action's Origin with the host. */
+function isOrigin(value: string): boolean {
+  try {
+    return new URL(value).origin === value;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Checks a request the listener is about to hand to Next (after health, the direct path and
+ * unserved methods). Returns the refusal to send instead, or null; may remove Next's internal
+ * headers from `headers` under an issuer.
+ */
+export function gateForNext(method: string, url: string, headers: Record<string, string | string[] | undefined>): GateAnswer | null {
+  const query = url.indexOf("?");
+  const pathname = query === -1 ? url : url.slice(0, query);
+  // Next decodes dynamic segments and throws on a malformed escape (%FF, %C3%28). Under an issuer
+  // such a path names no route: the generic 404 every unknown path gets.
+  if (!decodable(pathname)) return pathname.startsWith("/t/") ? { status: 404, error: "Not found" } : { status: 400, error: "The request path is not valid percent-encoded UTF-8" };
+  const readOnly = method === "GET" || method === "HEAD";
+  if (pathname.startsWith("/t/")) {
+    for (const name of NEXT_INTERNAL_HEADERS) delete headers[name];
+    const subpath = /^\/t\/[^/]+(\/.*)$/.exec(pathname)?.[1];
+    if (!readOnly && subpath !== undefined && HOSTED_PAGES.has(subpath)) return { status: 405, error: "Method not allowed", allow: READ_ONLY };
+    return null;
+  }
+  if (pathname === "/console" || pathname.startsWith("/console/")) {
+    // Server actions: Next parses the Origin as a URL and fails with a 500 on one that is not.
+    const origin = headers.origin;
+    if (!readOnly && origin !== undefined && !(typeof origin === "string" && isOrigin(origin))) return { status: 403, error: "Cross-origin request refused" };
+    return null;
+  }
+  // The landing page and static files take no other method.
+  if (!readOnly) return { status: 405, error: "Method not allowed", allow: READ_ONLY };
+  return null;
+}
