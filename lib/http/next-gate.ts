@@ -42,7 +42,14 @@ function isOrigin(value: string): boolean {
  */
 export function gateForNext(method: string, url: string, headers: Record<string, string | string[] | undefined>): GateAnswer | null {
   const query = url.indexOf("?");
-  const pathname = query === -1 ? url : url.slice(0, query);
+  const raw = query === -1 ? url : url.slice(0, query);
+  // Decide on the path Next will route: dot segments, also percent-encoded ones (`/t/%2e%2e/x`), resolved.
+  let pathname: string;
+  try {
+    pathname = new URL(raw, "http://h").pathname;
+  } catch {
+    return { status: 400, error: "The request path is not valid" };
+  }
   // Next decodes dynamic segments and throws on a malformed escape (%FF, %C3%28). Under an issuer
   // such a path names no route: the generic 404 every unknown path gets.
   if (!decodable(pathname)) return pathname.startsWith("/t/") ? { status: 404, error: "Not found" } : { status: 400, error: "The request path is not valid percent-encoded UTF-8" };

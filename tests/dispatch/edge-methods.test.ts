@@ -162,6 +162,9 @@ describe("requests Next would answer with a 500 or a redirect never reach it", (
       ["DELETE", "/_next/static/x.js", {}],
       ["POST", `/t/${ws}/sign-in`, { "next-action": "x", origin: "null" }],
       ["PUT", `/t/${ws}/sign-in`, {}],
+      // Dot segments resolve first: this is /authorization/check, no issuer's route.
+      ["POST", "/t/%2e%2e/authorization/check", { "content-type": "multipart/form-data; boundary=x" }],
+      ["POST", `/t/${ws}/../../robots.txt`, {}],
     ] as const) {
       const res = await send(method, path, headers);
       expect([method, path, res.status, res.headers.allow]).toEqual([method, path, 405, "GET, HEAD"]);
