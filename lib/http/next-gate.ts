@@ -62,9 +62,12 @@ export function gateForNext(method: string, url: string, headers: Record<string,
   }
   if (pathname === "/console" || pathname.startsWith("/console/")) {
     // Server actions: Next parses the Origin as a URL and fails with a 500 on one that is not.
+    // `Origin: null` passes for plain form posts (browsers send it under Referrer-Policy:
+    // no-referrer; the console's own routes check Sec-Fetch-Site), not for an action call.
     const origin = headers.origin;
-    if (!readOnly && origin !== undefined && !(typeof origin === "string" && isOrigin(origin))) return { status: 403, error: "Cross-origin request refused" };
-    return null;
+    if (readOnly || origin === undefined) return null;
+    if (origin === "null" ? headers["next-action"] === undefined : typeof origin === "string" && isOrigin(origin)) return null;
+    return { status: 403, error: "Cross-origin request refused" };
   }
   // The landing page and static files take no other method.
   if (!readOnly) return { status: 405, error: "Method not allowed", allow: READ_ONLY };

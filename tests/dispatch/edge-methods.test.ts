@@ -178,10 +178,13 @@ describe("requests Next would answer with a 500 or a redirect never reach it", (
       const res = await send("POST", "/console/sign-in", { "next-action": "x", origin });
       expect([origin, res.status]).toEqual([origin, 403]);
     }
+    expect((await send("POST", "/console/auth/sign-out", { origin: "" })).status).toBe(403);
     expect(reachedNext).toEqual([]);
     await send("POST", "/console/sign-in", { "next-action": "x", origin: PUBLIC_URL });
     await send("POST", "/console/sign-in", { "next-action": "x" });
-    expect(reachedNext).toEqual(["POST /console/sign-in", "POST /console/sign-in"]);
+    // A plain form post under Referrer-Policy: no-referrer carries Origin: null; the route checks Sec-Fetch-Site.
+    await send("POST", "/console/auth/sign-out", { origin: "null", "sec-fetch-site": "same-origin" });
+    expect(reachedNext).toEqual(["POST /console/sign-in", "POST /console/sign-in", "POST /console/auth/sign-out"]);
   });
 
   it("under an issuer, Next's navigation and action headers are removed before Next sees the request", async () => {
