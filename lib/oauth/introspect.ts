@@ -1,5 +1,5 @@
 import { and, eq } from "drizzle-orm";
-import { apis, clients, grants, hostedSessions, refreshTokens, users } from "../../db/schema";
+import { apis, clients, clientSecrets, grants, hostedSessions, refreshTokens, users } from "../../db/schema";
 import { sessionIsLive } from "../authn/hosted-session";
 import { epochSeconds } from "../clock";
 import { sha256Hex } from "../crypto";
@@ -44,7 +44,8 @@ function accessTokenResponse(ctx: EndpointContext, authority: TokenAuthority): A
 
 /**
  * A refresh token of this client, active while it is the family's current token and the family,
- * its hosted session, the user, the client and the API all still hold. One query.
+ * its hosted session, the user, the client, the secret the family was last used with and the API
+ * all still hold. One query.
  */
 async function introspectRefreshToken(ctx: EndpointContext, client: AuthenticatedClient, hash: string): Promise<ActiveIntrospection | null | undefined> {
   const now = ctx.service.clock.now();
@@ -63,6 +64,7 @@ async function introspectRefreshToken(ctx: EndpointContext, client: Authenticate
       sessionAbsoluteExpiresAt: hostedSessions.absoluteExpiresAt,
       userStatus: users.status,
       clientActive: clients.active,
+      credentialRevokedAt: clientSecrets.revokedAt,
       audience: apis.audience,
       apiActive: apis.active,
     })
@@ -71,6 +73,7 @@ async function introspectRefreshToken(ctx: EndpointContext, client: Authenticate
     .innerJoin(hostedSessions, eq(hostedSessions.id, grants.sessionId))
     .innerJoin(users, eq(users.id, grants.userId))
     .innerJoin(clients, eq(clients.id, grants.clientPk))
+    .leftJoin(clientSecrets, eq(clientSecrets.id, grants.credentialId))
     .leftJoin(apis, eq(apis.id, grants.apiId))
     .where(and(eq(refreshTokens.workspaceId, ctx.workspace.id), eq(refreshTokens.tokenHash, hash)))
     .limit(1);
@@ -84,6 +87,8 @@ async function introspectRefreshToken(ctx: EndpointContext, client: Authenticate
     sessionIsLive({ endedAt: row.sessionEndedAt, idleExpiresAt: row.sessionIdleExpiresAt, absoluteExpiresAt: row.sessionAbsoluteExpiresAt }, now) &&
     row.userStatus === "active" &&
     row.clientActive &&
+    // The secret the family was last used with, explicitly revoked, ends it (the token endpoint refuses it too).
+    row.credentialRevokedAt === null &&
     (row.apiId === null || row.apiActive === true);
   if (!active) return null;
   // The token dies at the first of the family's idle and absolute bounds and the session's absolute one.

@@ -48,6 +48,21 @@ describe("human authorizations and the client's secrets", () => {
     expect(await res.json()).toEqual({ error: "invalid_grant", error_description: "The client credential behind this authorization was revoked" });
   });
 
+  it("are inactive at introspection, refresh token included, once that secret is explicitly revoked: introspection never calls active what the token endpoint refuses", async () => {
+    const { ws, tokens } = await signedIn();
+    const other = await createClientSecret(h.service.db, { workspaceId: ws, clientId: WEB.client_id, clock: h.clock });
+    const introspect = async (token: string) =>
+      (await call(h, `/t/${ws}/oauth2/introspect`, { form: { token }, headers: { authorization: basic(WEB.client_id, other.secret) } })).json();
+    expect((await introspect(tokens.refresh_token)).active).toBe(true);
+    expect((await introspect(tokens.access_token)).active).toBe(true);
+    const list = await import("../../lib/clients/secrets").then((m) => m.listClientSecrets(h.service.db, { workspaceId: ws, clientId: WEB.client_id, clock: h.clock }));
+    await revokeClientSecret(h.service.db, { workspaceId: ws, clientId: WEB.client_id, secretId: list.find((s) => s.id !== other.id)!.id, clock: h.clock });
+    expect(await introspect(tokens.access_token)).toEqual({ active: false });
+    expect(await introspect(tokens.refresh_token)).toEqual({ active: false });
+    // What the token endpoint does with the same refresh token (without spending it here: introspection first).
+    expect((await refresh(ws, tokens.refresh_token, other.secret)).status).toBe(400);
+  });
+
   it("end on immediate replacement of the secret", async () => {
     const { ws, tokens } = await signedIn();
     const next = await rotateClientSecret(h.service.db, { workspaceId: ws, clientId: WEB.client_id, overlapHours: 0, clock: h.clock });
