@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { and, eq } from "drizzle-orm";
-import { accessTokens, clientSecrets } from "../../db/schema";
+import { accessTokens, apis, clientSecrets } from "../../db/schema";
 import { sha256Hex } from "../../lib/crypto";
 import { createClientSecret } from "../../lib/clients/secrets";
 import { authorizeQuery, basic, call, createHarness, seed, uniqueWorkspaceId, type Harness } from "../helpers/harness";
@@ -38,6 +38,20 @@ describe("grant_type=client_credentials", () => {
   it("grants exactly the requested permissions, in the requested order", async () => {
     const body = await (await m2m({ resource: API, scope: "write:things read:things" })).json();
     expect(body.scope).toBe("write:things read:things");
+  });
+
+  it("has its tokens end at once when their API is deactivated", async () => {
+    const body = await (await m2m({ resource: API, scope: "read:things" })).json();
+    const introspect = async () =>
+      (await call(h, `/t/${ws}/oauth2/introspect`, { form: { token: body.access_token }, headers: { authorization: basic(M2M.client_id, M2M.secret) } })).json();
+    expect((await introspect()).active).toBe(true);
+    const theApi = and(eq(apis.workspaceId, ws), eq(apis.audience, API));
+    await h.service.db.update(apis).set({ active: false }).where(theApi);
+    try {
+      expect(await introspect()).toEqual({ active: false });
+    } finally {
+      await h.service.db.update(apis).set({ active: true }).where(theApi);
+    }
   });
 
   it("binds the token to the credential that obtained it, with the client_id as subject", async () => {

@@ -4,7 +4,9 @@ import { ADA, BOB, SPA, standardWorkspace } from "../helpers/fixtures";
 import { contextFor, resolveWorkspace } from "../../lib/http/router";
 import { signInView } from "../../lib/authn/sign-in";
 import { eq } from "drizzle-orm";
-import { hostedSessions } from "../../db/schema";
+import { authorizationCodes, hostedSessions } from "../../db/schema";
+import { sha256Hex } from "../../lib/crypto";
+import { readSessionCookie } from "../../lib/authn/hosted-session";
 import { createService } from "../../lib/service";
 import { CLIENT_ADDRESS_HEADER } from "../../lib/http/client-address";
 
@@ -44,6 +46,18 @@ describe("hosted password sign-in", () => {
     const session = res.headers.getSetCookie().find((c) => c.startsWith("lk_session="))!;
     expect(session).toMatch(new RegExp(`Path=/t/${ws}(;|$)`));
     for (const attr of ["Secure", "HttpOnly", "SameSite=Lax"]) expect(session).toContain(attr);
+  });
+
+  it("stores only the SHA-256 of the authorization code and of the hosted session's secret", async () => {
+    const { callback, jar } = await signIn(h, ws, { ...SPA, ...ADA });
+    const code = callback.searchParams.get("code")!;
+    const [byHash] = await h.service.db.select().from(authorizationCodes).where(eq(authorizationCodes.codeHash, sha256Hex(code)));
+    expect(byHash).toBeDefined();
+    expect(JSON.stringify(byHash)).not.toContain(code);
+    const cookie = readSessionCookie(`lk_session=${jar.get("lk_session")}`)!;
+    const [session] = await h.service.db.select().from(hostedSessions).where(eq(hostedSessions.id, cookie.id));
+    expect(session.secretHash).toBe(sha256Hex(cookie.secret));
+    expect(JSON.stringify(session)).not.toContain(cookie.secret);
   });
 
   it("accepts the email case-insensitively", async () => {
