@@ -178,7 +178,7 @@ describe("client authentication at the token endpoint", () => {
 
   it("rejects private-key JWT client authentication (client_assertion), with or without Basic", async () => {
     const assertion = { client_assertion_type: "urn:ietf:params:oauth:client-assertion-type:jwt-bearer", client_assertion: "eyJhbGciOiJFUzI1NiJ9.e30.sig" };
-    for (const headers of [{}, { authorization: basic(WEB.client_id, WEB.secret) }]) {
+    for (const headers of [{}, { authorization: basic(WEB.client_id, WEB.secret) }] as Record<string, string>[]) {
       const res = await token({ ...form(await webCode()), client_id: WEB.client_id, ...assertion }, headers);
       expect(res.status).toBe(400);
       expect(await res.json()).toEqual({ error: "invalid_request", error_description: "Private-key JWT client authentication is not supported" });
