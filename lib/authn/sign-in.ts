@@ -25,7 +25,6 @@ export type SignInView =
 
 /** What the hosted sign-in page shows for a transaction, read from the browser's cookies. */
 export async function signInView(ctx: EndpointContext, txId: string, cookieHeader: string | null): Promise<SignInView> {
-  if (!isStorableText(txId)) return { kind: "expired" };
   const binding = parseCookieHeader(cookieHeader).get(`${TX_COOKIE_PREFIX}${txId}`);
   const tx = await loadOpenTransaction(ctx, txId, binding);
   if (!tx || !binding) return { kind: "expired" };
@@ -63,9 +62,6 @@ export const passwordSignInEndpoint: Endpoint = async (request, ctx) => {
     return hostedErrorPage(413, "Request refused", "The sign-in form is too large.", "invalid_request");
   }
   const txId = form.get("tx") ?? "";
-  if (!isStorableText(txId)) {
-    return hostedErrorPage(400, "Sign-in expired", "This sign-in request has expired or was already completed.", "invalid_request");
-  }
   const binding = parseCookieHeader(request.headers.get("cookie")).get(`${TX_COOKIE_PREFIX}${txId}`);
   const tx: TransactionRow | null = await loadOpenTransaction(ctx, txId, binding);
   if (!tx || !binding) {

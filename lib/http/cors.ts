@@ -87,11 +87,8 @@ export async function isRegisteredOrigin(ctx: EndpointContext, origin: string): 
     if (confirmedAt !== undefined && now - confirmedAt < PREFLIGHT_MAX_AGE_SECONDS * 1000) return true;
     throw error;
   }
-  if (!row) {
-    memo.delete(origin);
-    return false;
-  }
-  memo.delete(origin);
+  memo.delete(origin); // re-inserted last when confirmed: the oldest confirmation is dropped first
+  if (!row) return false;
   if (memo.size >= ORIGIN_MEMO_LIMIT) memo.delete(memo.keys().next().value!);
   memo.set(origin, now);
   return true;

@@ -104,12 +104,17 @@ export function loggableError(error: unknown): string {
   return [...lines, ...frames].join("\n");
 }
 
+/** A dependency failure in one log line: the error and its first cause, without statement parameters. */
+export function dependencyFailureSummary(error: unknown): string {
+  return loggableError(error).split("\n").slice(0, 2).join("; ");
+}
+
 /** Last-resort mapping: rule errors keep their status; anything else is 503 (dependency) or a bare 500. */
 export function errorToResponse(error: unknown, requestId?: string): Response {
   if (error instanceof OAuthError) return oauthErrorResponse(error);
   if (isUnstorableText(error)) return oauthErrorResponse(unstorableText());
   if (isDependencyFailure(error)) {
-    console.error(`[latchkey] dependency failure${requestId ? ` (${requestId})` : ""}: ${loggableError(error).split("\n").slice(0, 2).join("; ")}`);
+    console.error(`[latchkey] dependency failure${requestId ? ` (${requestId})` : ""}: ${dependencyFailureSummary(error)}`);
     return oauthErrorResponse(unavailable());
   }
   const id = requestId ?? crypto.randomUUID();

@@ -93,17 +93,6 @@ async function answerDirectly(req: IncomingMessage, res: ServerResponse, service
  */
 const SERVED_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 
-function notImplemented(res: ServerResponse): void {
-  const body = '{"error":"invalid_request","error_description":"Method not implemented"}';
-  res.writeHead(501, {
-    ...ISSUER_PATH_HEADERS,
-    "content-type": "application/json; charset=utf-8",
-    "cache-control": "no-store",
-    "content-length": String(Buffer.byteLength(body)),
-  });
-  res.end(body);
-}
-
 export interface ListenerOptions {
   /** false: every request goes to `next` (the equivalence test's Next side). */
   direct?: boolean;
@@ -134,7 +123,7 @@ export function createRequestListener(service: Service, origin: string, next: No
     const served = SERVED_METHODS.has(method);
     const decision = (direct || !served) && url.startsWith("/t/") ? directDecision(method, url) : null;
     if (!decision) {
-      if (!served) return notImplemented(res);
+      if (!served) return refuse(res, { status: 501, error: "Method not implemented" });
       const refused = gateForNext(method, url, req.headers);
       if (refused?.status === 404) return void writeResponse(notFoundResponse(), res, ISSUER_PATH_HEADERS);
       if (refused) return refuse(res, refused);
@@ -145,8 +134,11 @@ export function createRequestListener(service: Service, origin: string, next: No
   };
 }
 
-/** A request Next must not see (lib/http/next-gate.ts), answered as JSON with the security headers. */
-function refuse(res: ServerResponse, answer: GateAnswer): void {
+/**
+ * A request the listener answers itself (a method the application does not serve, or one Next
+ * must not see: lib/http/next-gate.ts), as JSON with the security headers.
+ */
+function refuse(res: ServerResponse, answer: Omit<GateAnswer, "status"> & { status: GateAnswer["status"] | 501 }): void {
   const body = JSON.stringify({ error: answer.status === 403 ? "access_denied" : "invalid_request", error_description: answer.error });
   res.writeHead(answer.status, {
     ...ISSUER_PATH_HEADERS,

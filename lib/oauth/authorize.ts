@@ -4,8 +4,9 @@ import { addMs, MINUTE, SECOND } from "../clock";
 import { randomToken, safeEqual, sha256Hex } from "../crypto";
 import type { Endpoint, EndpointContext } from "../http/context";
 import { serializeCookie } from "../http/cookies";
-import { isUnstorableText, OAuthError } from "../http/errors";
+import { OAuthError } from "../http/errors";
 import { unstorableParameter } from "../http/form";
+import { isStorableText } from "../http/text";
 import { hostedErrorPage } from "../hosted/html";
 import { getLiveSession, type HostedSession } from "../authn/hosted-session";
 import { findClient, type ClientRow } from "./clients";
@@ -130,16 +131,6 @@ export function redirect303(location: string, headers: [string, string][] = []):
 const unstorableRequest = () => hostedErrorPage(400, "Invalid sign-in request", "The sign-in request contains a character that is not accepted.", "invalid_request");
 
 export const authorizeEndpoint: Endpoint = async (request, ctx) => {
-  try {
-    return await authorize(request, ctx);
-  } catch (error) {
-    // Text the database refused slipped past the check below: still the browser's bad request.
-    if (isUnstorableText(error)) return unstorableRequest();
-    throw error;
-  }
-};
-
-async function authorize(request: Request, ctx: EndpointContext): Promise<Response> {
   const params = new URL(request.url).searchParams;
   // Before any lookup, so the hosted page answers (nothing is verified yet to redirect to).
   if (unstorableParameter(params) !== null) return unstorableRequest();
@@ -198,7 +189,7 @@ async function authorize(request: Request, ctx: EndpointContext): Promise<Respon
   return redirect303(`${ctx.basePath}/sign-in?tx=${txId}`, [
     ["Set-Cookie", serializeCookie(`${TX_COOKIE_PREFIX}${txId}`, binding, ctx.basePath, TRANSACTION_TTL_MS / 1000)],
   ]);
-}
+};
 
 /** Issues a 60-second code for an authenticated session and sends the browser to the callback. */
 export async function issueCodeRedirect(
@@ -238,7 +229,8 @@ export type TransactionRow = typeof authorizationTransactions.$inferSelect;
 
 /** An open (not completed, not expired) transaction bound to this browser, or null. */
 export async function loadOpenTransaction(ctx: EndpointContext, txId: string, cookieValue: string | undefined): Promise<TransactionRow | null> {
-  if (!txId || !cookieValue) return null;
+  // An id the database cannot hold names no transaction.
+  if (!txId || !cookieValue || !isStorableText(txId)) return null;
   const now = ctx.service.clock.now();
   const [tx] = await ctx.service.db
     .select()

@@ -3,7 +3,7 @@ import { grants } from "../../db/schema";
 import { recordAudit } from "../audit/events";
 import { clearSessionCookie, endHostedSession, getLiveSession } from "../authn/hosted-session";
 import type { Endpoint, EndpointContext } from "../http/context";
-import { isDependencyFailure, isUnstorableText, loggableError } from "../http/errors";
+import { dependencyFailureSummary, isDependencyFailure } from "../http/errors";
 import { unstorableParameter } from "../http/form";
 import { inTransaction } from "../http/transaction";
 import { HOSTED_PAGE_HEADERS, hostedErrorPage } from "../hosted/html";
@@ -39,9 +39,8 @@ export const logoutEndpoint: Endpoint = async (request, ctx) => {
     return await logout(request, ctx);
   } catch (error) {
     // A browser lands here: show a page, not the JSON of the machine endpoints. Nothing was ended.
-    if (isUnstorableText(error)) return refused(UNSTORABLE);
     if (isDependencyFailure(error)) {
-      console.error(`[latchkey] logout: dependency failure: ${loggableError(error).split("\n").slice(0, 2).join("; ")}`);
+      console.error(`[latchkey] logout: dependency failure: ${dependencyFailureSummary(error)}`);
       return hostedErrorPage(503, "Sign-out unavailable", "Signing out is temporarily unavailable. Please try again in a moment.", "temporarily_unavailable");
     }
     throw error;
