@@ -1,7 +1,7 @@
 // The Content-Security-Policy of everything Next answers. Pages get a fresh nonce per response:
 // Next reads it from the request's CSP header and puts it on its own scripts, so pages must be
 // rendered per request (app/layout.tsx). The route table's answers under an issuer get the same
-// fixed policy as on the production server's direct path (lib/http/node-server.ts).
+// fixed policy as on the production server's direct path (lib/server/node-server.ts).
 import { NextResponse, type NextRequest } from "next/server";
 import { ISSUER_ROUTE_CSP, ISSUER_ROUTE_PATH, pageContentSecurityPolicy } from "./lib/http/security-headers";
 

@@ -8,7 +8,7 @@ import next from "next";
 import { startAdminSocket } from "./lib/cli/admin-socket";
 import { ConfigError, DEFAULT_SERVER_SETTINGS, loadConfig, type Config } from "./lib/config";
 import { readinessProbe } from "./lib/http/health";
-import { createNodeServer, createRequestListener } from "./lib/http/node-server";
+import { createNodeServer, createRequestListener } from "./lib/server/node-server";
 import { closeService, getService, type Service } from "./lib/service";
 import { startAccessTokenPurge } from "./lib/oauth/token-purge";
 import { ensureDemoWorkspace } from "./lib/workspaces/demo";

@@ -1,7 +1,7 @@
 import { openDatabase, runMigrations, type Database, type DatabaseHandle } from "../db/client";
 import { systemClock, type Clock } from "./clock";
 import { loadConfig, type Config } from "./config";
-import { RateLimiter } from "./http/rate-limit";
+import { RateLimiter } from "./limits/rate-limit";
 
 /** Everything an endpoint needs besides the request: database, configuration, clock. */
 export interface Service {

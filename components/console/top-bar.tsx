@@ -1,8 +1,7 @@
 import Link from "next/link";
-import type { Operator } from "@/lib/console/authz";
 
 /** The console's top bar: home, who is signed in, sign out (a POST with the console's Origin). */
-export function TopBar({ operator }: { operator: Operator }) {
+export function TopBar({ operator }: { operator: { email: string; name: string | null } }) {
   return (
     <header className="bg-slate-900 text-white">
       <div className="mx-auto flex max-w-7xl flex-wrap items-center justify-between gap-3 px-4 py-3">

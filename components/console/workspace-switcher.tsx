@@ -1,9 +1,15 @@
 import Link from "next/link";
-import type { WorkspaceSummary } from "@/lib/console/workspaces";
 import { Badge } from "@/components/ui/badge";
 
+/** What the switcher shows of each workspace (the console's workspace summaries fit it). */
+export interface SwitchableWorkspace {
+  id: string;
+  name: string;
+  role: string;
+}
+
 /** A disclosure listing the operator's workspaces: works without JavaScript and from the keyboard. */
-export function WorkspaceSwitcher({ current, workspaces }: { current: { id: string; name: string }; workspaces: WorkspaceSummary[] }) {
+export function WorkspaceSwitcher({ current, workspaces }: { current: { id: string; name: string }; workspaces: SwitchableWorkspace[] }) {
   return (
     <details className="group relative">
       <summary className="flex cursor-pointer list-none items-center justify-between gap-2 rounded-md border border-slate-300 bg-white px-3 py-2 text-sm shadow-sm hover:bg-slate-50 focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-indigo-300">

@@ -2,7 +2,7 @@
 
 import { createContext, useActionState, useContext, useId, type ReactNode } from "react";
 import { useFormStatus } from "react-dom";
-import { idleState, type ActionState, type ServerAction } from "@/lib/console/action-state";
+import { idleState, type ActionState, type ServerAction } from "@/lib/forms/action-state";
 import { buttonClass, type ButtonVariant } from "./button";
 
 interface FormContext {

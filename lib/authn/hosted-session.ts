@@ -4,7 +4,7 @@ import { addMs, HOUR, DAY } from "../clock";
 import { randomToken, safeEqual, sha256Hex } from "../crypto";
 import type { EndpointContext } from "../http/context";
 import { clearCookie, parseCookieHeader, serializeCookie } from "../http/cookies";
-import { isStorableText } from "../http/text";
+import { isStorableText } from "../text";
 
 export const SESSION_COOKIE = "lk_session";
 export const SESSION_IDLE_MS = 12 * HOUR;

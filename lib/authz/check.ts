@@ -11,8 +11,8 @@
  * is 503, never an answer.
  */
 import type { Endpoint, EndpointContext } from "../http/context";
-import { isDependencyFailure, isUnstorableText, loggableError, OAuthError } from "../http/errors";
-import { isStorableText } from "../http/text";
+import { BodyTooLarge, isDependencyFailure, isUnstorableText, loggableError } from "../http/errors";
+import { isStorableText } from "../text";
 import { mediaType, readBody } from "../http/form";
 import { loadTokenAuthorityWithPermission, type PermissionFacts, type TokenAuthority } from "../oauth/authority";
 import { bearerToken } from "../oauth/bearer";
@@ -70,7 +70,7 @@ export async function readCheckRequest(request: Request): Promise<CheckRequest> 
   try {
     text = await readBody(request, CHECK_BODY_LIMIT);
   } catch (error) {
-    if (error instanceof OAuthError && error.status === 413) throw checkPayloadTooLarge(CHECK_BODY_LIMIT);
+    if (error instanceof BodyTooLarge) throw checkPayloadTooLarge(CHECK_BODY_LIMIT);
     throw error;
   }
   let body: unknown;

@@ -14,7 +14,7 @@ import { recordAudit } from "../audit/events";
 import { addMs, HOUR, MINUTE } from "../clock";
 import { decryptSecret, encryptSecret, randomToken, safeEqual, sha256Base64Url, sha256Hex } from "../crypto";
 import { serializeCookie } from "../http/cookies";
-import { dispatch } from "../http/router";
+import { dispatch } from "../server/router";
 import { pairwiseSubject } from "../oauth/subject";
 import type { Service } from "../service";
 import { CONSOLE_ABSOLUTE_MS, CONSOLE_COOKIE_PATH, CONSOLE_IDLE_MS, CONSOLE_SESSION_COOKIE } from "./authz";

@@ -9,7 +9,7 @@ import { clients, grants, hostedSessions, users } from "../../db/schema";
 import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "../authn/password";
 import { assignUserRole, removeUserRole } from "../authz/model";
 import { newId } from "../crypto";
-import { contextFor } from "../http/router";
+import { contextFor } from "../server/router";
 import { revokeGrant } from "../oauth/grants/refresh-token";
 import type { Service } from "../service";
 import { checkbox, email, id, optionalText } from "./forms";

@@ -1,6 +1,6 @@
 import { isIP } from "node:net";
 
-/** Set by the listener (lib/http/node-server.ts) from the socket; any value a client sends is overwritten. */
+/** Set by the listener (lib/server/node-server.ts) from the socket; any value a client sends is overwritten. */
 export const CLIENT_ADDRESS_HEADER = "x-latchkey-client-address";
 
 /** Anything with a header getter: a Request's headers, Next's headers(). */

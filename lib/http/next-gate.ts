@@ -1,7 +1,7 @@
 // What Next never sees: requests that its own handling would answer with a 500 or an unexpected
 // redirect, refused (or cleaned) by the production listener before Next runs. Next serves pages,
 // static files and the console's server actions; everything under an issuer that is not a page is
-// the route table's (lib/http/router.ts), which answers every method itself.
+// the route table's (lib/server/router.ts), which answers every method itself.
 
 /** Pages under an issuer, by path relative to it: GET and HEAD only. */
 const HOSTED_PAGES = new Set(["/sign-in"]);

@@ -160,3 +160,10 @@ export function withHeaders(response: Response, extra: HeaderRecord): Response {
   }
   return new Response(response.body, { status: response.status, headers });
 }
+
+/** A 303 to `location`, never cached, sending no referrer; extra headers may repeat (Set-Cookie). */
+export function redirect303(location: string, headers: [string, string][] = []): Response {
+  const h = new Headers({ Location: location, "Cache-Control": "no-store", "Referrer-Policy": "no-referrer" });
+  for (const [k, v] of headers) h.append(k, v);
+  return new Response(null, { status: 303, headers: h });
+}

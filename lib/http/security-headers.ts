@@ -1,6 +1,6 @@
 // The security headers of every answer, in one place for the three writers: next.config.ts
 // (static headers on every path), proxy.ts (the Content-Security-Policy of everything Next
-// answers) and the production listener's direct path (lib/http/node-server.ts).
+// answers) and the production listener's direct path (lib/server/node-server.ts).
 
 /** Every answer, pages and API alike: no referrer leaks, no type sniffing, never framed (older browsers). */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {

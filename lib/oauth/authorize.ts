@@ -1,20 +1,13 @@
-import { and, eq, gt, isNull } from "drizzle-orm";
-import { apiGrants, apis, authorizationCodes, authorizationTransactions, users } from "../../db/schema";
-import { addMs, MINUTE, SECOND } from "../clock";
-import { randomToken, safeEqual, sha256Hex } from "../crypto";
+import { and, eq } from "drizzle-orm";
+import { apiGrants, apis } from "../../db/schema";
 import type { Endpoint, EndpointContext } from "../http/context";
-import { serializeCookie } from "../http/cookies";
-import { OAuthError } from "../http/errors";
 import { unstorableParameter } from "../http/form";
-import { isStorableText } from "../http/text";
 import { hostedErrorPage } from "../hosted/html";
-import { getLiveSession, type HostedSession } from "../authn/hosted-session";
+import { getLiveSession } from "../authn/hosted-session";
+import { errorRedirect, issueCodeRedirect } from "./authorization-response";
 import { findClient, type ClientRow } from "./clients";
+import { openPendingSignIn } from "./pending-sign-in";
 import { hasDuplicates, isIdentityScope, MAX_AUTHORIZE_SCOPES, splitScope } from "./scopes";
-
-export const TRANSACTION_TTL_MS = 10 * MINUTE;
-export const CODE_TTL_MS = 60 * SECOND;
-export const TX_COOKIE_PREFIX = "lk_tx_";
 
 const REQUIRED = ["client_id", "redirect_uri", "response_type", "scope", "state", "nonce", "code_challenge", "code_challenge_method"];
 const KNOWN = new Set([...REQUIRED, "resource"]);
@@ -113,21 +106,6 @@ const steps: Step[] = [
   },
 ];
 
-function errorRedirect(redirectUri: string, issuer: string, error: string, description: string, state: string | null): Response {
-  const url = new URL(redirectUri);
-  url.searchParams.set("error", error);
-  url.searchParams.set("error_description", description);
-  if (state) url.searchParams.set("state", state);
-  url.searchParams.set("iss", issuer);
-  return redirect303(url.toString());
-}
-
-export function redirect303(location: string, headers: [string, string][] = []): Response {
-  const h = new Headers({ Location: location, "Cache-Control": "no-store", "Referrer-Policy": "no-referrer" });
-  for (const [k, v] of headers) h.append(k, v);
-  return new Response(null, { status: 303, headers: h });
-}
-
 const unstorableRequest = () => hostedErrorPage(400, "Invalid sign-in request", "The sign-in request contains a character that is not accepted.", "invalid_request");
 
 export const authorizeEndpoint: Endpoint = async (request, ctx) => {
@@ -169,98 +147,6 @@ export const authorizeEndpoint: Endpoint = async (request, ctx) => {
   const session = await getLiveSession(ctx, request.headers.get("cookie"));
   if (session) return issueCodeRedirect(ctx, { ...authz, clientPk: client.id }, session);
 
-  const now = ctx.service.clock.now();
-  const txId = randomToken(16);
-  const binding = randomToken(32);
-  await ctx.service.db.insert(authorizationTransactions).values({
-    id: txId,
-    workspaceId: ctx.workspace.id,
-    clientPk: client.id,
-    redirectUri,
-    scope: authz.scope,
-    state: authz.state,
-    nonce: authz.nonce,
-    codeChallenge: authz.codeChallenge,
-    apiId: authz.apiId,
-    browserBindingHash: sha256Hex(binding),
-    createdAt: now,
-    expiresAt: addMs(now, TRANSACTION_TTL_MS),
-  });
-  return redirect303(`${ctx.basePath}/sign-in?tx=${txId}`, [
-    ["Set-Cookie", serializeCookie(`${TX_COOKIE_PREFIX}${txId}`, binding, ctx.basePath, TRANSACTION_TTL_MS / 1000)],
-  ]);
+  return openPendingSignIn(ctx, { ...authz, clientPk: client.id });
 };
 
-/** Issues a 60-second code for an authenticated session and sends the browser to the callback. */
-export async function issueCodeRedirect(
-  ctx: EndpointContext,
-  authz: Pick<ValidatedAuthorization, "redirectUri" | "scope" | "state" | "nonce" | "codeChallenge" | "apiId"> & { clientPk: string },
-  session: HostedSession,
-  extraHeaders: [string, string][] = [],
-): Promise<Response> {
-  const now = ctx.service.clock.now();
-  const [user] = await ctx.service.db.select({ status: users.status }).from(users).where(eq(users.id, session.userId)).limit(1);
-  if (!user || user.status !== "active") {
-    return errorRedirect(authz.redirectUri, ctx.issuer, "access_denied", "The user cannot sign in", authz.state);
-  }
-  const code = randomToken(32);
-  await ctx.service.db.insert(authorizationCodes).values({
-    codeHash: sha256Hex(code),
-    workspaceId: ctx.workspace.id,
-    clientPk: authz.clientPk,
-    userId: session.userId,
-    sessionId: session.id,
-    redirectUri: authz.redirectUri,
-    scope: authz.scope,
-    nonce: authz.nonce,
-    codeChallenge: authz.codeChallenge,
-    apiId: authz.apiId,
-    createdAt: now,
-    expiresAt: addMs(now, CODE_TTL_MS),
-  });
-  const url = new URL(authz.redirectUri);
-  url.searchParams.set("code", code);
-  url.searchParams.set("state", authz.state);
-  url.searchParams.set("iss", ctx.issuer);
-  return redirect303(url.toString(), extraHeaders);
-}
-
-export type TransactionRow = typeof authorizationTransactions.$inferSelect;
-
-/** An open (not completed, not expired) transaction bound to this browser, or null. */
-export async function loadOpenTransaction(ctx: EndpointContext, txId: string, cookieValue: string | undefined): Promise<TransactionRow | null> {
-  // An id the database cannot hold names no transaction.
-  if (!txId || !cookieValue || !isStorableText(txId)) return null;
-  const now = ctx.service.clock.now();
-  const [tx] = await ctx.service.db
-    .select()
-    .from(authorizationTransactions)
-    .where(
-      and(
-        eq(authorizationTransactions.workspaceId, ctx.workspace.id),
-        eq(authorizationTransactions.id, txId),
-        isNull(authorizationTransactions.completedAt),
-        gt(authorizationTransactions.expiresAt, now),
-      ),
-    )
-    .limit(1);
-  if (!tx || !safeEqual(tx.browserBindingHash, sha256Hex(cookieValue))) return null;
-  return tx;
-}
-
-/** Completes the transaction exactly once, then issues the code. */
-export async function completeTransaction(ctx: EndpointContext, tx: TransactionRow, session: HostedSession, extraHeaders: [string, string][] = []): Promise<Response> {
-  const now = ctx.service.clock.now();
-  const done = await ctx.service.db
-    .update(authorizationTransactions)
-    .set({ completedAt: now })
-    .where(and(eq(authorizationTransactions.id, tx.id), isNull(authorizationTransactions.completedAt), gt(authorizationTransactions.expiresAt, now)))
-    .returning({ id: authorizationTransactions.id });
-  if (done.length === 0) throw new OAuthError(400, "invalid_request", "This sign-in request has expired or was already used");
-  return issueCodeRedirect(
-    ctx,
-    { clientPk: tx.clientPk, redirectUri: tx.redirectUri, scope: tx.scope, state: tx.state, nonce: tx.nonce, codeChallenge: tx.codeChallenge, apiId: tx.apiId },
-    session,
-    [...extraHeaders, ["Set-Cookie", serializeCookie(`${TX_COOKIE_PREFIX}${tx.id}`, "", ctx.basePath, 0)]],
-  );
-}

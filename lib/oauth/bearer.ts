@@ -1,8 +1,8 @@
 import { eq } from "drizzle-orm";
 import { clients } from "../../db/schema";
 import type { EndpointContext } from "../http/context";
-import { verifyBrowserOrigin } from "../http/cors";
-import { OAuthError } from "../http/errors";
+import { verifyBrowserOrigin } from "./cors";
+import { OAuthError } from "./errors";
 import { loadTokenAuthority, type HumanToken } from "./authority";
 
 export function invalidToken(description = "The access token is invalid or expired"): OAuthError {

@@ -2,9 +2,9 @@ import { and, eq, gt, isNull, sql } from "drizzle-orm";
 import { reusable } from "../../db/reusable";
 import { clientSecrets, clients } from "../../db/schema";
 import { safeEqual, sha256Hex } from "../crypto";
-import { invalidClient, invalidRequest, OAuthError } from "../http/errors";
+import { invalidClient, invalidRequest, OAuthError } from "./errors";
 import { clientAddress } from "../http/client-address";
-import { verifyBrowserOrigin } from "../http/cors";
+import { verifyBrowserOrigin } from "./cors";
 import type { EndpointContext } from "../http/context";
 import { credentialKey, credentialMemo } from "./client-memo";
 

@@ -1,8 +1,9 @@
 import { and, desc, eq, ne } from "drizzle-orm";
 import { apiGrants, apis, clients } from "../../db/schema";
 import type { Endpoint, EndpointContext } from "../http/context";
-import { publicDocument } from "../http/cors";
-import { invalidRequest, json, notFound, unstorableText } from "../http/errors";
+import { publicDocument } from "./cors";
+import { json } from "../http/errors";
+import { invalidRequest, notFound, unstorableText } from "./errors";
 import { unstorableParameter } from "../http/form";
 import { findClient, type ClientRow } from "./clients";
 import { getPublicJwks } from "./keys";

@@ -1,7 +1,8 @@
 import type { Endpoint } from "../http/context";
-import { errorToResponse, invalidRequest, json, unsupportedGrantType } from "../http/errors";
-import { answerUnknownClientError, withCors } from "../http/cors";
-import { readOAuthForm } from "../http/form";
+import { json } from "../http/errors";
+import { errorToResponse, invalidRequest, unsupportedGrantType } from "./errors";
+import { answerUnknownClientError, withCors } from "./cors";
+import { readOAuthForm } from "./form";
 import { authenticateClient, type AuthenticatedClient } from "./clients";
 import { authorizationCodeGrant } from "./grants/authorization-code";
 import { clientCredentialsGrant } from "./grants/client-credentials";

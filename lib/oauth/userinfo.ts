@@ -1,5 +1,5 @@
 import type { Endpoint } from "../http/context";
-import { answerUnknownClientError, withCors } from "../http/cors";
+import { answerUnknownClientError, withCors } from "./cors";
 import { json } from "../http/errors";
 import { requireHumanToken } from "./bearer";
 

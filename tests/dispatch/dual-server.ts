@@ -9,7 +9,7 @@
  */
 import { createServer, type Server } from "node:http";
 import next from "next";
-import { createRequestListener } from "../../lib/http/node-server";
+import { createRequestListener } from "../../lib/server/node-server";
 import { closeService, getService } from "../../lib/service";
 import { importWorkspace } from "../../lib/workspaces/file";
 

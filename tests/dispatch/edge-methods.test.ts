@@ -1,5 +1,5 @@
 /**
- * Methods at the edge of the production listener (lib/http/node-server.ts): HEAD is answered
+ * Methods at the edge of the production listener (lib/server/node-server.ts): HEAD is answered
  * wherever GET is, with GET's status and headers and no body; methods the application does not
  * serve (TRACE and the like) are answered before Next, 405 with Allow on the route table's paths
  * and 501 elsewhere, never handed to Next. Runs the real listener on loopback with a stand-in for
@@ -8,8 +8,8 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createRequestListener } from "../../lib/http/node-server";
-import { notFoundResponse } from "../../lib/http/errors";
+import { createRequestListener } from "../../lib/server/node-server";
+import { notFoundResponse } from "../../lib/oauth/errors";
 import { createHarness, PUBLIC_URL, seed, uniqueWorkspaceId, type Harness } from "../helpers/harness";
 import { standardWorkspace } from "../helpers/fixtures";
 

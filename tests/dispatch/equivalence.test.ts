@@ -1,8 +1,8 @@
 /**
  * Dispatch equivalence: every request the production server answers straight from the route
- * table (lib/http/router.ts, `machine: true`, plus the table's own 404/405/preflight answers) gets
+ * table (lib/server/router.ts, `machine: true`, plus the table's own 404/405/preflight answers) gets
  * the same answer through Next's route handlers (app/t/[tenant]/**\/route.ts via
- * lib/http/next-adapter.ts): status, body and headers, byte for byte. Only values that must
+ * lib/server/next-adapter.ts): status, body and headers, byte for byte. Only values that must
  * differ per request are normalized (freshly issued tokens, compared by shape), and only
  * transport headers (date, connection, keep-alive, content-length, transfer-encoding) and the
  * Vary tokens Next adds for its client router and its compression (rsc, next-router-*,

@@ -9,8 +9,8 @@ import { NextRequest } from "next/server";
 import { describe, expect, it } from "vitest";
 import nextConfig from "../../next.config";
 import { proxy } from "../../proxy";
-import { ISSUER_PATH_HEADERS } from "../../lib/http/node-server";
-import { routes } from "../../lib/http/router";
+import { ISSUER_PATH_HEADERS } from "../../lib/server/node-server";
+import { routes } from "../../lib/server/router";
 import { ISSUER_ROUTE_CSP, ISSUER_ROUTE_PATH, pageContentSecurityPolicy, SECURITY_HEADERS } from "../../lib/http/security-headers";
 import { HOSTED_PAGE_HEADERS } from "../../lib/hosted/html";
 

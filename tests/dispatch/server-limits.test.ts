@@ -1,12 +1,12 @@
 /**
- * The production HTTP server's limits (lib/http/node-server.ts `createNodeServer`): slow clients
+ * The production HTTP server's limits (lib/server/node-server.ts `createNodeServer`): slow clients
  * are cut off at the configured timeouts (tiny here, so nothing waits long), one address cannot
  * hold more than its share of connections, and a graceful stop lets requests in flight finish.
  */
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import net from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { addressKey, ConnectionCap, createNodeServer, type NodeServer, type ServerLimits } from "../../lib/http/node-server";
+import { addressKey, ConnectionCap, createNodeServer, type NodeServer, type ServerLimits } from "../../lib/server/node-server";
 
 const LIMITS: ServerLimits = { headersTimeoutMs: 300, requestTimeoutMs: 600, keepAliveTimeoutMs: 5000, connectionsPerAddress: 0 };
 

@@ -16,7 +16,7 @@ export type Param = [string, string];
 export interface RouteSpec {
   name: string;
   method: "GET" | "POST";
-  /** Path relative to the issuer, as in lib/http/router.ts. */
+  /** Path relative to the issuer, as in lib/server/router.ts. */
   path: string;
   /** SPEC.md's statuses for this route's own method (success and its errors table). */
   statuses: number[];

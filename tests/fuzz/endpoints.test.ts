@@ -1,5 +1,5 @@
 /**
- * Property-based fuzzing of every route of the table (lib/http/router.ts) and the hosted pages,
+ * Property-based fuzzing of every route of the table (lib/server/router.ts) and the hosted pages,
  * through the production request listener on a real socket (see world.ts, cases.ts, oracle.ts).
  *
  * Property, for every generated request: an answer arrives; it is not a 5xx (501 aside); it

@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { authorizeQuery, call, createHarness, Jar, PUBLIC_URL, seed, uniqueWorkspaceId, type Harness } from "../helpers/harness";
 import { API, MINIMAL, SPA, standardWorkspace } from "../helpers/fixtures";
-import { contextFor, resolveWorkspace } from "../../lib/http/router";
-import { signInView } from "../../lib/authn/sign-in";
+import { contextFor, resolveWorkspace } from "../../lib/server/router";
+import { signInView } from "../../lib/sign-in/hosted-sign-in";
 
 let h: Harness;
 const ws = uniqueWorkspaceId("authz");

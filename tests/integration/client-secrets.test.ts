@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { and, eq } from "drizzle-orm";
 import { auditEvents, clients, clientSecrets } from "../../db/schema";
 import { sha256Hex } from "../../lib/crypto";
-import { contextFor, resolveWorkspace } from "../../lib/http/router";
+import { contextFor, resolveWorkspace } from "../../lib/server/router";
 import { verifyClientSecret } from "../../lib/oauth/clients";
 import {
   ClientSecretError,

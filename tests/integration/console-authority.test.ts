@@ -19,7 +19,7 @@ import { createWorkspace, listOperatorWorkspaces } from "../../lib/console/works
 import { HOUR, MINUTE } from "../../lib/clock";
 import { revokeClientSecret } from "../../lib/clients/secrets";
 import { sha256Hex } from "../../lib/crypto";
-import { contextFor } from "../../lib/http/router";
+import { contextFor } from "../../lib/server/router";
 import { revokeGrant } from "../../lib/oauth/grants/refresh-token";
 import { endHostedSession } from "../../lib/authn/hosted-session";
 import { ADA, SPA, standardWorkspace } from "../helpers/fixtures";

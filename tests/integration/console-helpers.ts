@@ -2,12 +2,12 @@
 import { eq } from "drizzle-orm";
 import { operatorMemberships, users } from "../../db/schema";
 import { hashPassword } from "../../lib/authn/password";
-import { signInView } from "../../lib/authn/sign-in";
+import { signInView } from "../../lib/sign-in/hosted-sign-in";
 import type { OperatorRole } from "../../lib/console/authz";
 import { finishConsoleLogin, startConsoleLogin } from "../../lib/console/login";
 import { SYSTEM_WORKSPACE_ID } from "../../lib/console/system";
 import { newId } from "../../lib/crypto";
-import { contextFor, resolveWorkspace } from "../../lib/http/router";
+import { contextFor, resolveWorkspace } from "../../lib/server/router";
 import { call, Jar, PUBLIC_URL, type Harness } from "../helpers/harness";
 
 export const OPERATOR_PASSWORD = "operator password 0123";

@@ -1,5 +1,5 @@
 /**
- * `/healthz` and `/readyz` through the production listener (lib/http/node-server.ts), answered
+ * `/healthz` and `/readyz` through the production listener (lib/server/node-server.ts), answered
  * before Next and outside the issuer paths: liveness is the process answering; readiness is the
  * database answering with every migration of this build applied, and turns 503 while the server
  * drains for shutdown.
@@ -10,7 +10,7 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, runMigrations, type DatabaseHandle } from "../../db/client";
 import { expectedMigrations, readinessProbe, type ReadinessProbe } from "../../lib/http/health";
-import { createRequestListener } from "../../lib/http/node-server";
+import { createRequestListener } from "../../lib/server/node-server";
 import { createService, type Service } from "../../lib/service";
 import { createHarness, PUBLIC_URL, type Harness } from "../helpers/harness";
 

@@ -4,7 +4,7 @@ import { ADA, SPA, WEB, standardWorkspace } from "../helpers/fixtures";
 import { createService } from "../../lib/service";
 import { like } from "drizzle-orm";
 import { CLIENT_ADDRESS_HEADER } from "../../lib/http/client-address";
-import { MAX_KEY_LENGTH } from "../../lib/http/rate-limit";
+import { MAX_KEY_LENGTH } from "../../lib/limits/rate-limit";
 import { rateLimits } from "../../db/schema";
 
 let h: Harness;

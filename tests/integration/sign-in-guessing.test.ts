@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { authorizeQuery, call, createHarness, Jar, PUBLIC_URL, seed, uniqueWorkspaceId, type Harness } from "../helpers/harness";
 import { ADA, BOB, SPA, standardWorkspace } from "../helpers/fixtures";
-import { contextFor, resolveWorkspace } from "../../lib/http/router";
+import { contextFor, resolveWorkspace } from "../../lib/server/router";
 import { CLIENT_ADDRESS_HEADER } from "../../lib/http/client-address";
-import { signInView } from "../../lib/authn/sign-in";
+import { signInView } from "../../lib/sign-in/hosted-sign-in";
 
 // 3 failures per account and address per 5 minutes, so 9 per account per hour from all addresses.
 const PER_ADDRESS = 3;

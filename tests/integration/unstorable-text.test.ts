@@ -6,8 +6,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { sql } from "drizzle-orm";
 import { openDatabase, type DatabaseHandle } from "../../db/client";
-import { errorToResponse, isUnstorableText, loggableError } from "../../lib/http/errors";
-import { runEndpoint, type Route } from "../../lib/http/router";
+import { isUnstorableText, loggableError } from "../../lib/http/errors";
+import { errorToResponse } from "../../lib/oauth/errors";
+import { runEndpoint, type Route } from "../../lib/server/router";
 import { authorizeQuery, basic, call, createHarness, seed, uniqueWorkspaceId, type Harness } from "../helpers/harness";
 import { ADA, API, SPA, WEB, standardWorkspace } from "../helpers/fixtures";
 

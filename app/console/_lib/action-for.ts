@@ -1,4 +1,4 @@
-import type { ServerAction } from "@/lib/console/action-state";
+import type { ServerAction } from "@/lib/forms/action-state";
 import type { OperationName } from "@/lib/console/registry";
 import { consoleAction } from "./actions";
 

@@ -5,7 +5,7 @@
 // file only adapts FormData, cookies and Next's navigation.
 import { revalidatePath } from "next/cache";
 import { redirect } from "next/navigation";
-import { echoValues, type ActionState } from "@/lib/console/action-state";
+import { echoValues, type ActionState } from "@/lib/forms/action-state";
 import { ConsoleAccessError } from "@/lib/console/authz";
 import { formDataObject } from "@/lib/console/forms";
 import { runOperation } from "@/lib/console/operation";

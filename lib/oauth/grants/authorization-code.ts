@@ -3,7 +3,7 @@ import { authorizationCodes, clients, grants, hostedSessions, users } from "../.
 import { addMs, DAY } from "../../clock";
 import { newId, sha256Base64Url, sha256Hex } from "../../crypto";
 import type { EndpointContext } from "../../http/context";
-import { invalidGrant, invalidRequest } from "../../http/errors";
+import { invalidGrant, invalidRequest } from "../errors";
 import { sessionIsLive } from "../../authn/hosted-session";
 import { recordAudit } from "../../audit/events";
 import { effectiveHumanScope, insertHumanAccessToken, insertRefreshToken, signIdToken, subjectFor } from "../issue";

@@ -4,7 +4,7 @@ import { accessTokens, apiGrants, apis, clients, clientSecrets } from "../../../
 import { addMs } from "../../clock";
 import { sha256Hex } from "../../crypto";
 import type { EndpointContext } from "../../http/context";
-import { invalidGrant, invalidRequest, invalidScope } from "../../http/errors";
+import { invalidGrant, invalidRequest, invalidScope } from "../errors";
 import { checksCredentialLiveness, type AuthenticatedClient } from "../clients";
 import { ACCESS_TOKEN_TTL_MS, newAccessToken } from "../issue";
 import { hasDuplicates, isIdentityScope, MAX_M2M_SCOPES, splitScope } from "../scopes";

@@ -4,7 +4,7 @@ import { accessTokens, clients, clientSecrets, grants, hostedSessions, refreshTo
 import { addMs } from "../../clock";
 import { sha256Hex } from "../../crypto";
 import type { EndpointContext } from "../../http/context";
-import { invalidGrant, invalidRequest, invalidScope, type OAuthError } from "../../http/errors";
+import { invalidGrant, invalidRequest, invalidScope, type OAuthError } from "../errors";
 import { recordAudit } from "../../audit/events";
 import { ACCESS_TOKEN_TTL_MS, effectiveHumanScopeSql, newAccessToken, newRefreshToken, subjectFor } from "../issue";
 import { hasDuplicates, splitScope } from "../scopes";

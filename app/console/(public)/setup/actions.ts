@@ -1,7 +1,7 @@
 "use server";
 
 import { redirect } from "next/navigation";
-import { echoValues, type ActionState } from "@/lib/console/action-state";
+import { echoValues, type ActionState } from "@/lib/forms/action-state";
 import { formDataObject } from "@/lib/console/forms";
 import { completeSetup, SetupError, setupInputSchema } from "@/lib/console/setup";
 import { getService } from "@/lib/service";

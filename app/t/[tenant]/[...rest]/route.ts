@@ -1,4 +1,4 @@
-import { notFoundResponse } from "@/lib/http/errors";
+import { notFoundResponse } from "@/lib/oauth/errors";
 
 export const dynamic = "force-dynamic";
 

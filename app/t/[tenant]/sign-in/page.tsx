@@ -1,8 +1,8 @@
 import type { Metadata } from "next";
 import { headers } from "next/headers";
 import { notFound } from "next/navigation";
-import { signInView } from "@/lib/authn/sign-in";
-import { contextFor, resolveWorkspace } from "@/lib/http/router";
+import { signInView } from "@/lib/sign-in/hosted-sign-in";
+import { contextFor, resolveWorkspace } from "@/lib/server/router";
 import { getService } from "@/lib/service";
 import { HostedCard } from "@/components/hosted/hosted-card";
 import { SignInForm } from "@/components/hosted/sign-in-form";

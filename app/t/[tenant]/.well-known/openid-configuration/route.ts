@@ -1,4 +1,4 @@
-import { routeHandlers } from "@/lib/http/next-adapter";
+import { routeHandlers } from "@/lib/server/next-adapter";
 
 export const dynamic = "force-dynamic";
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = routeHandlers("/.well-known/openid-configuration");

@@ -1,11 +1,12 @@
 import { eq } from "drizzle-orm";
 import { workspaces } from "../../db/schema";
 import type { Service } from "../service";
-import { issuerFor, type Endpoint, type EndpointContext, type Workspace } from "./context";
-import { errorToResponse, isDependencyFailure, isUnstorableText, json, notFoundResponse, OAuthError, oauthErrorResponse } from "./errors";
-import { clientAddress } from "./client-address";
+import { issuerFor, type Endpoint, type EndpointContext, type Workspace } from "../http/context";
+import { isDependencyFailure, isUnstorableText, json } from "../http/errors";
+import { errorToResponse, notFoundResponse, OAuthError, oauthErrorResponse } from "../oauth/errors";
+import { clientAddress } from "../http/client-address";
 import { badRequest, CheckError, checkErrorResponse, checkUnavailable } from "../authz/errors";
-import { CORS_PATHS, preflight, PUBLIC_DOCUMENT_PATHS, withPublicCors } from "./cors";
+import { CORS_PATHS, preflight, PUBLIC_DOCUMENT_PATHS, withPublicCors } from "../oauth/cors";
 import { hostedErrorPage } from "../hosted/html";
 import { authorizeEndpoint } from "../oauth/authorize";
 import { discoveryEndpoint, jwksEndpoint } from "../oauth/discovery";
@@ -15,7 +16,7 @@ import { userinfoEndpoint } from "../oauth/userinfo";
 import { revokeEndpoint } from "../oauth/revoke";
 import { introspectEndpoint } from "../oauth/introspect";
 import { logoutEndpoint } from "../oauth/logout";
-import { passwordSignInEndpoint } from "../authn/sign-in";
+import { passwordSignInEndpoint } from "../sign-in/hosted-sign-in";
 import { authorizationCheckEndpoint } from "../authz/check";
 
 export interface Route {

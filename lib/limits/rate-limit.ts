@@ -3,7 +3,7 @@ import { lt, sql } from "drizzle-orm";
 import { rateLimits } from "../../db/schema";
 import type { Database } from "../../db/client";
 import type { Clock } from "../clock";
-import { isStorableText } from "./text";
+import { isStorableText } from "../text";
 
 interface Counter {
   windowStart: number;

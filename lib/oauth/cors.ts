@@ -1,8 +1,8 @@
 import { and, eq, sql } from "drizzle-orm";
 import { clients } from "../../db/schema";
-import type { Endpoint, EndpointContext } from "./context";
+import type { Endpoint, EndpointContext } from "../http/context";
 import { errorToResponse, OAuthError } from "./errors";
-import { lightResponse, withHeaders } from "./response";
+import { lightResponse, withHeaders } from "../http/response";
 
 /**
  * The public documents (discovery, JWKS): readable from any origin without credentials, as the

@@ -5,12 +5,13 @@ import type { Endpoint, EndpointContext } from "../http/context";
 import { parseCookieHeader } from "../http/cookies";
 import { mediaType, readBody } from "../http/form";
 import { clientAddressOf } from "../http/client-address";
-import { isStorableText } from "../http/text";
+import { isStorableText } from "../text";
 import { hostedErrorPage } from "../hosted/html";
-import { completeTransaction, loadOpenTransaction, redirect303, TX_COOKIE_PREFIX, type TransactionRow } from "../oauth/authorize";
-import { createHostedSession } from "./hosted-session";
-import { decoyHash, PASSWORD_MAX_LENGTH, verifyPassword } from "./password";
-import { guessingGate } from "./sign-in-limits";
+import { completeTransaction, loadOpenTransaction, TX_COOKIE_PREFIX, type TransactionRow } from "../oauth/pending-sign-in";
+import { redirect303 } from "../http/response";
+import { createHostedSession } from "../authn/hosted-session";
+import { decoyHash, PASSWORD_MAX_LENGTH, verifyPassword } from "../authn/password";
+import { guessingGate } from "../authn/sign-in-limits";
 
 export const ACR_PASSWORD = "urn:latchkey:loa:1";
 const FORM_LIMIT = 8 * 1024;

@@ -1,4 +1,7 @@
-/** What a console server action answers; forms render it (errors beside fields, what was typed kept). */
+/**
+ * What a console (and, next, portal) server action answers; forms render it (errors beside fields,
+ * what was typed kept). Outside lib/console so that components/ can render it without importing the console's rules.
+ */
 export type ActionState =
   | { status: "idle" }
   | { status: "ok"; result?: unknown; message?: string; at: number }

@@ -4,13 +4,14 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { Service } from "../service";
-import { answerHealth, HEALTH_PATHS, readinessProbe, type ReadinessProbe } from "./health";
-import { CLIENT_ADDRESS_HEADER } from "./client-address";
-import { loggableError, notFoundResponse } from "./errors";
-import { gateForNext, type GateAnswer } from "./next-gate";
-import { nodeRequest } from "./node-request";
-import { rawResponse } from "./response";
-import { ISSUER_ROUTE_CSP, SECURITY_HEADERS } from "./security-headers";
+import { answerHealth, HEALTH_PATHS, readinessProbe, type ReadinessProbe } from "../http/health";
+import { CLIENT_ADDRESS_HEADER } from "../http/client-address";
+import { loggableError } from "../http/errors";
+import { notFoundResponse } from "../oauth/errors";
+import { gateForNext, type GateAnswer } from "../http/next-gate";
+import { nodeRequest } from "../http/node-request";
+import { rawResponse } from "../http/response";
+import { ISSUER_ROUTE_CSP, SECURITY_HEADERS } from "../http/security-headers";
 import { directDecision, runDecision, type Decision } from "./router";
 
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => unknown;

@@ -1,7 +1,7 @@
 // The one place that adapts the framework-free endpoints to Next's route handlers.
 import { getService } from "../service";
-import { errorToResponse, notFoundResponse } from "./errors";
-import { toWebResponse } from "./response";
+import { errorToResponse, notFoundResponse } from "../oauth/errors";
+import { toWebResponse } from "../http/response";
 import { dispatch, findRoute, runEndpoint, type Route } from "./router";
 
 type RouteContext = { params: Promise<{ tenant: string }> };

@@ -1,0 +1,107 @@
+/**
+ * The import rules of the codebase, checked by `npm run lint` (and so by `npm test` and CI).
+ * docs/architecture.md draws the same table; change both together.
+ *
+ * - lib/ is framework-free: no next, react or react-dom, nothing from app/ or components/.
+ * - components/ renders; it imports nothing from lib/console (the console's rules) or app/.
+ * - The folders of lib/ form a DAG, bottom to top as listed in LAYERS: each folder may import its
+ *   own files, the kernel and the folders named beside it, and nothing else. No import cycles
+ *   between folders or between modules.
+ */
+
+/** Files every part of lib/ may use: plain values and the database schema. */
+const KERNEL = ["^db/", "^lib/clock\\.ts$", "^lib/crypto\\.ts$", "^lib/config\\.ts$", "^lib/text\\.ts$"];
+
+/** Each lib/ folder and what it may import besides itself and the kernel, bottom to top. */
+const LAYERS = {
+  "lib/limits": [],
+  "lib/service.ts": ["lib/limits"],
+  "lib/http": ["lib/service.ts"],
+  "lib/forms": [],
+  "lib/hosted": ["lib/http"],
+  "lib/audit": [],
+  "lib/clients": [],
+  "lib/authority": ["lib/http", "lib/service.ts"],
+  "lib/authn": ["lib/authority", "lib/http", "lib/hosted", "lib/limits", "lib/service.ts"],
+  "lib/oauth": ["lib/authority", "lib/authn", "lib/audit", "lib/hosted", "lib/http", "lib/service.ts"],
+  "lib/authz": ["lib/authority", "lib/oauth", "lib/audit", "lib/http", "lib/service.ts"],
+  "lib/sign-in": ["lib/authn", "lib/oauth", "lib/hosted", "lib/http", "lib/service.ts"],
+  "lib/workspaces": ["lib/authn", "lib/authz", "lib/clients", "lib/audit"],
+  "lib/server": ["lib/sign-in", "lib/authz", "lib/oauth", "lib/authn", "lib/hosted", "lib/http", "lib/limits", "lib/service.ts"],
+  "lib/console": [
+    "lib/server", "lib/workspaces", "lib/sign-in", "lib/authz", "lib/oauth", "lib/authn", "lib/authority",
+    "lib/clients", "lib/audit", "lib/hosted", "lib/forms", "lib/http", "lib/service.ts",
+  ],
+  "lib/cli": ["lib/console", "lib/workspaces", "lib/clients", "lib/oauth", "lib/http", "lib/service.ts"],
+};
+
+const escape = (path) => path.replace(/[.]/g, "\\.");
+const pathOf = (entry) => (entry.endsWith(".ts") ? `^${escape(entry)}$` : `^${escape(entry)}/`);
+
+const layerRules = Object.entries(LAYERS).map(([folder, allowed]) => ({
+  name: `layer:${folder}`,
+  comment: `${folder} may import only itself, the kernel${allowed.length ? ` and ${allowed.join(", ")}` : ""} (see docs/architecture.md)`,
+  severity: "error",
+  from: { path: pathOf(folder) },
+  to: { path: "^lib/", pathNot: [pathOf(folder), ...KERNEL, ...allowed.map(pathOf)] },
+}));
+
+/** A lib/ file outside every listed folder would escape the table: name it there first. */
+const listed = [...Object.keys(LAYERS).map(pathOf), ...KERNEL];
+
+module.exports = {
+  forbidden: [
+    ...layerRules,
+    {
+      name: "layer:unlisted",
+      comment: "Every lib/ folder is listed in LAYERS (.dependency-cruiser.cjs) and docs/architecture.md",
+      severity: "error",
+      from: { path: "^lib/", pathNot: listed },
+      to: {},
+    },
+    {
+      name: "no-folder-cycle",
+      comment: "The folders of lib/ form a DAG",
+      severity: "error",
+      scope: "folder",
+      from: { path: "^lib/" },
+      to: { path: "^lib/", circular: true },
+    },
+    {
+      name: "no-cycle",
+      comment: "No module imports itself through others",
+      severity: "error",
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: "lib-framework-free",
+      comment: "lib/ is framework-free: Next and React belong in app/ and components/",
+      severity: "error",
+      from: { path: "^lib/" },
+      to: { path: "^node_modules/(next|react|react-dom)/" },
+    },
+    {
+      name: "lib-not-app-or-components",
+      comment: "lib/ never imports from app/ or components/",
+      severity: "error",
+      from: { path: "^lib/" },
+      to: { path: "^(app|components)/" },
+    },
+    {
+      name: "components-not-console-rules",
+      comment: "components/ renders what it is given: nothing from lib/console, nothing from app/",
+      severity: "error",
+      from: { path: "^components/" },
+      to: { path: "^(lib/console|app)/" },
+    },
+  ],
+  options: {
+    tsConfig: { fileName: "tsconfig.json" },
+    // Type-only imports count: a type cycle is still a cycle between folders.
+    tsPreCompilationDeps: true,
+    doNotFollow: { path: "node_modules" },
+    exclude: { path: ["\\.test\\.tsx?$", "^\\.next/"] },
+    enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["import", "require", "node", "default", "types"] },
+  },
+};

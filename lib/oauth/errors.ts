@@ -1,0 +1,54 @@
+import { dependencyFailureSummary, isDependencyFailure, isUnstorableText, json, loggableError, RuleError } from "../http/errors";
+
+/** An OAuth boundary error: status, `error` code, description, and whether it may reach the client. */
+export class OAuthError extends RuleError {
+  constructor(
+    readonly status: number,
+    readonly error: string,
+    readonly description: string,
+    readonly options: { redirectable?: boolean; headers?: Record<string, string> } = {},
+  ) {
+    super(`${error}: ${description}`);
+  }
+}
+
+export const invalidRequest = (description: string) => new OAuthError(400, "invalid_request", description, { redirectable: true });
+export const invalidScope = (description: string) => new OAuthError(400, "invalid_scope", description, { redirectable: true });
+export const invalidGrant = (description: string) => new OAuthError(400, "invalid_grant", description);
+export const invalidClient = (description: string, basic: boolean) =>
+  new OAuthError(401, "invalid_client", description, {
+    headers: { "WWW-Authenticate": basic ? 'Basic realm="latchkey", charset="UTF-8"' : 'Basic realm="latchkey"' },
+  });
+export const unsupportedGrantType = (description: string) => new OAuthError(400, "unsupported_grant_type", description);
+export const payloadTooLarge = () => new OAuthError(413, "invalid_request", "Request body too large");
+export const unsupportedMediaType = (expected: string) => new OAuthError(415, "invalid_request", `Content-Type must be ${expected}`);
+/** Authority could not be confirmed (database or dependency failure): deny, never allow. */
+export const unavailable = () =>
+  new OAuthError(503, "temporarily_unavailable", "Authority cannot be confirmed right now; try again later", {
+    headers: { "Retry-After": "5" },
+  });
+export const notFound = () => new OAuthError(404, "invalid_request", "Not found");
+/** Text the database cannot hold (see lib/http/text.ts): a bad field, never a 500. */
+export const unstorableText = (what = "A parameter") => new OAuthError(400, "invalid_request", `${what} contains a character that is not accepted (U+0000)`);
+
+export function oauthErrorResponse(error: OAuthError): Response {
+  return json({ error: error.error, error_description: error.description }, error.status, error.options.headers ?? {});
+}
+
+/** The generic 404 of every unresolved workspace, client or route: indistinguishable by design. */
+export function notFoundResponse(): Response {
+  return oauthErrorResponse(notFound());
+}
+
+/** Last-resort mapping: rule errors keep their status; anything else is 503 (dependency) or a bare 500. */
+export function errorToResponse(error: unknown, requestId?: string): Response {
+  if (error instanceof OAuthError) return oauthErrorResponse(error);
+  if (isUnstorableText(error)) return oauthErrorResponse(unstorableText());
+  if (isDependencyFailure(error)) {
+    console.error(`[latchkey] dependency failure${requestId ? ` (${requestId})` : ""}: ${dependencyFailureSummary(error)}`);
+    return oauthErrorResponse(unavailable());
+  }
+  const id = requestId ?? crypto.randomUUID();
+  console.error(`[latchkey] internal error (${id}): ${loggableError(error)}`);
+  return json({ error: "server_error", error_description: `Internal error (request ${id})` }, 500);
+}

@@ -1,0 +1,84 @@
+import { and, eq, gt, isNull } from "drizzle-orm";
+import { authorizationTransactions } from "../../db/schema";
+import { addMs, MINUTE } from "../clock";
+import { randomToken, safeEqual, sha256Hex } from "../crypto";
+import type { EndpointContext } from "../http/context";
+import { serializeCookie } from "../http/cookies";
+import { redirect303 } from "../http/response";
+import { isStorableText } from "../text";
+import type { HostedSession } from "../authn/hosted-session";
+import { issueCodeRedirect, type CodeRequest } from "./authorization-response";
+import { OAuthError } from "./errors";
+
+/**
+ * The pending sign-in: a validated authorization request waiting for the user to authenticate,
+ * bound to the browser by an HttpOnly cookie whose hash is stored. Authorize opens it; the hosted
+ * sign-in steps load it and complete it exactly once, which issues the code.
+ */
+
+export const TRANSACTION_TTL_MS = 10 * MINUTE;
+export const TX_COOKIE_PREFIX = "lk_tx_";
+
+/** Stores the request and sends the browser to the hosted sign-in page with the binding cookie. */
+export async function openPendingSignIn(ctx: EndpointContext, authz: CodeRequest): Promise<Response> {
+const now = ctx.service.clock.now();
+const txId = randomToken(16);
+const binding = randomToken(32);
+await ctx.service.db.insert(authorizationTransactions).values({
+  id: txId,
+  workspaceId: ctx.workspace.id,
+  clientPk: authz.clientPk,
+  redirectUri: authz.redirectUri,
+  scope: authz.scope,
+  state: authz.state,
+  nonce: authz.nonce,
+  codeChallenge: authz.codeChallenge,
+  apiId: authz.apiId,
+  browserBindingHash: sha256Hex(binding),
+  createdAt: now,
+  expiresAt: addMs(now, TRANSACTION_TTL_MS),
+});
+return redirect303(`${ctx.basePath}/sign-in?tx=${txId}`, [
+  ["Set-Cookie", serializeCookie(`${TX_COOKIE_PREFIX}${txId}`, binding, ctx.basePath, TRANSACTION_TTL_MS / 1000)],
+]);
+}
+
+export type TransactionRow = typeof authorizationTransactions.$inferSelect;
+
+/** An open (not completed, not expired) transaction bound to this browser, or null. */
+export async function loadOpenTransaction(ctx: EndpointContext, txId: string, cookieValue: string | undefined): Promise<TransactionRow | null> {
+  // An id the database cannot hold names no transaction.
+  if (!txId || !cookieValue || !isStorableText(txId)) return null;
+  const now = ctx.service.clock.now();
+  const [tx] = await ctx.service.db
+    .select()
+    .from(authorizationTransactions)
+    .where(
+      and(
+        eq(authorizationTransactions.workspaceId, ctx.workspace.id),
+        eq(authorizationTransactions.id, txId),
+        isNull(authorizationTransactions.completedAt),
+        gt(authorizationTransactions.expiresAt, now),
+      ),
+    )
+    .limit(1);
+  if (!tx || !safeEqual(tx.browserBindingHash, sha256Hex(cookieValue))) return null;
+  return tx;
+}
+
+/** Completes the transaction exactly once, then issues the code. */
+export async function completeTransaction(ctx: EndpointContext, tx: TransactionRow, session: HostedSession, extraHeaders: [string, string][] = []): Promise<Response> {
+  const now = ctx.service.clock.now();
+  const done = await ctx.service.db
+    .update(authorizationTransactions)
+    .set({ completedAt: now })
+    .where(and(eq(authorizationTransactions.id, tx.id), isNull(authorizationTransactions.completedAt), gt(authorizationTransactions.expiresAt, now)))
+    .returning({ id: authorizationTransactions.id });
+  if (done.length === 0) throw new OAuthError(400, "invalid_request", "This sign-in request has expired or was already used");
+  return issueCodeRedirect(
+    ctx,
+    { clientPk: tx.clientPk, redirectUri: tx.redirectUri, scope: tx.scope, state: tx.state, nonce: tx.nonce, codeChallenge: tx.codeChallenge, apiId: tx.apiId },
+    session,
+    [...extraHeaders, ["Set-Cookie", serializeCookie(`${TX_COOKIE_PREFIX}${tx.id}`, "", ctx.basePath, 0)]],
+  );
+}
