@@ -1,0 +1,82 @@
+// The `applications` section: the client schema, default identity scopes, and the rules per client type.
+import { z } from "zod";
+import { clientTypes, type ClientType } from "../../../db/schema/applications";
+import { redirectUriProblem } from "../uris";
+import { asArray, entries, type CrossCheck } from "./checks";
+import { clientId, displayName, IDENTITY_SCOPES, origin, uriList } from "./fields";
+import type { PathSegment } from "./paths";
+
+export const MIN_PRESET_SECRET_LENGTH = 32;
+
+export const applicationSchema = z.strictObject({
+  client_id: clientId,
+  name: displayName,
+  type: z.enum(clientTypes),
+  redirect_uris: uriList.default([]),
+  post_logout_redirect_uris: uriList.default([]),
+  allowed_origins: z.array(origin).max(100, "must have at most 100 origins").default([]),
+  /** Defaults to ["openid"] for interactive clients and [] for M2M. */
+  identity_scopes: z.array(z.enum(IDENTITY_SCOPES)).optional(),
+  active: z.boolean().default(true),
+  account_security: z.boolean().default(false),
+  /** A preset secret for development fixtures; never exported. */
+  secret: z
+    .string()
+    .min(MIN_PRESET_SECRET_LENGTH, `must be at least ${MIN_PRESET_SECRET_LENGTH} characters`)
+    .max(512, "must be at most 512 characters")
+    .optional(),
+  secret_lifetime_days: z
+    .number()
+    .int("must be a whole number of days")
+    .min(1, "must be from 1 to 365 days")
+    .max(365, "must be from 1 to 365 days")
+    .optional(),
+});
+
+export function defaultIdentityScopes(type: ClientType): string[] {
+  return type === "M2M" ? [] : ["openid"];
+}
+
+/** Type-specific client rules and URI rules; returns the applications by client_id. */
+export function checkApplications(c: CrossCheck): Map<string, Record<string, unknown>> {
+  const { add, uniqueStrings } = c;
+  const apps = c.index("applications", "client_id");
+  for (const [i, app] of entries(c.doc, "applications")) {
+    const at = (...rest: PathSegment[]) => ["applications", i, ...rest];
+    const type = clientTypes.find((t) => t === app.type);
+    const interactive = type === "PUBLIC" || type === "WEB_CONFIDENTIAL";
+    for (const field of ["redirect_uris", "post_logout_redirect_uris"] as const) {
+      const list = app[field];
+      if (type === "M2M") {
+        if (asArray(list).length > 0) {
+          add(at(field), "M2M clients cannot have redirect URIs (they do not use the authorize endpoint or logout)");
+        }
+        continue;
+      }
+      asArray(list).forEach((uri, k) => {
+        if (typeof uri !== "string") return;
+        const problem = redirectUriProblem(uri, type === undefined || type === "PUBLIC");
+        if (problem) add(at(field, k), problem);
+      });
+      uniqueStrings(list, at(field), "URI");
+    }
+    if (type && type !== "PUBLIC" && asArray(app.allowed_origins).length > 0) {
+      add(at("allowed_origins"), "only PUBLIC clients have allowed browser origins (confidential clients never call from a browser)");
+    }
+    uniqueStrings(app.allowed_origins, at("allowed_origins"), "origin");
+    const scopes = app.identity_scopes;
+    if (Array.isArray(scopes)) {
+      if (type === "M2M" && scopes.length > 0) add(at("identity_scopes"), "M2M clients have no identity scopes; it must be empty");
+      if (interactive && !scopes.includes("openid")) add(at("identity_scopes"), 'must include "openid" for interactive clients');
+      uniqueStrings(scopes, at("identity_scopes"), "scope");
+    }
+    if (type === "M2M" && app.account_security === true) {
+      add(at("account_security"), "M2M clients cannot offer the account-security portal");
+    }
+    if (type === "PUBLIC") {
+      if (app.secret !== undefined) add(at("secret"), "PUBLIC clients have no secret");
+      if (app.secret_lifetime_days !== undefined) add(at("secret_lifetime_days"), "PUBLIC clients have no secret");
+    }
+  }
+  return apps;
+}

@@ -1,0 +1,30 @@
+// The whole workspace document: its top-level schema, assembled from the sections, and the types derived from it.
+import { z } from "zod";
+import { apiGrantSchema } from "./api-grants";
+import { apiSchema } from "./apis";
+import { applicationSchema } from "./applications";
+import { displayName, workspaceId } from "./fields";
+import { organizationSchema } from "./organizations";
+import { roleSchema } from "./roles";
+import { userSchema } from "./users";
+
+export const workspaceDocumentSchema = z.strictObject({
+  /** Lets editors validate the file; ignored by import. */
+  $schema: z.string().optional(),
+  id: workspaceId,
+  name: displayName,
+  applications: z.array(applicationSchema).default([]),
+  apis: z.array(apiSchema).default([]),
+  api_grants: z.array(apiGrantSchema).default([]),
+  roles: z.array(roleSchema).default([]),
+  organizations: z.array(organizationSchema).default([]),
+  users: z.array(userSchema).default([]),
+});
+
+/** A validated document with defaults applied (what import writes and export returns). */
+export type WorkspaceDocument = z.output<typeof workspaceDocumentSchema>;
+/** What a file may say: optional fields may be left out. */
+export type WorkspaceDocumentInput = z.input<typeof workspaceDocumentSchema>;
+export type ApplicationEntry = WorkspaceDocument["applications"][number];
+export type UserEntry = WorkspaceDocument["users"][number];
+export type UserRoleRef = UserEntry["roles"][number];
