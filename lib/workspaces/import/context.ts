@@ -1,0 +1,88 @@
+// What every import step shares: the options, the result, the import context (transaction, clock, ids so far) and row helpers.
+import type { Database } from "../../../db/client";
+import type { Clock } from "../../clock";
+import type { WorkspaceDocument } from "../document";
+
+export interface ImportOptions {
+  clock: Clock;
+  /** The service master key; reserved for encrypted fields (nothing in the file needs it yet). */
+  masterKey: Buffer;
+  /**
+   * Generate a secret for each WEB_CONFIDENTIAL or M2M client that this import creates (or turns
+   * from PUBLIC into a confidential type) without a preset `secret`. The secrets are returned
+   * once in `generatedSecrets`; only their hashes are stored.
+   */
+  generateSecrets?: boolean;
+  /** Who imported, for the audit log (console operator user id); null for the CLI. */
+  actor?: string | null;
+}
+
+export interface GeneratedSecret {
+  clientId: string;
+  secretId: string;
+  secret: string;
+  expiresAt: Date;
+}
+
+export interface ImportResult {
+  workspaceId: string;
+  /** The workspace did not exist before. */
+  created: boolean;
+  /** Rows inserted, updated or deleted; 0 when the database already matched the file. */
+  changes: number;
+  generatedSecrets?: GeneratedSecret[];
+}
+
+/** Primary keys of the entities written so far, by their natural key in the file. */
+export interface ImportIds {
+  /** By client_id. */
+  clientPk: Map<string, string>;
+  /** By API audience. */
+  apiPk: Map<string, string>;
+  /** By role name. */
+  rolePk: Map<string, string>;
+  /** By organization slug. */
+  orgPk: Map<string, string>;
+  /** By normalized email. */
+  userPk: Map<string, string>;
+}
+
+/** One import, as its steps see it. Steps run in order, each adding to `ids` and counting `changes`. */
+export interface ImportContext {
+  /** The import's transaction. */
+  tx: Database;
+  file: WorkspaceDocument;
+  opts: ImportOptions;
+  clock: Clock;
+  /** The time of the import, written to every row it creates or updates. */
+  now: Date;
+  /** The workspace id (file.id). */
+  wid: string;
+  /** Password hashes to store, by normalized email (see resolvePasswordHashes). */
+  passwordHashes: Map<string, string>;
+  ids: ImportIds;
+  generated: GeneratedSecret[];
+  /** The workspace did not exist before (set by the workspace step). */
+  created: boolean;
+  changes: number;
+}
+
+/** One section of the workspace file, written within the import's transaction. */
+export type ImportStep = (ctx: ImportContext) => Promise<void>;
+
+const CHUNK = 1000;
+
+export function chunks<T>(values: T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < values.length; i += CHUNK) out.push(values.slice(i, i + CHUNK));
+  return out;
+}
+
+/** True when any field of `desired` differs from `existing` (arrays compared in order). */
+export function differs(existing: Record<string, unknown>, desired: Record<string, unknown>): boolean {
+  return Object.entries(desired).some(([key, value]) => {
+    const current = existing[key];
+    if (Array.isArray(value) || Array.isArray(current)) return JSON.stringify(current) !== JSON.stringify(value);
+    return current !== value;
+  });
+}

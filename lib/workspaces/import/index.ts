@@ -1,0 +1,88 @@
+/**
+ * Import of the workspace file: validation of the whole document, then one step per section of
+ * the file, in order, within one transaction (all or nothing). A new section is one more step in
+ * IMPORT_STEPS, after the steps whose ids it refers to.
+ */
+import { sql } from "drizzle-orm";
+import type { Database } from "../../../db/client";
+import { auditEvents } from "../../../db/schema";
+import { newId } from "../../crypto";
+import { validateWorkspaceDocument } from "../document";
+import { importApiGrants } from "./api-grants";
+import { importApis } from "./apis";
+import { importApplications } from "./applications";
+import type { GeneratedSecret, ImportContext, ImportOptions, ImportResult, ImportStep } from "./context";
+import { importOrganizationMembers } from "./organization-members";
+import { importOrganizations } from "./organizations";
+import { resolvePasswordHashes } from "./passwords";
+import { importRoles } from "./roles";
+import { importUserRoles } from "./user-roles";
+import { importUsers } from "./users";
+import { importWorkspaceRow } from "./workspace";
+
+export type { GeneratedSecret, ImportOptions, ImportResult } from "./context";
+
+/** The sections in the order they are written: each step may use the ids of the steps before it. */
+export const IMPORT_STEPS: readonly ImportStep[] = [
+  importWorkspaceRow,
+  importApplications,
+  importApis,
+  importApiGrants,
+  importRoles,
+  importOrganizations,
+  importUsers,
+  importOrganizationMembers,
+  importUserRoles,
+];
+
+/**
+ * Validates `doc` and writes it. Throws WorkspaceFileError (nothing written) when the document is
+ * invalid or names the operator workspace.
+ */
+export async function importWorkspace(db: Database, doc: unknown, opts: ImportOptions): Promise<ImportResult> {
+  const file = validateWorkspaceDocument(doc);
+  const passwordHashes = await resolvePasswordHashes(db, file);
+  const { clock } = opts;
+  const generated: GeneratedSecret[] = [];
+
+  return db.transaction(async (tx) => {
+    const now = clock.now();
+    const wid = file.id;
+    // Concurrent imports of one workspace run one after the other, so neither duplicates rows.
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`latchkey:workspace-import:${wid}`}))`);
+
+    const ctx: ImportContext = {
+      tx,
+      file,
+      opts,
+      clock,
+      now,
+      wid,
+      passwordHashes,
+      ids: { clientPk: new Map(), apiPk: new Map(), rolePk: new Map(), orgPk: new Map(), userPk: new Map() },
+      generated,
+      created: false,
+      changes: 0,
+    };
+    for (const step of IMPORT_STEPS) await step(ctx);
+    const { created, changes } = ctx;
+
+    if (changes > 0) {
+      await tx.insert(auditEvents).values({
+        id: newId(),
+        workspaceId: wid,
+        type: "workspace.imported",
+        actor: opts.actor ?? null,
+        data: { created, changes },
+        createdAt: now,
+      });
+    }
+
+    return {
+      workspaceId: wid,
+      created,
+      changes,
+      ...(generated.length > 0 ? { generatedSecrets: generated } : {}),
+    };
+  });
+}
