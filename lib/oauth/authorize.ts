@@ -2,7 +2,7 @@ import { and, eq } from "drizzle-orm";
 import { apiGrants, apis } from "../../db/schema";
 import type { Endpoint, EndpointContext } from "../http/context";
 import { unstorableParameter } from "../http/form";
-import { hostedErrorPage } from "../hosted/html";
+import { hostedError } from "../hosted/errors";
 import { getLiveSession } from "../authn/hosted-session";
 import { errorRedirect, issueCodeRedirect } from "./authorization-response";
 import { findClient, type ClientRow } from "./clients";
@@ -106,34 +106,32 @@ const steps: Step[] = [
   },
 ];
 
-const unstorableRequest = () => hostedErrorPage(400, "Invalid sign-in request", "The sign-in request contains a character that is not accepted.", "invalid_request");
-
 export const authorizeEndpoint: Endpoint = async (request, ctx) => {
   const params = new URL(request.url).searchParams;
   // Before any lookup, so the hosted page answers (nothing is verified yet to redirect to).
-  if (unstorableParameter(params) !== null) return unstorableRequest();
+  if (unstorableParameter(params) !== null) return hostedError("unstorable_sign_in_request");
   // Until the client and its exact redirect URI are verified, nothing is sent to any redirect URI.
   const clientIds = params.getAll("client_id");
   const redirectUris = params.getAll("redirect_uri");
   if (clientIds.length !== 1 || !clientIds[0]) {
-    return hostedErrorPage(400, "Invalid sign-in request", clientIds.length > 1 ? "client_id is duplicated." : "client_id is missing.", "invalid_request");
+    return hostedError(clientIds.length > 1 ? "client_id_duplicated" : "client_id_missing");
   }
   const client = await findClient(ctx, clientIds[0]);
   if (!client || !client.active) {
-    return hostedErrorPage(404, "Unknown application", "This application is not known to this workspace, or it is disabled.", "invalid_request");
+    return hostedError("unknown_application");
   }
   if (client.type === "M2M") {
-    return hostedErrorPage(400, "Invalid sign-in request", "Machine-to-machine applications cannot sign users in.", "invalid_request");
+    return hostedError("machine_client");
   }
   if (redirectUris.length !== 1 || !client.redirectUris.includes(redirectUris[0])) {
-    return hostedErrorPage(400, "Invalid sign-in request", "The redirect URI is missing, duplicated or not registered for this application.", "invalid_request");
+    return hostedError("invalid_redirect_uri");
   }
   const redirectUri = redirectUris[0];
   const states = params.getAll("state");
   const state = states.length === 1 ? states[0] : null;
   if (state === null || !BASE64URL_24_128.test(state)) {
     // Without a usable state the client cannot correlate an error response: show it here instead.
-    return hostedErrorPage(400, "Invalid sign-in request", "state must be present once, as 24–128 base64url characters.", "invalid_request");
+    return hostedError("invalid_state");
   }
   const acc: Partial<ValidatedAuthorization> = { client, redirectUri, state };
   try {

@@ -6,23 +6,17 @@ import type { Endpoint, EndpointContext } from "../http/context";
 import { dependencyFailureSummary, isDependencyFailure } from "../http/errors";
 import { unstorableParameter } from "../http/form";
 import { inTransaction } from "../http/transaction";
-import { HOSTED_PAGE_HEADERS, hostedErrorPage } from "../hosted/html";
+import { hostedError } from "../hosted/errors";
+import { HOSTED_PAGE_HEADERS } from "../hosted/html";
 import { findClient } from "./clients";
 import { subjectFor } from "./issue";
 
 const ACCEPTED = new Set(["client_id", "post_logout_redirect_uri"]);
 /**
- * Named so the page can say why, rather than just "not recognized". A Map, since parameter names
+ * Named so the page can say why, rather than just "not recognized". A Set, since parameter names
  * are the client's: a plain object would answer `toString` or `constructor` from its prototype.
  */
-const REFUSED: ReadonlyMap<string, string> = new Map(
-  ["id_token_hint", "state", "logout_hint", "ui_locales"].map((name) => [name, `${name} is not accepted; send only client_id and post_logout_redirect_uri.`]),
-);
-
-const UNSTORABLE = "The sign-out request contains a character that is not accepted.";
-
-const refused = (message: string, status = 400) =>
-  hostedErrorPage(status, "Sign-out failed", message, "invalid_request", "Return to the application you came from; it can end your session there.");
+const REFUSED: ReadonlySet<string> = new Set(["id_token_hint", "state", "logout_hint", "ui_locales"]);
 
 /**
  * GET /oidc/logout: hosted browser logout to a registered destination.
@@ -41,7 +35,7 @@ export const logoutEndpoint: Endpoint = async (request, ctx) => {
     // A browser lands here: show a page, not the JSON of the machine endpoints. Nothing was ended.
     if (isDependencyFailure(error)) {
       console.error(`[latchkey] logout: dependency failure: ${dependencyFailureSummary(error)}`);
-      return hostedErrorPage(503, "Sign-out unavailable", "Signing out is temporarily unavailable. Please try again in a moment.", "temporarily_unavailable");
+      return hostedError("logout_unavailable");
     }
     throw error;
   }
@@ -49,32 +43,25 @@ export const logoutEndpoint: Endpoint = async (request, ctx) => {
 
 async function logout(request: Request, ctx: EndpointContext): Promise<Response> {
   const query = new URL(request.url).searchParams;
-  if (unstorableParameter(query) !== null) return refused(UNSTORABLE);
+  if (unstorableParameter(query) !== null) return hostedError("logout_unstorable");
   const seen = new Set<string>();
   for (const name of query.keys()) {
-    const reason = REFUSED.get(name);
-    if (reason) return refused(reason);
-    if (!ACCEPTED.has(name)) return refused(`Parameter ${name} is not accepted; send only client_id and post_logout_redirect_uri.`);
-    if (seen.has(name)) return refused(`Parameter ${name} is duplicated.`);
+    if (REFUSED.has(name)) return hostedError("logout_parameter_refused", { name });
+    if (!ACCEPTED.has(name)) return hostedError("logout_parameter_unknown", { name });
+    if (seen.has(name)) return hostedError("logout_parameter_duplicated", { name });
     seen.add(name);
   }
   const clientId = query.get("client_id");
   const destination = query.get("post_logout_redirect_uri");
-  if (!clientId) return refused("client_id is missing.");
-  if (!destination) return refused("post_logout_redirect_uri is missing.");
+  if (!clientId) return hostedError("logout_client_id_missing");
+  if (!destination) return hostedError("logout_destination_missing");
 
   const client = await findClient(ctx, clientId);
-  if (!client || !client.active) {
-    return refused("This application is not known to this workspace, or it is disabled.", 404);
-  }
-  if (!client.postLogoutRedirectUris.includes(destination)) {
-    return refused("The sign-out destination is not registered for this application.");
-  }
+  if (!client || !client.active) return hostedError("logout_unknown_application");
+  if (!client.postLogoutRedirectUris.includes(destination)) return hostedError("logout_unregistered_destination");
 
   const session = await getLiveSession(ctx, request.headers.get("cookie"));
-  if (!session) {
-    return refused("You are not signed in here any more, so there is no session to end. You can close this page.");
-  }
+  if (!session) return hostedError("logout_no_session");
   const now = ctx.service.clock.now();
   const [grant] = await ctx.service.db
     .select({ id: grants.id })
@@ -90,11 +77,7 @@ async function logout(request: Request, ctx: EndpointContext): Promise<Response>
       ),
     )
     .limit(1);
-  if (!grant) {
-    return refused(
-      "This application has no active sign-in in this browser session (it may have been revoked already), so it cannot sign you out here. Your other sign-ins are unchanged.",
-    );
-  }
+  if (!grant) return hostedError("logout_no_grant");
 
   // A concurrent logout may have ended it a moment ago: the outcome is the same, recorded once.
   await inTransaction(ctx, async (tx) => {

@@ -7,7 +7,7 @@ import { errorToResponse, notFoundResponse, OAuthError, oauthErrorResponse } fro
 import { clientAddress } from "../http/client-address";
 import { badRequest, CheckError, checkErrorResponse, checkUnavailable } from "../authz/errors";
 import { CORS_PATHS, preflight, PUBLIC_DOCUMENT_PATHS, withPublicCors } from "../oauth/cors";
-import { hostedErrorPage } from "../hosted/html";
+import { hostedError } from "../hosted/errors";
 import { authorizeEndpoint } from "../oauth/authorize";
 import { discoveryEndpoint, jwksEndpoint } from "../oauth/discovery";
 import { sessionCheckEndpoint } from "../oauth/session-check";
@@ -91,7 +91,7 @@ export function contextFor(service: Service, workspace: Workspace): EndpointCont
 export function tooManyRequests(route: Pick<Route, "errors">, retryAfterSeconds: number): Response {
   const headers = { "Retry-After": String(retryAfterSeconds) };
   if (route.errors === "hosted") {
-    const page = hostedErrorPage(429, "Too many requests", "Too many requests came from your network. Wait a moment and try again.", "rate_limited");
+    const page = hostedError("too_many_requests");
     page.headers.set("Retry-After", headers["Retry-After"]);
     return page;
   }
@@ -102,11 +102,11 @@ export function tooManyRequests(route: Pick<Route, "errors">, retryAfterSeconds:
 /** A failure outside the endpoint itself, in the route's own shape (503 stays 503: fail closed). */
 function routeFailure(route: Pick<Route, "errors">, error: unknown): Response {
   if (isUnstorableText(error)) {
-    if (route.errors === "hosted") return hostedErrorPage(400, "Invalid request", "The request contains a character that is not accepted.", "invalid_request");
+    if (route.errors === "hosted") return hostedError("unstorable_request");
     if (route.errors === "problem") return checkErrorResponse(badRequest("The request contains a character that is not accepted (U+0000)"));
   }
   if (route.errors === "hosted" && isDependencyFailure(error)) {
-    const page = hostedErrorPage(503, "Temporarily unavailable", "This page is temporarily unavailable. Please try again in a moment.", "temporarily_unavailable");
+    const page = hostedError("temporarily_unavailable");
     page.headers.set("Retry-After", "5");
     return page;
   }

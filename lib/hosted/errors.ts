@@ -1,0 +1,151 @@
+/**
+ * The catalogue of hosted errors: every error a browser is shown by Latchkey's own pages (the
+ * hosted error page, the sign-in form's message), by code, with its user-facing text. Routes name
+ * a code; the text lives here only (and translations will, beside it).
+ *
+ * An entry is the page's HTTP status, its title and message, the error code the page shows
+ * ("Error code: …", an OAuth error code where one fits) and, when not the default, the line that
+ * says what to do next. A message that names something from the request takes it as a parameter:
+ * the message is then a function of those parameters, and `hostedError` requires them.
+ */
+import { hostedErrorPage } from "./html";
+
+export interface HostedErrorEntry {
+  status: number;
+  title: string;
+  /** The text, or a function of the parameters it needs (documented on the entry). */
+  message: string | ((params: never) => string);
+  /** Shown as "Error code: …" on the page. */
+  oauthError: string;
+  /** What to do next; the page's default line when absent. */
+  next?: string;
+}
+
+const REFUSED = "Request refused";
+const INVALID_SIGN_IN = "Invalid sign-in request";
+const SIGN_OUT_FAILED = "Sign-out failed";
+const SIGN_OUT_NEXT = "Return to the application you came from; it can end your session there.";
+const ONLY_LOGOUT_PARAMETERS = "send only client_id and post_logout_redirect_uri.";
+
+const signOutFailed = <M extends HostedErrorEntry["message"]>(message: M, status = 400) =>
+  ({ status, title: SIGN_OUT_FAILED, message, oauthError: "invalid_request", next: SIGN_OUT_NEXT }) as const;
+
+export const HOSTED_ERRORS = {
+  // The hosted sign-in form's post (lib/sign-in).
+  cross_site_form: { status: 403, title: REFUSED, message: "This form was submitted from another site.", oauthError: "invalid_request" },
+  form_media_type: { status: 415, title: REFUSED, message: "The sign-in form must be sent as a form.", oauthError: "invalid_request" },
+  form_too_large: { status: 413, title: REFUSED, message: "The sign-in form is too large.", oauthError: "invalid_request" },
+  sign_in_expired: { status: 400, title: "Sign-in expired", message: "This sign-in request has expired or was already completed.", oauthError: "invalid_request" },
+  form_unverified: { status: 403, title: REFUSED, message: "The form could not be verified. Reload the page and try again.", oauthError: "invalid_request" },
+
+  // Shown on the sign-in form itself (`?error=`, see SIGN_IN_FORM_ERRORS); status and title apply
+  // only if one is ever answered as a page.
+  invalid_credentials: { status: 401, title: "Sign-in failed", message: "The email or password is incorrect.", oauthError: "access_denied" },
+  rate_limited: { status: 429, title: "Too many attempts", message: "Too many attempts. Wait a moment and try again.", oauthError: "rate_limited" },
+
+  // The sign-in page (Next renders it) for a transaction that is gone.
+  sign_in_link_expired: {
+    status: 400,
+    title: "This sign-in link has expired",
+    message: "Sign-in requests are valid for 10 minutes and can be used once. Go back to the application and start signing in again.",
+    oauthError: "invalid_request",
+  },
+
+  // The authorize endpoint, before the client and its redirect URI are verified (lib/oauth/authorize.ts).
+  unstorable_sign_in_request: { status: 400, title: INVALID_SIGN_IN, message: "The sign-in request contains a character that is not accepted.", oauthError: "invalid_request" },
+  client_id_missing: { status: 400, title: INVALID_SIGN_IN, message: "client_id is missing.", oauthError: "invalid_request" },
+  client_id_duplicated: { status: 400, title: INVALID_SIGN_IN, message: "client_id is duplicated.", oauthError: "invalid_request" },
+  unknown_application: { status: 404, title: "Unknown application", message: "This application is not known to this workspace, or it is disabled.", oauthError: "invalid_request" },
+  machine_client: { status: 400, title: INVALID_SIGN_IN, message: "Machine-to-machine applications cannot sign users in.", oauthError: "invalid_request" },
+  invalid_redirect_uri: {
+    status: 400,
+    title: INVALID_SIGN_IN,
+    message: "The redirect URI is missing, duplicated or not registered for this application.",
+    oauthError: "invalid_request",
+  },
+  invalid_state: { status: 400, title: INVALID_SIGN_IN, message: "state must be present once, as 24–128 base64url characters.", oauthError: "invalid_request" },
+
+  // Hosted logout (lib/oauth/logout.ts). Never a redirect: an unverified destination is never followed.
+  logout_unstorable: signOutFailed("The sign-out request contains a character that is not accepted."),
+  /** `name`: a parameter logout deliberately does not take (id_token_hint, state, …). */
+  logout_parameter_refused: signOutFailed((p: { name: string }) => `${p.name} is not accepted; ${ONLY_LOGOUT_PARAMETERS}`),
+  /** `name`: any other parameter. */
+  logout_parameter_unknown: signOutFailed((p: { name: string }) => `Parameter ${p.name} is not accepted; ${ONLY_LOGOUT_PARAMETERS}`),
+  /** `name`: the parameter sent twice. */
+  logout_parameter_duplicated: signOutFailed((p: { name: string }) => `Parameter ${p.name} is duplicated.`),
+  logout_client_id_missing: signOutFailed("client_id is missing."),
+  logout_destination_missing: signOutFailed("post_logout_redirect_uri is missing."),
+  logout_unknown_application: signOutFailed("This application is not known to this workspace, or it is disabled.", 404),
+  logout_unregistered_destination: signOutFailed("The sign-out destination is not registered for this application."),
+  logout_no_session: signOutFailed("You are not signed in here any more, so there is no session to end. You can close this page."),
+  logout_no_grant: signOutFailed(
+    "This application has no active sign-in in this browser session (it may have been revoked already), so it cannot sign you out here. Your other sign-ins are unchanged.",
+  ),
+  logout_unavailable: {
+    status: 503,
+    title: "Sign-out unavailable",
+    message: "Signing out is temporarily unavailable. Please try again in a moment.",
+    oauthError: "temporarily_unavailable",
+  },
+
+  // Answers the route table gives for a hosted route outside its endpoint (lib/server/router.ts).
+  too_many_requests: { status: 429, title: "Too many requests", message: "Too many requests came from your network. Wait a moment and try again.", oauthError: "rate_limited" },
+  unstorable_request: { status: 400, title: "Invalid request", message: "The request contains a character that is not accepted.", oauthError: "invalid_request" },
+  temporarily_unavailable: {
+    status: 503,
+    title: "Temporarily unavailable",
+    message: "This page is temporarily unavailable. Please try again in a moment.",
+    oauthError: "temporarily_unavailable",
+  },
+
+  // The console's sign-in routes (lib/console/auth-routes.ts).
+  cross_site_sign_out: { status: 403, title: REFUSED, message: "This sign-out was submitted from another site.", oauthError: "invalid_request" },
+  /**
+   * `reason`: the ConsoleLoginError's own sentence (lib/console/login.ts); the callback shows that
+   * error's code (`expired`, `invalid_callback`, …) as the page's code through `oauthError`.
+   */
+  console_sign_in_failed: { status: 400, title: "Console sign-in failed", message: (p: { reason: string }) => `${p.reason} Start again from /console.`, oauthError: "invalid_request" },
+} as const satisfies Record<string, HostedErrorEntry>;
+
+export type HostedErrorCode = keyof typeof HOSTED_ERRORS;
+
+/** The parameters a code's message takes, or undefined when its text is fixed. */
+export type HostedErrorParams<C extends HostedErrorCode> = (typeof HOSTED_ERRORS)[C]["message"] extends (params: infer P) => string ? P : undefined;
+
+export interface HostedErrorOverrides {
+  /** The page's "Error code: …" instead of the entry's (the console callback shows its own codes). */
+  oauthError?: string;
+}
+
+type Args<C extends HostedErrorCode> = HostedErrorParams<C> extends undefined ? [overrides?: HostedErrorOverrides] : [params: HostedErrorParams<C>, overrides?: HostedErrorOverrides];
+
+export function isHostedErrorCode(value: unknown): value is HostedErrorCode {
+  return typeof value === "string" && Object.hasOwn(HOSTED_ERRORS, value);
+}
+
+/** The title and message of a code, for pages Next renders (the sign-in page). */
+export function hostedErrorText<C extends HostedErrorCode>(code: C, ...args: Args<C>): { title: string; message: string } {
+  const entry: HostedErrorEntry = HOSTED_ERRORS[code];
+  const message = typeof entry.message === "string" ? entry.message : (entry.message as (params: unknown) => string)(args[0]);
+  return { title: entry.title, message };
+}
+
+/** The hosted error page for a code (lib/hosted/html.ts): its status, title, message and code. */
+export function hostedError<C extends HostedErrorCode>(code: C, ...args: Args<C>): Response {
+  const entry: HostedErrorEntry = HOSTED_ERRORS[code];
+  const overrides = (typeof entry.message === "string" ? args[0] : args[1]) as HostedErrorOverrides | undefined;
+  const { title, message } = hostedErrorText(code, ...args);
+  return hostedErrorPage(entry.status, title, message, overrides?.oauthError ?? entry.oauthError, entry.next);
+}
+
+/**
+ * The codes the hosted sign-in form shows beside its fields: the form post sends the browser back
+ * to `sign-in?tx=…&error=<code>`. Any other `?error=` value shows nothing.
+ */
+export const SIGN_IN_FORM_ERRORS = ["invalid_credentials", "rate_limited"] as const satisfies readonly HostedErrorCode[];
+export type SignInFormError = (typeof SIGN_IN_FORM_ERRORS)[number];
+
+/** The sign-in form's message for a `?error=` value, or undefined for anything else. */
+export function signInFormMessage(value: unknown): string | undefined {
+  return (SIGN_IN_FORM_ERRORS as readonly unknown[]).includes(value) ? HOSTED_ERRORS[value as SignInFormError].message : undefined;
+}
