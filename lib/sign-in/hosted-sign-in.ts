@@ -1,12 +1,13 @@
 import { and, eq } from "drizzle-orm";
 import { clients, users } from "../../db/schema";
-import { deriveKey, hmacBase64Url, safeEqual } from "../crypto";
 import type { Endpoint, EndpointContext } from "../http/context";
 import { parseCookieHeader } from "../http/cookies";
+import { csrfToken, verifyCsrfToken } from "../http/csrf";
 import { mediaType, readBody } from "../http/form";
 import { clientAddressOf } from "../http/client-address";
+import { guarded, sameOrigin } from "../http/guards";
 import { isStorableText } from "../text";
-import { hostedErrorPage } from "../hosted/html";
+import { hostedError, type SignInFormError } from "../hosted/errors";
 import { completeTransaction, loadOpenTransaction, TX_COOKIE_PREFIX, type TransactionRow } from "../oauth/pending-sign-in";
 import { redirect303 } from "../http/response";
 import { createHostedSession } from "../authn/hosted-session";
@@ -16,9 +17,8 @@ import { guessingGate } from "../authn/sign-in-limits";
 export const ACR_PASSWORD = "urn:latchkey:loa:1";
 const FORM_LIMIT = 8 * 1024;
 
-function csrfToken(ctx: EndpointContext, txId: string, binding: string): string {
-  return hmacBase64Url(deriveKey(ctx.service.config.masterKey, "hosted-csrf"), `${ctx.workspace.id}.${txId}.${binding}`);
-}
+/** The form's CSRF token: bound to the workspace, the transaction and the browser's HttpOnly `lk_tx_` cookie for it. */
+const formBindings = (ctx: EndpointContext, txId: string, binding: string) => [ctx.workspace.id, txId, binding];
 
 export type SignInView =
   | { kind: "form"; txId: string; csrf: string; applicationName: string; workspaceName: string }
@@ -30,46 +30,35 @@ export async function signInView(ctx: EndpointContext, txId: string, cookieHeade
   const tx = await loadOpenTransaction(ctx, txId, binding);
   if (!tx || !binding) return { kind: "expired" };
   const [client] = await ctx.service.db.select({ name: clients.name }).from(clients).where(eq(clients.id, tx.clientPk)).limit(1);
-  return { kind: "form", txId, csrf: csrfToken(ctx, txId, binding), applicationName: client?.name ?? "the application", workspaceName: ctx.workspace.name };
+  const csrf = csrfToken(ctx.service.config.masterKey, "hosted-sign-in", formBindings(ctx, txId, binding));
+  return { kind: "form", txId, csrf, applicationName: client?.name ?? "the application", workspaceName: ctx.workspace.name };
 }
 
-/**
- * A hosted form post must come from our own pages. Browsers say so in Sec-Fetch-Site; the Origin
- * header is "null" under our no-referrer policy, so only a real, different origin refuses. The
- * CSRF token bound to the HttpOnly transaction cookie is the check that always applies.
- */
-function sameOrigin(request: Request, publicUrl: string): boolean {
-  const site = request.headers.get("sec-fetch-site");
-  if (site !== null) return site === "same-origin";
-  const origin = request.headers.get("origin");
-  return origin === null || origin === "null" || origin === publicUrl;
-}
-
-function backToForm(ctx: EndpointContext, txId: string, error: string): Response {
+function backToForm(ctx: EndpointContext, txId: string, error: SignInFormError): Response {
   return redirect303(`${ctx.basePath}/sign-in?tx=${encodeURIComponent(txId)}&error=${error}`);
 }
 
-export const passwordSignInEndpoint: Endpoint = async (request, ctx) => {
-  if (!sameOrigin(request, ctx.service.config.publicUrl)) {
-    return hostedErrorPage(403, "Request refused", "This form was submitted from another site.", "invalid_request");
-  }
-  if (mediaType(request) !== "application/x-www-form-urlencoded") {
-    return hostedErrorPage(415, "Request refused", "The sign-in form must be sent as a form.", "invalid_request");
-  }
+/**
+ * POST /sign-in/password. Declared guard: same origin (lib/http/guards.ts). The CSRF token
+ * (lib/http/csrf.ts) needs the form and the transaction it is bound to, so it is checked once
+ * both are read; it applies to every post, whatever its headers say.
+ */
+export const passwordSignInEndpoint: Endpoint = guarded(signInWithPassword, { use: [sameOrigin(() => hostedError("cross_site_form"))] });
+
+async function signInWithPassword(request: Request, ctx: EndpointContext): Promise<Response> {
+  if (mediaType(request) !== "application/x-www-form-urlencoded") return hostedError("form_media_type");
   let form: URLSearchParams;
   try {
     form = new URLSearchParams(await readBody(request, FORM_LIMIT));
   } catch {
-    return hostedErrorPage(413, "Request refused", "The sign-in form is too large.", "invalid_request");
+    return hostedError("form_too_large");
   }
   const txId = form.get("tx") ?? "";
   const binding = parseCookieHeader(request.headers.get("cookie")).get(`${TX_COOKIE_PREFIX}${txId}`);
   const tx: TransactionRow | null = await loadOpenTransaction(ctx, txId, binding);
-  if (!tx || !binding) {
-    return hostedErrorPage(400, "Sign-in expired", "This sign-in request has expired or was already completed.", "invalid_request");
-  }
-  if (!safeEqual(form.get("csrf") ?? "", csrfToken(ctx, txId, binding))) {
-    return hostedErrorPage(403, "Request refused", "The form could not be verified. Reload the page and try again.", "invalid_request");
+  if (!tx || !binding) return hostedError("sign_in_expired");
+  if (!verifyCsrfToken(ctx.service.config.masterKey, "hosted-sign-in", formBindings(ctx, txId, binding), form.get("csrf"))) {
+    return hostedError("form_unverified");
   }
   const email = (form.get("email") ?? "").trim().toLowerCase();
   const password = form.get("password") ?? "";
@@ -102,4 +91,4 @@ export const passwordSignInEndpoint: Endpoint = async (request, ctx) => {
     ip: clientAddressOf(request.headers, ctx.service.config.trustProxy),
   });
   return completeTransaction(ctx, tx, session, [["Set-Cookie", cookie]]);
-};
+}

@@ -10,6 +10,7 @@ import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { accessTokens, auditEvents, clients, consoleSessions, grants, hostedSessions, operatorMemberships, users } from "../../db/schema";
 import { requireOperator, requireWorkspaceRole } from "../../lib/console/authz";
+import { callbackEndpoint, signOutEndpoint, startEndpoint } from "../../lib/console/auth-routes";
 import { ConsoleLoginError, endConsoleSession, finishConsoleLogin } from "../../lib/console/login";
 import { runOperation } from "../../lib/console/operation";
 import { operations } from "../../lib/console/registry";
@@ -386,5 +387,46 @@ describe("console session authority", () => {
     const rows = await h.service.db.select({ id: consoleSessions.id, hash: consoleSessions.secretHash }).from(consoleSessions);
     expect(new Set(rows.map((r) => r.id)).size).toBe(rows.length);
     for (const r of rows) expect(r.hash).toMatch(/^[0-9a-f]{64}$/);
+  });
+});
+
+describe("the console's sign-in routes (lib/console/auth-routes.ts)", () => {
+  const signOut = (token: string, headers: Record<string, string>) =>
+    signOutEndpoint(new Request("https://auth.example.test/console/auth/sign-out", { method: "POST", headers: { cookie: `lk_console=${token}`, ...headers } }), {
+      service: h.service,
+    });
+
+  it("sign-out refuses a post that is not from the console's own pages, with neither header included, and ends nothing", async () => {
+    await createOperator(h, "routes@operators.test", { [A]: "viewer" });
+    const { token } = await consoleSignIn(h, "routes@operators.test");
+    for (const headers of [{}, { origin: "null" }, { origin: "https://evil.example" }, { origin: "null", "sec-fetch-site": "cross-site" }] as Record<string, string>[]) {
+      const res = await signOut(token, headers);
+      expect([headers, res.status]).toEqual([headers, 403]);
+      expect(await res.text()).toContain("This sign-out was submitted from another site.");
+      expect(res.headers.get("set-cookie")).toBeNull();
+    }
+    await expect(requireOperator(h.service, token)).resolves.toBeTruthy();
+
+    // What a browser sends for the console's own form under no-referrer.
+    const res = await signOut(token, { origin: "null", "sec-fetch-site": "same-origin" });
+    expect(res.status).toBe(303);
+    expect(res.headers.get("location")).toBe("https://auth.example.test/t/system/oidc/logout?client_id=console&post_logout_redirect_uri=https%3A%2F%2Fauth.example.test%2Fconsole%2Fsigned-out");
+    expect(res.headers.get("set-cookie")).toMatch(/^lk_console=; Path=\/console; .*Max-Age=0$/);
+    await rejectsWith(requireOperator(h.service, token), "unauthenticated");
+  });
+
+  it("start sets the browser-bound transaction cookie; the callback shows a failed sign-in as a hosted page and clears it", async () => {
+    const start = await startEndpoint(new Request("https://auth.example.test/console/auth/start?next=/console/w/x"), { service: h.service });
+    expect(start.status).toBe(303);
+    expect(new URL(start.headers.get("location")!).pathname).toBe("/t/system/oauth2/authorize");
+    expect(start.headers.get("set-cookie")).toMatch(/^lk_console_tx=[^;]+\.[^;]+; Path=\/console\/auth; /);
+
+    const callback = await callbackEndpoint(new Request("https://auth.example.test/console/auth/callback?code=x&state=y&iss=z"), { service: h.service });
+    expect(callback.status).toBe(400);
+    const body = await callback.text();
+    expect(body).toContain("<h1>Console sign-in failed</h1>");
+    expect(body).toContain("<p>This sign-in has expired or was started in another browser. Start again from /console.</p>");
+    expect(body).toContain("Error code: <code>expired</code>");
+    expect(callback.headers.get("set-cookie")).toMatch(/^lk_console_tx=; Path=\/console\/auth; .*Max-Age=0$/);
   });
 });

@@ -116,6 +116,28 @@ describe("hosted password sign-in", () => {
     expect(res.status).toBe(403);
   });
 
+  it("rejects a post that says neither where it came from (no Sec-Fetch-Site, no Origin), and Origin null alone", async () => {
+    for (const headers of [{}, { origin: "null" }] as Record<string, string>[]) {
+      const t = await startTransaction();
+      const res = await post({ tx: t.tx!, csrf: t.csrf, email: ADA.email, password: ADA.password }, t.jar.header(), headers);
+      expect(res.status).toBe(403);
+      expect(await res.text()).toContain("This form was submitted from another site.");
+    }
+  });
+
+  it("rejects a CSRF token made for another transaction of the same browser", async () => {
+    const jar = new Jar();
+    const first = await startTransaction(jar);
+    const second = await startTransaction(jar);
+    expect(first.tx).not.toBe(second.tx);
+    const res = await post({ tx: second.tx!, csrf: first.csrf, email: ADA.email, password: ADA.password }, jar.header());
+    expect(res.status).toBe(403);
+    expect(await res.text()).toContain("The form could not be verified. Reload the page and try again.");
+    // The right token still works for that transaction: only the binding was wrong.
+    const ok = await post({ tx: second.tx!, csrf: second.csrf, email: ADA.email, password: ADA.password }, jar.header());
+    expect(ok.status).toBe(303);
+  });
+
   it("rejects a post without the transaction's browser cookie", async () => {
     const t = await startTransaction();
     const res = await post({ tx: t.tx!, csrf: t.csrf, email: ADA.email, password: ADA.password }, "");

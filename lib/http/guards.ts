@@ -1,0 +1,59 @@
+/**
+ * Browser guards a route declares instead of re-implementing them (better-auth's
+ * `createAuthEndpoint(path, { use: [...] })`):
+ *
+ *   export const signOut = guarded(endSession, { use: [sameOrigin(() => refusedPage)] });
+ *
+ * A guard looks at the request before the endpoint runs: null lets it on, a Response is the
+ * answer instead. Guards run in the order declared; the first refusal wins. What a refusal looks
+ * like (a hosted page, JSON) is the route's, so each guard takes its refusal as an argument.
+ */
+import type { Service } from "../service";
+
+/** What a guard may read besides the request: the service (configuration, clock, database). */
+export interface GuardContext {
+  service: Service;
+}
+
+export type Guard = (request: Request, ctx: GuardContext) => Response | null | Promise<Response | null>;
+
+export type GuardedEndpoint<C extends GuardContext> = (request: Request, ctx: C) => Promise<Response>;
+
+/** The endpoint behind its declared guards. */
+export function guarded<C extends GuardContext>(endpoint: GuardedEndpoint<C>, options: { use: readonly Guard[] }): GuardedEndpoint<C> {
+  const use = [...options.use];
+  return async (request, ctx) => {
+    for (const guard of use) {
+      const refusal = await guard(request, ctx);
+      if (refusal) return refusal;
+    }
+    return endpoint(request, ctx);
+  };
+}
+
+/**
+ * The one same-origin rule for a state-changing browser request (a form POST) to our own pages,
+ * whose origin is `publicUrl`:
+ *
+ * - an `Origin` naming another origin refuses, whatever else is sent;
+ * - `Sec-Fetch-Site`, when sent, must be `same-origin` (under our `Referrer-Policy: no-referrer`
+ *   browsers send `Origin: null` even for our own forms; Sec-Fetch-Site still says where the form
+ *   was);
+ * - without `Sec-Fetch-Site`, `Origin` must be `publicUrl` itself.
+ *
+ * So a request with neither header, or with only `Origin: null`, is refused: fail closed. Every
+ * browser sends `Origin` on a POST and current ones `Sec-Fetch-Site` too; what sends neither is not
+ * a browser on our page, and `null` alone is also what sandboxed frames and `data:` pages send.
+ */
+export function sameOriginRequest(request: Request, publicUrl: string): boolean {
+  const origin = request.headers.get("origin");
+  if (origin !== null && origin !== "null" && origin !== publicUrl) return false;
+  const site = request.headers.get("sec-fetch-site");
+  if (site !== null) return site === "same-origin";
+  return origin === publicUrl;
+}
+
+/** The guard for `sameOriginRequest` against `PUBLIC_URL`, answering `refusal()` when it refuses. */
+export function sameOrigin(refusal: () => Response): Guard {
+  return (request, ctx) => (sameOriginRequest(request, ctx.service.config.publicUrl) ? null : refusal());
+}
