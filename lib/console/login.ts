@@ -13,6 +13,7 @@ import { accessTokens, consoleLoginTransactions, consoleSessions, grants, hosted
 import { recordAudit } from "../audit/events";
 import { addMs, HOUR, MINUTE } from "../clock";
 import { decryptSecret, encryptSecret, randomToken, safeEqual, sha256Base64Url, sha256Hex } from "../crypto";
+import { idleExpiryFrom, newSessionToken, parseSessionToken, sessionSecretHash } from "../authn/session-token";
 import { serializeCookie } from "../http/cookies";
 import { dispatch } from "../server/router";
 import { pairwiseSubject } from "../oauth/subject";
@@ -193,18 +194,18 @@ export async function finishConsoleLogin(service: Service, input: FinishInput): 
     throw new ConsoleLoginError("invalid_id_token", "The ID token does not match the authorization.");
   }
 
-  const id = randomToken(16);
-  const sessionSecret = randomToken(32);
+  const token = newSessionToken();
+  const id = token.id;
   const expiresAt = new Date(Math.min(now.getTime() + CONSOLE_ABSOLUTE_MS, issued.grantAbsolute.getTime(), issued.sessionAbsolute.getTime()));
   await service.db.insert(consoleSessions).values({
     id,
-    secretHash: sha256Hex(sessionSecret),
+    secretHash: token.secretHash,
     operatorUserId: issued.userId,
     grantId: issued.grantId,
     hostedSessionId: issued.sessionId,
     createdAt: now,
     lastSeenAt: now,
-    idleExpiresAt: new Date(Math.min(addMs(now, CONSOLE_IDLE_MS).getTime(), expiresAt.getTime())),
+    idleExpiresAt: idleExpiryFrom(now, CONSOLE_IDLE_MS, expiresAt),
     expiresAt,
     ip: input.ip ?? null,
     userAgent: input.userAgent?.slice(0, 512) ?? null,
@@ -220,7 +221,7 @@ export async function finishConsoleLogin(service: Service, input: FinishInput): 
   });
   const maxAge = Math.floor((expiresAt.getTime() - now.getTime()) / 1000);
   return {
-    cookie: serializeCookie(CONSOLE_SESSION_COOKIE, `${id}.${sessionSecret}`, CONSOLE_COOKIE_PATH, maxAge),
+    cookie: serializeCookie(CONSOLE_SESSION_COOKIE, token.token, CONSOLE_COOKIE_PATH, maxAge),
     returnTo: tx.returnTo,
     operatorUserId: issued.userId,
   };
@@ -232,12 +233,13 @@ export async function finishConsoleLogin(service: Service, input: FinishInput): 
  */
 export async function endConsoleSession(service: Service, token: string | null | undefined, reason = "signed_out"): Promise<{ logoutUrl: string }> {
   const now = service.clock.now();
-  const [id, secret] = (token ?? "").split(".");
-  if (id && secret) {
+  const parts = parseSessionToken(token);
+  if (parts) {
+    const { id, secret } = parts;
     const [ended] = await service.db
       .update(consoleSessions)
       .set({ endedAt: now, endReason: reason })
-      .where(and(eq(consoleSessions.id, id), eq(consoleSessions.secretHash, sha256Hex(secret)), isNull(consoleSessions.endedAt)))
+      .where(and(eq(consoleSessions.id, id), eq(consoleSessions.secretHash, sessionSecretHash(secret)), isNull(consoleSessions.endedAt)))
       .returning({ operatorUserId: consoleSessions.operatorUserId });
     if (ended) {
       await recordAudit(service.db, { workspaceId: SYSTEM_WORKSPACE_ID, type: "console.signed_out", actor: ended.operatorUserId, data: { console_session: id }, at: now });
