@@ -4,6 +4,20 @@ import { organizations, enterpriseConnections } from "./organizations";
 import { users } from "./users";
 import { workspaces } from "./workspaces";
 
+/**
+ * One authentication event of a hosted session, as stored. What the fields mean, the allowed
+ * values and every value derived from them (`auth_time`, `amr`, `acr`) belong to
+ * lib/authn/evidence.ts, which reads this shape back through its own check.
+ */
+export interface StoredEvidence {
+  method: string;
+  amr: string[];
+  strength: string;
+  factorId: string | null;
+  /** ISO 8601, UTC. */
+  at: string;
+}
+
 /** A hosted browser session on the authentication host (id + secret; only the hash is kept). */
 export const hostedSessions = pgTable(
   "hosted_sessions",
@@ -12,6 +26,8 @@ export const hostedSessions = pgTable(
     workspaceId: text("workspace_id").notNull().references(() => workspaces.id, { onDelete: "cascade" }),
     userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
     secretHash: text("secret_hash").notNull(),
+    /** What the user proved in this session; authTime, amr and acr are derived from it when it is written. */
+    evidence: jsonb("evidence").$type<StoredEvidence[]>().notNull().default([]),
     authTime: ts("auth_time").notNull(),
     amr: jsonb("amr").$type<string[]>().notNull().default([]),
     acr: text("acr").notNull(),

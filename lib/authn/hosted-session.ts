@@ -1,5 +1,6 @@
 import { and, eq, gt, isNull } from "drizzle-orm";
 import { hostedSessions, users } from "../../db/schema";
+import { readEvidence, sessionClaims, withEvidence, type Evidence } from "./evidence";
 import { addMs, HOUR, DAY } from "../clock";
 import { randomToken, safeEqual, sha256Hex } from "../crypto";
 import type { EndpointContext } from "../http/context";
@@ -16,15 +17,20 @@ export type HostedSession = typeof hostedSessions.$inferSelect;
 
 export interface NewSessionInput {
   userId: string;
-  amr: string[];
-  acr: string;
+  /** What the user proved to open the session: at least one primary event (evidence.ts). */
+  evidence: Evidence[];
   userAgent?: string | null;
   ip?: string | null;
 }
 
-/** Lucia-style session token: `<id>.<secret>`, only SHA-256 of the secret is stored. */
+/**
+ * Lucia-style session token: `<id>.<secret>`, only SHA-256 of the secret is stored. auth_time, amr
+ * and acr are stored as derived from the evidence (sessionClaims), for readers that list them.
+ */
 export async function createHostedSession(ctx: EndpointContext, input: NewSessionInput): Promise<{ session: HostedSession; cookie: string }> {
   const now = ctx.service.clock.now();
+  const evidence = input.evidence.reduce(withEvidence, []);
+  const claims = sessionClaims(evidence);
   const id = randomToken(16);
   const secret = randomToken(32);
   const absolute = addMs(now, SESSION_ABSOLUTE_MS);
@@ -35,9 +41,10 @@ export async function createHostedSession(ctx: EndpointContext, input: NewSessio
       workspaceId: ctx.workspace.id,
       userId: input.userId,
       secretHash: sha256Hex(secret),
-      authTime: now,
-      amr: input.amr,
-      acr: input.acr,
+      evidence,
+      authTime: claims.authTime,
+      amr: claims.amr,
+      acr: claims.acr,
       createdAt: now,
       lastSeenAt: now,
       idleExpiresAt: addMs(now, SESSION_IDLE_MS),
@@ -101,4 +108,30 @@ export async function endHostedSession(ctx: EndpointContext, sessionId: string, 
 
 export function clearSessionCookie(ctx: EndpointContext): string {
   return clearCookie(SESSION_COOKIE, ctx.basePath);
+}
+
+/**
+ * Adds an authentication event to a live session (a second factor, a step-up, a re-entered
+ * password) and re-derives its stored auth_time, amr and acr, in one transaction holding the
+ * session's row, so concurrent additions each see the other's. Null when the session is not a
+ * live session of this workspace (ended, expired, or unknown).
+ */
+export async function appendEvidence(ctx: EndpointContext, sessionId: string, event: Evidence): Promise<HostedSession | null> {
+  const now = ctx.service.clock.now();
+  return ctx.service.db.transaction(async (tx) => {
+    const [row] = await tx
+      .select()
+      .from(hostedSessions)
+      .where(and(eq(hostedSessions.workspaceId, ctx.workspace.id), eq(hostedSessions.id, sessionId)))
+      .for("update");
+    if (!row || !sessionIsLive(row, now)) return null;
+    const evidence = withEvidence(readEvidence(row.evidence), event);
+    const claims = sessionClaims(evidence);
+    const [updated] = await tx
+      .update(hostedSessions)
+      .set({ evidence, authTime: claims.authTime, amr: claims.amr, acr: claims.acr })
+      .where(eq(hostedSessions.id, row.id))
+      .returning();
+    return updated;
+  });
 }

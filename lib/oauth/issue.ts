@@ -5,6 +5,7 @@ import { addMs, epochSeconds, MINUTE } from "../clock";
 import { randomToken, sha256Hex } from "../crypto";
 import type { EndpointContext } from "../http/context";
 import type { HostedSession } from "../authn/hosted-session";
+import { readEvidence, sessionClaims } from "../authn/evidence";
 import { signJwt } from "./keys";
 import { IDENTITY_SCOPES, isIdentityScope } from "./scopes";
 import { pairwiseSubject } from "./subject";
@@ -138,6 +139,8 @@ export async function signIdToken(
   input: { clientId: string; subject: string; nonce: string; session: HostedSession; scope: string[]; userId: string },
 ): Promise<string> {
   const now = ctx.service.clock.now();
+  // From what the session recorded, not from its stored labels (a session without a primary event gives no token).
+  const authn = sessionClaims(readEvidence(input.session.evidence));
   const claims: Record<string, unknown> = {
     iss: ctx.issuer,
     sub: input.subject,
@@ -145,9 +148,9 @@ export async function signIdToken(
     iat: epochSeconds(now),
     exp: epochSeconds(addMs(now, ID_TOKEN_TTL_MS)),
     nonce: input.nonce,
-    auth_time: epochSeconds(input.session.authTime),
-    acr: input.session.acr,
-    amr: input.session.amr,
+    auth_time: epochSeconds(authn.authTime),
+    acr: authn.acr,
+    amr: authn.amr,
     sid: input.session.id,
   };
   if (input.session.organizationId) claims.organization_id = input.session.organizationId;

@@ -11,10 +11,10 @@ import { hostedError, type SignInFormError } from "../hosted/errors";
 import { completeTransaction, loadOpenTransaction, TX_COOKIE_PREFIX, type TransactionRow } from "../oauth/pending-sign-in";
 import { redirect303 } from "../http/response";
 import { createHostedSession } from "../authn/hosted-session";
+import { evidenceFor } from "../authn/evidence";
 import { decoyHash, PASSWORD_MAX_LENGTH, verifyPassword } from "../authn/password";
 import { guessingGate } from "../authn/sign-in-limits";
 
-export const ACR_PASSWORD = "urn:latchkey:loa:1";
 const FORM_LIMIT = 8 * 1024;
 
 /** The form's CSRF token: bound to the workspace, the transaction and the browser's HttpOnly `lk_tx_` cookie for it. */
@@ -85,8 +85,7 @@ async function signInWithPassword(request: Request, ctx: EndpointContext): Promi
 
   const { session, cookie } = await createHostedSession(ctx, {
     userId: user.id,
-    amr: ["pwd"],
-    acr: ACR_PASSWORD,
+    evidence: [evidenceFor("password", ctx.service.clock.now())],
     userAgent: request.headers.get("user-agent"),
     ip: clientAddressOf(request.headers, ctx.service.config.trustProxy),
   });

@@ -17,7 +17,8 @@ import path from "node:path";
 import { and, eq } from "drizzle-orm";
 import { users } from "../../db/schema";
 import { createHostedSession, getLiveSession } from "../../lib/authn/hosted-session";
-import { signInView, ACR_PASSWORD } from "../../lib/sign-in/hosted-sign-in";
+import { signInView } from "../../lib/sign-in/hosted-sign-in";
+import { evidenceFor } from "../../lib/authn/evidence";
 import { notFoundResponse } from "../../lib/oauth/errors";
 import { createRequestListener, ISSUER_PATH_HEADERS, writeResponse, type NodeHandler } from "../../lib/server/node-server";
 import { nodeRequest } from "../../lib/http/node-request";
@@ -170,7 +171,7 @@ export class Live {
       const [row] = await this.h.service.db.select({ id: users.id }).from(users).where(and(eq(users.workspaceId, this.ws), eq(users.emailNormalized, "ada@example.test"))).limit(1);
       this.userId = row.id;
     }
-    const { cookie } = await createHostedSession(ctx, { userId: this.userId, amr: ["pwd"], acr: ACR_PASSWORD, userAgent: "fuzz", ip: null });
+    const { cookie } = await createHostedSession(ctx, { userId: this.userId, evidence: [evidenceFor("password", ctx.service.clock.now())], userAgent: "fuzz", ip: null });
     return this.keep("session", cookie.split(";")[0]);
   }
 
