@@ -1,5 +1,6 @@
 import { and, eq, gt, isNull } from "drizzle-orm";
-import { hostedSessions, users } from "../../db/schema";
+import { hostedSessions } from "../../db/schema";
+import { nowValue, selectHostedSessionChain, sessionIsLive } from "../authority";
 import { readEvidence, sessionClaims, withEvidence, type Evidence } from "./evidence";
 import { addMs, HOUR, DAY } from "../clock";
 import { randomToken, safeEqual, sha256Hex } from "../crypto";
@@ -56,9 +57,8 @@ export async function createHostedSession(ctx: EndpointContext, input: NewSessio
   return { session, cookie: serializeCookie(SESSION_COOKIE, `${id}.${secret}`, ctx.basePath, SESSION_ABSOLUTE_MS / 1000) };
 }
 
-export function sessionIsLive(session: Pick<HostedSession, "endedAt" | "idleExpiresAt" | "absoluteExpiresAt">, now: Date): boolean {
-  return !session.endedAt && session.idleExpiresAt > now && session.absoluteExpiresAt > now;
-}
+/** A session row's own state (not ended, within its bounds): the session link of lib/authority. */
+export { sessionIsLive } from "../authority";
 
 /** The `<id>.<secret>` of the session cookie, if the request carries a well-formed one. */
 export function readSessionCookie(cookieHeader: string | null): { id: string; secret: string } | null {
@@ -75,14 +75,12 @@ export async function getLiveSession(ctx: EndpointContext, cookieHeader: string 
   if (!cookie) return null;
   const { id, secret } = cookie;
   const now = ctx.service.clock.now();
-  const [row] = await ctx.service.db
-    .select({ session: hostedSessions, userStatus: users.status })
-    .from(hostedSessions)
-    .innerJoin(users, eq(users.id, hostedSessions.userId))
+  // The session with its chain (lib/authority): its own state, the user, the session's organization and connection.
+  const [row] = await selectHostedSessionChain(ctx.service.db, nowValue(now), { session: hostedSessions })
     .where(and(eq(hostedSessions.workspaceId, ctx.workspace.id), eq(hostedSessions.id, id)))
     .limit(1);
   if (!row || !safeEqual(row.session.secretHash, sha256Hex(secret))) return null;
-  if (!sessionIsLive(row.session, now) || row.userStatus !== "active") return null;
+  if (row.refusal !== null) return null;
   const session = row.session;
   if (now.getTime() - session.lastSeenAt.getTime() > SLIDE_AFTER_MS) {
     const idle = new Date(Math.min(now.getTime() + SESSION_IDLE_MS, session.absoluteExpiresAt.getTime()));

@@ -112,7 +112,9 @@ async function check(request: Request, ctx: EndpointContext): Promise<Response> 
   const token = bearerToken(request);
   if (!token) throw invalidCheckToken("A bearer access token is required");
   const found = await loadTokenAuthorityWithPermission(ctx, token, { permission: body.permission, organizationId: body.organizationId });
-  if (!found || !found.authority.active) throw invalidCheckToken();
+  // A token whose only dead links are the session's organization or connection (judged last) is
+  // still the caller's token: it is answered, and denied (decide), rather than refused.
+  if (!found || (found.refusal !== null && found.refusal !== "organization" && found.refusal !== "connection")) throw invalidCheckToken();
   return allowedResponse(decide(found.authority, found.facts, body));
 }
 

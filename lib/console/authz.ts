@@ -1,8 +1,9 @@
 /**
  * Console authority. Every console page and every server action resolves the operator's session
- * cookie with one query, as the session check does: the console session live, the grant of the
- * console's code exchange not revoked, the hosted session live, the operator active, and (for a
- * workspace) the operator's membership there. Disabling an operator, ending their hosted session
+ * cookie with one query, as the session check does: the console session live, the chain of the
+ * grant of the console's code exchange live (lib/authority: the grant, the console client's secret
+ * behind it, the hosted session, the operator, the console client), and (for a workspace) the
+ * operator's membership there. Disabling an operator, ending their hosted session
  * or revoking their grant therefore ends console access on the next request.
  *
  * Membership per workspace: owner > admin > viewer. Viewers change nothing; admins change the
@@ -10,12 +11,11 @@
  * member of does not exist for them (not_found, never forbidden).
  */
 import { and, eq, gt, isNull, sql } from "drizzle-orm";
-import { alias } from "drizzle-orm/pg-core";
-import { clientSecrets, consoleSessions, grants, hostedSessions, operatorMemberships, users, workspaces } from "../../db/schema";
+import { consoleSessions, grants, operatorMemberships, users, workspaces } from "../../db/schema";
+import { nowValue, selectConsoleSessionChain } from "../authority";
 import { addMs, HOUR, MINUTE } from "../clock";
 import { safeEqual, sha256Hex } from "../crypto";
 import type { Service } from "../service";
-import { sessionIsLive } from "../authn/hosted-session";
 import { SYSTEM_WORKSPACE_ID } from "./system";
 
 export const CONSOLE_SESSION_COOKIE = "lk_console";
@@ -61,9 +61,6 @@ export interface WorkspaceAccess {
   role: OperatorRole;
 }
 
-/** The console client's secret the grant was obtained with: its explicit revocation ends the grant (as for any client). */
-const grantSecret = alias(clientSecrets, "grant_secret");
-
 function splitToken(token: string | null | undefined): { id: string; secret: string } | null {
   if (!token) return null;
   const dot = token.indexOf(".");
@@ -85,30 +82,19 @@ export async function resolveConsoleSession(service: Service, token: string | nu
   if (!parts) return null;
   const now = service.clock.now();
   const ws = workspaceId ?? null;
-  const [row] = await service.db
-    .select({
-      session: consoleSessions,
-      grantRevokedAt: grants.revokedAt,
-      grantAbsoluteExpiresAt: grants.absoluteExpiresAt,
-      grantUserId: grants.userId,
-      grantSecretRevokedAt: grantSecret.revokedAt,
-      hostedEndedAt: hostedSessions.endedAt,
-      hostedIdleExpiresAt: hostedSessions.idleExpiresAt,
-      hostedAbsoluteExpiresAt: hostedSessions.absoluteExpiresAt,
-      userStatus: users.status,
-      userWorkspaceId: users.workspaceId,
-      email: users.email,
-      name: users.name,
-      role: operatorMemberships.role,
-      workspaceId: workspaces.id,
-      workspaceName: workspaces.name,
-      workspaceSystem: workspaces.system,
-    })
-    .from(consoleSessions)
-    .innerJoin(grants, eq(grants.id, consoleSessions.grantId))
-    .innerJoin(hostedSessions, eq(hostedSessions.id, consoleSessions.hostedSessionId))
-    .innerJoin(users, eq(users.id, consoleSessions.operatorUserId))
-    .leftJoin(grantSecret, eq(grantSecret.id, grants.credentialId))
+  // The console session with the chain of its grant (lib/authority: grant, the console client's
+  // secret it was obtained with, hosted session, operator, console client).
+  const [row] = await selectConsoleSessionChain(service.db, nowValue(now), {
+    session: consoleSessions,
+    grantUserId: grants.userId,
+    userWorkspaceId: users.workspaceId,
+    email: users.email,
+    name: users.name,
+    role: operatorMemberships.role,
+    workspaceId: workspaces.id,
+    workspaceName: workspaces.name,
+    workspaceSystem: workspaces.system,
+  })
     .leftJoin(workspaces, sql`${workspaces.id} = ${ws}::text`)
     .leftJoin(operatorMemberships, and(eq(operatorMemberships.operatorUserId, consoleSessions.operatorUserId), eq(operatorMemberships.workspaceId, workspaces.id)))
     .where(eq(consoleSessions.id, parts.id))
@@ -119,14 +105,11 @@ export async function resolveConsoleSession(service: Service, token: string | nu
     s.endedAt === null &&
     s.idleExpiresAt > now &&
     s.expiresAt > now &&
-    row.grantRevokedAt === null &&
-    row.grantAbsoluteExpiresAt > now &&
+    row.refusal === null &&
     row.grantUserId === s.operatorUserId &&
-    row.grantSecretRevokedAt === null &&
-    sessionIsLive({ endedAt: row.hostedEndedAt, idleExpiresAt: row.hostedIdleExpiresAt, absoluteExpiresAt: row.hostedAbsoluteExpiresAt }, now) &&
-    row.userStatus === "active" &&
     row.userWorkspaceId === SYSTEM_WORKSPACE_ID;
-  if (!live) return null;
+  // A live chain has its operator's row (the email is always there then).
+  if (!live || row.email === null) return null;
   if (now.getTime() - s.lastSeenAt.getTime() > SLIDE_AFTER_MS) {
     const idle = new Date(Math.min(addMs(now, CONSOLE_IDLE_MS).getTime(), s.expiresAt.getTime()));
     await service.db

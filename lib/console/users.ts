@@ -6,6 +6,7 @@
 import { and, asc, count, desc, eq, ilike, isNull, or } from "drizzle-orm";
 import { z } from "zod";
 import { clients, grants, hostedSessions, users } from "../../db/schema";
+import { chains, nowValue, refusalOf, selectGrantChain, sessionRowFacts } from "../authority";
 import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "../authn/password";
 import { assignUserRole, removeUserRole } from "../authz/model";
 import { newId } from "../crypto";
@@ -101,53 +102,65 @@ export interface GrantInfo {
   live: boolean;
 }
 
-/** The user's hosted sessions and grants (newest 50 each), with whether each is still live. */
+/**
+ * The user's hosted sessions and grants (newest 50 each), with whether each is still live in the
+ * sense an operator can end it (lib/authority `chains.sessionRecord`, `chains.grantRecord`): the
+ * session's own state; the grant's own state and its session's. A disabled user or client does not
+ * make a grant ended: it may come back, and stays revocable.
+ */
 export async function userSessionsAndGrants(service: Service, workspaceId: string, userId: string): Promise<{ sessions: SessionInfo[]; grants: GrantInfo[] }> {
   const now = service.clock.now();
   const [sessionRows, grantRows] = await Promise.all([
     service.db
-      .select()
+      .select({
+        id: hostedSessions.id,
+        createdAt: hostedSessions.createdAt,
+        lastSeenAt: hostedSessions.lastSeenAt,
+        idleExpiresAt: hostedSessions.idleExpiresAt,
+        absoluteExpiresAt: hostedSessions.absoluteExpiresAt,
+        endedAt: hostedSessions.endedAt,
+        endReason: hostedSessions.endReason,
+        amr: hostedSessions.amr,
+        ip: hostedSessions.ip,
+        userAgent: hostedSessions.userAgent,
+      })
       .from(hostedSessions)
       .where(and(eq(hostedSessions.workspaceId, workspaceId), eq(hostedSessions.userId, userId)))
       .orderBy(desc(hostedSessions.createdAt))
       .limit(50),
-    service.db
-      .select({ grant: grants, clientId: clients.clientId, clientName: clients.name })
-      .from(grants)
-      .innerJoin(clients, eq(clients.id, grants.clientPk))
+    selectGrantChain(
+      service.db,
+      nowValue(now),
+      {
+        id: grants.id,
+        clientId: clients.clientId,
+        clientName: clients.name,
+        sessionId: grants.sessionId,
+        scope: grants.scope,
+        createdAt: grants.createdAt,
+        lastUsedAt: grants.lastUsedAt,
+        revokedAt: grants.revokedAt,
+        revokeReason: grants.revokeReason,
+      },
+      chains.grantRecord,
+    )
       .where(and(eq(grants.workspaceId, workspaceId), eq(grants.userId, userId)))
       .orderBy(desc(grants.createdAt))
       .limit(50),
   ]);
-  const sessionLive = new Map<string, boolean>();
-  const sessions = sessionRows.map((s) => {
-    const live = s.endedAt === null && s.idleExpiresAt > now && s.absoluteExpiresAt > now;
-    sessionLive.set(s.id, live);
-    return {
-      id: s.id,
-      createdAt: s.createdAt,
-      lastSeenAt: s.lastSeenAt,
-      idleExpiresAt: s.idleExpiresAt,
-      absoluteExpiresAt: s.absoluteExpiresAt,
-      endedAt: s.endedAt,
-      endReason: s.endReason,
-      amr: s.amr,
-      ip: s.ip,
-      userAgent: s.userAgent,
-      live,
-    };
-  });
-  const grantInfos = grantRows.map(({ grant: g, clientId, clientName }) => ({
+  // Loaded rows: the JS twin judges them.
+  const sessions = sessionRows.map((s) => ({ ...s, live: refusalOf(chains.sessionRecord, sessionRowFacts(s), now) === null }));
+  const grantInfos = grantRows.map((g) => ({
     id: g.id,
-    clientId,
-    clientName,
+    clientId: g.clientId,
+    clientName: g.clientName,
     sessionId: g.sessionId,
     scope: g.scope,
     createdAt: g.createdAt,
     lastUsedAt: g.lastUsedAt,
     revokedAt: g.revokedAt,
     revokeReason: g.revokeReason,
-    live: g.revokedAt === null && g.idleExpiresAt > now && g.absoluteExpiresAt > now && (sessionLive.get(g.sessionId) ?? true),
+    live: g.refusal === null,
   }));
   return { sessions, grants: grantInfos };
 }

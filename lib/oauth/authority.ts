@@ -1,24 +1,18 @@
 import { and, eq, exists, sql } from "drizzle-orm";
-import { alias, type SelectedFields } from "drizzle-orm/pg-core";
-import type { Database } from "../../db/client";
 import { reusable } from "../../db/reusable";
-import {
-  accessTokens,
-  apiGrants,
-  apis,
-  clients,
-  clientSecrets,
-  grants,
-  hostedSessions,
-  organizationMembers,
-  organizations,
-  rolePermissions,
-  userRoles,
-  users,
-} from "../../db/schema";
+import { accessTokens, apiGrants, apis, clients, rolePermissions, userRoles, users } from "../../db/schema";
 import { sha256Hex } from "../crypto";
 import type { EndpointContext } from "../http/context";
-import { sessionIsLive } from "../authn/hosted-session";
+import {
+  chains,
+  linkIsLive,
+  nowPlaceholder,
+  selectAccessTokenChain,
+  selectAccessTokenChainForCaller,
+  tokenChain,
+  type ChainFacts,
+  type Link,
+} from "../authority";
 
 interface Common {
   tokenHash: string;
@@ -31,7 +25,7 @@ interface Common {
   apiId: string | null;
   issuedAt: Date;
   expiresAt: Date;
-  /** True only while the token and every link of its authority chain are current. */
+  /** True only while the token and every link of its authority chain are current (lib/authority). */
   active: boolean;
 }
 
@@ -54,10 +48,8 @@ export interface WorkloadToken extends Common {
 
 export type TokenAuthority = HumanToken | WorkloadToken;
 
-const secret = alias(clientSecrets, "credential");
-
-/** A token and its authority chain: the columns every one-query authority lookup selects. */
-const authorityFields = {
+/** The token's own columns and what the answers show; the chain's facts and `refusal` come with the builder. */
+const tokenFields = {
   tokenHash: accessTokens.tokenHash,
   clientPk: accessTokens.clientPk,
   grantId: accessTokens.grantId,
@@ -69,63 +61,37 @@ const authorityFields = {
   apiId: accessTokens.apiId,
   issuedAt: accessTokens.createdAt,
   expiresAt: accessTokens.expiresAt,
-  revokedAt: accessTokens.revokedAt,
   clientId: clients.clientId,
-  clientActive: clients.active,
-  grantRevokedAt: grants.revokedAt,
-  grantAbsoluteExpiresAt: grants.absoluteExpiresAt,
-  sessionEndedAt: hostedSessions.endedAt,
-  sessionIdleExpiresAt: hostedSessions.idleExpiresAt,
-  sessionAbsoluteExpiresAt: hostedSessions.absoluteExpiresAt,
-  organizationId: hostedSessions.organizationId,
-  connectionId: hostedSessions.connectionId,
-  userStatus: users.status,
   email: users.email,
   emailVerified: users.emailVerified,
   name: users.name,
-  credentialRevokedAt: secret.revokedAt,
-  credentialExpiresAt: secret.expiresAt,
   audience: apis.audience,
-  apiActive: apis.active,
 };
 
+type TokenRow = Awaited<ReturnType<typeof lookupStatement>>[number];
 
-/** The token row joined to every link of its chain; callers add their columns and the WHERE. */
-function selectAuthority<F extends SelectedFields>(db: Database, extra: F) {
-  return db
-    .select({ ...authorityFields, ...extra })
-    .from(accessTokens)
-    .innerJoin(clients, eq(clients.id, accessTokens.clientPk))
-    .leftJoin(grants, eq(grants.id, accessTokens.grantId))
-    .leftJoin(hostedSessions, eq(hostedSessions.id, accessTokens.sessionId))
-    .leftJoin(users, eq(users.id, accessTokens.userId))
-    // A workload token's own credential; for a human token, the secret its grant was last used
-    // with (confidential clients): an explicit revocation of that secret ends the grant's tokens.
-    .leftJoin(secret, eq(secret.id, sql`coalesce(${accessTokens.credentialId}, ${grants.credentialId})`))
-    .leftJoin(apis, eq(apis.id, accessTokens.apiId));
-}
-
-type AuthorityRow = Awaited<ReturnType<typeof selectAuthority<Record<never, never>>>>[number];
+const at = (ctx: EndpointContext) => ctx.service.clock.now();
+const workspaceId = sql.placeholder("workspaceId");
+const tokenHash = sql.placeholder("tokenHash");
 
 /**
  * Resolves an opaque access token with its whole authority chain in one SQL round trip:
- * human tokens through grant, hosted session, user and client; workload tokens through the
- * client and the credential that obtained them. Returns null for unknown tokens.
+ * human tokens through grant, hosted session, user, client, credential, API, the session's
+ * organization and connection; workload tokens through the client, the credential that obtained
+ * them and the API. Returns null for unknown tokens.
  */
 export async function loadTokenAuthority(ctx: EndpointContext, token: string): Promise<TokenAuthority | null> {
-  const now = ctx.service.clock.now();
-  const [row] = await lookupStatement(ctx.service.db, { workspaceId: ctx.workspace.id, tokenHash: sha256Hex(token) });
+  const [row] = await lookupStatement(ctx.service.db, { workspaceId: ctx.workspace.id, tokenHash: sha256Hex(token), now: at(ctx).toISOString() });
   if (!row) return null;
-  return toAuthority(row, now);
+  return toAuthority(row);
 }
 
 /** The lookup above, built and prepared once: the session check's, UserInfo's and introspection's hot path. */
-const lookupStatement = reusable("latchkey_token_authority", (db) => {
-  return selectAuthority(db, {})
-    .where(and(eq(accessTokens.workspaceId, sql.placeholder("workspaceId")), eq(accessTokens.tokenHash, sql.placeholder("tokenHash"))))
-    .limit(1)
-});
-
+const lookupStatement = reusable("latchkey_token_authority", (db) =>
+  selectAccessTokenChain(db, nowPlaceholder(), tokenFields)
+    .where(and(eq(accessTokens.workspaceId, workspaceId), eq(accessTokens.tokenHash, tokenHash)))
+    .limit(1),
+);
 
 /** The confidential client asking about a token, as recalled from memory: the statement re-checks it. */
 export interface RecalledCaller {
@@ -135,26 +101,21 @@ export interface RecalledCaller {
   credentialId: string;
 }
 
-const caller = alias(clients, "caller");
-const callerSecret = alias(clientSecrets, "caller_secret");
-const nowParam = sql`${sql.placeholder("now")}::timestamptz`;
-
 /**
  * loadTokenAuthority's lookup, plus whether the caller's secret is unrevoked and unexpired and its
- * client still active, of the type and client_id recalled. Driven from the caller's secret row
- * (the right join), so that answer comes back even for an unknown token; no row means the secret
- * no longer exists. Built and prepared once: introspection's hot path.
+ * client still active, of the type and client_id recalled. Built and prepared once: introspection's
+ * hot path.
  */
-const callerLookupStatement = reusable("latchkey_token_authority_for_caller", (db) => {
-  return selectAuthority(db, {
-    callerLive: sql<boolean>`(${callerSecret.revokedAt} is null and ${callerSecret.expiresAt} > ${nowParam} and ${caller.active} and ${caller.type} = ${sql.placeholder("clientType")} and ${caller.clientId} = ${sql.placeholder("clientId")})`,
-  })
-    .rightJoin(callerSecret, and(eq(accessTokens.workspaceId, sql.placeholder("workspaceId")), eq(accessTokens.tokenHash, sql.placeholder("tokenHash"))))
-    .innerJoin(caller, and(eq(caller.id, callerSecret.clientPk), eq(caller.workspaceId, callerSecret.workspaceId)))
-    .where(and(eq(callerSecret.workspaceId, sql.placeholder("workspaceId")), eq(callerSecret.id, sql.placeholder("credentialId")), eq(callerSecret.clientPk, sql.placeholder("clientPk"))))
-    .limit(1)
-});
-
+const callerLookupStatement = reusable("latchkey_token_authority_for_caller", (db) =>
+  selectAccessTokenChainForCaller(db, nowPlaceholder(), tokenFields, {
+    workspaceId,
+    tokenHash,
+    credentialId: sql.placeholder("credentialId"),
+    clientPk: sql.placeholder("clientPk"),
+    clientType: sql.placeholder("clientType"),
+    clientId: sql.placeholder("clientId"),
+  }).limit(1),
+);
 
 /**
  * One SQL round trip for introspection with a memoized caller: the token with its authority chain
@@ -165,7 +126,6 @@ export async function loadTokenAuthorityForCaller(
   token: string,
   recalled: RecalledCaller,
 ): Promise<{ callerLive: boolean; authority: TokenAuthority | null }> {
-  const at = ctx.service.clock.now();
   const [row] = await callerLookupStatement(ctx.service.db, {
     workspaceId: ctx.workspace.id,
     tokenHash: sha256Hex(token),
@@ -173,16 +133,17 @@ export async function loadTokenAuthorityForCaller(
     clientPk: recalled.clientPk,
     clientId: recalled.clientId,
     clientType: recalled.clientType,
-    now: at.toISOString(),
+    now: at(ctx).toISOString(),
   });
   if (!row) return { callerLive: false, authority: null };
   // Without a token row the right join leaves every token column null.
-  const authority = row.tokenHash === null ? null : toAuthority(row as AuthorityRow, at);
+  const authority = row.tokenHash === null ? null : toAuthority(row as TokenRow);
   return { callerLive: row.callerLive === true, authority };
 }
 
-function toAuthority(row: AuthorityRow, now: Date): TokenAuthority | null {
-  const tokenLive = !row.revokedAt && row.expiresAt > now && row.clientActive && (row.apiId === null || row.apiActive === true);
+/** The token as the endpoints see it; `active` is the statement's judgment of the chain (`refusal`). */
+function toAuthority(row: TokenRow): TokenAuthority | null {
+  const kind = tokenChain(row);
   const common = {
     tokenHash: row.tokenHash,
     clientPk: row.clientPk,
@@ -193,26 +154,15 @@ function toAuthority(row: AuthorityRow, now: Date): TokenAuthority | null {
     apiId: row.apiId,
     issuedAt: row.issuedAt,
     expiresAt: row.expiresAt,
+    active: row.refusal === null,
   };
-  if (row.grantId && row.sessionId && row.userId) {
-    const active =
-      tokenLive &&
-      row.grantRevokedAt === null &&
-      row.grantAbsoluteExpiresAt !== null &&
-      row.grantAbsoluteExpiresAt > now &&
-      row.sessionIdleExpiresAt !== null &&
-      row.sessionAbsoluteExpiresAt !== null &&
-      sessionIsLive({ endedAt: row.sessionEndedAt, idleExpiresAt: row.sessionIdleExpiresAt, absoluteExpiresAt: row.sessionAbsoluteExpiresAt }, now) &&
-      row.userStatus === "active" &&
-      // Mere expiry of the grant's secret is harmless (a rotation's new secret is in use); revocation is not.
-      row.credentialRevokedAt === null;
+  if (kind === chains.humanToken) {
     return {
       ...common,
       kind: "human",
-      active,
-      grantId: row.grantId,
-      sessionId: row.sessionId,
-      userId: row.userId,
+      grantId: row.grantId!,
+      sessionId: row.sessionId!,
+      userId: row.userId!,
       organizationId: row.organizationId,
       connectionId: row.connectionId,
       email: row.email ?? "",
@@ -220,10 +170,7 @@ function toAuthority(row: AuthorityRow, now: Date): TokenAuthority | null {
       name: row.name,
     };
   }
-  if (row.credentialId) {
-    const active = tokenLive && row.credentialRevokedAt === null && row.credentialExpiresAt !== null && row.credentialExpiresAt > now;
-    return { ...common, kind: "workload", active, credentialId: row.credentialId };
-  }
+  if (kind === chains.workloadToken) return { ...common, kind: "workload", credentialId: row.credentialId! };
   return null;
 }
 
@@ -244,7 +191,11 @@ export interface PermissionFacts {
    * (probe organization null) or in the probe's organization.
    */
   userHolds: boolean;
-  /** Human: the session has no organization, or that organization is active and the user is still its member. */
+  /**
+   * Human: the session has no organization, or that organization is active and the user is still
+   * its member; and no enterprise connection, or that connection is active (the chain's
+   * organization and connection links).
+   */
   sessionOrganizationCurrent: boolean;
 }
 
@@ -287,57 +238,47 @@ const probeStatement = reusable("latchkey_token_permission_probe", (db) => {
         ),
       ),
   );
-  const sessionOrganizationMember = exists(
-    db
-      .select({ one: sql`1` })
-      .from(organizationMembers)
-      .innerJoin(organizations, eq(organizations.id, organizationMembers.organizationId))
-      .where(
-        and(
-          eq(organizationMembers.workspaceId, accessTokens.workspaceId),
-          eq(organizationMembers.organizationId, hostedSessions.organizationId),
-          eq(organizationMembers.userId, accessTokens.userId),
-          eq(organizations.active, true),
-        ),
-      ),
-  );
-  return selectAuthority(db, {
+  return selectAccessTokenChain(db, nowPlaceholder(), {
+    ...tokenFields,
     apiDefines: sql<boolean>`coalesce(${apis.permissions} @> ${asJsonbArray}, false)`,
     clientGrantIncludes: sql<boolean>`${clientGrantIncludes}`,
     userHolds: sql<boolean>`(${accessTokens.userId} is not null and ${userHolds})`,
-    sessionOrganizationCurrent: sql<boolean>`(${hostedSessions.organizationId} is null or ${sessionOrganizationMember})`,
   })
-    .where(and(eq(accessTokens.workspaceId, sql.placeholder("workspaceId")), eq(accessTokens.tokenHash, sql.placeholder("tokenHash"))))
-    .limit(1)
+    .where(and(eq(accessTokens.workspaceId, workspaceId), eq(accessTokens.tokenHash, tokenHash)))
+    .limit(1);
 });
-
 
 /**
  * loadTokenAuthority plus the facts about one permission, in one SQL round trip. Nothing is
- * cached between calls: a role or grant change is seen by the next call.
+ * cached between calls: a role or grant change is seen by the next call. `refusal` is the token's
+ * first dead link (lib/authority), null while it is active.
  */
 export async function loadTokenAuthorityWithPermission(
   ctx: EndpointContext,
   token: string,
   probe: PermissionProbe,
-): Promise<{ authority: TokenAuthority; facts: PermissionFacts } | null> {
-  const now = ctx.service.clock.now();
+): Promise<{ authority: TokenAuthority; facts: PermissionFacts; refusal: Link | null } | null> {
+  const now = at(ctx);
   const [row] = await probeStatement(ctx.service.db, {
     workspaceId: ctx.workspace.id,
     tokenHash: sha256Hex(token),
     permission: probe.permission,
     organizationId: probe.organizationId,
+    now: now.toISOString(),
   });
   if (!row) return null;
-  const authority = toAuthority(row, now);
+  const authority = toAuthority(row);
   if (!authority) return null;
+  const facts: Partial<ChainFacts> = row;
   return {
     authority,
+    refusal: row.refusal,
     facts: {
       apiDefines: row.apiDefines === true,
       clientGrantIncludes: row.clientGrantIncludes === true,
       userHolds: row.userHolds === true,
-      sessionOrganizationCurrent: row.sessionOrganizationCurrent === true,
+      sessionOrganizationCurrent:
+        linkIsLive("organization", chains.humanToken, facts, now) && linkIsLive("connection", chains.humanToken, facts, now),
     },
   };
 }

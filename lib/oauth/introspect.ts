@@ -1,6 +1,7 @@
-import { and, eq } from "drizzle-orm";
-import { apis, clients, clientSecrets, grants, hostedSessions, refreshTokens, users } from "../../db/schema";
-import { sessionIsLive } from "../authn/hosted-session";
+import { and, eq, sql } from "drizzle-orm";
+import { reusable } from "../../db/reusable";
+import { apis, grants, refreshTokens } from "../../db/schema";
+import { nowPlaceholder, selectRefreshTokenChain } from "../authority";
 import { epochSeconds } from "../clock";
 import { sha256Hex } from "../crypto";
 import type { Endpoint, EndpointContext } from "../http/context";
@@ -43,57 +44,33 @@ function accessTokenResponse(ctx: EndpointContext, authority: TokenAuthority): A
   return body;
 }
 
+/** The refresh token with its family's chain, built and prepared once. */
+const refreshLookupStatement = reusable("latchkey_refresh_token_authority", (db) =>
+  selectRefreshTokenChain(db, nowPlaceholder(), {
+    state: refreshTokens.state,
+    clientPk: grants.clientPk,
+    userId: grants.userId,
+    scope: grants.scope,
+    audience: apis.audience,
+  })
+    .where(and(eq(refreshTokens.workspaceId, sql.placeholder("workspaceId")), eq(refreshTokens.tokenHash, sql.placeholder("tokenHash"))))
+    .limit(1),
+);
+
 /**
- * A refresh token of this client, active while it is the family's current token and the family,
- * its hosted session, the user, the client, the secret the family was last used with and the API
- * all still hold. One query.
+ * A refresh token of this client, active while it is the family's current token and the family's
+ * chain (lib/authority: the family, its hosted session, the user, the client, the secret the family
+ * was last used with, the API, the session's organization and connection) holds: exactly what
+ * refresh rotation requires. One query.
  */
 async function introspectRefreshToken(ctx: EndpointContext, client: AuthenticatedClient, hash: string): Promise<ActiveIntrospection | null | undefined> {
-  const now = ctx.service.clock.now();
-  const [row] = await ctx.service.db
-    .select({
-      state: refreshTokens.state,
-      clientPk: grants.clientPk,
-      userId: grants.userId,
-      scope: grants.scope,
-      apiId: grants.apiId,
-      revokedAt: grants.revokedAt,
-      idleExpiresAt: grants.idleExpiresAt,
-      absoluteExpiresAt: grants.absoluteExpiresAt,
-      sessionEndedAt: hostedSessions.endedAt,
-      sessionIdleExpiresAt: hostedSessions.idleExpiresAt,
-      sessionAbsoluteExpiresAt: hostedSessions.absoluteExpiresAt,
-      userStatus: users.status,
-      clientActive: clients.active,
-      credentialRevokedAt: clientSecrets.revokedAt,
-      audience: apis.audience,
-      apiActive: apis.active,
-    })
-    .from(refreshTokens)
-    .innerJoin(grants, eq(grants.id, refreshTokens.grantId))
-    .innerJoin(hostedSessions, eq(hostedSessions.id, grants.sessionId))
-    .innerJoin(users, eq(users.id, grants.userId))
-    .innerJoin(clients, eq(clients.id, grants.clientPk))
-    .leftJoin(clientSecrets, eq(clientSecrets.id, grants.credentialId))
-    .leftJoin(apis, eq(apis.id, grants.apiId))
-    .where(and(eq(refreshTokens.workspaceId, ctx.workspace.id), eq(refreshTokens.tokenHash, hash)))
-    .limit(1);
+  const [row] = await refreshLookupStatement(ctx.service.db, { workspaceId: ctx.workspace.id, tokenHash: hash, now: ctx.service.clock.now().toISOString() });
   if (!row) return undefined;
-  const active =
-    row.clientPk === client.client.id &&
-    row.state === "current" &&
-    row.revokedAt === null &&
-    row.idleExpiresAt > now &&
-    row.absoluteExpiresAt > now &&
-    sessionIsLive({ endedAt: row.sessionEndedAt, idleExpiresAt: row.sessionIdleExpiresAt, absoluteExpiresAt: row.sessionAbsoluteExpiresAt }, now) &&
-    row.userStatus === "active" &&
-    row.clientActive &&
-    // The secret the family was last used with, explicitly revoked, ends it (the token endpoint refuses it too).
-    row.credentialRevokedAt === null &&
-    (row.apiId === null || row.apiActive === true);
+  const active = row.clientPk === client.client.id && row.state === "current" && row.refusal === null;
   if (!active) return null;
-  // The token dies at the first of the family's idle and absolute bounds and the session's absolute one.
-  const exp = Math.min(row.idleExpiresAt.getTime(), row.absoluteExpiresAt.getTime(), row.sessionAbsoluteExpiresAt.getTime());
+  // The token dies at the first of the family's idle and absolute bounds and the session's absolute one
+  // (all present: the chain is live).
+  const exp = Math.min(row.grantIdleExpiresAt!.getTime(), row.grantAbsoluteExpiresAt!.getTime(), row.sessionAbsoluteExpiresAt!.getTime());
   return {
     active: true,
     client_id: client.client.clientId,

@@ -1,10 +1,10 @@
 import { and, eq, isNull } from "drizzle-orm";
-import { authorizationCodes, clients, grants, hostedSessions, users } from "../../../db/schema";
+import { authorizationCodes, grants, hostedSessions } from "../../../db/schema";
+import { nowValue, selectHostedSessionChain } from "../../authority";
 import { addMs, DAY } from "../../clock";
 import { newId, sha256Base64Url, sha256Hex } from "../../crypto";
 import type { EndpointContext } from "../../http/context";
 import { invalidGrant, invalidRequest } from "../errors";
-import { sessionIsLive } from "../../authn/hosted-session";
 import { recordAudit } from "../../audit/events";
 import { effectiveHumanScope, insertHumanAccessToken, insertRefreshToken, signIdToken, subjectFor } from "../issue";
 import { inTransaction } from "../../http/transaction";
@@ -88,14 +88,11 @@ export const authorizationCodeGrant: GrantHandler = {
       if (consumed.redirectUri !== redirectUri) throw invalidGrant("redirect_uri does not match the authorization request");
       if (sha256Base64Url(verifier) !== consumed.codeChallenge) throw invalidGrant("code_verifier does not match the code challenge");
 
-      const [authority] = await db
-        .select({ session: hostedSessions, userStatus: users.status, clientActive: clients.active })
-        .from(hostedSessions)
-        .innerJoin(users, eq(users.id, hostedSessions.userId))
-        .innerJoin(clients, eq(clients.id, consumed.clientPk))
+      // The hosted session's chain (lib/authority): the session, its user, the client, the session's organization and connection.
+      const [authority] = await selectHostedSessionChain(db, nowValue(now), { session: hostedSessions }, consumed.clientPk)
         .where(and(eq(hostedSessions.workspaceId, ctx.workspace.id), eq(hostedSessions.id, consumed.sessionId)))
         .limit(1);
-      if (!authority || !sessionIsLive(authority.session, now) || authority.userStatus !== "active" || !authority.clientActive) {
+      if (!authority || authority.refusal !== null) {
         throw invalidGrant("The authorization behind this code is no longer valid");
       }
       const session = authority.session;

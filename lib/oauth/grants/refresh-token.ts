@@ -1,6 +1,7 @@
 import { and, eq, exists, isNull, or, sql, type SQL } from "drizzle-orm";
 import { reusable } from "../../../db/reusable";
-import { accessTokens, clients, clientSecrets, grants, hostedSessions, refreshTokens, users } from "../../../db/schema";
+import { accessTokens, grants, hostedSessions, refreshTokens } from "../../../db/schema";
+import { selectRefreshTokenChain, type Link } from "../../authority";
 import { addMs } from "../../clock";
 import { sha256Hex } from "../../crypto";
 import type { EndpointContext } from "../../http/context";
@@ -24,11 +25,9 @@ export async function revokeGrant(ctx: EndpointContext, grantId: string, reason:
 }
 
 /** Why a rotated token issued nothing, in the order the rules are checked. */
-type Refusal = "unlinked" | "expired" | "credential_revoked" | "ended" | "scope";
+type Refusal = "expired" | "credential_revoked" | "ended" | "scope";
 
 const refusals: Record<Refusal, () => OAuthError> = {
-  // Every link is a foreign key of the family, so all are present; should one not be, refuse.
-  unlinked: () => invalidGrant("The refresh token was issued to another client"),
   expired: () => invalidGrant("The refresh token has expired"),
   // The secret this grant was last used with may have expired (harmless: a newer one is in use
   // now) but not been revoked: explicit revocation or immediate replacement ends the grant.
@@ -36,6 +35,25 @@ const refusals: Record<Refusal, () => OAuthError> = {
   ended: () => invalidGrant("The session or authorization behind this refresh token has ended"),
   scope: () => invalidScope("scope may only narrow the original grant"),
 };
+
+/**
+ * The family's first dead link (lib/authority, `chains.grant`) as the token endpoint names it: the
+ * family's own bounds, the secret it was last used with, and everything else it stands on (hosted
+ * session, user, client, API, the session's organization and connection). A chain that holds
+ * refuses only a scope beyond the grant.
+ */
+function rotationRefusal(row: { refusal: Link | null; scopeExceeded: boolean | null }): Refusal | null {
+  switch (row.refusal) {
+    case null:
+      return row.scopeExceeded ? "scope" : null;
+    case "grant":
+      return "expired";
+    case "credential":
+      return "credential_revoked";
+    default:
+      return "ended";
+  }
+}
 
 const param = (name: string) => sql.placeholder(name);
 const at = (name: string) => sql`${param(name)}::timestamptz`;
@@ -46,8 +64,8 @@ const scopeWithinGrant = (requested: SQL) => sql`(${requested} is null or ${gran
 /**
  * The whole rotation as one statement, built once and run in autocommit:
  * - `chain` reads the presented token, current and of an unrevoked family of the authenticating
- *   client, with its family, session, user, client and last-used credential, and names the first
- *   rule that fails (`refusal`), with the access token's scope.
+ *   client, with the family's chain (lib/authority) and its first dead link (`refusal`), whether
+ *   the requested scope exceeds the grant, and the access token's scope.
  * - `rotated` supersedes the presented token only while it is current and its family unrevoked and
  *   the authenticating client's: of many parallel presentations exactly one wins. It is not spent
  *   when the only refusal is a scope beyond the grant: asking too much is a bad field, not a use,
@@ -75,22 +93,17 @@ const rotationStatement = reusable("latchkey_refresh_rotation", (db) => {
   const presentedCurrent = and(eq(refreshTokens.workspaceId, param("workspaceId")), eq(refreshTokens.tokenHash, param("tokenHash")), eq(refreshTokens.state, "current"));
   const narrowed = sql`${param("scope")}::text::jsonb`;
   const chain = db.$with("chain").as(
-    db
-      .select({
+    // The family's chain judged in `refusal` (lib/authority); the scope rule last, on its own.
+    selectRefreshTokenChain(
+      db,
+      now,
+      {
         grantId: grants.id,
         userId: grants.userId,
         sessionId: grants.sessionId,
         apiId: grants.apiId,
         absoluteExpiresAt: grants.absoluteExpiresAt,
-        // The checks of the former JS, in its order; the session rule is sessionIsLive.
-        refusal: sql<Refusal | null>`case
-          when ${grants.id} is null or ${hostedSessions.id} is null or ${users.id} is null or ${clients.id} is null then 'unlinked'
-          when ${grants.idleExpiresAt} <= ${now} or ${grants.absoluteExpiresAt} <= ${now} then 'expired'
-          when ${clientSecrets.revokedAt} is not null then 'credential_revoked'
-          when ${hostedSessions.endedAt} is not null or ${hostedSessions.idleExpiresAt} <= ${now} or ${hostedSessions.absoluteExpiresAt} <= ${now}
-            or ${users.status} <> 'active' or not ${clients.active} then 'ended'
-          when not ${scopeWithinGrant(narrowed)} then 'scope'
-        end`.as("refusal"),
+        scopeExceeded: sql<boolean>`not ${scopeWithinGrant(narrowed)}`.as("scope_exceeded"),
         subject: sql<string | null>`coalesce(${grants.subject}, ${subjectParam})`.as("subject"),
         scope: effectiveHumanScopeSql({
           workspaceId: param("workspaceId"),
@@ -100,14 +113,9 @@ const rotationStatement = reusable("latchkey_refresh_rotation", (db) => {
           apiId: grants.apiId,
           organizationId: hostedSessions.organizationId,
         }).as("scope"),
-      })
-      .from(refreshTokens)
-      .innerJoin(grants, and(rotatableFamily, eq(grants.workspaceId, param("workspaceId"))))
-      .leftJoin(hostedSessions, eq(hostedSessions.id, grants.sessionId))
-      .leftJoin(users, eq(users.id, grants.userId))
-      .leftJoin(clients, eq(clients.id, grants.clientPk))
-      .leftJoin(clientSecrets, eq(clientSecrets.id, grants.credentialId))
-      .where(presentedCurrent),
+      },
+      and(rotatableFamily, eq(grants.workspaceId, param("workspaceId"))),
+    ).where(presentedCurrent),
   );
   const rotated = db.$with("rotated").as(
     db
@@ -118,12 +126,12 @@ const rotationStatement = reusable("latchkey_refresh_rotation", (db) => {
           // Re-checked on the row itself, so a parallel presentation that superseded it first wins alone.
           presentedCurrent,
           exists(db.select({ one: grants.id }).from(grants).where(rotatableFamily)),
-          sql`not exists (select 1 from ${chain} where ${chain.refusal} = 'scope')`,
+          sql`not exists (select 1 from ${chain} where ${chain.refusal} is null and ${chain.scopeExceeded})`,
         ),
       )
       .returning({ grantId: refreshTokens.grantId }),
   );
-  const issuable = and(isNull(chain.refusal), sql`exists (select 1 from ${rotated})`);
+  const issuable = and(isNull(chain.refusal), sql`not ${chain.scopeExceeded}`, sql`exists (select 1 from ${rotated})`);
   // The columns of insertHumanAccessToken, in table order (drizzle checks it).
   const access = db.$with("issued_access").as(
     db
@@ -187,6 +195,7 @@ const rotationStatement = reusable("latchkey_refresh_rotation", (db) => {
     .with(chain, rotated, access, successor, used)
     .select({
       refusal: chain.refusal,
+      scopeExceeded: chain.scopeExceeded,
       grantId: chain.grantId,
       userId: chain.userId,
       scope: access.scope,
@@ -236,7 +245,7 @@ export const refreshTokenGrant: GrantHandler = {
 
     // A current token that this statement did not spend: refused for scope alone (left current), or
     // superseded by a parallel presentation between the statement's read and its update (reuse).
-    const unspent = (row: RotationRow | undefined) => !row || (!row.spent && row.refusal !== "scope");
+    const unspent = (row: RotationRow | undefined) => !row || (!row.spent && rotationRefusal(row) !== "scope");
     let [rotated]: (RotationRow | undefined)[] = await rotate(null);
     if (unspent(rotated)) {
       let presentedToken = await readPresented(ctx, hash);
@@ -249,7 +258,8 @@ export const refreshTokenGrant: GrantHandler = {
     }
     rotated = rotated!;
 
-    if (rotated.refusal) throw refusals[rotated.refusal]();
+    const refusal = rotationRefusal(rotated);
+    if (refusal) throw refusals[refusal]();
     if (rotated.userId === null || rotated.scope === null || rotated.subject === null || !rotated.successorIssued || !rotated.grantUsed) {
       throw new Error("Refresh rotation passed every rule but did not issue");
     }

@@ -1,0 +1,32 @@
+/** The authority chain: its links judged once, in SQL for statements and in JS for loaded rows (see ./chain.ts). */
+export {
+  LINKS,
+  accessTokenSource,
+  grantSource,
+  sessionSource,
+  chains,
+  deadLinkSql,
+  linkIsLive,
+  liveSql,
+  nowPlaceholder,
+  nowValue,
+  refusalOf,
+  refusalSql,
+  sessionIsLive,
+  sessionRowFacts,
+  tokenChain,
+  tokenRefusalOf,
+  tokenRefusalSql,
+  type Chain,
+  type ChainFacts,
+  type ChainSource,
+  type Link,
+} from "./chain";
+export {
+  selectAccessTokenChain,
+  selectAccessTokenChainForCaller,
+  selectConsoleSessionChain,
+  selectGrantChain,
+  selectHostedSessionChain,
+  selectRefreshTokenChain,
+} from "./statements";

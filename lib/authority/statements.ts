@@ -1,0 +1,201 @@
+/**
+ * The statements' chains: each builder starts from the row a reader holds (an access token, a
+ * refresh token, a console session, a hosted session, a grant), adds the joins to every link of
+ * its chain and selects the facts (`ChainFacts`) and the first dead link (`refusal`, SQL). The
+ * caller adds its own columns, its WHERE, and may join further; it never joins the chain itself.
+ *
+ * Joins are by primary key (or the membership's unique key), left joins throughout: a missing row
+ * is a dead link, judged by the fragments of ./chain.ts. The facts are aliased expressions, so a
+ * builder can also be a CTE (refresh rotation) without its columns' names colliding.
+ */
+import { and, eq, sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import { alias, type AnyPgColumn, type SelectedFields } from "drizzle-orm/pg-core";
+import type { Database } from "../../db/client";
+import { accessTokens, apis, clients, clientSecrets, consoleSessions, grants, hostedSessions, refreshTokens, users } from "../../db/schema";
+import {
+  accessTokenSource,
+  chains,
+  credential,
+  grantSource,
+  refusalSql,
+  sessionConnection,
+  sessionMembership,
+  sessionOrganization,
+  sessionSource,
+  tokenRefusalSql,
+  type Chain,
+  type ChainSource,
+  type Link,
+} from "./chain";
+
+/** A column as an aliased, typed expression, decoded as the column is (dates stay dates). */
+function fact<T>(column: AnyPgColumn, name: string): SQL.Aliased<T | null> {
+  return (sql`${column}`.mapWith(column) as SQL<T | null>).as(name);
+}
+
+const sessionFacts = {
+  sessionEndedAt: fact<Date>(hostedSessions.endedAt, "session_ended_at"),
+  sessionIdleExpiresAt: fact<Date>(hostedSessions.idleExpiresAt, "session_idle_expires_at"),
+  sessionAbsoluteExpiresAt: fact<Date>(hostedSessions.absoluteExpiresAt, "session_absolute_expires_at"),
+  userStatus: fact<string>(users.status, "user_status"),
+  organizationId: fact<string>(hostedSessions.organizationId, "session_organization_id"),
+  organizationActive: fact<boolean>(sessionOrganization.active, "session_organization_active"),
+  membershipId: fact<string>(sessionMembership.id, "session_membership_id"),
+  connectionId: fact<string>(hostedSessions.connectionId, "session_connection_id"),
+  connectionActive: fact<boolean>(sessionConnection.active, "session_connection_active"),
+};
+
+const clientFacts = {
+  clientActive: fact<boolean>(clients.active, "client_active"),
+};
+
+function grantFacts(source: ChainSource) {
+  return {
+    grantRevokedAt: fact<Date>(grants.revokedAt, "grant_revoked_at"),
+    grantIdleExpiresAt: fact<Date>(grants.idleExpiresAt, "grant_idle_expires_at"),
+    grantAbsoluteExpiresAt: fact<Date>(grants.absoluteExpiresAt, "grant_absolute_expires_at"),
+    credentialRevokedAt: fact<Date>(credential.revokedAt, "credential_revoked_at"),
+    credentialExpiresAt: fact<Date>(credential.expiresAt, "credential_expires_at"),
+    ...sessionFacts,
+    ...clientFacts,
+    apiId: (sql`${source.apiId}` as SQL<string | null>).as("chain_api_id"),
+    apiActive: fact<boolean>(apis.active, "api_active"),
+  };
+}
+
+const tokenFacts = {
+  tokenGrantId: fact<string>(accessTokens.grantId, "token_grant_id"),
+  tokenSessionId: fact<string>(accessTokens.sessionId, "token_session_id"),
+  tokenUserId: fact<string>(accessTokens.userId, "token_user_id"),
+  tokenCredentialId: fact<string>(accessTokens.credentialId, "token_credential_id"),
+  tokenRevokedAt: fact<Date>(accessTokens.revokedAt, "token_revoked_at"),
+  tokenExpiresAt: fact<Date>(accessTokens.expiresAt, "token_expires_at"),
+};
+
+const refusal = (expression: SQL<Link | null>) => expression.as("refusal");
+
+/** The user's membership in the hosted session's organization (at most one row: a unique key). */
+const membershipOfSession = and(
+  eq(sessionMembership.workspaceId, hostedSessions.workspaceId),
+  eq(sessionMembership.organizationId, hostedSessions.organizationId),
+  eq(sessionMembership.userId, hostedSessions.userId),
+);
+
+/**
+ * An access token and its chain (human: grant, hosted session, user, client, the secret the grant
+ * was last used with, API, organization, connection; workload: client, the credential that
+ * obtained it, API). The client is an inner join: a token of a deleted client is no token.
+ */
+export function selectAccessTokenChain<F extends SelectedFields>(db: Database, now: SQLWrapper, extra: F) {
+  return db
+    .select({ ...tokenFacts, ...grantFacts(accessTokenSource), refusal: refusal(tokenRefusalSql(now)), ...extra })
+    .from(accessTokens)
+    .innerJoin(clients, eq(clients.id, accessTokens.clientPk))
+    .leftJoin(grants, eq(grants.id, accessTokens.grantId))
+    .leftJoin(hostedSessions, eq(hostedSessions.id, accessTokens.sessionId))
+    .leftJoin(users, eq(users.id, accessTokens.userId))
+    // A workload token's own credential; for a human token, the secret its grant was last used
+    // with (confidential clients): an explicit revocation of that secret ends the grant's tokens.
+    .leftJoin(credential, eq(credential.id, sql`coalesce(${accessTokens.credentialId}, ${grants.credentialId})`))
+    .leftJoin(apis, eq(apis.id, accessTokens.apiId))
+    .leftJoin(sessionOrganization, eq(sessionOrganization.id, hostedSessions.organizationId))
+    .leftJoin(sessionMembership, membershipOfSession)
+    .leftJoin(sessionConnection, eq(sessionConnection.id, hostedSessions.connectionId));
+}
+
+/**
+ * A refresh token and its family's chain (`chains.grant`). `family` narrows the inner join to the
+ * grant (refresh rotation: unrevoked, the caller's); without it every family is read.
+ */
+export function selectRefreshTokenChain<F extends SelectedFields>(db: Database, now: SQLWrapper, extra: F, family?: SQL) {
+  return db
+    .select({ ...grantFacts(grantSource), refusal: refusal(refusalSql(chains.grant, grantSource, now)), ...extra })
+    .from(refreshTokens)
+    .innerJoin(grants, and(eq(grants.id, refreshTokens.grantId), family))
+    .leftJoin(hostedSessions, eq(hostedSessions.id, grants.sessionId))
+    .leftJoin(users, eq(users.id, grants.userId))
+    .leftJoin(clients, eq(clients.id, grants.clientPk))
+    .leftJoin(credential, eq(credential.id, grants.credentialId))
+    .leftJoin(apis, eq(apis.id, grants.apiId))
+    .leftJoin(sessionOrganization, eq(sessionOrganization.id, hostedSessions.organizationId))
+    .leftJoin(sessionMembership, membershipOfSession)
+    .leftJoin(sessionConnection, eq(sessionConnection.id, hostedSessions.connectionId));
+}
+
+/**
+ * Grants and their chains, `chain` (default `chains.grant`) judged in `refusal`. The client is an
+ * inner join: every grant has one (a foreign key), and listings show its name.
+ */
+export function selectGrantChain<F extends SelectedFields>(db: Database, now: SQLWrapper, extra: F, chain: Chain = chains.grant) {
+  return db
+    .select({ ...grantFacts(grantSource), refusal: refusal(refusalSql(chain, grantSource, now)), ...extra })
+    .from(grants)
+    .innerJoin(clients, eq(clients.id, grants.clientPk))
+    .leftJoin(hostedSessions, eq(hostedSessions.id, grants.sessionId))
+    .leftJoin(users, eq(users.id, grants.userId))
+    .leftJoin(credential, eq(credential.id, grants.credentialId))
+    .leftJoin(apis, eq(apis.id, grants.apiId))
+    .leftJoin(sessionOrganization, eq(sessionOrganization.id, hostedSessions.organizationId))
+    .leftJoin(sessionMembership, membershipOfSession)
+    .leftJoin(sessionConnection, eq(sessionConnection.id, hostedSessions.connectionId));
+}
+
+/**
+ * A console session and the chain of the grant it was signed in with (`chains.grant`): the grant,
+ * the console client's secret it was obtained with, the hosted session the console session came
+ * from, the operator, the console client. The console session's own expiry is the console's.
+ */
+export function selectConsoleSessionChain<F extends SelectedFields>(db: Database, now: SQLWrapper, extra: F) {
+  return db
+    .select({ ...grantFacts(grantSource), refusal: refusal(refusalSql(chains.grant, grantSource, now)), ...extra })
+    .from(consoleSessions)
+    .leftJoin(grants, eq(grants.id, consoleSessions.grantId))
+    .leftJoin(hostedSessions, eq(hostedSessions.id, consoleSessions.hostedSessionId))
+    .leftJoin(users, eq(users.id, consoleSessions.operatorUserId))
+    .leftJoin(clients, eq(clients.id, grants.clientPk))
+    .leftJoin(credential, eq(credential.id, grants.credentialId))
+    .leftJoin(apis, eq(apis.id, grants.apiId))
+    .leftJoin(sessionOrganization, eq(sessionOrganization.id, hostedSessions.organizationId))
+    .leftJoin(sessionMembership, membershipOfSession)
+    .leftJoin(sessionConnection, eq(sessionConnection.id, hostedSessions.connectionId));
+}
+
+/**
+ * A hosted session and its chain: the user, the session's organization and connection, and, when
+ * `clientPk` is given, that client (`chains.codeExchange`; otherwise `chains.hostedSession`).
+ */
+export function selectHostedSessionChain<F extends SelectedFields>(db: Database, now: SQLWrapper, extra: F, clientPk: string | null = null) {
+  const chain = clientPk === null ? chains.hostedSession : chains.codeExchange;
+  return db
+    .select({ ...sessionFacts, ...clientFacts, refusal: refusal(refusalSql(chain, sessionSource, now)), ...extra })
+    .from(hostedSessions)
+    .leftJoin(users, eq(users.id, hostedSessions.userId))
+    .leftJoin(clients, eq(clients.id, sql`${clientPk}::text`))
+    .leftJoin(sessionOrganization, eq(sessionOrganization.id, hostedSessions.organizationId))
+    .leftJoin(sessionMembership, membershipOfSession)
+    .leftJoin(sessionConnection, eq(sessionConnection.id, hostedSessions.connectionId));
+}
+
+/** The confidential client asking (introspection with a memoized credential) and its secret. */
+const callerCredential = alias(clientSecrets, "caller_secret");
+const callerClient = alias(clients, "caller");
+
+/**
+ * `selectAccessTokenChain`, driven from the caller's secret (a right join, so the caller's answer
+ * comes back even for an unknown token; no row means the secret no longer exists), plus
+ * `callerLive`: that secret unrevoked and unexpired (a credential judged as a workload's), its
+ * client active and of the type and client_id recalled.
+ */
+export function selectAccessTokenChainForCaller<F extends SelectedFields>(
+  db: Database,
+  now: SQLWrapper,
+  extra: F,
+  match: { workspaceId: SQLWrapper; tokenHash: SQLWrapper; credentialId: SQLWrapper; clientPk: SQLWrapper; clientType: SQLWrapper; clientId: SQLWrapper },
+) {
+  const callerLive = sql<boolean>`(${callerCredential.revokedAt} is null and ${callerCredential.expiresAt} > ${now} and ${callerClient.active}
+    and ${callerClient.type} = ${match.clientType} and ${callerClient.clientId} = ${match.clientId})`;
+  return selectAccessTokenChain(db, now, { ...extra, callerLive })
+    .rightJoin(callerCredential, and(eq(accessTokens.workspaceId, match.workspaceId), eq(accessTokens.tokenHash, match.tokenHash)))
+    .innerJoin(callerClient, and(eq(callerClient.id, callerCredential.clientPk), eq(callerClient.workspaceId, callerCredential.workspaceId)))
+    .where(and(eq(callerCredential.workspaceId, match.workspaceId), eq(callerCredential.id, match.credentialId), eq(callerCredential.clientPk, match.clientPk)));
+}
