@@ -3,16 +3,13 @@ import { hostedSessions } from "../../db/schema";
 import { nowValue, selectHostedSessionChain, sessionIsLive } from "../authority";
 import { readEvidence, sessionClaims, withEvidence, type Evidence } from "./evidence";
 import { addMs, HOUR, DAY } from "../clock";
-import { randomToken, safeEqual, sha256Hex } from "../crypto";
 import type { EndpointContext } from "../http/context";
 import { clearCookie, parseCookieHeader, serializeCookie } from "../http/cookies";
-import { isStorableText } from "../text";
+import { idleExpiryFrom, newSessionToken, parseSessionToken, slideIdleExpiry, verifySessionSecret } from "./session-token";
 
 export const SESSION_COOKIE = "lk_session";
 export const SESSION_IDLE_MS = 12 * HOUR;
 export const SESSION_ABSOLUTE_MS = 7 * DAY;
-/** Sliding the idle expiry is a write; do it at most once a minute per session. */
-const SLIDE_AFTER_MS = 60_000;
 
 export type HostedSession = typeof hostedSessions.$inferSelect;
 
@@ -25,36 +22,36 @@ export interface NewSessionInput {
 }
 
 /**
- * Lucia-style session token: `<id>.<secret>`, only SHA-256 of the secret is stored. auth_time, amr
- * and acr are stored as derived from the evidence (sessionClaims), for readers that list them.
+ * Lucia-style session token (lib/authn/session-token.ts): `<id>.<secret>`, only SHA-256 of the
+ * secret is stored. auth_time, amr and acr are stored as derived from the evidence
+ * (sessionClaims), for readers that list them.
  */
 export async function createHostedSession(ctx: EndpointContext, input: NewSessionInput): Promise<{ session: HostedSession; cookie: string }> {
   const now = ctx.service.clock.now();
   const evidence = input.evidence.reduce(withEvidence, []);
   const claims = sessionClaims(evidence);
-  const id = randomToken(16);
-  const secret = randomToken(32);
+  const token = newSessionToken();
   const absolute = addMs(now, SESSION_ABSOLUTE_MS);
   const [session] = await ctx.service.db
     .insert(hostedSessions)
     .values({
-      id,
+      id: token.id,
       workspaceId: ctx.workspace.id,
       userId: input.userId,
-      secretHash: sha256Hex(secret),
+      secretHash: token.secretHash,
       evidence,
       authTime: claims.authTime,
       amr: claims.amr,
       acr: claims.acr,
       createdAt: now,
       lastSeenAt: now,
-      idleExpiresAt: addMs(now, SESSION_IDLE_MS),
+      idleExpiresAt: idleExpiryFrom(now, SESSION_IDLE_MS, absolute),
       absoluteExpiresAt: absolute,
       userAgent: input.userAgent?.slice(0, 512) ?? null,
       ip: input.ip ?? null,
     })
     .returning();
-  return { session, cookie: serializeCookie(SESSION_COOKIE, `${id}.${secret}`, ctx.basePath, SESSION_ABSOLUTE_MS / 1000) };
+  return { session, cookie: serializeCookie(SESSION_COOKIE, token.token, ctx.basePath, SESSION_ABSOLUTE_MS / 1000) };
 }
 
 /** A session row's own state (not ended, within its bounds): the session link of lib/authority. */
@@ -62,11 +59,7 @@ export { sessionIsLive } from "../authority";
 
 /** The `<id>.<secret>` of the session cookie, if the request carries a well-formed one. */
 export function readSessionCookie(cookieHeader: string | null): { id: string; secret: string } | null {
-  const raw = parseCookieHeader(cookieHeader).get(SESSION_COOKIE);
-  if (!raw || !isStorableText(raw)) return null;
-  const dot = raw.indexOf(".");
-  if (dot < 1) return null;
-  return { id: raw.slice(0, dot), secret: raw.slice(dot + 1) };
+  return parseSessionToken(parseCookieHeader(cookieHeader).get(SESSION_COOKIE));
 }
 
 /** The live hosted session named by the request's cookie, with its idle expiry slid forward. */
@@ -79,11 +72,11 @@ export async function getLiveSession(ctx: EndpointContext, cookieHeader: string 
   const [row] = await selectHostedSessionChain(ctx.service.db, nowValue(now), { session: hostedSessions })
     .where(and(eq(hostedSessions.workspaceId, ctx.workspace.id), eq(hostedSessions.id, id)))
     .limit(1);
-  if (!row || !safeEqual(row.session.secretHash, sha256Hex(secret))) return null;
+  if (!row || !verifySessionSecret(row.session, secret)) return null;
   if (row.refusal !== null) return null;
   const session = row.session;
-  if (now.getTime() - session.lastSeenAt.getTime() > SLIDE_AFTER_MS) {
-    const idle = new Date(Math.min(now.getTime() + SESSION_IDLE_MS, session.absoluteExpiresAt.getTime()));
+  const idle = slideIdleExpiry(session, now, SESSION_IDLE_MS);
+  if (idle) {
     await ctx.service.db
       .update(hostedSessions)
       .set({ lastSeenAt: now, idleExpiresAt: idle })

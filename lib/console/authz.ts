@@ -13,8 +13,8 @@
 import { and, eq, gt, isNull, sql } from "drizzle-orm";
 import { consoleSessions, grants, operatorMemberships, users, workspaces } from "../../db/schema";
 import { nowValue, selectConsoleSessionChain } from "../authority";
-import { addMs, HOUR, MINUTE } from "../clock";
-import { safeEqual, sha256Hex } from "../crypto";
+import { HOUR } from "../clock";
+import { parseSessionToken, slideIdleExpiry, verifySessionSecret } from "../authn/session-token";
 import type { Service } from "../service";
 import { SYSTEM_WORKSPACE_ID } from "./system";
 
@@ -23,7 +23,6 @@ export const CONSOLE_COOKIE_PATH = "/console";
 /** A console session idles out after 2 hours and ends after 12, or sooner with its hosted session or grant. */
 export const CONSOLE_IDLE_MS = 2 * HOUR;
 export const CONSOLE_ABSOLUTE_MS = 12 * HOUR;
-const SLIDE_AFTER_MS = MINUTE;
 
 export const operatorRoles = ["viewer", "admin", "owner"] as const;
 export type OperatorRole = (typeof operatorRoles)[number];
@@ -61,13 +60,6 @@ export interface WorkspaceAccess {
   role: OperatorRole;
 }
 
-function splitToken(token: string | null | undefined): { id: string; secret: string } | null {
-  if (!token) return null;
-  const dot = token.indexOf(".");
-  if (dot < 1 || dot === token.length - 1) return null;
-  return { id: token.slice(0, dot), secret: token.slice(dot + 1) };
-}
-
 interface Resolved {
   operator: Operator;
   membership: { role: OperatorRole; workspaceId: string; workspaceName: string } | null;
@@ -78,7 +70,7 @@ interface Resolved {
  * given, in one query; null when the session or any link of its authority is gone.
  */
 export async function resolveConsoleSession(service: Service, token: string | null | undefined, workspaceId?: string): Promise<Resolved | null> {
-  const parts = splitToken(token);
+  const parts = parseSessionToken(token);
   if (!parts) return null;
   const now = service.clock.now();
   const ws = workspaceId ?? null;
@@ -99,7 +91,7 @@ export async function resolveConsoleSession(service: Service, token: string | nu
     .leftJoin(operatorMemberships, and(eq(operatorMemberships.operatorUserId, consoleSessions.operatorUserId), eq(operatorMemberships.workspaceId, workspaces.id)))
     .where(eq(consoleSessions.id, parts.id))
     .limit(1);
-  if (!row || !safeEqual(row.session.secretHash, sha256Hex(parts.secret))) return null;
+  if (!row || !verifySessionSecret(row.session, parts.secret)) return null;
   const s = row.session;
   const live =
     s.endedAt === null &&
@@ -110,8 +102,8 @@ export async function resolveConsoleSession(service: Service, token: string | nu
     row.userWorkspaceId === SYSTEM_WORKSPACE_ID;
   // A live chain has its operator's row (the email is always there then).
   if (!live || row.email === null) return null;
-  if (now.getTime() - s.lastSeenAt.getTime() > SLIDE_AFTER_MS) {
-    const idle = new Date(Math.min(addMs(now, CONSOLE_IDLE_MS).getTime(), s.expiresAt.getTime()));
+  const idle = slideIdleExpiry({ lastSeenAt: s.lastSeenAt, absoluteExpiresAt: s.expiresAt }, now, CONSOLE_IDLE_MS);
+  if (idle) {
     await service.db
       .update(consoleSessions)
       .set({ lastSeenAt: now, idleExpiresAt: idle })
