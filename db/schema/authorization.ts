@@ -110,7 +110,7 @@ export const refreshTokens = pgTable(
  * service and the shortest-lived row (5 minutes), so no foreign keys: each one cost an index probe
  * and a shared lock on its parent row per token (contended on the client, credential and API rows
  * under load). Nothing is lost by it: every read of a token joins its whole authority chain
- * (lib/oauth/authority.ts), and a token whose client, grant, session, user, credential or API is
+ * (lib/authority/statements.ts), and a token whose client, grant, session, user, credential or API is
  * gone is not active; rows are only ever inserted by the grants, from rows they just read.
  */
 export const accessTokens = pgTable(
