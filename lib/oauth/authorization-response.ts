@@ -1,5 +1,6 @@
-import { eq } from "drizzle-orm";
-import { authorizationCodes, users } from "../../db/schema";
+import { and, eq } from "drizzle-orm";
+import { authorizationCodes, hostedSessions } from "../../db/schema";
+import { nowValue, selectHostedSessionChain } from "../authority";
 import { addMs, SECOND } from "../clock";
 import { randomToken, sha256Hex } from "../crypto";
 import type { EndpointContext } from "../http/context";
@@ -38,8 +39,11 @@ export async function issueCodeRedirect(
   extraHeaders: [string, string][] = [],
 ): Promise<Response> {
   const now = ctx.service.clock.now();
-  const [user] = await ctx.service.db.select({ status: users.status }).from(users).where(eq(users.id, session.userId)).limit(1);
-  if (!user || user.status !== "active") {
+  // The session may have lost its authority (user disabled, organization left) since it was read.
+  const [current] = await selectHostedSessionChain(ctx.service.db, nowValue(now), {})
+    .where(and(eq(hostedSessions.workspaceId, ctx.workspace.id), eq(hostedSessions.id, session.id)))
+    .limit(1);
+  if (!current || current.refusal !== null) {
     return errorRedirect(authz.redirectUri, ctx.issuer, "access_denied", "The user cannot sign in", authz.state);
   }
   const code = randomToken(32);

@@ -1,6 +1,7 @@
-import { and, eq, gt, isNull } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { grants } from "../../db/schema";
 import { recordAudit } from "../audit/events";
+import { chains, grantSource, liveSql, nowValue, selectGrantChain } from "../authority";
 import { clearSessionCookie, endHostedSession, getLiveSession } from "../authn/hosted-session";
 import type { Endpoint, EndpointContext } from "../http/context";
 import { dependencyFailureSummary, isDependencyFailure } from "../http/errors";
@@ -63,17 +64,14 @@ async function logout(request: Request, ctx: EndpointContext): Promise<Response>
   const session = await getLiveSession(ctx, request.headers.get("cookie"));
   if (!session) return hostedError("logout_no_session");
   const now = ctx.service.clock.now();
-  const [grant] = await ctx.service.db
-    .select({ id: grants.id })
-    .from(grants)
+  // A live grant of this client in this session (the grant's own state, by the one authority rule).
+  const [grant] = await selectGrantChain(ctx.service.db, nowValue(now), { id: grants.id }, chains.grantRecord)
     .where(
       and(
         eq(grants.workspaceId, ctx.workspace.id),
         eq(grants.sessionId, session.id),
         eq(grants.clientPk, client.id),
-        isNull(grants.revokedAt),
-        gt(grants.idleExpiresAt, now),
-        gt(grants.absoluteExpiresAt, now),
+        liveSql(chains.grantRecord, grantSource, nowValue(now)),
       ),
     )
     .limit(1);
