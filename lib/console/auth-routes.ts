@@ -13,6 +13,7 @@
 import { clientAddressOf } from "../http/client-address";
 import { parseCookieHeader } from "../http/cookies";
 import { guarded, sameOrigin, type GuardContext } from "../http/guards";
+import { redirect303 } from "../http/response";
 import { hostedError } from "../hosted/errors";
 import { getService } from "../service";
 import { CONSOLE_SESSION_COOKIE } from "./authz";
@@ -27,11 +28,7 @@ export const withService =
   async (request) =>
     endpoint(request, { service: await getService() });
 
-const redirect = (location: string, cookies: string[]): Response => {
-  const headers = new Headers({ Location: location, "Cache-Control": "no-store", "Referrer-Policy": "no-referrer" });
-  for (const cookie of cookies) headers.append("Set-Cookie", cookie);
-  return new Response(null, { status: 303, headers });
-};
+const redirect = (location: string, cookies: string[]): Response => redirect303(location, cookies.map((cookie): [string, string] => ["Set-Cookie", cookie]));
 
 /** GET /console/auth/start: a fresh transaction, then the system workspace's authorize endpoint. */
 export async function startEndpoint(request: Request, { service }: GuardContext): Promise<Response> {

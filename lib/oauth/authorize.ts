@@ -4,7 +4,7 @@ import type { Endpoint, EndpointContext } from "../http/context";
 import { unstorableParameter } from "../http/form";
 import { hostedError } from "../hosted/errors";
 import { getLiveSession } from "../authn/hosted-session";
-import { errorRedirect, issueCodeRedirect } from "./authorization-response";
+import { errorRedirect, issueCodeRedirect, type CodeRequest } from "./authorization-response";
 import { findClient, type ClientRow } from "./clients";
 import { openPendingSignIn } from "./pending-sign-in";
 import { hasDuplicates, isIdentityScope, MAX_AUTHORIZE_SCOPES, splitScope } from "./scopes";
@@ -26,14 +26,9 @@ class RedirectableError extends Error {
   }
 }
 
-export interface ValidatedAuthorization {
+/** The request once every step passed: what a code is issued for, with the client row. */
+export interface ValidatedAuthorization extends Omit<CodeRequest, "clientPk"> {
   client: ClientRow;
-  redirectUri: string;
-  scope: string[];
-  state: string;
-  nonce: string;
-  codeChallenge: string;
-  apiId: string | null;
 }
 
 type Step = (params: URLSearchParams, ctx: EndpointContext, acc: Partial<ValidatedAuthorization>) => Promise<void> | void;
