@@ -9,10 +9,14 @@ const sha256B64 = (v) => createHash("sha256").update(v).digest("base64url");
 export const basic = (id, secret) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString("base64")}`;
 export const FORM = "application/x-www-form-urlencoded";
 
-/** lib/authn/sign-in.ts csrfToken(): HMAC under the master key's "hosted-csrf" subkey (lib/crypto.ts deriveKey). */
+/**
+ * lib/http/csrf.ts csrfToken(masterKey, "hosted-sign-in", [workspace, transaction, binding]): HMAC under
+ * the master key's "csrf:hosted-sign-in" subkey (lib/crypto.ts deriveKey) of the length-prefixed values.
+ */
 export function csrfFor(masterKeyHex, workspaceId, txId, binding) {
-  const key = Buffer.from(hkdfSync("sha256", Buffer.from(masterKeyHex, "hex"), Buffer.alloc(0), "latchkey:hosted-csrf", 32));
-  return createHmac("sha256", key).update(`${workspaceId}.${txId}.${binding}`).digest("base64url");
+  const key = Buffer.from(hkdfSync("sha256", Buffer.from(masterKeyHex, "hex"), Buffer.alloc(0), "latchkey:csrf:hosted-sign-in", 32));
+  const encoded = [workspaceId, txId, binding].map((value) => `${value.length}:${value}`).join("");
+  return createHmac("sha256", key).update(encoded).digest("base64url");
 }
 
 async function request(url, init = {}) {
