@@ -25,6 +25,7 @@ export {
 export {
   selectAccessTokenChain,
   selectAccessTokenChainForCaller,
+  selectAccessTokenVerdict,
   selectConsoleSessionChain,
   selectGrantChain,
   selectHostedSessionChain,

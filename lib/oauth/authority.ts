@@ -1,6 +1,6 @@
 import { and, eq, exists, sql } from "drizzle-orm";
 import { reusable } from "../../db/reusable";
-import { accessTokens, apiGrants, apis, clients, rolePermissions, userRoles, users } from "../../db/schema";
+import { accessTokens, apiGrants, apis, clients, hostedSessions, rolePermissions, userRoles, users } from "../../db/schema";
 import { sha256Hex } from "../crypto";
 import type { EndpointContext } from "../http/context";
 import {
@@ -9,6 +9,7 @@ import {
   nowPlaceholder,
   selectAccessTokenChain,
   selectAccessTokenChainForCaller,
+  selectAccessTokenVerdict,
   tokenChain,
   type ChainFacts,
   type Link,
@@ -66,6 +67,8 @@ const tokenFields = {
   emailVerified: users.emailVerified,
   name: users.name,
   audience: apis.audience,
+  organizationId: hostedSessions.organizationId,
+  connectionId: hostedSessions.connectionId,
 };
 
 type TokenRow = Awaited<ReturnType<typeof lookupStatement>>[number];
@@ -88,7 +91,7 @@ export async function loadTokenAuthority(ctx: EndpointContext, token: string): P
 
 /** The lookup above, built and prepared once: the session check's, UserInfo's and introspection's hot path. */
 const lookupStatement = reusable("latchkey_token_authority", (db) =>
-  selectAccessTokenChain(db, nowPlaceholder(), tokenFields)
+  selectAccessTokenVerdict(db, nowPlaceholder(), tokenFields)
     .where(and(eq(accessTokens.workspaceId, workspaceId), eq(accessTokens.tokenHash, tokenHash)))
     .limit(1),
 );
@@ -143,7 +146,7 @@ export async function loadTokenAuthorityForCaller(
 
 /** The token as the endpoints see it; `active` is the statement's judgment of the chain (`refusal`). */
 function toAuthority(row: TokenRow): TokenAuthority | null {
-  const kind = tokenChain(row);
+  const kind = tokenChain({ tokenGrantId: row.grantId, tokenSessionId: row.sessionId, tokenUserId: row.userId, tokenCredentialId: row.credentialId });
   const common = {
     tokenHash: row.tokenHash,
     clientPk: row.clientPk,
