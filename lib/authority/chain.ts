@@ -147,10 +147,28 @@ export function sessionIsLive(session: { endedAt: Date | null; idleExpiresAt: Da
 
 /** The secret the token or grant was obtained or last used with. */
 export const credential = alias(clientSecrets, "credential");
-/** The hosted session's organization, the user's membership in it, and the session's enterprise connection. */
-export const sessionOrganization = alias(organizations, "session_organization");
-export const sessionMembership = alias(organizationMembers, "session_membership");
-export const sessionConnection = alias(enterpriseConnections, "session_connection");
+/**
+ * The hosted session's organization, the user's membership in it, and the session's enterprise
+ * connection: not joined but read by subqueries of the session row, so that a session without an
+ * organization or connection (nearly all of them) costs the hot paths no lookup at all. The
+ * subqueries read their tables under these aliases.
+ */
+const sessionOrganization = alias(organizations, "session_organization");
+const sessionMembership = alias(organizationMembers, "session_membership");
+const sessionConnection = alias(enterpriseConnections, "session_connection");
+/** FROM items for the subqueries: the table under its alias (an alias alone renders as its name). */
+const organizationFrom = sql`${organizations} ${sql.identifier("session_organization")}`;
+const membershipFrom = sql`${organizationMembers} ${sql.identifier("session_membership")}`;
+const connectionFrom = sql`${enterpriseConnections} ${sql.identifier("session_connection")}`;
+
+/** The user's membership of the session's organization (at most one row: a unique key). */
+const membershipOfSession = sql`${sessionMembership.workspaceId} = ${hostedSessions.workspaceId}
+  and ${sessionMembership.organizationId} = ${hostedSessions.organizationId} and ${sessionMembership.userId} = ${hostedSessions.userId}`;
+
+/** The facts the JS twin reads about the organization and connection links (null where there is none). */
+export const sessionOrganizationActiveSql = sql<boolean | null>`(select ${sessionOrganization.active} from ${organizationFrom} where ${sessionOrganization.id} = ${hostedSessions.organizationId})`;
+export const sessionMembershipIdSql = sql<string | null>`(select ${sessionMembership.id} from ${membershipFrom} where ${membershipOfSession})`;
+export const sessionConnectionActiveSql = sql<boolean | null>`(select ${sessionConnection.active} from ${connectionFrom} where ${sessionConnection.id} = ${hostedSessions.connectionId})`;
 
 /** Where a statement's chain starts: the API reference is the token's or the grant's. */
 export interface ChainSource {
@@ -190,9 +208,13 @@ export function deadLinkSql(link: Link, chain: Chain, source: ChainSource, now: 
     case "api":
       return sql`(${source.apiId} is not null and ${apis.active} is not true)`;
     case "organization":
-      return sql`(${hostedSessions.organizationId} is not null and (${sessionOrganization.active} is not true or ${sessionMembership.id} is null))`;
+      // CASE: the subquery runs only for a session that has an organization.
+      return sql`(case when ${hostedSessions.organizationId} is null then false else not exists (select 1 from ${organizationFrom}
+        join ${membershipFrom} on ${membershipOfSession}
+        where ${sessionOrganization.id} = ${hostedSessions.organizationId} and ${sessionOrganization.active}) end)`;
     case "connection":
-      return sql`(${hostedSessions.connectionId} is not null and ${sessionConnection.active} is not true)`;
+      return sql`(case when ${hostedSessions.connectionId} is null then false else not exists (select 1 from ${connectionFrom}
+        where ${sessionConnection.id} = ${hostedSessions.connectionId} and ${sessionConnection.active}) end)`;
   }
 }
 

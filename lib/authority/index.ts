@@ -30,4 +30,5 @@ export {
   selectGrantChain,
   selectHostedSessionChain,
   selectRefreshTokenChain,
+  selectRefreshTokenVerdict,
 } from "./statements";

@@ -4,8 +4,10 @@
  * its chain and selects the facts (`ChainFacts`) and the first dead link (`refusal`, SQL). The
  * caller adds its own columns, its WHERE, and may join further; it never joins the chain itself.
  *
- * Joins are by primary key (or the membership's unique key), left joins throughout: a missing row
- * is a dead link, judged by the fragments of ./chain.ts. The facts are aliased expressions, so a
+ * Joins are by primary key, left joins throughout: a missing row is a dead link, judged by the
+ * fragments of ./chain.ts. The session's organization, membership and connection are read by
+ * subqueries of the session row instead (./chain.ts), so they cost nothing where there are none.
+ * The `...Verdict` builders select the verdict without the facts, for hot paths. The facts are aliased expressions, so a
  * builder can also be a CTE (refresh rotation) without its columns' names colliding.
  */
 import { and, eq, sql, type SQL, type SQLWrapper } from "drizzle-orm";
@@ -18,9 +20,9 @@ import {
   credential,
   grantSource,
   refusalSql,
-  sessionConnection,
-  sessionMembership,
-  sessionOrganization,
+  sessionConnectionActiveSql,
+  sessionMembershipIdSql,
+  sessionOrganizationActiveSql,
   sessionSource,
   tokenRefusalSql,
   type Chain,
@@ -39,10 +41,10 @@ const sessionFacts = {
   sessionAbsoluteExpiresAt: fact<Date>(hostedSessions.absoluteExpiresAt, "session_absolute_expires_at"),
   userStatus: fact<string>(users.status, "user_status"),
   organizationId: fact<string>(hostedSessions.organizationId, "session_organization_id"),
-  organizationActive: fact<boolean>(sessionOrganization.active, "session_organization_active"),
-  membershipId: fact<string>(sessionMembership.id, "session_membership_id"),
+  organizationActive: sessionOrganizationActiveSql.as("session_organization_active"),
+  membershipId: sessionMembershipIdSql.as("session_membership_id"),
   connectionId: fact<string>(hostedSessions.connectionId, "session_connection_id"),
-  connectionActive: fact<boolean>(sessionConnection.active, "session_connection_active"),
+  connectionActive: sessionConnectionActiveSql.as("session_connection_active"),
 };
 
 const clientFacts = {
@@ -74,12 +76,6 @@ const tokenFacts = {
 
 const refusal = (expression: SQL<Link | null>) => expression.as("refusal");
 
-/** The user's membership in the hosted session's organization (at most one row: a unique key). */
-const membershipOfSession = and(
-  eq(sessionMembership.workspaceId, hostedSessions.workspaceId),
-  eq(sessionMembership.organizationId, hostedSessions.organizationId),
-  eq(sessionMembership.userId, hostedSessions.userId),
-);
 
 /**
  * An access token and its chain (human: grant, hosted session, user, client, the secret the grant
@@ -111,10 +107,7 @@ function accessTokenChain<F extends SelectedFields>(db: Database, now: SQLWrappe
     // A workload token's own credential; for a human token, the secret its grant was last used
     // with (confidential clients): an explicit revocation of that secret ends the grant's tokens.
     .leftJoin(credential, eq(credential.id, sql`coalesce(${accessTokens.credentialId}, ${grants.credentialId})`))
-    .leftJoin(apis, eq(apis.id, accessTokens.apiId))
-    .leftJoin(sessionOrganization, eq(sessionOrganization.id, hostedSessions.organizationId))
-    .leftJoin(sessionMembership, membershipOfSession)
-    .leftJoin(sessionConnection, eq(sessionConnection.id, hostedSessions.connectionId));
+    .leftJoin(apis, eq(apis.id, accessTokens.apiId));
 }
 
 /**
@@ -122,18 +115,24 @@ function accessTokenChain<F extends SelectedFields>(db: Database, now: SQLWrappe
  * grant (refresh rotation: unrevoked, the caller's); without it every family is read.
  */
 export function selectRefreshTokenChain<F extends SelectedFields>(db: Database, now: SQLWrapper, extra: F, family?: SQL) {
+  return refreshTokenChain(db, now, { ...grantFacts(grantSource), ...extra }, family);
+}
+
+/** `selectRefreshTokenChain` without the facts, the verdict and the caller's columns only: refresh rotation's hot path. */
+export function selectRefreshTokenVerdict<F extends SelectedFields>(db: Database, now: SQLWrapper, extra: F, family?: SQL) {
+  return refreshTokenChain(db, now, extra, family);
+}
+
+function refreshTokenChain<F extends SelectedFields>(db: Database, now: SQLWrapper, fields: F, family?: SQL) {
   return db
-    .select({ ...grantFacts(grantSource), refusal: refusal(refusalSql(chains.grant, grantSource, now)), ...extra })
+    .select({ refusal: refusal(refusalSql(chains.grant, grantSource, now)), ...fields })
     .from(refreshTokens)
     .innerJoin(grants, and(eq(grants.id, refreshTokens.grantId), family))
     .leftJoin(hostedSessions, eq(hostedSessions.id, grants.sessionId))
     .leftJoin(users, eq(users.id, grants.userId))
     .leftJoin(clients, eq(clients.id, grants.clientPk))
     .leftJoin(credential, eq(credential.id, grants.credentialId))
-    .leftJoin(apis, eq(apis.id, grants.apiId))
-    .leftJoin(sessionOrganization, eq(sessionOrganization.id, hostedSessions.organizationId))
-    .leftJoin(sessionMembership, membershipOfSession)
-    .leftJoin(sessionConnection, eq(sessionConnection.id, hostedSessions.connectionId));
+    .leftJoin(apis, eq(apis.id, grants.apiId));
 }
 
 /**
@@ -148,10 +147,7 @@ export function selectGrantChain<F extends SelectedFields>(db: Database, now: SQ
     .leftJoin(hostedSessions, eq(hostedSessions.id, grants.sessionId))
     .leftJoin(users, eq(users.id, grants.userId))
     .leftJoin(credential, eq(credential.id, grants.credentialId))
-    .leftJoin(apis, eq(apis.id, grants.apiId))
-    .leftJoin(sessionOrganization, eq(sessionOrganization.id, hostedSessions.organizationId))
-    .leftJoin(sessionMembership, membershipOfSession)
-    .leftJoin(sessionConnection, eq(sessionConnection.id, hostedSessions.connectionId));
+    .leftJoin(apis, eq(apis.id, grants.apiId));
 }
 
 /**
@@ -168,10 +164,7 @@ export function selectConsoleSessionChain<F extends SelectedFields>(db: Database
     .leftJoin(users, eq(users.id, consoleSessions.operatorUserId))
     .leftJoin(clients, eq(clients.id, grants.clientPk))
     .leftJoin(credential, eq(credential.id, grants.credentialId))
-    .leftJoin(apis, eq(apis.id, grants.apiId))
-    .leftJoin(sessionOrganization, eq(sessionOrganization.id, hostedSessions.organizationId))
-    .leftJoin(sessionMembership, membershipOfSession)
-    .leftJoin(sessionConnection, eq(sessionConnection.id, hostedSessions.connectionId));
+    .leftJoin(apis, eq(apis.id, grants.apiId));
 }
 
 /**
@@ -184,10 +177,7 @@ export function selectHostedSessionChain<F extends SelectedFields>(db: Database,
     .select({ ...sessionFacts, ...clientFacts, refusal: refusal(refusalSql(chain, sessionSource, now)), ...extra })
     .from(hostedSessions)
     .leftJoin(users, eq(users.id, hostedSessions.userId))
-    .leftJoin(clients, eq(clients.id, sql`${clientPk}::text`))
-    .leftJoin(sessionOrganization, eq(sessionOrganization.id, hostedSessions.organizationId))
-    .leftJoin(sessionMembership, membershipOfSession)
-    .leftJoin(sessionConnection, eq(sessionConnection.id, hostedSessions.connectionId));
+    .leftJoin(clients, eq(clients.id, sql`${clientPk}::text`));
 }
 
 /** The confidential client asking (introspection with a memoized credential) and its secret. */

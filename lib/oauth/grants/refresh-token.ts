@@ -1,7 +1,7 @@
 import { and, eq, exists, isNull, or, sql, type SQL } from "drizzle-orm";
 import { reusable } from "../../../db/reusable";
 import { accessTokens, grants, hostedSessions, refreshTokens } from "../../../db/schema";
-import { selectRefreshTokenChain, type Link } from "../../authority";
+import { selectRefreshTokenVerdict, type Link } from "../../authority";
 import { addMs } from "../../clock";
 import { sha256Hex } from "../../crypto";
 import type { EndpointContext } from "../../http/context";
@@ -94,7 +94,7 @@ const rotationStatement = reusable("latchkey_refresh_rotation", (db) => {
   const narrowed = sql`${param("scope")}::text::jsonb`;
   const chain = db.$with("chain").as(
     // The family's chain judged in `refusal` (lib/authority); the scope rule last, on its own.
-    selectRefreshTokenChain(
+    selectRefreshTokenVerdict(
       db,
       now,
       {
