@@ -5,13 +5,10 @@ import { sha256Hex } from "../crypto";
 import type { EndpointContext } from "../http/context";
 import {
   chains,
-  linkIsLive,
   nowPlaceholder,
-  selectAccessTokenChain,
   selectAccessTokenChainForCaller,
   selectAccessTokenVerdict,
   tokenChain,
-  type ChainFacts,
   type Link,
 } from "../authority";
 
@@ -241,7 +238,7 @@ const probeStatement = reusable("latchkey_token_permission_probe", (db) => {
         ),
       ),
   );
-  return selectAccessTokenChain(db, nowPlaceholder(), {
+  return selectAccessTokenVerdict(db, nowPlaceholder(), {
     ...tokenFields,
     apiDefines: sql<boolean>`coalesce(${apis.permissions} @> ${asJsonbArray}, false)`,
     clientGrantIncludes: sql<boolean>`${clientGrantIncludes}`,
@@ -272,7 +269,9 @@ export async function loadTokenAuthorityWithPermission(
   if (!row) return null;
   const authority = toAuthority(row);
   if (!authority) return null;
-  const facts: Partial<ChainFacts> = row;
+  // The organization and connection are the chain's last links: a refusal naming either means every
+  // other link holds (lib/authority/chain.ts, LINKS).
+  const sessionOrganizationCurrent = row.refusal !== "organization" && row.refusal !== "connection";
   return {
     authority,
     refusal: row.refusal,
@@ -280,8 +279,7 @@ export async function loadTokenAuthorityWithPermission(
       apiDefines: row.apiDefines === true,
       clientGrantIncludes: row.clientGrantIncludes === true,
       userHolds: row.userHolds === true,
-      sessionOrganizationCurrent:
-        linkIsLive("organization", chains.humanToken, facts, now) && linkIsLive("connection", chains.humanToken, facts, now),
+      sessionOrganizationCurrent,
     },
   };
 }

@@ -28,7 +28,7 @@ export const unavailable = () =>
     headers: { "Retry-After": "5" },
   });
 export const notFound = () => new OAuthError(404, "invalid_request", "Not found");
-/** Text the database cannot hold (see lib/http/text.ts): a bad field, never a 500. */
+/** Text the database cannot hold (see lib/text.ts): a bad field, never a 500. */
 export const unstorableText = (what = "A parameter") => new OAuthError(400, "invalid_request", `${what} contains a character that is not accepted (U+0000)`);
 
 export function oauthErrorResponse(error: OAuthError): Response {
