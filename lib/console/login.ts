@@ -11,6 +11,7 @@ import { and, eq, gt, isNull, lt } from "drizzle-orm";
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from "jose";
 import { accessTokens, consoleLoginTransactions, consoleSessions, grants, hostedSessions } from "../../db/schema";
 import { recordAudit } from "../audit/events";
+import { nowValue, selectAccessTokenVerdict } from "../authority";
 import { addMs, HOUR, MINUTE } from "../clock";
 import { decryptSecret, encryptSecret, randomToken, safeEqual, sha256Base64Url, sha256Hex } from "../crypto";
 import { idleExpiryFrom, newSessionToken, parseSessionToken, sessionSecretHash } from "../authn/session-token";
@@ -181,15 +182,19 @@ export async function finishConsoleLogin(service: Service, input: FinishInput): 
   }
   if (typeof claims.nonce !== "string" || !safeEqual(claims.nonce, tx.nonce)) throw new ConsoleLoginError("invalid_id_token", "The ID token's nonce does not match.");
 
-  // The grant, user and hosted session behind the access token the exchange just issued.
-  const [issued] = await service.db
-    .select({ grantId: accessTokens.grantId, userId: accessTokens.userId, sessionId: accessTokens.sessionId, grantAbsolute: grants.absoluteExpiresAt, sessionAbsolute: hostedSessions.absoluteExpiresAt })
-    .from(accessTokens)
-    .innerJoin(grants, eq(grants.id, accessTokens.grantId))
-    .innerJoin(hostedSessions, eq(hostedSessions.id, accessTokens.sessionId))
+  // The grant, user and hosted session behind the access token the exchange just issued, live by the one authority rule.
+  const [issued] = await selectAccessTokenVerdict(service.db, nowValue(now), {
+    grantId: accessTokens.grantId,
+    userId: accessTokens.userId,
+    sessionId: accessTokens.sessionId,
+    grantAbsolute: grants.absoluteExpiresAt,
+    sessionAbsolute: hostedSessions.absoluteExpiresAt,
+  })
     .where(and(eq(accessTokens.workspaceId, SYSTEM_WORKSPACE_ID), eq(accessTokens.tokenHash, sha256Hex(tokens.access_token))))
     .limit(1);
-  if (!issued || !issued.grantId || !issued.userId || !issued.sessionId) throw new ConsoleLoginError("exchange_failed", "The sign-in produced no usable authorization.");
+  if (!issued || issued.refusal !== null || !issued.grantId || !issued.userId || !issued.sessionId || !issued.grantAbsolute || !issued.sessionAbsolute) {
+    throw new ConsoleLoginError("exchange_failed", "The sign-in produced no usable authorization.");
+  }
   if (claims.sub !== pairwiseSubject(service, SYSTEM_WORKSPACE_ID, CONSOLE_CLIENT_ID, issued.userId) || claims.sid !== issued.sessionId) {
     throw new ConsoleLoginError("invalid_id_token", "The ID token does not match the authorization.");
   }

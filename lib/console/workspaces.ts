@@ -1,5 +1,5 @@
 /** Workspaces as operators see them: only their own, with their role; creation; the overview. */
-import { and, asc, count, desc, eq, gt, isNotNull, isNull, lt, ne, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, isNotNull, isNull, lt, ne, not, sql } from "drizzle-orm";
 import { z } from "zod";
 import {
   apis,
@@ -16,6 +16,7 @@ import {
   workspaces,
 } from "../../db/schema";
 import { recordAudit } from "../audit/events";
+import { chains, deadLinkSql, grantSource, nowValue, sessionSource } from "../authority";
 import { addMs, DAY } from "../clock";
 import { newId } from "../crypto";
 import { issuerFor } from "../http/context";
@@ -145,8 +146,11 @@ export async function workspaceOverview(service: Service, access: WorkspaceAcces
     db
       .select({ n: count() })
       .from(hostedSessions)
-      .where(and(eq(hostedSessions.workspaceId, wid), isNull(hostedSessions.endedAt), gt(hostedSessions.idleExpiresAt, now), gt(hostedSessions.absoluteExpiresAt, now))),
-    db.select({ n: count() }).from(grants).where(and(eq(grants.workspaceId, wid), isNull(grants.revokedAt), gt(grants.idleExpiresAt, now), gt(grants.absoluteExpiresAt, now))),
+      .where(and(eq(hostedSessions.workspaceId, wid), not(deadLinkSql("session", chains.sessionRecord, sessionSource, nowValue(now))))),
+    db
+      .select({ n: count() })
+      .from(grants)
+      .where(and(eq(grants.workspaceId, wid), not(deadLinkSql("grant", chains.grantRecord, grantSource, nowValue(now))))),
     db
       .select({ clientId: clients.clientId, expiresAt: clientSecrets.expiresAt })
       .from(clientSecrets)
