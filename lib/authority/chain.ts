@@ -133,7 +133,7 @@ export function tokenRefusalOf(facts: Partial<ChainFacts>, now: Date): Link | nu
 }
 
 /** The facts of a hosted session row already loaded (its own state; its links are not in it). */
-export function sessionRowFacts(session: { endedAt: Date | null; idleExpiresAt: Date; absoluteExpiresAt: Date }): Partial<ChainFacts> {
+function sessionRowFacts(session: { endedAt: Date | null; idleExpiresAt: Date; absoluteExpiresAt: Date }): Partial<ChainFacts> {
   return { sessionEndedAt: session.endedAt, sessionIdleExpiresAt: session.idleExpiresAt, sessionAbsoluteExpiresAt: session.absoluteExpiresAt };
 }
 

@@ -13,7 +13,6 @@ export {
   refusalOf,
   refusalSql,
   sessionIsLive,
-  sessionRowFacts,
   tokenChain,
   tokenRefusalOf,
   tokenRefusalSql,

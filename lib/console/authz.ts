@@ -12,7 +12,7 @@
  */
 import { and, eq, gt, isNull, sql } from "drizzle-orm";
 import { consoleSessions, grants, operatorMemberships, users, workspaces } from "../../db/schema";
-import { nowValue, selectConsoleSessionChain } from "../authority";
+import { nowValue, selectConsoleSessionChain, sessionIsLive } from "../authority";
 import { HOUR } from "../clock";
 import { parseSessionToken, slideIdleExpiry, verifySessionSecret } from "../authn/session-token";
 import type { Service } from "../service";
@@ -94,9 +94,8 @@ export async function resolveConsoleSession(service: Service, token: string | nu
   if (!row || !verifySessionSecret(row.session, parts.secret)) return null;
   const s = row.session;
   const live =
-    s.endedAt === null &&
-    s.idleExpiresAt > now &&
-    s.expiresAt > now &&
+    // The console session's own state, by the session rule (its absolute bound is `expiresAt`).
+    sessionIsLive({ endedAt: s.endedAt, idleExpiresAt: s.idleExpiresAt, absoluteExpiresAt: s.expiresAt }, now) &&
     row.refusal === null &&
     row.grantUserId === s.operatorUserId &&
     row.userWorkspaceId === SYSTEM_WORKSPACE_ID;

@@ -6,7 +6,7 @@
 import { and, asc, count, desc, eq, ilike, isNull, or } from "drizzle-orm";
 import { z } from "zod";
 import { clients, grants, hostedSessions, users } from "../../db/schema";
-import { chains, nowValue, refusalOf, selectGrantChain, sessionRowFacts } from "../authority";
+import { chains, nowValue, selectGrantChain, sessionIsLive } from "../authority";
 import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "../authn/password";
 import { assignUserRole, removeUserRole } from "../authz/model";
 import { newId } from "../crypto";
@@ -149,7 +149,7 @@ export async function userSessionsAndGrants(service: Service, workspaceId: strin
       .limit(50),
   ]);
   // Loaded rows: the JS twin judges them.
-  const sessions = sessionRows.map((s) => ({ ...s, live: refusalOf(chains.sessionRecord, sessionRowFacts(s), now) === null }));
+  const sessions = sessionRows.map((s) => ({ ...s, live: sessionIsLive(s, now) }));
   const grantInfos = grantRows.map((g) => ({
     id: g.id,
     clientId: g.clientId,
