@@ -24,6 +24,8 @@ export const clients = pgTable(
     handoffCallbackUri: text("handoff_callback_uri"),
     handoffReturnUri: text("handoff_return_uri"),
     handoffVersion: integer("handoff_version").notNull().default(0),
+    /** This application's overrides of the workspace's authentication policy (lib/authn/policy.ts). */
+    authPolicy: jsonb("auth_policy").$type<Record<string, unknown>>().notNull().default({}),
     /** Lifetime applied to new secrets of this client, in days (1–365). */
     secretLifetimeDays: integer("secret_lifetime_days").notNull().default(90),
     createdAt: ts("created_at").notNull(),

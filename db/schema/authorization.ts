@@ -1,8 +1,8 @@
-import { index, jsonb, pgTable, text } from "drizzle-orm/pg-core";
+import { boolean, index, jsonb, pgTable, text } from "drizzle-orm/pg-core";
 import { ts } from "./common";
 import { apis } from "./apis";
 import { clients, clientSecrets } from "./applications";
-import { hostedSessions } from "./sessions";
+import { hostedSessions, type StoredEvidence } from "./sessions";
 import { users } from "./users";
 import { workspaces } from "./workspaces";
 
@@ -24,6 +24,19 @@ export const authorizationTransactions = pgTable(
     createdAt: ts("created_at").notNull(),
     expiresAt: ts("expires_at").notNull(),
     completedAt: ts("completed_at"),
+    /**
+     * The sign-in in progress (lib/sign-in/flow.ts): the user the first factor identified, and
+     * what they have proved so far in this transaction. The hosted session is created (or the
+     * live one in `sessionId` is stepped up) only when the application's policy is met.
+     */
+    userId: text("user_id").references(() => users.id, { onDelete: "cascade" }),
+    evidence: jsonb("evidence").$type<StoredEvidence[]>().notNull().default([]),
+    /** A live hosted session that does not meet this application's policy and is being stepped up. */
+    sessionId: text("session_id").references(() => hostedSessions.id, { onDelete: "cascade" }),
+    /** Recovery codes generated during this sign-in, encrypted under the master key until the user has seen them. */
+    recoveryCodesEncrypted: text("recovery_codes_encrypted"),
+    /** The user answered the passkey enrolment offer (added one, or chose "not now"). */
+    passkeyOfferAnswered: boolean("passkey_offer_answered").notNull().default(false),
   },
   (t) => [index("authorization_transactions_expiry_idx").on(t.workspaceId, t.expiresAt)],
 );

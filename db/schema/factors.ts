@@ -1,4 +1,4 @@
-import { bigint, index, integer, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { bigint, boolean, index, integer, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { ts } from "./common";
 import { users } from "./users";
 import { workspaces } from "./workspaces";
@@ -18,8 +18,12 @@ export const webauthnCredentials = pgTable(
     /** The hostname the credential was enrolled on (its RP ID). */
     rpId: text("rp_id").notNull(),
     name: text("name").notNull(),
+    /** Whether the credential is backed up (synced passkey), as the authenticator reported. */
+    backedUp: boolean("backed_up").notNull().default(false),
     createdAt: ts("created_at").notNull(),
     lastUsedAt: ts("last_used_at"),
+    /** Set when an assertion's signature counter went backwards: a possible clone; the credential is refused. */
+    flaggedAt: ts("flagged_at"),
   },
   (t) => [
     uniqueIndex("webauthn_credentials_uq").on(t.workspaceId, t.credentialId),
@@ -38,7 +42,9 @@ export const totpFactors = pgTable(
     /** Last accepted time step: a step is consumed once. */
     lastUsedStep: integer("last_used_step"),
     createdAt: ts("created_at").notNull(),
+    /** Null until enrolment is completed with a valid code; unconfirmed factors never verify a sign-in. */
     confirmedAt: ts("confirmed_at"),
+    lastUsedAt: ts("last_used_at"),
   },
   (t) => [index("totp_factors_user_idx").on(t.workspaceId, t.userId)],
 );
@@ -54,4 +60,52 @@ export const recoveryCodes = pgTable(
     usedAt: ts("used_at"),
   },
   (t) => [index("recovery_codes_user_idx").on(t.workspaceId, t.userId)],
+);
+
+/**
+ * A one-time challenge of a factor: an email code (its hash, attempts, the address it was sent
+ * to) or a WebAuthn challenge. Bound to what it was issued for (`purpose` + `bindingId`: a
+ * pending sign-in, a sign-up, an enrolment); consumed once with a conditional UPDATE.
+ */
+export const factorChallenges = pgTable(
+  "factor_challenges",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id").notNull().references(() => workspaces.id, { onDelete: "cascade" }),
+    kind: text("kind", { enum: ["email_otp", "webauthn"] }).notNull(),
+    /** What the challenge is bound to, e.g. "sign_in" with the transaction id. */
+    purpose: text("purpose").notNull(),
+    bindingId: text("binding_id").notNull(),
+    userId: text("user_id").references(() => users.id, { onDelete: "cascade" }),
+    /** The normalized email address a code was sent to. */
+    address: text("address"),
+    /** SHA-256 of an email code (keyed), or the WebAuthn challenge itself (not a secret). */
+    secret: text("secret").notNull(),
+    attempts: integer("attempts").notNull().default(0),
+    createdAt: ts("created_at").notNull(),
+    expiresAt: ts("expires_at").notNull(),
+    consumedAt: ts("consumed_at"),
+  },
+  (t) => [
+    index("factor_challenges_binding_idx").on(t.workspaceId, t.purpose, t.bindingId),
+    index("factor_challenges_expiry_idx").on(t.expiresAt),
+  ],
+);
+
+/**
+ * The development outbox: messages that would have been sent by email when no SMTP server is
+ * configured. Bodies carry one-time codes, so they are stored encrypted under the master key.
+ */
+export const mailOutbox = pgTable(
+  "mail_outbox",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id").notNull().references(() => workspaces.id, { onDelete: "cascade" }),
+    recipient: text("recipient").notNull(),
+    subject: text("subject_encrypted").notNull(),
+    text: text("text_encrypted").notNull(),
+    html: text("html_encrypted").notNull(),
+    createdAt: ts("created_at").notNull(),
+  },
+  (t) => [index("mail_outbox_workspace_idx").on(t.workspaceId, t.createdAt)],
 );

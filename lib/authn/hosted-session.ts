@@ -102,6 +102,23 @@ export function clearSessionCookie(ctx: EndpointContext): string {
 }
 
 /**
+ * Gives a live session a new secret (after a step-up: a new authentication must not keep a token
+ * that existed before it). The old cookie stops working at once. Null when the session is no
+ * longer live.
+ */
+export async function rotateSessionSecret(ctx: EndpointContext, session: HostedSession): Promise<{ session: HostedSession; cookie: string } | null> {
+  const now = ctx.service.clock.now();
+  const token = newSessionToken(session.id);
+  const [updated] = await ctx.service.db
+    .update(hostedSessions)
+    .set({ secretHash: token.secretHash })
+    .where(and(eq(hostedSessions.workspaceId, ctx.workspace.id), eq(hostedSessions.id, session.id), isNull(hostedSessions.endedAt), gt(hostedSessions.idleExpiresAt, now)))
+    .returning();
+  if (!updated) return null;
+  return { session: updated, cookie: serializeCookie(SESSION_COOKIE, token.token, ctx.basePath, SESSION_ABSOLUTE_MS / 1000) };
+}
+
+/**
  * Adds an authentication event to a live session (a second factor, a step-up, a re-entered
  * password) and re-derives its stored auth_time, amr and acr, in one transaction holding the
  * session's row, so concurrent additions each see the other's. Null when the session is not a

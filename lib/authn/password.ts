@@ -50,6 +50,15 @@ export function decoyHash(): Promise<string> {
   return decoy;
 }
 
+/**
+ * Whether a stored hash was made with other parameters than today's (or another algorithm): the
+ * next successful sign-in stores a new hash, so a parameter change reaches every active account.
+ */
+export function needsRehash(stored: string): boolean {
+  const m = /^\$argon2id\$v=19\$m=(\d+),t=(\d+),p=(\d+)\$/.exec(stored);
+  return !m || Number(m[1]) !== OPTIONS.memoryCost || Number(m[2]) !== OPTIONS.timeCost || Number(m[3]) !== OPTIONS.parallelism;
+}
+
 export const PASSWORD_MIN_LENGTH = 8;
 export const PASSWORD_MAX_LENGTH = 256;
 

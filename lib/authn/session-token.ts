@@ -25,8 +25,8 @@ export function sessionSecretHash(secret: string): string {
   return sha256Hex(secret);
 }
 
-export function newSessionToken(): NewSessionToken {
-  const id = randomToken(16);
+/** A new token; with `id`, a new secret for an existing session (rotation). */
+export function newSessionToken(id: string = randomToken(16)): NewSessionToken {
   const secret = randomToken(32);
   return { id, secret, token: `${id}.${secret}`, secretHash: sessionSecretHash(secret) };
 }

@@ -42,6 +42,23 @@ export const HOSTED_ERRORS = {
   // only if one is ever answered as a page.
   invalid_credentials: { status: 401, title: "Sign-in failed", message: "The email or password is incorrect.", oauthError: "access_denied" },
   rate_limited: { status: 429, title: "Too many attempts", message: "Too many attempts. Wait a moment and try again.", oauthError: "rate_limited" },
+  method_not_allowed: { status: 400, title: "Sign-in failed", message: "This sign-in method is not available for this application.", oauthError: "access_denied" },
+  invalid_code: { status: 401, title: "Sign-in failed", message: "The code is incorrect. Check it and try again.", oauthError: "access_denied" },
+  code_expired: { status: 401, title: "Sign-in failed", message: "This code can no longer be used. Ask for a new one.", oauthError: "access_denied" },
+  code_resend_wait: { status: 429, title: "Too many attempts", message: "A code was sent a moment ago. Wait a little before asking for another.", oauthError: "rate_limited" },
+  email_unavailable: { status: 503, title: "Sign-in failed", message: "Codes by email are not available right now. Use another way to sign in.", oauthError: "temporarily_unavailable" },
+  invalid_email: { status: 400, title: "Sign-in failed", message: "Enter a valid email address.", oauthError: "invalid_request" },
+  invalid_recovery_code: { status: 401, title: "Sign-in failed", message: "That recovery code is incorrect or was already used.", oauthError: "access_denied" },
+  webauthn_failed: { status: 401, title: "Sign-in failed", message: "The passkey or security key could not be verified. Try again or use another method.", oauthError: "access_denied" },
+  credential_refused: {
+    status: 401,
+    title: "Sign-in failed",
+    message: "This passkey or security key was refused because it may have been copied. Use another method, and ask your administrator for help.",
+    oauthError: "access_denied",
+  },
+  passkey_required: { status: 400, title: "Passkey required", message: "This application requires a passkey. Add one to continue.", oauthError: "access_denied" },
+  enrollment_failed: { status: 400, title: "Setup failed", message: "The setup could not be completed. Try again.", oauthError: "invalid_request" },
+  weak_password: { status: 400, title: "Sign-up failed", message: "Choose a password of at least 8 characters.", oauthError: "invalid_request" },
 
   // The sign-in page (Next renders it) for a transaction that is gone.
   sign_in_link_expired: {
@@ -142,7 +159,22 @@ export function hostedError<C extends HostedErrorCode>(code: C, ...args: Args<C>
  * The codes the hosted sign-in form shows beside its fields: the form post sends the browser back
  * to `sign-in?tx=…&error=<code>`. Any other `?error=` value shows nothing.
  */
-export const SIGN_IN_FORM_ERRORS = ["invalid_credentials", "rate_limited"] as const satisfies readonly HostedErrorCode[];
+export const SIGN_IN_FORM_ERRORS = [
+  "invalid_credentials",
+  "rate_limited",
+  "method_not_allowed",
+  "invalid_code",
+  "code_expired",
+  "code_resend_wait",
+  "email_unavailable",
+  "invalid_email",
+  "invalid_recovery_code",
+  "webauthn_failed",
+  "credential_refused",
+  "passkey_required",
+  "enrollment_failed",
+  "weak_password",
+] as const satisfies readonly HostedErrorCode[];
 export type SignInFormError = (typeof SIGN_IN_FORM_ERRORS)[number];
 
 /** The sign-in form's message for a `?error=` value, or undefined for anything else. */

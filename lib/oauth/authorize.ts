@@ -4,6 +4,8 @@ import type { Endpoint, EndpointContext } from "../http/context";
 import { unstorableParameter } from "../http/form";
 import { hostedError } from "../hosted/errors";
 import { getLiveSession } from "../authn/hosted-session";
+import { readEvidence } from "../authn/evidence";
+import { meetsPolicy, policyFor } from "../authn/policy";
 import { errorRedirect, issueCodeRedirect, type CodeRequest } from "./authorization-response";
 import { findClient, type ClientRow } from "./clients";
 import { openPendingSignIn } from "./pending-sign-in";
@@ -138,8 +140,11 @@ export const authorizeEndpoint: Endpoint = async (request, ctx) => {
   const authz = acc as ValidatedAuthorization;
 
   const session = await getLiveSession(ctx, request.headers.get("cookie"));
-  if (session) return issueCodeRedirect(ctx, { ...authz, clientPk: client.id }, session);
-
-  return openPendingSignIn(ctx, { ...authz, clientPk: client.id });
+  // A live session is reused only when what it proved meets this application's policy; otherwise
+  // the sign-in steps it up (asks for what is missing), never treats it as if it did.
+  if (session && meetsPolicy(await policyFor(ctx, client.id), readEvidence(session.evidence))) {
+    return issueCodeRedirect(ctx, { ...authz, clientPk: client.id }, session);
+  }
+  return openPendingSignIn(ctx, { ...authz, clientPk: client.id }, session ?? undefined);
 };
 

@@ -19,12 +19,18 @@ import { OAuthError } from "./errors";
 export const TRANSACTION_TTL_MS = 10 * MINUTE;
 export const TX_COOKIE_PREFIX = "lk_tx_";
 
-/** Stores the request and sends the browser to the hosted sign-in page with the binding cookie. */
-export async function openPendingSignIn(ctx: EndpointContext, authz: CodeRequest): Promise<Response> {
+/**
+ * Stores the request and sends the browser to the hosted sign-in page with the binding cookie.
+ * `stepUp` is a live hosted session that does not meet the application's policy: the sign-in
+ * starts from what it proved and asks only for what is missing.
+ */
+export async function openPendingSignIn(ctx: EndpointContext, authz: CodeRequest, stepUp?: HostedSession): Promise<Response> {
 const now = ctx.service.clock.now();
 const txId = randomToken(16);
 const binding = randomToken(32);
 await ctx.service.db.insert(authorizationTransactions).values({
+  userId: stepUp?.userId ?? null,
+  sessionId: stepUp?.id ?? null,
   id: txId,
   workspaceId: ctx.workspace.id,
   clientPk: authz.clientPk,

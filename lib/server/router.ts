@@ -18,24 +18,12 @@ import { introspectEndpoint } from "../oauth/introspect";
 import { logoutEndpoint } from "../oauth/logout";
 import { passwordSignInEndpoint } from "../sign-in/hosted-sign-in";
 import { authorizationCheckEndpoint } from "../authz/check";
+import type { Route } from "../http/route";
+import { emailRoutes } from "../sign-in/steps/email";
+import { totpRoutes } from "../sign-in/steps/totp";
+import { webauthnRoutes } from "../sign-in/steps/webauthn";
 
-export interface Route {
-  method: "GET" | "POST";
-  /** Path relative to the issuer, e.g. `/oauth2/token`. */
-  path: string;
-  endpoint: Endpoint;
-  /**
-   * Machine-facing endpoints are served by the production server straight from this table,
-   * before Next's router; the rest (authorize, hosted form posts) go through Next as well.
-   */
-  machine: boolean;
-  /**
-   * The shape of this route's failures that happen outside the endpoint (rate limit, the
-   * database failing while the workspace is resolved): the OAuth JSON body (default), a hosted
-   * page for browser routes, or the permission check's problem document.
-   */
-  errors?: "oauth" | "hosted" | "problem";
-}
+export type { Route } from "../http/route";
 
 /** Every endpoint under `/t/{workspace}`: the one table the custom server and the route.ts files share. */
 export const routes: Route[] = [
@@ -50,6 +38,10 @@ export const routes: Route[] = [
   { method: "GET", path: "/oidc/logout", endpoint: logoutEndpoint, machine: false, errors: "hosted" },
   { method: "POST", path: "/sign-in/password", endpoint: passwordSignInEndpoint, machine: false, errors: "hosted" },
   { method: "POST", path: "/authorization/check", endpoint: authorizationCheckEndpoint, machine: true, errors: "problem" },
+  // The sign-in steps of each factor (lib/sign-in/steps/*): hosted form posts.
+  ...emailRoutes,
+  ...totpRoutes,
+  ...webauthnRoutes,
 ];
 
 const RESERVED_PREFIXES = ["/v1/access", "/v1/audit", "/v1/management"];

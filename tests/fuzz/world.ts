@@ -17,7 +17,7 @@ import path from "node:path";
 import { and, eq } from "drizzle-orm";
 import { users } from "../../db/schema";
 import { createHostedSession, getLiveSession } from "../../lib/authn/hosted-session";
-import { signInView } from "../../lib/sign-in/hosted-sign-in";
+import { signInView } from "../../lib/sign-in/view";
 import { evidenceFor } from "../../lib/authn/evidence";
 import { notFoundResponse } from "../../lib/oauth/errors";
 import { createRequestListener, ISSUER_PATH_HEADERS, writeResponse, type NodeHandler } from "../../lib/server/node-server";
@@ -75,7 +75,7 @@ async function signInPage(h: Harness, request: Request): Promise<Response | null
   const workspace = await resolveWorkspace(h.service, match[1]);
   if (!workspace) return null;
   const view = await signInView(contextFor(h.service, workspace), url.searchParams.get("tx") ?? "", request.headers.get("cookie"));
-  return new Response(view.kind === "form" ? "<form>sign in</form>" : "<p>expired</p>", { status: 200, headers: { "content-type": "text/html; charset=utf-8" } });
+  return new Response(view.kind === "step" ? "<form>sign in</form>" : "<p>expired</p>", { status: 200, headers: { "content-type": "text/html; charset=utf-8" } });
 }
 
 async function nextHandler(h: Harness): Promise<{ handle: NodeHandler; close: () => Promise<void> } | null> {
@@ -227,7 +227,7 @@ export class Live {
     if (!tx) throw new Error(`authorize did not start a transaction: ${location}`);
     const cookie = res.headers.getSetCookie()[0].split(";")[0];
     const view = await signInView(await this.ctx(), tx, cookie);
-    if (view.kind !== "form") throw new Error("sign-in transaction not open");
+    if (view.kind !== "step") throw new Error("sign-in transaction not open");
     this.keep("tx", tx);
     this.keep("txcookie", cookie);
     return { tx, cookie, csrf: this.keep("csrf", view.csrf) };

@@ -10,7 +10,7 @@ import type { Clock } from "../../lib/clock";
 import type { Config } from "../../lib/config";
 import { dispatch } from "../../lib/server/router";
 import { contextFor, resolveWorkspace } from "../../lib/server/router";
-import { signInView } from "../../lib/sign-in/hosted-sign-in";
+import { signInView } from "../../lib/sign-in/view";
 import { importWorkspace } from "../../lib/workspaces/file";
 import { sha256Base64Url } from "../../lib/crypto";
 import { openTestDatabase } from "../setup/test-database";
@@ -166,7 +166,7 @@ export async function signIn(
   const tx = location.searchParams.get("tx")!;
   const workspace = (await resolveWorkspace(h.service, workspaceId))!;
   const view = await signInView(contextFor(h.service, workspace), tx, jar.header());
-  if (view.kind !== "form") throw new Error("sign-in transaction expired");
+  if (view.kind !== "step") throw new Error("sign-in transaction expired");
   const post = await call(h, `/t/${workspaceId}/sign-in/password`, {
     form: { tx, csrf: view.csrf, email: p.email, password: p.password },
     cookie: jar.header(),

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { authorizeQuery, call, createHarness, Jar, PUBLIC_URL, seed, uniqueWorkspaceId, type Harness } from "../helpers/harness";
 import { API, MINIMAL, SPA, standardWorkspace } from "../helpers/fixtures";
 import { contextFor, resolveWorkspace } from "../../lib/server/router";
-import { signInView } from "../../lib/sign-in/hosted-sign-in";
+import { signInView } from "../../lib/sign-in/view";
 
 let h: Harness;
 const ws = uniqueWorkspaceId("authz");
@@ -139,7 +139,7 @@ describe("a valid request", () => {
     expect(res.headers.get("access-control-allow-origin")).toBeNull();
     const ctx = contextFor(h.service, (await resolveWorkspace(h.service, ws))!);
     const jar = new Jar().take(res);
-    expect((await signInView(ctx, tx, jar.header())).kind).toBe("form");
+    expect((await signInView(ctx, tx, jar.header())).kind).toBe("step");
     // Without the browser's cookie the transaction is not usable.
     expect((await signInView(ctx, tx, null)).kind).toBe("expired");
   });
@@ -150,7 +150,7 @@ describe("a valid request", () => {
     const jar = new Jar().take(res);
     const ctx = contextFor(h.service, (await resolveWorkspace(h.service, ws))!);
     h.clock.advance(10 * 60 * 1000 - 1000);
-    expect((await signInView(ctx, tx, jar.header())).kind).toBe("form");
+    expect((await signInView(ctx, tx, jar.header())).kind).toBe("step");
     h.clock.advance(2000);
     expect((await signInView(ctx, tx, jar.header())).kind).toBe("expired");
   });

@@ -2,7 +2,7 @@
 import { eq } from "drizzle-orm";
 import { operatorMemberships, users } from "../../db/schema";
 import { hashPassword } from "../../lib/authn/password";
-import { signInView } from "../../lib/sign-in/hosted-sign-in";
+import { signInView } from "../../lib/sign-in/view";
 import type { OperatorRole } from "../../lib/console/authz";
 import { finishConsoleLogin, startConsoleLogin } from "../../lib/console/login";
 import { SYSTEM_WORKSPACE_ID } from "../../lib/console/system";
@@ -69,7 +69,7 @@ export async function consoleCallback(h: Harness, email: string, password = OPER
     const tx = location.searchParams.get("tx")!;
     const workspace = (await resolveWorkspace(h.service, SYSTEM_WORKSPACE_ID))!;
     const view = await signInView(contextFor(h.service, workspace), tx, jar.header());
-    if (view.kind !== "form") throw new Error("sign-in transaction expired");
+    if (view.kind !== "step") throw new Error("sign-in transaction expired");
     const post = await call(h, `/t/${SYSTEM_WORKSPACE_ID}/sign-in/password`, {
       form: { tx, csrf: view.csrf, email, password },
       cookie: jar.header(),

@@ -3,7 +3,7 @@ import { authorizeQuery, call, createHarness, Jar, PUBLIC_URL, seed, uniqueWorks
 import { ADA, BOB, SPA, standardWorkspace } from "../helpers/fixtures";
 import { contextFor, resolveWorkspace } from "../../lib/server/router";
 import { CLIENT_ADDRESS_HEADER } from "../../lib/http/client-address";
-import { signInView } from "../../lib/sign-in/hosted-sign-in";
+import { signInView } from "../../lib/sign-in/view";
 
 // 3 failures per account and address per 5 minutes, so 9 per account per hour from all addresses.
 const PER_ADDRESS = 3;
@@ -35,7 +35,7 @@ async function attempt(ws: string, email: string, password: string, address: str
   if (form.pathname !== `/t/${ws}/sign-in`) return { outcome: "skipped", location: "" };
   const tx = form.searchParams.get("tx")!;
   const view = await signInView(contextFor(h.service, (await resolveWorkspace(h.service, ws))!), tx, jar.header());
-  if (view.kind !== "form") throw new Error("the transaction expired");
+  if (view.kind !== "step") throw new Error("the transaction expired");
   const res = await call(h, `/t/${ws}/sign-in/password`, {
     form: { tx, csrf: view.csrf, email, password },
     cookie: jar.header(),

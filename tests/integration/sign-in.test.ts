@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { authorizeQuery, call, createHarness, Jar, PUBLIC_URL, seed, signIn, uniqueWorkspaceId, type Harness } from "../helpers/harness";
 import { ADA, BOB, SPA, standardWorkspace } from "../helpers/fixtures";
 import { contextFor, resolveWorkspace } from "../../lib/server/router";
-import { signInView } from "../../lib/sign-in/hosted-sign-in";
+import { signInView } from "../../lib/sign-in/view";
 import { eq } from "drizzle-orm";
 import { authorizationCodes, hostedSessions } from "../../db/schema";
 import { sha256Hex } from "../../lib/crypto";
@@ -27,7 +27,7 @@ async function startTransaction(jar = new Jar()) {
   const location = new URL(res.headers.get("location")!, PUBLIC_URL);
   const tx = location.searchParams.get("tx");
   const view = tx ? await signInView(contextFor(h.service, (await resolveWorkspace(h.service, ws))!), tx, jar.header()) : null;
-  return { res, location, tx, jar, state, csrf: view && view.kind === "form" ? view.csrf : "" };
+  return { res, location, tx, jar, state, csrf: view && view.kind === "step" ? view.csrf : "" };
 }
 
 const post = (form: Record<string, string>, cookie: string, headers: Record<string, string> = { origin: PUBLIC_URL }) =>

@@ -2,15 +2,20 @@ import type { Metadata } from "next";
 import { headers } from "next/headers";
 import { notFound } from "next/navigation";
 import { hostedErrorText, signInFormMessage } from "@/lib/hosted/errors";
-import { signInView } from "@/lib/sign-in/hosted-sign-in";
+import { signInView } from "@/lib/sign-in/view";
 import { contextFor, resolveWorkspace } from "@/lib/server/router";
 import { getService } from "@/lib/service";
 import { HostedCard } from "@/components/hosted/hosted-card";
-import { SignInForm } from "@/components/hosted/sign-in-form";
+import { FirstFactor } from "@/components/hosted/steps/first-factor";
+import { SecondFactor } from "@/components/hosted/steps/second-factor";
+import { EnrollSecondFactor } from "@/components/hosted/steps/enroll-second-factor";
+import { RecoveryCodes } from "@/components/hosted/steps/recovery-codes";
+import { PasskeyOffer } from "@/components/hosted/steps/passkey-offer";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Sign in", robots: { index: false } };
 
+/** The hosted sign-in: one page, showing the step the sign-in is at (lib/sign-in/flow.ts). */
 export default async function SignInPage(props: { params: Promise<{ tenant: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const [{ tenant }, query] = await Promise.all([props.params, props.searchParams]);
   const service = await getService();
@@ -28,9 +33,33 @@ export default async function SignInPage(props: { params: Promise<{ tenant: stri
   }
   // Only the codes the form shows (lib/hosted/errors.ts); any other value shows nothing.
   const error = signInFormMessage(query.error);
+  const step = view.step;
+  const title =
+    step.kind === "first_factor"
+      ? `Sign in to ${view.applicationName}`
+      : step.kind === "second_factor"
+        ? "Confirm it's you"
+        : step.kind === "enroll_second_factor"
+          ? "Set up two-step verification"
+          : step.kind === "recovery_codes"
+            ? "Save your recovery codes"
+            : step.kind === "passkey_offer"
+              ? "Sign in faster with a passkey"
+              : `Sign in to ${view.applicationName}`;
   return (
-    <HostedCard title={`Sign in to ${view.applicationName}`} workspaceName={view.workspaceName}>
-      <SignInForm action={`/t/${workspace.id}/sign-in/password`} tx={view.txId} csrf={view.csrf} error={error} />
+    <HostedCard title={title} workspaceName={view.workspaceName}>
+      {view.userEmail && step.kind !== "first_factor" ? <p className="-mt-4 mb-4 text-sm text-slate-500">{view.userEmail}</p> : null}
+      {step.kind === "second_factor" ? (
+        <SecondFactor view={view} error={error} />
+      ) : step.kind === "enroll_second_factor" ? (
+        <EnrollSecondFactor view={view} error={error} />
+      ) : step.kind === "recovery_codes" ? (
+        <RecoveryCodes view={view} error={error} />
+      ) : step.kind === "passkey_offer" ? (
+        <PasskeyOffer view={view} error={error} />
+      ) : (
+        <FirstFactor view={view} error={error} />
+      )}
     </HostedCard>
   );
 }

@@ -1,0 +1,56 @@
+import type { SignInView } from "@/lib/sign-in/view";
+import { Divider, FormError, inputClass, primaryButtonClass, StepForm } from "./step-form";
+import { EmailCodeRequest } from "./email-code";
+import { PasskeySignIn } from "./passkey-sign-in";
+
+type View = Extract<SignInView, { kind: "step" }>;
+
+/**
+ * The first step: the methods the application's policy allows, in one card. The password and
+ * email-code forms are plain forms (no JavaScript needed); the passkey button and the passkey
+ * autofill in the email field are added by script.
+ */
+export function FirstFactor({ view, error }: { view: View; error?: string }) {
+  const allowed = new Set(view.policy.firstFactors);
+  const form = { basePath: view.basePath, txId: view.txId, csrf: view.csrf };
+  const password = allowed.has("password");
+  const email = allowed.has("email_otp") && view.email.available;
+  const passkey = allowed.has("passkey");
+  return (
+    <div>
+      <FormError message={error} />
+      {password ? (
+        <StepForm {...form} path="/sign-in/password" className="mt-4 space-y-4">
+          <div>
+            <label htmlFor="email" className="block text-sm font-medium text-slate-700">
+              Email
+            </label>
+            <input id="email" name="email" type="email" autoComplete={passkey ? "username webauthn" : "username"} required autoFocus className={inputClass} />
+          </div>
+          <div>
+            <label htmlFor="password" className="block text-sm font-medium text-slate-700">
+              Password
+            </label>
+            <input id="password" name="password" type="password" autoComplete="current-password" required className={inputClass} />
+          </div>
+          <button type="submit" className={primaryButtonClass}>
+            Sign in
+          </button>
+        </StepForm>
+      ) : null}
+      {email ? (
+        <>
+          {password ? <Divider /> : null}
+          <EmailCodeRequest view={view} emailFieldId={password ? null : "email"} />
+        </>
+      ) : null}
+      {passkey ? (
+        <>
+          {password || email ? <Divider /> : null}
+          <PasskeySignIn view={view} />
+        </>
+      ) : null}
+      {!password && !email && !passkey ? <p className="text-sm text-slate-600">No sign-in method is available for this application.</p> : null}
+    </div>
+  );
+}

@@ -1,0 +1,44 @@
+import type { ReactNode } from "react";
+
+/** The fields every sign-in step's form carries: the transaction and its CSRF token (bound to the browser's transaction cookie). */
+export interface StepFormProps {
+  basePath: string;
+  txId: string;
+  csrf: string;
+}
+
+/** A plain server-rendered POST form to a sign-in step (`path` under the issuer): works without JavaScript. */
+export function StepForm({ basePath, txId, csrf, path, children, className = "space-y-4", id }: StepFormProps & { path: string; children: ReactNode; className?: string; id?: string }) {
+  return (
+    <form method="post" action={`${basePath}${path}`} className={className} id={id}>
+      <input type="hidden" name="tx" value={txId} />
+      <input type="hidden" name="csrf" value={csrf} />
+      {children}
+    </form>
+  );
+}
+
+export const inputClass =
+  "mt-1 block w-full rounded-md border border-slate-300 px-3 py-2 text-sm shadow-sm focus:border-indigo-500 focus:outline-none focus:ring-2 focus:ring-indigo-200";
+export const primaryButtonClass =
+  "w-full rounded-md bg-indigo-600 px-4 py-2 text-sm font-semibold text-white shadow-sm hover:bg-indigo-500 focus:outline-none focus:ring-2 focus:ring-indigo-300";
+export const secondaryButtonClass =
+  "w-full rounded-md border border-slate-300 bg-white px-4 py-2 text-sm font-semibold text-slate-800 shadow-sm hover:bg-slate-50 focus:outline-none focus:ring-2 focus:ring-indigo-300";
+
+export function FormError({ message }: { message?: string }) {
+  return message ? (
+    <p role="alert" className="rounded-md border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800">
+      {message}
+    </p>
+  ) : null;
+}
+
+export function Divider({ label = "or" }: { label?: string }) {
+  return (
+    <div className="my-5 flex items-center gap-3 text-xs uppercase tracking-wide text-slate-400" aria-hidden="true">
+      <span className="h-px flex-1 bg-slate-200" />
+      {label}
+      <span className="h-px flex-1 bg-slate-200" />
+    </div>
+  );
+}

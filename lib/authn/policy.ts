@@ -1,0 +1,140 @@
+/**
+ * The authentication policy: what a sign-in must prove before the hosted session may serve an
+ * application. A workspace has one (workspaces.auth_policy); an application may override any of
+ * its fields (clients.auth_policy). Stored values are read back through `readPolicy`, which
+ * keeps only what it understands, so a stored row can never widen the policy by accident.
+ *
+ * `nextStep` is the one decision every sign-in step, the authorize endpoint (reuse or step up a
+ * live session) and the console's explanation ask: given the policy, the factors the user has
+ * enrolled and the evidence proved so far, what is still missing.
+ */
+import { and, eq } from "drizzle-orm";
+import { z } from "zod";
+import { clients, workspaces } from "../../db/schema";
+import type { EndpointContext } from "../http/context";
+import { isMultiFactor, type Evidence } from "./evidence";
+
+export const FIRST_FACTORS = ["password", "email_otp", "passkey"] as const;
+export type FirstFactor = (typeof FIRST_FACTORS)[number];
+export const MFA_MODES = ["off", "required"] as const;
+export const PASSKEY_ENROLLMENT = ["never", "offer", "require"] as const;
+/** Second factors a user can enrol when MFA is required (recovery codes come with the first of them). */
+export const ENROLLABLE_SECOND_FACTORS = ["totp", "security_key", "passkey"] as const;
+
+export interface AuthPolicy {
+  /** Methods that may open a session (identify the user). At least one. */
+  firstFactors: FirstFactor[];
+  mfa: (typeof MFA_MODES)[number];
+  /** After a successful sign-in of a user without a passkey: never ask, offer (skippable), or require one. */
+  passkeyEnrollment: (typeof PASSKEY_ENROLLMENT)[number];
+  /** Self-service sign-up with an email address verified by a one-time code. */
+  signUp: boolean;
+}
+
+export const DEFAULT_POLICY: AuthPolicy = {
+  firstFactors: ["password", "email_otp", "passkey"],
+  mfa: "off",
+  passkeyEnrollment: "never",
+  signUp: false,
+};
+
+/** One policy as written in the workspace file, the console and the stored rows: every field optional. */
+export const policySchema = z
+  .object({
+    firstFactors: z
+      .array(z.enum(FIRST_FACTORS))
+      .min(1, "at least one first factor")
+      .refine((v) => new Set(v).size === v.length, "first factors must be unique")
+      .optional(),
+    mfa: z.enum(MFA_MODES).optional(),
+    passkeyEnrollment: z.enum(PASSKEY_ENROLLMENT).optional(),
+    signUp: z.boolean().optional(),
+  })
+  .strict();
+export type PolicyOverrides = z.infer<typeof policySchema>;
+
+/** A stored policy object back as overrides; anything unreadable counts as no override (the defaults are the safe side only for fields it names, so it is dropped field by field). */
+export function readPolicy(stored: unknown): PolicyOverrides {
+  if (!stored || typeof stored !== "object") return {};
+  const out: PolicyOverrides = {};
+  for (const [key, value] of Object.entries(stored)) {
+    const one = policySchema.safeParse({ [key]: value });
+    if (one.success) Object.assign(out, one.data);
+  }
+  return out;
+}
+
+/** The policy in force for an application: the workspace's, with the application's overrides. */
+export function effectivePolicy(workspace: unknown, application: unknown): AuthPolicy {
+  return { ...DEFAULT_POLICY, ...readPolicy(workspace), ...readPolicy(application) };
+}
+
+/** The policy in force for an application of this workspace (by its row id). */
+export async function policyFor(ctx: Pick<EndpointContext, "service" | "workspace">, clientPk: string): Promise<AuthPolicy> {
+  const [row] = await ctx.service.db
+    .select({ workspace: workspaces.authPolicy, application: clients.authPolicy })
+    .from(clients)
+    .innerJoin(workspaces, eq(workspaces.id, clients.workspaceId))
+    .where(and(eq(clients.workspaceId, ctx.workspace.id), eq(clients.id, clientPk)))
+    .limit(1);
+  return effectivePolicy(row?.workspace, row?.application);
+}
+
+/** What the user has enrolled, as the policy needs to know it. */
+export interface EnrolledSummary {
+  hasPassword: boolean;
+  passkeys: number;
+  securityKeys: number;
+  totp: number;
+  recoveryCodesLeft: number;
+}
+
+/** A second factor the user can be asked for. */
+export type SecondFactorOption = "totp" | "security_key" | "passkey" | "recovery_code";
+
+export type NextStep =
+  /** Nothing proved yet that this application accepts: identify the user with an allowed first factor. */
+  | { kind: "first_factor"; allowed: FirstFactor[] }
+  /** MFA is required and the user has second factors: ask for one of them. */
+  | { kind: "second_factor"; options: SecondFactorOption[] }
+  /** MFA is required and the user has none: enrol one before the sign-in completes. */
+  | { kind: "enroll_second_factor"; options: (typeof ENROLLABLE_SECOND_FACTORS)[number][] }
+  /** Offer (or require) a passkey to a user who has none. */
+  | { kind: "passkey_offer"; required: boolean }
+  | { kind: "done" };
+
+const FIRST_FACTOR_OF: Record<string, FirstFactor | undefined> = { password: "password", email_otp: "email_otp", passkey: "passkey" };
+
+/** Whether the evidence holds a primary event of a method this policy accepts as a first factor. */
+export function hasAllowedFirstFactor(policy: AuthPolicy, evidence: readonly Evidence[]): boolean {
+  return evidence.some((e) => {
+    const f = FIRST_FACTOR_OF[e.method];
+    return f !== undefined && policy.firstFactors.includes(f);
+  });
+}
+
+/** Whether the evidence satisfies the policy's authentication requirements (not the enrolment offers). */
+export function meetsPolicy(policy: AuthPolicy, evidence: readonly Evidence[]): boolean {
+  return hasAllowedFirstFactor(policy, evidence) && (policy.mfa === "off" || isMultiFactor(evidence));
+}
+
+/**
+ * What the sign-in must do next. `passkeyOfferAnswered` is whether the user already added a
+ * passkey or declined the offer in this sign-in.
+ */
+export function nextStep(policy: AuthPolicy, enrolled: EnrolledSummary | null, evidence: readonly Evidence[], passkeyOfferAnswered = false): NextStep {
+  if (!enrolled || !hasAllowedFirstFactor(policy, evidence)) return { kind: "first_factor", allowed: [...policy.firstFactors] };
+  if (policy.mfa === "required" && !isMultiFactor(evidence)) {
+    const options: SecondFactorOption[] = [];
+    if (enrolled.totp > 0) options.push("totp");
+    if (enrolled.securityKeys > 0) options.push("security_key");
+    if (enrolled.passkeys > 0) options.push("passkey");
+    if (options.length === 0) return { kind: "enroll_second_factor", options: [...ENROLLABLE_SECOND_FACTORS] };
+    if (enrolled.recoveryCodesLeft > 0) options.push("recovery_code");
+    return { kind: "second_factor", options };
+  }
+  if (policy.passkeyEnrollment !== "never" && enrolled.passkeys === 0 && !passkeyOfferAnswered) {
+    return { kind: "passkey_offer", required: policy.passkeyEnrollment === "require" };
+  }
+  return { kind: "done" };
+}

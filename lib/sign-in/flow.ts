@@ -1,0 +1,177 @@
+/**
+ * The sign-in in progress: every hosted sign-in step (password, email code, passkey, second
+ * factors, enrolment) is a form post that goes through here.
+ *
+ * - `signInStep(handler)` is the endpoint shape of a step: same-origin guard, form media type and
+ *   size, the pending sign-in bound to this browser's `lk_tx_` cookie, and the CSRF token bound to
+ *   both; the handler gets the verified transaction and form.
+ * - `identify` records a first factor (the user it proved) on the transaction; `prove` records a
+ *   further factor of the same user. Both then `advance`: the application's policy
+ *   (lib/authn/policy.ts) decides what is still missing, and the browser goes back to the sign-in
+ *   page for it, or the sign-in completes: a hosted session is created (or the live session being
+ *   stepped up gets the new evidence and a new secret) and the code is issued.
+ *
+ * Nothing a step proves reaches a session before the policy is met, so a half-finished sign-in
+ * never leaves a session behind that another application could reuse.
+ */
+import { and, eq, gt, isNull } from "drizzle-orm";
+import { authorizationTransactions, type StoredEvidence } from "../../db/schema";
+import type { Endpoint, EndpointContext } from "../http/context";
+import { parseCookieHeader } from "../http/cookies";
+import { csrfToken, verifyCsrfToken } from "../http/csrf";
+import { mediaType, readBody } from "../http/form";
+import { clientAddressOf } from "../http/client-address";
+import { guarded, sameOrigin } from "../http/guards";
+import { redirect303 } from "../http/response";
+import { hostedError, type SignInFormError } from "../hosted/errors";
+import { completeTransaction, loadOpenTransaction, TX_COOKIE_PREFIX, type TransactionRow } from "../oauth/pending-sign-in";
+import { appendEvidence, createHostedSession, getLiveSession, rotateSessionSecret, type HostedSession } from "../authn/hosted-session";
+import { readEvidence, withEvidence, type Evidence } from "../authn/evidence";
+import { nextStep, policyFor, type AuthPolicy, type NextStep } from "../authn/policy";
+import { enrolledSummary } from "../authn/factors";
+
+const FORM_LIMIT = 16 * 1024;
+
+/** The form's CSRF token: bound to the workspace, the transaction and the browser's HttpOnly `lk_tx_` cookie for it. */
+const formBindings = (ctx: EndpointContext, txId: string, binding: string) => [ctx.workspace.id, txId, binding];
+
+export function signInCsrf(ctx: EndpointContext, txId: string, binding: string): string {
+  return csrfToken(ctx.service.config.masterKey, "hosted-sign-in", formBindings(ctx, txId, binding));
+}
+
+/** The transaction named by `txId` that this browser's cookie opens, with the cookie's value. */
+export async function transactionOf(ctx: EndpointContext, txId: string, cookieHeader: string | null): Promise<{ tx: TransactionRow; binding: string } | null> {
+  const binding = parseCookieHeader(cookieHeader).get(`${TX_COOKIE_PREFIX}${txId}`);
+  const tx = await loadOpenTransaction(ctx, txId, binding);
+  return tx && binding ? { tx, binding } : null;
+}
+
+export interface StepInput {
+  tx: TransactionRow;
+  form: URLSearchParams;
+}
+
+export type StepHandler = (request: Request, ctx: EndpointContext, input: StepInput) => Promise<Response>;
+
+/**
+ * A sign-in step's endpoint. Declared guard: same origin (lib/http/guards.ts). The CSRF token
+ * (lib/http/csrf.ts) needs the form and the transaction it is bound to, so it is checked once both
+ * are read; it applies to every post, whatever its headers say.
+ */
+export function signInStep(handler: StepHandler): Endpoint {
+  return guarded(
+    async (request: Request, ctx: EndpointContext) => {
+      if (mediaType(request) !== "application/x-www-form-urlencoded") return hostedError("form_media_type");
+      let form: URLSearchParams;
+      try {
+        form = new URLSearchParams(await readBody(request, FORM_LIMIT));
+      } catch {
+        return hostedError("form_too_large");
+      }
+      const open = await transactionOf(ctx, form.get("tx") ?? "", request.headers.get("cookie"));
+      if (!open) return hostedError("sign_in_expired");
+      if (!verifyCsrfToken(ctx.service.config.masterKey, "hosted-sign-in", formBindings(ctx, open.tx.id, open.binding), form.get("csrf"))) {
+        return hostedError("form_unverified");
+      }
+      return handler(request, ctx, { tx: open.tx, form });
+    },
+    { use: [sameOrigin(() => hostedError("cross_site_form"))] },
+  );
+}
+
+/** Back to the sign-in page, at whatever step the transaction is, optionally with a message from the catalogue. */
+export function toSignInPage(ctx: EndpointContext, txId: string, error?: SignInFormError, headers: [string, string][] = []): Response {
+  const query = `tx=${encodeURIComponent(txId)}${error ? `&error=${error}` : ""}`;
+  return redirect303(`${ctx.basePath}/sign-in?${query}`, headers);
+}
+
+/** The live session the transaction steps up, if it is still live and still this user's. */
+async function steppedUpSession(ctx: EndpointContext, tx: TransactionRow, cookieHeader: string | null): Promise<HostedSession | null> {
+  if (!tx.sessionId) return null;
+  const session = await getLiveSession(ctx, cookieHeader);
+  return session && session.id === tx.sessionId && session.userId === tx.userId ? session : null;
+}
+
+/** Everything the user has proved for this sign-in: the stepped-up session's evidence and this transaction's. */
+function provedSoFar(tx: TransactionRow, session: HostedSession | null): Evidence[] {
+  const own = readEvidence(tx.evidence);
+  return session ? own.reduce(withEvidence, readEvidence(session.evidence)) : own;
+}
+
+export type FlowStep = NextStep | { kind: "recovery_codes" };
+
+/** Where the sign-in stands: the step the page must show. */
+export async function currentStep(ctx: EndpointContext, tx: TransactionRow, cookieHeader: string | null): Promise<{ step: FlowStep; policy: AuthPolicy }> {
+  const policy = await policyFor(ctx, tx.clientPk);
+  if (tx.recoveryCodesEncrypted) return { step: { kind: "recovery_codes" }, policy };
+  const session = await steppedUpSession(ctx, tx, cookieHeader);
+  const enrolled = tx.userId ? await enrolledSummary(ctx, tx.userId) : null;
+  return { step: nextStep(policy, enrolled, provedSoFar(tx, session), tx.passkeyOfferAnswered), policy };
+}
+
+/**
+ * Records a first factor: the user it identified and its evidence. A different user than the one
+ * the transaction held starts over (the earlier user's evidence and stepped-up session are
+ * dropped); the same user adds to what they proved.
+ */
+export async function identify(request: Request, ctx: EndpointContext, tx: TransactionRow, userId: string, event: Evidence): Promise<Response> {
+  const sameUser = tx.userId === userId;
+  const evidence: StoredEvidence[] = sameUser ? withEvidence(readEvidence(tx.evidence), event) : [event];
+  const updated = await updateOpen(ctx, tx, { userId, evidence, sessionId: sameUser ? tx.sessionId : null, passkeyOfferAnswered: sameUser ? tx.passkeyOfferAnswered : false });
+  if (!updated) return hostedError("sign_in_expired");
+  return advance(request, ctx, updated);
+}
+
+/** Records a further factor of the transaction's user (a second factor, an enrolment's proof). */
+export async function prove(request: Request, ctx: EndpointContext, tx: TransactionRow, event: Evidence): Promise<Response> {
+  if (!tx.userId) return toSignInPage(ctx, tx.id);
+  const updated = await updateOpen(ctx, tx, { evidence: withEvidence(readEvidence(tx.evidence), event) }, tx.userId);
+  if (!updated) return hostedError("sign_in_expired");
+  return advance(request, ctx, updated);
+}
+
+/** Updates the transaction while it is open (and, when given, still held by `userId`). */
+export async function updateOpen(
+  ctx: EndpointContext,
+  tx: TransactionRow,
+  set: Partial<Pick<TransactionRow, "userId" | "evidence" | "sessionId" | "recoveryCodesEncrypted" | "passkeyOfferAnswered">>,
+  userId?: string,
+): Promise<TransactionRow | null> {
+  const t = authorizationTransactions;
+  const now = ctx.service.clock.now();
+  const [row] = await ctx.service.db
+    .update(t)
+    .set(set)
+    .where(and(eq(t.workspaceId, ctx.workspace.id), eq(t.id, tx.id), isNull(t.completedAt), gt(t.expiresAt, now), userId ? eq(t.userId, userId) : undefined))
+    .returning();
+  return row ?? null;
+}
+
+/** After a step: back to the page for what is missing, or complete the sign-in. */
+export async function advance(request: Request, ctx: EndpointContext, tx: TransactionRow): Promise<Response> {
+  const cookieHeader = request.headers.get("cookie");
+  const { step } = await currentStep(ctx, tx, cookieHeader);
+  if (step.kind !== "done") return toSignInPage(ctx, tx.id);
+  return finish(request, ctx, tx, cookieHeader);
+}
+
+async function finish(request: Request, ctx: EndpointContext, tx: TransactionRow, cookieHeader: string | null): Promise<Response> {
+  const evidence = readEvidence(tx.evidence);
+  const stepped = await steppedUpSession(ctx, tx, cookieHeader);
+  if (stepped) {
+    let session: HostedSession | null = stepped;
+    for (const event of evidence) session = session ? await appendEvidence(ctx, stepped.id, event) : null;
+    if (!session) return hostedError("sign_in_expired");
+    // A step-up is a new authentication: the session gets a new secret (session fixation).
+    const rotated = await rotateSessionSecret(ctx, session);
+    if (!rotated) return hostedError("sign_in_expired");
+    return completeTransaction(ctx, tx, rotated.session, [["Set-Cookie", rotated.cookie]]);
+  }
+  const { session, cookie } = await createHostedSession(ctx, {
+    userId: tx.userId!,
+    evidence,
+    userAgent: request.headers.get("user-agent"),
+    ip: clientAddressOf(request.headers, ctx.service.config.trustProxy),
+  });
+  return completeTransaction(ctx, tx, session, [["Set-Cookie", cookie]]);
+}
