@@ -133,7 +133,8 @@ export function nextStep(policy: AuthPolicy, enrolled: EnrolledSummary | null, e
     if (enrolled.recoveryCodesLeft > 0) options.push("recovery_code");
     return { kind: "second_factor", options };
   }
-  if (policy.passkeyEnrollment !== "never" && enrolled.passkeys === 0 && !passkeyOfferAnswered) {
+  // "require" is met only by a passkey: declining does not count.
+  if (policy.passkeyEnrollment === "require" ? enrolled.passkeys === 0 : policy.passkeyEnrollment === "offer" && enrolled.passkeys === 0 && !passkeyOfferAnswered) {
     return { kind: "passkey_offer", required: policy.passkeyEnrollment === "require" };
   }
   return { kind: "done" };
