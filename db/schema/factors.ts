@@ -55,11 +55,14 @@ export const recoveryCodes = pgTable(
     id: text("id").primaryKey(),
     workspaceId: text("workspace_id").notNull().references(() => workspaces.id, { onDelete: "cascade" }),
     userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    /** The code's public first part: finds its row, so an attempt costs one argon2id verification, not one per code. */
+    lookup: text("lookup").notNull(),
+    /** argon2id of the code's secret part. */
     codeHash: text("code_hash").notNull(),
     createdAt: ts("created_at").notNull(),
     usedAt: ts("used_at"),
   },
-  (t) => [index("recovery_codes_user_idx").on(t.workspaceId, t.userId)],
+  (t) => [uniqueIndex("recovery_codes_lookup_uq").on(t.workspaceId, t.userId, t.lookup)],
 );
 
 /**
