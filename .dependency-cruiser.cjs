@@ -22,7 +22,7 @@ const LAYERS = {
   "lib/audit": [],
   "lib/clients": [],
   "lib/authority": ["lib/http", "lib/service.ts"],
-  "lib/authn": ["lib/authority", "lib/http", "lib/hosted", "lib/limits", "lib/service.ts"],
+  "lib/authn": ["lib/authority", "lib/audit", "lib/http", "lib/hosted", "lib/limits", "lib/service.ts"],
   "lib/oauth": ["lib/authority", "lib/authn", "lib/audit", "lib/hosted", "lib/http", "lib/service.ts"],
   "lib/authz": ["lib/authority", "lib/oauth", "lib/audit", "lib/http", "lib/service.ts"],
   "lib/sign-in": ["lib/authn", "lib/oauth", "lib/hosted", "lib/http", "lib/service.ts"],
