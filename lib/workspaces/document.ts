@@ -4,7 +4,7 @@
  * resolve within the document, never against the database, so a file that validates here means
  * the same thing wherever it is imported. See docs/workspace-file.md.
  *
- * The code is in ./document/: one file per section of the document (applications, apis,
+ * The code is in ./document/: one file per section of the document (auth-policy, applications, apis,
  * api-grants, roles, organizations, users), each with its schema and its cross-entity checks;
  * schema.ts assembles them and validate.ts runs them. This file is the public entry.
  */
@@ -12,6 +12,7 @@ export { WorkspaceFileError, type WorkspaceFileIssue } from "./document/errors";
 export { IDENTITY_SCOPES, normalizeEmail, RESERVED_WORKSPACE_IDS } from "./document/fields";
 export { jsonPath } from "./document/paths";
 export { applicationSchema, defaultIdentityScopes, MIN_PRESET_SECRET_LENGTH } from "./document/applications";
+export { authPolicySchema, policyEntry, policyOverrides, type AuthPolicyEntry } from "./document/auth-policy";
 export { apiSchema } from "./document/apis";
 export { apiGrantSchema } from "./document/api-grants";
 export { rolePermissionSchema, roleSchema } from "./document/roles";

@@ -17,6 +17,7 @@ import {
   workspaces,
 } from "../../db/schema";
 import { hashPassword, isArgon2idHash, verifyPassword } from "../authn/password";
+import { DEFAULT_POLICY, effectivePolicy } from "../authn/policy";
 import {
   ClientSecretError,
   createClientSecret,
@@ -68,6 +69,7 @@ function fullDoc(id: string) {
   return {
     id,
     name: "Full workspace",
+    auth_policy: { passkey_enrollment: "offer", first_factors: ["password", "passkey"], sign_up: true },
     applications: [
       {
         client_id: "spa",
@@ -86,6 +88,7 @@ function fullDoc(id: string) {
         post_logout_redirect_uris: ["https://web.example.test/signed-out"],
         identity_scopes: ["openid", "email"],
         account_security: true,
+        auth_policy: { mfa: "required", first_factors: ["passkey", "email_otp"] },
         secret: SECRET_A,
         secret_lifetime_days: 30,
       },
@@ -509,6 +512,89 @@ describe("exportWorkspace", () => {
 
   it("returns null for an unknown workspace", async () => {
     expect(await exportWorkspace(db, uniqueId("none"))).toBeNull();
+  });
+});
+
+describe("auth_policy", () => {
+  it("stores the workspace's policy and each application's overrides, and re-importing changes nothing", async () => {
+    const id = uniqueId("pol");
+    await importWorkspace(db, fullDoc(id), opts);
+    const [ws] = await db.select().from(workspaces).where(eq(workspaces.id, id));
+    expect(ws.authPolicy).toEqual({ firstFactors: ["password", "passkey"], passkeyEnrollment: "offer", signUp: true });
+    const web = await clientRow(id, "web");
+    const spa = await clientRow(id, "spa");
+    // The application's row holds only its overrides; what it leaves out is inherited.
+    expect(web.authPolicy).toEqual({ firstFactors: ["passkey", "email_otp"], mfa: "required" });
+    expect(spa.authPolicy).toEqual({});
+    expect(effectivePolicy(ws.authPolicy, web.authPolicy)).toEqual({
+      firstFactors: ["passkey", "email_otp"],
+      mfa: "required",
+      passkeyEnrollment: "offer",
+      signUp: true,
+    });
+    expect(effectivePolicy(ws.authPolicy, spa.authPolicy)).toEqual({ ...DEFAULT_POLICY, firstFactors: ["password", "passkey"], passkeyEnrollment: "offer", signUp: true });
+
+    // jsonb reorders keys; the comparison must not see that as a change.
+    expect((await importWorkspace(db, fullDoc(id), opts)).changes).toBe(0);
+  });
+
+  it("replaces a changed policy and clears a removed one (no auth_policy means the defaults, or inherit)", async () => {
+    const id = uniqueId("polchg");
+    await importWorkspace(db, fullDoc(id), opts);
+    const doc = fullDoc(id) as Omit<ReturnType<typeof fullDoc>, "auth_policy"> & { auth_policy?: unknown };
+    doc.auth_policy = { mfa: "required" };
+    delete (doc.applications[1] as { auth_policy?: unknown }).auth_policy;
+    const result = await importWorkspace(db, doc, opts);
+    expect(result.changes).toBe(2);
+    const [ws] = await db.select().from(workspaces).where(eq(workspaces.id, id));
+    expect(ws.authPolicy).toEqual({ mfa: "required" });
+    expect((await clientRow(id, "web")).authPolicy).toEqual({});
+    delete doc.auth_policy;
+    await importWorkspace(db, doc, opts);
+    const [after] = await db.select().from(workspaces).where(eq(workspaces.id, id));
+    expect(after.authPolicy).toEqual({});
+  });
+
+  it("exports the policies as the file writes them, only where they override something", async () => {
+    const id = uniqueId("polexp");
+    await importWorkspace(db, fullDoc(id), opts);
+    const exported = (await exportWorkspace(db, id))!;
+    expect(exported.auth_policy).toEqual({ first_factors: ["password", "passkey"], passkey_enrollment: "offer", sign_up: true });
+    expect(exported.applications.find((a) => a.client_id === "web")?.auth_policy).toEqual({ first_factors: ["passkey", "email_otp"], mfa: "required" });
+    expect(exported.applications.find((a) => a.client_id === "spa")).not.toHaveProperty("auth_policy");
+
+    // Import, export, import: equal.
+    const copyId = uniqueId("polcopy");
+    await importWorkspace(db, { ...exported, id: copyId }, opts);
+    expect(await exportWorkspace(db, copyId)).toEqual({ ...exported, id: copyId });
+
+    // A stored value the policy cannot read is not exported (nor enforced).
+    await db.update(workspaces).set({ authPolicy: { mfa: "sometimes", signUp: false } }).where(eq(workspaces.id, id));
+    expect((await exportWorkspace(db, id))!.auth_policy).toEqual({ sign_up: false });
+    await db.update(workspaces).set({ authPolicy: { mfa: "sometimes" } }).where(eq(workspaces.id, id));
+    expect(await exportWorkspace(db, id)).not.toHaveProperty("auth_policy");
+  });
+
+  it("rejects invalid policies with the JSON path of each problem and writes nothing", async () => {
+    const id = uniqueId("polbad");
+    const doc = fullDoc(id) as unknown as Record<string, unknown> & { applications: Record<string, unknown>[] };
+    doc.auth_policy = { first_factors: ["password", "sms"], mfa: "sometimes", passkey_enrollment: "always", sign_up: "yes", lockout: 3 };
+    doc.applications[0].auth_policy = { first_factors: [] };
+    doc.applications[1].auth_policy = { first_factors: ["passkey", "passkey"] };
+    doc.applications[2].auth_policy = { mfa: "required" };
+    const issues = await expectInvalid(doc);
+    const at = (path: string) => issues.filter((i) => i.path === path).map((i) => i.message);
+    expect(at("$.auth_policy.first_factors[1]")[0]).toMatch(/must be one of "password", "email_otp", "passkey"/);
+    expect(at("$.auth_policy.mfa")[0]).toMatch(/must be one of "off", "required"/);
+    expect(at("$.auth_policy.passkey_enrollment")[0]).toMatch(/must be one of "never", "offer", "require"/);
+    expect(at("$.auth_policy.sign_up")[0]).toMatch(/must be a boolean/);
+    expect(at("$.auth_policy.lockout")).toEqual(["is not a recognized field"]);
+    expect(at("$.applications[0].auth_policy.first_factors")[0]).toMatch(/at least one first factor/);
+    expect(at("$.applications[1].auth_policy.first_factors[1]")[0]).toMatch(/duplicate first factor "passkey"/);
+    expect(at("$.applications[2].auth_policy")[0]).toMatch(/M2M clients/);
+    expect(await counts(id)).toMatchObject({ workspaces: 0 });
+
+    expect(await expectInvalid({ id, name: "X", auth_policy: "strict" })).toEqual([{ path: "$.auth_policy", message: "must be an object (got a string)" }]);
   });
 });
 

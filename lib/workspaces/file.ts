@@ -23,7 +23,7 @@ import {
   users,
   workspaces,
 } from "../../db/schema";
-import type { WorkspaceDocument } from "./document";
+import { policyEntry, type WorkspaceDocument } from "./document";
 
 export {
   validateWorkspaceDocument,
@@ -42,7 +42,8 @@ const byKey =
 
 /**
  * The workspace as a document importWorkspace accepts. Passwords appear as `password_hash`;
- * client secrets never appear. Null when the workspace does not exist or is the operator
+ * client secrets never appear, nor do enrolled factors (passkeys, authenticator apps, recovery
+ * codes): they are secrets bound to this installation and are never exported or imported. Null when the workspace does not exist or is the operator
  * workspace. Lists are sorted by natural key so exports are stable.
  */
 export async function exportWorkspace(db: Database, workspaceId: string): Promise<WorkspaceDocument | null> {
@@ -67,9 +68,15 @@ export async function exportWorkspace(db: Database, workspaceId: string): Promis
   const slugById = new Map(orgRows.map((o) => [o.id, o.slug]));
   const emailById = new Map(userRows.map((u) => [u.id, u.email]));
 
+  // A policy appears only where it overrides something, as a file would say it.
+  const policyField = (stored: unknown) => {
+    const entry = policyEntry(stored);
+    return entry ? { auth_policy: entry } : {};
+  };
   return {
     id: wid,
     name: workspace.name,
+    ...policyField(workspace.authPolicy),
     applications: clientRows.sort(byKey((c) => c.clientId)).map((c) => ({
       client_id: c.clientId,
       name: c.name,
@@ -80,6 +87,7 @@ export async function exportWorkspace(db: Database, workspaceId: string): Promis
       identity_scopes: c.identityScopes as WorkspaceDocument["applications"][number]["identity_scopes"],
       active: c.active,
       account_security: c.accountSecurity,
+      ...policyField(c.authPolicy),
       ...(c.type === "PUBLIC" ? {} : { secret_lifetime_days: c.secretLifetimeDays }),
     })),
     apis: apiRows.sort(byKey((a) => a.audience)).map((a) => ({

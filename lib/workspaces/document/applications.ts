@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { clientTypes, type ClientType } from "../../../db/schema/applications";
 import { redirectUriProblem } from "../uris";
+import { authPolicySchema } from "./auth-policy";
 import { asArray, entries, type CrossCheck } from "./checks";
 import { clientId, displayName, IDENTITY_SCOPES, origin, uriList } from "./fields";
 import type { PathSegment } from "./paths";
@@ -19,6 +20,8 @@ export const applicationSchema = z.strictObject({
   identity_scopes: z.array(z.enum(IDENTITY_SCOPES)).optional(),
   active: z.boolean().default(true),
   account_security: z.boolean().default(false),
+  /** Overrides of the workspace's authentication policy, field by field (the rest is inherited). */
+  auth_policy: authPolicySchema.optional(),
   /** A preset secret for development fixtures; never exported. */
   secret: z
     .string()

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { apiGrantSchema } from "./api-grants";
 import { apiSchema } from "./apis";
 import { applicationSchema } from "./applications";
+import { authPolicySchema } from "./auth-policy";
 import { displayName, workspaceId } from "./fields";
 import { organizationSchema } from "./organizations";
 import { roleSchema } from "./roles";
@@ -13,6 +14,8 @@ export const workspaceDocumentSchema = z.strictObject({
   $schema: z.string().optional(),
   id: workspaceId,
   name: displayName,
+  /** The workspace's authentication policy: overrides of the defaults (lib/authn/policy.ts DEFAULT_POLICY). */
+  auth_policy: authPolicySchema.optional(),
   applications: z.array(applicationSchema).default([]),
   apis: z.array(apiSchema).default([]),
   api_grants: z.array(apiGrantSchema).default([]),

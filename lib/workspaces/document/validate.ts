@@ -2,6 +2,7 @@
 import { checkApiGrants } from "./api-grants";
 import { checkApis } from "./apis";
 import { checkApplications } from "./applications";
+import { checkAuthPolicies } from "./auth-policy";
 import { isRecord, startCrossCheck } from "./checks";
 import { WorkspaceFileError, type WorkspaceFileIssue } from "./errors";
 import { checkOrganizations } from "./organizations";
@@ -19,6 +20,7 @@ import { describeType, errorMap, zodIssues } from "./zod-issues";
 function crossCheck(doc: Record<string, unknown>): WorkspaceFileIssue[] {
   const c = startCrossCheck(doc);
   const apps = checkApplications(c);
+  checkAuthPolicies(c);
   const apiRefs = checkApis(c);
   checkApiGrants(c, apps, apiRefs);
   const roles = checkRoles(c, apiRefs);

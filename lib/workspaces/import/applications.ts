@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import { clients } from "../../../db/schema";
 import { createClientSecret, DEFAULT_SECRET_LIFETIME_DAYS, ensurePresetClientSecret, revokeAllClientSecrets } from "../../clients/secrets";
 import { newId } from "../../crypto";
-import { defaultIdentityScopes } from "../document";
+import { defaultIdentityScopes, policyOverrides } from "../document";
 import { differs, type ImportContext } from "./context";
 
 export async function importApplications(ctx: ImportContext): Promise<void> {
@@ -22,6 +22,8 @@ export async function importApplications(ctx: ImportContext): Promise<void> {
       allowedOrigins: app.allowed_origins,
       identityScopes: app.identity_scopes ?? defaultIdentityScopes(app.type),
       accountSecurity: app.account_security,
+      // An application's row holds only its overrides; no auth_policy in the file means it inherits everything.
+      authPolicy: policyOverrides(app.auth_policy) as Record<string, unknown>,
       ...(app.type === "PUBLIC" ? {} : { secretLifetimeDays: app.secret_lifetime_days ?? DEFAULT_SECRET_LIFETIME_DAYS }),
     };
     const existing = existingClients.get(app.client_id);

@@ -78,11 +78,20 @@ export function chunks<T>(values: T[]): T[][] {
   return out;
 }
 
-/** True when any field of `desired` differs from `existing` (arrays compared in order). */
+/** JSON with object keys sorted: PostgreSQL's jsonb does not keep the order keys were written in. */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
+}
+
+/** True when any field of `desired` differs from `existing` (arrays compared in order, objects (jsonb) by content). */
 export function differs(existing: Record<string, unknown>, desired: Record<string, unknown>): boolean {
   return Object.entries(desired).some(([key, value]) => {
     const current = existing[key];
-    if (Array.isArray(value) || Array.isArray(current)) return JSON.stringify(current) !== JSON.stringify(value);
+    if ((value && typeof value === "object") || (current && typeof current === "object")) return canonicalJson(current) !== canonicalJson(value);
     return current !== value;
   });
 }

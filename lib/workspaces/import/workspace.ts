@@ -1,8 +1,8 @@
-// The workspace row itself (id and name); refuses the operator workspace.
+// The workspace row itself (id, name and authentication policy); refuses the operator workspace.
 import { eq } from "drizzle-orm";
 import { workspaces } from "../../../db/schema";
-import { WorkspaceFileError } from "../document";
-import type { ImportContext } from "./context";
+import { policyOverrides, WorkspaceFileError } from "../document";
+import { differs, type ImportContext } from "./context";
 
 export async function importWorkspaceRow(ctx: ImportContext): Promise<void> {
   const { tx, file, now, wid } = ctx;
@@ -11,11 +11,13 @@ export async function importWorkspaceRow(ctx: ImportContext): Promise<void> {
     throw new WorkspaceFileError([{ path: "$.id", message: "names the operator workspace, which cannot be imported" }]);
   }
   ctx.created = !workspace;
+  // No auth_policy in the file means the defaults (lib/authn/policy.ts DEFAULT_POLICY).
+  const desired = { name: file.name, authPolicy: policyOverrides(file.auth_policy) as Record<string, unknown> };
   if (!workspace) {
-    await tx.insert(workspaces).values({ id: wid, name: file.name, system: false, createdAt: now, updatedAt: now });
+    await tx.insert(workspaces).values({ id: wid, ...desired, system: false, createdAt: now, updatedAt: now });
     ctx.changes++;
-  } else if (workspace.name !== file.name) {
-    await tx.update(workspaces).set({ name: file.name, updatedAt: now }).where(eq(workspaces.id, wid));
+  } else if (differs(workspace, desired)) {
+    await tx.update(workspaces).set({ ...desired, updatedAt: now }).where(eq(workspaces.id, wid));
     ctx.changes++;
   }
 }
