@@ -37,6 +37,14 @@ export const authorizationTransactions = pgTable(
     recoveryCodesEncrypted: text("recovery_codes_encrypted"),
     /** The user answered the passkey enrolment offer (added one, or chose "not now"). */
     passkeyOfferAnswered: boolean("passkey_offer_answered").notNull().default(false),
+    /**
+     * Self-service sign-up (lib/sign-in/sign-up.ts): the address this browser proved with an email
+     * code and no account held yet; the account is created with it once the user chooses a
+     * credential. No account exists before this is set.
+     */
+    signUpAddress: text("sign_up_address"),
+    /** The sign-up chose a passkey: the sign-in asks for one before it completes. */
+    signUpWithPasskey: boolean("sign_up_with_passkey").notNull().default(false),
   },
   (t) => [index("authorization_transactions_expiry_idx").on(t.workspaceId, t.expiresAt)],
 );

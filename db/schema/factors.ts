@@ -92,6 +92,8 @@ export const factorChallenges = pgTable(
   (t) => [
     index("factor_challenges_binding_idx").on(t.workspaceId, t.purpose, t.bindingId),
     index("factor_challenges_expiry_idx").on(t.expiresAt),
+    // The resend cooldown asks for the latest code sent to an address.
+    index("factor_challenges_address_idx").on(t.workspaceId, t.address, t.createdAt),
   ],
 );
 

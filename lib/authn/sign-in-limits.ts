@@ -30,21 +30,24 @@ export type GuessingGate =
  *
  * The account is named by the email as typed (normalized), known or not, so an unknown email is
  * counted and answered exactly as a known one.
+ *
+ * `scope` names the method whose guesses are counted (each first factor has its own counters:
+ * "signin" for the password, "email-otp" for email codes).
  */
-export async function guessingGate(ctx: EndpointContext, request: Request, email: string): Promise<GuessingGate> {
+export async function guessingGate(ctx: EndpointContext, request: Request, email: string, scope = "signin"): Promise<GuessingGate> {
   const { limiter, config } = ctx.service;
   const limit = config.rateLimits.failuresPer5Minutes;
   const accountLimit = limit * ACCOUNT_LIMIT_FACTOR;
   const ws = ctx.workspace.id;
-  const addressKey = `signin:${ws}:${email}:${clientAddress(request, config.trustProxy)}`;
-  const accountKey = `signin-account:${ws}:${email}`;
+  const addressKey = `${scope}:${ws}:${email}:${clientAddress(request, config.trustProxy)}`;
+  const accountKey = `${scope}-account:${ws}:${email}`;
   if (!limiter.blocked(addressKey, limit, ADDRESS_WINDOW_MS).allowed) return { allowed: false };
 
   let deviceKey: string | null = null;
   if (!limiter.blocked(accountKey, accountLimit, ACCOUNT_WINDOW_MS).allowed) {
     const device = await knownDevice(ctx, request.headers.get("cookie"), email);
     if (!device) return { allowed: false };
-    deviceKey = `signin-device:${ws}:${device}`;
+    deviceKey = `${scope}-device:${ws}:${device}`;
     if (!limiter.blocked(deviceKey, limit, ADDRESS_WINDOW_MS).allowed) return { allowed: false };
   }
   return {
@@ -64,7 +67,7 @@ export async function guessingGate(ctx: EndpointContext, request: Request, email
  * the account `email` names in this workspace and began within the cookie's lifetime; ended and
  * expired sessions count (the browser proved it signed in as this account before).
  */
-async function knownDevice(ctx: EndpointContext, cookieHeader: string | null, email: string): Promise<string | null> {
+export async function knownDevice(ctx: EndpointContext, cookieHeader: string | null, email: string): Promise<string | null> {
   const cookie = readSessionCookie(cookieHeader);
   if (!cookie) return null;
   const [row] = await ctx.service.db
