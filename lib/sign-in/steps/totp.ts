@@ -1,8 +1,24 @@
-/** Authenticator apps and recovery codes in the sign-in: the view and the endpoints. Stub until the TOTP factor lands. */
+/**
+ * Authenticator apps and recovery codes in the sign-in: the view and the endpoints.
+ *
+ * Every endpoint first asks the flow where the sign-in stands and acts only at its own step: an
+ * authenticator code or a recovery code only when the `second_factor` step offers it, an
+ * enrolment only at `enroll_second_factor` (so a first factor alone can never add a second factor
+ * to an account that has one), the acknowledgement only at `recovery_codes`.
+ */
+import { and, eq } from "drizzle-orm";
+import QRCode from "qrcode";
+import { users } from "../../../db/schema";
+import { decryptSecret } from "../../crypto";
+import { clientAddressOf } from "../../http/client-address";
 import type { EndpointContext } from "../../http/context";
 import type { Route } from "../../http/route";
 import type { TransactionRow } from "../../oauth/pending-sign-in";
-import type { FlowStep } from "../flow";
+import { secondFactorGate } from "../../authn/factors/attempt-limits";
+import { confirmTotpEnrolment, pendingTotpEnrolment, startTotpEnrolment, verifyTotp } from "../../authn/factors/totp";
+import { useRecoveryCode } from "../../authn/factors/recovery-codes";
+import { advance, currentStep, prove, signInStep, toSignInPage, updateOpen, type FlowStep } from "../flow";
+import { completeSecondFactorEnrolment, recoveryCodesPurpose } from "../enrolment";
 
 export interface TotpView {
   /** During enrolment: the otpauth:// URI as a QR code (an SVG data URL) and the base32 secret. */
@@ -11,8 +27,90 @@ export interface TotpView {
   recoveryCodes: string[] | null;
 }
 
-export async function totpView(_ctx: EndpointContext, _tx: TransactionRow, _step: FlowStep): Promise<TotpView> {
-  return { enrollment: null, recoveryCodes: null };
+async function accountLabel(ctx: EndpointContext, userId: string): Promise<string> {
+  const [user] = await ctx.service.db
+    .select({ email: users.email })
+    .from(users)
+    .where(and(eq(users.workspaceId, ctx.workspace.id), eq(users.id, userId)))
+    .limit(1);
+  return user?.email ?? "account";
 }
 
-export const totpRoutes: Route[] = [];
+/** The recovery codes the transaction holds, in clear (they are shown until the user confirms saving them). */
+export function transactionRecoveryCodes(ctx: EndpointContext, tx: TransactionRow): string[] | null {
+  if (!tx.recoveryCodesEncrypted) return null;
+  return JSON.parse(decryptSecret(ctx.service.config.masterKey, tx.recoveryCodesEncrypted, recoveryCodesPurpose(tx.id))) as string[];
+}
+
+export async function totpView(ctx: EndpointContext, tx: TransactionRow, step: FlowStep): Promise<TotpView> {
+  if (step.kind === "recovery_codes") return { enrollment: null, recoveryCodes: transactionRecoveryCodes(ctx, tx) };
+  if (step.kind !== "enroll_second_factor" || !step.options.includes("totp") || !tx.userId) return { enrollment: null, recoveryCodes: null };
+  const pending = await pendingTotpEnrolment(ctx, tx.userId, tx.createdAt, { issuer: ctx.workspace.name, account: await accountLabel(ctx, tx.userId) });
+  if (!pending) return { enrollment: null, recoveryCodes: null };
+  const svg = await QRCode.toString(pending.uri, { type: "svg", errorCorrectionLevel: "M", margin: 1 });
+  return { enrollment: { qrSvg: `data:image/svg+xml;base64,${Buffer.from(svg).toString("base64")}`, secret: pending.secret }, recoveryCodes: null };
+}
+
+const stepOf = async (request: Request, ctx: EndpointContext, tx: TransactionRow) => (await currentStep(ctx, tx, request.headers.get("cookie"))).step;
+
+/** POST /sign-in/totp: an authenticator code as the second factor. */
+const totpSignInEndpoint = signInStep(async (request, ctx, { tx, form }) => {
+  const step = await stepOf(request, ctx, tx);
+  if (step.kind !== "second_factor" || !step.options.includes("totp") || !tx.userId) return toSignInPage(ctx, tx.id);
+  const gate = await secondFactorGate(ctx, request, tx.userId, "totp");
+  const result = gate.allowed ? await verifyTotp(ctx, tx.userId, form.get("code") ?? "") : null;
+  if (!result?.ok) {
+    if (gate.allowed) await gate.recordFailure();
+    return toSignInPage(ctx, tx.id, "invalid_code");
+  }
+  return prove(request, ctx, tx, result.evidence);
+});
+
+/** POST /sign-in/recovery-code: a recovery code in place of the second factor. */
+const recoveryCodeSignInEndpoint = signInStep(async (request, ctx, { tx, form }) => {
+  const step = await stepOf(request, ctx, tx);
+  if (step.kind !== "second_factor" || !step.options.includes("recovery_code") || !tx.userId) return toSignInPage(ctx, tx.id);
+  const gate = await secondFactorGate(ctx, request, tx.userId, "recovery_code");
+  const ip = clientAddressOf(request.headers, ctx.service.config.trustProxy);
+  const result = gate.allowed ? await useRecoveryCode(ctx, tx.userId, form.get("code") ?? "", ip) : null;
+  if (!result?.ok) {
+    if (gate.allowed) await gate.recordFailure();
+    return toSignInPage(ctx, tx.id, "invalid_recovery_code");
+  }
+  return prove(request, ctx, tx, result.evidence);
+});
+
+const atTotpEnrolment = (step: FlowStep) => step.kind === "enroll_second_factor" && step.options.includes("totp");
+
+/** POST /sign-in/totp/enroll/start: a new seed for the user to scan (replaces an unfinished one). */
+const totpEnrolStartEndpoint = signInStep(async (request, ctx, { tx }) => {
+  if (!atTotpEnrolment(await stepOf(request, ctx, tx)) || !tx.userId) return toSignInPage(ctx, tx.id);
+  await startTotpEnrolment(ctx, tx.userId);
+  return toSignInPage(ctx, tx.id);
+});
+
+/** POST /sign-in/totp/enroll: the first code from the app completes the enrolment and counts as the second factor. */
+const totpEnrolConfirmEndpoint = signInStep(async (request, ctx, { tx, form }) => {
+  if (!atTotpEnrolment(await stepOf(request, ctx, tx)) || !tx.userId) return toSignInPage(ctx, tx.id);
+  const pending = await pendingTotpEnrolment(ctx, tx.userId, tx.createdAt);
+  if (!pending) return toSignInPage(ctx, tx.id, "enrollment_failed");
+  const result = await confirmTotpEnrolment(ctx, tx.userId, pending.factorId, form.get("code") ?? "");
+  if (!result.ok) return toSignInPage(ctx, tx.id, result.reason === "invalid" ? "invalid_code" : "enrollment_failed");
+  return completeSecondFactorEnrolment(request, ctx, tx, result.evidence);
+});
+
+/** POST /sign-in/recovery-codes/saved: the user saved the codes; they are dropped from the transaction and the sign-in goes on. */
+const recoveryCodesSavedEndpoint = signInStep(async (request, ctx, { tx }) => {
+  if (!tx.recoveryCodesEncrypted) return toSignInPage(ctx, tx.id);
+  const updated = await updateOpen(ctx, tx, { recoveryCodesEncrypted: null });
+  if (!updated) return toSignInPage(ctx, tx.id);
+  return advance(request, ctx, updated);
+});
+
+export const totpRoutes: Route[] = [
+  { method: "POST", path: "/sign-in/totp", endpoint: totpSignInEndpoint, machine: false, errors: "hosted" },
+  { method: "POST", path: "/sign-in/recovery-code", endpoint: recoveryCodeSignInEndpoint, machine: false, errors: "hosted" },
+  { method: "POST", path: "/sign-in/totp/enroll/start", endpoint: totpEnrolStartEndpoint, machine: false, errors: "hosted" },
+  { method: "POST", path: "/sign-in/totp/enroll", endpoint: totpEnrolConfirmEndpoint, machine: false, errors: "hosted" },
+  { method: "POST", path: "/sign-in/recovery-codes/saved", endpoint: recoveryCodesSavedEndpoint, machine: false, errors: "hosted" },
+];
