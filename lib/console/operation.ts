@@ -30,7 +30,8 @@ export interface AuditNote {
 
 export interface OperationOutput<R> {
   result: R;
-  audit: AuditNote;
+  /** Null when nothing changed (a form saved as it was): no audit event then. */
+  audit: AuditNote | null;
 }
 
 export interface Operation<S extends z.ZodType, R, P = undefined> {
@@ -100,6 +101,7 @@ export async function runOperation<S extends z.ZodType, R, P>(
     const result = await service.db.transaction(async (db) => {
       const now = service.clock.now();
       const out = await op.run({ service, db: db as unknown as Database, access, now }, input, prepared);
+      if (out.audit === null) return out.result;
       await recordAudit(db as unknown as Database, {
         workspaceId: access.workspace.id,
         type: `console.${op.name}`,

@@ -1,9 +1,11 @@
 /** Every console operation by name: the one table the console's server action dispatches through. */
 import { createApplication, createSecret, expireSecretNow, revokeSecret, rotateSecret, setApplicationActive, setClientApiGrant, updateApplication } from "./applications";
 import { createApi, updateApi } from "./apis";
+import { removeUserFactor } from "./factors";
 import { activateKey, publishKey } from "./keys";
 import { addOperator, changeOperatorRole, removeOperator, setOperatorPassword, setOperatorStatus } from "./operators";
 import { addMember, createOrganization, removeMember, saveConnection, updateOrganization } from "./organizations";
+import { setApplicationPolicy, setWorkspacePolicy } from "./policy";
 import { createRole, deleteRole, setRoleApiPermissions, updateRole } from "./roles";
 import { assignRole, createUser, endUserSession, removeRole, revokeUserGrant, setUserPassword, setUserStatus, updateUserProfile } from "./users";
 
@@ -16,6 +18,8 @@ export const operations = {
   revokeSecret,
   expireSecretNow,
   setClientApiGrant,
+  setWorkspacePolicy,
+  setApplicationPolicy,
   createApi,
   updateApi,
   createRole,
@@ -30,6 +34,7 @@ export const operations = {
   removeRole,
   endUserSession,
   revokeUserGrant,
+  removeUserFactor,
   createOrganization,
   updateOrganization,
   addMember,

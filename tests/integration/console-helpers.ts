@@ -1,6 +1,9 @@
 /** Console test helpers: operators, and console sign-in through the real authorize → hosted sign-in → callback flow. */
 import { eq } from "drizzle-orm";
+import { afterAll, inject } from "vitest";
+import { openDatabase, runMigrations } from "../../db/client";
 import { operatorMemberships, users } from "../../db/schema";
+import { createService } from "../../lib/service";
 import { hashPassword } from "../../lib/authn/password";
 import { signInView } from "../../lib/sign-in/view";
 import type { OperatorRole } from "../../lib/console/authz";
@@ -8,9 +11,31 @@ import { finishConsoleLogin, startConsoleLogin } from "../../lib/console/login";
 import { SYSTEM_WORKSPACE_ID } from "../../lib/console/system";
 import { newId } from "../../lib/crypto";
 import { contextFor, resolveWorkspace } from "../../lib/server/router";
-import { call, Jar, PUBLIC_URL, type Harness } from "../helpers/harness";
+import { call, createHarness, Jar, PUBLIC_URL, type Harness } from "../helpers/harness";
+import { createDatabase, dropDatabase, freshDatabaseName } from "../setup/database";
 
 export const OPERATOR_PASSWORD = "operator password 0123";
+
+/**
+ * A harness whose database no other test file sees. Operators (users of the service-wide system
+ * workspace) exist per database, and console-authority.test.ts tests the setup that runs while
+ * none exists; on PostgreSQL every other file shares the run's database, so a file that signs
+ * operators in uses one of its own (PGlite databases are per file already).
+ */
+export async function createConsoleHarness(): Promise<Harness> {
+  const h = await createHarness();
+  const runUrl = inject("databaseUrl");
+  if (!runUrl) return h;
+  const name = freshDatabaseName("latchkey_console");
+  const databaseUrl = await createDatabase(runUrl, name);
+  const handle = await openDatabase({ databaseUrl, poolSize: 4 });
+  afterAll(async () => {
+    await handle.close();
+    await dropDatabase(runUrl, name);
+  });
+  await runMigrations(handle, databaseUrl);
+  return { service: createService(handle.db, h.service.config, h.clock), clock: h.clock, handle };
+}
 
 /** Creates an operator (a user of the system workspace) with roles in the given workspaces. */
 export async function createOperator(h: Harness, email: string, memberships: Record<string, OperatorRole>): Promise<string> {
