@@ -1,8 +1,74 @@
 import type { SignInView } from "@/lib/sign-in/view";
+import { Divider, FormError, inputClass, primaryButtonClass, secondaryButtonClass, StepForm } from "./step-form";
+import { WebAuthnEnrollPrompt } from "./webauthn-prompt";
 
 type View = Extract<SignInView, { kind: "step" }>;
 
-/** The enroll second factor step. Stub until its factor lands. */
-export function EnrollSecondFactor({ view }: { view: View; error?: string }) {
-  return <p className="text-sm text-slate-600">This step ({view.step.kind}) is not available yet.</p>;
+/** The base32 secret in groups of four, easier to type into an app that cannot scan. */
+const grouped = (secret: string) => secret.match(/.{1,4}/g)?.join(" ") ?? secret;
+
+/**
+ * The enrolment step: the application requires two-step verification and the user has no second
+ * factor yet. An authenticator app (a QR code and the secret, confirmed by a first code), or a
+ * security key or passkey.
+ */
+export function EnrollSecondFactor({ view, error }: { view: View; error?: string }) {
+  if (view.step.kind !== "enroll_second_factor") return null;
+  const options = new Set(view.step.options);
+  const form = { basePath: view.basePath, txId: view.txId, csrf: view.csrf };
+  const enrollment = view.totp.enrollment;
+  const webauthn = options.has("security_key") || options.has("passkey");
+  return (
+    <div>
+      <p className="text-sm text-slate-600">{view.applicationName} asks for a second step when you sign in. Set one up to continue.</p>
+      <div className="mt-4">
+        <FormError message={error} />
+      </div>
+      {options.has("totp") ? (
+        enrollment ? (
+          <div className="mt-4 space-y-4">
+            <p className="text-sm text-slate-700">Scan this QR code with your authenticator app, or enter the key below.</p>
+            {/* eslint-disable-next-line @next/next/no-img-element -- an inline SVG data URL, generated per enrolment */}
+            <img src={enrollment.qrSvg} alt="QR code for your authenticator app" width={192} height={192} className="mx-auto h-48 w-48" />
+            <p className="text-center">
+              <span className="sr-only">Setup key: </span>
+              <code id="totp-secret" data-secret={enrollment.secret} className="select-all break-all rounded bg-slate-100 px-2 py-1 font-mono text-sm text-slate-800">
+                {grouped(enrollment.secret)}
+              </code>
+            </p>
+            <StepForm {...form} path="/sign-in/totp/enroll" className="space-y-4">
+              <div>
+                <label htmlFor="totp-code" className="block text-sm font-medium text-slate-700">
+                  Code from the app
+                </label>
+                <input id="totp-code" name="code" type="text" inputMode="numeric" pattern="[0-9 ]*" maxLength={8} autoComplete="one-time-code" required autoFocus className={inputClass} />
+              </div>
+              <button type="submit" className={primaryButtonClass}>
+                Verify and continue
+              </button>
+            </StepForm>
+          </div>
+        ) : (
+          <StepForm {...form} path="/sign-in/totp/enroll/start" className="mt-4">
+            <button type="submit" className={primaryButtonClass}>
+              Set up an authenticator app
+            </button>
+          </StepForm>
+        )
+      ) : null}
+      {webauthn ? (
+        <>
+          {options.has("totp") ? <Divider /> : null}
+          <WebAuthnEnrollPrompt view={view} />
+        </>
+      ) : null}
+      {enrollment ? (
+        <StepForm {...form} path="/sign-in/totp/enroll/start" className="mt-4">
+          <button type="submit" className={secondaryButtonClass}>
+            Show a new key
+          </button>
+        </StepForm>
+      ) : null}
+    </div>
+  );
 }

@@ -1,8 +1,57 @@
 import type { SignInView } from "@/lib/sign-in/view";
+import { Divider, FormError, inputClass, primaryButtonClass, secondaryButtonClass, StepForm } from "./step-form";
+import { SecurityKeyPrompt } from "./webauthn-prompt";
 
 type View = Extract<SignInView, { kind: "step" }>;
 
-/** The second factor step. Stub until its factor lands. */
-export function SecondFactor({ view }: { view: View; error?: string }) {
-  return <p className="text-sm text-slate-600">This step ({view.step.kind}) is not available yet.</p>;
+/**
+ * The second-factor step: the user's enrolled second factors (an authenticator code, a security
+ * key or passkey), and a recovery code in place of any of them.
+ */
+export function SecondFactor({ view, error }: { view: View; error?: string }) {
+  if (view.step.kind !== "second_factor") return null;
+  const options = new Set(view.step.options);
+  const form = { basePath: view.basePath, txId: view.txId, csrf: view.csrf };
+  const totp = options.has("totp");
+  const webauthn = options.has("security_key") || options.has("passkey");
+  return (
+    <div>
+      <FormError message={error} />
+      {totp ? (
+        <StepForm {...form} path="/sign-in/totp" className="mt-4 space-y-4">
+          <div>
+            <label htmlFor="totp-code" className="block text-sm font-medium text-slate-700">
+              Code from your authenticator app
+            </label>
+            <input id="totp-code" name="code" type="text" inputMode="numeric" pattern="[0-9 ]*" maxLength={8} autoComplete="one-time-code" required autoFocus className={inputClass} />
+          </div>
+          <button type="submit" className={primaryButtonClass}>
+            Verify
+          </button>
+        </StepForm>
+      ) : null}
+      {webauthn ? (
+        <>
+          {totp ? <Divider /> : null}
+          <SecurityKeyPrompt view={view} />
+        </>
+      ) : null}
+      {options.has("recovery_code") ? (
+        <details className="mt-6 text-sm">
+          <summary className="cursor-pointer text-slate-600 hover:text-slate-900">Use a recovery code</summary>
+          <StepForm {...form} path="/sign-in/recovery-code" className="mt-3 space-y-3">
+            <div>
+              <label htmlFor="recovery-code" className="block text-sm font-medium text-slate-700">
+                Recovery code
+              </label>
+              <input id="recovery-code" name="code" type="text" autoComplete="off" spellCheck={false} maxLength={64} required placeholder="xxxx-xxxxxxxx-xxxxxxxx" className={`${inputClass} font-mono`} />
+            </div>
+            <button type="submit" className={secondaryButtonClass}>
+              Use recovery code
+            </button>
+          </StepForm>
+        </details>
+      ) : null}
+    </div>
+  );
 }
