@@ -1,0 +1,147 @@
+/**
+ * MFA in the sign-in (policy `mfa: "required"`): the first sign-in enrols an authenticator app
+ * and shows recovery codes, later sign-ins ask for a code, a live password session is stepped
+ * up; each step acts only at its own step; and the guessing limits on second factors.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { and, eq } from "drizzle-orm";
+import { decodeJwt } from "jose";
+import { clients, hostedSessions } from "../../../db/schema";
+import { CLIENT_ADDRESS_HEADER } from "../../../lib/http/client-address";
+import { basic, createHarness, exchangeCode, Jar, seed, signIn, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
+import { SPA, standardWorkspace, WEB } from "../../helpers/fixtures";
+import { codeAt, giveTotp, outcome, passwordStep, postStep, startSignIn, viewOf, type PendingSignIn } from "../../helpers/factors/totp";
+import { giveRecoveryCodes } from "../../helpers/factors/recovery-codes";
+
+// 3 failures per account and address per 5 minutes, so 9 per account per hour from all addresses.
+const PER_ADDRESS = 3;
+const PER_ACCOUNT = 9;
+const FIVE_MINUTES = 5 * 60_000;
+const HOUR = 3600_000;
+
+let h: Harness;
+const ws = uniqueWorkspaceId("mfa");
+const PASSWORD = "a long enough password for tests";
+const user = (name: string) => ({ email: `${name}@example.test`, password: PASSWORD });
+const NAMES = ["first", "stepup", "steps", "addr", "account", "recovery"];
+
+beforeAll(async () => {
+  h = await createHarness({ rateLimits: { requestsPerMinute: 100_000, failuresPer5Minutes: PER_ADDRESS } });
+  const doc = standardWorkspace(ws);
+  doc.users.push(...NAMES.map((n) => ({ email: user(n).email, password: PASSWORD, email_verified: true })));
+  await seed(h, doc);
+  await h.service.db.update(clients).set({ authPolicy: { mfa: "required" } }).where(and(eq(clients.workspaceId, ws), eq(clients.clientId, WEB.client_id)));
+  h.service.cache.clear();
+});
+
+async function idTokenOf(s: PendingSignIn, callback: URL) {
+  const res = await exchangeCode(h, ws, { code: callback.searchParams.get("code")!, redirect_uri: WEB.redirect_uri, verifier: s.verifier, authorization: basic(WEB.client_id, WEB.secret) });
+  expect(res.status).toBe(200);
+  return decodeJwt((await res.json()).id_token);
+}
+
+describe("MFA required", () => {
+  it("enrols an authenticator app at the first sign-in, then asks for a code; amr and acr say so", async () => {
+    const s = await passwordStep(h, ws, { ...WEB, ...user("first") });
+    await postStep(h, s, "/sign-in/totp/enroll/start");
+    const { secret } = (await viewOf(h, s)).totp.enrollment!;
+    await postStep(h, s, "/sign-in/totp/enroll", { code: codeAt(h, secret) });
+    expect((await viewOf(h, s)).totp.recoveryCodes).toHaveLength(10);
+    const done = outcome(await postStep(h, s, "/sign-in/recovery-codes/saved"));
+    if (done.page !== "callback") throw new Error("not completed");
+    expect(await idTokenOf(s, done.url)).toMatchObject({ amr: ["pwd", "otp", "mfa"], acr: "urn:latchkey:loa:2" });
+
+    // Another browser: the password, then the code (of the next step: the enrolment's is used).
+    h.clock.advance(30_000);
+    const next = await passwordStep(h, ws, { ...WEB, ...user("first") });
+    expect((await viewOf(h, next)).step).toEqual({ kind: "second_factor", options: ["totp", "recovery_code"] });
+    const o = outcome(await postStep(h, next, "/sign-in/totp", { code: codeAt(h, secret) }));
+    if (o.page !== "callback") throw new Error(`refused: ${o.error}`);
+    expect(await idTokenOf(next, o.url)).toMatchObject({ amr: ["pwd", "otp", "mfa"], acr: "urn:latchkey:loa:2" });
+  });
+
+  it("steps up a live password session with a code: the same session, a new secret, the factor in its evidence", async () => {
+    const { seed: secret, factorId } = await giveTotp(h, ws, user("stepup").email);
+    const { jar } = await signIn(h, ws, { ...SPA, ...user("stepup") });
+    const before = jar.get("lk_session")!;
+    const s = await startSignIn(h, ws, WEB, jar);
+    expect((await viewOf(h, s)).step).toEqual({ kind: "second_factor", options: ["totp"] });
+    const o = outcome(await postStep(h, s, "/sign-in/totp", { code: codeAt(h, secret) }));
+    expect(o.page).toBe("callback");
+    const after = jar.get("lk_session")!;
+    expect(after).not.toBe(before);
+    const sessionId = after.split(".")[0];
+    expect(before.startsWith(`${sessionId}.`)).toBe(true);
+    const [row] = await h.service.db.select().from(hostedSessions).where(eq(hostedSessions.id, sessionId));
+    expect(row.evidence.map((e) => [e.method, e.factorId])).toEqual([
+      ["password", null],
+      ["totp", factorId],
+    ]);
+  });
+
+  it("acts only at its own step: nothing is verified, enrolled or skipped from another step", async () => {
+    const { seed: secret } = await giveTotp(h, ws, user("steps").email);
+    // Before the first factor: the code is not even looked at.
+    const s = await startSignIn(h, ws, WEB);
+    expect(outcome(await postStep(h, s, "/sign-in/totp", { code: codeAt(h, secret) }))).toEqual({ page: "sign-in", error: null });
+    expect(outcome(await postStep(h, s, "/sign-in/recovery-codes/saved"))).toEqual({ page: "sign-in", error: null });
+    expect((await viewOf(h, s)).step.kind).toBe("first_factor");
+    // At the second-factor step, "saved" does not skip it.
+    const p = await passwordStep(h, ws, { ...WEB, ...user("steps") }, s.jar);
+    expect(outcome(await postStep(h, p, "/sign-in/recovery-codes/saved"))).toEqual({ page: "sign-in", error: null });
+    expect((await viewOf(h, p)).step.kind).toBe("second_factor");
+  });
+});
+
+describe("guessing limits on second factors", () => {
+  const from = (address: string) => ({ [CLIENT_ADDRESS_HEADER]: address });
+
+  it("per account and address: the right code then answers like a wrong one, until the window ends", async () => {
+    const { seed: secret } = await giveTotp(h, ws, user("addr").email);
+    const s = await passwordStep(h, ws, { ...WEB, ...user("addr") });
+    const wrong = codeAt(h, secret, 10);
+    for (let i = 0; i < PER_ADDRESS; i++) {
+      expect(outcome(await postStep(h, s, "/sign-in/totp", { code: wrong }, from("198.51.100.1")))).toEqual({ page: "sign-in", error: "invalid_code" });
+    }
+    expect(outcome(await postStep(h, s, "/sign-in/totp", { code: codeAt(h, secret) }, from("198.51.100.1")))).toEqual({ page: "sign-in", error: "invalid_code" });
+    // The limited attempt checked nothing: the code's step is still unused, and another address may use it.
+    expect(outcome(await postStep(h, s, "/sign-in/totp", { code: codeAt(h, secret) }, from("198.51.100.2"))).page).toBe("callback");
+
+    h.clock.advance(FIVE_MINUTES);
+    const later = await passwordStep(h, ws, { ...WEB, ...user("addr") });
+    expect(outcome(await postStep(h, later, "/sign-in/totp", { code: codeAt(h, secret) }, from("198.51.100.1"))).page).toBe("callback");
+  });
+
+  it("per account from every address: a ceiling per hour that the owner's known browser passes; then anyone", async () => {
+    const { seed: secret } = await giveTotp(h, ws, user("account").email);
+    // The owner signed in before (to an application without MFA): this browser is a known device.
+    const { jar: owner } = await signIn(h, ws, { ...SPA, ...user("account") });
+    h.clock.advance(30_000);
+    const wrong = codeAt(h, secret, 10);
+    const s = await passwordStep(h, ws, { ...WEB, ...user("account") });
+    for (let i = 0; i < PER_ACCOUNT; i++) {
+      expect(outcome(await postStep(h, s, "/sign-in/totp", { code: wrong }, from(`192.0.2.${Math.floor(i / PER_ADDRESS)}`))).error).toBe("invalid_code");
+    }
+    // A new address, the right code: refused like a wrong one.
+    expect(outcome(await postStep(h, s, "/sign-in/totp", { code: codeAt(h, secret) }, from("192.0.2.200")))).toEqual({ page: "sign-in", error: "invalid_code" });
+    // The owner's browser gets in.
+    const mine = await startSignIn(h, ws, WEB, owner);
+    expect(outcome(await postStep(h, mine, "/sign-in/totp", { code: codeAt(h, secret) }, from("192.0.2.201"))).page).toBe("callback");
+
+    h.clock.advance(HOUR);
+    const anyone = await passwordStep(h, ws, { ...WEB, ...user("account") });
+    expect(outcome(await postStep(h, anyone, "/sign-in/totp", { code: codeAt(h, secret) }, from("192.0.2.202"))).page).toBe("callback");
+  });
+
+  it("recovery codes have their own limit, answered like a wrong code", async () => {
+    await giveTotp(h, ws, user("recovery").email);
+    const [code] = await giveRecoveryCodes(h, ws, user("recovery").email);
+    const s = await passwordStep(h, ws, { ...WEB, ...user("recovery") });
+    for (let i = 0; i < PER_ADDRESS; i++) {
+      expect(outcome(await postStep(h, s, "/sign-in/recovery-code", { code: "aaaa-aaaaaaaa-aaaaaaaa" }, from("203.0.113.9"))).error).toBe("invalid_recovery_code");
+    }
+    expect(outcome(await postStep(h, s, "/sign-in/recovery-code", { code }, from("203.0.113.9")))).toEqual({ page: "sign-in", error: "invalid_recovery_code" });
+    h.clock.advance(FIVE_MINUTES);
+    expect(outcome(await postStep(h, s, "/sign-in/recovery-code", { code }, from("203.0.113.9"))).page).toBe("callback");
+  });
+});
