@@ -50,6 +50,22 @@ export function describePolicyField(field: PolicyField, policy: PolicyOverrides)
   }
 }
 
+export const POLICY_FIELD_LABELS: Record<PolicyField, string> = {
+  firstFactors: "Ways to sign in",
+  mfa: "Multi-factor authentication",
+  passkeyEnrollment: "Passkey enrolment",
+  signUp: "Self-service sign-up",
+};
+
+/** The policy as labelled rows; with `overrides`, each row says whether the application sets it or inherits it. */
+export function policyRows(policy: AuthPolicy, overrides?: PolicyOverrides): { label: string; value: string; source?: "override" | "inherited" }[] {
+  return POLICY_FIELDS.map((f) => ({
+    label: POLICY_FIELD_LABELS[f],
+    value: describePolicyField(f, policy),
+    ...(overrides ? { source: overrides[f] === undefined ? ("inherited" as const) : ("override" as const) } : {}),
+  }));
+}
+
 export interface WorkspacePolicyView {
   /** What the workspace stores (its overrides of the defaults). */
   stored: PolicyOverrides;

@@ -1,16 +1,20 @@
 import type { Metadata } from "next";
+import Link from "next/link";
 import { notFound } from "next/navigation";
 import { Badge } from "@/components/ui/badge";
 import { Card } from "@/components/ui/card";
 import { ConfirmButton } from "@/components/ui/confirm-button";
-import { ActionForm, Checkbox, CheckboxGroup, Field, SubmitButton, TextArea } from "@/components/ui/form";
+import { ActionForm, Checkbox, CheckboxGroup, Field, Select, SubmitButton, TextArea } from "@/components/ui/form";
 import { Notice, PageHeader } from "@/components/ui/page-header";
 import { EmptyState, Table, Td } from "@/components/ui/table";
 import { Time } from "@/components/ui/time";
+import { PolicySummary } from "@/components/console/policy-summary";
 import { SecretReveal } from "@/components/console/secret-reveal";
 import { applicationSecrets, getApplication, typeLabels } from "@/lib/console/applications";
 import { roleAtLeast } from "@/lib/console/authz";
+import { FIRST_FACTOR_LABELS, getApplicationPolicy, MFA_LABELS, PASSKEY_ENROLLMENT_LABELS, policyRows } from "@/lib/console/policy";
 import { SECRET_WARNING_MS } from "@/lib/console/workspaces";
+import { FIRST_FACTORS, MFA_MODES, PASSKEY_ENROLLMENT } from "@/lib/authn/policy";
 import { listApiGrants, listApis } from "@/lib/authz/model";
 import { MAX_ROTATION_OVERLAP_HOURS } from "@/lib/clients/secrets";
 import { IDENTITY_SCOPES } from "@/lib/workspaces/document";
@@ -32,10 +36,11 @@ export default async function ApplicationPage({ params }: { params: Promise<{ wo
   const readOnly = !roleAtLeast(access.role, "admin");
   const now = service.clock.now();
   const confidential = app.type !== "PUBLIC";
-  const [secrets, apis, grants] = await Promise.all([
+  const [secrets, apis, grants, policy] = await Promise.all([
     confidential ? applicationSecrets(service, access, app.clientId) : Promise.resolve([]),
     listApis(service.db, ws),
     listApiGrants(service.db, ws, { clientId: app.clientId }),
+    getApplicationPolicy(service, ws, app.clientId),
   ]);
   const activeSecrets = secrets.filter((s) => s.status === "active");
   const hidden = { client_id: app.clientId };
@@ -79,6 +84,69 @@ export default async function ApplicationPage({ params }: { params: Promise<{ wo
             <SubmitButton>Save settings</SubmitButton>
           </ActionForm>
         </Card>
+
+        {policy ? (
+          <Card
+            id="authentication"
+            title="Authentication policy"
+            description={
+              <>
+                Each part inherits the{" "}
+                <Link prefetch={false} href={`${base}/authentication`} className="text-indigo-700 hover:underline">
+                  workspace&apos;s policy
+                </Link>{" "}
+                unless this application overrides it.
+              </>
+            }
+          >
+            <div className="grid gap-6 lg:grid-cols-2">
+              <ActionForm action={actionFor("setApplicationPolicy", ws)} hidden={hidden} readOnly={readOnly} successMessage="Saved." label="Application authentication policy">
+                <Select
+                  name="first_factors_mode"
+                  label="Ways to sign in"
+                  options={[
+                    { value: "inherit", label: "Inherit from the workspace" },
+                    { value: "override", label: "Only the ones checked below" },
+                  ]}
+                  defaultValue={policy.overrides.firstFactors ? "override" : "inherit"}
+                />
+                <CheckboxGroup
+                  name="first_factors"
+                  legend="Allowed when overriding"
+                  options={FIRST_FACTORS.map((f) => ({ value: f, label: FIRST_FACTOR_LABELS[f] }))}
+                  defaultValues={policy.overrides.firstFactors ?? policy.effective.firstFactors}
+                />
+                <Select
+                  name="mfa"
+                  label="Multi-factor authentication"
+                  options={[{ value: "inherit", label: "Inherit from the workspace" }, ...MFA_MODES.map((m) => ({ value: m, label: MFA_LABELS[m] }))]}
+                  defaultValue={policy.overrides.mfa ?? "inherit"}
+                />
+                <Select
+                  name="passkey_enrollment"
+                  label="Passkey enrolment"
+                  options={[{ value: "inherit", label: "Inherit from the workspace" }, ...PASSKEY_ENROLLMENT.map((m) => ({ value: m, label: PASSKEY_ENROLLMENT_LABELS[m] }))]}
+                  defaultValue={policy.overrides.passkeyEnrollment ?? "inherit"}
+                />
+                <Select
+                  name="sign_up"
+                  label="Self-service sign-up"
+                  options={[
+                    { value: "inherit", label: "Inherit from the workspace" },
+                    { value: "on", label: "On" },
+                    { value: "off", label: "Off" },
+                  ]}
+                  defaultValue={policy.overrides.signUp === undefined ? "inherit" : policy.overrides.signUp ? "on" : "off"}
+                />
+                <SubmitButton>Save policy</SubmitButton>
+              </ActionForm>
+              <div>
+                <h3 className="mb-3 text-sm font-semibold text-slate-900">In force for this application</h3>
+                <PolicySummary label="Effective policy" rows={policyRows(policy.effective, policy.overrides)} />
+              </div>
+            </div>
+          </Card>
+        ) : null}
 
         <Card title="Status" description={app.active ? "Disabling stops sign-ins and ends every token of this application at once." : "Enable to let the application sign users in again."}>
           <ActionForm action={actionFor("setApplicationActive", ws)} hidden={{ ...hidden, active: app.active ? "false" : "true" }} readOnly={readOnly} label="Application status">

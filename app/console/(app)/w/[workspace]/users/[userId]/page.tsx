@@ -10,6 +10,7 @@ import { Time } from "@/components/ui/time";
 import { listOrganizations, listRoles, listUserRoles } from "@/lib/authz/model";
 import { PASSWORD_MIN_LENGTH } from "@/lib/authn/password";
 import { roleAtLeast } from "@/lib/console/authz";
+import { FACTOR_KIND_LABELS, userFactors } from "@/lib/console/factors";
 import { getUser, userSessionsAndGrants } from "@/lib/console/users";
 import { getService } from "@/lib/service";
 import { actionFor } from "../../../../../_lib/action-for";
@@ -27,11 +28,12 @@ export default async function UserPage({ params }: { params: Promise<{ workspace
   const base = `/console/w/${ws}`;
   const readOnly = !roleAtLeast(access.role, "admin");
   const now = service.clock.now();
-  const [roles, userRoles, organizations, activity] = await Promise.all([
+  const [roles, userRoles, organizations, activity, factors] = await Promise.all([
     listRoles(service.db, ws),
     listUserRoles(service.db, ws, user.id),
     listOrganizations(service.db, ws),
     userSessionsAndGrants(service, ws, user.id),
+    userFactors(service, access.workspace, user.id),
   ]);
   const memberOf = organizations.filter((o) => o.members.some((m) => m.userId === user.id));
   const hidden = { user_id: user.id };
@@ -77,6 +79,53 @@ export default async function UserPage({ params }: { params: Promise<{ workspace
               )}
             </div>
           </ActionForm>
+        </Card>
+        <Card
+          id="factors"
+          title="Sign-in factors"
+          description="Passkeys, security keys, authenticator apps and recovery codes the user enrolled. Remove a lost one to let the user sign in with what is left; where the policy requires MFA they enrol a new factor while signing in."
+        >
+          {factors.length === 0 ? (
+            <EmptyState title="No factors enrolled">{user.hasPassword ? "The user signs in with a password or an email code." : "The user signs in with an email code."}</EmptyState>
+          ) : (
+            <Table caption="Sign-in factors" head={["Kind", "Name", "Created", "Last used", ""]}>
+              {factors.map((f) => (
+                <tr key={`${f.kind}-${f.id}`}>
+                  <Td>
+                    <span className="flex flex-wrap items-center gap-2">
+                      {FACTOR_KIND_LABELS[f.kind]}
+                      {f.flagged ? (
+                        <Badge tone="red" title="Its signature counter went backwards: it may have been cloned. It is refused at sign-in.">
+                          flagged
+                        </Badge>
+                      ) : null}
+                    </span>
+                  </Td>
+                  <Td>
+                    {f.name}
+                    {f.remaining !== undefined ? <div className="text-xs text-slate-500">{f.remaining === 1 ? "1 code left" : `${f.remaining} codes left`}</div> : null}
+                  </Td>
+                  <Td>
+                    <Time value={f.createdAt} />
+                  </Td>
+                  <Td>
+                    <Time value={f.lastUsedAt} now={now} relativeOnly />
+                  </Td>
+                  <Td>
+                    <ActionForm action={actionFor("removeUserFactor", ws)} hidden={{ ...hidden, kind: f.kind, factor_id: f.id }} readOnly={readOnly} className="" label={`Remove ${FACTOR_KIND_LABELS[f.kind]} ${f.name}`}>
+                      <ConfirmButton
+                        title={f.kind === "recovery_code" ? "Remove all recovery codes?" : `Remove ${f.name}?`}
+                        message="The user can no longer sign in with it. Do this only after confirming who is asking; their sessions stay live (end them below if the factor was stolen)."
+                        confirmLabel="Remove"
+                      >
+                        Remove
+                      </ConfirmButton>
+                    </ActionForm>
+                  </Td>
+                </tr>
+              ))}
+            </Table>
+          )}
         </Card>
         <Card title="Roles" description="Held across the workspace, or within an organization the user is a member of.">
           <div className="space-y-4">
