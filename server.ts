@@ -11,7 +11,7 @@ import { readinessProbe } from "./lib/http/health";
 import { createNodeServer, createRequestListener } from "./lib/server/node-server";
 import { closeService, getService, type Service } from "./lib/service";
 import { startAccessTokenPurge } from "./lib/oauth/token-purge";
-import { ensureDemoWorkspace } from "./lib/workspaces/demo";
+import { demoClientsLine, ensureDemoWorkspace } from "./lib/workspaces/demo";
 import { ensureSystemWorkspace } from "./lib/console/system";
 import { configuredSetupToken, issueSetupToken, SetupTokenConfigError } from "./lib/console/setup";
 
@@ -122,7 +122,7 @@ async function primary(config: Config) {
   console.log(`  Discovery:       ${issuer}/.well-known/openid-configuration`);
   if (demo.created) {
     console.log(`  Demo sign-in:    demo@example.com / demo-password`);
-    console.log(`  Demo clients:    demo-spa (public, PKCE)  demo-web (confidential)`);
+    console.log(`  Demo clients:    ${demoClientsLine()}`);
     if (demo.webSecret) console.log(`  demo-web secret: ${demo.webSecret}   (shown once; rotate with: npm run latchkey -- secret rotate demo demo-web)`);
   }
   if (setup) {

@@ -10,10 +10,13 @@ import { importWorkspace, type ImportOptions } from "./file";
 
 export const DEMO_WORKSPACE_ID = "demo";
 export const DEMO_WEB_CLIENT_ID = "demo-web";
+export const DEMO_MFA_CLIENT_ID = "demo-spa-mfa";
 
 export const demoWorkspace = {
   id: DEMO_WORKSPACE_ID,
   name: "Demo workspace",
+  // Every way to sign in, and a passkey offered to those who have none.
+  auth_policy: { first_factors: ["password", "email_otp", "passkey"], mfa: "off", passkey_enrollment: "offer", sign_up: false },
   applications: [
     {
       client_id: "demo-spa",
@@ -23,6 +26,18 @@ export const demoWorkspace = {
       post_logout_redirect_uris: ["http://localhost:5173/"],
       allowed_origins: ["http://localhost:5173"],
       identity_scopes: ["openid", "email", "profile"],
+    },
+    {
+      // The same single-page app, registered again to show an application that requires MFA:
+      // sign in with this client_id and the demo user is asked to enrol a second factor.
+      client_id: DEMO_MFA_CLIENT_ID,
+      name: "Demo single-page app (MFA required)",
+      type: "PUBLIC",
+      redirect_uris: ["http://localhost:5173/callback"],
+      post_logout_redirect_uris: ["http://localhost:5173/"],
+      allowed_origins: ["http://localhost:5173"],
+      identity_scopes: ["openid", "email", "profile"],
+      auth_policy: { mfa: "required" },
     },
     {
       client_id: DEMO_WEB_CLIENT_ID,
@@ -49,6 +64,13 @@ export const demoWorkspace = {
     },
   ],
 } satisfies WorkspaceDocumentInput;
+
+/** The demo's applications for the start-up message, e.g. "demo-spa (public, PKCE)". */
+export function demoClientsLine(): string {
+  return demoWorkspace.applications
+    .map((a) => `${a.client_id} (${a.type === "PUBLIC" ? "public, PKCE" : "confidential"}${"auth_policy" in a && a.auth_policy?.mfa === "required" ? ", MFA required" : ""})`)
+    .join("  ");
+}
 
 /**
  * Imports the demo workspace when no workspace other than the operator ("system") workspace

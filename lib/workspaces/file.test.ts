@@ -27,7 +27,7 @@ import {
 } from "../clients/secrets";
 import { DAY, HOUR, type Clock } from "../clock";
 import { sha256Hex } from "../crypto";
-import { demoWorkspace, ensureDemoWorkspace } from "./demo";
+import { DEMO_MFA_CLIENT_ID, demoClientsLine, demoWorkspace, ensureDemoWorkspace } from "./demo";
 import { exportWorkspace, importWorkspace, WorkspaceFileError, type WorkspaceFileIssue } from "./file";
 
 class TestClock implements Clock {
@@ -732,6 +732,15 @@ describe("ensureDemoWorkspace", () => {
       const [user] = await fresh.db.select().from(users).where(eq(users.workspaceId, "demo"));
       expect(user).toMatchObject({ email: "demo@example.com", name: "Demo User", emailVerified: true });
       expect(await verifyPassword(user.passwordHash!, "demo-password")).toBe(true);
+
+      // The demo shows the sign-in methods: every first factor, a passkey offered, and an application requiring MFA.
+      const [demo] = await fresh.db.select().from(workspaces).where(eq(workspaces.id, "demo"));
+      const [mfaApp] = await fresh.db.select().from(clients).where(and(eq(clients.workspaceId, "demo"), eq(clients.clientId, DEMO_MFA_CLIENT_ID)));
+      expect(effectivePolicy(demo.authPolicy, {})).toEqual({ firstFactors: ["password", "email_otp", "passkey"], mfa: "off", passkeyEnrollment: "offer", signUp: false });
+      expect(effectivePolicy(demo.authPolicy, mfaApp.authPolicy)).toMatchObject({ mfa: "required", firstFactors: ["password", "email_otp", "passkey"] });
+      expect(effectivePolicy(demo.authPolicy, demoWeb.authPolicy).mfa).toBe("off");
+      expect(mfaApp.redirectUris).toEqual(demoWorkspace.applications.find((a) => a.client_id === "demo-spa")?.redirect_uris);
+      expect(demoClientsLine()).toBe("demo-spa (public, PKCE)  demo-spa-mfa (public, PKCE, MFA required)  demo-web (confidential)");
 
       expect(await ensureDemoWorkspace(fresh.db, opts)).toEqual({ created: false });
       const exported = await exportWorkspace(fresh.db, "demo");
