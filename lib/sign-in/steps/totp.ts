@@ -14,7 +14,7 @@ import { clientAddressOf } from "../../http/client-address";
 import type { EndpointContext } from "../../http/context";
 import type { Route } from "../../http/route";
 import type { TransactionRow } from "../../oauth/pending-sign-in";
-import { secondFactorGate } from "../../authn/factors/attempt-limits";
+import { guessingGate, type GuessingGate } from "../../authn/sign-in-limits";
 import { confirmTotpEnrolment, pendingTotpEnrolment, startTotpEnrolment, verifyTotp } from "../../authn/factors/totp";
 import { useRecoveryCode } from "../../authn/factors/recovery-codes";
 import { advance, currentStep, prove, signInStep, toSignInPage, updateOpen, type FlowStep } from "../flow";
@@ -27,13 +27,23 @@ export interface TotpView {
   recoveryCodes: string[] | null;
 }
 
-async function accountLabel(ctx: EndpointContext, userId: string): Promise<string> {
+async function emailOf(ctx: EndpointContext, userId: string): Promise<{ email: string; normalized: string } | null> {
   const [user] = await ctx.service.db
-    .select({ email: users.email })
+    .select({ email: users.email, normalized: users.emailNormalized })
     .from(users)
     .where(and(eq(users.workspaceId, ctx.workspace.id), eq(users.id, userId)))
     .limit(1);
-  return user?.email ?? "account";
+  return user ?? null;
+}
+
+/**
+ * The guessing limits of a second factor: the password's rules (lib/authn/sign-in-limits.ts: per
+ * account and address, per account with the known-browser pass), on counters of its own. A limited
+ * attempt is not checked and answers like a wrong code.
+ */
+async function secondFactorGate(ctx: EndpointContext, request: Request, userId: string, factor: "totp" | "recovery-code"): Promise<GuessingGate> {
+  const user = await emailOf(ctx, userId);
+  return user ? guessingGate(ctx, request, user.normalized, factor) : { allowed: false };
 }
 
 /** The recovery codes the transaction holds, in clear (they are shown until the user confirms saving them). */
@@ -45,7 +55,7 @@ export function transactionRecoveryCodes(ctx: EndpointContext, tx: TransactionRo
 export async function totpView(ctx: EndpointContext, tx: TransactionRow, step: FlowStep): Promise<TotpView> {
   if (step.kind === "recovery_codes") return { enrollment: null, recoveryCodes: transactionRecoveryCodes(ctx, tx) };
   if (step.kind !== "enroll_second_factor" || !step.options.includes("totp") || !tx.userId) return { enrollment: null, recoveryCodes: null };
-  const pending = await pendingTotpEnrolment(ctx, tx.userId, tx.createdAt, { issuer: ctx.workspace.name, account: await accountLabel(ctx, tx.userId) });
+  const pending = await pendingTotpEnrolment(ctx, tx.userId, tx.createdAt, { issuer: ctx.workspace.name, account: (await emailOf(ctx, tx.userId))?.email ?? "account" });
   if (!pending) return { enrollment: null, recoveryCodes: null };
   const svg = await QRCode.toString(pending.uri, { type: "svg", errorCorrectionLevel: "M", margin: 1 });
   return { enrollment: { qrSvg: `data:image/svg+xml;base64,${Buffer.from(svg).toString("base64")}`, secret: pending.secret }, recoveryCodes: null };
@@ -70,7 +80,7 @@ const totpSignInEndpoint = signInStep(async (request, ctx, { tx, form }) => {
 const recoveryCodeSignInEndpoint = signInStep(async (request, ctx, { tx, form }) => {
   const step = await stepOf(request, ctx, tx);
   if (step.kind !== "second_factor" || !step.options.includes("recovery_code") || !tx.userId) return toSignInPage(ctx, tx.id);
-  const gate = await secondFactorGate(ctx, request, tx.userId, "recovery_code");
+  const gate = await secondFactorGate(ctx, request, tx.userId, "recovery-code");
   const ip = clientAddressOf(request.headers, ctx.service.config.trustProxy);
   const result = gate.allowed ? await useRecoveryCode(ctx, tx.userId, form.get("code") ?? "", ip) : null;
   if (!result?.ok) {

@@ -120,7 +120,7 @@ describe("guessing limits on second factors", () => {
     const wrong = codeAt(h, secret, 10);
     const s = await passwordStep(h, ws, { ...WEB, ...user("account") });
     for (let i = 0; i < PER_ACCOUNT; i++) {
-      expect(outcome(await postStep(h, s, "/sign-in/totp", { code: wrong }, from(`192.0.2.${Math.floor(i / PER_ADDRESS)}`))).error).toBe("invalid_code");
+      expect(outcome(await postStep(h, s, "/sign-in/totp", { code: wrong }, from(`192.0.2.${Math.floor(i / PER_ADDRESS)}`)))).toEqual({ page: "sign-in", error: "invalid_code" });
     }
     // A new address, the right code: refused like a wrong one.
     expect(outcome(await postStep(h, s, "/sign-in/totp", { code: codeAt(h, secret) }, from("192.0.2.200")))).toEqual({ page: "sign-in", error: "invalid_code" });
@@ -138,7 +138,7 @@ describe("guessing limits on second factors", () => {
     const [code] = await giveRecoveryCodes(h, ws, user("recovery").email);
     const s = await passwordStep(h, ws, { ...WEB, ...user("recovery") });
     for (let i = 0; i < PER_ADDRESS; i++) {
-      expect(outcome(await postStep(h, s, "/sign-in/recovery-code", { code: "aaaa-aaaaaaaa-aaaaaaaa" }, from("203.0.113.9"))).error).toBe("invalid_recovery_code");
+      expect(outcome(await postStep(h, s, "/sign-in/recovery-code", { code: "aaaa-aaaaaaaa-aaaaaaaa" }, from("203.0.113.9")))).toEqual({ page: "sign-in", error: "invalid_recovery_code" });
     }
     expect(outcome(await postStep(h, s, "/sign-in/recovery-code", { code }, from("203.0.113.9")))).toEqual({ page: "sign-in", error: "invalid_recovery_code" });
     h.clock.advance(FIVE_MINUTES);
