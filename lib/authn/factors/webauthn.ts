@@ -1,0 +1,432 @@
+/**
+ * Passkeys and security keys: WebAuthn credentials (@simplewebauthn/server), behind the factor
+ * contract (./contract.ts).
+ *
+ * - A **passkey** is a discoverable credential with user verification (a PIN or a biometric on
+ *   the authenticator): it can identify the user on its own, and counts as multi-factor and
+ *   phishing-resistant (evidence `passkey`).
+ * - A **security key** is a credential used as a second factor: it may be non-discoverable and
+ *   needs only user presence (evidence `security_key`).
+ *
+ * The relying party is the authentication host of PUBLIC_URL, never a request header: the RP ID
+ * is its hostname and the only accepted origin is its origin, exactly. Challenges are stored
+ * server-side (factor_challenges, kind "webauthn"), bound to what they were issued for, live five
+ * minutes and are consumed once, by one conditional UPDATE, before the answer is checked.
+ *
+ * The signature counter is checked here, after the signature: a counter that does not move
+ * forward (when either value is nonzero) refuses the assertion and flags the credential, which
+ * never verifies again. Checking it only after the signature means nobody without the
+ * authenticator can flag someone else's credential.
+ */
+import {
+  generateAuthenticationOptions,
+  generateRegistrationOptions,
+  verifyAuthenticationResponse,
+  verifyRegistrationResponse,
+  type AuthenticationResponseJSON,
+  type PublicKeyCredentialCreationOptionsJSON,
+  type PublicKeyCredentialRequestOptionsJSON,
+  type RegistrationResponseJSON,
+} from "@simplewebauthn/server";
+import { and, desc, eq, gt, isNull, lt, notInArray } from "drizzle-orm";
+import { z } from "zod";
+import { factorChallenges, users, webauthnCredentials } from "../../../db/schema";
+import { addMs, MINUTE } from "../../clock";
+import { newId, randomToken } from "../../crypto";
+import { clientAddress } from "../../http/client-address";
+import type { EndpointContext } from "../../http/context";
+import { isStorableText } from "../../text";
+import { evidenceFor } from "../evidence";
+import type { ChallengeBinding, VerifyFailure, VerifyResult } from "./contract";
+
+type Ctx = Pick<EndpointContext, "service" | "workspace">;
+
+export type WebAuthnKind = "passkey" | "security_key";
+
+/** How long a challenge (and the browser's prompt) lives. */
+export const WEBAUTHN_CHALLENGE_TTL_MS = 5 * MINUTE;
+
+/** COSE algorithms accepted, most preferred first: ES256, EdDSA, RS256. Nothing else is registered. */
+export const WEBAUTHN_ALGORITHMS = [-7, -8, -257];
+
+/** Live challenges kept per binding: a page reloaded many times does not grow the table. */
+const LIVE_CHALLENGES_PER_BINDING = 5;
+
+/** A credential id is at most 1023 bytes (WebAuthn), so at most 1364 base64url characters. */
+const MAX_CREDENTIAL_ID = 1364;
+const TRANSPORTS = new Set(["ble", "cable", "hybrid", "internal", "nfc", "smart-card", "usb"]);
+
+/** The relying party: the authentication host of PUBLIC_URL (its hostname is the RP ID; its origin is the only origin). */
+export function relyingParty(ctx: Ctx): { id: string; origin: string } {
+  const url = new URL(ctx.service.config.publicUrl);
+  return { id: url.hostname, origin: url.origin };
+}
+
+// --- challenges ---
+
+/** Which prompt a challenge is for: an assertion ("sign_in") or a registration ("enroll"). */
+function challengeWhere(ctx: Ctx, binding: ChallengeBinding, userId: string | null) {
+  const c = factorChallenges;
+  return and(
+    eq(c.workspaceId, ctx.workspace.id),
+    eq(c.kind, "webauthn"),
+    eq(c.purpose, binding.purpose),
+    eq(c.bindingId, binding.bindingId),
+    userId === null ? isNull(c.userId) : eq(c.userId, userId),
+  );
+}
+
+/** The library takes a challenge as bytes and writes it base64url-encoded: stored as written, so it compares with the client data's. */
+const challengeBytes = (challenge: string) => Buffer.from(challenge, "base64url");
+
+/**
+ * A new challenge for `binding` (and, when the prompt is for a known user, that user). The
+ * binding's used and expired challenges are dropped, and only its newest live ones are kept.
+ */
+async function issueChallenge(ctx: Ctx, binding: ChallengeBinding, userId: string | null): Promise<string> {
+  const c = factorChallenges;
+  const db = ctx.service.db;
+  const now = ctx.service.clock.now();
+  const keep = db
+    .select({ id: c.id })
+    .from(c)
+    .where(and(challengeWhere(ctx, binding, userId), isNull(c.consumedAt), gt(c.expiresAt, now)))
+    .orderBy(desc(c.createdAt))
+    .limit(LIVE_CHALLENGES_PER_BINDING - 1);
+  await db
+    .delete(c)
+    .where(and(eq(c.workspaceId, ctx.workspace.id), eq(c.kind, "webauthn"), eq(c.purpose, binding.purpose), eq(c.bindingId, binding.bindingId), notInArray(c.id, keep)));
+  const challenge = randomToken(32);
+  await db.insert(c).values({
+    id: newId(),
+    workspaceId: ctx.workspace.id,
+    kind: "webauthn",
+    purpose: binding.purpose,
+    bindingId: binding.bindingId,
+    userId,
+    secret: challenge,
+    createdAt: now,
+    expiresAt: addMs(now, WEBAUTHN_CHALLENGE_TTL_MS),
+  });
+  return challenge;
+}
+
+/** Consumes the live challenge the browser signed, once: true for exactly one caller. */
+async function consumeChallenge(ctx: Ctx, binding: ChallengeBinding, userId: string | null, challenge: string): Promise<boolean> {
+  const c = factorChallenges;
+  const now = ctx.service.clock.now();
+  const used = await ctx.service.db
+    .update(c)
+    .set({ consumedAt: now })
+    .where(and(challengeWhere(ctx, binding, userId), eq(c.secret, challenge), isNull(c.consumedAt), gt(c.expiresAt, now)))
+    .returning({ id: c.id });
+  return used.length === 1;
+}
+
+// --- what the browser sends ---
+
+const b64url = z.string().min(1).max(64 * 1024).regex(/^[A-Za-z0-9_-]+$/);
+
+const assertionSchema = z.object({
+  id: b64url.max(MAX_CREDENTIAL_ID),
+  rawId: b64url.max(MAX_CREDENTIAL_ID),
+  type: z.literal("public-key"),
+  response: z.object({
+    clientDataJSON: b64url,
+    authenticatorData: b64url,
+    signature: b64url,
+    // Empty or absent for a credential that is not discoverable.
+    userHandle: z.string().max(1024).regex(/^[A-Za-z0-9_-]*$/).optional(),
+  }),
+  clientExtensionResults: z.record(z.string(), z.unknown()).default({}),
+  authenticatorAttachment: z.enum(["platform", "cross-platform"]).optional(),
+});
+
+const registrationSchema = z.object({
+  id: b64url.max(MAX_CREDENTIAL_ID),
+  rawId: b64url.max(MAX_CREDENTIAL_ID),
+  type: z.literal("public-key"),
+  response: z.object({
+    clientDataJSON: b64url,
+    attestationObject: b64url,
+    transports: z.array(z.string().max(32)).max(16).optional(),
+  }),
+  clientExtensionResults: z.record(z.string(), z.unknown()).default({}),
+  authenticatorAttachment: z.enum(["platform", "cross-platform"]).optional(),
+});
+
+/** The JSON the browser posted, parsed; null when it is not one. */
+function parseJson(text: string | null): unknown {
+  if (!text) return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+/** The challenge the client data says was signed (the library checks it again against the consumed one). */
+function signedChallenge(clientDataJSON: string): string | null {
+  const data = parseJson(Buffer.from(clientDataJSON, "base64url").toString("utf8"));
+  const challenge = data && typeof data === "object" ? (data as { challenge?: unknown }).challenge : undefined;
+  return typeof challenge === "string" && isStorableText(challenge) && challenge.length <= 512 ? challenge : null;
+}
+
+const userHandleOf = (userId: string) => Buffer.from(userId, "utf8").toString("base64url");
+
+// --- sign-in: assertions ---
+
+/** Options for "Sign in with a passkey" and passkey autofill: any discoverable credential, user verification required. */
+export async function passkeySignInOptions(ctx: Ctx, binding: ChallengeBinding): Promise<PublicKeyCredentialRequestOptionsJSON> {
+  const challenge = await issueChallenge(ctx, binding, null);
+  return generateAuthenticationOptions({ rpID: relyingParty(ctx).id, challenge: challengeBytes(challenge), timeout: WEBAUTHN_CHALLENGE_TTL_MS, userVerification: "required" });
+}
+
+/**
+ * Options for a second factor: the user's own credentials (security keys and passkeys that are
+ * not flagged). A security key needs only presence; user verification is preferred when the user
+ * has a passkey (which must verify the user), otherwise discouraged. Null when the user has none.
+ */
+export async function secondFactorOptions(ctx: Ctx, binding: ChallengeBinding, userId: string): Promise<PublicKeyCredentialRequestOptionsJSON | null> {
+  const credentials = await usableCredentials(ctx, userId);
+  if (credentials.length === 0) return null;
+  const challenge = await issueChallenge(ctx, binding, userId);
+  return generateAuthenticationOptions({
+    rpID: relyingParty(ctx).id,
+    challenge: challengeBytes(challenge),
+    timeout: WEBAUTHN_CHALLENGE_TTL_MS,
+    allowCredentials: credentials.map((c) => ({ id: c.credentialId, transports: c.transports })),
+    userVerification: credentials.some((c) => c.kind === "passkey") ? "preferred" : "discouraged",
+  });
+}
+
+async function usableCredentials(ctx: Ctx, userId: string) {
+  const w = webauthnCredentials;
+  return ctx.service.db
+    .select({ credentialId: w.credentialId, transports: w.transports, kind: w.kind })
+    .from(w)
+    .where(and(eq(w.workspaceId, ctx.workspace.id), eq(w.userId, userId), isNull(w.flaggedAt)))
+    .orderBy(w.createdAt);
+}
+
+export interface AssertionExpectation {
+  /** The user the assertion must be of (a second factor), or null when it identifies the user (a passkey sign-in). */
+  userId: string | null;
+  /** The kinds of credential accepted. */
+  kinds: readonly WebAuthnKind[];
+}
+
+/**
+ * Verifies an assertion (the JSON @simplewebauthn/browser's startAuthentication returns) against
+ * a challenge issued for `binding`, and returns the user and the evidence. The challenge is
+ * consumed first, whatever the outcome.
+ */
+export async function verifyAssertion(ctx: Ctx, binding: ChallengeBinding, responseText: string | null, expected: AssertionExpectation): Promise<VerifyResult> {
+  const parsed = assertionSchema.safeParse(parseJson(responseText));
+  if (!parsed.success) return fail("invalid");
+  const response = parsed.data as AuthenticationResponseJSON;
+  const challenge = signedChallenge(response.response.clientDataJSON);
+  if (!challenge || !(await consumeChallenge(ctx, binding, expected.userId, challenge))) return fail("expired");
+
+  const w = webauthnCredentials;
+  const [credential] = await ctx.service.db
+    .select({ row: w, userStatus: users.status })
+    .from(w)
+    .innerJoin(users, and(eq(users.workspaceId, w.workspaceId), eq(users.id, w.userId)))
+    .where(and(eq(w.workspaceId, ctx.workspace.id), eq(w.credentialId, response.id)))
+    .limit(1);
+  if (!credential) return fail("invalid");
+  const { row } = credential;
+  if (expected.userId !== null && row.userId !== expected.userId) return fail("invalid");
+  if (!expected.kinds.includes(row.kind)) return fail("invalid");
+  // A discoverable credential names its user; it must be the credential's owner (required when it identifies the user).
+  const handle = response.response.userHandle || undefined;
+  if (handle !== undefined ? handle !== userHandleOf(row.userId) : expected.userId === null) return fail("invalid");
+
+  const rp = relyingParty(ctx);
+  let info;
+  try {
+    const result = await verifyAuthenticationResponse({
+      response,
+      expectedChallenge: challenge,
+      expectedOrigin: rp.origin,
+      expectedRPID: rp.id,
+      // The counter is judged below, after the signature (see the module's comment).
+      credential: { id: row.credentialId, publicKey: Buffer.from(row.publicKey, "base64url"), counter: 0 },
+      requireUserVerification: row.kind === "passkey",
+    });
+    if (!result.verified) return fail("invalid");
+    info = result.authenticationInfo;
+  } catch {
+    return fail("invalid");
+  }
+  if (row.flaggedAt) return fail("flagged");
+
+  const now = ctx.service.clock.now();
+  const next = info.newCounter;
+  const [used] = await ctx.service.db
+    .update(w)
+    .set({ counter: next, lastUsedAt: now, backedUp: info.credentialBackedUp })
+    .where(and(eq(w.id, row.id), isNull(w.flaggedAt), next === 0 ? eq(w.counter, 0) : lt(w.counter, next)))
+    .returning({ id: w.id });
+  if (!used) {
+    // The counter did not move forward: a possible clone. Refused now and from now on.
+    await ctx.service.db.update(w).set({ flaggedAt: now }).where(and(eq(w.id, row.id), isNull(w.flaggedAt)));
+    return fail("flagged");
+  }
+  if (credential.userStatus !== "active") return fail("invalid");
+  return { ok: true, userId: row.userId, evidence: evidenceFor(row.kind, now, row.id) };
+}
+
+const fail = (reason: VerifyFailure) => ({ ok: false, reason }) as const;
+
+// --- enrolment: registrations ---
+
+export interface RegistrationUser {
+  id: string;
+  email: string;
+  name: string | null;
+}
+
+/**
+ * Creation options for each kind asked for, sharing one challenge: a passkey must be discoverable
+ * and verify the user; a security key may be neither. The user's existing credentials are
+ * excluded, so one authenticator is not registered twice. Attestation "none": Latchkey does not
+ * restrict authenticator models.
+ */
+export async function registrationOptions(
+  ctx: Ctx,
+  binding: ChallengeBinding,
+  user: RegistrationUser,
+  kinds: readonly WebAuthnKind[],
+): Promise<Partial<Record<WebAuthnKind, PublicKeyCredentialCreationOptionsJSON>>> {
+  if (kinds.length === 0) return {};
+  const w = webauthnCredentials;
+  const [existing, challenge] = await Promise.all([
+    ctx.service.db
+      .select({ credentialId: w.credentialId, transports: w.transports })
+      .from(w)
+      .where(and(eq(w.workspaceId, ctx.workspace.id), eq(w.userId, user.id))),
+    issueChallenge(ctx, binding, user.id),
+  ]);
+  const base = {
+    rpName: ctx.workspace.name,
+    rpID: relyingParty(ctx).id,
+    userName: user.email,
+    userID: Buffer.from(user.id, "utf8"),
+    userDisplayName: user.name ?? user.email,
+    challenge: challengeBytes(challenge),
+    timeout: WEBAUTHN_CHALLENGE_TTL_MS,
+    attestationType: "none" as const,
+    excludeCredentials: existing.map((c) => ({ id: c.credentialId, transports: c.transports })),
+    supportedAlgorithmIDs: WEBAUTHN_ALGORITHMS,
+  };
+  const out: Partial<Record<WebAuthnKind, PublicKeyCredentialCreationOptionsJSON>> = {};
+  for (const kind of kinds) {
+    out[kind] =
+      kind === "passkey"
+        ? await generateRegistrationOptions({ ...base, authenticatorSelection: { residentKey: "required", userVerification: "required" } })
+        : await generateRegistrationOptions({
+            ...base,
+            authenticatorSelection: { residentKey: "discouraged", userVerification: "discouraged" },
+            preferredAuthenticatorType: "securityKey",
+          });
+  }
+  return out;
+}
+
+export type RegistrationResult =
+  | { ok: true; credentialRowId: string; kind: WebAuthnKind }
+  /** `duplicate`: the credential is already registered in this workspace. */
+  | { ok: false; reason: VerifyFailure | "duplicate" };
+
+/**
+ * Verifies a registration (the JSON startRegistration returns) against a challenge issued to
+ * `userId` for `binding`, and stores the credential. A passkey registration must verify the
+ * user; every registration must show presence and use an algorithm of WEBAUTHN_ALGORITHMS.
+ */
+export async function verifyRegistration(ctx: Ctx, binding: ChallengeBinding, userId: string, kind: WebAuthnKind, responseText: string | null): Promise<RegistrationResult> {
+  const parsed = registrationSchema.safeParse(parseJson(responseText));
+  if (!parsed.success) return { ok: false, reason: "invalid" };
+  const response = parsed.data as RegistrationResponseJSON;
+  const challenge = signedChallenge(response.response.clientDataJSON);
+  if (!challenge || !(await consumeChallenge(ctx, binding, userId, challenge))) return { ok: false, reason: "expired" };
+
+  const rp = relyingParty(ctx);
+  let info;
+  try {
+    const result = await verifyRegistrationResponse({
+      response,
+      expectedChallenge: challenge,
+      expectedOrigin: rp.origin,
+      expectedRPID: rp.id,
+      requireUserPresence: true,
+      requireUserVerification: kind === "passkey",
+      supportedAlgorithmIDs: WEBAUTHN_ALGORITHMS,
+    });
+    if (!result.verified) return { ok: false, reason: "invalid" };
+    info = result.registrationInfo;
+  } catch {
+    return { ok: false, reason: "invalid" };
+  }
+  const { credential } = info;
+  if (credential.id.length > MAX_CREDENTIAL_ID) return { ok: false, reason: "invalid" };
+
+  const now = ctx.service.clock.now();
+  const w = webauthnCredentials;
+  const [stored] = await ctx.service.db
+    .insert(w)
+    .values({
+      id: newId(),
+      workspaceId: ctx.workspace.id,
+      userId,
+      credentialId: credential.id,
+      publicKey: Buffer.from(credential.publicKey).toString("base64url"),
+      counter: credential.counter,
+      transports: (response.response.transports ?? []).filter((t) => TRANSPORTS.has(t)),
+      kind,
+      rpId: rp.id,
+      name: kind === "passkey" ? "Passkey" : "Security key",
+      backedUp: info.credentialBackedUp,
+      createdAt: now,
+    })
+    // The unique index (workspace, credential id): a credential is registered once per workspace.
+    .onConflictDoNothing({ target: [w.workspaceId, w.credentialId] })
+    .returning({ id: w.id });
+  if (!stored) return { ok: false, reason: "duplicate" };
+  return { ok: true, credentialRowId: stored.id, kind };
+}
+
+// --- abuse limits ---
+
+const LIMIT_WINDOW_MS = 5 * MINUTE;
+
+export type AssertionGate = { allowed: false } | { allowed: true; recordFailure(): Promise<void> };
+
+/**
+ * Failed WebAuthn answers are limited (failuresPer5Minutes per 5 minutes) before any is checked.
+ * A signature cannot be guessed, so the limits bound work and noise rather than guessing, and
+ * must never let a stranger lock an owner out:
+ * - a passkey sign-in does not name its account until it verifies, so it is limited per client
+ *   address;
+ * - a second factor (the user already identified) is limited per account and address: an
+ *   attacker at another address cannot use up the owner's attempts.
+ */
+export async function assertionGate(ctx: EndpointContext, request: Request, userId: string | null): Promise<AssertionGate> {
+  const { limiter, config } = ctx.service;
+  const limit = config.rateLimits.failuresPer5Minutes;
+  const address = clientAddress(request, config.trustProxy);
+  const key = userId === null ? `webauthn-address:${ctx.workspace.id}:${address}` : `webauthn:${ctx.workspace.id}:${userId}:${address}`;
+  if (!limiter.blocked(key, limit, LIMIT_WINDOW_MS).allowed) return { allowed: false };
+  return { allowed: true, recordFailure: () => limiter.recordFailure(key, limit, LIMIT_WINDOW_MS) };
+}
+
+/** The user's address and name for creation options. */
+export async function registrationUser(ctx: Ctx, userId: string): Promise<RegistrationUser | null> {
+  const [user] = await ctx.service.db
+    .select({ id: users.id, email: users.email, name: users.name })
+    .from(users)
+    .where(and(eq(users.workspaceId, ctx.workspace.id), eq(users.id, userId)))
+    .limit(1);
+  return user ?? null;
+}

@@ -1,0 +1,306 @@
+/**
+ * A software WebAuthn authenticator for tests, and helpers that drive the sign-in's WebAuthn steps.
+ *
+ * The authenticator makes real registration and assertion responses, as a browser would return
+ * them from navigator.credentials.create / get (the JSON @simplewebauthn/browser produces): a key
+ * pair from node:crypto, authenticator data (RP ID hash, flags, signature counter, attested
+ * credential data), client data JSON, and a "none" attestation object in CBOR (a minimal encoder
+ * below). Every field can be bent per call to test what the server refuses.
+ */
+import { createHash, generateKeyPairSync, randomBytes, sign, type KeyObject } from "node:crypto";
+import { webauthnCredentials } from "../../../db/schema";
+import { newId } from "../../../lib/crypto";
+import { contextFor, resolveWorkspace } from "../../../lib/server/router";
+import { signInView, type SignInView } from "../../../lib/sign-in/view";
+import { authorizeQuery, call, Jar, PUBLIC_URL, type AuthorizeParams, type Harness } from "../harness";
+
+// --- a minimal CBOR encoder (RFC 8949): what attestation objects and COSE keys need ---
+
+type Cbor = number | string | Uint8Array | Cbor[] | Map<number | string, Cbor>;
+
+function head(major: number, n: number): Buffer {
+  if (n < 24) return Buffer.from([(major << 5) | n]);
+  if (n < 0x100) return Buffer.from([(major << 5) | 24, n]);
+  if (n < 0x10000) return Buffer.from([(major << 5) | 25, n >> 8, n & 0xff]);
+  const b = Buffer.alloc(5);
+  b[0] = (major << 5) | 26;
+  b.writeUInt32BE(n, 1);
+  return b;
+}
+
+export function cbor(value: Cbor): Buffer {
+  if (typeof value === "number") return value >= 0 ? head(0, value) : head(1, -1 - value);
+  if (typeof value === "string") {
+    const bytes = Buffer.from(value, "utf8");
+    return Buffer.concat([head(3, bytes.length), bytes]);
+  }
+  if (value instanceof Uint8Array) return Buffer.concat([head(2, value.length), value]);
+  if (Array.isArray(value)) return Buffer.concat([head(4, value.length), ...value.map(cbor)]);
+  return Buffer.concat([head(5, value.size), ...[...value].flatMap(([k, v]) => [cbor(k), cbor(v)])]);
+}
+
+// --- keys ---
+
+export type Algorithm = "ES256" | "EdDSA" | "RS256" | "ES384";
+
+/** A key pair and its COSE public key (RFC 9053). */
+function keyPair(alg: Algorithm): { privateKey: KeyObject; cose: Buffer } {
+  if (alg === "ES256" || alg === "ES384") {
+    const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: alg === "ES256" ? "P-256" : "P-384" });
+    const jwk = publicKey.export({ format: "jwk" });
+    const cose = new Map<number, Cbor>([
+      [1, 2], // kty: EC2
+      [3, alg === "ES256" ? -7 : -35],
+      [-1, alg === "ES256" ? 1 : 2], // crv: P-256 / P-384
+      [-2, Buffer.from(jwk.x!, "base64url")],
+      [-3, Buffer.from(jwk.y!, "base64url")],
+    ]);
+    return { privateKey, cose: cbor(cose) };
+  }
+  if (alg === "EdDSA") {
+    const { privateKey, publicKey } = generateKeyPairSync("ed25519");
+    const jwk = publicKey.export({ format: "jwk" });
+    return { privateKey, cose: cbor(new Map<number, Cbor>([[1, 1], [3, -8], [-1, 6], [-2, Buffer.from(jwk.x!, "base64url")]])) };
+  }
+  const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+  const jwk = publicKey.export({ format: "jwk" });
+  return { privateKey, cose: cbor(new Map<number, Cbor>([[1, 3], [3, -257], [-1, Buffer.from(jwk.n!, "base64url")], [-2, Buffer.from(jwk.e!, "base64url")]])) };
+}
+
+function signWith(alg: Algorithm, key: KeyObject, data: Buffer): Buffer {
+  if (alg === "EdDSA") return sign(null, data, key);
+  return sign(alg === "ES384" ? "sha384" : "sha256", data, key);
+}
+
+// --- the authenticator ---
+
+const FLAG_UP = 0x01;
+const FLAG_UV = 0x04;
+const FLAG_AT = 0x40;
+
+export interface SoftCredential {
+  id: string;
+  alg: Algorithm;
+  privateKey: KeyObject;
+  cose: Buffer;
+  userHandle: string | null;
+  counter: number;
+}
+
+/** Per-call deviations from a well-behaved authenticator and browser. */
+export interface Bend {
+  origin?: string;
+  rpId?: string;
+  challenge?: string;
+  /** User presence / verification flags (default: present and verified). */
+  up?: boolean;
+  uv?: boolean;
+  /** Registration: the key algorithm and a chosen credential id. */
+  alg?: Algorithm;
+  credentialId?: string;
+  /** Assertion: which credential, and a forced counter value. */
+  credential?: SoftCredential;
+  counter?: number;
+  userHandle?: string | null;
+  /** The client data's `type`. */
+  type?: string;
+}
+
+interface CreationOptions {
+  challenge: string;
+  rp: { id?: string };
+  user: { id: string };
+}
+interface RequestOptions {
+  challenge: string;
+  rpId?: string;
+  allowCredentials?: { id: string }[];
+}
+
+export class SoftAuthenticator {
+  readonly credentials: SoftCredential[] = [];
+  /** Counters start at 0 and step by 1 unless told otherwise (0 forever: an authenticator without a counter). */
+  constructor(
+    readonly defaults: { origin?: string; counterStep?: number; uv?: boolean } = {},
+  ) {}
+
+  private clientData(type: string, challenge: string, origin: string): Buffer {
+    return Buffer.from(JSON.stringify({ type, challenge, origin, crossOrigin: false }), "utf8");
+  }
+
+  private flags(bend: Bend, extra = 0): number {
+    return ((bend.up ?? true) ? FLAG_UP : 0) | ((bend.uv ?? this.defaults.uv ?? true) ? FLAG_UV : 0) | extra;
+  }
+
+  /** navigator.credentials.create: a new credential for the options' RP and user. */
+  register(options: CreationOptions, bend: Bend = {}) {
+    const alg = bend.alg ?? "ES256";
+    const { privateKey, cose } = keyPair(alg);
+    const id = bend.credentialId ?? randomBytes(16).toString("base64url");
+    const credential: SoftCredential = { id, alg, privateKey, cose, userHandle: options.user.id, counter: 0 };
+    const rpId = bend.rpId ?? options.rp.id ?? new URL(PUBLIC_URL).hostname;
+    const idBytes = Buffer.from(id, "base64url");
+    const idLength = Buffer.alloc(2);
+    idLength.writeUInt16BE(idBytes.length);
+    const authData = Buffer.concat([
+      sha256(rpId),
+      Buffer.from([this.flags(bend, FLAG_AT)]),
+      u32(0),
+      Buffer.alloc(16), // AAGUID: none
+      idLength,
+      idBytes,
+      cose,
+    ]);
+    const attestationObject = cbor(new Map<string, Cbor>([["fmt", "none"], ["attStmt", new Map()], ["authData", authData]]));
+    this.credentials.push(credential);
+    return {
+      credential,
+      response: {
+        id,
+        rawId: id,
+        type: "public-key",
+        response: {
+          clientDataJSON: b64(this.clientData(bend.type ?? "webauthn.create", bend.challenge ?? options.challenge, bend.origin ?? this.defaults.origin ?? PUBLIC_URL)),
+          attestationObject: b64(attestationObject),
+          transports: ["internal"],
+        },
+        clientExtensionResults: {},
+        authenticatorAttachment: "platform",
+      },
+    };
+  }
+
+  /** navigator.credentials.get: an assertion by the first usable credential (or the one named). */
+  assert(options: RequestOptions, bend: Bend = {}) {
+    const allowed = options.allowCredentials?.map((c) => c.id);
+    const credential = bend.credential ?? this.credentials.find((c) => !allowed || allowed.length === 0 || allowed.includes(c.id));
+    if (!credential) throw new Error("no credential for these options");
+    credential.counter = bend.counter ?? credential.counter + (this.defaults.counterStep ?? 1);
+    const rpId = bend.rpId ?? options.rpId ?? new URL(PUBLIC_URL).hostname;
+    const authData = Buffer.concat([sha256(rpId), Buffer.from([this.flags(bend)]), u32(credential.counter)]);
+    const clientDataJSON = this.clientData(bend.type ?? "webauthn.get", bend.challenge ?? options.challenge, bend.origin ?? this.defaults.origin ?? PUBLIC_URL);
+    const signature = signWith(credential.alg, credential.privateKey, Buffer.concat([authData, createHash("sha256").update(clientDataJSON).digest()]));
+    const userHandle = bend.userHandle === undefined ? credential.userHandle : bend.userHandle;
+    return {
+      id: credential.id,
+      rawId: credential.id,
+      type: "public-key",
+      response: {
+        clientDataJSON: b64(clientDataJSON),
+        authenticatorData: b64(authData),
+        signature: b64(signature),
+        ...(userHandle ? { userHandle } : {}),
+      },
+      clientExtensionResults: {},
+    };
+  }
+
+  /** A credential stored for the user directly, as if registered earlier (tests that only sign in). */
+  async enrol(h: Harness, workspaceId: string, userId: string, kind: "passkey" | "security_key", alg: Algorithm = "ES256"): Promise<SoftCredential & { rowId: string }> {
+    const { privateKey, cose } = keyPair(alg);
+    const credential: SoftCredential = { id: randomBytes(16).toString("base64url"), alg, privateKey, cose, userHandle: Buffer.from(userId).toString("base64url"), counter: 0 };
+    const rowId = newId();
+    await h.service.db.insert(webauthnCredentials).values({
+      id: rowId,
+      workspaceId,
+      userId,
+      credentialId: credential.id,
+      publicKey: cose.toString("base64url"),
+      counter: 0,
+      transports: kind === "passkey" ? ["internal"] : ["usb"],
+      kind,
+      rpId: new URL(PUBLIC_URL).hostname,
+      name: kind === "passkey" ? "Passkey" : "Security key",
+      createdAt: h.clock.now(),
+    });
+    this.credentials.push(credential);
+    return { ...credential, rowId };
+  }
+}
+
+const sha256 = (text: string) => createHash("sha256").update(text).digest();
+const b64 = (bytes: Buffer) => bytes.toString("base64url");
+function u32(n: number): Buffer {
+  const b = Buffer.alloc(4);
+  b.writeUInt32BE(n >>> 0);
+  return b;
+}
+
+// --- driving the sign-in ---
+
+export type StepView = Extract<SignInView, { kind: "step" }>;
+
+/** A sign-in in progress in one browser (its cookie jar): the transaction and its workspace. */
+export interface PendingSignIn {
+  workspaceId: string;
+  tx: string;
+  jar: Jar;
+  verifier: string;
+  client: AuthorizeParams;
+}
+
+/** Starts a sign-in (authorize) and returns the pending transaction; throws when authorize skipped the page. */
+export async function startSignIn(h: Harness, workspaceId: string, client: AuthorizeParams, jar = new Jar()): Promise<PendingSignIn> {
+  const { query, verifier } = authorizeQuery(client);
+  const res = await call(h, `/t/${workspaceId}/oauth2/authorize?${query}`, { cookie: jar.header() });
+  if (res.status !== 303) throw new Error(`authorize answered ${res.status}`);
+  jar.take(res);
+  const location = new URL(res.headers.get("location")!, PUBLIC_URL);
+  if (location.pathname !== `/t/${workspaceId}/sign-in`) throw new Error(`authorize went to ${location.href}`);
+  return { workspaceId, tx: location.searchParams.get("tx")!, jar, verifier, client };
+}
+
+/** What the sign-in page would show now (it issues the step's WebAuthn challenge, as the page does). */
+export async function pageView(h: Harness, s: PendingSignIn): Promise<StepView> {
+  const workspace = (await resolveWorkspace(h.service, s.workspaceId))!;
+  const view = await signInView(contextFor(h.service, workspace), s.tx, s.jar.header());
+  if (view.kind !== "step") throw new Error("the sign-in expired");
+  return view;
+}
+
+/** Posts a step form from the sign-in page; `headers` may carry a client address. */
+export async function postStep(h: Harness, s: PendingSignIn, path: string, fields: Record<string, string>, csrf?: string, headers: Record<string, string> = {}): Promise<Response> {
+  const token = csrf ?? (await pageView(h, s)).csrf;
+  const res = await call(h, `/t/${s.workspaceId}${path}`, { form: { tx: s.tx, csrf: token, ...fields }, cookie: s.jar.header(), headers: { origin: PUBLIC_URL, ...headers } });
+  s.jar.take(res);
+  return res;
+}
+
+/** Where a step's answer sent the browser: the sign-in page's error code, "page" (the next step), or "callback" with the code. */
+export function outcome(res: Response): { to: "page"; error: string | null } | { to: "callback"; code: string } {
+  if (res.status !== 303) throw new Error(`step answered ${res.status}`);
+  const url = new URL(res.headers.get("location")!, PUBLIC_URL);
+  if (url.origin === PUBLIC_URL) return { to: "page", error: url.searchParams.get("error") };
+  return { to: "callback", code: url.searchParams.get("code")! };
+}
+
+/** The password step (the first factor most WebAuthn tests start from). */
+export function postPassword(h: Harness, s: PendingSignIn, email: string, password: string): Promise<Response> {
+  return postStep(h, s, "/sign-in/password", { email, password });
+}
+
+/** Signs in with a passkey on the first step: the page's options, the authenticator's assertion, the post. */
+export async function postPasskey(h: Harness, s: PendingSignIn, authenticator: SoftAuthenticator, bend: Bend = {}): Promise<Response> {
+  const view = await pageView(h, s);
+  if (!view.webauthn.options) throw new Error(`no passkey options at step ${view.step.kind}`);
+  const assertion = authenticator.assert(JSON.parse(view.webauthn.options), bend);
+  return postStep(h, s, "/sign-in/passkey", { response: JSON.stringify(assertion) }, view.csrf);
+}
+
+/** Answers the second-factor step with a security key or passkey. */
+export async function postSecondFactorKey(h: Harness, s: PendingSignIn, authenticator: SoftAuthenticator, bend: Bend = {}): Promise<Response> {
+  const view = await pageView(h, s);
+  if (!view.webauthn.options) throw new Error(`no WebAuthn options at step ${view.step.kind}`);
+  const assertion = authenticator.assert(JSON.parse(view.webauthn.options), bend);
+  return postStep(h, s, "/sign-in/webauthn", { response: JSON.stringify(assertion) }, view.csrf);
+}
+
+/** Registers a new credential at the enrolment step or the passkey offer. */
+export async function postRegistration(h: Harness, s: PendingSignIn, authenticator: SoftAuthenticator, kind: "passkey" | "security_key", bend: Bend = {}) {
+  const view = await pageView(h, s);
+  const json = kind === "passkey" ? view.webauthn.creation?.passkey : view.webauthn.creation?.securityKey;
+  if (!json) throw new Error(`no ${kind} creation options at step ${view.step.kind}`);
+  const { credential, response } = authenticator.register(JSON.parse(json), bend);
+  const res = await postStep(h, s, "/sign-in/webauthn/register", { kind, response: JSON.stringify(response) }, view.csrf);
+  return { res, credential, response };
+}
