@@ -279,20 +279,20 @@ export function postPassword(h: Harness, s: PendingSignIn, email: string, passwo
   return postStep(h, s, "/sign-in/password", { email, password });
 }
 
-/** Signs in with a passkey on the first step: the page's options, the authenticator's assertion, the post. */
-export async function postPasskey(h: Harness, s: PendingSignIn, authenticator: SoftAuthenticator, bend: Bend = {}): Promise<Response> {
+/** Signs in with a passkey on the first step: the page's options, the authenticator's assertion, the post (from `headers`' client address, if any). */
+export async function postPasskey(h: Harness, s: PendingSignIn, authenticator: SoftAuthenticator, bend: Bend = {}, headers: Record<string, string> = {}): Promise<Response> {
   const view = await pageView(h, s);
   if (!view.webauthn.options) throw new Error(`no passkey options at step ${view.step.kind}`);
   const assertion = authenticator.assert(JSON.parse(view.webauthn.options), bend);
-  return postStep(h, s, "/sign-in/passkey", { response: JSON.stringify(assertion) }, view.csrf);
+  return postStep(h, s, "/sign-in/passkey", { response: JSON.stringify(assertion) }, view.csrf, headers);
 }
 
 /** Answers the second-factor step with a security key or passkey. */
-export async function postSecondFactorKey(h: Harness, s: PendingSignIn, authenticator: SoftAuthenticator, bend: Bend = {}): Promise<Response> {
+export async function postSecondFactorKey(h: Harness, s: PendingSignIn, authenticator: SoftAuthenticator, bend: Bend = {}, headers: Record<string, string> = {}): Promise<Response> {
   const view = await pageView(h, s);
   if (!view.webauthn.options) throw new Error(`no WebAuthn options at step ${view.step.kind}`);
   const assertion = authenticator.assert(JSON.parse(view.webauthn.options), bend);
-  return postStep(h, s, "/sign-in/webauthn", { response: JSON.stringify(assertion) }, view.csrf);
+  return postStep(h, s, "/sign-in/webauthn", { response: JSON.stringify(assertion) }, view.csrf, headers);
 }
 
 /** Registers a new credential at the enrolment step or the passkey offer. */
