@@ -17,6 +17,49 @@ export interface Config {
   workers: number;
   /** The HTTP server's limits and shutdown bound (always set by `loadConfig`; tests that build a Config may leave it out). */
   server?: ServerSettings;
+  /** How email is sent (always set by `loadConfig`; a Config built without it: see `mailSettings`). */
+  mail?: MailSettings;
+}
+
+/**
+ * Email (one-time codes, sign-up): over SMTP when SMTP_URL is set; otherwise into the development
+ * outbox (printed to the server log, listed in the console), except in production (an https
+ * PUBLIC_URL), where email methods are unavailable rather than silently undelivered.
+ */
+export type MailSettings =
+  | { transport: "smtp"; smtpUrl: string; from: string }
+  | { transport: "outbox"; from: string }
+  | { transport: "unavailable"; from: string };
+
+/** A settable MAIL_FROM: an address, or a display name and an address in angle brackets. */
+const MAIL_FROM_PATTERN = /^(?:[^<>\r\n"]{1,100} <[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/;
+
+function parseSmtpUrl(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === "") return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`SMTP_URL must be a URL such as smtps://user:password@smtp.example.com:465 (got an unparsable value)`);
+  }
+  // The URL may carry a password: never echo it.
+  if (url.protocol !== "smtp:" && url.protocol !== "smtps:") throw new ConfigError(`SMTP_URL must use smtps:// (implicit TLS) or smtp:// (STARTTLS when offered) (got ${url.protocol}//)`);
+  if (!url.hostname) throw new ConfigError("SMTP_URL must name a host");
+  return raw;
+}
+
+export function parseMailSettings(env: Record<string, string | undefined>, publicUrl: string): MailSettings {
+  const smtpUrl = parseSmtpUrl(env.SMTP_URL);
+  const rawFrom = env.MAIL_FROM?.trim();
+  if (rawFrom && !MAIL_FROM_PATTERN.test(rawFrom)) throw new ConfigError(`MAIL_FROM must be an address, or a name and an address: Example <no-reply@example.com> (got "${rawFrom}")`);
+  const from = rawFrom || `Latchkey <no-reply@${new URL(publicUrl).hostname}>`;
+  if (smtpUrl) return { transport: "smtp", smtpUrl, from };
+  return { transport: publicUrl.startsWith("https:") ? "unavailable" : "outbox", from };
+}
+
+/** The mail settings in force: as loaded, or (a Config built by hand) derived from PUBLIC_URL with no SMTP_URL. */
+export function mailSettings(config: Pick<Config, "mail" | "publicUrl">): MailSettings {
+  return config.mail ?? parseMailSettings({}, config.publicUrl);
 }
 
 export interface ServerSettings {
@@ -179,5 +222,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   };
   const trustProxy = parseBoolean("TRUST_PROXY", env.TRUST_PROXY);
   const server = parseServerSettings(env, trustProxy);
-  return { port, publicUrl, databaseUrl, dataDir, masterKey, rateLimits, trustProxy, workers, server };
+  const mail = parseMailSettings(env, publicUrl);
+  return { port, publicUrl, databaseUrl, dataDir, masterKey, rateLimits, trustProxy, workers, server, mail };
 }

@@ -106,6 +106,8 @@ export async function currentStep(ctx: EndpointContext, tx: TransactionRow, cook
   if (tx.recoveryCodesEncrypted) return { step: { kind: "recovery_codes" }, policy };
   const session = await steppedUpSession(ctx, tx, cookieHeader);
   const enrolled = tx.userId ? await enrolledSummary(ctx, tx.userId) : null;
+  // An account just signed up with a passkey (lib/sign-in/sign-up.ts) gets it before anything else.
+  if (tx.signUpWithPasskey && enrolled && enrolled.passkeys === 0) return { step: { kind: "passkey_offer", required: true }, policy };
   return { step: nextStep(policy, enrolled, provedSoFar(tx, session), tx.passkeyOfferAnswered), policy };
 }
 
@@ -134,7 +136,7 @@ export async function prove(request: Request, ctx: EndpointContext, tx: Transact
 export async function updateOpen(
   ctx: EndpointContext,
   tx: TransactionRow,
-  set: Partial<Pick<TransactionRow, "userId" | "evidence" | "sessionId" | "recoveryCodesEncrypted" | "passkeyOfferAnswered">>,
+  set: Partial<Pick<TransactionRow, "userId" | "evidence" | "sessionId" | "recoveryCodesEncrypted" | "passkeyOfferAnswered" | "signUpAddress" | "signUpWithPasskey">>,
   userId?: string,
 ): Promise<TransactionRow | null> {
   const t = authorizationTransactions;

@@ -1,8 +1,101 @@
 import type { SignInView } from "@/lib/sign-in/view";
+import { FormError, inputClass, primaryButtonClass, secondaryButtonClass, StepForm } from "./step-form";
 
 type View = Extract<SignInView, { kind: "step" }>;
 
-/** "Email me a code" on the first step. Stub until the email factor lands. */
-export function EmailCodeRequest(_props: { view: View; emailFieldId: string | null }) {
-  return null;
+const linkButtonClass = "text-sm font-medium text-indigo-700 hover:text-indigo-600 hover:underline focus:outline-none focus:ring-2 focus:ring-indigo-300";
+
+/**
+ * "Email me a code" on the first step. Beside the password form it submits that form's email
+ * field to the code endpoint (one field for both, no script needed); alone, it has its own field.
+ */
+export function EmailCodeRequest({ view, passwordFormId, autoComplete }: { view: View; passwordFormId: string | null; autoComplete: string }) {
+  const path = `${view.basePath}/sign-in/email`;
+  if (passwordFormId) {
+    return (
+      <button type="submit" form={passwordFormId} formAction={path} formNoValidate className={secondaryButtonClass}>
+        Email me a sign-in code
+      </button>
+    );
+  }
+  return (
+    <StepForm basePath={view.basePath} txId={view.txId} csrf={view.csrf} path="/sign-in/email" className="mt-4 space-y-4">
+      <div>
+        <label htmlFor="email" className="block text-sm font-medium text-slate-700">
+          Email
+        </label>
+        <input id="email" name="email" type="email" autoComplete={autoComplete} required autoFocus className={inputClass} />
+      </div>
+      <button type="submit" className={primaryButtonClass}>
+        Email me a sign-in code
+      </button>
+    </StepForm>
+  );
+}
+
+/**
+ * The code step, for a sign-in or a sign-up. The words hold for every address: for one without an
+ * account nothing is sent at sign-in, so the page says "if", and a sign-up's message may be the
+ * account-exists one.
+ */
+export function EmailCodeEntry({ view, purpose, error }: { view: View; purpose: "sign_in" | "sign_up"; error?: string }) {
+  const form = { basePath: view.basePath, txId: view.txId, csrf: view.csrf };
+  const signUp = purpose === "sign_up";
+  const address = (signUp ? view.email.signUp.codeSentTo : view.email.codeSentTo) ?? "";
+  const dead = signUp ? view.email.signUp.codeDead : view.email.codeDead;
+  return (
+    <div>
+      <FormError message={error} />
+      <p className="mt-4 text-sm text-slate-600">
+        {signUp ? (
+          <>
+            We sent a message to <strong className="font-medium text-slate-900">{address}</strong>. Enter the 6-digit code from it.
+          </>
+        ) : (
+          <>
+            If <strong className="font-medium text-slate-900">{address}</strong> has an account, we sent it a 6-digit sign-in code.
+          </>
+        )}{" "}
+        The code works for {view.email.codeMinutes} minutes.
+      </p>
+      {dead ? (
+        <p className="mt-4 text-sm text-slate-600">This code can no longer be used. Ask for a new one below.</p>
+      ) : (
+        <StepForm {...form} path={signUp ? "/sign-up/verify" : "/sign-in/email/verify"} className="mt-4 space-y-4">
+          <div>
+            <label htmlFor="code" className="block text-sm font-medium text-slate-700">
+              Code
+            </label>
+            <input
+              id="code"
+              name="code"
+              type="text"
+              inputMode="numeric"
+              autoComplete="one-time-code"
+              pattern="[0-9 \-]*"
+              maxLength={12}
+              required
+              autoFocus
+              className={`${inputClass} tracking-widest`}
+            />
+          </div>
+          <button type="submit" className={primaryButtonClass}>
+            Continue
+          </button>
+        </StepForm>
+      )}
+      <StepForm {...form} path={signUp ? "/sign-up/email" : "/sign-in/email"} className="mt-3">
+        <input type="hidden" name="email" value={address} />
+        <button type="submit" className={secondaryButtonClass}>
+          Send a new code
+        </button>
+      </StepForm>
+      <StepForm {...form} path="/sign-in/email/cancel" className="mt-4 text-center">
+        {signUp ? <input type="hidden" name="then" value="sign_up" /> : null}
+        <button type="submit" className={linkButtonClass}>
+          {signUp ? "Use a different email" : "Use another way to sign in"}
+        </button>
+      </StepForm>
+    </div>
+  );
 }

@@ -2,8 +2,12 @@ import type { SignInView } from "@/lib/sign-in/view";
 import { Divider, FormError, inputClass, primaryButtonClass, StepForm } from "./step-form";
 import { EmailCodeRequest } from "./email-code";
 import { PasskeySignIn } from "./passkey-sign-in";
+import { SignUpLink } from "./sign-up";
 
 type View = Extract<SignInView, { kind: "step" }>;
+
+/** The password form's id: "Email me a code" submits its email field too. */
+const PASSWORD_FORM_ID = "password-form";
 
 /**
  * The first step: the methods the application's policy allows, in one card. The password and
@@ -20,7 +24,7 @@ export function FirstFactor({ view, error }: { view: View; error?: string }) {
     <div>
       <FormError message={error} />
       {password ? (
-        <StepForm {...form} path="/sign-in/password" className="mt-4 space-y-4">
+        <StepForm {...form} path="/sign-in/password" className="mt-4 space-y-4" id={PASSWORD_FORM_ID}>
           <div>
             <label htmlFor="email" className="block text-sm font-medium text-slate-700">
               Email
@@ -41,7 +45,7 @@ export function FirstFactor({ view, error }: { view: View; error?: string }) {
       {email ? (
         <>
           {password ? <Divider /> : null}
-          <EmailCodeRequest view={view} emailFieldId={password ? null : "email"} />
+          <EmailCodeRequest view={view} passwordFormId={password ? PASSWORD_FORM_ID : null} autoComplete={passkey ? "username webauthn" : "username"} />
         </>
       ) : null}
       {passkey ? (
@@ -51,6 +55,7 @@ export function FirstFactor({ view, error }: { view: View; error?: string }) {
         </>
       ) : null}
       {!password && !email && !passkey ? <p className="text-sm text-slate-600">No sign-in method is available for this application.</p> : null}
+      {view.email.signUp.available ? <SignUpLink view={view} /> : null}
     </div>
   );
 }

@@ -1,19 +1,100 @@
-/** Email one-time codes in the sign-in (and sign-up): the view and the endpoints. Stub until the email factor lands. */
+/**
+ * Email one-time codes in the sign-in: "Email me a code", the code step, and the way back to the
+ * other methods. The sign-up's steps (lib/sign-in/sign-up.ts) use the same codes and are served
+ * from here too.
+ *
+ * What a page shows never depends on whether the address has an account: an unknown address gets
+ * the same code step, the same limits and the same timing (a code is stored whose hash no code
+ * matches, and no message is sent: docs/sign-in.md).
+ */
 import type { EndpointContext } from "../../http/context";
 import type { Route } from "../../http/route";
+import { redirect303 } from "../../http/response";
 import type { TransactionRow } from "../../oauth/pending-sign-in";
 import type { AuthPolicy } from "../../authn/policy";
-import type { FlowStep } from "../flow";
+import {
+  activeUserByAddress,
+  cancelEmailCodes,
+  EMAIL_CODE_TTL_MS,
+  issueEmailCode,
+  markEmailVerified,
+  normalizeAddress,
+  pendingEmailCode,
+  sendGate,
+  verifyEmailCode,
+} from "../../authn/factors/email-otp";
+import { emailAvailable, sendMail } from "../../authn/email/transport";
+import { signInCodeMessage } from "../../authn/email/templates";
+import { policyFor } from "../../authn/policy";
+import { identify, signInStep, toSignInPage, updateOpen, type FlowStep } from "../flow";
+import { signUpRoutes, signUpView, type SignUpView } from "../sign-up";
 
 export interface EmailView {
   /** Whether email codes can be sent (SMTP configured, or the development outbox). */
   available: boolean;
-  /** The address a live code for this sign-in was sent to: the page asks for the code. */
+  /** The address a code for this sign-in was sent to: the page asks for the code. */
   codeSentTo: string | null;
+  /** That code can no longer be used (expired or out of attempts): the page offers a new one. */
+  codeDead: boolean;
+  /** How long a code lives, in minutes (the page says so). */
+  codeMinutes: number;
+  signUp: SignUpView;
 }
 
-export async function emailView(_ctx: EndpointContext, _tx: TransactionRow, _step: FlowStep, _policy: AuthPolicy): Promise<EmailView> {
-  return { available: false, codeSentTo: null };
+export async function emailView(ctx: EndpointContext, tx: TransactionRow, step: FlowStep, policy: AuthPolicy): Promise<EmailView> {
+  const available = emailAvailable(ctx.service.config);
+  const atFirstStep = step.kind === "first_factor";
+  const [pending, signUp] = await Promise.all([
+    atFirstStep && available ? pendingEmailCode(ctx, { purpose: "sign_in", bindingId: tx.id }) : null,
+    signUpView(ctx, tx, step, policy),
+  ]);
+  return { available, codeSentTo: pending?.address ?? null, codeDead: pending?.dead ?? false, codeMinutes: EMAIL_CODE_TTL_MS / 60_000, signUp };
 }
 
-export const emailRoutes: Route[] = [];
+/** POST /sign-in/email: sends a sign-in code to the address (or, for an address without an account, sends nothing and shows the same step). */
+export const emailCodeSendEndpoint = signInStep(async (request, ctx, { tx, form }) => {
+  if (!(await policyFor(ctx, tx.clientPk)).firstFactors.includes("email_otp")) return toSignInPage(ctx, tx.id, "method_not_allowed");
+  if (!emailAvailable(ctx.service.config)) return toSignInPage(ctx, tx.id, "email_unavailable");
+  const address = normalizeAddress(form.get("email"));
+  if (!address) return toSignInPage(ctx, tx.id, "invalid_email");
+
+  const gate = await sendGate(ctx, request, address);
+  if (!gate.allowed) return toSignInPage(ctx, tx.id, gate.reason === "cooldown" ? "code_resend_wait" : "rate_limited");
+  const user = await activeUserByAddress(ctx, address);
+  const code = await issueEmailCode(ctx, { purpose: "sign_in", bindingId: tx.id }, { address, userId: user?.id ?? null, deliverable: user !== null });
+  await gate.recordSend();
+  if (tx.signUpAddress) await updateOpen(ctx, tx, { signUpAddress: null });
+  if (code) sendMail(ctx, signInCodeMessage({ to: address, workspaceName: ctx.workspace.name, code, minutes: EMAIL_CODE_TTL_MS / 60_000 }));
+  return toSignInPage(ctx, tx.id);
+});
+
+/** POST /sign-in/email/verify: the code as a first factor. */
+export const emailCodeVerifyEndpoint = signInStep(async (request, ctx, { tx, form }) => {
+  if (!(await policyFor(ctx, tx.clientPk)).firstFactors.includes("email_otp")) return toSignInPage(ctx, tx.id, "method_not_allowed");
+  const result = await verifyEmailCode(ctx, request, { purpose: "sign_in", bindingId: tx.id }, form.get("code"));
+  if (!result.ok) return toSignInPage(ctx, tx.id, result.reason === "expired" ? "code_expired" : "invalid_code");
+  // The account may have been disabled since the code was sent.
+  const user = result.userId ? await activeUserByAddress(ctx, result.address) : null;
+  if (!user || user.id !== result.userId) return toSignInPage(ctx, tx.id, "code_expired");
+  await markEmailVerified(ctx, user.id);
+  return identify(request, ctx, tx, user.id, result.evidence);
+});
+
+/**
+ * POST /sign-in/email/cancel: "use another way" (or "a different email"): the pending code (sign-in
+ * or sign-up) and a proved sign-up address are dropped; back to the methods, or (`then=sign_up`)
+ * to the sign-up's first form.
+ */
+export const emailCodeCancelEndpoint = signInStep(async (_request, ctx, { tx, form }) => {
+  await cancelEmailCodes(ctx, tx.id);
+  if (tx.signUpAddress) await updateOpen(ctx, tx, { signUpAddress: null });
+  if (form.get("then") === "sign_up") return redirect303(`${ctx.basePath}/sign-in?tx=${encodeURIComponent(tx.id)}&sign_up=1`);
+  return toSignInPage(ctx, tx.id);
+});
+
+export const emailRoutes: Route[] = [
+  { method: "POST", path: "/sign-in/email", endpoint: emailCodeSendEndpoint, machine: false, errors: "hosted" },
+  { method: "POST", path: "/sign-in/email/verify", endpoint: emailCodeVerifyEndpoint, machine: false, errors: "hosted" },
+  { method: "POST", path: "/sign-in/email/cancel", endpoint: emailCodeCancelEndpoint, machine: false, errors: "hosted" },
+  ...signUpRoutes,
+];

@@ -11,6 +11,8 @@ import { SecondFactor } from "@/components/hosted/steps/second-factor";
 import { EnrollSecondFactor } from "@/components/hosted/steps/enroll-second-factor";
 import { RecoveryCodes } from "@/components/hosted/steps/recovery-codes";
 import { PasskeyOffer } from "@/components/hosted/steps/passkey-offer";
+import { EmailCodeEntry } from "@/components/hosted/steps/email-code";
+import { SignUpCredential, SignUpStart } from "@/components/hosted/steps/sign-up";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Sign in", robots: { index: false } };
@@ -34,8 +36,29 @@ export default async function SignInPage(props: { params: Promise<{ tenant: stri
   // Only the codes the form shows (lib/hosted/errors.ts); any other value shows nothing.
   const error = signInFormMessage(query.error);
   const step = view.step;
-  const title =
-    step.kind === "first_factor"
+  // The first step's email-code and sign-up forms (lib/sign-in/steps/email.ts, lib/sign-in/sign-up.ts).
+  const signUp = view.email.signUp;
+  const firstForm =
+    step.kind !== "first_factor"
+      ? null
+      : signUp.verifiedAddress
+        ? "sign_up_credential"
+        : signUp.codeSentTo
+          ? "sign_up_code"
+          : view.email.codeSentTo
+            ? "sign_in_code"
+            : query.sign_up === "1" && signUp.available
+              ? "sign_up"
+              : null;
+  const firstFormTitle = {
+    sign_in_code: "Check your email",
+    sign_up_code: "Check your email",
+    sign_up: `Create your account for ${view.applicationName}`,
+    sign_up_credential: "Choose how you will sign in",
+  } as const;
+  const title = firstForm
+    ? firstFormTitle[firstForm]
+    : step.kind === "first_factor"
       ? `Sign in to ${view.applicationName}`
       : step.kind === "second_factor"
         ? "Confirm it's you"
@@ -57,6 +80,12 @@ export default async function SignInPage(props: { params: Promise<{ tenant: stri
         <RecoveryCodes view={view} error={error} />
       ) : step.kind === "passkey_offer" ? (
         <PasskeyOffer view={view} error={error} />
+      ) : firstForm === "sign_in_code" || firstForm === "sign_up_code" ? (
+        <EmailCodeEntry view={view} purpose={firstForm === "sign_up_code" ? "sign_up" : "sign_in"} error={error} />
+      ) : firstForm === "sign_up" ? (
+        <SignUpStart view={view} error={error} />
+      ) : firstForm === "sign_up_credential" ? (
+        <SignUpCredential view={view} error={error} />
       ) : (
         <FirstFactor view={view} error={error} />
       )}

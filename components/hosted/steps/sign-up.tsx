@@ -1,0 +1,101 @@
+import type { SignInView } from "@/lib/sign-in/view";
+import { Divider, FormError, inputClass, primaryButtonClass, secondaryButtonClass, StepForm } from "./step-form";
+
+type View = Extract<SignInView, { kind: "step" }>;
+
+const linkClass = "font-medium text-indigo-700 hover:text-indigo-600 hover:underline";
+
+/** The first step's way to the sign-up (a plain link: the page shows the sign-up's first form). */
+export function SignUpLink({ view }: { view: View }) {
+  return (
+    <p className="mt-6 text-center text-sm text-slate-600">
+      New here?{" "}
+      <a href={`${view.basePath}/sign-in?tx=${encodeURIComponent(view.txId)}&sign_up=1`} className={linkClass}>
+        Create an account
+      </a>
+    </p>
+  );
+}
+
+/** Sign-up, first form: the address to confirm with a code. */
+export function SignUpStart({ view, error }: { view: View; error?: string }) {
+  return (
+    <div>
+      <FormError message={error} />
+      <StepForm basePath={view.basePath} txId={view.txId} csrf={view.csrf} path="/sign-up/email" className="mt-4 space-y-4">
+        <div>
+          <label htmlFor="email" className="block text-sm font-medium text-slate-700">
+            Email
+          </label>
+          <input id="email" name="email" type="email" autoComplete="email" required autoFocus className={inputClass} />
+        </div>
+        <p className="text-sm text-slate-500">We will send you a code to confirm the address.</p>
+        <button type="submit" className={primaryButtonClass}>
+          Continue
+        </button>
+      </StepForm>
+      <p className="mt-6 text-center text-sm text-slate-600">
+        Already have an account?{" "}
+        <a href={`${view.basePath}/sign-in?tx=${encodeURIComponent(view.txId)}`} className={linkClass}>
+          Sign in
+        </a>
+      </p>
+    </div>
+  );
+}
+
+/** Sign-up, last form: the address is confirmed; the user chooses how to sign in. */
+export function SignUpCredential({ view, error }: { view: View; error?: string }) {
+  const form = { basePath: view.basePath, txId: view.txId, csrf: view.csrf };
+  const choices = view.email.signUp.credentials;
+  return (
+    <div>
+      <FormError message={error} />
+      <p className="mt-4 text-sm text-slate-600">
+        <strong className="font-medium text-slate-900">{view.email.signUp.verifiedAddress}</strong> is confirmed.
+      </p>
+      {choices.includes("password") ? (
+        <StepForm {...form} path="/sign-up/account" className="mt-4 space-y-4">
+          <input type="hidden" name="credential" value="password" />
+          <input type="text" name="username" autoComplete="username" value={view.email.signUp.verifiedAddress ?? ""} readOnly hidden />
+          <div>
+            <label htmlFor="new-password" className="block text-sm font-medium text-slate-700">
+              Choose a password
+            </label>
+            <input id="new-password" name="password" type="password" autoComplete="new-password" minLength={8} maxLength={256} required autoFocus className={inputClass} />
+            <p className="mt-1 text-xs text-slate-500">At least 8 characters.</p>
+          </div>
+          <button type="submit" className={primaryButtonClass}>
+            Create account
+          </button>
+        </StepForm>
+      ) : null}
+      {choices.includes("passkey") ? (
+        <>
+          {choices.includes("password") ? <Divider /> : null}
+          <StepForm {...form} path="/sign-up/account" className="mt-4">
+            <input type="hidden" name="credential" value="passkey" />
+            <button type="submit" className={choices.includes("password") ? secondaryButtonClass : primaryButtonClass}>
+              Create account with a passkey
+            </button>
+          </StepForm>
+        </>
+      ) : null}
+      {choices.includes("email") ? (
+        <StepForm {...form} path="/sign-up/account" className="mt-4">
+          <input type="hidden" name="credential" value="email" />
+          <p className="mb-4 text-sm text-slate-600">You will sign in with a code sent to this address.</p>
+          <button type="submit" className={primaryButtonClass}>
+            Create account
+          </button>
+        </StepForm>
+      ) : null}
+      <StepForm {...form} path="/sign-in/email/cancel" className="mt-4 text-center">
+        <input type="hidden" name="then" value="sign_up" />
+        <button type="submit" className="text-sm font-medium text-indigo-700 hover:text-indigo-600 hover:underline">
+          Use a different email
+        </button>
+      </StepForm>
+    </div>
+  );
+}
