@@ -8,8 +8,8 @@
  *   refused too, as the RFC recommends.
  * - Enrolment creates an unconfirmed factor (`confirmed_at` null) whose seed the user scans, and
  *   is completed only by a valid code, which counts as used. An unconfirmed factor never verifies
- *   a sign-in; starting a new enrolment replaces the user's unconfirmed ones, and one left
- *   unconfirmed past ENROLMENT_TTL_MS cannot be completed.
+ *   a sign-in; starting a new enrolment replaces the user's unconfirmed ones, completing one
+ *   removes the others, and one left unconfirmed past ENROLMENT_TTL_MS cannot be completed.
  */
 import { and, desc, eq, gt, isNotNull, isNull, lt, or } from "drizzle-orm";
 import { Secret, TOTP } from "otpauth";
@@ -133,6 +133,8 @@ export async function confirmTotpEnrolment(ctx: Ctx, userId: string, factorId: s
     )
     .returning({ id: totpFactors.id });
   if (!confirmed) return { ok: false, reason: "expired" };
+  // Any other unfinished enrolment of the user (another tab, an abandoned one) goes with it.
+  await ctx.service.db.delete(totpFactors).where(and(eq(totpFactors.workspaceId, ws), eq(totpFactors.userId, userId), isNull(totpFactors.confirmedAt)));
   return { ok: true, userId, evidence: evidenceFor("totp", now, confirmed.id) };
 }
 

@@ -101,6 +101,11 @@ describe("enrolling an authenticator app in the sign-in", () => {
     expect(await factorsOf(user("restart").email)).toHaveLength(1);
     // The replaced seed's code completes nothing.
     expect(outcome(await postStep(h, s, "/sign-in/totp/enroll", { code: codeAt(h, first) }))).toEqual({ page: "sign-in", error: "invalid_code" });
+    // An older unfinished enrolment (another tab) is removed when this one completes.
+    const [current] = await factorsOf(user("restart").email);
+    await h.service.db.insert(totpFactors).values({ ...current, id: `${current.id}-other`, createdAt: new Date(current.createdAt.getTime() - MINUTE) });
+    expect(outcome(await postStep(h, s, "/sign-in/totp/enroll", { code: codeAt(h, second) }))).toEqual({ page: "sign-in", error: null });
+    expect((await factorsOf(user("restart").email)).map((f) => [f.id, f.confirmedAt !== null])).toEqual([[current.id, true]]);
 
     const stale = await passwordStep(h, ws, { ...WEB, ...user("stale") });
     await postStep(h, stale, "/sign-in/totp/enroll/start");
