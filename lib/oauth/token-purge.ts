@@ -1,7 +1,7 @@
 import { and, eq, inArray, lt } from "drizzle-orm";
-import { accessTokens } from "../../db/schema";
+import { accessTokens, authorizationTransactions, factorChallenges, mailOutbox } from "../../db/schema";
 import type { Service } from "../service";
-import { HOUR, MINUTE } from "../clock";
+import { DAY, HOUR, MINUTE } from "../clock";
 
 /**
  * Expired access tokens are deleted in the background. An access token lives 5 minutes, and a
@@ -35,6 +35,33 @@ export async function purgeExpiredAccessTokens(service: Service, options: { work
   return total;
 }
 
+/** Development-outbox messages are kept a week: long enough to look up a test message, short enough not to pile up codes. */
+export const OUTBOX_RETENTION_MS = 7 * DAY;
+
+/**
+ * The sign-in's short-lived rows, deleted like expired access tokens (an hour past expiry): pending
+ * sign-ins (10 minutes), factor challenges (email codes, WebAuthn challenges), and outbox messages
+ * older than OUTBOX_RETENTION_MS. An expired one answers exactly like a missing one everywhere.
+ */
+export async function purgeExpiredSignInRows(service: Service, options: { workspaceId?: string } = {}): Promise<{ transactions: number; challenges: number; outbox: number }> {
+  const now = service.clock.now().getTime();
+  const cutoff = new Date(now - PURGE_GRACE_MS);
+  const ws = options.workspaceId;
+  const challenges = await service.db
+    .delete(factorChallenges)
+    .where(and(lt(factorChallenges.expiresAt, cutoff), ws === undefined ? undefined : eq(factorChallenges.workspaceId, ws)))
+    .returning({ id: factorChallenges.id });
+  const transactions = await service.db
+    .delete(authorizationTransactions)
+    .where(and(lt(authorizationTransactions.expiresAt, cutoff), ws === undefined ? undefined : eq(authorizationTransactions.workspaceId, ws)))
+    .returning({ id: authorizationTransactions.id });
+  const outbox = await service.db
+    .delete(mailOutbox)
+    .where(and(lt(mailOutbox.createdAt, new Date(now - OUTBOX_RETENTION_MS)), ws === undefined ? undefined : eq(mailOutbox.workspaceId, ws)))
+    .returning({ id: mailOutbox.id });
+  return { transactions: transactions.length, challenges: challenges.length, outbox: outbox.length };
+}
+
 /** Runs the purge every PURGE_INTERVAL_MS (first run after one interval); stop with the returned function. */
 export function startAccessTokenPurge(service: Service): () => void {
   let running = false;
@@ -42,7 +69,8 @@ export function startAccessTokenPurge(service: Service): () => void {
     if (running) return;
     running = true;
     purgeExpiredAccessTokens(service)
-      .catch((error: Error) => console.warn(`[latchkey] expired access token purge failed (retried in ${PURGE_INTERVAL_MS / MINUTE} min): ${error.message}`))
+      .then(() => purgeExpiredSignInRows(service))
+      .catch((error: Error) => console.warn(`[latchkey] expired row purge failed (retried in ${PURGE_INTERVAL_MS / MINUTE} min): ${error.message}`))
       .finally(() => {
         running = false;
       });

@@ -46,3 +46,29 @@ describe("expired access token purge", () => {
     expect(await purgeExpiredAccessTokens(h.service, { workspaceId: ws })).toBe(0);
   });
 });
+
+describe("expired sign-in rows purge", () => {
+  it("deletes pending sign-ins and factor challenges an hour past expiry, and outbox messages after a week; keeps the rest", async () => {
+    const { authorizationTransactions, factorChallenges, mailOutbox, clients } = await import("../../db/schema");
+    const { OUTBOX_RETENTION_MS, purgeExpiredSignInRows } = await import("../../lib/oauth/token-purge");
+    const [client] = await h.service.db.select({ id: clients.id }).from(clients).where(eq(clients.workspaceId, ws)).limit(1);
+    const now = () => h.clock.now();
+    const tx = (id: string, expiresAt: Date) => ({
+      id, workspaceId: ws, clientPk: client.id, redirectUri: "https://x.test/cb", scope: ["openid"], state: "s", nonce: "n", codeChallenge: "c",
+      browserBindingHash: "h", createdAt: now(), expiresAt,
+    });
+    const challenge = (id: string, expiresAt: Date) => ({ id, workspaceId: ws, kind: "email_otp" as const, purpose: "sign_in", bindingId: "b", secret: "s", createdAt: now(), expiresAt });
+    const at = (ms: number) => new Date(now().getTime() + ms);
+    await h.service.db.insert(authorizationTransactions).values([tx("tx-old", at(-PURGE_GRACE_MS - 1)), tx("tx-recent", at(-MINUTE)), tx("tx-live", at(MINUTE))]);
+    await h.service.db.insert(factorChallenges).values([challenge("ch-old", at(-PURGE_GRACE_MS - 1)), challenge("ch-recent", at(-MINUTE)), challenge("ch-live", at(MINUTE))]);
+    const mail = (id: string, createdAt: Date) => ({ id, workspaceId: ws, recipient: "a@x.test", subject: "s", text: "t", html: "h", createdAt });
+    await h.service.db.insert(mailOutbox).values([mail("m-old", at(-OUTBOX_RETENTION_MS - 1)), mail("m-new", at(-MINUTE))]);
+
+    expect(await purgeExpiredSignInRows(h.service, { workspaceId: ws })).toEqual({ transactions: 1, challenges: 1, outbox: 1 });
+    const ids = async (table: typeof authorizationTransactions | typeof factorChallenges | typeof mailOutbox) =>
+      (await h.service.db.select({ id: table.id }).from(table).where(eq(table.workspaceId, ws))).map((r) => r.id).sort();
+    expect(await ids(authorizationTransactions)).toEqual(["tx-live", "tx-recent"]);
+    expect(await ids(factorChallenges)).toEqual(["ch-live", "ch-recent"]);
+    expect(await ids(mailOutbox)).toEqual(["m-new"]);
+  });
+});
