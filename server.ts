@@ -11,6 +11,7 @@ import { readinessProbe } from "./lib/http/health";
 import { createNodeServer, createRequestListener } from "./lib/server/node-server";
 import { closeService, getService, type Service } from "./lib/service";
 import { startAccessTokenPurge } from "./lib/oauth/token-purge";
+import { mailSettled, mailStartupLine } from "./lib/authn/email/transport";
 import { demoClientsLine, ensureDemoWorkspace } from "./lib/workspaces/demo";
 import { ensureSystemWorkspace } from "./lib/console/system";
 import { configuredSetupToken, issueSetupToken, SetupTokenConfigError } from "./lib/console/setup";
@@ -120,6 +121,7 @@ async function primary(config: Config) {
   console.log(`Latchkey is listening on ${config.publicUrl} (${service.config.databaseUrl ? "PostgreSQL" : `embedded database in ${config.dataDir}`}${workers})`);
   console.log(`  Demo issuer:     ${issuer}`);
   console.log(`  Discovery:       ${issuer}/.well-known/openid-configuration`);
+  console.log(`  ${mailStartupLine(config)}`);
   if (demo.created) {
     console.log(`  Demo sign-in:    demo@example.com / demo-password`);
     console.log(`  Demo clients:    ${demoClientsLine()}`);
@@ -138,6 +140,8 @@ async function primary(config: Config) {
   onStopSignal(async () => {
     stopPurge();
     await stopServing();
+    // Messages already accepted (codes the user is waiting for) go out before the database closes.
+    await mailSettled();
     await adminSocket?.close();
     await closeService();
   }, shutdownMs + 2 * CLOSE_BOUND_MS);
@@ -181,6 +185,7 @@ async function worker(config: Config) {
   const stopServing = await serve(service, config);
   onStopSignal(async () => {
     await stopServing();
+    await mailSettled();
     await closeService();
   }, (config.server ?? DEFAULT_SERVER_SETTINGS).shutdownTimeoutMs + CLOSE_BOUND_MS);
 }

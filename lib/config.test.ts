@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig, parseMasterKey } from "./config";
+import { ConfigError, loadConfig, mailSettings, parseMasterKey } from "./config";
 
 const dir = () => mkdtempSync(path.join(tmpdir(), "latchkey-config-"));
 
@@ -80,5 +80,40 @@ describe("configuration", () => {
     const hex = "ab".repeat(32);
     expect(parseMasterKey(hex).toString("hex")).toBe(hex);
     expect(parseMasterKey(Buffer.from(hex, "hex").toString("base64url")).toString("hex")).toBe(hex);
+  });
+});
+
+describe("email settings", () => {
+  it("without SMTP_URL: the development outbox on an http PUBLIC_URL, unavailable on https (production)", () => {
+    expect(loadConfig({ DATA_DIR: dir() }).mail).toEqual({ transport: "outbox", from: "Latchkey <no-reply@localhost>" });
+    expect(loadConfig({ DATA_DIR: dir(), PUBLIC_URL: "https://auth.example.com" }).mail).toEqual({ transport: "unavailable", from: "Latchkey <no-reply@auth.example.com>" });
+    // A Config built without mail settings follows the same rule.
+    expect(mailSettings({ publicUrl: "https://auth.example.com" }).transport).toBe("unavailable");
+    expect(mailSettings({ publicUrl: "http://localhost:3000" }).transport).toBe("outbox");
+  });
+
+  it("with SMTP_URL (smtp:// or smtps://): SMTP, from MAIL_FROM", () => {
+    const smtp = loadConfig({ DATA_DIR: dir(), PUBLIC_URL: "https://auth.example.com", SMTP_URL: "smtps://u:p@smtp.example.com:465", MAIL_FROM: "Example <login@example.com>" });
+    expect(smtp.mail).toEqual({ transport: "smtp", smtpUrl: "smtps://u:p@smtp.example.com:465", from: "Example <login@example.com>" });
+    expect(loadConfig({ DATA_DIR: dir(), SMTP_URL: "smtp://127.0.0.1:2525", MAIL_FROM: "login@example.com" }).mail).toMatchObject({ transport: "smtp", from: "login@example.com" });
+  });
+
+  it("refuses another scheme, a URL without host, and a MAIL_FROM that is not an address, in one line that does not echo the SMTP password", () => {
+    const refused = (env: Record<string, string>) => {
+      try {
+        loadConfig({ DATA_DIR: dir(), ...env });
+      } catch (error) {
+        expect(error).toBeInstanceOf(ConfigError);
+        return (error as Error).message;
+      }
+      throw new Error("accepted");
+    };
+    const scheme = refused({ SMTP_URL: "http://user:s3cret@smtp.example.com" });
+    expect(scheme).toMatch(/^SMTP_URL must use smtps:\/\//);
+    expect(scheme).not.toContain("s3cret");
+    expect(refused({ SMTP_URL: "not a url s3cret" })).not.toContain("s3cret");
+    expect(refused({ SMTP_URL: "smtp://" })).toMatch(/^SMTP_URL/);
+    expect(refused({ MAIL_FROM: "nobody" })).toMatch(/^MAIL_FROM/);
+    expect(refused({ MAIL_FROM: "Evil <a@b>\r\nBcc: x@y" })).toMatch(/^MAIL_FROM/);
   });
 });

@@ -1,0 +1,102 @@
+/**
+ * Guessing limits on email codes (lib/authn/sign-in-limits.ts under the "email-otp" counters):
+ * wrong codes per address and client address (RATE_LIMIT_FAILURES per 5 minutes), and per address
+ * from every client address (three times that per hour), which the owner's own browser passes. A
+ * limited attempt is not checked and answers like a wrong code.
+ */
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { and, eq } from "drizzle-orm";
+import { hostedSessions, users } from "../../../db/schema";
+import { RESEND_COOLDOWN_MS } from "../../../lib/authn/factors/email-otp";
+import { ACCOUNT_LIMIT_FACTOR, ACCOUNT_WINDOW_MS } from "../../../lib/authn/sign-in-limits";
+import { CLIENT_ADDRESS_HEADER } from "../../../lib/http/client-address";
+import { call, createHarness, Jar, PUBLIC_URL, seed, signIn, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
+import { ADA, SPA, standardWorkspace } from "../../helpers/fixtures";
+import { outcome, startSignIn, viewOf, type PendingSignIn } from "../../helpers/factors/totp";
+import { enterSignInCode, latestCode, OUTBOX, requestSignInCode } from "../../helpers/factors/email";
+
+const PER_ADDRESS = 2;
+let h: Harness;
+const ws = uniqueWorkspaceId("email-guess");
+
+beforeAll(async () => {
+  h = await createHarness({ mail: OUTBOX, rateLimits: { requestsPerMinute: 100_000, failuresPer5Minutes: PER_ADDRESS } });
+  await seed(h, standardWorkspace(ws));
+});
+
+// Each test starts at the start of a fresh hour: every window (5 minutes, 15, 60) is new.
+beforeEach(() => {
+  h.clock.current = (Math.floor(h.clock.current / ACCOUNT_WINDOW_MS) + 1) * ACCOUNT_WINDOW_MS;
+});
+
+const from = (ip: string) => ({ [CLIENT_ADDRESS_HEADER]: ip });
+const wrong = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, "0");
+
+/** A sign-in with a fresh code for Ada, asked from `ip`. */
+async function withCode(ip: string, jar = new Jar()): Promise<{ s: PendingSignIn; code: string }> {
+  h.clock.advance(RESEND_COOLDOWN_MS);
+  const s = await startSignIn(h, ws, SPA, jar);
+  expect(outcome(await requestSignInCode(h, s, ADA.email, from(ip)))).toEqual({ page: "sign-in", error: null });
+  return { s, code: (await latestCode(h, ws, ADA.email))! };
+}
+
+describe("guessing email codes", () => {
+  it("per address and client address: once reached, even the right code answers like a wrong one, until the window ends", async () => {
+    const { s, code } = await withCode("10.1.0.1");
+    for (let i = 0; i < PER_ADDRESS; i++) expect(outcome(await enterSignInCode(h, s, wrong(code), from("10.1.0.1")))).toEqual({ page: "sign-in", error: "invalid_code" });
+    expect(outcome(await enterSignInCode(h, s, code, from("10.1.0.1")))).toEqual({ page: "sign-in", error: "invalid_code" });
+    // Another client address is not limited by this one's failures.
+    expect(outcome(await enterSignInCode(h, s, code, from("10.1.0.2"))).page).toBe("callback");
+  });
+
+  it("the limited attempt does not count against the code: after 5 minutes the right code works", async () => {
+    const { s, code } = await withCode("10.2.0.1");
+    for (let i = 0; i < PER_ADDRESS; i++) await enterSignInCode(h, s, wrong(code), from("10.2.0.1"));
+    expect(outcome(await enterSignInCode(h, s, code, from("10.2.0.1")))).toEqual({ page: "sign-in", error: "invalid_code" });
+    h.clock.advance(5 * 60_000);
+    expect(outcome(await enterSignInCode(h, s, code, from("10.2.0.1"))).page).toBe("callback");
+  });
+
+  it("per address from every client address, for an hour; the owner's browser passes", async () => {
+    const accountLimit = PER_ADDRESS * ACCOUNT_LIMIT_FACTOR;
+    // An owner who signed in on this browser before (the session has ended since).
+    const owner = new Jar();
+    await signIn(h, ws, { ...SPA, ...ADA }, owner);
+    const [ada] = await h.service.db.select({ id: users.id }).from(users).where(and(eq(users.workspaceId, ws), eq(users.emailNormalized, ADA.email)));
+    await h.service.db.update(hostedSessions).set({ endedAt: h.clock.now(), endReason: "logout" }).where(eq(hostedSessions.userId, ada.id));
+
+    // Guesses spread over client addresses, each under its own limit.
+    let failures = 0;
+    for (let n = 0; failures < accountLimit; n++) {
+      const ip = `10.3.0.${n}`;
+      const { s, code } = await withCode(ip);
+      for (let i = 0; i < PER_ADDRESS && failures < accountLimit; i++, failures++) await enterSignInCode(h, s, wrong(code), from(ip));
+    }
+    // A fresh client address with the right code: limited, answered like a wrong code.
+    const stranger = await withCode("10.3.1.1");
+    expect(outcome(await enterSignInCode(h, stranger.s, stranger.code, from("10.3.1.1")))).toEqual({ page: "sign-in", error: "invalid_code" });
+
+    // The owner's browser is let through.
+    const mine = await withCode("10.3.2.1", owner);
+    expect(outcome(await enterSignInCode(h, mine.s, mine.code, from("10.3.2.1"))).page).toBe("callback");
+
+    // After the hour, anyone.
+    h.clock.advance(ACCOUNT_WINDOW_MS);
+    const later = await withCode("10.3.1.1");
+    expect(outcome(await enterSignInCode(h, later.s, later.code, from("10.3.1.1"))).page).toBe("callback");
+  });
+
+  it("counts separately from password guesses", async () => {
+    const { s, code } = await withCode("10.4.0.1");
+    // Password failures from the same client address for the same account do not limit codes.
+    for (let i = 0; i < PER_ADDRESS; i++) {
+      const view = await viewOf(h, s);
+      await call(h, `/t/${ws}/sign-in/password`, {
+        form: { tx: s.tx, csrf: view.csrf, email: ADA.email, password: "wrong password" },
+        cookie: s.jar.header(),
+        headers: { origin: PUBLIC_URL, ...from("10.4.0.1") },
+      });
+    }
+    expect(outcome(await enterSignInCode(h, s, code, from("10.4.0.1"))).page).toBe("callback");
+  });
+});
