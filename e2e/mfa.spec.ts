@@ -52,7 +52,7 @@ async function passwordStep(browser: Browser): Promise<Page> {
   await expect(page).toHaveURL((url) => url.href.startsWith(`${ISSUER}/`));
   await page.getByLabel("Email", { exact: true }).fill(USER.email);
   await page.getByLabel("Password", { exact: true }).fill(USER.password);
-  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
   return page;
 }
 
@@ -91,7 +91,7 @@ test("MFA required: enrol an authenticator app, sign in with a code, then with a
   const second = await passwordStep(browser);
   await expect(second.getByRole("heading", { name: "Confirm it's you" })).toBeVisible();
   await second.getByLabel("Code from your authenticator app").fill(code(secret, 1));
-  await second.getByRole("button", { name: "Verify" }).click();
+  await second.getByRole("button", { name: "Verify", exact: true }).click();
   const withCode = await readResult(second);
   expect(withCode.id_token.claims).toMatchObject({ amr: ["pwd", "otp", "mfa"], acr: "urn:latchkey:loa:2" });
   expect(withCode.id_token.claims.sub).toBe(enrolled.id_token.claims.sub);
