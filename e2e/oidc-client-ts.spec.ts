@@ -159,12 +159,12 @@ test("oidc-client-ts on a registered origin: sign-in, UserInfo, session check, r
   await test.step("sign-in through the hosted page, with the nonce Latchkey requires", async () => {
     await page.goto(SPA);
     await outcome(page, traffic, signedOut);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     // Discovery ran from the page (cross-origin); the library then navigated to authorize.
     await navigatesTo(page, traffic, `${ISSUER}/oauth2/authorize`, 0);
     await page.getByLabel("Email", { exact: true }).fill(ADA.email);
     await page.getByLabel("Password", { exact: true }).fill(ADA.password);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await navigatesTo(page, traffic, `${SPA}/callback`, 0);
     const signIn = await outcome(page, traffic, signedIn);
     await expect(page).toHaveURL(`${SPA}/`);
@@ -251,7 +251,7 @@ test("oidc-client-ts on a registered origin: sign-in, UserInfo, session check, r
     const from = traffic.navigations.length;
     await page.goto(SPA);
     await outcome(page, traffic, signedOut);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await navigatesTo(page, traffic, `${SPA}/callback`, from);
     const again = await outcome(page, traffic, signedIn);
     expect(traffic.navigations.slice(from).filter((u) => u.pathname.endsWith("/sign-in"))).toEqual([]);
@@ -287,7 +287,7 @@ test("oidc-client-ts on a registered origin: sign-in, UserInfo, session check, r
 
   await test.step("the hosted session has ended: signing in asks for credentials again", async () => {
     const from = traffic.navigations.length;
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await navigatesTo(page, traffic, `${ISSUER}/`, from);
     await expect(page.getByLabel("Password", { exact: true })).toBeVisible();
   });

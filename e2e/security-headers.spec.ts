@@ -60,12 +60,12 @@ test("signing in through the hosted page: a strict policy, Next's scripts run, n
   // A wrong password first (the page comes back with its error), then the right one.
   await page.getByLabel("Email", { exact: true }).fill(ADA.email);
   await page.getByLabel("Password", { exact: true }).fill("not the password");
-  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
   await expect(page.getByText("The email or password is incorrect.")).toBeVisible();
   await expectNextScriptsRan(page);
   await page.getByLabel("Email", { exact: true }).fill(ADA.email);
   await page.getByLabel("Password", { exact: true }).fill(ADA.password);
-  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
   // The form's answer redirects to the application's callback on another origin.
   await page.waitForURL(`${APP}/profile`);
   expect(violations).toEqual([]);
@@ -91,7 +91,7 @@ test("using the console: pages, client-side navigation and a server action, no v
   await expect(page).toHaveURL((url) => url.pathname === "/t/system/sign-in");
   await page.getByLabel("Email", { exact: true }).fill(FIRST.email);
   await page.getByLabel("Password", { exact: true }).fill(FIRST.password);
-  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
   await expect(page).toHaveURL(`${BASE}/console`);
   await expect(page.getByRole("heading", { name: "Workspaces", level: 1 })).toBeVisible();
   await expectNextScriptsRan(page);

@@ -22,7 +22,7 @@ async function submitCredentials(page: Page, email: string, password: string): P
   await expect(page).toHaveURL((url) => url.href.startsWith(`${ISSUER}/`));
   await page.getByLabel("Email", { exact: true }).fill(email);
   await page.getByLabel("Password", { exact: true }).fill(password);
-  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
 }
 
 async function signIn(page: Page): Promise<Result> {

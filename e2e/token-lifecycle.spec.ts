@@ -26,7 +26,7 @@ async function signIn(page: Page): Promise<SessionResult> {
   await expect(page).toHaveURL((url) => url.href.startsWith(`${ISSUER}/`));
   await page.getByLabel("Email", { exact: true }).fill(ADA.email);
   await page.getByLabel("Password", { exact: true }).fill(ADA.password);
-  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
   await page.waitForURL(`${APP}/profile`);
   return JSON.parse((await page.getByTestId("result").textContent()) ?? "null") as SessionResult;
 }
