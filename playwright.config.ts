@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { defineConfig, devices } from "@playwright/test";
-import { APP, APP_PORT, ISSUER, LATCHKEY_PORT } from "./e2e/env";
+import { APP, APP_PORT, ISSUER, LATCHKEY_PORT, SMTP_PORT } from "./e2e/env";
 
 /**
  * End-to-end tests against the production build: e2e/serve.mjs builds the app, seeds a fresh
@@ -55,7 +55,8 @@ export default defineConfig({
     {
       command: "node e2e/serve.mjs",
       url: `${ISSUER}/.well-known/openid-configuration`,
-      env: { E2E_PORT: String(LATCHKEY_PORT), E2E_APP_PORT: String(APP_PORT) },
+      // Email goes to the SMTP server the email specs start (e2e/smtp-inbox.ts), not to the outbox.
+      env: { E2E_PORT: String(LATCHKEY_PORT), E2E_APP_PORT: String(APP_PORT), SMTP_URL: `smtp://127.0.0.1:${SMTP_PORT}` },
       // `next build` on two cores takes a few minutes.
       timeout: 240_000,
       reuseExistingServer: !ci,

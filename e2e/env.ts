@@ -14,3 +14,10 @@ export const APP = `http://localhost:${APP_PORT}`;
  */
 export const SPA_PORT = 3113;
 export const SPA = `http://localhost:${SPA_PORT}`;
+
+/**
+ * The SMTP server the email specs start in their own process (e2e/smtp-inbox.ts); the e2e
+ * Latchkey server sends to it (SMTP_URL in playwright.config.ts). Specs that send no mail do not
+ * need it: delivery happens after the answer, and a failure is only logged.
+ */
+export const SMTP_PORT = Number(process.env.E2E_SMTP_PORT || 3125);
