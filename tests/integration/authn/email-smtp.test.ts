@@ -19,7 +19,10 @@ const starttls = new SmtpInbox({ starttls: true });
 let h: Harness;
 let tlsH: Harness;
 let downH: Harness;
+// One workspace per harness: on PostgreSQL the harnesses share a database (and so the resend cooldown).
 const ws = uniqueWorkspaceId("email-smtp");
+const tlsWs = uniqueWorkspaceId("email-smtp-tls");
+const downWs = uniqueWorkspaceId("email-smtp-down");
 
 beforeAll(async () => {
   await Promise.all([plain.listen(0), starttls.listen(0)]);
@@ -27,7 +30,9 @@ beforeAll(async () => {
   // The test server's certificate is self-signed: the URL's tls.* options reach nodemailer.
   tlsH = await createHarness({ mail: { transport: "smtp", smtpUrl: `smtp://127.0.0.1:${starttls.port}?tls.rejectUnauthorized=false`, from: FROM } });
   downH = await createHarness({ mail: { transport: "smtp", smtpUrl: "smtp://127.0.0.1:9", from: FROM } });
-  for (const harness of [h, tlsH, downH]) await seed(harness, standardWorkspace(ws));
+  await seed(h, standardWorkspace(ws));
+  await seed(tlsH, standardWorkspace(tlsWs));
+  await seed(downH, standardWorkspace(downWs));
 });
 
 afterAll(async () => {
@@ -52,7 +57,7 @@ describe("SMTP", () => {
   });
 
   it("smtp:// upgrades with STARTTLS when the server offers it", async () => {
-    const s = await startSignIn(tlsH, ws, SPA);
+    const s = await startSignIn(tlsH, tlsWs, SPA);
     await requestSignInCode(tlsH, s, ADA.email);
     const mail = await starttls.waitFor(ADA.email);
     expect(mail.secure).toBe(true);
@@ -61,7 +66,7 @@ describe("SMTP", () => {
   it("a mail server that is away: the page answers as always, the failure is logged without the address", async () => {
     const errors = vi.spyOn(console, "error").mockImplementation(() => {});
     try {
-      const s = await startSignIn(downH, ws, SPA);
+      const s = await startSignIn(downH, downWs, SPA);
       expect(outcome(await requestSignInCode(downH, s, ADA.email))).toEqual({ page: "sign-in", error: null });
       await mailSettled();
       const logged = errors.mock.calls.map((c) => String(c[0]));
