@@ -139,7 +139,7 @@ const assertionSchema = z.object({
     userHandle: z.string().max(1024).regex(/^[A-Za-z0-9_-]*$/).optional(),
   }),
   clientExtensionResults: z.record(z.string(), z.unknown()).default({}),
-  authenticatorAttachment: z.enum(["platform", "cross-platform"]).optional(),
+  authenticatorAttachment: z.enum(["platform", "cross-platform"]).nullish(),
 });
 
 const registrationSchema = z.object({
@@ -152,7 +152,7 @@ const registrationSchema = z.object({
     transports: z.array(z.string().max(32)).max(16).optional(),
   }),
   clientExtensionResults: z.record(z.string(), z.unknown()).default({}),
-  authenticatorAttachment: z.enum(["platform", "cross-platform"]).optional(),
+  authenticatorAttachment: z.enum(["platform", "cross-platform"]).nullish(),
 });
 
 /** The JSON the browser posted, parsed; null when it is not one. */
