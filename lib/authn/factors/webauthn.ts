@@ -64,7 +64,7 @@ export function relyingParty(ctx: Ctx): { id: string; origin: string } {
 
 // --- challenges ---
 
-/** Which prompt a challenge is for: an assertion ("sign_in") or a registration ("enroll"). */
+/** The challenges of one binding (purpose "sign_in" for assertions, "enroll" for registrations) issued for `userId` (null: before the user is known). */
 function challengeWhere(ctx: Ctx, binding: ChallengeBinding, userId: string | null) {
   const c = factorChallenges;
   return and(
@@ -80,8 +80,9 @@ function challengeWhere(ctx: Ctx, binding: ChallengeBinding, userId: string | nu
 const challengeBytes = (challenge: string) => Buffer.from(challenge, "base64url");
 
 /**
- * A new challenge for `binding` (and, when the prompt is for a known user, that user). The
- * binding's used and expired challenges are dropped, and only its newest live ones are kept.
+ * A new challenge for `binding` (and, when the prompt is for a known user, that user). Of the
+ * binding's earlier challenges only the newest live ones for the same user are kept (used,
+ * expired and earlier steps' are dropped), so reloading a page does not grow the table.
  */
 async function issueChallenge(ctx: Ctx, binding: ChallengeBinding, userId: string | null): Promise<string> {
   const c = factorChallenges;
