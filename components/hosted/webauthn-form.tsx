@@ -8,7 +8,7 @@ import {
   startRegistration,
   WebAuthnAbortService,
 } from "@simplewebauthn/browser";
-import { FormError, primaryButtonClass, secondaryButtonClass, StepForm, type StepFormProps } from "./steps/step-form";
+import { Divider, FormError, primaryButtonClass, secondaryButtonClass, StepForm, type StepFormProps } from "./steps/step-form";
 
 const noSubscription = () => () => {};
 /** "unknown" while rendering on the server and hydrating; then whether this browser has WebAuthn. */
@@ -44,6 +44,8 @@ export interface WebAuthnFormProps extends StepFormProps {
   /** Shown instead of the button when the browser has no WebAuthn. */
   unsupportedMessage?: string;
   primary?: boolean;
+  /** Draw an "or" divider above the button (only when the button is drawn: without WebAuthn there is nothing to separate). */
+  divider?: boolean;
 }
 
 /**
@@ -51,7 +53,7 @@ export interface WebAuthnFormProps extends StepFormProps {
  * autofill), and its JSON answer is posted in the hidden `response` field with the form's
  * transaction and CSRF token. Without JavaScript nothing renders: the page's other forms remain.
  */
-export function WebAuthnForm({ path, ceremony, optionsJSON, label, kind, autofill, failedMessage, unsupportedMessage, primary, ...form }: WebAuthnFormProps) {
+export function WebAuthnForm({ path, ceremony, optionsJSON, label, kind, autofill, failedMessage, unsupportedMessage, primary, divider, ...form }: WebAuthnFormProps) {
   const support = useWebAuthnSupport();
   const response = useRef<HTMLInputElement>(null);
   const [failed, setFailed] = useState(false);
@@ -91,13 +93,16 @@ export function WebAuthnForm({ path, ceremony, optionsJSON, label, kind, autofil
   if (support === "unknown") return null;
   if (support === "no") return unsupportedMessage ? <p className="text-sm text-slate-600">{unsupportedMessage}</p> : null;
   return (
-    <StepForm {...form} path={path} className="space-y-3">
-      {kind ? <input type="hidden" name="kind" value={kind} /> : null}
-      <input ref={response} type="hidden" name="response" defaultValue="" />
-      {failed ? <FormError message={failedMessage} /> : null}
-      <button type="button" onClick={run} disabled={busy} className={primary ? primaryButtonClass : secondaryButtonClass}>
-        {label}
-      </button>
-    </StepForm>
+    <>
+      {divider ? <Divider /> : null}
+      <StepForm {...form} path={path} className="space-y-3">
+        {kind ? <input type="hidden" name="kind" value={kind} /> : null}
+        <input ref={response} type="hidden" name="response" defaultValue="" />
+        {failed ? <FormError message={failedMessage} /> : null}
+        <button type="button" onClick={run} disabled={busy} className={primary ? primaryButtonClass : secondaryButtonClass}>
+          {label}
+        </button>
+      </StepForm>
+    </>
   );
 }

@@ -48,12 +48,7 @@ export function FirstFactor({ view, error }: { view: View; error?: string }) {
           <EmailCodeRequest view={view} passwordFormId={password ? PASSWORD_FORM_ID : null} autoComplete={passkey ? "username webauthn" : "username"} />
         </>
       ) : null}
-      {passkey ? (
-        <>
-          {password || email ? <Divider /> : null}
-          <PasskeySignIn view={view} />
-        </>
-      ) : null}
+      {passkey ? <PasskeySignIn view={view} divider={password || email} /> : null}
       {!password && !email && !passkey ? <p className="text-sm text-slate-600">No sign-in method is available for this application.</p> : null}
       {view.email.signUp.available ? <SignUpLink view={view} /> : null}
     </div>

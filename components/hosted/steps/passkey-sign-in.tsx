@@ -5,7 +5,7 @@ import { WebAuthnForm } from "../webauthn-form";
 type View = Extract<SignInView, { kind: "step" }>;
 
 /** "Sign in with a passkey", and the passkeys offered in the email field's autofill. Needs JavaScript; renders nothing without it. */
-export function PasskeySignIn({ view }: { view: View }) {
+export function PasskeySignIn({ view, divider = false }: { view: View; divider?: boolean }) {
   if (!view.webauthn.options) return null;
   return (
     <WebAuthnForm
@@ -16,6 +16,7 @@ export function PasskeySignIn({ view }: { view: View }) {
       ceremony="get"
       optionsJSON={view.webauthn.options}
       autofill
+      divider={divider}
       label="Sign in with a passkey"
       failedMessage={signInFormMessage("webauthn_failed")!}
     />
