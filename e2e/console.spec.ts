@@ -1,6 +1,8 @@
 /**
  * The admin console, end to end in one flow (issue 5): first-run setup, a new workspace, a public
- * SPA application and a user, a real openid-client sign-in to that application, a confidential
+ * SPA application and a user, a real openid-client sign-in to that application, the authentication
+ * policy (the workspace's, an application's override that the hosted sign-in enforces), the
+ * user's factors and the development outbox, a confidential
  * client's secret rotated with an overlap, and per-workspace roles (a viewer cannot change
  * anything; an operator of another workspace gets a not-found). Screenshots of the main pages are
  * attached to the test (test-results/…/*.png).
@@ -37,7 +39,7 @@ async function hostedSignIn(page: Page, email: string, password: string, workspa
   await expect(page).toHaveURL((url) => url.pathname === `/t/${workspace}/sign-in`);
   await page.getByLabel("Email", { exact: true }).fill(email);
   await page.getByLabel("Password", { exact: true }).fill(password);
-  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
 }
 
 /** Opens a console page in a fresh browser as `who` (signing in through the system workspace). */
@@ -206,6 +208,74 @@ test("the console: setup, workspace, applications, users, secrets and roles", as
     await shot(page, testInfo, "06-user");
   });
 
+  await test.step("the authentication policy: the workspace's, an application's override, and the sign-in follows it", async () => {
+    await page.goto(`${BASE}/console/w/${WS}/authentication`);
+    const policy = page.getByRole("form", { name: "Workspace policy" });
+    // At least one way to sign in: the error sits beside the field and nothing is saved.
+    for (const name of ["Password", "Email code", "Passkey"]) await policy.getByLabel(name, { exact: true }).uncheck();
+    await policy.getByRole("button", { name: "Save policy" }).click();
+    await expect(policy.getByText("Allow at least one way to sign in")).toBeVisible();
+    await policy.getByLabel("Password", { exact: true }).check();
+    await policy.getByLabel("Email code", { exact: true }).check();
+    await policy.getByLabel("Passkey enrolment").selectOption("never");
+    await policy.getByRole("button", { name: "Save policy" }).click();
+    await expect(policy.getByText("Saved.")).toBeVisible();
+    await page.reload();
+    await expect(page.getByRole("form", { name: "Workspace policy" }).getByLabel("Passkey", { exact: true })).not.toBeChecked();
+    await shot(page, testInfo, "16-authentication");
+
+    // The SPA requires MFA; the rest is inherited.
+    await page.goto(`${BASE}/console/w/${WS}/applications/${SPA.clientId}`);
+    const override = page.getByRole("form", { name: "Application authentication policy" });
+    await override.getByLabel("Multi-factor authentication").selectOption("required");
+    await override.getByRole("button", { name: "Save policy" }).click();
+    await expect(override.getByText("Saved.")).toBeVisible();
+    await page.reload();
+    const effective = page.getByRole("definition").filter({ hasText: "Required" });
+    await expect(effective).toContainText("this application");
+    await expect(page.getByRole("definition").filter({ hasText: "Password, Email code" })).toContainText("from the workspace");
+    await shot(page, testInfo, "17-application-policy");
+
+    // The hosted sign-in enforces it: after the password, the sign-in continues (a second factor) instead of returning to the application.
+    const customer = await browser.newContext();
+    const app = await customer.newPage();
+    const query = new URLSearchParams({
+      client_id: SPA.clientId,
+      redirect_uri: SPA.redirectUri,
+      response_type: "code",
+      scope: "openid",
+      state: "s".repeat(32),
+      nonce: "n".repeat(32),
+      code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+      code_challenge_method: "S256",
+    });
+    await app.goto(`${BASE}/t/${WS}/oauth2/authorize?${query}`);
+    await hostedSignIn(app, ALICE.email, ALICE.password, WS);
+    await expect(app).toHaveURL((url) => url.pathname === `/t/${WS}/sign-in`);
+    expect(app.url().startsWith(SPA.redirectUri)).toBe(false);
+    await customer.close();
+
+    // Back to inheriting everything.
+    await override.getByLabel("Multi-factor authentication").selectOption("inherit");
+    await page.getByRole("form", { name: "Application authentication policy" }).getByRole("button", { name: "Save policy" }).click();
+    await expect(page.getByRole("form", { name: "Application authentication policy" }).getByText("Saved.")).toBeVisible();
+    await page.reload();
+    await expect(page.getByRole("definition").filter({ hasText: "from the workspace" })).toHaveCount(4);
+    await expect(page.getByText("this application", { exact: true })).toHaveCount(0);
+  });
+
+  await test.step("the user's sign-in factors and the development outbox", async () => {
+    await page.goto(`${BASE}/console/w/${WS}/users`);
+    await page.getByRole("link", { name: ALICE.email }).click();
+    await expect(page.getByRole("heading", { name: "Sign-in factors" })).toBeVisible();
+    await expect(page.getByText("No factors enrolled")).toBeVisible();
+
+    await page.getByRole("navigation", { name: "Workspace" }).getByRole("link", { name: "Outbox" }).click();
+    await expect(page.getByRole("heading", { name: "Development outbox", level: 1 })).toBeVisible();
+    await expect(page.getByText(/No SMTP server is configured|Mail is sent through the configured SMTP server/)).toBeVisible();
+    await shot(page, testInfo, "18-outbox");
+  });
+
   await test.step("rotate a confidential client's secret with an overlap: both work, then the old one fails after expiry", async () => {
     await page.goto(`${BASE}/console/w/${WS}/applications/new`);
     const form = page.getByRole("form", { name: "New application" });
@@ -316,6 +386,9 @@ test("the console: setup, workspace, applications, users, secrets and roles", as
     await viewerPage.reload();
     await expect(viewerPage.getByRole("form", { name: "Application settings" }).getByLabel("Name")).toHaveValue(SPA.name);
     await shot(viewerPage, testInfo, "09-viewer-refused");
+    // The outbox holds live sign-in codes: not for viewers, not even in the navigation.
+    await expect(viewerPage.getByRole("navigation", { name: "Workspace" }).getByRole("link", { name: "Outbox" })).toHaveCount(0);
+    expect((await viewerPage.goto(`${BASE}/console/w/${WS}/outbox`))?.status()).toBe(404);
     await viewerPage.context().close();
   });
 
@@ -346,6 +419,8 @@ test("the console: setup, workspace, applications, users, secrets and roles", as
     const table = page.getByRole("table", { name: "Audit events" });
     await expect(table.getByText("console.application.created").first()).toBeVisible();
     await expect(table.getByText("console.application.secret_rotated")).toBeVisible();
+    await expect(table.getByText("console.workspace.auth_policy_changed")).toBeVisible();
+    await expect(table.getByText("console.application.auth_policy_changed").first()).toBeVisible();
     await expect(table.getByText(FIRST.email).first()).toBeVisible();
     await shot(page, testInfo, "11-audit-log");
 
