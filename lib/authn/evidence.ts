@@ -112,6 +112,16 @@ export function isMultiFactor(evidence: readonly Evidence[]): boolean {
   return new Set(evidence.flatMap((e) => METHODS[e.method].categories)).size >= 2;
 }
 
+/**
+ * Whether adding an event of `method` would make the evidence multi-factor (a factor category it
+ * does not prove yet). A second factor of a category already proved is not multi-factor: after an
+ * email code (possession), an authenticator app (possession) adds nothing; a passkey or the
+ * password does.
+ */
+export function completesMultiFactor(evidence: readonly Evidence[], method: EvidenceMethod): boolean {
+  return new Set([...evidence.flatMap((e) => METHODS[e.method].categories), ...METHODS[method].categories]).size >= 2;
+}
+
 /** The union of the events' amr values in order of first appearance, plus "mfa" when multi-factor. */
 export function amrOf(evidence: readonly Evidence[]): string[] {
   const amr = [...new Set(evidence.flatMap((e) => e.amr))];

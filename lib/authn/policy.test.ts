@@ -44,6 +44,19 @@ describe("the authentication policy", () => {
     expect(meetsPolicy(mfa, [pwd])).toBe(false);
   });
 
+  it("after an email code, offers only what makes the sign-in multi-factor: the password or a passkey, not a second possession factor", () => {
+    const mfa = policy({ mfa: "required" });
+    const otp = evidenceFor("email_otp", at);
+    // An authenticator app after an email code is two possession factors: not MFA, so not offered.
+    expect(nextStep(mfa, { ...none, totp: 1, recoveryCodesLeft: 10 }, [otp])).toEqual({ kind: "second_factor", options: ["password"] });
+    expect(nextStep(mfa, { ...none, hasPassword: false, totp: 1, passkeys: 1, recoveryCodesLeft: 10 }, [otp])).toEqual({ kind: "second_factor", options: ["passkey"] });
+    // No password and no passkey: the only enrolment that helps is a passkey.
+    expect(nextStep(mfa, { ...none, hasPassword: false, totp: 1 }, [otp])).toEqual({ kind: "enroll_second_factor", options: ["passkey"] });
+    // The password is offered only where the application accepts passwords.
+    expect(nextStep(policy({ mfa: "required", firstFactors: ["email_otp"] }), { ...none, totp: 1 }, [otp])).toEqual({ kind: "enroll_second_factor", options: ["passkey"] });
+    expect(nextStep(mfa, none, [otp, evidenceFor("password", at)])).toEqual({ kind: "done" });
+  });
+
   it("offers a passkey to a user without one until they answer; require is not skippable by the policy", () => {
     expect(nextStep(policy({ passkeyEnrollment: "offer" }), none, [pwd])).toEqual({ kind: "passkey_offer", required: false });
     expect(nextStep(policy({ passkeyEnrollment: "require" }), none, [pwd])).toEqual({ kind: "passkey_offer", required: true });

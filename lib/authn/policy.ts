@@ -12,7 +12,7 @@ import { and, eq } from "drizzle-orm";
 import { z } from "zod";
 import { clients, workspaces } from "../../db/schema";
 import type { EndpointContext } from "../http/context";
-import { isMultiFactor, type Evidence } from "./evidence";
+import { completesMultiFactor, isMultiFactor, type Evidence, type EvidenceMethod } from "./evidence";
 
 export const FIRST_FACTORS = ["password", "email_otp", "passkey"] as const;
 export type FirstFactor = (typeof FIRST_FACTORS)[number];
@@ -89,8 +89,8 @@ export interface EnrolledSummary {
   recoveryCodesLeft: number;
 }
 
-/** A second factor the user can be asked for. */
-export type SecondFactorOption = "totp" | "security_key" | "passkey" | "recovery_code";
+/** A further factor the user can be asked for when MFA is required (the password, after an email code). */
+export type SecondFactorOption = "totp" | "security_key" | "passkey" | "password" | "recovery_code";
 
 export type NextStep =
   /** Nothing proved yet that this application accepts: identify the user with an allowed first factor. */
@@ -125,12 +125,21 @@ export function meetsPolicy(policy: AuthPolicy, evidence: readonly Evidence[]): 
 export function nextStep(policy: AuthPolicy, enrolled: EnrolledSummary | null, evidence: readonly Evidence[], passkeyOfferAnswered = false): NextStep {
   if (!enrolled || !hasAllowedFirstFactor(policy, evidence)) return { kind: "first_factor", allowed: [...policy.firstFactors] };
   if (policy.mfa === "required" && !isMultiFactor(evidence)) {
-    const options: SecondFactorOption[] = [];
-    if (enrolled.totp > 0) options.push("totp");
-    if (enrolled.securityKeys > 0) options.push("security_key");
-    if (enrolled.passkeys > 0) options.push("passkey");
-    if (options.length === 0) return { kind: "enroll_second_factor", options: [...ENROLLABLE_SECOND_FACTORS] };
-    if (enrolled.recoveryCodesLeft > 0) options.push("recovery_code");
+    // Only what would make the evidence multi-factor is offered: after an email code (possession),
+    // an authenticator app or a security key (possession too) would not; a passkey or the password would.
+    const completes = (method: EvidenceMethod) => completesMultiFactor(evidence, method);
+    const has: [SecondFactorOption, boolean][] = [
+      ["totp", enrolled.totp > 0],
+      ["security_key", enrolled.securityKeys > 0],
+      ["passkey", enrolled.passkeys > 0],
+      ["password", enrolled.hasPassword && policy.firstFactors.includes("password")],
+    ];
+    const options = has.filter(([option, held]) => held && completes(option)).map(([option]) => option);
+    if (options.length === 0) {
+      return { kind: "enroll_second_factor", options: ENROLLABLE_SECOND_FACTORS.filter((f) => completes(f)) };
+    }
+    // Recovery codes stand in for a lost second factor, so they come with (never instead of) one.
+    if (enrolled.recoveryCodesLeft > 0 && completes("recovery_code") && options.some((o) => o !== "password")) options.push("recovery_code");
     return { kind: "second_factor", options };
   }
   // "require" is met only by a passkey: declining does not count.

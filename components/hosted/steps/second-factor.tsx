@@ -6,7 +6,7 @@ type View = Extract<SignInView, { kind: "step" }>;
 
 /**
  * The second-factor step: the user's enrolled second factors (an authenticator code, a security
- * key or passkey), and a recovery code in place of any of them.
+ * key or passkey; the password after an email code), and a recovery code in place of any of them.
  */
 export function SecondFactor({ view, error }: { view: View; error?: string }) {
   if (view.step.kind !== "second_factor") return null;
@@ -34,6 +34,24 @@ export function SecondFactor({ view, error }: { view: View; error?: string }) {
         <>
           {totp ? <Divider /> : null}
           <SecurityKeyPrompt view={view} />
+        </>
+      ) : null}
+      {options.has("password") && view.userEmail ? (
+        <>
+          {totp || webauthn ? <Divider /> : null}
+          {/* After an email code, the password is the factor that makes the sign-in multi-factor. */}
+          <StepForm {...form} path="/sign-in/password" className="mt-4 space-y-4">
+            <input type="hidden" name="email" value={view.userEmail} />
+            <div>
+              <label htmlFor="password" className="block text-sm font-medium text-slate-700">
+                Password
+              </label>
+              <input id="password" name="password" type="password" autoComplete="current-password" required autoFocus={!totp} className={inputClass} />
+            </div>
+            <button type="submit" className={primaryButtonClass}>
+              Continue
+            </button>
+          </StepForm>
         </>
       ) : null}
       {options.has("recovery_code") ? (
