@@ -5,6 +5,7 @@
  * sign in as someone.
  */
 import { listOutbox, type OutboxMessage } from "../authn/email/outbox";
+import { mailSettings, type MailSettings } from "../config";
 import type { Service } from "../service";
 import { assertRole, type WorkspaceAccess } from "./authz";
 
@@ -13,8 +14,11 @@ export type { OutboxMessage };
 export const OUTBOX_PAGE_SIZE = 100;
 
 export interface OutboxView {
-  /** Mail goes to an SMTP server: the outbox only holds what was stored before (or nothing). */
-  smtpConfigured: boolean;
+  /**
+   * How mail goes out now: `outbox` (no SMTP_URL: kept here), `smtp` (the outbox only holds what
+   * was stored before), `unavailable` (no SMTP_URL on an https PUBLIC_URL: email methods are off).
+   */
+  transport: MailSettings["transport"];
   messages: OutboxMessage[];
 }
 
@@ -23,11 +27,5 @@ export async function workspaceOutbox(service: Service, access: WorkspaceAccess,
   assertRole(access, "admin");
   const recipient = options.recipient?.trim() || undefined;
   const messages = await listOutbox({ service, workspace: access.workspace }, { limit: OUTBOX_PAGE_SIZE, ...(recipient ? { recipient } : {}) });
-  return { smtpConfigured: smtpConfigured(service), messages };
-}
-
-/** Whether the service sends mail through SMTP (`SMTP_URL`); read loosely so this stays true to whatever the configuration names. */
-export function smtpConfigured(service: Service): boolean {
-  const value = (service.config as unknown as Record<string, unknown>).smtpUrl;
-  return typeof value === "string" && value.length > 0;
+  return { transport: mailSettings(service.config).transport, messages };
 }

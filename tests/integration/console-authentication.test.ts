@@ -254,7 +254,12 @@ describe("the development outbox", () => {
 
     const adminAccess = await requireWorkspaceRole(h.service, admin, W, "viewer");
     const view = await workspaceOutbox(h.service, adminAccess);
-    expect(view.smtpConfigured).toBe(false);
+    // The page says why the outbox exists: here no SMTP_URL on an https PUBLIC_URL.
+    expect(view.transport).toBe("unavailable");
+    const local = { ...h.service, config: { ...h.service.config, publicUrl: "http://localhost:3000" } };
+    expect((await workspaceOutbox(local, adminAccess)).transport).toBe("outbox");
+    const smtp = { ...h.service, config: { ...h.service.config, mail: { transport: "smtp" as const, smtpUrl: "smtps://mail.example.test", from: "a@example.test" } } };
+    expect((await workspaceOutbox(smtp, adminAccess)).transport).toBe("smtp");
     expect(view.messages.map((m) => [m.recipient, m.subject, m.text])).toEqual([
       [BOB.email, "Verify your email", "Code 654321"],
       [ADA.email, "Your sign-in code", "Your code is 123456"],

@@ -16,7 +16,7 @@ export default async function OutboxPage({ params, searchParams }: { params: Pro
   const access = await pageAccess(workspace, "admin", `/console/w/${workspace}/outbox`);
   const service = await getService();
   const recipient = typeof to === "string" ? to.trim() : "";
-  const { smtpConfigured, messages } = await workspaceOutbox(service, access, { recipient });
+  const { transport, messages } = await workspaceOutbox(service, access, { recipient });
   const base = `/console/w/${access.workspace.id}`;
   const now = service.clock.now();
   return (
@@ -27,12 +27,17 @@ export default async function OutboxPage({ params, searchParams }: { params: Pro
         description="Email this workspace would have sent: sign-in codes and sign-up verifications."
       />
       <div className="space-y-6">
-        {smtpConfigured ? (
+        {transport === "smtp" ? (
           <Notice tone="info">Mail is sent through the configured SMTP server. Messages below were stored before it was configured.</Notice>
-        ) : (
+        ) : transport === "outbox" ? (
           <Notice tone="warning" title="No SMTP server is configured">
             Email is not delivered: it is kept here (and printed to the server log) so you can try email codes while developing. Set <code className="font-mono">SMTP_URL</code> to send real mail
             (docs/configuration.md). The messages hold live sign-in codes: only administrators can read this page.
+          </Notice>
+        ) : (
+          <Notice tone="warning" title="Email is unavailable">
+            No SMTP server is configured and the service runs on https, so nothing is kept here: sign-in by email code and self-service sign-up are turned off rather than left undelivered. Set{" "}
+            <code className="font-mono">SMTP_URL</code> to use them (docs/configuration.md).
           </Notice>
         )}
         <Card
