@@ -16,6 +16,11 @@ import { createDatabase, dropDatabase, freshDatabaseName } from "../setup/databa
 
 export const OPERATOR_PASSWORD = "operator password 0123";
 
+const privateDatabases: Array<() => Promise<void>> = [];
+afterAll(async () => {
+  for (const drop of privateDatabases.splice(0)) await drop();
+});
+
 /**
  * A harness whose database no other test file sees. Operators (users of the service-wide system
  * workspace) exist per database, and console-authority.test.ts tests the setup that runs while
@@ -29,7 +34,8 @@ export async function createConsoleHarness(): Promise<Harness> {
   const name = freshDatabaseName("latchkey_console");
   const databaseUrl = await createDatabase(runUrl, name);
   const handle = await openDatabase({ databaseUrl, poolSize: 4 });
-  afterAll(async () => {
+  // Hooks registered while beforeAll runs are not run; this file's top-level afterAll drops it.
+  privateDatabases.push(async () => {
     await handle.close();
     await dropDatabase(runUrl, name);
   });
