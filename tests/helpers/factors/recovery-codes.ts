@@ -1,7 +1,7 @@
 /** Recovery codes in tests: give a user a set (returns the codes in clear) and sign in with one. */
 import { generateRecoveryCodes } from "../../../lib/authn/factors/recovery-codes";
 import { Jar, type AuthorizeParams, type Harness } from "../harness";
-import { outcome, passwordStep, postStep, userIdOf, workspaceContext, type PendingSignIn } from "./totp";
+import { outcome, passwordStep, postStep, userIdOf, workspaceContext, type PendingSignIn } from "./sign-in";
 
 export async function giveRecoveryCodes(h: Harness, workspaceId: string, email: string): Promise<string[]> {
   return generateRecoveryCodes(await workspaceContext(h, workspaceId), await userIdOf(h, workspaceId, email));
@@ -16,6 +16,6 @@ export async function signInWithRecoveryCode(
 ): Promise<PendingSignIn & { callback: URL }> {
   const s = await passwordStep(h, workspaceId, p, jar);
   const o = outcome(await postStep(h, s, "/sign-in/recovery-code", { code: p.code }));
-  if (o.page !== "callback") throw new Error(`recovery code refused: ${o.error}`);
+  if (o.to !== "callback") throw new Error(`recovery code refused: ${o.error}`);
   return { ...s, callback: o.url };
 }

@@ -10,9 +10,8 @@
 import { createHash, generateKeyPairSync, randomBytes, sign, type KeyObject } from "node:crypto";
 import { webauthnCredentials } from "../../../db/schema";
 import { newId } from "../../../lib/crypto";
-import { contextFor, resolveWorkspace } from "../../../lib/server/router";
-import { signInView, type SignInView } from "../../../lib/sign-in/view";
-import { authorizeQuery, call, Jar, PUBLIC_URL, type AuthorizeParams, type Harness } from "../harness";
+import { PUBLIC_URL, type Harness } from "../harness";
+import { postStep, viewOf, type PendingSignIn } from "./sign-in";
 
 // --- a minimal CBOR encoder (RFC 8949): what attestation objects and COSE keys need ---
 
@@ -226,81 +225,30 @@ function u32(n: number): Buffer {
   return b;
 }
 
-// --- driving the sign-in ---
-
-export type StepView = Extract<SignInView, { kind: "step" }>;
-
-/** A sign-in in progress in one browser (its cookie jar): the transaction and its workspace. */
-export interface PendingSignIn {
-  workspaceId: string;
-  tx: string;
-  jar: Jar;
-  verifier: string;
-  client: AuthorizeParams;
-}
-
-/** Starts a sign-in (authorize) and returns the pending transaction; throws when authorize skipped the page. */
-export async function startSignIn(h: Harness, workspaceId: string, client: AuthorizeParams, jar = new Jar()): Promise<PendingSignIn> {
-  const { query, verifier } = authorizeQuery(client);
-  const res = await call(h, `/t/${workspaceId}/oauth2/authorize?${query}`, { cookie: jar.header() });
-  if (res.status !== 303) throw new Error(`authorize answered ${res.status}`);
-  jar.take(res);
-  const location = new URL(res.headers.get("location")!, PUBLIC_URL);
-  if (location.pathname !== `/t/${workspaceId}/sign-in`) throw new Error(`authorize went to ${location.href}`);
-  return { workspaceId, tx: location.searchParams.get("tx")!, jar, verifier, client };
-}
-
-/** What the sign-in page would show now (it issues the step's WebAuthn challenge, as the page does). */
-export async function pageView(h: Harness, s: PendingSignIn): Promise<StepView> {
-  const workspace = (await resolveWorkspace(h.service, s.workspaceId))!;
-  const view = await signInView(contextFor(h.service, workspace), s.tx, s.jar.header());
-  if (view.kind !== "step") throw new Error("the sign-in expired");
-  return view;
-}
-
-/** Posts a step form from the sign-in page; `headers` may carry a client address. */
-export async function postStep(h: Harness, s: PendingSignIn, path: string, fields: Record<string, string>, csrf?: string, headers: Record<string, string> = {}): Promise<Response> {
-  const token = csrf ?? (await pageView(h, s)).csrf;
-  const res = await call(h, `/t/${s.workspaceId}${path}`, { form: { tx: s.tx, csrf: token, ...fields }, cookie: s.jar.header(), headers: { origin: PUBLIC_URL, ...headers } });
-  s.jar.take(res);
-  return res;
-}
-
-/** Where a step's answer sent the browser: the sign-in page's error code, "page" (the next step), or "callback" with the code. */
-export function outcome(res: Response): { to: "page"; error: string | null } | { to: "callback"; code: string } {
-  if (res.status !== 303) throw new Error(`step answered ${res.status}`);
-  const url = new URL(res.headers.get("location")!, PUBLIC_URL);
-  if (url.origin === PUBLIC_URL) return { to: "page", error: url.searchParams.get("error") };
-  return { to: "callback", code: url.searchParams.get("code")! };
-}
-
-/** The password step (the first factor most WebAuthn tests start from). */
-export function postPassword(h: Harness, s: PendingSignIn, email: string, password: string): Promise<Response> {
-  return postStep(h, s, "/sign-in/password", { email, password });
-}
+// --- the sign-in's WebAuthn steps ---
 
 /** Signs in with a passkey on the first step: the page's options, the authenticator's assertion, the post (from `headers`' client address, if any). */
 export async function postPasskey(h: Harness, s: PendingSignIn, authenticator: SoftAuthenticator, bend: Bend = {}, headers: Record<string, string> = {}): Promise<Response> {
-  const view = await pageView(h, s);
+  const view = await viewOf(h, s);
   if (!view.webauthn.options) throw new Error(`no passkey options at step ${view.step.kind}`);
   const assertion = authenticator.assert(JSON.parse(view.webauthn.options), bend);
-  return postStep(h, s, "/sign-in/passkey", { response: JSON.stringify(assertion) }, view.csrf, headers);
+  return postStep(h, s, "/sign-in/passkey", { response: JSON.stringify(assertion) }, { csrf: view.csrf, headers });
 }
 
 /** Answers the second-factor step with a security key or passkey. */
 export async function postSecondFactorKey(h: Harness, s: PendingSignIn, authenticator: SoftAuthenticator, bend: Bend = {}, headers: Record<string, string> = {}): Promise<Response> {
-  const view = await pageView(h, s);
+  const view = await viewOf(h, s);
   if (!view.webauthn.options) throw new Error(`no WebAuthn options at step ${view.step.kind}`);
   const assertion = authenticator.assert(JSON.parse(view.webauthn.options), bend);
-  return postStep(h, s, "/sign-in/webauthn", { response: JSON.stringify(assertion) }, view.csrf, headers);
+  return postStep(h, s, "/sign-in/webauthn", { response: JSON.stringify(assertion) }, { csrf: view.csrf, headers });
 }
 
 /** Registers a new credential at the enrolment step or the passkey offer. */
 export async function postRegistration(h: Harness, s: PendingSignIn, authenticator: SoftAuthenticator, kind: "passkey" | "security_key", bend: Bend = {}) {
-  const view = await pageView(h, s);
+  const view = await viewOf(h, s);
   const json = kind === "passkey" ? view.webauthn.creation?.passkey : view.webauthn.creation?.securityKey;
   if (!json) throw new Error(`no ${kind} creation options at step ${view.step.kind}`);
   const { credential, response } = authenticator.register(JSON.parse(json), bend);
-  const res = await postStep(h, s, "/sign-in/webauthn/register", { kind, response: JSON.stringify(response) }, view.csrf);
+  const res = await postStep(h, s, "/sign-in/webauthn/register", { kind, response: JSON.stringify(response) }, { csrf: view.csrf });
   return { res, credential, response };
 }

@@ -12,7 +12,7 @@ import { ACCOUNT_LIMIT_FACTOR, ACCOUNT_WINDOW_MS } from "../../../lib/authn/sign
 import { CLIENT_ADDRESS_HEADER } from "../../../lib/http/client-address";
 import { call, createHarness, Jar, PUBLIC_URL, seed, signIn, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
 import { ADA, SPA, standardWorkspace } from "../../helpers/fixtures";
-import { outcome, startSignIn, viewOf, type PendingSignIn } from "../../helpers/factors/totp";
+import { outcome, startSignIn, viewOf, type PendingSignIn } from "../../helpers/factors/sign-in";
 import { enterSignInCode, latestCode, OUTBOX, requestSignInCode } from "../../helpers/factors/email";
 
 const PER_ADDRESS = 2;
@@ -36,25 +36,25 @@ const wrong = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(
 async function withCode(ip: string, jar = new Jar()): Promise<{ s: PendingSignIn; code: string }> {
   h.clock.advance(RESEND_COOLDOWN_MS);
   const s = await startSignIn(h, ws, SPA, jar);
-  expect(outcome(await requestSignInCode(h, s, ADA.email, from(ip)))).toEqual({ page: "sign-in", error: null });
+  expect(outcome(await requestSignInCode(h, s, ADA.email, from(ip)))).toEqual({ to: "page", error: null });
   return { s, code: (await latestCode(h, ws, ADA.email))! };
 }
 
 describe("guessing email codes", () => {
   it("per address and client address: once reached, even the right code answers like a wrong one, until the window ends", async () => {
     const { s, code } = await withCode("10.1.0.1");
-    for (let i = 0; i < PER_ADDRESS; i++) expect(outcome(await enterSignInCode(h, s, wrong(code), from("10.1.0.1")))).toEqual({ page: "sign-in", error: "invalid_code" });
-    expect(outcome(await enterSignInCode(h, s, code, from("10.1.0.1")))).toEqual({ page: "sign-in", error: "invalid_code" });
+    for (let i = 0; i < PER_ADDRESS; i++) expect(outcome(await enterSignInCode(h, s, wrong(code), from("10.1.0.1")))).toEqual({ to: "page", error: "invalid_code" });
+    expect(outcome(await enterSignInCode(h, s, code, from("10.1.0.1")))).toEqual({ to: "page", error: "invalid_code" });
     // Another client address is not limited by this one's failures.
-    expect(outcome(await enterSignInCode(h, s, code, from("10.1.0.2"))).page).toBe("callback");
+    expect(outcome(await enterSignInCode(h, s, code, from("10.1.0.2"))).to).toBe("callback");
   });
 
   it("the limited attempt does not count against the code: after 5 minutes the right code works", async () => {
     const { s, code } = await withCode("10.2.0.1");
     for (let i = 0; i < PER_ADDRESS; i++) await enterSignInCode(h, s, wrong(code), from("10.2.0.1"));
-    expect(outcome(await enterSignInCode(h, s, code, from("10.2.0.1")))).toEqual({ page: "sign-in", error: "invalid_code" });
+    expect(outcome(await enterSignInCode(h, s, code, from("10.2.0.1")))).toEqual({ to: "page", error: "invalid_code" });
     h.clock.advance(5 * 60_000);
-    expect(outcome(await enterSignInCode(h, s, code, from("10.2.0.1"))).page).toBe("callback");
+    expect(outcome(await enterSignInCode(h, s, code, from("10.2.0.1"))).to).toBe("callback");
   });
 
   it("per address from every client address, for an hour; the owner's browser passes", async () => {
@@ -74,16 +74,16 @@ describe("guessing email codes", () => {
     }
     // A fresh client address with the right code: limited, answered like a wrong code.
     const stranger = await withCode("10.3.1.1");
-    expect(outcome(await enterSignInCode(h, stranger.s, stranger.code, from("10.3.1.1")))).toEqual({ page: "sign-in", error: "invalid_code" });
+    expect(outcome(await enterSignInCode(h, stranger.s, stranger.code, from("10.3.1.1")))).toEqual({ to: "page", error: "invalid_code" });
 
     // The owner's browser is let through.
     const mine = await withCode("10.3.2.1", owner);
-    expect(outcome(await enterSignInCode(h, mine.s, mine.code, from("10.3.2.1"))).page).toBe("callback");
+    expect(outcome(await enterSignInCode(h, mine.s, mine.code, from("10.3.2.1"))).to).toBe("callback");
 
     // After the hour, anyone.
     h.clock.advance(ACCOUNT_WINDOW_MS);
     const later = await withCode("10.3.1.1");
-    expect(outcome(await enterSignInCode(h, later.s, later.code, from("10.3.1.1"))).page).toBe("callback");
+    expect(outcome(await enterSignInCode(h, later.s, later.code, from("10.3.1.1"))).to).toBe("callback");
   });
 
   it("counts separately from password guesses", async () => {
@@ -97,6 +97,6 @@ describe("guessing email codes", () => {
         headers: { origin: PUBLIC_URL, ...from("10.4.0.1") },
       });
     }
-    expect(outcome(await enterSignInCode(h, s, code, from("10.4.0.1"))).page).toBe("callback");
+    expect(outcome(await enterSignInCode(h, s, code, from("10.4.0.1"))).to).toBe("callback");
   });
 });

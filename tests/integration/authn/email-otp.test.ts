@@ -14,7 +14,7 @@ import { EMAIL_CODE_TTL_MS, RESEND_COOLDOWN_MS, SEND_WINDOW_MS, SENDS_PER_ADDRES
 import { CLIENT_ADDRESS_HEADER } from "../../../lib/http/client-address";
 import { createHarness, exchangeCode, Jar, seed, signIn, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
 import { ADA, BOB, SPA, standardWorkspace } from "../../helpers/fixtures";
-import { outcome, postStep, startSignIn, viewOf, type PendingSignIn } from "../../helpers/factors/totp";
+import { outcome, postStep, startSignIn, viewOf, type PendingSignIn } from "../../helpers/factors/sign-in";
 import { enterSignInCode, latestCode, OUTBOX, outboxFor, requestSignInCode, signInWithEmailCode } from "../../helpers/factors/email";
 
 let h: Harness;
@@ -45,7 +45,7 @@ const start = () => startSignIn(h, ws, SPA);
 async function sendCode(s: PendingSignIn, email: string): Promise<string | null> {
   const before = (await outboxFor(h, ws, email)).length;
   const o = outcome(await requestSignInCode(h, s, email));
-  expect(o).toEqual({ page: "sign-in", error: null });
+  expect(o).toEqual({ to: "page", error: null });
   const after = await outboxFor(h, ws, email);
   return after.length > before ? latestCode(h, ws, email) : null;
 }
@@ -104,7 +104,7 @@ describe("sign-in by email code", () => {
   it("accepts the code typed with spaces or a dash", async () => {
     const s = await start();
     const code = (await sendCode(s, ADA.email))!;
-    expect((await verify(s, `${code.slice(0, 3)} ${code.slice(3)}`)).page).toBe("callback");
+    expect((await verify(s, `${code.slice(0, 3)} ${code.slice(3)}`)).to).toBe("callback");
   });
 
   it("is refused where the policy does not accept email codes", async () => {
@@ -112,8 +112,8 @@ describe("sign-in by email code", () => {
     h.service.cache.clear();
     try {
       const s = await start();
-      expect(outcome(await requestSignInCode(h, s, ADA.email))).toEqual({ page: "sign-in", error: "method_not_allowed" });
-      expect(outcome(await enterSignInCode(h, s, "123456"))).toEqual({ page: "sign-in", error: "method_not_allowed" });
+      expect(outcome(await requestSignInCode(h, s, ADA.email))).toEqual({ to: "page", error: "method_not_allowed" });
+      expect(outcome(await enterSignInCode(h, s, "123456"))).toEqual({ to: "page", error: "method_not_allowed" });
     } finally {
       await h.service.db.update(clients).set({ authPolicy: {} }).where(and(eq(clients.workspaceId, ws), eq(clients.clientId, SPA.client_id)));
       h.service.cache.clear();
@@ -123,7 +123,7 @@ describe("sign-in by email code", () => {
   it("refuses an address that cannot be one", async () => {
     const s = await start();
     for (const email of ["", "not-an-address", "a@b", `${"x".repeat(250)}@example.test`, "ada\u0000@example.test"]) {
-      expect(outcome(await requestSignInCode(h, s, email))).toEqual({ page: "sign-in", error: "invalid_email" });
+      expect(outcome(await requestSignInCode(h, s, email))).toEqual({ to: "page", error: "invalid_email" });
     }
   });
 
@@ -132,9 +132,9 @@ describe("sign-in by email code", () => {
     expect((await viewOf(h, s)).email.codeSentTo).toBeNull();
     const code = (await sendCode(s, ADA.email))!;
     expect((await viewOf(h, s)).email).toMatchObject({ available: true, codeSentTo: ADA.email, codeDead: false });
-    expect(outcome(await postStep(h, s, "/sign-in/email/cancel"))).toEqual({ page: "sign-in", error: null });
+    expect(outcome(await postStep(h, s, "/sign-in/email/cancel"))).toEqual({ to: "page", error: null });
     expect((await viewOf(h, s)).email.codeSentTo).toBeNull();
-    expect(await verify(s, code)).toEqual({ page: "sign-in", error: "code_expired" });
+    expect(await verify(s, code)).toEqual({ to: "page", error: "code_expired" });
   });
 });
 
@@ -155,7 +155,7 @@ describe("the code's rules", () => {
     const s1 = await start();
     const c1 = (await sendCode(s1, ADA.email))!;
     h.clock.advance(EMAIL_CODE_TTL_MS - 1000);
-    expect((await verify(s1, c1)).page).toBe("callback");
+    expect((await verify(s1, c1)).to).toBe("callback");
 
     h.clock.advance(RESEND_COOLDOWN_MS);
     const s2 = await start();
@@ -164,38 +164,38 @@ describe("the code's rules", () => {
     // The sign-in itself lives 10 minutes too: keep it open to see the code's own expiry.
     const { authorizationTransactions } = await import("../../../db/schema");
     await h.service.db.update(authorizationTransactions).set({ expiresAt: new Date(h.clock.now().getTime() + 60_000) }).where(eq(authorizationTransactions.id, s2.tx));
-    expect(await verify(s2, c2)).toEqual({ page: "sign-in", error: "code_expired" });
+    expect(await verify(s2, c2)).toEqual({ to: "page", error: "code_expired" });
     expect((await viewOf(h, s2)).email).toMatchObject({ codeSentTo: ADA.email, codeDead: true });
   });
 
   it("allows 5 attempts: the fifth wrong one kills it, and then the right code fails too", async () => {
     const s = await start();
     const code = (await sendCode(s, ADA.email))!;
-    for (let i = 0; i < 4; i++) expect(await verify(s, wrong(code))).toEqual({ page: "sign-in", error: "invalid_code" });
-    expect(await verify(s, wrong(code))).toEqual({ page: "sign-in", error: "code_expired" });
-    expect(await verify(s, code)).toEqual({ page: "sign-in", error: "code_expired" });
+    for (let i = 0; i < 4; i++) expect(await verify(s, wrong(code))).toEqual({ to: "page", error: "invalid_code" });
+    expect(await verify(s, wrong(code))).toEqual({ to: "page", error: "code_expired" });
+    expect(await verify(s, code)).toEqual({ to: "page", error: "code_expired" });
     expect((await viewOf(h, s)).email.codeDead).toBe(true);
     // A new code works.
     h.clock.advance(RESEND_COOLDOWN_MS);
     const fresh = (await sendCode(s, ADA.email))!;
-    expect((await verify(s, fresh)).page).toBe("callback");
+    expect((await verify(s, fresh)).to).toBe("callback");
   });
 
   it("does not count what is not a code as an attempt", async () => {
     const s = await start();
     const code = (await sendCode(s, ADA.email))!;
-    for (let i = 0; i < 6; i++) expect(await verify(s, "12ab")).toEqual({ page: "sign-in", error: "invalid_code" });
-    expect((await verify(s, code)).page).toBe("callback");
+    for (let i = 0; i < 6; i++) expect(await verify(s, "12ab")).toEqual({ to: "page", error: "invalid_code" });
+    expect((await verify(s, code)).to).toBe("callback");
   });
 
   it("is used once", async () => {
     const jar = new Jar();
     const s = await startSignIn(h, ws, SPA, jar);
     const code = (await sendCode(s, ADA.email))!;
-    expect((await verify(s, code)).page).toBe("callback");
+    expect((await verify(s, code)).to).toBe("callback");
     // The sign-in is complete: the same browser, a new sign-in, the same code.
     const again = await startSignIn(h, ws, SPA, new Jar());
-    expect(await verify(again, code)).toEqual({ page: "sign-in", error: "code_expired" });
+    expect(await verify(again, code)).toEqual({ to: "page", error: "code_expired" });
     const [row] = await emailChallenges(s);
     expect(row.consumedAt).not.toBeNull();
   });
@@ -204,13 +204,13 @@ describe("the code's rules", () => {
     const s1 = await start();
     const c1 = (await sendCode(s1, ADA.email))!;
     const s2 = await start();
-    expect(await verify(s2, c1)).toEqual({ page: "sign-in", error: "code_expired" });
+    expect(await verify(s2, c1)).toEqual({ to: "page", error: "code_expired" });
     h.clock.advance(RESEND_COOLDOWN_MS);
     const c2 = (await sendCode(s2, ADA.email))!;
-    if (c2 !== c1) expect(await verify(s2, c1)).toEqual({ page: "sign-in", error: "invalid_code" });
-    expect((await verify(s2, c2)).page).toBe("callback");
+    if (c2 !== c1) expect(await verify(s2, c1)).toEqual({ to: "page", error: "invalid_code" });
+    expect((await verify(s2, c2)).to).toBe("callback");
     // The first sign-in's code still stands on its own.
-    expect((await verify(s1, c1)).page).toBe("callback");
+    expect((await verify(s1, c1)).to).toBe("callback");
   });
 
   it("is bound to its address: a code for another address in the same sign-in replaces it", async () => {
@@ -218,9 +218,9 @@ describe("the code's rules", () => {
     const forAda = (await sendCode(s, ADA.email))!;
     const forBob = (await sendCode(s, BOB.email))!;
     expect((await viewOf(h, s)).email.codeSentTo).toBe(BOB.email);
-    if (forAda !== forBob) expect(await verify(s, forAda)).toEqual({ page: "sign-in", error: "invalid_code" });
+    if (forAda !== forBob) expect(await verify(s, forAda)).toEqual({ to: "page", error: "invalid_code" });
     const o = await verify(s, forBob);
-    expect(o.page).toBe("callback");
+    expect(o.to).toBe("callback");
     // ...and it signed in Bob, the address the code was sent to.
     const res = await exchangeCode(h, ws, { code: (o as { url: URL }).url.searchParams.get("code")!, redirect_uri: SPA.redirect_uri, verifier: s.verifier, client_id: SPA.client_id });
     expect(decodeJwt((await res.json()).id_token).email).toBe(BOB.email);
@@ -231,7 +231,7 @@ describe("the code's rules", () => {
     const code = (await sendCode(s, ADA.email))!;
     await h.service.db.update(users).set({ status: "disabled" }).where(and(eq(users.workspaceId, ws), eq(users.emailNormalized, ADA.email)));
     try {
-      expect(await verify(s, code)).toEqual({ page: "sign-in", error: "code_expired" });
+      expect(await verify(s, code)).toEqual({ to: "page", error: "code_expired" });
     } finally {
       await h.service.db.update(users).set({ status: "active" }).where(and(eq(users.workspaceId, ws), eq(users.emailNormalized, ADA.email)));
     }
@@ -243,14 +243,14 @@ describe("sending", () => {
     const s = await start();
     const first = (await sendCode(s, ADA.email))!;
     h.clock.advance(RESEND_COOLDOWN_MS - 1000);
-    expect(outcome(await requestSignInCode(h, s, ADA.email))).toEqual({ page: "sign-in", error: "code_resend_wait" });
+    expect(outcome(await requestSignInCode(h, s, ADA.email))).toEqual({ to: "page", error: "code_resend_wait" });
     // Per address, whichever sign-in asks.
-    expect(outcome(await requestSignInCode(h, await start(), ADA.email))).toEqual({ page: "sign-in", error: "code_resend_wait" });
+    expect(outcome(await requestSignInCode(h, await start(), ADA.email))).toEqual({ to: "page", error: "code_resend_wait" });
     expect((await outboxFor(h, ws, ADA.email))[0].subject.startsWith(first)).toBe(true);
     h.clock.advance(1000);
     const second = (await sendCode(s, ADA.email))!;
-    if (second !== first) expect(await verify(s, first)).toEqual({ page: "sign-in", error: "invalid_code" });
-    expect((await verify(s, second)).page).toBe("callback");
+    if (second !== first) expect(await verify(s, first)).toEqual({ to: "page", error: "invalid_code" });
+    expect((await verify(s, second)).to).toBe("callback");
   });
 
   it(`sends at most ${SENDS_PER_ADDRESS} codes per address in 15 minutes; then the window ends`, async () => {
@@ -260,7 +260,7 @@ describe("sending", () => {
       h.clock.advance(RESEND_COOLDOWN_MS);
     }
     const count = (await outboxFor(h, ws, ADA.email)).length;
-    expect(outcome(await requestSignInCode(h, s, ADA.email, { [CLIENT_ADDRESS_HEADER]: "203.0.113.9" }))).toEqual({ page: "sign-in", error: "rate_limited" });
+    expect(outcome(await requestSignInCode(h, s, ADA.email, { [CLIENT_ADDRESS_HEADER]: "203.0.113.9" }))).toEqual({ to: "page", error: "rate_limited" });
     expect(await outboxFor(h, ws, ADA.email)).toHaveLength(count);
     h.clock.advance(SEND_WINDOW_MS);
     expect(await sendCode(await start(), ADA.email)).not.toBeNull();
@@ -276,24 +276,24 @@ describe("sending", () => {
       await requestSignInCode(h, attacker, ADA.email, { [CLIENT_ADDRESS_HEADER]: `198.51.100.${i}` });
       h.clock.advance(RESEND_COOLDOWN_MS);
     }
-    expect(outcome(await requestSignInCode(h, attacker, ADA.email))).toEqual({ page: "sign-in", error: "rate_limited" });
+    expect(outcome(await requestSignInCode(h, attacker, ADA.email))).toEqual({ to: "page", error: "rate_limited" });
     // Signed out since (an ended session still marks the browser); authorize asks for a sign-in again.
     const ada = await h.service.db.select({ id: users.id }).from(users).where(and(eq(users.workspaceId, ws), eq(users.emailNormalized, ADA.email)));
     await h.service.db.update(hostedSessions).set({ endedAt: h.clock.now(), endReason: "logout" }).where(eq(hostedSessions.userId, ada[0].id));
     const s = await startSignIn(h, ws, SPA, owner);
     const code = (await sendCode(s, ADA.email))!;
-    expect((await verify(s, code)).page).toBe("callback");
+    expect((await verify(s, code)).to).toBe("callback");
   });
 
   it(`sends at most ${SENDS_PER_CLIENT_ADDRESS} codes per client address in 15 minutes, whatever the recipients`, async () => {
     const s = await start();
     const from = { [CLIENT_ADDRESS_HEADER]: "192.0.2.77" };
     for (let i = 0; i < SENDS_PER_CLIENT_ADDRESS; i++) {
-      expect(outcome(await requestSignInCode(h, s, `someone-${i}@example.test`, from))).toEqual({ page: "sign-in", error: null });
+      expect(outcome(await requestSignInCode(h, s, `someone-${i}@example.test`, from))).toEqual({ to: "page", error: null });
     }
-    expect(outcome(await requestSignInCode(h, s, ADA.email, from))).toEqual({ page: "sign-in", error: "rate_limited" });
+    expect(outcome(await requestSignInCode(h, s, ADA.email, from))).toEqual({ to: "page", error: "rate_limited" });
     // Another client address is not held back.
-    expect(outcome(await requestSignInCode(h, s, ADA.email, { [CLIENT_ADDRESS_HEADER]: "192.0.2.78" }))).toEqual({ page: "sign-in", error: null });
+    expect(outcome(await requestSignInCode(h, s, ADA.email, { [CLIENT_ADDRESS_HEADER]: "192.0.2.78" }))).toEqual({ to: "page", error: null });
   });
 
   it("puts every message in the development outbox, encrypted, never dropped", async () => {
@@ -311,33 +311,33 @@ describe("an address without an account", () => {
   it("gets the same page and the same code step, and no message is sent", async () => {
     const known = await start();
     const unknown = await start();
-    expect(outcome(await requestSignInCode(h, known, ADA.email))).toEqual({ page: "sign-in", error: null });
-    expect(outcome(await requestSignInCode(h, unknown, UNKNOWN))).toEqual({ page: "sign-in", error: null });
+    expect(outcome(await requestSignInCode(h, known, ADA.email))).toEqual({ to: "page", error: null });
+    expect(outcome(await requestSignInCode(h, unknown, UNKNOWN))).toEqual({ to: "page", error: null });
     const [a, b] = [await viewOf(h, known), await viewOf(h, unknown)];
     expect({ ...b.email, codeSentTo: "x" }).toEqual({ ...a.email, codeSentTo: "x" });
     expect(b.step).toEqual(a.step);
     expect(b.email.codeSentTo).toBe(UNKNOWN);
     expect(await outboxFor(h, ws, UNKNOWN)).toHaveLength(0);
     // No code opens it, and it counts attempts like any other.
-    for (let i = 0; i < 4; i++) expect(await verify(unknown, String(i).padStart(6, "0"))).toEqual({ page: "sign-in", error: "invalid_code" });
-    expect(await verify(unknown, "999999")).toEqual({ page: "sign-in", error: "code_expired" });
+    for (let i = 0; i < 4; i++) expect(await verify(unknown, String(i).padStart(6, "0"))).toEqual({ to: "page", error: "invalid_code" });
+    expect(await verify(unknown, "999999")).toEqual({ to: "page", error: "code_expired" });
   });
 
   it("meets the same cooldown and limits", async () => {
     const s = await start();
-    expect(outcome(await requestSignInCode(h, s, UNKNOWN))).toEqual({ page: "sign-in", error: null });
-    expect(outcome(await requestSignInCode(h, s, UNKNOWN))).toEqual({ page: "sign-in", error: "code_resend_wait" });
+    expect(outcome(await requestSignInCode(h, s, UNKNOWN))).toEqual({ to: "page", error: null });
+    expect(outcome(await requestSignInCode(h, s, UNKNOWN))).toEqual({ to: "page", error: "code_resend_wait" });
     for (let i = 1; i < SENDS_PER_ADDRESS; i++) {
       h.clock.advance(RESEND_COOLDOWN_MS);
-      expect(outcome(await requestSignInCode(h, s, UNKNOWN))).toEqual({ page: "sign-in", error: null });
+      expect(outcome(await requestSignInCode(h, s, UNKNOWN))).toEqual({ to: "page", error: null });
     }
     h.clock.advance(RESEND_COOLDOWN_MS);
-    expect(outcome(await requestSignInCode(h, s, UNKNOWN))).toEqual({ page: "sign-in", error: "rate_limited" });
+    expect(outcome(await requestSignInCode(h, s, UNKNOWN))).toEqual({ to: "page", error: "rate_limited" });
   });
 
   it("is how a disabled account looks too", async () => {
     const s = await start();
-    expect(outcome(await requestSignInCode(h, s, CAROL.email))).toEqual({ page: "sign-in", error: null });
+    expect(outcome(await requestSignInCode(h, s, CAROL.email))).toEqual({ to: "page", error: null });
     expect((await viewOf(h, s)).email.codeSentTo).toBe(CAROL.email);
     expect(await outboxFor(h, ws, CAROL.email)).toHaveLength(0);
   });
@@ -349,7 +349,7 @@ describe("without a way to send email", () => {
     const view = await viewOf(prod, s);
     expect(view.email.available).toBe(false);
     expect(view.policy.firstFactors).toContain("email_otp");
-    expect(outcome(await postStep(prod, s, "/sign-in/email", { email: ADA.email }))).toEqual({ page: "sign-in", error: "email_unavailable" });
+    expect(outcome(await postStep(prod, s, "/sign-in/email", { email: ADA.email }))).toEqual({ to: "page", error: "email_unavailable" });
   });
 });
 
@@ -359,8 +359,8 @@ describe.runIf(Boolean(inject("databaseUrl")))("on PostgreSQL", () => {
     const code = (await sendCode(s, ADA.email))!;
     const results = await Promise.all(Array.from({ length: 20 }, () => enterSignInCode(h, s, code)));
     const outcomes = results.map(outcome);
-    expect(outcomes.filter((o) => o.page === "callback")).toHaveLength(1);
-    for (const o of outcomes) if (o.page === "sign-in") expect(o.error).toBe("code_expired");
+    expect(outcomes.filter((o) => o.to === "callback")).toHaveLength(1);
+    for (const o of outcomes) if (o.to === "page") expect(o.error).toBe("code_expired");
     const [row] = await emailChallenges(s);
     expect(row.attempts).toBe(1);
   });
@@ -369,9 +369,9 @@ describe.runIf(Boolean(inject("databaseUrl")))("on PostgreSQL", () => {
     const s = await start();
     const code = (await sendCode(s, ADA.email))!;
     const results = await Promise.all(Array.from({ length: 20 }, (_, i) => enterSignInCode(h, s, wrong(String((Number(code) + i) % 1_000_000)))));
-    expect(results.map(outcome).every((o) => o.page === "sign-in")).toBe(true);
+    expect(results.map(outcome).every((o) => o.to === "page")).toBe(true);
     const [row] = await emailChallenges(s);
     expect(row.attempts).toBe(5);
-    expect(await verify(s, code)).toEqual({ page: "sign-in", error: "code_expired" });
+    expect(await verify(s, code)).toEqual({ to: "page", error: "code_expired" });
   });
 });

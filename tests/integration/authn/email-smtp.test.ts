@@ -9,7 +9,7 @@ import { mailOutbox } from "../../../db/schema";
 import { mailSettled } from "../../../lib/authn/email/transport";
 import { createHarness, seed, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
 import { ADA, SPA, standardWorkspace } from "../../helpers/fixtures";
-import { outcome, startSignIn } from "../../helpers/factors/totp";
+import { outcome, startSignIn } from "../../helpers/factors/sign-in";
 import { enterSignInCode, requestSignInCode } from "../../helpers/factors/email";
 import { codeOf, SmtpInbox } from "../../../e2e/smtp-inbox";
 
@@ -42,7 +42,7 @@ afterAll(async () => {
 describe("SMTP", () => {
   it("delivers the sign-in code: From is MAIL_FROM, the subject starts with the code, text and HTML carry it; the code signs in", async () => {
     const s = await startSignIn(h, ws, SPA);
-    expect(outcome(await requestSignInCode(h, s, ADA.email))).toEqual({ page: "sign-in", error: null });
+    expect(outcome(await requestSignInCode(h, s, ADA.email))).toEqual({ to: "page", error: null });
     const mail = await plain.waitFor(ADA.email);
     const code = codeOf(mail);
     expect(mail.from).toBe(`"Example Sign-in" <no-reply@example.test>`);
@@ -50,7 +50,7 @@ describe("SMTP", () => {
     expect(mail.text).toContain(code);
     expect(mail.html).toContain(code);
     expect(mail.secure).toBe(false);
-    expect(outcome(await enterSignInCode(h, s, code)).page).toBe("callback");
+    expect(outcome(await enterSignInCode(h, s, code)).to).toBe("callback");
     // Not kept in the development outbox.
     await mailSettled();
     expect(await h.service.db.select().from(mailOutbox).where(and(eq(mailOutbox.workspaceId, ws)))).toHaveLength(0);
@@ -67,7 +67,7 @@ describe("SMTP", () => {
     const errors = vi.spyOn(console, "error").mockImplementation(() => {});
     try {
       const s = await startSignIn(downH, downWs, SPA);
-      expect(outcome(await requestSignInCode(downH, s, ADA.email))).toEqual({ page: "sign-in", error: null });
+      expect(outcome(await requestSignInCode(downH, s, ADA.email))).toEqual({ to: "page", error: null });
       await mailSettled();
       const logged = errors.mock.calls.map((c) => String(c[0]));
       expect(logged.some((line) => line.includes("was not sent") && line.includes("example.test"))).toBe(true);

@@ -10,7 +10,8 @@ import { clients, hostedSessions } from "../../../db/schema";
 import { CLIENT_ADDRESS_HEADER } from "../../../lib/http/client-address";
 import { basic, createHarness, exchangeCode, Jar, seed, signIn, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
 import { SPA, standardWorkspace, WEB } from "../../helpers/fixtures";
-import { codeAt, giveTotp, outcome, passwordStep, postStep, startSignIn, viewOf, type PendingSignIn } from "../../helpers/factors/totp";
+import { outcome, passwordStep, postStep, startSignIn, viewOf, type PendingSignIn } from "../../helpers/factors/sign-in";
+import { codeAt, giveTotp } from "../../helpers/factors/totp";
 import { giveRecoveryCodes } from "../../helpers/factors/recovery-codes";
 
 // 3 failures per account and address per 5 minutes, so 9 per account per hour from all addresses.
@@ -48,7 +49,7 @@ describe("MFA required", () => {
     await postStep(h, s, "/sign-in/totp/enroll", { code: codeAt(h, secret) });
     expect((await viewOf(h, s)).totp.recoveryCodes).toHaveLength(10);
     const done = outcome(await postStep(h, s, "/sign-in/recovery-codes/saved"));
-    if (done.page !== "callback") throw new Error("not completed");
+    if (done.to !== "callback") throw new Error("not completed");
     expect(await idTokenOf(s, done.url)).toMatchObject({ amr: ["pwd", "otp", "mfa"], acr: "urn:latchkey:loa:2" });
 
     // Another browser: the password, then the code (of the next step: the enrolment's is used).
@@ -56,7 +57,7 @@ describe("MFA required", () => {
     const next = await passwordStep(h, ws, { ...WEB, ...user("first") });
     expect((await viewOf(h, next)).step).toEqual({ kind: "second_factor", options: ["totp", "recovery_code"] });
     const o = outcome(await postStep(h, next, "/sign-in/totp", { code: codeAt(h, secret) }));
-    if (o.page !== "callback") throw new Error(`refused: ${o.error}`);
+    if (o.to !== "callback") throw new Error(`refused: ${o.error}`);
     expect(await idTokenOf(next, o.url)).toMatchObject({ amr: ["pwd", "otp", "mfa"], acr: "urn:latchkey:loa:2" });
   });
 
@@ -67,7 +68,7 @@ describe("MFA required", () => {
     const s = await startSignIn(h, ws, WEB, jar);
     expect((await viewOf(h, s)).step).toEqual({ kind: "second_factor", options: ["totp"] });
     const o = outcome(await postStep(h, s, "/sign-in/totp", { code: codeAt(h, secret) }));
-    expect(o.page).toBe("callback");
+    expect(o.to).toBe("callback");
     const after = jar.get("lk_session")!;
     expect(after).not.toBe(before);
     const sessionId = after.split(".")[0];
@@ -83,12 +84,12 @@ describe("MFA required", () => {
     const { seed: secret } = await giveTotp(h, ws, user("steps").email);
     // Before the first factor: the code is not even looked at.
     const s = await startSignIn(h, ws, WEB);
-    expect(outcome(await postStep(h, s, "/sign-in/totp", { code: codeAt(h, secret) }))).toEqual({ page: "sign-in", error: null });
-    expect(outcome(await postStep(h, s, "/sign-in/recovery-codes/saved"))).toEqual({ page: "sign-in", error: null });
+    expect(outcome(await postStep(h, s, "/sign-in/totp", { code: codeAt(h, secret) }))).toEqual({ to: "page", error: null });
+    expect(outcome(await postStep(h, s, "/sign-in/recovery-codes/saved"))).toEqual({ to: "page", error: null });
     expect((await viewOf(h, s)).step.kind).toBe("first_factor");
     // At the second-factor step, "saved" does not skip it.
     const p = await passwordStep(h, ws, { ...WEB, ...user("steps") }, s.jar);
-    expect(outcome(await postStep(h, p, "/sign-in/recovery-codes/saved"))).toEqual({ page: "sign-in", error: null });
+    expect(outcome(await postStep(h, p, "/sign-in/recovery-codes/saved"))).toEqual({ to: "page", error: null });
     expect((await viewOf(h, p)).step.kind).toBe("second_factor");
   });
 });
@@ -101,15 +102,15 @@ describe("guessing limits on second factors", () => {
     const s = await passwordStep(h, ws, { ...WEB, ...user("addr") });
     const wrong = codeAt(h, secret, 10);
     for (let i = 0; i < PER_ADDRESS; i++) {
-      expect(outcome(await postStep(h, s, "/sign-in/totp", { code: wrong }, from("198.51.100.1")))).toEqual({ page: "sign-in", error: "invalid_code" });
+      expect(outcome(await postStep(h, s, "/sign-in/totp", { code: wrong }, { headers: from("198.51.100.1") }))).toEqual({ to: "page", error: "invalid_code" });
     }
-    expect(outcome(await postStep(h, s, "/sign-in/totp", { code: codeAt(h, secret) }, from("198.51.100.1")))).toEqual({ page: "sign-in", error: "invalid_code" });
+    expect(outcome(await postStep(h, s, "/sign-in/totp", { code: codeAt(h, secret) }, { headers: from("198.51.100.1") }))).toEqual({ to: "page", error: "invalid_code" });
     // The limited attempt checked nothing: the code's step is still unused, and another address may use it.
-    expect(outcome(await postStep(h, s, "/sign-in/totp", { code: codeAt(h, secret) }, from("198.51.100.2"))).page).toBe("callback");
+    expect(outcome(await postStep(h, s, "/sign-in/totp", { code: codeAt(h, secret) }, { headers: from("198.51.100.2") })).to).toBe("callback");
 
     h.clock.advance(FIVE_MINUTES);
     const later = await passwordStep(h, ws, { ...WEB, ...user("addr") });
-    expect(outcome(await postStep(h, later, "/sign-in/totp", { code: codeAt(h, secret) }, from("198.51.100.1"))).page).toBe("callback");
+    expect(outcome(await postStep(h, later, "/sign-in/totp", { code: codeAt(h, secret) }, { headers: from("198.51.100.1") })).to).toBe("callback");
   });
 
   it("per account from every address: a ceiling per hour that the owner's known browser passes; then anyone", async () => {
@@ -120,17 +121,17 @@ describe("guessing limits on second factors", () => {
     const wrong = codeAt(h, secret, 10);
     const s = await passwordStep(h, ws, { ...WEB, ...user("account") });
     for (let i = 0; i < PER_ACCOUNT; i++) {
-      expect(outcome(await postStep(h, s, "/sign-in/totp", { code: wrong }, from(`192.0.2.${Math.floor(i / PER_ADDRESS)}`)))).toEqual({ page: "sign-in", error: "invalid_code" });
+      expect(outcome(await postStep(h, s, "/sign-in/totp", { code: wrong }, { headers: from(`192.0.2.${Math.floor(i / PER_ADDRESS)}`) }))).toEqual({ to: "page", error: "invalid_code" });
     }
     // A new address, the right code: refused like a wrong one.
-    expect(outcome(await postStep(h, s, "/sign-in/totp", { code: codeAt(h, secret) }, from("192.0.2.200")))).toEqual({ page: "sign-in", error: "invalid_code" });
+    expect(outcome(await postStep(h, s, "/sign-in/totp", { code: codeAt(h, secret) }, { headers: from("192.0.2.200") }))).toEqual({ to: "page", error: "invalid_code" });
     // The owner's browser gets in.
     const mine = await startSignIn(h, ws, WEB, owner);
-    expect(outcome(await postStep(h, mine, "/sign-in/totp", { code: codeAt(h, secret) }, from("192.0.2.201"))).page).toBe("callback");
+    expect(outcome(await postStep(h, mine, "/sign-in/totp", { code: codeAt(h, secret) }, { headers: from("192.0.2.201") })).to).toBe("callback");
 
     h.clock.advance(HOUR);
     const anyone = await passwordStep(h, ws, { ...WEB, ...user("account") });
-    expect(outcome(await postStep(h, anyone, "/sign-in/totp", { code: codeAt(h, secret) }, from("192.0.2.202"))).page).toBe("callback");
+    expect(outcome(await postStep(h, anyone, "/sign-in/totp", { code: codeAt(h, secret) }, { headers: from("192.0.2.202") })).to).toBe("callback");
   });
 
   it("recovery codes have their own limit, answered like a wrong code", async () => {
@@ -138,10 +139,10 @@ describe("guessing limits on second factors", () => {
     const [code] = await giveRecoveryCodes(h, ws, user("recovery").email);
     const s = await passwordStep(h, ws, { ...WEB, ...user("recovery") });
     for (let i = 0; i < PER_ADDRESS; i++) {
-      expect(outcome(await postStep(h, s, "/sign-in/recovery-code", { code: "aaaa-aaaaaaaa-aaaaaaaa" }, from("203.0.113.9")))).toEqual({ page: "sign-in", error: "invalid_recovery_code" });
+      expect(outcome(await postStep(h, s, "/sign-in/recovery-code", { code: "aaaa-aaaaaaaa-aaaaaaaa" }, { headers: from("203.0.113.9") }))).toEqual({ to: "page", error: "invalid_recovery_code" });
     }
-    expect(outcome(await postStep(h, s, "/sign-in/recovery-code", { code }, from("203.0.113.9")))).toEqual({ page: "sign-in", error: "invalid_recovery_code" });
+    expect(outcome(await postStep(h, s, "/sign-in/recovery-code", { code }, { headers: from("203.0.113.9") }))).toEqual({ to: "page", error: "invalid_recovery_code" });
     h.clock.advance(FIVE_MINUTES);
-    expect(outcome(await postStep(h, s, "/sign-in/recovery-code", { code }, from("203.0.113.9"))).page).toBe("callback");
+    expect(outcome(await postStep(h, s, "/sign-in/recovery-code", { code }, { headers: from("203.0.113.9") })).to).toBe("callback");
   });
 });

@@ -10,7 +10,8 @@ import { auditEvents, authorizationTransactions, clients, recoveryCodes } from "
 import { parseRecoveryCode, useRecoveryCode } from "../../../lib/authn/factors/recovery-codes";
 import { basic, createHarness, exchangeCode, seed, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
 import { standardWorkspace, WEB } from "../../helpers/fixtures";
-import { codeAt, giveTotp, outcome, passwordStep, postStep, userIdOf, viewOf, workspaceContext } from "../../helpers/factors/totp";
+import { outcome, passwordStep, postStep, userIdOf, viewOf, workspaceContext } from "../../helpers/factors/sign-in";
+import { codeAt, giveTotp } from "../../helpers/factors/totp";
 import { giveRecoveryCodes, signInWithRecoveryCode } from "../../helpers/factors/recovery-codes";
 
 let h: Harness;
@@ -54,8 +55,8 @@ describe("a set of recovery codes", () => {
     const [code, other] = await giveRecoveryCodes(h, ws, user("use").email);
     const s = await passwordStep(h, ws, { ...WEB, ...user("use") });
     expect((await viewOf(h, s)).step).toEqual({ kind: "second_factor", options: ["totp", "recovery_code"] });
-    const o = outcome(await postStep(h, s, "/sign-in/recovery-code", { code }, { "x-latchkey-client-address": "203.0.113.7" }));
-    if (o.page !== "callback") throw new Error(`refused: ${o.error}`);
+    const o = outcome(await postStep(h, s, "/sign-in/recovery-code", { code }, { headers: { "x-latchkey-client-address": "203.0.113.7" } }));
+    if (o.to !== "callback") throw new Error(`refused: ${o.error}`);
 
     const token = await exchangeCode(h, ws, { code: o.url.searchParams.get("code")!, redirect_uri: WEB.redirect_uri, verifier: s.verifier, authorization: basic(WEB.client_id, WEB.secret) });
     const claims = decodeJwt((await token.json()).id_token);
@@ -68,8 +69,8 @@ describe("a set of recovery codes", () => {
 
     // Used: refused the second time, like a wrong code; another code of the set still works.
     const again = await passwordStep(h, ws, { ...WEB, ...user("use") });
-    expect(outcome(await postStep(h, again, "/sign-in/recovery-code", { code }))).toEqual({ page: "sign-in", error: "invalid_recovery_code" });
-    expect(outcome(await postStep(h, again, "/sign-in/recovery-code", { code: other })).page).toBe("callback");
+    expect(outcome(await postStep(h, again, "/sign-in/recovery-code", { code }))).toEqual({ to: "page", error: "invalid_recovery_code" });
+    expect(outcome(await postStep(h, again, "/sign-in/recovery-code", { code: other })).to).toBe("callback");
   });
 
   it("refuses wrong codes: an unknown lookup, a wrong secret, garbage", async () => {
@@ -78,7 +79,7 @@ describe("a set of recovery codes", () => {
     const s = await passwordStep(h, ws, { ...WEB, ...user("once") });
     const wrongSecret = `${code.slice(0, 5)}${code[5] === "a" ? "b" : "a"}${code.slice(6)}`;
     for (const bad of [wrongSecret, "zzzz-aaaaaaaa-aaaaaaaa", "not a code", "", "x".repeat(5000)]) {
-      expect(outcome(await postStep(h, s, "/sign-in/recovery-code", { code: bad }))).toEqual({ page: "sign-in", error: "invalid_recovery_code" });
+      expect(outcome(await postStep(h, s, "/sign-in/recovery-code", { code: bad }))).toEqual({ to: "page", error: "invalid_recovery_code" });
     }
     expect((await rowsOf(user("once").email)).every((r) => r.usedAt === null)).toBe(true);
   });
@@ -96,8 +97,8 @@ describe("a set of recovery codes", () => {
     const fresh = await giveRecoveryCodes(h, ws, user("regen").email);
     expect(await rowsOf(user("regen").email)).toHaveLength(10);
     const s = await passwordStep(h, ws, { ...WEB, ...user("regen") });
-    expect(outcome(await postStep(h, s, "/sign-in/recovery-code", { code: old[0] }))).toEqual({ page: "sign-in", error: "invalid_recovery_code" });
-    expect(outcome(await postStep(h, s, "/sign-in/recovery-code", { code: fresh[0] })).page).toBe("callback");
+    expect(outcome(await postStep(h, s, "/sign-in/recovery-code", { code: old[0] }))).toEqual({ to: "page", error: "invalid_recovery_code" });
+    expect(outcome(await postStep(h, s, "/sign-in/recovery-code", { code: fresh[0] })).to).toBe("callback");
   });
 });
 
@@ -118,7 +119,7 @@ describe("the set an enrolment gives", () => {
     // The sign-in completes only after "I have saved these codes", which drops them from the transaction.
     expect(tx.completedAt).toBeNull();
     const done = outcome(await postStep(h, s, "/sign-in/recovery-codes/saved"));
-    expect(done.page).toBe("callback");
+    expect(done.to).toBe("callback");
     const [after] = await h.service.db.select().from(authorizationTransactions).where(eq(authorizationTransactions.id, s.tx));
     expect(after.recoveryCodesEncrypted).toBeNull();
 
@@ -133,7 +134,7 @@ describe("the set an enrolment gives", () => {
     const { secret } = (await viewOf(h, s)).totp.enrollment!;
     const o = outcome(await postStep(h, s, "/sign-in/totp/enroll", { code: codeAt(h, secret) }));
     // No recovery-codes step: straight to the application.
-    expect(o.page).toBe("callback");
+    expect(o.to).toBe("callback");
     expect((await signInWithRecoveryCode(h, ws, { ...WEB, ...user("keep"), code: kept[0] })).callback.searchParams.get("code")).toBeTruthy();
   });
 });

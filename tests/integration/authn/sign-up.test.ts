@@ -11,7 +11,7 @@ import { verifyPassword } from "../../../lib/authn/password";
 import { SEND_WINDOW_MS } from "../../../lib/authn/factors/email-otp";
 import { call, createHarness, exchangeCode, Jar, PUBLIC_URL, seed, signIn, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
 import { ADA, SPA, standardWorkspace } from "../../helpers/fixtures";
-import { outcome, postStep, startSignIn, viewOf, type PendingSignIn } from "../../helpers/factors/totp";
+import { outcome, postStep, startSignIn, viewOf, type PendingSignIn } from "../../helpers/factors/sign-in";
 import { latestCode, OUTBOX, outboxFor, signUpWithPassword } from "../../helpers/factors/email";
 
 let h: Harness;
@@ -46,8 +46,8 @@ const step = async (s: PendingSignIn, path: string, fields: Record<string, strin
 /** Sign-up up to the proved address. */
 async function proveAddress(email: string): Promise<PendingSignIn> {
   const s = await start();
-  expect(await step(s, "/sign-up/email", { email })).toEqual({ page: "sign-in", error: null });
-  expect(await step(s, "/sign-up/verify", { code: (await latestCode(h, ws, email))! })).toEqual({ page: "sign-in", error: null });
+  expect(await step(s, "/sign-up/email", { email })).toEqual({ to: "page", error: null });
+  expect(await step(s, "/sign-up/verify", { code: (await latestCode(h, ws, email))! })).toEqual({ to: "page", error: null });
   return s;
 }
 
@@ -57,22 +57,22 @@ describe("sign-up", () => {
     const s = await start();
     expect((await viewOf(h, s)).email.signUp.available).toBe(false);
     const email = newAddress();
-    expect(await step(s, "/sign-up/email", { email })).toEqual({ page: "sign-in", error: "method_not_allowed" });
+    expect(await step(s, "/sign-up/email", { email })).toEqual({ to: "page", error: "method_not_allowed" });
     expect(await outboxFor(h, ws, email)).toHaveLength(0);
   });
 
   it("follows the application's override", async () => {
     await setPolicy({ signUp: true }, { signUp: false });
-    expect(await step(await start(), "/sign-up/email", { email: newAddress() })).toEqual({ page: "sign-in", error: "method_not_allowed" });
+    expect(await step(await start(), "/sign-up/email", { email: newAddress() })).toEqual({ to: "page", error: "method_not_allowed" });
     await setPolicy({}, { signUp: true });
-    expect(await step(await start(), "/sign-up/email", { email: newAddress() })).toEqual({ page: "sign-in", error: null });
+    expect(await step(await start(), "/sign-up/email", { email: newAddress() })).toEqual({ to: "page", error: null });
   });
 
   it("creates no account before the address is proved; then one, verified, with the password; the tokens say amr otp, acr loa:1", async () => {
     const email = newAddress();
     const s = await start();
     expect((await viewOf(h, s)).email.signUp).toMatchObject({ available: true, codeSentTo: null, verifiedAddress: null, credentials: ["password", "passkey"] });
-    expect(await step(s, "/sign-up/email", { email: email.toUpperCase() })).toEqual({ page: "sign-in", error: null });
+    expect(await step(s, "/sign-up/email", { email: email.toUpperCase() })).toEqual({ to: "page", error: null });
     expect(await userByEmail(email)).toBeNull();
     const [message] = await outboxFor(h, ws, email);
     const code = (await latestCode(h, ws, email))!;
@@ -80,12 +80,12 @@ describe("sign-up", () => {
     expect(message.html).toContain(code);
     expect((await viewOf(h, s)).email.signUp).toMatchObject({ codeSentTo: email, verifiedAddress: null });
 
-    expect(await step(s, "/sign-up/verify", { code })).toEqual({ page: "sign-in", error: null });
+    expect(await step(s, "/sign-up/verify", { code })).toEqual({ to: "page", error: null });
     expect(await userByEmail(email)).toBeNull();
     expect((await viewOf(h, s)).email.signUp).toMatchObject({ codeSentTo: null, verifiedAddress: email });
 
     const done = await step(s, "/sign-up/account", { credential: "password", password: "a new long password" });
-    expect(done.page).toBe("callback");
+    expect(done.to).toBe("callback");
     const user = (await userByEmail(email))!;
     expect(user).toMatchObject({ email, emailVerified: true, status: "active", name: null });
     expect(await verifyPassword(user.passwordHash!, "a new long password")).toBe(true);
@@ -105,10 +105,10 @@ describe("sign-up", () => {
     await step(s, "/sign-up/email", { email });
     const code = (await latestCode(h, ws, email))!;
     const bad = String((Number(code) + 1) % 1_000_000).padStart(6, "0");
-    for (let i = 0; i < 4; i++) expect(await step(s, "/sign-up/verify", { code: bad })).toEqual({ page: "sign-in", error: "invalid_code" });
-    expect(await step(s, "/sign-up/verify", { code: bad })).toEqual({ page: "sign-in", error: "code_expired" });
-    expect(await step(s, "/sign-up/verify", { code })).toEqual({ page: "sign-in", error: "code_expired" });
-    expect(await step(s, "/sign-up/account", { credential: "password", password: "a new long password" })).toEqual({ page: "sign-in", error: null });
+    for (let i = 0; i < 4; i++) expect(await step(s, "/sign-up/verify", { code: bad })).toEqual({ to: "page", error: "invalid_code" });
+    expect(await step(s, "/sign-up/verify", { code: bad })).toEqual({ to: "page", error: "code_expired" });
+    expect(await step(s, "/sign-up/verify", { code })).toEqual({ to: "page", error: "code_expired" });
+    expect(await step(s, "/sign-up/account", { credential: "password", password: "a new long password" })).toEqual({ to: "page", error: null });
     expect(await userByEmail(email)).toBeNull();
   });
 
@@ -116,27 +116,27 @@ describe("sign-up", () => {
     const s = await start();
     await step(s, "/sign-up/email", { email: ADA.email });
     const code = (await latestCode(h, ws, ADA.email))!;
-    expect(await step(s, "/sign-in/email/verify", { code })).toEqual({ page: "sign-in", error: "code_expired" });
+    expect(await step(s, "/sign-in/email/verify", { code })).toEqual({ to: "page", error: "code_expired" });
     const t = await start();
     h.clock.advance(60_000);
     await step(t, "/sign-in/email", { email: ADA.email });
     const signInCode = (await latestCode(h, ws, ADA.email))!;
-    expect(await step(t, "/sign-up/verify", { code: signInCode })).toEqual({ page: "sign-in", error: "code_expired" });
+    expect(await step(t, "/sign-up/verify", { code: signInCode })).toEqual({ to: "page", error: "code_expired" });
   });
 
   it("asks for a password of at least 8 characters", async () => {
     const email = newAddress();
     const s = await proveAddress(email);
-    expect(await step(s, "/sign-up/account", { credential: "password", password: "short12" })).toEqual({ page: "sign-in", error: "weak_password" });
+    expect(await step(s, "/sign-up/account", { credential: "password", password: "short12" })).toEqual({ to: "page", error: "weak_password" });
     expect(await userByEmail(email)).toBeNull();
     expect((await viewOf(h, s)).email.signUp.verifiedAddress).toBe(email);
-    expect((await step(s, "/sign-up/account", { credential: "password", password: "longer123" })).page).toBe("callback");
+    expect((await step(s, "/sign-up/account", { credential: "password", password: "longer123" })).to).toBe("callback");
   });
 
   it("with a passkey: the account has no password, and the sign-in asks for the passkey before it completes", async () => {
     const email = newAddress();
     const s = await proveAddress(email);
-    expect(await step(s, "/sign-up/account", { credential: "passkey" })).toEqual({ page: "sign-in", error: null });
+    expect(await step(s, "/sign-up/account", { credential: "passkey" })).toEqual({ to: "page", error: null });
     const user = (await userByEmail(email))!;
     expect(user).toMatchObject({ emailVerified: true, passwordHash: null });
     expect((await viewOf(h, s)).step).toEqual({ kind: "passkey_offer", required: true });
@@ -147,7 +147,7 @@ describe("sign-up", () => {
     const email = newAddress();
     const s = await proveAddress(email);
     expect((await viewOf(h, s)).email.signUp.credentials).toEqual(["passkey"]);
-    expect(await step(s, "/sign-up/account", { credential: "password", password: "a new long password" })).toEqual({ page: "sign-in", error: "method_not_allowed" });
+    expect(await step(s, "/sign-up/account", { credential: "password", password: "a new long password" })).toEqual({ to: "page", error: "method_not_allowed" });
     expect(await userByEmail(email)).toBeNull();
   });
 
@@ -161,14 +161,14 @@ describe("sign-up", () => {
         cookie: s.jar.header(),
         headers: { origin: PUBLIC_URL },
       });
-    const results = (await Promise.all([post(), post(), post()])).map((r) => (r.status === 303 ? outcome(r).page : r.status));
+    const results = (await Promise.all([post(), post(), post()])).map((r) => (r.status === 303 ? outcome(r).to : r.status));
     expect(results.filter((r) => r === "callback")).toHaveLength(1);
     expect(await h.service.db.select().from(users).where(and(eq(users.workspaceId, ws), eq(users.emailNormalized, email)))).toHaveLength(1);
   });
 
   it("creates nothing without a proved address", async () => {
     const s = await start();
-    expect(await step(s, "/sign-up/account", { credential: "password", password: "a new long password" })).toEqual({ page: "sign-in", error: null });
+    expect(await step(s, "/sign-up/account", { credential: "password", password: "a new long password" })).toEqual({ to: "page", error: null });
     expect((await viewOf(h, s)).step.kind).toBe("first_factor");
   });
 
@@ -178,7 +178,7 @@ describe("sign-up", () => {
     const res = await postStep(h, s, "/sign-in/email/cancel", { then: "sign_up" });
     expect(res.headers.get("location")).toBe(`/t/${ws}/sign-in?tx=${s.tx}&sign_up=1`);
     expect((await viewOf(h, s)).email.signUp.verifiedAddress).toBeNull();
-    expect(await step(s, "/sign-up/account", { credential: "password", password: "a new long password" })).toEqual({ page: "sign-in", error: null });
+    expect(await step(s, "/sign-up/account", { credential: "password", password: "a new long password" })).toEqual({ to: "page", error: null });
     expect(await userByEmail(email)).toBeNull();
   });
 });
@@ -188,8 +188,8 @@ describe("sign-up with a registered address", () => {
     const fresh = newAddress();
     const a = await start();
     const b = await start();
-    expect(await step(a, "/sign-up/email", { email: fresh })).toEqual({ page: "sign-in", error: null });
-    expect(await step(b, "/sign-up/email", { email: ADA.email })).toEqual({ page: "sign-in", error: null });
+    expect(await step(a, "/sign-up/email", { email: fresh })).toEqual({ to: "page", error: null });
+    expect(await step(b, "/sign-up/email", { email: ADA.email })).toEqual({ to: "page", error: null });
     const [va, vb] = [await viewOf(h, a), await viewOf(h, b)];
     expect({ ...vb.email.signUp, codeSentTo: "x" }).toEqual({ ...va.email.signUp, codeSentTo: "x" });
 
@@ -200,7 +200,7 @@ describe("sign-up with a registered address", () => {
 
     const before = (await userByEmail(ADA.email))!;
     const done = await step(b, "/sign-up/verify", { code });
-    expect(done.page).toBe("callback");
+    expect(done.to).toBe("callback");
     const after = (await userByEmail(ADA.email))!;
     expect(after.id).toBe(before.id);
     expect(after.passwordHash).toBe(before.passwordHash);
@@ -211,12 +211,12 @@ describe("sign-up with a registered address", () => {
   it("without a code where the application does not accept email codes; nothing the user types opens it", async () => {
     await setPolicy({ signUp: true, firstFactors: ["password", "passkey"] });
     const s = await start();
-    expect(await step(s, "/sign-up/email", { email: ADA.email })).toEqual({ page: "sign-in", error: null });
+    expect(await step(s, "/sign-up/email", { email: ADA.email })).toEqual({ to: "page", error: null });
     expect((await viewOf(h, s)).email.signUp.codeSentTo).toBe(ADA.email);
     const [message] = await outboxFor(h, ws, ADA.email);
     expect(message.subject).toBe(`You already have an account at Workspace ${ws}`);
     expect(message.text).not.toMatch(/\d{6}/);
-    expect(await step(s, "/sign-up/verify", { code: "000000" })).toEqual({ page: "sign-in", error: "invalid_code" });
+    expect(await step(s, "/sign-up/verify", { code: "000000" })).toEqual({ to: "page", error: "invalid_code" });
   });
 
   it("registered between the code and the password: signs in to that account, whose password stays", async () => {
@@ -228,7 +228,7 @@ describe("sign-up with a registered address", () => {
     h.clock.advance(60_000);
     await signUpWithPassword(h, ws, { ...SPA, email, password: "the first password" });
     const done = await step(s, "/sign-up/account", { credential: "password", password: "a second password" });
-    expect(done.page).toBe("callback");
+    expect(done.to).toBe("callback");
     const user = (await userByEmail(email))!;
     expect(await verifyPassword(user.passwordHash!, "the first password")).toBe(true);
   });

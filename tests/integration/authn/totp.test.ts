@@ -11,7 +11,8 @@ import { MINUTE } from "../../../lib/clock";
 import { ENROLMENT_TTL_MS, stepAt, totpCode, verifyTotp } from "../../../lib/authn/factors/totp";
 import { createHarness, seed, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
 import { standardWorkspace, WEB } from "../../helpers/fixtures";
-import { codeAt, giveTotp, outcome, passwordStep, postStep, signInWithTotp, userIdOf, viewOf, workspaceContext } from "../../helpers/factors/totp";
+import { outcome, passwordStep, postStep, userIdOf, viewOf, workspaceContext } from "../../helpers/factors/sign-in";
+import { codeAt, giveTotp, signInWithTotp } from "../../helpers/factors/totp";
 
 let h: Harness;
 const ws = uniqueWorkspaceId("totp");
@@ -37,7 +38,7 @@ describe("enrolling an authenticator app in the sign-in", () => {
     expect(view.step).toEqual({ kind: "enroll_second_factor", options: ["totp", "security_key", "passkey"] });
     expect(view.totp.enrollment).toBeNull();
 
-    expect(outcome(await postStep(h, s, "/sign-in/totp/enroll/start"))).toEqual({ page: "sign-in", error: null });
+    expect(outcome(await postStep(h, s, "/sign-in/totp/enroll/start"))).toEqual({ to: "page", error: null });
     view = await viewOf(h, s);
     const enrollment = view.totp.enrollment!;
     expect(enrollment.secret).toMatch(/^[A-Z2-7]{32}$/); // 160 bits
@@ -53,7 +54,7 @@ describe("enrolling an authenticator app in the sign-in", () => {
     expect(decryptSecret(h.service.config.masterKey, row.secretEncrypted, "totp-seed")).toBe(enrollment.secret);
 
     const res = await postStep(h, s, "/sign-in/totp/enroll", { code: codeAt(h, enrollment.secret) });
-    expect(outcome(res)).toEqual({ page: "sign-in", error: null });
+    expect(outcome(res)).toEqual({ to: "page", error: null });
     const [confirmed] = await factorsOf(user("enrol").email);
     expect(confirmed.confirmedAt).toEqual(h.clock.now());
     // The setup code's step counts as used.
@@ -68,8 +69,8 @@ describe("enrolling an authenticator app in the sign-in", () => {
     await postStep(h, s, "/sign-in/totp/enroll/start");
     const { secret } = (await viewOf(h, s)).totp.enrollment!;
     const wrong = codeAt(h, secret, 5);
-    expect(outcome(await postStep(h, s, "/sign-in/totp/enroll", { code: wrong }))).toEqual({ page: "sign-in", error: "invalid_code" });
-    expect(outcome(await postStep(h, s, "/sign-in/totp/enroll", { code: "12345" }))).toEqual({ page: "sign-in", error: "invalid_code" });
+    expect(outcome(await postStep(h, s, "/sign-in/totp/enroll", { code: wrong }))).toEqual({ to: "page", error: "invalid_code" });
+    expect(outcome(await postStep(h, s, "/sign-in/totp/enroll", { code: "12345" }))).toEqual({ to: "page", error: "invalid_code" });
     const [row] = await factorsOf(user("wrong").email);
     expect(row.confirmedAt).toBeNull();
     expect((await viewOf(h, s)).step.kind).toBe("enroll_second_factor");
@@ -82,13 +83,13 @@ describe("enrolling an authenticator app in the sign-in", () => {
     const setupCode = codeAt(h, secret);
     await postStep(h, s, "/sign-in/totp/enroll", { code: setupCode });
     const done = outcome(await postStep(h, s, "/sign-in/recovery-codes/saved"));
-    expect(done.page).toBe("callback");
+    expect(done.to).toBe("callback");
 
     const again = await passwordStep(h, ws, { ...WEB, ...user("setup") });
     expect((await viewOf(h, again)).step).toEqual({ kind: "second_factor", options: ["totp", "recovery_code"] });
-    expect(outcome(await postStep(h, again, "/sign-in/totp", { code: setupCode }))).toEqual({ page: "sign-in", error: "invalid_code" });
+    expect(outcome(await postStep(h, again, "/sign-in/totp", { code: setupCode }))).toEqual({ to: "page", error: "invalid_code" });
     h.clock.advance(30_000);
-    expect(outcome(await postStep(h, again, "/sign-in/totp", { code: codeAt(h, secret) })).page).toBe("callback");
+    expect(outcome(await postStep(h, again, "/sign-in/totp", { code: codeAt(h, secret) })).to).toBe("callback");
   });
 
   it("replaces an unfinished enrolment when started again, and refuses one left past its lifetime", async () => {
@@ -100,11 +101,11 @@ describe("enrolling an authenticator app in the sign-in", () => {
     expect(second).not.toBe(first);
     expect(await factorsOf(user("restart").email)).toHaveLength(1);
     // The replaced seed's code completes nothing.
-    expect(outcome(await postStep(h, s, "/sign-in/totp/enroll", { code: codeAt(h, first) }))).toEqual({ page: "sign-in", error: "invalid_code" });
+    expect(outcome(await postStep(h, s, "/sign-in/totp/enroll", { code: codeAt(h, first) }))).toEqual({ to: "page", error: "invalid_code" });
     // An older unfinished enrolment (another tab) is removed when this one completes.
     const [current] = await factorsOf(user("restart").email);
     await h.service.db.insert(totpFactors).values({ ...current, id: `${current.id}-other`, createdAt: new Date(current.createdAt.getTime() - MINUTE) });
-    expect(outcome(await postStep(h, s, "/sign-in/totp/enroll", { code: codeAt(h, second) }))).toEqual({ page: "sign-in", error: null });
+    expect(outcome(await postStep(h, s, "/sign-in/totp/enroll", { code: codeAt(h, second) }))).toEqual({ to: "page", error: null });
     expect((await factorsOf(user("restart").email)).map((f) => [f.id, f.confirmedAt !== null])).toEqual([[current.id, true]]);
 
     const stale = await passwordStep(h, ws, { ...WEB, ...user("stale") });
@@ -114,7 +115,7 @@ describe("enrolling an authenticator app in the sign-in", () => {
     // Backdate the enrolment past its lifetime (the transaction itself is still open).
     await h.service.db.update(totpFactors).set({ createdAt: new Date(h.clock.now().getTime() - ENROLMENT_TTL_MS - MINUTE) }).where(eq(totpFactors.id, row.id));
     expect((await viewOf(h, stale)).totp.enrollment).toBeNull();
-    expect(outcome(await postStep(h, stale, "/sign-in/totp/enroll", { code: codeAt(h, secret) }))).toEqual({ page: "sign-in", error: "enrollment_failed" });
+    expect(outcome(await postStep(h, stale, "/sign-in/totp/enroll", { code: codeAt(h, secret) }))).toEqual({ to: "page", error: "enrollment_failed" });
     expect((await factorsOf(user("stale").email))[0].confirmedAt).toBeNull();
   });
 
@@ -122,7 +123,7 @@ describe("enrolling an authenticator app in the sign-in", () => {
     await giveTotp(h, ws, user("has-factor").email);
     const s = await passwordStep(h, ws, { ...WEB, ...user("has-factor") });
     expect((await viewOf(h, s)).step.kind).toBe("second_factor");
-    expect(outcome(await postStep(h, s, "/sign-in/totp/enroll/start"))).toEqual({ page: "sign-in", error: null });
+    expect(outcome(await postStep(h, s, "/sign-in/totp/enroll/start"))).toEqual({ to: "page", error: null });
     expect(await factorsOf(user("has-factor").email)).toHaveLength(1);
     expect((await viewOf(h, s)).totp.enrollment).toBeNull();
   });
@@ -133,12 +134,12 @@ describe("authenticator codes at the second-factor step", () => {
     const { seed: secret } = await giveTotp(h, ws, user("window").email);
     const s = await passwordStep(h, ws, { ...WEB, ...user("window") });
     for (const offset of [-2, 2]) {
-      expect(outcome(await postStep(h, s, "/sign-in/totp", { code: codeAt(h, secret, offset) }))).toEqual({ page: "sign-in", error: "invalid_code" });
+      expect(outcome(await postStep(h, s, "/sign-in/totp", { code: codeAt(h, secret, offset) }))).toEqual({ to: "page", error: "invalid_code" });
     }
-    expect(outcome(await postStep(h, s, "/sign-in/totp", { code: codeAt(h, secret, -1) })).page).toBe("callback");
+    expect(outcome(await postStep(h, s, "/sign-in/totp", { code: codeAt(h, secret, -1) })).to).toBe("callback");
 
     const ahead = await passwordStep(h, ws, { ...WEB, ...user("window") });
-    expect(outcome(await postStep(h, ahead, "/sign-in/totp", { code: codeAt(h, secret, 1) })).page).toBe("callback");
+    expect(outcome(await postStep(h, ahead, "/sign-in/totp", { code: codeAt(h, secret, 1) })).to).toBe("callback");
   });
 
   it("accepts a code once, and no code of an earlier step after a later one", async () => {
@@ -146,13 +147,13 @@ describe("authenticator codes at the second-factor step", () => {
     const first = await signInWithTotp(h, ws, { ...WEB, ...user("replay"), seed: secret });
     expect(first.callback.searchParams.get("code")).toBeTruthy();
     const s = await passwordStep(h, ws, { ...WEB, ...user("replay") });
-    expect(outcome(await postStep(h, s, "/sign-in/totp", { code: codeAt(h, secret) }))).toEqual({ page: "sign-in", error: "invalid_code" });
+    expect(outcome(await postStep(h, s, "/sign-in/totp", { code: codeAt(h, secret) }))).toEqual({ to: "page", error: "invalid_code" });
 
     const { seed: other } = await giveTotp(h, ws, user("older").email);
     const later = await passwordStep(h, ws, { ...WEB, ...user("older") });
-    expect(outcome(await postStep(h, later, "/sign-in/totp", { code: codeAt(h, other, 1) })).page).toBe("callback");
+    expect(outcome(await postStep(h, later, "/sign-in/totp", { code: codeAt(h, other, 1) })).to).toBe("callback");
     const earlier = await passwordStep(h, ws, { ...WEB, ...user("older") });
-    expect(outcome(await postStep(h, earlier, "/sign-in/totp", { code: codeAt(h, other, 0) }))).toEqual({ page: "sign-in", error: "invalid_code" });
+    expect(outcome(await postStep(h, earlier, "/sign-in/totp", { code: codeAt(h, other, 0) }))).toEqual({ to: "page", error: "invalid_code" });
   });
 
   it("never verifies with an unconfirmed enrolment", async () => {
@@ -162,7 +163,7 @@ describe("authenticator codes at the second-factor step", () => {
     const ctx = await workspaceContext(h, ws);
     expect(await verifyTotp(ctx, await userIdOf(h, ws, user("unconfirmed").email), codeAt(h, secret))).toEqual({ ok: false, reason: "invalid" });
     // The sign-in still asks for an enrolment, and the second-factor endpoint does nothing.
-    expect(outcome(await postStep(h, s, "/sign-in/totp", { code: codeAt(h, secret) }))).toEqual({ page: "sign-in", error: null });
+    expect(outcome(await postStep(h, s, "/sign-in/totp", { code: codeAt(h, secret) }))).toEqual({ to: "page", error: null });
     expect((await viewOf(h, s)).step.kind).toBe("enroll_second_factor");
   });
 

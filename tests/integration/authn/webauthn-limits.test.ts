@@ -12,7 +12,8 @@ import { MINUTE } from "../../../lib/clock";
 import { CLIENT_ADDRESS_HEADER } from "../../../lib/http/client-address";
 import { createHarness, seed, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
 import { SPA, standardWorkspace } from "../../helpers/fixtures";
-import { outcome, postPasskey, postPassword, postSecondFactorKey, SoftAuthenticator, startSignIn } from "../../helpers/factors/webauthn";
+import { outcome, postPassword, startSignIn } from "../../helpers/factors/sign-in";
+import { postPasskey, postSecondFactorKey, SoftAuthenticator } from "../../helpers/factors/webauthn";
 
 const LIMIT = 3;
 const PASSWORD = "a long enough password for tests";

@@ -17,18 +17,8 @@ import { verifyAssertion, WEBAUTHN_CHALLENGE_TTL_MS } from "../../../lib/authn/f
 import { contextFor, resolveWorkspace } from "../../../lib/server/router";
 import { call, createHarness, exchangeCode, PUBLIC_URL, seed, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
 import { standardWorkspace, SPA } from "../../helpers/fixtures";
-import {
-  outcome,
-  pageView,
-  postPasskey,
-  postPassword,
-  postRegistration,
-  postSecondFactorKey,
-  postStep,
-  SoftAuthenticator,
-  startSignIn,
-  type PendingSignIn,
-} from "../../helpers/factors/webauthn";
+import { outcome, postPassword, postStep, startSignIn, viewOf, type PendingSignIn } from "../../helpers/factors/sign-in";
+import { postPasskey, postRegistration, postSecondFactorKey, SoftAuthenticator } from "../../helpers/factors/webauthn";
 
 let h: Harness;
 const ws = uniqueWorkspaceId("webauthn");
@@ -112,7 +102,7 @@ describe("passkey enrolment (the passkey offer) and sign-in with it", () => {
     const authenticator = new SoftAuthenticator();
     const s = await startSignIn(h, ws, OFFER);
     expect(outcome(await postPassword(h, s, user("offer").email, PASSWORD))).toEqual({ to: "page", error: null });
-    const view = await pageView(h, s);
+    const view = await viewOf(h, s);
     expect(view.step).toEqual({ kind: "passkey_offer", required: false });
     const creation = JSON.parse(view.webauthn.creation!.passkey!);
     // The RP is the authentication host of PUBLIC_URL; discoverable and user-verifying; no attestation; the pinned algorithms.
@@ -150,7 +140,7 @@ describe("passkey enrolment (the passkey offer) and sign-in with it", () => {
   it('"Not now" answers an optional offer and completes the sign-in without a passkey', async () => {
     const s = await startSignIn(h, ws, OFFER);
     await postPassword(h, s, user("skip").email, PASSWORD);
-    expect((await pageView(h, s)).step.kind).toBe("passkey_offer");
+    expect((await viewOf(h, s)).step.kind).toBe("passkey_offer");
     expect(outcome(await postStep(h, s, "/sign-in/passkey/skip", {})).to).toBe("callback");
     expect(await credentialsOf("skip")).toEqual([]);
   });
@@ -158,16 +148,16 @@ describe("passkey enrolment (the passkey offer) and sign-in with it", () => {
   it('a required passkey cannot be skipped: "Not now" answers passkey_required; adding one completes', async () => {
     const s = await startSignIn(h, ws, REQUIRE);
     await postPassword(h, s, user("required").email, PASSWORD);
-    expect((await pageView(h, s)).step).toEqual({ kind: "passkey_offer", required: true });
+    expect((await viewOf(h, s)).step).toEqual({ kind: "passkey_offer", required: true });
     expect(outcome(await postStep(h, s, "/sign-in/passkey/skip", {}))).toEqual({ to: "page", error: "passkey_required" });
-    expect((await pageView(h, s)).step).toEqual({ kind: "passkey_offer", required: true });
+    expect((await viewOf(h, s)).step).toEqual({ kind: "passkey_offer", required: true });
     const { res } = await postRegistration(h, s, new SoftAuthenticator(), "passkey");
     expect(outcome(res).to).toBe("callback");
   });
 
   it("the first step's options: any discoverable credential, user verification required, the RP ID from PUBLIC_URL", async () => {
     const s = await startSignIn(h, ws, DEFAULT_APP);
-    const options = JSON.parse((await pageView(h, s)).webauthn.options!);
+    const options = JSON.parse((await viewOf(h, s)).webauthn.options!);
     expect(options).toMatchObject({ rpId: "auth.example.test", userVerification: "required", timeout: WEBAUTHN_CHALLENGE_TTL_MS });
     expect(options.allowCredentials ?? []).toEqual([]);
     const [challenge] = await h.service.db.select().from(factorChallenges).where(and(eq(factorChallenges.bindingId, s.tx), eq(factorChallenges.secret, options.challenge)));
@@ -198,44 +188,44 @@ describe("what a passkey sign-in refuses", () => {
   it("a replayed assertion, and any second use of a challenge", async () => {
     const { authenticator } = await withPasskey("replay");
     const s = await startSignIn(h, ws, DEFAULT_APP);
-    const view = await pageView(h, s);
+    const view = await viewOf(h, s);
     const options = JSON.parse(view.webauthn.options!);
     const first = authenticator.assert(options);
     // The first answer fails for another reason (another origin): the challenge is used all the same.
     const wrong = authenticator.assert(options, { origin: "https://evil.example.test" });
-    expect(outcome(await postStep(h, s, "/sign-in/passkey", { response: JSON.stringify(wrong) }, view.csrf))).toEqual(failed);
-    expect(outcome(await postStep(h, s, "/sign-in/passkey", { response: JSON.stringify(first) }, view.csrf))).toEqual(failed);
+    expect(outcome(await postStep(h, s, "/sign-in/passkey", { response: JSON.stringify(wrong) }, { csrf: view.csrf }))).toEqual(failed);
+    expect(outcome(await postStep(h, s, "/sign-in/passkey", { response: JSON.stringify(first) }, { csrf: view.csrf }))).toEqual(failed);
 
     const s2 = await startSignIn(h, ws, DEFAULT_APP);
-    const view2 = await pageView(h, s2);
+    const view2 = await viewOf(h, s2);
     const good = authenticator.assert(JSON.parse(view2.webauthn.options!));
-    expect(outcome(await postStep(h, s2, "/sign-in/passkey", { response: JSON.stringify(good) }, view2.csrf)).to).toBe("callback");
+    expect(outcome(await postStep(h, s2, "/sign-in/passkey", { response: JSON.stringify(good) }, { csrf: view2.csrf })).to).toBe("callback");
     // The same assertion again, in a new sign-in: its challenge is gone.
     const s3 = await startSignIn(h, ws, DEFAULT_APP);
-    const view3 = await pageView(h, s3);
-    expect(outcome(await postStep(h, s3, "/sign-in/passkey", { response: JSON.stringify(good) }, view3.csrf))).toEqual(failed);
+    const view3 = await viewOf(h, s3);
+    expect(outcome(await postStep(h, s3, "/sign-in/passkey", { response: JSON.stringify(good) }, { csrf: view3.csrf }))).toEqual(failed);
   });
 
   it("an expired challenge (after five minutes); one just before that works", async () => {
     const { authenticator } = await withPasskey("expired");
     const s = await startSignIn(h, ws, DEFAULT_APP);
-    let view = await pageView(h, s);
+    let view = await viewOf(h, s);
     h.clock.advance(WEBAUTHN_CHALLENGE_TTL_MS);
     let assertion = authenticator.assert(JSON.parse(view.webauthn.options!));
-    expect(outcome(await postStep(h, s, "/sign-in/passkey", { response: JSON.stringify(assertion) }, view.csrf))).toEqual(failed);
+    expect(outcome(await postStep(h, s, "/sign-in/passkey", { response: JSON.stringify(assertion) }, { csrf: view.csrf }))).toEqual(failed);
 
-    view = await pageView(h, s);
+    view = await viewOf(h, s);
     h.clock.advance(WEBAUTHN_CHALLENGE_TTL_MS - 1000);
     assertion = authenticator.assert(JSON.parse(view.webauthn.options!));
-    expect(outcome(await postStep(h, s, "/sign-in/passkey", { response: JSON.stringify(assertion) }, view.csrf)).to).toBe("callback");
+    expect(outcome(await postStep(h, s, "/sign-in/passkey", { response: JSON.stringify(assertion) }, { csrf: view.csrf })).to).toBe("callback");
   });
 
   it("a challenge issued to another sign-in", async () => {
     const { authenticator } = await withPasskey("bound");
     const a = await startSignIn(h, ws, DEFAULT_APP);
     const b = await startSignIn(h, ws, DEFAULT_APP);
-    const optionsOfA = JSON.parse((await pageView(h, a)).webauthn.options!);
-    await pageView(h, b);
+    const optionsOfA = JSON.parse((await viewOf(h, a)).webauthn.options!);
+    await viewOf(h, b);
     expect(outcome(await postStep(h, b, "/sign-in/passkey", { response: JSON.stringify(authenticator.assert(optionsOfA)) }))).toEqual(failed);
     // A's challenge is still A's.
     expect(outcome(await postStep(h, a, "/sign-in/passkey", { response: JSON.stringify(authenticator.assert(optionsOfA)) })).to).toBe("callback");
@@ -333,10 +323,10 @@ describe("what a passkey sign-in refuses", () => {
 
     const { authenticator: allowedElsewhere } = await withPasskey("not-allowed");
     s = await startSignIn(h, ws, PASSWORD_ONLY);
-    const view = await pageView(h, s);
+    const view = await viewOf(h, s);
     expect(view.webauthn.options).toBeNull();
     const options = { challenge: "c2lnbi1pbg", rpId: "auth.example.test" };
-    expect(outcome(await postStep(h, s, "/sign-in/passkey", { response: JSON.stringify(allowedElsewhere.assert(options)) }, view.csrf))).toEqual({
+    expect(outcome(await postStep(h, s, "/sign-in/passkey", { response: JSON.stringify(allowedElsewhere.assert(options)) }, { csrf: view.csrf }))).toEqual({
       to: "page",
       error: "method_not_allowed",
     });
@@ -360,13 +350,13 @@ describe("registration refuses", () => {
     expect(outcome((await postRegistration(h, s, a, "passkey", { type: "webauthn.get" })).res)).toEqual(enrolmentFailed);
     // A challenge of an assertion (the first step's) cannot be a registration's.
     const first = await startSignIn(h, ws, DEFAULT_APP);
-    const signInChallenge = JSON.parse((await pageView(h, first)).webauthn.options!).challenge;
+    const signInChallenge = JSON.parse((await viewOf(h, first)).webauthn.options!).challenge;
     expect(outcome((await postRegistration(h, s, a, "passkey", { challenge: signInChallenge })).res)).toEqual(enrolmentFailed);
     expect(await credentialsOf("reg")).toHaveLength(0);
 
-    const view = await pageView(h, s);
+    const view = await viewOf(h, s);
     const { response } = a.register(JSON.parse(view.webauthn.creation!.passkey!));
-    expect(outcome(await postStep(h, s, "/sign-in/webauthn/register", { kind: "passkey", response: JSON.stringify(response) }, view.csrf)).to).toBe("callback");
+    expect(outcome(await postStep(h, s, "/sign-in/webauthn/register", { kind: "passkey", response: JSON.stringify(response) }, { csrf: view.csrf })).to).toBe("callback");
     expect(await credentialsOf("reg")).toHaveLength(1);
   });
 
@@ -410,7 +400,7 @@ describe("security keys and passkeys as a second factor", () => {
     const key = new SoftAuthenticator({ uv: false });
     const credential = await key.enrol(h, ws, await userId("key"), "security_key");
     const s = await atSecondFactor("key");
-    const view = await pageView(h, s);
+    const view = await viewOf(h, s);
     expect(view.step).toEqual({ kind: "second_factor", options: ["security_key"] });
     const options = JSON.parse(view.webauthn.options!);
     expect(options.allowCredentials).toEqual([{ id: credential.id, type: "public-key", transports: ["usb"] }]);
@@ -429,14 +419,14 @@ describe("security keys and passkeys as a second factor", () => {
     const mine = new SoftAuthenticator({ uv: false });
     await mine.enrol(h, ws, await userId("key-uv"), "security_key");
     const s = await atSecondFactor("key-uv");
-    const options = JSON.parse((await pageView(h, s)).webauthn.options!);
+    const options = JSON.parse((await viewOf(h, s)).webauthn.options!);
     expect(outcome(await postStep(h, s, "/sign-in/webauthn", { response: JSON.stringify(theirs.assert({ ...options, allowCredentials: [] })) }))).toEqual(failed);
     expect(outcome(await postSecondFactorKey(h, s, mine, { up: false }))).toEqual(failed);
-    expect((await pageView(h, s)).step.kind).toBe("second_factor");
+    expect((await viewOf(h, s)).step.kind).toBe("second_factor");
 
     const { authenticator: passkey } = await withPasskey("passkey2fa");
     const p = await atSecondFactor("passkey2fa");
-    const view = await pageView(h, p);
+    const view = await viewOf(h, p);
     expect(view.step).toEqual({ kind: "second_factor", options: ["passkey"] });
     expect(JSON.parse(view.webauthn.options!).userVerification).toBe("preferred");
     expect(outcome(await postSecondFactorKey(h, p, passkey, { uv: false }))).toEqual(failed);
@@ -447,7 +437,7 @@ describe("security keys and passkeys as a second factor", () => {
 
   it("enrols a security key when MFA is required and the user has no second factor; the registration counts as the factor", async () => {
     const s = await atSecondFactor("enrol-key");
-    const view = await pageView(h, s);
+    const view = await viewOf(h, s);
     expect(view.step).toEqual({ kind: "enroll_second_factor", options: ["totp", "security_key", "passkey"] });
     const creation = JSON.parse(view.webauthn.creation!.securityKey!);
     expect(creation.authenticatorSelection).toMatchObject({ residentKey: "discouraged", userVerification: "discouraged" });
@@ -460,7 +450,7 @@ describe("security keys and passkeys as a second factor", () => {
     const [tx] = await h.service.db.select().from(authorizationTransactions).where(eq(authorizationTransactions.id, s.tx));
     expect(readEvidence(tx.evidence).map((e) => [e.method, e.factorId])).toEqual([["password", null], ["security_key", stored.id]]);
     // First enrolment: the recovery codes are shown next.
-    expect((await pageView(h, s)).step).toEqual({ kind: "recovery_codes" });
+    expect((await viewOf(h, s)).step).toEqual({ kind: "recovery_codes" });
   });
 
   it("enrols a passkey as the second factor (user verification required)", async () => {
@@ -477,9 +467,9 @@ describe("security keys and passkeys as a second factor", () => {
     expect(outcome(res)).toEqual({ to: "page", error: null });
     const again = await startSignIn(h, ws, REQUIRE);
     await postPassword(h, again, user("skip").email, PASSWORD);
-    const view = await pageView(h, again);
+    const view = await viewOf(h, again);
     const { response } = new SoftAuthenticator().register(JSON.parse(view.webauthn.creation!.passkey!), { uv: false });
-    expect(outcome(await postStep(h, again, "/sign-in/webauthn/register", { kind: "security_key", response: JSON.stringify(response) }, view.csrf))).toEqual({
+    expect(outcome(await postStep(h, again, "/sign-in/webauthn/register", { kind: "security_key", response: JSON.stringify(response) }, { csrf: view.csrf }))).toEqual({
       to: "page",
       error: "method_not_allowed",
     });
@@ -489,7 +479,7 @@ describe("security keys and passkeys as a second factor", () => {
 describe("challenges at rest", () => {
   it("a page reloaded many times keeps at most five live challenges for its sign-in", async () => {
     const s = await startSignIn(h, ws, DEFAULT_APP);
-    for (let i = 0; i < 12; i++) await pageView(h, s);
+    for (let i = 0; i < 12; i++) await viewOf(h, s);
     const rows = await h.service.db.select().from(factorChallenges).where(and(eq(factorChallenges.workspaceId, ws), eq(factorChallenges.bindingId, s.tx)));
     expect(rows).toHaveLength(5);
     const { authenticator } = await withPasskey("churn");
@@ -501,7 +491,7 @@ describe.runIf(Boolean(inject("databaseUrl")))("parallel uses of one challenge (
   it("verifies exactly one of 12 parallel checks of the same assertion (the challenge is consumed once)", async () => {
     const { authenticator } = await withPasskey("race-factor");
     const s = await startSignIn(h, ws, DEFAULT_APP);
-    const assertion = JSON.stringify(authenticator.assert(JSON.parse((await pageView(h, s)).webauthn.options!)));
+    const assertion = JSON.stringify(authenticator.assert(JSON.parse((await viewOf(h, s)).webauthn.options!)));
     const ctx = contextFor(h.service, (await resolveWorkspace(h.service, ws))!);
     const results = await Promise.all(
       Array.from({ length: 12 }, () => verifyAssertion(ctx, { purpose: "sign_in", bindingId: s.tx }, assertion, { userId: null, kinds: ["passkey"] })),
@@ -513,7 +503,7 @@ describe.runIf(Boolean(inject("databaseUrl")))("parallel uses of one challenge (
   it("gives exactly one success to 12 parallel posts of the same assertion", async () => {
     const { authenticator } = await withPasskey("race");
     const s = await startSignIn(h, ws, DEFAULT_APP);
-    const view = await pageView(h, s);
+    const view = await viewOf(h, s);
     const assertion = JSON.stringify(authenticator.assert(JSON.parse(view.webauthn.options!)));
     const results = await Promise.all(
       Array.from({ length: 12 }, () =>
