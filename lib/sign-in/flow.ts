@@ -30,7 +30,8 @@ import { readEvidence, withEvidence, type Evidence } from "../authn/evidence";
 import { nextStep, policyFor, type AuthPolicy, type NextStep } from "../authn/policy";
 import { enrolledSummary } from "../authn/factors";
 
-const FORM_LIMIT = 16 * 1024;
+/** 8 KiB: the largest step form, a WebAuthn registration with an RSA key, is under 3 KiB. */
+const FORM_LIMIT = 8 * 1024;
 
 /** The form's CSRF token: bound to the workspace, the transaction and the browser's HttpOnly `lk_tx_` cookie for it. */
 const formBindings = (ctx: EndpointContext, txId: string, binding: string) => [ctx.workspace.id, txId, binding];
