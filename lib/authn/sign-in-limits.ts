@@ -37,29 +37,52 @@ export type GuessingGate =
 export async function guessingGate(ctx: EndpointContext, request: Request, email: string, scope = "signin"): Promise<GuessingGate> {
   const { limiter, config } = ctx.service;
   const limit = config.rateLimits.failuresPer5Minutes;
-  const accountLimit = limit * ACCOUNT_LIMIT_FACTOR;
   const ws = ctx.workspace.id;
-  const addressKey = `${scope}:${ws}:${email}:${clientAddress(request, config.trustProxy)}`;
-  const accountKey = `${scope}-account:${ws}:${email}`;
-  if (!limiter.blocked(addressKey, limit, ADDRESS_WINDOW_MS).allowed) return { allowed: false };
+  const address: Counter = { key: `${scope}:${ws}:${email}:${clientAddress(request, config.trustProxy)}`, limit, windowMs: ADDRESS_WINDOW_MS };
+  if (!limiter.blocked(address.key, address.limit, address.windowMs).allowed) return { allowed: false };
+  const account = await accountLimitWithOwnerPass(
+    ctx,
+    request,
+    email,
+    { key: `${scope}-account:${ws}:${email}`, limit: limit * ACCOUNT_LIMIT_FACTOR, windowMs: ACCOUNT_WINDOW_MS },
+    (device) => ({ key: `${scope}-device:${ws}:${device}`, limit, windowMs: ADDRESS_WINDOW_MS }),
+  );
+  if (!account) return { allowed: false };
+  return { allowed: true, recordFailure: () => countAll(ctx, [address, ...account]) };
+}
 
-  let deviceKey: string | null = null;
-  if (!limiter.blocked(accountKey, accountLimit, ACCOUNT_WINDOW_MS).allowed) {
-    const device = await knownDevice(ctx, request.headers.get("cookie"), email);
-    if (!device) return { allowed: false };
-    deviceKey = `${scope}-device:${ws}:${device}`;
-    if (!limiter.blocked(deviceKey, limit, ADDRESS_WINDOW_MS).allowed) return { allowed: false };
-  }
-  return {
-    allowed: true,
-    async recordFailure() {
-      await Promise.all([
-        limiter.recordFailure(addressKey, limit, ADDRESS_WINDOW_MS),
-        limiter.recordFailure(accountKey, accountLimit, ACCOUNT_WINDOW_MS),
-        deviceKey ? limiter.recordFailure(deviceKey, limit, ADDRESS_WINDOW_MS) : undefined,
-      ]);
-    },
-  };
+/** One rate-limit counter: its key, its limit and its window. */
+export interface Counter {
+  key: string;
+  limit: number;
+  windowMs: number;
+}
+
+/** Counts one hit on every counter. */
+export async function countAll(ctx: EndpointContext, counters: readonly Counter[]): Promise<void> {
+  await Promise.all(counters.map((c) => ctx.service.limiter.recordFailure(c.key, c.limit, c.windowMs)));
+}
+
+/**
+ * A limit on an account (`email`, as typed) from every address together that must not lock its
+ * owner out: while it holds, a browser holding the cookie of a hosted session of this account
+ * (knownDevice) passes it, counted on its own `device` counter instead. Null when the attempt is
+ * limited; otherwise the counters the attempt is to be counted on.
+ */
+export async function accountLimitWithOwnerPass(
+  ctx: EndpointContext,
+  request: Request,
+  email: string,
+  account: Counter,
+  device: (deviceId: string) => Counter,
+): Promise<Counter[] | null> {
+  const { limiter } = ctx.service;
+  if (limiter.blocked(account.key, account.limit, account.windowMs).allowed) return [account];
+  const id = await knownDevice(ctx, request.headers.get("cookie"), email);
+  if (!id) return null;
+  const own = device(id);
+  if (!limiter.blocked(own.key, own.limit, own.windowMs).allowed) return null;
+  return [account, own];
 }
 
 /**
@@ -67,7 +90,7 @@ export async function guessingGate(ctx: EndpointContext, request: Request, email
  * the account `email` names in this workspace and began within the cookie's lifetime; ended and
  * expired sessions count (the browser proved it signed in as this account before).
  */
-export async function knownDevice(ctx: EndpointContext, cookieHeader: string | null, email: string): Promise<string | null> {
+async function knownDevice(ctx: EndpointContext, cookieHeader: string | null, email: string): Promise<string | null> {
   const cookie = readSessionCookie(cookieHeader);
   if (!cookie) return null;
   const [row] = await ctx.service.db

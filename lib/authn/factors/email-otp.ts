@@ -26,7 +26,7 @@ import { clientAddress } from "../../http/client-address";
 import type { EndpointContext } from "../../http/context";
 import { isStorableText } from "../../text";
 import { evidenceFor, type Evidence } from "../evidence";
-import { guessingGate, knownDevice } from "../sign-in-limits";
+import { accountLimitWithOwnerPass, countAll, guessingGate, type Counter } from "../sign-in-limits";
 import type { ChallengeBinding } from "./contract";
 
 export const EMAIL_CODE_TTL_MS = 10 * MINUTE;
@@ -103,26 +103,17 @@ export async function sendGate(ctx: EndpointContext, request: Request, address: 
     .limit(1);
   if (recent) return { allowed: false, reason: "cooldown" };
 
-  const sourceKey = `email-send-source:${ws}:${clientAddress(request, config.trustProxy)}`;
-  const addressKey = `email-send:${ws}:${address}`;
-  if (!limiter.blocked(sourceKey, SENDS_PER_CLIENT_ADDRESS, SEND_WINDOW_MS).allowed) return { allowed: false, reason: "limited" };
-  let deviceKey: string | null = null;
-  if (!limiter.blocked(addressKey, SENDS_PER_ADDRESS, SEND_WINDOW_MS).allowed) {
-    const device = await knownDevice(ctx, request.headers.get("cookie"), address);
-    if (!device) return { allowed: false, reason: "limited" };
-    deviceKey = `email-send-device:${ws}:${device}`;
-    if (!limiter.blocked(deviceKey, SENDS_PER_ADDRESS, SEND_WINDOW_MS).allowed) return { allowed: false, reason: "limited" };
-  }
-  return {
-    allowed: true,
-    async recordSend() {
-      await Promise.all([
-        limiter.recordFailure(sourceKey, SENDS_PER_CLIENT_ADDRESS, SEND_WINDOW_MS),
-        limiter.recordFailure(addressKey, SENDS_PER_ADDRESS, SEND_WINDOW_MS),
-        deviceKey ? limiter.recordFailure(deviceKey, SENDS_PER_ADDRESS, SEND_WINDOW_MS) : undefined,
-      ]);
-    },
-  };
+  const source: Counter = { key: `email-send-source:${ws}:${clientAddress(request, config.trustProxy)}`, limit: SENDS_PER_CLIENT_ADDRESS, windowMs: SEND_WINDOW_MS };
+  if (!limiter.blocked(source.key, source.limit, source.windowMs).allowed) return { allowed: false, reason: "limited" };
+  const perAddress = await accountLimitWithOwnerPass(
+    ctx,
+    request,
+    address,
+    { key: `email-send:${ws}:${address}`, limit: SENDS_PER_ADDRESS, windowMs: SEND_WINDOW_MS },
+    (device) => ({ key: `email-send-device:${ws}:${device}`, limit: SENDS_PER_ADDRESS, windowMs: SEND_WINDOW_MS }),
+  );
+  if (!perAddress) return { allowed: false, reason: "limited" };
+  return { allowed: true, recordSend: () => countAll(ctx, [source, ...perAddress]) };
 }
 
 export interface IssueInput {
