@@ -159,6 +159,36 @@ describe("hosted password sign-in", () => {
   });
 });
 
+describe("password hashes made with other parameters", () => {
+  it("are replaced at the next successful sign-in, with today's parameters, and keep working", async () => {
+    const { hash } = await import("@node-rs/argon2");
+    const { needsRehash } = await import("../../lib/authn/password");
+    const { and } = await import("drizzle-orm");
+    const { users } = await import("../../db/schema");
+    const bob = and(eq(users.workspaceId, ws), eq(users.emailNormalized, BOB.email));
+    // As an older release (or a cheaper setting) would have stored it.
+    const old = await hash(BOB.password, { algorithm: 2, memoryCost: 4096, timeCost: 3, parallelism: 1 });
+    await h.service.db.update(users).set({ passwordHash: old }).where(bob);
+    expect(needsRehash(old)).toBe(true);
+
+    // A wrong password changes nothing.
+    let t = await startTransaction();
+    await post({ tx: t.tx!, csrf: t.csrf, email: BOB.email, password: "not the password" }, t.jar.header());
+    expect((await h.service.db.select({ passwordHash: users.passwordHash }).from(users).where(bob))[0].passwordHash).toBe(old);
+
+    t = await startTransaction();
+    const res = await post({ tx: t.tx!, csrf: t.csrf, email: BOB.email, password: BOB.password }, t.jar.header());
+    expect(new URL(res.headers.get("location")!).origin).not.toBe(PUBLIC_URL);
+    const [{ passwordHash }] = await h.service.db.select({ passwordHash: users.passwordHash }).from(users).where(bob);
+    expect(passwordHash).not.toBe(old);
+    expect(passwordHash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+    expect(needsRehash(passwordHash!)).toBe(false);
+    const again = await startTransaction();
+    const second = await post({ tx: again.tx!, csrf: again.csrf, email: BOB.email, password: BOB.password }, again.jar.header());
+    expect(new URL(second.headers.get("location")!).origin).not.toBe(PUBLIC_URL);
+  });
+});
+
 describe("text the database cannot hold", () => {
   it("answers an email with a NUL byte as wrong credentials, without a 500", async () => {
     const t = await startTransaction();
