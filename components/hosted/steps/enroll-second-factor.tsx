@@ -32,7 +32,7 @@ export function EnrollSecondFactor({ view, error }: { view: View; error?: string
             <img src={enrollment.qrSvg} alt="QR code for your authenticator app" width={192} height={192} className="mx-auto h-48 w-48" />
             <p className="text-center">
               <span className="sr-only">Setup key: </span>
-              <code id="totp-secret" data-secret={enrollment.secret} className="select-all break-all rounded bg-slate-100 px-2 py-1 font-mono text-sm text-slate-800">
+              <code id="totp-secret" data-secret={enrollment.secret} className="inline-block select-all rounded bg-slate-100 px-2 py-1 font-mono text-sm leading-6 text-slate-800">
                 {grouped(enrollment.secret)}
               </code>
             </p>
