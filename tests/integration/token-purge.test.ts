@@ -48,7 +48,7 @@ describe("expired access token purge", () => {
 });
 
 describe("expired sign-in rows purge", () => {
-  it("deletes pending sign-ins and factor challenges an hour past expiry, and outbox messages after a week; keeps the rest", async () => {
+  it("deletes pending sign-ins, factor challenges and unfinished authenticator enrolments an hour past expiry, and outbox messages after a week; keeps the rest", async () => {
     const { authorizationTransactions, factorChallenges, mailOutbox, clients } = await import("../../db/schema");
     const { OUTBOX_RETENTION_MS, purgeExpiredSignInRows } = await import("../../lib/oauth/token-purge");
     const [client] = await h.service.db.select({ id: clients.id }).from(clients).where(eq(clients.workspaceId, ws)).limit(1);
@@ -64,7 +64,17 @@ describe("expired sign-in rows purge", () => {
     const mail = (id: string, createdAt: Date) => ({ id, workspaceId: ws, recipient: "a@x.test", subject: "s", text: "t", html: "h", createdAt });
     await h.service.db.insert(mailOutbox).values([mail("m-old", at(-OUTBOX_RETENTION_MS - 1)), mail("m-new", at(-MINUTE))]);
 
-    expect(await purgeExpiredSignInRows(h.service, { workspaceId: ws })).toEqual({ transactions: 1, challenges: 1, outbox: 1 });
+    const { totpFactors, users } = await import("../../db/schema");
+    const [user] = await h.service.db.select({ id: users.id }).from(users).where(eq(users.workspaceId, ws)).limit(1);
+    const totp = (id: string, createdAt: Date, confirmedAt: Date | null) => ({ id, workspaceId: ws, userId: user.id, secretEncrypted: "x", name: "App", createdAt, confirmedAt });
+    await h.service.db.insert(totpFactors).values([
+      totp("t-unfinished-old", at(-10 * MINUTE - PURGE_GRACE_MS - 1), null),
+      totp("t-unfinished-recent", at(-MINUTE), null),
+      totp("t-confirmed-old", at(-10 * MINUTE - PURGE_GRACE_MS - 1), at(-10 * MINUTE - PURGE_GRACE_MS)),
+    ]);
+
+    expect(await purgeExpiredSignInRows(h.service, { workspaceId: ws })).toEqual({ transactions: 1, challenges: 1, enrolments: 1, outbox: 1 });
+    expect((await h.service.db.select({ id: totpFactors.id }).from(totpFactors).where(eq(totpFactors.workspaceId, ws))).map((r) => r.id).sort()).toEqual(["t-confirmed-old", "t-unfinished-recent"]);
     const ids = async (table: typeof authorizationTransactions | typeof factorChallenges | typeof mailOutbox) =>
       (await h.service.db.select({ id: table.id }).from(table).where(eq(table.workspaceId, ws))).map((r) => r.id).sort();
     expect(await ids(authorizationTransactions)).toEqual(["tx-live", "tx-recent"]);
