@@ -42,6 +42,13 @@ export const authorizationTransactions = pgTable(
      * code and no account held yet; the account is created with it once the user chooses a
      * credential. No account exists before this is set.
      */
+    /**
+     * What completing the sign-in does: `authorize` issues the authorization code to the client;
+     * `account` (the account-security portal) only establishes the hosted session and sends the
+     * browser to `returnTo`, a path under the issuer: no code, no grant, no application login.
+     */
+    purpose: text("purpose", { enum: ["authorize", "account"] }).notNull().default("authorize"),
+    returnTo: text("return_to"),
     signUpAddress: text("sign_up_address"),
     /** The sign-up chose a passkey: the sign-in asks for one before it completes. */
     signUpWithPasskey: boolean("sign_up_with_passkey").notNull().default(false),

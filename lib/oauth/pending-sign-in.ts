@@ -25,28 +25,49 @@ export const TX_COOKIE_PREFIX = "lk_tx_";
  * starts from what it proved and asks only for what is missing.
  */
 export async function openPendingSignIn(ctx: EndpointContext, authz: CodeRequest, stepUp?: HostedSession): Promise<Response> {
-const now = ctx.service.clock.now();
-const txId = randomToken(16);
-const binding = randomToken(32);
-await ctx.service.db.insert(authorizationTransactions).values({
-  userId: stepUp?.userId ?? null,
-  sessionId: stepUp?.id ?? null,
-  id: txId,
-  workspaceId: ctx.workspace.id,
-  clientPk: authz.clientPk,
-  redirectUri: authz.redirectUri,
-  scope: authz.scope,
-  state: authz.state,
-  nonce: authz.nonce,
-  codeChallenge: authz.codeChallenge,
-  apiId: authz.apiId,
-  browserBindingHash: sha256Hex(binding),
-  createdAt: now,
-  expiresAt: addMs(now, TRANSACTION_TTL_MS),
-});
-return redirect303(`${ctx.basePath}/sign-in?tx=${txId}`, [
-  ["Set-Cookie", serializeCookie(`${TX_COOKIE_PREFIX}${txId}`, binding, ctx.basePath, TRANSACTION_TTL_MS / 1000)],
-]);
+  return open(ctx, { ...authz, purpose: "authorize", returnTo: null }, stepUp);
+}
+
+/**
+ * A sign-in for the account-security portal (the application `clientPk` offers it): the same
+ * page, steps and policy, but completing it only establishes the hosted session and sends the
+ * browser to `returnTo` (a path under the issuer). No code is issued and no grant is created.
+ */
+export async function openAccountSignIn(ctx: EndpointContext, input: { clientPk: string; returnTo: string }, stepUp?: HostedSession): Promise<Response> {
+  if (!input.returnTo.startsWith(`${ctx.basePath}/`)) throw new Error("returnTo must be a path under the issuer");
+  // The OAuth fields have no meaning here; they stay empty and are never read for this purpose.
+  return open(ctx, { clientPk: input.clientPk, redirectUri: "", scope: [], state: "", nonce: "", codeChallenge: "", apiId: null, purpose: "account", returnTo: input.returnTo }, stepUp);
+}
+
+async function open(
+  ctx: EndpointContext,
+  request: CodeRequest & { purpose: TransactionRow["purpose"]; returnTo: string | null },
+  stepUp?: HostedSession,
+): Promise<Response> {
+  const now = ctx.service.clock.now();
+  const txId = randomToken(16);
+  const binding = randomToken(32);
+  await ctx.service.db.insert(authorizationTransactions).values({
+    userId: stepUp?.userId ?? null,
+    sessionId: stepUp?.id ?? null,
+    id: txId,
+    workspaceId: ctx.workspace.id,
+    clientPk: request.clientPk,
+    redirectUri: request.redirectUri,
+    scope: request.scope,
+    state: request.state,
+    nonce: request.nonce,
+    codeChallenge: request.codeChallenge,
+    apiId: request.apiId,
+    purpose: request.purpose,
+    returnTo: request.returnTo,
+    browserBindingHash: sha256Hex(binding),
+    createdAt: now,
+    expiresAt: addMs(now, TRANSACTION_TTL_MS),
+  });
+  return redirect303(`${ctx.basePath}/sign-in?tx=${txId}`, [
+    ["Set-Cookie", serializeCookie(`${TX_COOKIE_PREFIX}${txId}`, binding, ctx.basePath, TRANSACTION_TTL_MS / 1000)],
+  ]);
 }
 
 export type TransactionRow = typeof authorizationTransactions.$inferSelect;
@@ -72,7 +93,10 @@ export async function loadOpenTransaction(ctx: EndpointContext, txId: string, co
   return tx;
 }
 
-/** Completes the transaction exactly once, then issues the code. */
+/**
+ * Completes the transaction exactly once, then issues the code (purpose `authorize`) or sends the
+ * browser to the transaction's `returnTo` (purpose `account`), with the session cookie.
+ */
 export async function completeTransaction(ctx: EndpointContext, tx: TransactionRow, session: HostedSession, extraHeaders: [string, string][] = []): Promise<Response> {
   const now = ctx.service.clock.now();
   const done = await ctx.service.db
@@ -81,10 +105,15 @@ export async function completeTransaction(ctx: EndpointContext, tx: TransactionR
     .where(and(eq(authorizationTransactions.id, tx.id), isNull(authorizationTransactions.completedAt), gt(authorizationTransactions.expiresAt, now)))
     .returning({ id: authorizationTransactions.id });
   if (done.length === 0) throw new OAuthError(400, "invalid_request", "This sign-in request has expired or was already used");
+  const headers: [string, string][] = [...extraHeaders, ["Set-Cookie", serializeCookie(`${TX_COOKIE_PREFIX}${tx.id}`, "", ctx.basePath, 0)]];
+  if (tx.purpose === "account") {
+    if (!tx.returnTo?.startsWith(`${ctx.basePath}/`)) throw new Error("account sign-in without a return path");
+    return redirect303(tx.returnTo, headers);
+  }
   return issueCodeRedirect(
     ctx,
     { clientPk: tx.clientPk, redirectUri: tx.redirectUri, scope: tx.scope, state: tx.state, nonce: tx.nonce, codeChallenge: tx.codeChallenge, apiId: tx.apiId },
     session,
-    [...extraHeaders, ["Set-Cookie", serializeCookie(`${TX_COOKIE_PREFIX}${tx.id}`, "", ctx.basePath, 0)]],
+    headers,
   );
 }
