@@ -22,6 +22,8 @@ import type { Route } from "../http/route";
 import { emailRoutes } from "../sign-in/steps/email";
 import { totpRoutes } from "../sign-in/steps/totp";
 import { webauthnRoutes } from "../sign-in/steps/webauthn";
+import { handoffRoutes } from "../account-security/handoff-routes";
+import { portalRoutes } from "../account-security/portal-routes";
 
 export type { Route } from "../http/route";
 
@@ -42,6 +44,9 @@ export const routes: Route[] = [
   ...emailRoutes,
   ...totpRoutes,
   ...webauthnRoutes,
+  // The account-security portal (lib/account-security): the backend handoff and the portal.
+  ...handoffRoutes,
+  ...portalRoutes,
 ];
 
 const RESERVED_PREFIXES = ["/v1/access", "/v1/audit", "/v1/management"];
