@@ -1,8 +1,8 @@
-import { index, pgTable, text } from "drizzle-orm/pg-core";
+import { index, jsonb, pgTable, text } from "drizzle-orm/pg-core";
 import { ts } from "./common";
 import { clients } from "./applications";
 import { grants } from "./authorization";
-import { hostedSessions } from "./sessions";
+import { hostedSessions, type StoredEvidence } from "./sessions";
 import { users } from "./users";
 import { workspaces } from "./workspaces";
 
@@ -28,7 +28,12 @@ export const accountSecurityLaunches = pgTable(
   (t) => [index("account_security_launches_user_idx").on(t.workspaceId, t.userId)],
 );
 
-/** Portal entry evidence: recent verification is reused for ten minutes. */
+/**
+ * A portal session (lib/account-security/portal-session.ts): 30 minutes at most, bound to the
+ * hosted session it came from (and the application's grant, when a handoff opened it), its cookie
+ * `<id>.<secret>` stored as the secret's hash. `evidence`: what the user re-verified in the portal
+ * (step-up), reused for ten minutes by portal sessions of the same user, hosted session and grant.
+ */
 export const accountSecurityPortalSessions = pgTable(
   "account_security_portal_sessions",
   {
@@ -37,11 +42,17 @@ export const accountSecurityPortalSessions = pgTable(
     userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
     sessionId: text("session_id").notNull().references(() => hostedSessions.id, { onDelete: "cascade" }),
     clientPk: text("client_pk").notNull().references(() => clients.id, { onDelete: "cascade" }),
+    grantId: text("grant_id").references(() => grants.id, { onDelete: "cascade" }),
+    returnUri: text("return_uri").notNull(),
     secretHash: text("secret_hash").notNull(),
+    evidence: jsonb("evidence").$type<StoredEvidence[]>().notNull().default([]),
     createdAt: ts("created_at").notNull(),
     expiresAt: ts("expires_at").notNull(),
     verifiedAt: ts("verified_at"),
     endedAt: ts("ended_at"),
   },
-  (t) => [index("account_security_portal_sessions_user_idx").on(t.workspaceId, t.userId)],
+  (t) => [
+    index("account_security_portal_sessions_user_idx").on(t.workspaceId, t.userId),
+    index("account_security_portal_sessions_source_idx").on(t.sessionId),
+  ],
 );

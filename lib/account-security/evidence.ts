@@ -1,0 +1,162 @@
+/**
+ * Verification before sensitive changes in the portal (SPEC "Account-security authentication").
+ *
+ * - Viewing needs only a live portal session (./portal-session.ts): the source session's authority.
+ * - Adding a credential (`"add"`) needs a recent primary verification (password, email code or
+ *   passkey, within EVIDENCE_REUSE_MS: ten minutes) plus the user's existing MFA: when the user has
+ *   a second factor (an authenticator app, a security key, a passkey) or the policy requires MFA,
+ *   the fresh events together must be multi-factor.
+ * - Removing a factor (`{ remove: strength }`) or generating recovery codes (`"recovery_codes"`)
+ *   needs all of that, and a fresh event at least as strong as the factor removed (recovery codes:
+ *   at least possession), in the order of lib/authn/evidence.ts STRENGTHS.
+ *
+ * Where the evidence comes from, and what binds it: the events of the hosted session the portal
+ * came from (its sign-in, a step-up there), and the events re-verified in the portal, which are
+ * stored on the portal session row (never on the hosted session: re-verifying in the portal does not
+ * change what the application's tokens say). Portal events count for every portal session of the
+ * same user, hosted session and grant, so a new handoff reuses them, within ten minutes of when
+ * they happened. A token refresh writes neither list, so it never extends evidence.
+ *
+ * Verification methods: the local password (the user has one and the application's policy
+ * enables it), an email code (the address is verified and the policy enables email codes), an
+ * existing passkey. An account with none of them (provider only: it signs in through its
+ * organization's identity provider) keeps ordinary access and cannot complete sensitive changes.
+ */
+import { and, eq, isNull, sql } from "drizzle-orm";
+import { accountSecurityPortalSessions, users } from "../../db/schema";
+import { isMultiFactor, evidenceSince, readEvidence, EVIDENCE_REUSE_MS, STRENGTHS, type Evidence, type EvidenceMethod, type Strength } from "../authn/evidence";
+import { enrolledSummary } from "../authn/factors";
+import { effectivePolicy, readPolicy, type AuthPolicy, type EnrolledSummary } from "../authn/policy";
+import type { EndpointContext } from "../http/context";
+import { workspaces } from "../../db/schema";
+import type { PortalSession } from "./portal-session";
+
+/** What a change needs: adding a credential, removing a factor of a strength, new recovery codes. */
+export type EvidenceNeed = "add" | { remove: Strength } | "recovery_codes";
+
+/** A primary verification method the user can use in the portal. */
+export type PrimaryMethod = "password" | "email_otp" | "passkey";
+/** A further factor the user can add to make the verification multi-factor. */
+export type MfaMethod = "totp" | "security_key" | "passkey" | "recovery_code";
+
+/** Why a change cannot proceed yet, and what the user can do about it. */
+export interface VerifyPlan {
+  /**
+   * `provider_only`: no method this account can verify with (the page says why; no change is possible);
+   * `primary`: a primary verification is missing or older than ten minutes;
+   * `mfa`: the fresh events are not multi-factor;
+   * `stronger`: no fresh event is as strong as the change asks.
+   */
+  reason: "provider_only" | "primary" | "mfa" | "stronger";
+  /** The strength at least one fresh event must have. */
+  minStrength: Strength;
+  /** The primary methods offered (empty for `provider_only`). */
+  primary: PrimaryMethod[];
+  /** The further factors that would complete MFA, or reach `minStrength`. */
+  mfa: MfaMethod[];
+}
+
+export type EvidenceVerdict = { ok: true } | { ok: false; verify: VerifyPlan };
+
+const PRIMARY: readonly EvidenceMethod[] = ["password", "email_otp", "passkey"];
+const atLeast = (s: Strength, min: Strength) => STRENGTHS.indexOf(s) >= STRENGTHS.indexOf(min);
+
+/** The strength a change needs a fresh event to have. */
+export function strengthNeeded(need: EvidenceNeed): Strength {
+  if (need === "add") return "knowledge";
+  if (need === "recovery_codes") return "possession";
+  return need.remove;
+}
+
+/** What the account can verify with: the user's methods the policy enables. */
+export interface VerifyMethods {
+  primary: PrimaryMethod[];
+  /** Factors enrolled that can add to a verification. */
+  mfa: MfaMethod[];
+  /** Whether the user holds a second factor (MFA is then always asked for). */
+  hasSecondFactor: boolean;
+}
+
+export function verifyMethods(policy: AuthPolicy, enrolled: EnrolledSummary, emailVerified: boolean): VerifyMethods {
+  const primary: PrimaryMethod[] = [];
+  if (enrolled.hasPassword && policy.firstFactors.includes("password")) primary.push("password");
+  if (emailVerified && policy.firstFactors.includes("email_otp")) primary.push("email_otp");
+  if (enrolled.passkeys > 0) primary.push("passkey");
+  const mfa: MfaMethod[] = [];
+  if (enrolled.totp > 0) mfa.push("totp");
+  if (enrolled.securityKeys > 0) mfa.push("security_key");
+  if (enrolled.passkeys > 0) mfa.push("passkey");
+  if (enrolled.recoveryCodesLeft > 0 && (enrolled.totp > 0 || enrolled.securityKeys > 0)) mfa.push("recovery_code");
+  return { primary, mfa, hasSecondFactor: enrolled.totp + enrolled.securityKeys + enrolled.passkeys > 0 };
+}
+
+/**
+ * The rule, pure: whether the fresh `evidence` (already limited to ten minutes) is enough for
+ * `need`, for an account with `methods` under `policy`.
+ */
+export function judgeEvidence(need: EvidenceNeed, policy: AuthPolicy, methods: VerifyMethods, fresh: readonly Evidence[]): EvidenceVerdict {
+  const minStrength = strengthNeeded(need);
+  const plan = (reason: VerifyPlan["reason"]): EvidenceVerdict => ({ ok: false, verify: { reason, minStrength, primary: [...methods.primary], mfa: [...methods.mfa] } });
+  if (methods.primary.length === 0) return plan("provider_only");
+  // Only the portal's verification methods count as primary here (a federated sign-in does not).
+  if (!fresh.some((e) => PRIMARY.includes(e.method))) return plan("primary");
+  if ((methods.hasSecondFactor || policy.mfa === "required") && !isMultiFactor(fresh)) return plan("mfa");
+  if (!fresh.some((e) => atLeast(e.strength, minStrength))) return plan("stronger");
+  return { ok: true };
+}
+
+/** The evidence that counts for a portal session at `now`: its hosted session's and the portal's, within ten minutes. */
+export async function freshEvidence(ctx: EndpointContext, portal: PortalSession): Promise<Evidence[]> {
+  const now = ctx.service.clock.now();
+  const t = accountSecurityPortalSessions;
+  // Portal sessions of the same user, hosted session and grant (IS NOT DISTINCT FROM: a direct link has no grant).
+  const rows = await ctx.service.db
+    .select({ evidence: t.evidence })
+    .from(t)
+    .where(and(eq(t.workspaceId, ctx.workspace.id), eq(t.userId, portal.userId), eq(t.sessionId, portal.sessionId), sql`${t.grantId} is not distinct from ${portal.grantId}`));
+  const all = [...readEvidence(portal.session.evidence), ...rows.flatMap((r) => readEvidence(r.evidence))];
+  return evidenceSince(all, now, EVIDENCE_REUSE_MS);
+}
+
+/** The policy in force for the portal's application, and the account's verification methods. */
+export async function portalVerifyMethods(ctx: EndpointContext, portal: PortalSession): Promise<{ policy: AuthPolicy; methods: VerifyMethods; enrolled: EnrolledSummary }> {
+  const [row] = await ctx.service.db
+    .select({ emailVerified: users.emailVerified, workspacePolicy: workspaces.authPolicy })
+    .from(users)
+    .innerJoin(workspaces, eq(workspaces.id, users.workspaceId))
+    .where(and(eq(users.workspaceId, ctx.workspace.id), eq(users.id, portal.userId)))
+    .limit(1);
+  const enrolled = (await enrolledSummary(ctx, portal.userId)) ?? { hasPassword: false, passkeys: 0, securityKeys: 0, totp: 0, recoveryCodesLeft: 0 };
+  const policy = effectivePolicy(row?.workspacePolicy, readPolicy(portal.client.authPolicy));
+  return { policy, enrolled, methods: verifyMethods(policy, enrolled, row?.emailVerified ?? false) };
+}
+
+/**
+ * The one check before each sensitive change: `{ ok: true }` when the portal's fresh evidence is
+ * enough for `need`, otherwise what the user must verify (the portal's verification form shows it).
+ */
+export async function requireEvidence(ctx: EndpointContext, portal: PortalSession, need: EvidenceNeed): Promise<EvidenceVerdict> {
+  const [{ policy, methods }, fresh] = await Promise.all([portalVerifyMethods(ctx, portal), freshEvidence(ctx, portal)]);
+  return judgeEvidence(need, policy, methods, fresh);
+}
+
+/**
+ * Records a verification made in the portal on the portal session row (one conditional UPDATE:
+ * only while the portal session is unended). The latest event per method and factor is kept.
+ */
+export async function recordPortalEvidence(ctx: EndpointContext, portal: PortalSession, event: Evidence): Promise<boolean> {
+  const t = accountSecurityPortalSessions;
+  return ctx.service.db.transaction(async (tx) => {
+    const [row] = await tx
+      .select({ evidence: t.evidence })
+      .from(t)
+      .where(and(eq(t.workspaceId, ctx.workspace.id), eq(t.id, portal.id), isNull(t.endedAt)))
+      .for("update");
+    if (!row) return false;
+    const current = readEvidence(row.evidence);
+    const i = current.findIndex((e) => e.method === event.method && e.factorId === event.factorId);
+    const next = i < 0 ? [...current, event] : current.map((e, j) => (j === i ? event : e));
+    await tx.update(t).set({ evidence: next, verifiedAt: new Date(event.at) }).where(eq(t.id, portal.id));
+    return true;
+  });
+}

@@ -1,0 +1,191 @@
+/**
+ * The portal session: what lets a browser use the account-security portal of one application.
+ *
+ * - It is opened from a live hosted session (the direct link, a handoff launch that opens the
+ *   portal at once, or a redeemed completion handle), for one application and, after a handoff,
+ *   that application's grant. It lasts at most 30 minutes (PORTAL_SESSION_MS).
+ * - It never outlives its source authority: each use judges, through lib/authority, the hosted
+ *   session it came from with its user and the application (`selectHostedSessionChain`), and the
+ *   grant when it has one (`selectGrantChain`). The first dead link ends the portal at once.
+ * - It is bound to the authentication-host cookie: its own cookie (`<id>.<secret>`, only the
+ *   secret's hash stored, lib/authn/session-token.ts) is accepted only beside the hosted session
+ *   cookie of the very session it came from.
+ * - The application must still offer the portal (`accountSecurity`, active, not M2M).
+ */
+import { and, eq, isNull } from "drizzle-orm";
+import { accountSecurityPortalSessions, clients, grants, hostedSessions } from "../../db/schema";
+import { nowValue, selectGrantChain, selectHostedSessionChain } from "../authority";
+import { readSessionCookie, type HostedSession } from "../authn/hosted-session";
+import { newSessionToken, parseSessionToken, verifySessionSecret } from "../authn/session-token";
+import { addMs, MINUTE } from "../clock";
+import type { EndpointContext } from "../http/context";
+import { clearCookie, parseCookieHeader, serializeCookie } from "../http/cookies";
+import { recordAudit } from "../audit/events";
+import type { ClientRow } from "../oauth/clients";
+
+/** SPEC: a portal session lasts at most 30 minutes. */
+export const PORTAL_SESSION_MS = 30 * MINUTE;
+export const PORTAL_COOKIE = "lk_portal";
+/** The portal page, relative to the issuer. */
+export const PORTAL_PATH = "/account/security";
+
+export type PortalSessionRow = typeof accountSecurityPortalSessions.$inferSelect;
+
+/** A live portal session with what its pages need: the hosted session, the application. */
+export interface PortalSession {
+  id: string;
+  userId: string;
+  sessionId: string;
+  clientPk: string;
+  grantId: string | null;
+  /** Where the portal's "back" link goes (an https URL on the application's origin). */
+  returnUri: string;
+  createdAt: Date;
+  expiresAt: Date;
+  row: PortalSessionRow;
+  session: HostedSession;
+  client: Pick<ClientRow, "id" | "clientId" | "name" | "type" | "authPolicy" | "redirectUris">;
+}
+
+/** Whether an application offers the portal: the console's switch, active, a user-facing type. */
+export function offersPortal(client: Pick<ClientRow, "accountSecurity" | "active" | "type">): boolean {
+  return client.accountSecurity && client.active && client.type !== "M2M";
+}
+
+/** The origin of the application's registered OAuth callback (its first redirect URI), or null. */
+export function applicationOrigin(client: Pick<ClientRow, "redirectUris">): string | null {
+  const first = client.redirectUris[0];
+  if (!first) return null;
+  try {
+    return new URL(first).origin;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Opens a portal session for a live hosted session (the caller has judged it and the application
+ * offers the portal). `cookie` is the Set-Cookie value of the portal cookie, `location` the portal
+ * page's path to redirect to.
+ */
+export async function openPortalSession(
+  ctx: EndpointContext,
+  input: { userId: string; sessionId: string; clientPk: string; grantId: string | null; returnUri: string },
+): Promise<{ id: string; cookie: string; location: string }> {
+  const now = ctx.service.clock.now();
+  const token = newSessionToken();
+  await ctx.service.db.insert(accountSecurityPortalSessions).values({
+    id: token.id,
+    workspaceId: ctx.workspace.id,
+    userId: input.userId,
+    sessionId: input.sessionId,
+    clientPk: input.clientPk,
+    grantId: input.grantId,
+    returnUri: input.returnUri,
+    secretHash: token.secretHash,
+    createdAt: now,
+    expiresAt: addMs(now, PORTAL_SESSION_MS),
+  });
+  await recordAudit(ctx.service.db, {
+    workspaceId: ctx.workspace.id,
+    type: "account_security.portal_opened",
+    actor: input.userId,
+    subject: input.userId,
+    data: { portal_session: token.id, client: input.clientPk, grant: input.grantId, via: input.grantId ? "handoff" : "direct_link" },
+    at: now,
+  });
+  return {
+    id: token.id,
+    cookie: serializeCookie(PORTAL_COOKIE, token.token, ctx.basePath, PORTAL_SESSION_MS / 1000),
+    location: `${ctx.basePath}${PORTAL_PATH}`,
+  };
+}
+
+export function clearPortalCookie(ctx: EndpointContext): string {
+  return clearCookie(PORTAL_COOKIE, ctx.basePath);
+}
+
+/**
+ * The live portal session named by the request's cookies, or null: the portal cookie must name an
+ * unended, unexpired portal session of this workspace whose secret matches, the hosted session
+ * cookie must be that of the same hosted session, and its authority must be live (lib/authority:
+ * the session, its user and the application; the grant when it has one); the application must
+ * still offer the portal.
+ */
+export async function livePortalSession(ctx: EndpointContext, cookieHeader: string | null): Promise<PortalSession | null> {
+  const presented = parseSessionToken(parseCookieHeader(cookieHeader).get(PORTAL_COOKIE));
+  const hosted = readSessionCookie(cookieHeader);
+  if (!presented || !hosted) return null;
+  const now = ctx.service.clock.now();
+  const [row] = await ctx.service.db
+    .select()
+    .from(accountSecurityPortalSessions)
+    .where(and(eq(accountSecurityPortalSessions.workspaceId, ctx.workspace.id), eq(accountSecurityPortalSessions.id, presented.id), isNull(accountSecurityPortalSessions.endedAt)))
+    .limit(1);
+  if (!row || !verifySessionSecret(row, presented.secret)) return null;
+  if (row.expiresAt.getTime() <= now.getTime()) return null;
+  // Bound to the authentication-host cookie: the same hosted session, its secret.
+  if (hosted.id !== row.sessionId) return null;
+  const source = await judgeSource(ctx, row, now);
+  if (!source || !verifySessionSecret(source.session, hosted.secret)) return null;
+  return {
+    id: row.id,
+    userId: row.userId,
+    sessionId: row.sessionId,
+    clientPk: row.clientPk,
+    grantId: row.grantId,
+    returnUri: row.returnUri,
+    createdAt: row.createdAt,
+    expiresAt: row.expiresAt,
+    row,
+    session: source.session,
+    client: source.client,
+  };
+}
+
+/** The portal row's source authority, judged by lib/authority; null at its first dead link. */
+async function judgeSource(ctx: EndpointContext, row: PortalSessionRow, now: Date): Promise<{ session: HostedSession; client: PortalSession["client"] } | null> {
+  const [chain] = await selectHostedSessionChain(
+    ctx.service.db,
+    nowValue(now),
+    {
+      session: hostedSessions,
+      client: {
+        id: clients.id,
+        clientId: clients.clientId,
+        name: clients.name,
+        type: clients.type,
+        active: clients.active,
+        accountSecurity: clients.accountSecurity,
+        authPolicy: clients.authPolicy,
+        redirectUris: clients.redirectUris,
+        workspaceId: clients.workspaceId,
+      },
+    },
+    row.clientPk,
+  )
+    .where(and(eq(hostedSessions.workspaceId, ctx.workspace.id), eq(hostedSessions.id, row.sessionId)))
+    .limit(1);
+  if (!chain || chain.refusal !== null || !chain.client) return null;
+  if (chain.session.userId !== row.userId || chain.client.workspaceId !== ctx.workspace.id || !offersPortal(chain.client)) return null;
+  if (row.grantId !== null) {
+    const [grant] = await selectGrantChain(ctx.service.db, nowValue(now), { grantUserId: grants.userId, grantSessionId: grants.sessionId, grantClientPk: grants.clientPk })
+      .where(and(eq(grants.workspaceId, ctx.workspace.id), eq(grants.id, row.grantId)))
+      .limit(1);
+    if (!grant || grant.refusal !== null) return null;
+    if (grant.grantUserId !== row.userId || grant.grantSessionId !== row.sessionId || grant.grantClientPk !== row.clientPk) return null;
+  }
+  const { id, clientId, name, type, authPolicy, redirectUris } = chain.client;
+  return { session: chain.session, client: { id, clientId, name, type, authPolicy, redirectUris } };
+}
+
+/** Ends a portal session (the portal's own "done" action); false when it had already ended. */
+export async function endPortalSession(ctx: EndpointContext, portalId: string): Promise<boolean> {
+  const now = ctx.service.clock.now();
+  const ended = await ctx.service.db
+    .update(accountSecurityPortalSessions)
+    .set({ endedAt: now })
+    .where(and(eq(accountSecurityPortalSessions.workspaceId, ctx.workspace.id), eq(accountSecurityPortalSessions.id, portalId), isNull(accountSecurityPortalSessions.endedAt)))
+    .returning({ id: accountSecurityPortalSessions.id });
+  return ended.length > 0;
+}

@@ -1,0 +1,75 @@
+/**
+ * What the portal page shows, loaded once per request from a live portal session: the frame's
+ * own facts (the application, the user, the back link, the verification state) and the sections'
+ * data (factors, recovery codes, application sessions, security alerts). Each section's loader
+ * adds its field here; components/portal/sections.tsx renders them.
+ */
+import { and, eq } from "drizzle-orm";
+import { users } from "../../db/schema";
+import { listFactors } from "../authn/factors";
+import type { EnrolledFactor } from "../authn/factors/contract";
+import { csrfToken } from "../http/csrf";
+import type { EndpointContext } from "../http/context";
+import { freshEvidence, judgeEvidence, portalVerifyMethods, type EvidenceVerdict, type VerifyMethods } from "./evidence";
+import type { PortalSession } from "./portal-session";
+
+export interface PortalView {
+  portalId: string;
+  workspaceName: string;
+  applicationName: string;
+  userId: string;
+  userEmail: string;
+  /** The "back" link: the application's origin (direct link) or its registered return URI (handoff). */
+  returnUri: string;
+  expiresAt: Date;
+  /** The CSRF token every portal form carries (purpose "account-portal", bound to the portal session, its cookie secret and the hosted session). */
+  csrf: string;
+  /** The issuer's path prefix, for form actions (`${basePath}/auth/account/...`). */
+  basePath: string;
+  /** The account's verification methods, and whether adding a credential can proceed now. */
+  verifyMethods: VerifyMethods;
+  addVerdict: EvidenceVerdict;
+  /** The user's enrolled factors (passkeys, authenticator apps, security keys, recovery codes). */
+  factors: EnrolledFactor[];
+  /** Notices shown at the top (a `?done=` or `?error=` of the last form post). */
+  notice: string | null;
+  error: string | null;
+}
+
+/** The CSRF bindings of the portal's forms: the workspace, the portal session, the hosted session. */
+export function portalCsrfBindings(ctx: EndpointContext, portal: PortalSession): string[] {
+  return [ctx.workspace.id, portal.id, portal.sessionId, portal.row.secretHash];
+}
+
+export function portalCsrf(ctx: EndpointContext, portal: PortalSession): string {
+  return csrfToken(ctx.service.config.masterKey, "account-portal", portalCsrfBindings(ctx, portal));
+}
+
+export async function loadPortalView(ctx: EndpointContext, portal: PortalSession, query: { notice?: string | null; error?: string | null } = {}): Promise<PortalView> {
+  const [[user], { policy, methods }, fresh, factors] = await Promise.all([
+    ctx.service.db
+      .select({ email: users.email })
+      .from(users)
+      .where(and(eq(users.workspaceId, ctx.workspace.id), eq(users.id, portal.userId)))
+      .limit(1),
+    portalVerifyMethods(ctx, portal),
+    freshEvidence(ctx, portal),
+    listFactors(ctx, portal.userId),
+  ]);
+  return {
+    portalId: portal.id,
+    workspaceName: ctx.workspace.name,
+    applicationName: portal.client.name,
+    userId: portal.userId,
+    userEmail: user?.email ?? "",
+    returnUri: portal.returnUri,
+    expiresAt: portal.expiresAt,
+    csrf: portalCsrf(ctx, portal),
+    basePath: ctx.basePath,
+    verifyMethods: methods,
+    addVerdict: judgeEvidence("add", policy, methods, fresh),
+    factors,
+    notice: query.notice ?? null,
+    error: query.error ?? null,
+  };
+}
