@@ -19,11 +19,21 @@
  *                               tokens are revoked when the browser is back on /signed-out
  *                               (revocation AFTER hosted logout: logout needs the live grant)
  *
+ * The account-security handoff (SPEC.md's customer backend routes; docs/account-security.md):
+ *   POST /account-security/start     signed-in user + CSRF proof; pending record (120 s) under a
+ *                                    random state; launch; 303 to launch_url
+ *   GET  /account-security/callback  the registered handoff callback: challenge, state and intent
+ *                                    checked against the pending record and the same dashboard
+ *                                    session, the record consumed once; approve; 303 to completion_url
+ *   GET  /settings/security          the registered return destination: an ordinary settings page
+ * The handoff destinations are registered once, before the first launch (configuration, with the
+ * version the service returns kept for the next change; HANDOFF_VERSION is the starting value).
+ *
  * Run: npx tsx e2e/customer-app.ts (expects Latchkey on http://localhost:3111 with the
  * e2e/fixtures/e2e-workspace.json workspace). Sessions live in memory: a real application
  * keeps them in its own store.
  */
-import { randomBytes } from "node:crypto";
+import { randomBytes, timingSafeEqual } from "node:crypto";
 import http from "node:http";
 import * as client from "openid-client";
 
@@ -44,9 +54,15 @@ interface Transaction {
 }
 
 interface AppSession {
+  // The user's real tokens, bound to this dashboard session, the user, the issuer and the client.
+  iss: string;
+  clientId: string;
   sub: string;
   accessToken: string;
+  accessTokenExpiresAt: number;
   refreshToken?: string;
+  /** The CSRF proof of this session's form POSTs. */
+  csrfToken: string;
   idToken: { header: unknown; claims: client.IDToken };
   userinfo: client.UserInfoResponse;
 }
@@ -122,9 +138,13 @@ async function callback(req: http.IncomingMessage, res: http.ServerResponse): Pr
   // A new application session keyed by (iss, sub); never by email.
   const sessionId = randomId();
   sessions.set(sessionId, {
+    iss: claims.iss,
+    clientId: CLIENT_ID,
     sub: claims.sub,
     accessToken: tokens.access_token,
+    accessTokenExpiresAt: expiresAt(tokens),
     refreshToken: tokens.refresh_token,
+    csrfToken: randomId(),
     idToken: { header: decodeHeader(tokens.id_token), claims },
     userinfo,
   });
@@ -155,22 +175,38 @@ async function checkSession(session: AppSession): Promise<{ ok: boolean; status:
   }
 }
 
-async function profile(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+/** The dashboard session of this request, if the online session check confirms it; otherwise answers and returns null. */
+async function activeSession(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+): Promise<{ id: string; session: AppSession; check: Awaited<ReturnType<typeof checkSession>> } | null> {
   const id = readCookie(req, "app_session");
   const session = id ? sessions.get(id) : undefined;
-  if (!id || !session) return redirect(res, "/start");
+  if (!id || !session) {
+    redirect(res, "/start");
+    return null;
+  }
   const check = await checkSession(session);
   if (!check.ok) {
     sessions.delete(id);
     res.setHeader("Set-Cookie", cookie("app_session", "", 0));
-    return page(res, 401, "Session ended", `<p>Your session has ended. <a href="/start">Sign in again</a>.</p>`);
+    page(res, 401, "Session ended", `<p>Your session has ended. <a href="/start">Sign in again</a>.</p>`);
+    return null;
   }
+  return { id, session, check };
+}
+
+async function profile(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  const current = await activeSession(req, res);
+  if (!current) return;
+  const { session, check } = current;
   const result = { id_token: session.idToken, userinfo: session.userinfo, session_check: check.body };
   page(
     res,
     200,
     `Signed in as ${session.userinfo.name ?? session.userinfo.email ?? session.sub}`,
     `<pre data-testid="result">${escape(JSON.stringify(result, null, 2))}</pre>
+     ${securityControls(session)}
      <form method="post" action="/logout"><button>Sign out</button></form>`,
   );
 }
@@ -235,7 +271,12 @@ async function lifecycleRefresh(req: http.IncomingMessage, res: http.ServerRespo
   }
   // Replace the pair in one assignment: never a new access token with the old refresh token.
   const previous = session.refreshToken;
-  sessions.set(id, { ...session, accessToken: tokens.access_token, refreshToken: tokens.refresh_token ?? session.refreshToken });
+  sessions.set(id, {
+    ...session,
+    accessToken: tokens.access_token,
+    accessTokenExpiresAt: expiresAt(tokens),
+    refreshToken: tokens.refresh_token ?? session.refreshToken,
+  });
   const check = await checkSession(sessions.get(id)!);
   json(res, 200, {
     token_type: tokens.token_type,
@@ -310,6 +351,220 @@ async function signedOut(req: http.IncomingMessage, res: http.ServerResponse): P
   page(res, 200, "Signed out", `<p>You are signed out. <a href="/start">Sign in</a></p>${result}`);
 }
 
+// --- the account-security handoff (SPEC.md: customer backend routes in the handoff) ---
+
+const HANDOFF_CALLBACK_URI = `${ORIGIN}/account-security/callback`;
+const HANDOFF_RETURN_URI = `${ORIGIN}/settings/security`;
+const LAUNCH_TTL_MS = 120_000;
+/** The direct link: the portal, entered from the browser without the handoff. */
+const DIRECT_LINK = `${ISSUER}/auth/account?client_id=${encodeURIComponent(CLIENT_ID)}`;
+
+/** SPEC.md's pending launch record, held server-side under the launch's random state. */
+interface PendingLaunch {
+  sessionId: string;
+  userId: string;
+  intent: string | null; // known once launch has answered
+  expiresAt: number; // Unix milliseconds
+}
+
+const pendingLaunches = new Map<string, PendingLaunch>();
+
+/**
+ * Takes the pending record of `state` if it was made for this dashboard session: one atomic step
+ * (in a shared store: `DELETE ... WHERE state_key = $1 AND session_id = $2 RETURNING *`, or
+ * GETDEL plus a check), so a record is consumed at most once.
+ */
+function takePendingLaunch(state: string, sessionId: string): PendingLaunch | undefined {
+  const pending = pendingLaunches.get(state);
+  if (!pending || pending.sessionId !== sessionId) return undefined;
+  pendingLaunches.delete(state);
+  return pending;
+}
+
+function forgetExpiredLaunches(now: number): void {
+  for (const [state, pending] of pendingLaunches) if (pending.expiresAt <= now) pendingLaunches.delete(state);
+}
+
+type HandoffAnswer = { ok: true; body: Record<string, unknown> } | { ok: false; status: number; code: string | null };
+
+/**
+ * One handoff call: HTTP Basic, a JSON body, no Origin header (a server-side fetch sends none),
+ * and manual redirect handling. A 3xx is an error: its body is not read and its Location is never
+ * followed. The status is checked before the body is parsed.
+ */
+async function handoffCall(endpoint: "configuration" | "launch" | "approve", body: Record<string, unknown>): Promise<HandoffAnswer> {
+  const url = new URL(`${ISSUER}/auth/account/${endpoint}`);
+  url.searchParams.set("client_id", CLIENT_ID);
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method: "POST",
+      headers: { authorization: basicAuthorization(), "content-type": "application/json", accept: "application/json" },
+      body: JSON.stringify(body),
+      redirect: "manual",
+      cache: "no-store",
+    });
+  } catch {
+    return { ok: false, status: 503, code: null }; // unreachable: nothing was approved
+  }
+  if (response.status >= 300 && response.status < 400) {
+    await response.body?.cancel();
+    return { ok: false, status: response.status, code: null };
+  }
+  const answer: unknown = await response.json().catch(() => null);
+  if (!response.ok || !isRecord(answer)) return { ok: false, status: response.status, code: errorCode(answer) };
+  return { ok: true, body: answer };
+}
+
+/** The client's Basic credentials: base64 of formEncode(client_id) ":" formEncode(client_secret). */
+function basicAuthorization(): string {
+  const formEncode = (value: string) => new URLSearchParams([["", value]]).toString().slice(1);
+  return `Basic ${Buffer.from(`${formEncode(CLIENT_ID)}:${formEncode(CLIENT_SECRET)}`).toString("base64")}`;
+}
+
+/** The handoff configuration's version the service last returned; a real application persists it. */
+let handoffVersion = Number(process.env.HANDOFF_VERSION ?? 0);
+let handoffRegistration: Promise<void> | undefined;
+
+/**
+ * Registers the callback and return destinations once, before the first launch. A refused
+ * registration (for example a stale version: someone registered since) is logged and not retried;
+ * the launch then says whether a saved configuration exists (NOT_AVAILABLE when none).
+ */
+function registerHandoff(): Promise<void> {
+  handoffRegistration ??= (async () => {
+    const answer = await handoffCall("configuration", { callback_uri: HANDOFF_CALLBACK_URI, return_uri: HANDOFF_RETURN_URI, version: handoffVersion });
+    if (answer.ok && typeof answer.body.version === "number") {
+      handoffVersion = answer.body.version;
+      return;
+    }
+    if (!answer.ok && (answer.status >= 500 || answer.status >= 300 && answer.status < 400)) handoffRegistration = undefined; // try again next time
+    console.error(`handoff configuration refused: ${answer.ok ? "no version in the answer" : `${answer.status} ${answer.code ?? ""}`}`);
+  })();
+  return handoffRegistration;
+}
+
+/**
+ * The user's real access token for this dashboard session, only when the session is bound to
+ * this user, issuer and client; refreshed first when it is about to expire. Never an ID token,
+ * an email address or a token hash in its place.
+ */
+async function userToken(sessionId: string, userId: string): Promise<string | null> {
+  const session = sessions.get(sessionId);
+  if (!session || session.sub !== userId || session.iss !== ISSUER || session.clientId !== CLIENT_ID) return null;
+  if (session.accessTokenExpiresAt - Date.now() > 30_000) return session.accessToken;
+  if (!session.refreshToken) return null;
+  let tokens: Awaited<ReturnType<typeof client.refreshTokenGrant>>;
+  try {
+    tokens = await client.refreshTokenGrant(await config(), session.refreshToken);
+  } catch {
+    sessions.delete(sessionId); // the stored token is unusable: the user signs in again
+    return null;
+  }
+  sessions.set(sessionId, {
+    ...session,
+    accessToken: tokens.access_token,
+    accessTokenExpiresAt: expiresAt(tokens),
+    refreshToken: tokens.refresh_token ?? session.refreshToken,
+  });
+  return tokens.access_token;
+}
+
+/** POST /account-security/start: the dashboard's "Security settings" button. */
+async function accountSecurityStart(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  if (!fromOwnPages(req)) return page(res, 403, "Forbidden", "");
+  const id = readCookie(req, "app_session");
+  const session = id ? sessions.get(id) : undefined;
+  if (!id || !session) return redirect(res, "/start");
+  const form = await readForm(req);
+  if (!form || !sameSecret(form.get("csrf"), session.csrfToken)) return page(res, 403, "Forbidden", "");
+
+  const token = await userToken(id, session.sub);
+  if (!token) return signInAgain(res, id);
+  await registerHandoff();
+
+  // One state per launch: 32 random bytes, base64url (43 characters).
+  const state = randomBytes(32).toString("base64url");
+  const now = Date.now();
+  forgetExpiredLaunches(now);
+  pendingLaunches.set(state, { sessionId: id, userId: session.sub, intent: null, expiresAt: now + LAUNCH_TTL_MS });
+
+  const launch = await handoffCall("launch", { user_token: token, state });
+  if (!launch.ok) {
+    pendingLaunches.delete(state);
+    if (launch.code === "REAUTHENTICATION_REQUIRED") return signInAgain(res, id);
+    return handoffFailed(res, launch.code === "NOT_AVAILABLE" ? "Security settings are not available for this application." : undefined);
+  }
+  const { launch_url, intent } = launch.body;
+  const launchExpiresAt = expiryTime(launch.body.expires_at);
+  if (typeof launch_url !== "string" || !launch_url.startsWith(`${ISSUER}/`) || typeof intent !== "string" || launchExpiresAt === null) {
+    pendingLaunches.delete(state);
+    return handoffFailed(res);
+  }
+  pendingLaunches.set(state, { sessionId: id, userId: session.sub, intent, expiresAt: Math.min(now + LAUNCH_TTL_MS, launchExpiresAt) });
+  redirect(res, launch_url);
+}
+
+/** GET /account-security/callback: the registered handoff callback. */
+async function accountSecurityCallback(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  const query = exactQuery(new URL(req.url ?? "/", ORIGIN).searchParams, ["challenge", "state", "intent"]);
+  const id = readCookie(req, "app_session");
+  const session = id ? sessions.get(id) : undefined;
+  if (!query || !id || !session) return handoffFailed(res);
+
+  // Consumed first, once, and only by the dashboard session that started the launch.
+  const pending = takePendingLaunch(query.state, id);
+  if (!pending || pending.userId !== session.sub || pending.intent !== query.intent || pending.expiresAt <= Date.now()) {
+    return handoffFailed(res);
+  }
+
+  const token = await userToken(id, pending.userId);
+  if (!token) return signInAgain(res, id);
+  const approval = await handoffCall("approve", { user_token: token, challenge: query.challenge, state: query.state });
+  if (!approval.ok) {
+    if (approval.code === "REAUTHENTICATION_REQUIRED") return signInAgain(res, id);
+    return handoffFailed(res);
+  }
+  const { completion_url } = approval.body;
+  if (typeof completion_url !== "string" || !completion_url.startsWith(`${ISSUER}/`)) return handoffFailed(res);
+  redirect(res, completion_url);
+}
+
+/** GET /settings/security: the registered return destination, an ordinary dashboard settings page. */
+async function securitySettings(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  const current = await activeSession(req, res);
+  if (!current) return;
+  const { session } = current;
+  page(
+    res,
+    200,
+    "Account settings",
+    `<p data-testid="settings-user">${escape(session.userinfo.email ?? session.sub)}</p>
+     ${securityControls(session)}
+     <p><a href="/profile">Back to your profile</a></p>`,
+  );
+}
+
+/** The "Security settings" button (the handoff, with this session's CSRF proof) and the direct link. */
+function securityControls(session: AppSession): string {
+  return `<form method="post" action="/account-security/start">
+       <input type="hidden" name="csrf" value="${escape(session.csrfToken)}">
+       <button>Security settings</button>
+     </form>
+     <p><a href="${escape(DIRECT_LINK)}">Security settings (direct link)</a></p>`;
+}
+
+/** The server-held token is no longer accepted: end the local session; the user signs in again. */
+function signInAgain(res: http.ServerResponse, sessionId: string): void {
+  sessions.delete(sessionId);
+  res.setHeader("Set-Cookie", cookie("app_session", "", 0));
+  page(res, 401, "Please sign in again", `<p>Your session needs to be renewed. <a href="/start">Sign in again</a>.</p>`);
+}
+
+function handoffFailed(res: http.ServerResponse, message = "The security settings could not be opened."): void {
+  page(res, 400, "Security settings", `<p role="alert">${escape(message)}</p><p><a href="/settings/security">Back to settings</a></p>`);
+}
+
 const server = http.createServer((req, res) => {
   const { pathname } = new URL(req.url ?? "/", ORIGIN);
   const route = `${req.method} ${pathname}`;
@@ -337,6 +592,12 @@ const server = http.createServer((req, res) => {
         return lifecycleRevoke(req, res);
       case "POST /lifecycle/logout":
         return lifecycleLogout(req, res);
+      case "POST /account-security/start":
+        return accountSecurityStart(req, res);
+      case "GET /account-security/callback":
+        return accountSecurityCallback(req, res);
+      case "GET /settings/security":
+        return securitySettings(req, res);
       default:
         return page(res, 404, "Not found", "");
     }
@@ -388,6 +649,57 @@ function describe(error: unknown): string {
   if (error instanceof client.AuthorizationResponseError) return `${error.error}: ${error.error_description ?? ""}`;
   if (error instanceof client.ResponseBodyError) return `${error.error}: ${error.error_description ?? ""}`;
   return error instanceof Error ? error.message : String(error);
+}
+
+/** When the access token stops working, in Unix milliseconds (expires_in; 5 minutes when absent). */
+function expiresAt(tokens: { expiresIn(): number | undefined }): number {
+  return Date.now() + (tokens.expiresIn() ?? 300) * 1000;
+}
+
+/** `expires_at` of a launch or approve answer, in Unix milliseconds; null when unreadable. */
+function expiryTime(value: unknown): number | null {
+  if (typeof value === "number" && Number.isFinite(value)) return value < 1e11 ? value * 1000 : value;
+  if (typeof value !== "string") return null;
+  const time = Date.parse(value);
+  return Number.isNaN(time) ? null : time;
+}
+
+/** The error code of a handoff error answer. */
+function errorCode(body: unknown): string | null {
+  if (!isRecord(body)) return null;
+  if (typeof body.code === "string") return body.code;
+  if (typeof body.error === "string") return body.error;
+  if (isRecord(body.error) && typeof body.error.code === "string") return body.error.code;
+  return null;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Exactly these query parameters, each once, or null. */
+function exactQuery<K extends string>(query: URLSearchParams, names: readonly K[]): Record<K, string> | null {
+  const keys = [...query.keys()];
+  if (keys.length !== names.length || !names.every((name) => query.getAll(name).length === 1)) return null;
+  return Object.fromEntries(names.map((name) => [name, query.get(name)!])) as Record<K, string>;
+}
+
+/** A small urlencoded form body (at most 4 KiB), or null. */
+async function readForm(req: http.IncomingMessage): Promise<URLSearchParams | null> {
+  if (!(req.headers["content-type"] ?? "").startsWith("application/x-www-form-urlencoded")) return null;
+  let body = "";
+  for await (const chunk of req) {
+    body += String(chunk);
+    if (body.length > 4096) return null;
+  }
+  return new URLSearchParams(body);
+}
+
+function sameSecret(given: string | null, expected: string): boolean {
+  if (given === null) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 function decodeHeader(jwt: string): unknown {
