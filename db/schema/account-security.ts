@@ -1,4 +1,4 @@
-import { index, jsonb, pgTable, text } from "drizzle-orm/pg-core";
+import { index, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { ts } from "./common";
 import { clients } from "./applications";
 import { grants } from "./authorization";
@@ -24,8 +24,21 @@ export const accountSecurityLaunches = pgTable(
     expiresAt: ts("expires_at").notNull(),
     completionHash: text("completion_hash"),
     completionExpiresAt: ts("completion_expires_at"),
+    /** The customer's `state`, sent back on the callback (its hash above finds the launch and keeps it one per launch). */
+    callbackState: text("callback_state").notNull(),
+    /**
+     * The hosted session of the browser that authenticated at the launch URL (the source session
+     * itself when the browser held it): the completion handle is redeemed only beside its cookie.
+     */
+    browserSessionId: text("browser_session_id").references(() => hostedSessions.id, { onDelete: "cascade" }),
+    approvedAt: ts("approved_at"),
+    redeemedAt: ts("redeemed_at"),
   },
-  (t) => [index("account_security_launches_user_idx").on(t.workspaceId, t.userId)],
+  (t) => [
+    index("account_security_launches_user_idx").on(t.workspaceId, t.userId),
+    uniqueIndex("account_security_launches_state_uq").on(t.workspaceId, t.clientPk, t.stateHash),
+    uniqueIndex("account_security_launches_completion_uq").on(t.workspaceId, t.completionHash),
+  ],
 );
 
 /**
