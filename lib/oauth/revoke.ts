@@ -46,17 +46,27 @@ export function readTokenParameters(params: Map<string, string>): { token: strin
 
 const REASON = "revocation_endpoint";
 
-/** Ends a grant (refresh family) and marks its access tokens revoked; records the audit event once. */
-async function revokeFamily(ctx: EndpointContext, client: AuthenticatedClient, grantId: string, userId: string, presented: TokenKind): Promise<void> {
+/**
+ * Ends a grant (refresh family) and every access token issued from it: the revocation of
+ * POST /oauth2/revoke and of the account-security portal's "sign out of this application". True
+ * when this call ended the grant (false: it was already revoked, or is not this workspace's).
+ */
+export async function revokeGrantAndTokens(ctx: EndpointContext, grantId: string, reason: string): Promise<boolean> {
   const now = ctx.service.clock.now();
-  const effective = await revokeGrant(ctx, grantId, REASON);
+  const effective = await revokeGrant(ctx, grantId, reason);
   // Access tokens already die with their family (every check joins it); marking them as well keeps
   // each row honest on its own.
   await ctx.service.db
     .update(accessTokens)
     .set({ revokedAt: now })
     .where(and(eq(accessTokens.workspaceId, ctx.workspace.id), eq(accessTokens.grantId, grantId), isNull(accessTokens.revokedAt)));
-  if (!effective) return;
+  return effective;
+}
+
+/** Ends a grant (refresh family) and marks its access tokens revoked; records the audit event once. */
+async function revokeFamily(ctx: EndpointContext, client: AuthenticatedClient, grantId: string, userId: string, presented: TokenKind): Promise<void> {
+  const now = ctx.service.clock.now();
+  if (!(await revokeGrantAndTokens(ctx, grantId, REASON))) return;
   await recordAudit(ctx.service.db, {
     workspaceId: ctx.workspace.id,
     type: "grant.revoked",

@@ -35,7 +35,7 @@ export const tokenEndpoint: Endpoint = async (request, ctx) => {
     for (const name of params.keys()) {
       if (!grant.parameters.has(name)) throw invalidRequest(`Parameter ${name} is not recognized for ${grant.grantType}`);
     }
-    return withCors(json(await grant.handle(params, client, ctx)), client.corsOrigin);
+    return withCors(json(await grant.handle(params, client, ctx, request)), client.corsOrigin);
   } catch (error) {
     return withCors(errorToResponse(error), client.corsOrigin);
   }

@@ -4,6 +4,7 @@ import { accessTokens, grants, hostedSessions, refreshTokens } from "../../../db
 import { selectRefreshTokenVerdict, type Link } from "../../authority";
 import { addMs } from "../../clock";
 import { sha256Hex } from "../../crypto";
+import { clientAddressOf } from "../../http/client-address";
 import type { EndpointContext } from "../../http/context";
 import { invalidGrant, invalidRequest, invalidScope, type OAuthError } from "../errors";
 import { recordAudit } from "../../audit/events";
@@ -213,7 +214,7 @@ type RotationRow = Awaited<ReturnType<typeof rotationStatement>>[number];
 export const refreshTokenGrant: GrantHandler = {
   grantType: "refresh_token",
   parameters: new Set(["grant_type", "refresh_token", "scope", "client_id"]),
-  async handle(params, { client, credentialId }, ctx) {
+  async handle(params, { client, credentialId }, ctx, request) {
     const presented = params.get("refresh_token");
     if (!presented) throw invalidRequest("refresh_token is required");
     if (client.type === "M2M") throw invalidRequest("This client cannot use the refresh_token grant");
@@ -254,7 +255,7 @@ export const refreshTokenGrant: GrantHandler = {
         [rotated] = await rotate(subjectFor(ctx, client.clientId, presentedToken.userId));
         if (unspent(rotated)) presentedToken = await readPresented(ctx, hash);
       }
-      if (unspent(rotated)) return refuseUnrotated(ctx, client, presentedToken, now);
+      if (unspent(rotated)) return refuseUnrotated(ctx, client, presentedToken, now, request ? clientAddressOf(request.headers, ctx.service.config.trustProxy) : null);
     }
     rotated = rotated!;
 
@@ -307,6 +308,7 @@ async function refuseUnrotated(
   client: { id: string; clientId: string },
   presented: Awaited<ReturnType<typeof readPresented>>,
   now: Date,
+  ip: string | null,
 ): Promise<never> {
   const unusable = () => invalidGrant("The refresh token is invalid, expired or revoked");
   if (!presented) throw unusable();
@@ -323,6 +325,8 @@ async function refuseUnrotated(
       reason: "refresh_token_reuse",
       flagged: "possible_token_theft",
       data: { grant_id: presented.grantId },
+      // Where the reused token came from: the user's security alert (and the console) show it.
+      ip,
       at: now,
     });
   });

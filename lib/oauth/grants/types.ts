@@ -6,5 +6,6 @@ export interface GrantHandler {
   grantType: string;
   /** Every body parameter this grant accepts, including grant_type and client_id. */
   parameters: ReadonlySet<string>;
-  handle(params: Map<string, string>, client: AuthenticatedClient, ctx: EndpointContext): Promise<Record<string, unknown>>;
+  /** `request`: the token request itself, for what the handler records about it (the client address of a reuse). */
+  handle(params: Map<string, string>, client: AuthenticatedClient, ctx: EndpointContext, request?: Request): Promise<Record<string, unknown>>;
 }

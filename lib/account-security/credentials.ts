@@ -1,0 +1,286 @@
+/**
+ * What the portal lets a user do with how they sign in: list their factors, add a passkey, a
+ * security key or an authenticator app, rename a passkey or security key, remove a factor, and
+ * generate (or regenerate) recovery codes, shown once.
+ *
+ * Every function acts for the portal's user only (`PortalActor`): a factor id of another user
+ * matches nothing and answers `not_found`, like an unknown one. The step-up evidence each action
+ * needs is the routes' (lib/account-security/evidence.ts); this module does the change and its
+ * audit event. Failures are values (`{ ok: false, reason }`), which the routes turn into the
+ * hosted error catalogue's messages.
+ */
+import { and, eq, sql } from "drizzle-orm";
+import QRCode from "qrcode";
+import type { PublicKeyCredentialCreationOptionsJSON } from "@simplewebauthn/server";
+import { totpFactors, users, webauthnCredentials } from "../../db/schema";
+import { decryptSecret, encryptSecret } from "../crypto";
+import { isStorableText } from "../text";
+import type { EndpointContext } from "../http/context";
+import { recordAudit } from "../audit/events";
+import { policyFor, type AuthPolicy, type EnrolledSummary } from "../authn/policy";
+import { enrolledSummary, listFactors, removeFactor } from "../authn/factors";
+import type { ChallengeBinding, EnrolledFactor } from "../authn/factors/contract";
+import { confirmTotpEnrolment, pendingTotpEnrolment, startTotpEnrolment } from "../authn/factors/totp";
+import { generateRecoveryCodes, RECOVERY_CODE_COUNT } from "../authn/factors/recovery-codes";
+import { registrationOptions, registrationUser, verifyRegistration, type WebAuthnKind } from "../authn/factors/webauthn";
+
+type Ctx = Pick<EndpointContext, "service" | "workspace">;
+
+/** Who acts: the portal session (its id binds challenges and enrolments) and its user. */
+export interface PortalActor {
+  id: string;
+  userId: string;
+  clientPk: string;
+  createdAt: Date;
+}
+
+/** Where the request came from, for the audit event. */
+export interface ActionSource {
+  ip: string | null;
+}
+
+export type CredentialFailure =
+  /** No such factor of this user (unknown, another user's, or already removed). */
+  | "not_found"
+  /** The name is empty, too long, or holds characters a name cannot. */
+  | "invalid_name"
+  /** Removing it would leave the user unable to meet the application's sign-in policy. */
+  | "last_required_factor"
+  /** The code or the authenticator's answer did not verify. */
+  | "invalid"
+  /** The enrolment or its challenge is gone (expired, used, never started in this visit). */
+  | "expired"
+  /** This authenticator is already registered. */
+  | "duplicate";
+
+export type CredentialResult<T = Record<never, never>> = ({ ok: true } & T) | { ok: false; reason: CredentialFailure };
+
+const fail = (reason: CredentialFailure) => ({ ok: false, reason }) as const;
+
+export const CREDENTIAL_NAME_MAX = 64;
+
+/** The factors the portal lists, by section. */
+export interface CredentialList {
+  passkeys: EnrolledFactor[];
+  securityKeys: EnrolledFactor[];
+  authenticatorApps: EnrolledFactor[];
+  /** The recovery-code set: how many remain of how many, and when it was generated; null when the user has none. */
+  recoveryCodes: { remaining: number; total: number; createdAt: Date; lastUsedAt: Date | null } | null;
+}
+
+export async function listCredentials(ctx: Ctx, userId: string): Promise<CredentialList> {
+  const factors = await listFactors(ctx, userId);
+  const recovery = factors.find((f) => f.kind === "recovery_code");
+  return {
+    passkeys: factors.filter((f) => f.kind === "passkey"),
+    securityKeys: factors.filter((f) => f.kind === "security_key"),
+    authenticatorApps: factors.filter((f) => f.kind === "totp"),
+    recoveryCodes: recovery
+      ? { remaining: recovery.remaining ?? 0, total: RECOVERY_CODE_COUNT, createdAt: recovery.createdAt, lastUsedAt: recovery.lastUsedAt }
+      : null,
+  };
+}
+
+async function audit(ctx: Ctx, actor: PortalActor, source: ActionSource, type: string, data: Record<string, unknown>): Promise<void> {
+  await recordAudit(ctx.service.db, {
+    workspaceId: ctx.workspace.id,
+    type,
+    actor: actor.userId,
+    subject: actor.userId,
+    data: { ...data, portal_session_id: actor.id },
+    ip: source.ip,
+    at: ctx.service.clock.now(),
+  });
+}
+
+/** A name as typed: trimmed, inner whitespace collapsed; null when it cannot be a name. */
+export function normalizeCredentialName(input: string): string | null {
+  const name = input.trim().replace(/\s+/g, " ");
+  // Control characters (U+0000 among them, which the database cannot store) are not part of a name.
+  // eslint-disable-next-line no-control-regex
+  if (name.length === 0 || [...name].length > CREDENTIAL_NAME_MAX || !isStorableText(name) || /[\u0000-\u001f\u007f-\u009f]/.test(name)) return null;
+  return name;
+}
+
+// --- rename ---
+
+/** Renames one of the user's passkeys or security keys. */
+export async function renameCredential(ctx: Ctx, actor: PortalActor, credentialId: string, input: string, source: ActionSource): Promise<CredentialResult> {
+  const name = normalizeCredentialName(input);
+  if (!name) return fail("invalid_name");
+  const w = webauthnCredentials;
+  const [renamed] = await ctx.service.db
+    .update(w)
+    .set({ name })
+    .where(and(eq(w.workspaceId, ctx.workspace.id), eq(w.userId, actor.userId), eq(w.id, credentialId)))
+    .returning({ id: w.id, kind: w.kind });
+  if (!renamed) return fail("not_found");
+  await audit(ctx, actor, source, "account.credential_renamed", { kind: renamed.kind, factor_id: renamed.id, name });
+  return { ok: true };
+}
+
+// --- remove ---
+
+export type RemovableKind = Exclude<EnrolledFactor["kind"], "recovery_code">;
+
+/**
+ * Whether the factors in `enrolled` let the user meet `policy` at their next sign-in without
+ * enrolling anything: an allowed first factor they can use, a second one when MFA is required,
+ * a passkey when the policy requires one. The email code is the account's own (always there when
+ * the policy allows it); the password only when the account has one.
+ */
+export function factorsMeetPolicy(policy: AuthPolicy, enrolled: EnrolledSummary): boolean {
+  const password = enrolled.hasPassword && policy.firstFactors.includes("password");
+  const email = policy.firstFactors.includes("email_otp");
+  const passkey = enrolled.passkeys > 0 && policy.firstFactors.includes("passkey");
+  if (!password && !email && !passkey) return false;
+  if (policy.passkeyEnrollment === "require" && enrolled.passkeys === 0) return false;
+  if (policy.mfa === "required") {
+    // As lib/authn/evidence.ts counts factor categories: a passkey is multi-factor on its own; after
+    // the password (knowledge) any enrolled factor completes it; after an email code (possession)
+    // only a passkey or the password does, not another possession factor.
+    const secondAfterPassword = enrolled.totp > 0 || enrolled.securityKeys > 0 || enrolled.passkeys > 0;
+    const secondAfterEmail = enrolled.passkeys > 0 || password;
+    if (!passkey && !(password && secondAfterPassword) && !(email && secondAfterEmail)) return false;
+  }
+  return true;
+}
+
+/** The summary without one factor of `kind` (a flagged credential never counted, so removing it changes nothing). */
+function without(enrolled: EnrolledSummary, kind: RemovableKind, flagged: boolean): EnrolledSummary {
+  if (flagged) return enrolled;
+  if (kind === "passkey") return { ...enrolled, passkeys: enrolled.passkeys - 1 };
+  if (kind === "security_key") return { ...enrolled, securityKeys: enrolled.securityKeys - 1 };
+  return { ...enrolled, totp: enrolled.totp - 1 };
+}
+
+/** The user's factor of `kind` and `id`, as the portal lists it; null when the user has no such factor. */
+export async function findCredential(ctx: Ctx, userId: string, kind: RemovableKind, id: string): Promise<EnrolledFactor | null> {
+  return (await listFactors(ctx, userId)).find((f) => f.kind === kind && f.id === id) ?? null;
+}
+
+/**
+ * Whether the user may remove this factor under the portal application's policy: not the last
+ * factor that policy requires (the user could then no longer meet it without enrolling a new one,
+ * which anyone holding the remaining factor could do).
+ */
+export async function mayRemove(ctx: Ctx, actor: PortalActor, factor: EnrolledFactor): Promise<boolean> {
+  if (factor.kind === "recovery_code") return false;
+  const [policy, enrolled] = await Promise.all([policyFor(ctx, actor.clientPk), enrolledSummary(ctx, actor.userId)]);
+  if (!enrolled) return false;
+  // A state that already falls short (the policy changed since) is not made a reason to keep a factor.
+  return !factorsMeetPolicy(policy, enrolled) || factorsMeetPolicy(policy, without(enrolled, factor.kind, factor.flagged === true));
+}
+
+/** Removes one of the user's passkeys, security keys or authenticator apps. */
+export async function removeCredential(ctx: Ctx, actor: PortalActor, kind: RemovableKind, id: string, source: ActionSource): Promise<CredentialResult> {
+  const factor = await findCredential(ctx, actor.userId, kind, id);
+  if (!factor) return fail("not_found");
+  if (!(await mayRemove(ctx, actor, factor))) return fail("last_required_factor");
+  if (!(await removeFactor(ctx, actor.userId, kind, id))) return fail("not_found");
+  await audit(ctx, actor, source, "account.credential_removed", { kind, factor_id: id, name: factor.name });
+  return { ok: true };
+}
+
+// --- authenticator apps ---
+
+/** Starts adding an authenticator app: a new seed, replacing any unfinished one of the user. */
+export async function startAuthenticatorApp(ctx: Ctx, actor: PortalActor): Promise<void> {
+  await startTotpEnrolment(ctx, actor.userId);
+}
+
+export interface PendingAuthenticatorApp {
+  /** The otpauth:// URI as an SVG QR code, in a data URL. */
+  qrSvg: string;
+  /** The seed in base32, for apps that cannot scan, in groups of four. */
+  secret: string;
+}
+
+/** The authenticator app being added in this portal visit (started after it opened), with its QR code; null when none. */
+export async function pendingAuthenticatorApp(ctx: Ctx, actor: PortalActor): Promise<PendingAuthenticatorApp | null> {
+  const [user] = await ctx.service.db
+    .select({ email: users.email })
+    .from(users)
+    .where(and(eq(users.workspaceId, ctx.workspace.id), eq(users.id, actor.userId)))
+    .limit(1);
+  const pending = await pendingTotpEnrolment(ctx, actor.userId, actor.createdAt, { issuer: ctx.workspace.name, account: user?.email ?? "account" });
+  if (!pending) return null;
+  const svg = await QRCode.toString(pending.uri, { type: "svg", errorCorrectionLevel: "M", margin: 1 });
+  return { qrSvg: `data:image/svg+xml;base64,${Buffer.from(svg).toString("base64")}`, secret: pending.secret.replace(/(.{4})(?=.)/g, "$1 ") };
+}
+
+/** Completes adding the authenticator app with a code from it. */
+export async function confirmAuthenticatorApp(ctx: Ctx, actor: PortalActor, code: string, source: ActionSource): Promise<CredentialResult> {
+  const pending = await pendingTotpEnrolment(ctx, actor.userId, actor.createdAt);
+  if (!pending) return fail("expired");
+  const result = await confirmTotpEnrolment(ctx, actor.userId, pending.factorId, code);
+  if (!result.ok) return fail(result.reason === "invalid" ? "invalid" : "expired");
+  await audit(ctx, actor, source, "account.credential_added", { kind: "totp", factor_id: pending.factorId });
+  return { ok: true };
+}
+
+/** Drops an unfinished authenticator app of the user ("Cancel"). */
+export async function cancelAuthenticatorApp(ctx: Ctx, actor: PortalActor): Promise<void> {
+  await ctx.service.db
+    .delete(totpFactors)
+    .where(and(eq(totpFactors.workspaceId, ctx.workspace.id), eq(totpFactors.userId, actor.userId), sql`${totpFactors.confirmedAt} is null`));
+}
+
+// --- passkeys and security keys ---
+
+/** Registrations in the portal: their challenges are bound to the portal session. */
+export const portalBinding = (actor: PortalActor): ChallengeBinding => ({ purpose: "portal", bindingId: actor.id });
+
+/** Creation options (navigator.credentials.create) for a new credential of `kind`, with a fresh challenge bound to this portal session. */
+export async function credentialCreationOptions(ctx: Ctx, actor: PortalActor, kind: WebAuthnKind): Promise<PublicKeyCredentialCreationOptionsJSON | null> {
+  const user = await registrationUser(ctx, actor.userId);
+  if (!user) return null;
+  return (await registrationOptions(ctx, portalBinding(actor), user, [kind]))[kind] ?? null;
+}
+
+/** Stores the new passkey or security key the browser created (the JSON startRegistration returns), named `name` when given. */
+export async function addWebAuthnCredential(
+  ctx: Ctx,
+  actor: PortalActor,
+  kind: WebAuthnKind,
+  responseText: string | null,
+  source: ActionSource,
+  nameInput = "",
+): Promise<CredentialResult<{ id: string }>> {
+  const name = nameInput.trim() ? normalizeCredentialName(nameInput) : null;
+  if (nameInput.trim() && !name) return fail("invalid_name");
+  const result = await verifyRegistration(ctx, portalBinding(actor), actor.userId, kind, responseText);
+  if (!result.ok) return fail(result.reason === "flagged" ? "invalid" : result.reason);
+  if (name) {
+    await ctx.service.db.update(webauthnCredentials).set({ name }).where(and(eq(webauthnCredentials.workspaceId, ctx.workspace.id), eq(webauthnCredentials.id, result.credentialRowId)));
+  }
+  await audit(ctx, actor, source, "account.credential_added", { kind, factor_id: result.credentialRowId });
+  return { ok: true, id: result.credentialRowId };
+}
+
+// --- recovery codes ---
+
+/** The purpose new recovery codes are sealed under until the page has shown them, bound to the portal session. */
+const recoveryCodesPurpose = (actor: PortalActor) => `portal-recovery-codes:${actor.id}`;
+
+/**
+ * A new set of recovery codes for the user, voiding the old one. Returns the codes sealed for this
+ * portal session (AES-256-GCM under the master key), for the page to show once: only their hashes
+ * are stored. `generateRecoveryCodes` records the audit event.
+ */
+export async function regenerateRecoveryCodes(ctx: Ctx, actor: PortalActor, source: ActionSource): Promise<{ codes: string[]; sealed: string }> {
+  const codes = await generateRecoveryCodes(ctx, actor.userId);
+  await audit(ctx, actor, source, "account.recovery_codes_generated", { count: codes.length });
+  return { codes, sealed: encryptSecret(ctx.service.config.masterKey, JSON.stringify(codes), recoveryCodesPurpose(actor)) };
+}
+
+/** The codes sealed by `regenerateRecoveryCodes` for this portal session; null when they are not (another visit's, or tampered with). */
+export function unsealRecoveryCodes(ctx: Ctx, actor: PortalActor, sealed: string | undefined): string[] | null {
+  if (!sealed) return null;
+  try {
+    const codes: unknown = JSON.parse(decryptSecret(ctx.service.config.masterKey, sealed, recoveryCodesPurpose(actor)));
+    return Array.isArray(codes) && codes.every((c) => typeof c === "string") ? codes : null;
+  } catch {
+    return null;
+  }
+}
