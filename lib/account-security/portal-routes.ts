@@ -1,4 +1,171 @@
-/** The portal's routes (the direct link and the portal's own form posts). */
+/**
+ * The portal's routes: the direct link (`GET /auth/account?client_id=…`) and the portal's own form
+ * posts (re-verification before sensitive changes, ./evidence.ts). Every failure is a hosted page
+ * from the catalogue (lib/hosted/errors.ts).
+ */
+import { and, eq } from "drizzle-orm";
+import { users } from "../../db/schema";
+import { recordAudit } from "../audit/events";
+import { evidenceFor, readEvidence } from "../authn/evidence";
+import { useRecoveryCode } from "../authn/factors/recovery-codes";
+import { verifyTotp } from "../authn/factors/totp";
+import type { VerifyResult } from "../authn/factors/contract";
+import { getLiveSession } from "../authn/hosted-session";
+import { decoyHash, PASSWORD_MAX_LENGTH, verifyPassword } from "../authn/password";
+import { meetsPolicy, policyFor } from "../authn/policy";
+import { guessingGate } from "../authn/sign-in-limits";
+import { hostedError } from "../hosted/errors";
+import { clientAddress } from "../http/client-address";
+import type { Endpoint, EndpointContext } from "../http/context";
+import { verifyCsrfToken } from "../http/csrf";
+import { mediaType, readBody, unstorableParameter } from "../http/form";
+import { guarded, sameOrigin } from "../http/guards";
+import { redirect303 } from "../http/response";
 import type { Route } from "../http/route";
+import { findClient } from "../oauth/clients";
+import { openAccountSignIn } from "../oauth/pending-sign-in";
+import { portalVerifyMethods, recordPortalEvidence } from "./evidence";
+import { applicationOrigin, livePortalSession, offersPortal, openPortalSession, PORTAL_PATH, type PortalSession } from "./portal-session";
+import { portalCsrfBindings } from "./portal-view";
 
-export const portalRoutes: Route[] = [];
+/** The portal's form posts are small (a password, a code). */
+const FORM_LIMIT = 8 * 1024;
+
+/**
+ * The direct link. The application must offer the portal. A live hosted session that meets the
+ * application's policy is reused; otherwise the hosted sign-in (its steps and policy, stepping up
+ * a live session) runs and comes back here. Then a portal session opens (no grant) and the browser
+ * goes to the portal page. No authorization code, no grant, no application login.
+ */
+export const directLinkEndpoint: Endpoint = async (request, ctx) => {
+  const params = new URL(request.url).searchParams;
+  if (unstorableParameter(params) !== null) return hostedError("unstorable_request");
+  const clientIds = params.getAll("client_id");
+  if (clientIds.length !== 1 || !clientIds[0]) return hostedError(clientIds.length > 1 ? "client_id_duplicated" : "client_id_missing");
+  const client = await findClient(ctx, clientIds[0]);
+  if (!client || !client.active) return hostedError("unknown_application");
+  const origin = applicationOrigin(client);
+  if (!offersPortal(client) || origin === null) return hostedError("account_not_available");
+
+  const session = await getLiveSession(ctx, request.headers.get("cookie"));
+  if (!session || !meetsPolicy(await policyFor(ctx, client.id), readEvidence(session.evidence))) {
+    const returnTo = `${ctx.basePath}/auth/account?client_id=${encodeURIComponent(client.clientId)}`;
+    return openAccountSignIn(ctx, { clientPk: client.id, returnTo }, session ?? undefined);
+  }
+  const portal = await openPortalSession(ctx, { userId: session.userId, sessionId: session.id, clientPk: client.id, grantId: null, returnUri: `${origin}/` });
+  return redirect303(portal.location, [["Set-Cookie", portal.cookie]]);
+};
+
+export interface PortalFormInput {
+  portal: PortalSession;
+  form: URLSearchParams;
+}
+
+/**
+ * A portal form post: same origin (lib/http/guards.ts), a form body of at most 8 KiB, a live
+ * portal session (./portal-session.ts), and the portal's CSRF token (purpose "account-portal",
+ * bound to the portal session, its cookie secret and the hosted session).
+ */
+export function portalForm(handler: (request: Request, ctx: EndpointContext, input: PortalFormInput) => Promise<Response>): Endpoint {
+  return guarded(
+    async (request: Request, ctx: EndpointContext) => {
+      if (mediaType(request) !== "application/x-www-form-urlencoded") return hostedError("form_media_type");
+      let form: URLSearchParams;
+      try {
+        form = new URLSearchParams(await readBody(request, FORM_LIMIT));
+      } catch {
+        return hostedError("form_too_large");
+      }
+      const portal = await livePortalSession(ctx, request.headers.get("cookie"));
+      if (!portal) return hostedError("portal_session_ended");
+      if (!verifyCsrfToken(ctx.service.config.masterKey, "account-portal", portalCsrfBindings(ctx, portal), form.get("csrf"))) return hostedError("form_unverified");
+      return handler(request, ctx, { portal, form });
+    },
+    { use: [sameOrigin(() => hostedError("cross_site_form"))] },
+  );
+}
+
+/** Back to the portal page, with a notice or an error code the page shows. */
+export function toPortal(ctx: EndpointContext, query: { done?: string; error?: string } = {}): Response {
+  const q = new URLSearchParams(Object.entries(query).filter((e): e is [string, string] => typeof e[1] === "string"));
+  const s = q.toString();
+  return redirect303(`${ctx.basePath}${PORTAL_PATH}${s ? `?${s}` : ""}`);
+}
+
+async function userRow(ctx: EndpointContext, userId: string) {
+  const [user] = await ctx.service.db
+    .select({ passwordHash: users.passwordHash, normalized: users.emailNormalized })
+    .from(users)
+    .where(and(eq(users.workspaceId, ctx.workspace.id), eq(users.id, userId)))
+    .limit(1);
+  return user ?? null;
+}
+
+/** Records a verification made in the portal: evidence on the portal session, and the audit event. */
+async function verified(request: Request, ctx: EndpointContext, portal: PortalSession, result: VerifyResult): Promise<Response> {
+  if (!result.ok || result.userId !== portal.userId) {
+    await audit(request, ctx, portal, "account_security.verification_failed", {});
+    return toPortal(ctx, { error: "portal_verification_failed" });
+  }
+  await recordPortalEvidence(ctx, portal, result.evidence);
+  await audit(request, ctx, portal, "account_security.verified", { method: result.evidence.method });
+  return toPortal(ctx, { done: "verified" });
+}
+
+async function audit(request: Request, ctx: EndpointContext, portal: PortalSession, type: string, data: Record<string, unknown>): Promise<void> {
+  await recordAudit(ctx.service.db, {
+    workspaceId: ctx.workspace.id,
+    type,
+    actor: portal.userId,
+    subject: portal.userId,
+    data: { ...data, portal_session: portal.id, client: portal.clientPk },
+    ip: clientAddress(request, ctx.service.config.trustProxy),
+    at: ctx.service.clock.now(),
+  });
+}
+
+/** The local password, when the account has one and the application's policy enables it. */
+export const verifyPasswordEndpoint = portalForm(async (request, ctx, { portal, form }) => {
+  const { methods } = await portalVerifyMethods(ctx, portal);
+  if (!methods.primary.includes("password")) return toPortal(ctx, { error: "portal_verification_failed" });
+  const password = form.get("password") ?? "";
+  const user = await userRow(ctx, portal.userId);
+  if (!user) return hostedError("portal_session_ended");
+  const gate = await guessingGate(ctx, request, user.normalized, "portal-password");
+  if (!gate.allowed) return toPortal(ctx, { error: "portal_verification_limited" });
+  const ok = password.length > 0 && password.length <= PASSWORD_MAX_LENGTH && (await verifyPassword(user.passwordHash ?? (await decoyHash()), password));
+  if (!ok) {
+    await gate.recordFailure();
+    return verified(request, ctx, portal, { ok: false, reason: "invalid" });
+  }
+  return verified(request, ctx, portal, { ok: true, userId: portal.userId, evidence: evidenceFor("password", ctx.service.clock.now()) });
+});
+
+/** An authenticator app code (MFA). */
+export const verifyTotpEndpoint = portalForm(async (request, ctx, { portal, form }) => {
+  const user = await userRow(ctx, portal.userId);
+  if (!user) return hostedError("portal_session_ended");
+  const gate = await guessingGate(ctx, request, user.normalized, "totp");
+  if (!gate.allowed) return toPortal(ctx, { error: "portal_verification_limited" });
+  const result = await verifyTotp(ctx, portal.userId, form.get("code") ?? "");
+  if (!result.ok) await gate.recordFailure();
+  return verified(request, ctx, portal, result);
+});
+
+/** A recovery code (MFA, standing in for a lost second factor). */
+export const verifyRecoveryCodeEndpoint = portalForm(async (request, ctx, { portal, form }) => {
+  const user = await userRow(ctx, portal.userId);
+  if (!user) return hostedError("portal_session_ended");
+  const gate = await guessingGate(ctx, request, user.normalized, "recovery-code");
+  if (!gate.allowed) return toPortal(ctx, { error: "portal_verification_limited" });
+  const result = await useRecoveryCode(ctx, portal.userId, form.get("code") ?? "", clientAddress(request, ctx.service.config.trustProxy));
+  if (!result.ok) await gate.recordFailure();
+  return verified(request, ctx, portal, result);
+});
+
+export const portalRoutes: Route[] = [
+  { method: "GET", path: "/auth/account", endpoint: directLinkEndpoint, machine: false, errors: "hosted" },
+  { method: "POST", path: "/account/verify/password", endpoint: verifyPasswordEndpoint, machine: false, errors: "hosted" },
+  { method: "POST", path: "/account/verify/totp", endpoint: verifyTotpEndpoint, machine: false, errors: "hosted" },
+  { method: "POST", path: "/account/verify/recovery-code", endpoint: verifyRecoveryCodeEndpoint, machine: false, errors: "hosted" },
+];

@@ -27,7 +27,7 @@ import type { ClientRow } from "../oauth/clients";
 export const PORTAL_SESSION_MS = 30 * MINUTE;
 export const PORTAL_COOKIE = "lk_portal";
 /** The portal page, relative to the issuer. */
-export const PORTAL_PATH = "/account/security";
+export const PORTAL_PATH = "/account";
 
 export type PortalSessionRow = typeof accountSecurityPortalSessions.$inferSelect;
 

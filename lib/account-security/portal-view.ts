@@ -9,6 +9,7 @@ import { users } from "../../db/schema";
 import { listFactors } from "../authn/factors";
 import type { EnrolledFactor } from "../authn/factors/contract";
 import { csrfToken } from "../http/csrf";
+import { HOSTED_ERRORS, type HostedErrorCode } from "../hosted/errors";
 import type { EndpointContext } from "../http/context";
 import { freshEvidence, judgeEvidence, portalVerifyMethods, type EvidenceVerdict, type VerifyMethods } from "./evidence";
 import type { PortalSession } from "./portal-session";
@@ -72,4 +73,11 @@ export async function loadPortalView(ctx: EndpointContext, portal: PortalSession
     notice: query.notice ?? null,
     error: query.error ?? null,
   };
+}
+
+/** The catalogue codes the portal page shows at its top after a form post (`?error=`); any other value shows nothing. */
+export const PORTAL_FORM_ERRORS = ["portal_verification_failed", "portal_verification_limited", "portal_provider_only", "form_unverified"] as const satisfies readonly HostedErrorCode[];
+
+export function portalFormMessage(value: unknown): string | null {
+  return (PORTAL_FORM_ERRORS as readonly unknown[]).includes(value) ? HOSTED_ERRORS[value as (typeof PORTAL_FORM_ERRORS)[number]].message : null;
 }

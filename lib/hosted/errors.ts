@@ -105,6 +105,30 @@ export const HOSTED_ERRORS = {
     oauthError: "temporarily_unavailable",
   },
 
+  // The account-security portal (lib/account-security/portal-routes.ts, the portal page).
+  account_not_available: {
+    status: 404,
+    title: "Not available",
+    message: "Account security settings are not available for this application.",
+    oauthError: "not_available",
+    next: "Go back to the application you came from.",
+  },
+  portal_session_ended: {
+    status: 401,
+    title: "Your security settings session has ended",
+    message: "It lasts at most 30 minutes and ends when you sign out. Open your security settings again from the application.",
+    oauthError: "portal_session_ended",
+  },
+  portal_verification_failed: { status: 401, title: "Verification failed", message: "That did not work. Check it and try again.", oauthError: "access_denied" },
+  portal_verification_limited: { status: 429, title: "Too many attempts", message: "Too many attempts. Wait a moment and try again.", oauthError: "rate_limited" },
+  portal_provider_only: {
+    status: 403,
+    title: "Verification not possible",
+    message:
+      "Your account signs in through your organization's identity provider and has no password, email code or passkey to verify with here, so it cannot change security settings.",
+    oauthError: "access_denied",
+  },
+
   // Answers the route table gives for a hosted route outside its endpoint (lib/server/router.ts).
   too_many_requests: { status: 429, title: "Too many requests", message: "Too many requests came from your network. Wait a moment and try again.", oauthError: "rate_limited" },
   unstorable_request: { status: 400, title: "Invalid request", message: "The request contains a character that is not accepted.", oauthError: "invalid_request" },

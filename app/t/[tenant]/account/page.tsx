@@ -1,0 +1,52 @@
+import type { Metadata } from "next";
+import { headers } from "next/headers";
+import { notFound } from "next/navigation";
+import { hostedErrorText } from "@/lib/hosted/errors";
+import { livePortalSession } from "@/lib/account-security/portal-session";
+import { loadPortalView, portalFormMessage } from "@/lib/account-security/portal-view";
+import { contextFor, resolveWorkspace } from "@/lib/server/router";
+import { getService } from "@/lib/service";
+import { HostedCard } from "@/components/hosted/hosted-card";
+import { FormError } from "@/components/hosted/steps/step-form";
+import { PortalFrame } from "@/components/portal/frame";
+import { VerifySection } from "@/components/portal/verify";
+import { ApplicationSessionsSection, FactorsSection, RecoveryCodesSection, SecurityAlertsSection } from "@/components/portal/sections";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Security settings", robots: { index: false }, referrer: "no-referrer" };
+
+/** The account-security portal: its sections, behind a live portal session (lib/account-security/portal-session.ts). */
+export default async function PortalPage(props: { params: Promise<{ tenant: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const [{ tenant }, query] = await Promise.all([props.params, props.searchParams]);
+  const service = await getService();
+  const workspace = await resolveWorkspace(service, tenant);
+  if (!workspace) notFound();
+  const ctx = contextFor(service, workspace);
+  const portal = await livePortalSession(ctx, (await headers()).get("cookie"));
+  if (!portal) {
+    const ended = hostedErrorText("portal_session_ended");
+    return (
+      <HostedCard title={ended.title} workspaceName={workspace.name}>
+        <p className="text-sm text-slate-600">{ended.message}</p>
+      </HostedCard>
+    );
+  }
+  const error = portalFormMessage(query.error);
+  const view = await loadPortalView(ctx, portal, { notice: typeof query.done === "string" ? query.done : null, error });
+  return (
+    <PortalFrame title="Security settings" workspaceName={view.workspaceName}>
+      <div className="-mt-4 flex flex-wrap items-baseline justify-between gap-2 text-sm text-slate-500">
+        <span className="break-all">{view.userEmail}</span>
+        <a href={view.returnUri} className="font-medium text-indigo-600 hover:text-indigo-500">
+          Back to {view.applicationName}
+        </a>
+      </div>
+      <FormError message={view.error ?? undefined} />
+      <VerifySection view={view} />
+      <FactorsSection view={view} />
+      <RecoveryCodesSection view={view} />
+      <ApplicationSessionsSection view={view} />
+      <SecurityAlertsSection view={view} />
+    </PortalFrame>
+  );
+}
