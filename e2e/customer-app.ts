@@ -656,21 +656,14 @@ function expiresAt(tokens: { expiresIn(): number | undefined }): number {
   return Date.now() + (tokens.expiresIn() ?? 300) * 1000;
 }
 
-/** `expires_at` of a launch or approve answer, in Unix milliseconds; null when unreadable. */
+/** `expires_at` of a launch or approve answer: Unix time in milliseconds (an integer); null otherwise. */
 function expiryTime(value: unknown): number | null {
-  if (typeof value === "number" && Number.isFinite(value)) return value < 1e11 ? value * 1000 : value;
-  if (typeof value !== "string") return null;
-  const time = Date.parse(value);
-  return Number.isNaN(time) ? null : time;
+  return typeof value === "number" && Number.isSafeInteger(value) ? value : null;
 }
 
-/** The error code of a handoff error answer. */
+/** The `error` code of a handoff error answer (`{"error": CODE, "error_description": text}`). */
 function errorCode(body: unknown): string | null {
-  if (!isRecord(body)) return null;
-  if (typeof body.code === "string") return body.code;
-  if (typeof body.error === "string") return body.error;
-  if (isRecord(body.error) && typeof body.error.code === "string") return body.error.code;
-  return null;
+  return isRecord(body) && typeof body.error === "string" ? body.error : null;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
