@@ -14,6 +14,7 @@ import type { Endpoint, EndpointContext } from "../http/context";
 import { BodyTooLarge, isDependencyFailure, isUnstorableText, loggableError } from "../http/errors";
 import { isStorableText } from "../text";
 import { mediaType, readBody } from "../http/form";
+import { hasExactlyMembers } from "../http/json";
 import { loadTokenAuthorityWithPermission, type PermissionFacts, type TokenAuthority } from "../oauth/authority";
 import { bearerToken } from "../oauth/bearer";
 import { lightResponse } from "../http/response";
@@ -37,29 +38,7 @@ export interface CheckRequest {
 
 const MEMBERS = ["organization_id", "permission", "resource"];
 
-/**
- * The member names of the top-level object exactly as written, duplicates included: JSON.parse
- * silently keeps the last of two equal names. `text` must already be valid JSON.
- */
-export function topLevelMemberNames(text: string): string[] {
-  const names: string[] = [];
-  let depth = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (c === '"') {
-      let j = i + 1;
-      while (text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
-      if (depth === 1) {
-        let k = j + 1;
-        while (k < text.length && " \t\n\r".includes(text[k])) k++;
-        if (text[k] === ":") names.push(JSON.parse(text.slice(i, j + 1)) as string);
-      }
-      i = j;
-    } else if (c === "{" || c === "[") depth++;
-    else if (c === "}" || c === "]") depth--;
-  }
-  return names;
-}
+export { topLevelMemberNames } from "../http/json";
 
 /** The request rules: no query, no Origin, JSON of at most 2 KiB with exactly the three members. */
 export async function readCheckRequest(request: Request): Promise<CheckRequest> {
@@ -80,8 +59,7 @@ export async function readCheckRequest(request: Request): Promise<CheckRequest> 
     throw badRequest("The body is not valid JSON");
   }
   if (typeof body !== "object" || body === null || Array.isArray(body)) throw badRequest("The body must be a JSON object");
-  const names = topLevelMemberNames(text).sort();
-  if (names.length !== MEMBERS.length || names.some((name, i) => name !== MEMBERS[i])) {
+  if (!hasExactlyMembers(text, MEMBERS)) {
     throw badRequest("The body must have exactly the members resource, permission and organization_id, once each");
   }
   const { resource, permission, organization_id: organizationId } = body as Record<string, unknown>;

@@ -129,6 +129,36 @@ export const HOSTED_ERRORS = {
     oauthError: "access_denied",
   },
 
+  // The backend handoff's browser routes (lib/account-security/handoff-browser.ts).
+  account_handoff_expired: {
+    status: 400,
+    title: "This link has expired",
+    message: "Links to your security settings are valid for two minutes and can be used once.",
+    oauthError: "invalid_request",
+    next: "Go back to the application and open your security settings again.",
+  },
+  account_handoff_wrong_account: {
+    status: 403,
+    title: "Different sign-in",
+    message: "Your security settings were opened from the application for another sign-in than the one in this browser.",
+    oauthError: "access_denied",
+    next: "Open them from the application, in the browser where you signed in to it.",
+  },
+  account_handoff_ended: {
+    status: 401,
+    title: "Your sign-in has ended",
+    message: "Your sign-in to the application has ended, so your security settings cannot be opened from it.",
+    oauthError: "invalid_grant",
+    next: "Sign in to the application again, then open your security settings.",
+  },
+  account_completion_failed: {
+    status: 400,
+    title: "This link cannot be used",
+    message: "This link has expired, was already used, or was opened in another browser than the one you signed in with.",
+    oauthError: "invalid_request",
+    next: "Go back to the application and open your security settings again.",
+  },
+
   // Answers the route table gives for a hosted route outside its endpoint (lib/server/router.ts).
   too_many_requests: { status: 429, title: "Too many requests", message: "Too many requests came from your network. Wait a moment and try again.", oauthError: "rate_limited" },
   unstorable_request: { status: 400, title: "Invalid request", message: "The request contains a character that is not accepted.", oauthError: "invalid_request" },

@@ -14,7 +14,8 @@ export interface Route {
   /**
    * The shape of this route's failures that happen outside the endpoint (rate limit, the
    * database failing while the workspace is resolved): the OAuth JSON body (default), a hosted
-   * page for browser routes, or the permission check's problem document.
+   * page for browser routes, the permission check's problem document, or the account-security
+   * handoff's error body (lib/account-security/errors.ts).
    */
-  errors?: "oauth" | "hosted" | "problem";
+  errors?: "oauth" | "hosted" | "problem" | "account-security";
 }

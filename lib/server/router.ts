@@ -24,6 +24,8 @@ import { totpRoutes } from "../sign-in/steps/totp";
 import { webauthnRoutes } from "../sign-in/steps/webauthn";
 import { handoffRoutes } from "../account-security/handoff-routes";
 import { portalRoutes } from "../account-security/portal-routes";
+import { handoffErrorResponse, handoffNotFound, handoffRateLimited } from "../account-security/errors";
+import { handoffFailure } from "../account-security/handoff";
 
 export type { Route } from "../http/route";
 
@@ -92,12 +94,14 @@ export function tooManyRequests(route: Pick<Route, "errors">, retryAfterSeconds:
     page.headers.set("Retry-After", headers["Retry-After"]);
     return page;
   }
+  if (route.errors === "account-security") return handoffErrorResponse(handoffRateLimited(retryAfterSeconds));
   if (route.errors === "problem") return checkErrorResponse(new CheckError(429, "rate_limited", "Too many requests; retry after the time in Retry-After", headers));
   return oauthErrorResponse(new OAuthError(429, "rate_limited", "Too many requests; retry after the time in Retry-After", { headers }));
 }
 
 /** A failure outside the endpoint itself, in the route's own shape (503 stays 503: fail closed). */
 function routeFailure(route: Pick<Route, "errors">, error: unknown): Response {
+  if (route.errors === "account-security") return handoffFailure("account-security handoff", error);
   if (isUnstorableText(error)) {
     if (route.errors === "hosted") return hostedError("unstorable_request");
     if (route.errors === "problem") return checkErrorResponse(badRequest("The request contains a character that is not accepted (U+0000)"));
@@ -118,7 +122,7 @@ const publicOrNot = (route: Pick<Route, "path">, response: Response) => (PUBLIC_
 export async function runEndpoint(route: Route, request: Request, service: Service, workspaceId: string): Promise<Response> {
   try {
     const workspace = await resolveWorkspace(service, workspaceId);
-    if (!workspace) return publicOrNot(route, notFoundResponse());
+    if (!workspace) return publicOrNot(route, route.errors === "account-security" ? handoffErrorResponse(handoffNotFound()) : notFoundResponse());
     const address = clientAddress(request, service.config.trustProxy);
     const limit = service.limiter.hit(`ip:${workspace.id}:${address}`, service.config.rateLimits.requestsPerMinute, 60_000);
     if (!limit.allowed) return publicOrNot(route, tooManyRequests(route, limit.retryAfterSeconds));
