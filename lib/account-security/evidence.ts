@@ -160,3 +160,39 @@ export async function recordPortalEvidence(ctx: EndpointContext, portal: PortalS
     return true;
   });
 }
+
+/** A factor the portal may remove: its kind (the strength follows from it). */
+export type RemovableFactor = "passkey" | "security_key" | "totp";
+
+/** The strength a factor of this kind proves (removing it needs a fresh event at least as strong). */
+export function strengthOfFactor(kind: RemovableFactor): Strength {
+  return kind === "totp" ? "possession" : "phishing_resistant";
+}
+
+/**
+ * Whether removing one factor of `kind` would take away the last factor the policy requires:
+ * - with MFA required, the last second factor (authenticator app, security key, passkey);
+ * - with passkeys required (enrolment "require", or passkeys as the only first factor), the last passkey.
+ * Such a removal is refused whatever the evidence.
+ */
+export function isLastRequiredFactor(policy: AuthPolicy, enrolled: EnrolledSummary, kind: RemovableFactor): boolean {
+  const after = { totp: enrolled.totp, security_key: enrolled.securityKeys, passkey: enrolled.passkeys };
+  after[kind] -= 1;
+  if (policy.mfa === "required" && after.totp + after.security_key + after.passkey <= 0) return true;
+  const passkeysRequired = policy.passkeyEnrollment === "require" || (policy.firstFactors.length === 1 && policy.firstFactors[0] === "passkey");
+  return kind === "passkey" && passkeysRequired && after.passkey <= 0;
+}
+
+/**
+ * The check before removing a factor: refused outright when it is the last one the policy
+ * requires (`last_required`), otherwise `requireEvidence` with the factor's strength.
+ */
+export async function requireRemovalEvidence(
+  ctx: EndpointContext,
+  portal: PortalSession,
+  kind: RemovableFactor,
+): Promise<EvidenceVerdict | { ok: false; lastRequired: true }> {
+  const [{ policy, methods, enrolled }, fresh] = await Promise.all([portalVerifyMethods(ctx, portal), freshEvidence(ctx, portal)]);
+  if (isLastRequiredFactor(policy, enrolled, kind)) return { ok: false, lastRequired: true };
+  return judgeEvidence({ remove: strengthOfFactor(kind) }, policy, methods, fresh);
+}

@@ -76,7 +76,7 @@ export async function loadPortalView(ctx: EndpointContext, portal: PortalSession
 }
 
 /** The catalogue codes the portal page shows at its top after a form post (`?error=`); any other value shows nothing. */
-export const PORTAL_FORM_ERRORS = ["portal_verification_failed", "portal_verification_limited", "portal_provider_only", "form_unverified"] as const satisfies readonly HostedErrorCode[];
+export const PORTAL_FORM_ERRORS = ["portal_verification_failed", "portal_verification_limited", "portal_provider_only", "portal_last_required_factor", "form_unverified"] as const satisfies readonly HostedErrorCode[];
 
 export function portalFormMessage(value: unknown): string | null {
   return (PORTAL_FORM_ERRORS as readonly unknown[]).includes(value) ? HOSTED_ERRORS[value as (typeof PORTAL_FORM_ERRORS)[number]].message : null;

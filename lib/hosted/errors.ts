@@ -121,6 +121,12 @@ export const HOSTED_ERRORS = {
   },
   portal_verification_failed: { status: 401, title: "Verification failed", message: "That did not work. Check it and try again.", oauthError: "access_denied" },
   portal_verification_limited: { status: 429, title: "Too many attempts", message: "Too many attempts. Wait a moment and try again.", oauthError: "rate_limited" },
+  portal_last_required_factor: {
+    status: 400,
+    title: "Cannot remove",
+    message: "This is the last sign-in method of its kind that your account must keep. Add another one before removing it.",
+    oauthError: "invalid_request",
+  },
   portal_provider_only: {
     status: 403,
     title: "Verification not possible",
@@ -128,6 +134,33 @@ export const HOSTED_ERRORS = {
       "Your account signs in through your organization's identity provider and has no password, email code or passkey to verify with here, so it cannot change security settings.",
     oauthError: "access_denied",
   },
+
+  // The portal's forms for what it manages (lib/account-security/credential-routes.ts): shown on the portal page.
+  portal_verification_required: {
+    status: 403,
+    title: "Verify it's you",
+    message: "To add or rename a sign-in method, first verify it's you below. A verification counts for 10 minutes.",
+    oauthError: "access_denied",
+  },
+  portal_stronger_verification_required: {
+    status: 403,
+    title: "Verify it's you",
+    message:
+      "Removing a sign-in method or creating new recovery codes needs a recent verification at least as strong as what it changes (for a passkey or security key: one of your passkeys or security keys). Verify below, then try again.",
+    oauthError: "access_denied",
+  },
+  portal_credential_not_found: { status: 404, title: "Not found", message: "That sign-in method no longer exists.", oauthError: "invalid_request" },
+  portal_credential_name_invalid: { status: 400, title: "Invalid name", message: "Choose a name of 1 to 64 characters.", oauthError: "invalid_request" },
+  portal_last_required_factor: {
+    status: 409,
+    title: "Cannot remove",
+    message: "This application requires it to sign you in, and you have no other that could take its place. Add another first, then remove this one.",
+    oauthError: "invalid_request",
+  },
+  portal_credential_not_verified: { status: 400, title: "Not added", message: "That could not be verified. Check it and try again.", oauthError: "invalid_request" },
+  portal_credential_expired: { status: 400, title: "Not added", message: "This setup has expired. Start again.", oauthError: "invalid_request" },
+  portal_credential_duplicate: { status: 409, title: "Already added", message: "This passkey or security key is already registered.", oauthError: "invalid_request" },
+  portal_application_not_found: { status: 404, title: "Not found", message: "You are no longer signed in to that application.", oauthError: "invalid_request" },
 
   // The backend handoff's browser routes (lib/account-security/handoff-browser.ts).
   account_handoff_expired: {
