@@ -27,7 +27,7 @@ beforeAll(async () => {
 const link = (clientId: string) => `/t/${ws}/auth/account?client_id=${encodeURIComponent(clientId)}`;
 
 /** The direct link as a browser follows it: the sign-in when it asks for one (password), then the portal. */
-async function directLink(jar = new Jar(), who = ADA): Promise<{ jar: Jar; signedIn: boolean; location: string }> {
+async function directLink(jar = new Jar(), who: { email: string; password: string } = ADA): Promise<{ jar: Jar; signedIn: boolean; location: string }> {
   let res = await call(h, link(WEB.client_id), { cookie: jar.header() });
   expect(res.status).toBe(303);
   jar.take(res);
