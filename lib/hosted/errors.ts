@@ -151,12 +151,6 @@ export const HOSTED_ERRORS = {
   },
   portal_credential_not_found: { status: 404, title: "Not found", message: "That sign-in method no longer exists.", oauthError: "invalid_request" },
   portal_credential_name_invalid: { status: 400, title: "Invalid name", message: "Choose a name of 1 to 64 characters.", oauthError: "invalid_request" },
-  portal_last_required_factor: {
-    status: 409,
-    title: "Cannot remove",
-    message: "This application requires it to sign you in, and you have no other that could take its place. Add another first, then remove this one.",
-    oauthError: "invalid_request",
-  },
   portal_credential_not_verified: { status: 400, title: "Not added", message: "That could not be verified. Check it and try again.", oauthError: "invalid_request" },
   portal_credential_expired: { status: 400, title: "Not added", message: "This setup has expired. Start again.", oauthError: "invalid_request" },
   portal_credential_duplicate: { status: 409, title: "Already added", message: "This passkey or security key is already registered.", oauthError: "invalid_request" },
