@@ -1,0 +1,224 @@
+/**
+ * The account-security portal end to end, from the example customer application
+ * (e2e/customer-app.ts, openid-client) of e2e-account, the fixture's application that offers the
+ * portal, on port 3117, with portal@example.com:
+ *
+ * - the dashboard's "Security settings" button (the backend handoff) and direct link; the start
+ *   route's CSRF proof and the callback's checks on the customer side;
+ * - the handoff when the browser's hosted cookie is the user's session: the portal opens at once,
+ *   the customer's callback is never called; back to the registered return page;
+ * - the handoff in a browser without that hosted session: a fresh sign-in is another session, and
+ *   the handoff is refused (the completion would need the launch's own session);
+ * - the direct link;
+ * - the handoff when the session does not meet the application's policy (changed to require two
+ *   steps after the sign-in): the user steps up, the service calls the customer's callback, the
+ *   customer approves and the completion URL opens the portal.
+ */
+import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { expect, test, type BrowserContext, type Page } from "@playwright/test";
+import { Secret, TOTP } from "otpauth";
+import { ISSUER, LATCHKEY_PORT } from "./env";
+
+const APP_PORT = 3117;
+const APP = `http://localhost:${APP_PORT}`;
+const CLIENT_ID = "e2e-account";
+const APP_NAME = "E2E account app";
+const USER = { email: "portal@example.com", password: "my security settings are mine" };
+const DIRECT_LINK = `${ISSUER}/auth/account?client_id=${CLIENT_ID}`;
+/** The hosted session's cookie on the authentication host (lib/authn/hosted-session.ts). */
+const HOSTED_COOKIE = "lk_session";
+
+const fixture = JSON.parse(readFileSync(path.join(process.cwd(), "e2e/fixtures/e2e-workspace.json"), "utf8")) as {
+  id: string;
+  name: string;
+  applications: { client_id: string; auth_policy?: Record<string, unknown> }[];
+};
+const accountApp = fixture.applications.find((a) => a.client_id === CLIENT_ID)!;
+
+let app: ChildProcess | undefined;
+
+test.beforeAll(async () => {
+  app = spawn(path.join("node_modules", ".bin", "tsx"), ["e2e/customer-app.ts"], {
+    env: { ...process.env, PORT: String(APP_PORT), LATCHKEY_ISSUER: ISSUER, CLIENT_ID, CLIENT_SECRET: "e2e-account-secret-0123456789abcdef0123456789" },
+    stdio: "ignore",
+  });
+  for (let i = 0; i < 100; i++) {
+    if (await fetch(`${APP}/health`).then((r) => r.ok, () => false)) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error("the customer app for e2e-account did not start");
+});
+
+test.afterAll(async () => {
+  if (!app || app.exitCode !== null) return;
+  const exited = new Promise((resolve) => app!.once("exit", resolve));
+  app.kill("SIGTERM");
+  await exited;
+});
+
+/** The application's sign-in policy, changed by importing the workspace file with it (the CLI, on the server's data store). */
+async function setAccountAppPolicy(policy: Record<string, unknown> | undefined): Promise<void> {
+  const published = JSON.parse(readFileSync(path.join(process.cwd(), ".test-data", `e2e-server-${LATCHKEY_PORT}.json`), "utf8")) as { env: Record<string, string | undefined> };
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  delete env.DATABASE_URL;
+  delete env.DATA_DIR;
+  delete env.MASTER_KEY;
+  for (const [name, value] of Object.entries(published.env)) if (value) env[name] = value;
+  const doc = { id: fixture.id, name: fixture.name, applications: [{ ...accountApp, ...(policy ? { auth_policy: policy } : {}) }] };
+  const result = await new Promise<{ code: number; output: string }>((resolve) => {
+    const child = execFile(path.join(process.cwd(), "node_modules/.bin/tsx"), ["cli/latchkey.ts", "workspace", "import", "-"], { env, timeout: 60_000 }, (error, stdout, stderr) =>
+      resolve({ code: error ? 1 : 0, output: stdout + stderr }),
+    );
+    child.stdin!.end(JSON.stringify(doc));
+  });
+  expect(result.code, `latchkey workspace import failed:\n${result.output}`).toBe(0);
+}
+
+/** The authenticator app's current code for `secret`. */
+function totp(secret: string): string {
+  return new TOTP({ secret: Secret.fromBase32(secret), algorithm: "SHA1", digits: 6, period: 30 }).generate();
+}
+
+/** Every top-level navigation of the page, in order. */
+function recordNavigations(page: Page): string[] {
+  const urls: string[] = [];
+  page.on("request", (request) => {
+    if (request.isNavigationRequest() && request.frame() === page.mainFrame()) urls.push(request.url());
+  });
+  return urls;
+}
+
+async function passwordStep(page: Page): Promise<void> {
+  await expect(page).toHaveURL((url) => url.href.startsWith(`${ISSUER}/`));
+  await page.getByLabel("Email", { exact: true }).fill(USER.email);
+  await page.getByLabel("Password", { exact: true }).fill(USER.password);
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+}
+
+/** Signs in to the example application: its profile page (the dashboard). */
+async function signIn(page: Page): Promise<void> {
+  await page.goto(`${APP}/start`);
+  await passwordStep(page);
+  await page.waitForURL(`${APP}/profile`);
+}
+
+/** Drops the authentication host's session cookie only: the application's session stays. */
+async function forgetHostedCookie(context: BrowserContext): Promise<void> {
+  await context.clearCookies({ name: HOSTED_COOKIE });
+}
+
+async function expectPortal(page: Page): Promise<void> {
+  await expect(page).toHaveURL((url) => url.href.startsWith(`${ISSUER}/`));
+  await expect(page.getByRole("heading", { level: 1, name: "Security settings" })).toBeVisible();
+  await expect(page.getByText(USER.email)).toBeVisible();
+}
+
+async function backToTheApplication(page: Page): Promise<void> {
+  await page.getByRole("link", { name: `Back to ${APP_NAME}` }).click();
+  await page.waitForURL(`${APP}/settings/security`);
+  await expect(page.getByRole("heading", { name: "Account settings" })).toBeVisible();
+  await expect(page.getByTestId("settings-user")).toHaveText(USER.email);
+}
+
+test("the dashboard: the Security settings button needs the session's CSRF proof, the direct link names the client; the callback takes only what this session started", async ({ page }) => {
+  await signIn(page);
+  await expect(page.getByRole("button", { name: "Security settings" })).toBeVisible();
+  await expect(page.getByRole("link", { name: "Security settings (direct link)" })).toHaveAttribute("href", DIRECT_LINK);
+
+  // The start route: a same-origin POST without the session's CSRF proof is refused, and so is a
+  // POST with the proof from outside the application's pages (no Origin, no Sec-Fetch-Site).
+  const withoutProof = await page.evaluate(async () => {
+    const response = await fetch("/account-security/start", { method: "POST", body: new URLSearchParams({ csrf: "not-the-proof" }), redirect: "manual" });
+    return response.status;
+  });
+  expect(withoutProof).toBe(403);
+  const proof = await page.locator('form[action="/account-security/start"] input[name="csrf"]').inputValue();
+  expect(proof).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  const fromElsewhere = await page.request.post(`${APP}/account-security/start`, { form: { csrf: proof }, maxRedirects: 0 });
+  expect(fromElsewhere.status()).toBe(403);
+
+  // The callback: a state this session never launched, a missing or repeated parameter, an extra
+  // one: refused, without caching and without a referrer.
+  const state = "A".repeat(43);
+  for (const query of [
+    `challenge=c&state=${state}&intent=manage`,
+    `state=${state}&intent=manage`,
+    `challenge=c&challenge=d&state=${state}&intent=manage`,
+    `challenge=c&state=${state}&intent=manage&next=/profile`,
+  ]) {
+    const response = await page.goto(`${APP}/account-security/callback?${query}`);
+    expect(response!.status()).toBe(400);
+    expect(response!.headers()["cache-control"]).toBe("no-store");
+    expect(response!.headers()["referrer-policy"]).toBe("no-referrer");
+    await expect(page.getByRole("alert")).toHaveText("The security settings could not be opened.");
+  }
+});
+
+test("handoff with the hosted session in the browser: the portal opens at once, the callback is not called; back to the return page", async ({ page }) => {
+  await signIn(page);
+  const navigations = recordNavigations(page);
+  await page.getByRole("button", { name: "Security settings" }).click();
+  await expectPortal(page);
+
+  // Start → 303 launch_url on the issuer → the portal; the customer's callback stayed out of it.
+  expect(navigations[0]).toBe(`${APP}/account-security/start`);
+  expect(navigations[1]?.startsWith(`${ISSUER}/auth/account/`)).toBe(true);
+  expect(navigations.filter((url) => url.startsWith(`${APP}/account-security/callback`))).toEqual([]);
+
+  await backToTheApplication(page);
+});
+
+test("handoff in a browser without the user's hosted session: a fresh sign-in is another session, so the handoff is refused and the callback is not called", async ({ page, context }) => {
+  await signIn(page);
+  await forgetHostedCookie(context);
+  const navigations = recordNavigations(page);
+  await page.getByRole("button", { name: "Security settings" }).click();
+  await passwordStep(page);
+  await expect(page.getByRole("heading", { name: "Different sign-in" })).toBeVisible();
+  expect(navigations.filter((url) => url.startsWith(`${APP}/account-security/callback`))).toEqual([]);
+});
+
+test("the direct link: the portal on the authentication host, then back to the application", async ({ page }) => {
+  await signIn(page);
+  await page.getByRole("link", { name: "Security settings (direct link)" }).click();
+  await expectPortal(page);
+  await page.getByRole("link", { name: `Back to ${APP_NAME}` }).click();
+  await expect(page).toHaveURL((url) => url.origin === APP);
+});
+
+test("handoff when the application's policy asks for more than the session has: step-up, the service calls the application's callback, approve, the completion URL opens the portal", async ({ page }) => {
+  await signIn(page);
+  // The application now requires two-step verification, which this session (a password) lacks.
+  await setAccountAppPolicy({ mfa: "required" });
+  try {
+    const navigations = recordNavigations(page);
+    await page.getByRole("button", { name: "Security settings" }).click();
+    await expect(page.getByRole("heading", { name: "Set up two-step verification" })).toBeVisible();
+    await page.getByRole("button", { name: "Set up an authenticator app" }).click();
+    const secret = (await page.locator("#totp-secret").getAttribute("data-secret"))!;
+    await page.getByLabel("Code from the app").fill(totp(secret));
+    await page.getByRole("button", { name: "Verify and continue" }).click();
+    await expect(page.getByRole("heading", { name: "Save your recovery codes" })).toBeVisible();
+    await page.getByRole("button", { name: "I have saved these codes" }).click();
+    await expectPortal(page);
+
+    // The service called the registered callback with exactly challenge, state and intent; the
+    // application approved and sent the browser to the completion URL, on the issuer.
+    const callbacks = navigations.filter((url) => url.startsWith(`${APP}/account-security/callback`));
+    expect(callbacks).toHaveLength(1);
+    const callback = new URL(callbacks[0]!);
+    expect([...callback.searchParams.keys()].sort()).toEqual(["challenge", "intent", "state"]);
+    expect(callback.searchParams.get("state")).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(callback.searchParams.get("intent")).toBe("manage");
+    expect(navigations[navigations.indexOf(callbacks[0]!) + 1]?.startsWith(`${ISSUER}/auth/account/complete?`)).toBe(true);
+    await backToTheApplication(page);
+
+    // The callback URL again (a reload, a forwarded link): the pending record was consumed.
+    const replay = await page.goto(callback.href);
+    expect(replay!.status()).toBe(400);
+  } finally {
+    await setAccountAppPolicy(undefined);
+  }
+});
