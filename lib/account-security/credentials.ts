@@ -5,8 +5,8 @@
  *
  * Every function acts for the portal's user only (`PortalActor`): a factor id of another user
  * matches nothing and answers `not_found`, like an unknown one. The step-up evidence each action
- * needs is the routes' (lib/account-security/evidence.ts); this module does the change and its
- * audit event. Failures are values (`{ ok: false, reason }`), which the routes turn into the
+ * needs, and the policy's last required factor, are ./evidence.ts's, asked by the routes
+ * (./credential-routes.ts); this module does the change and its audit event. Failures are values (`{ ok: false, reason }`), which the routes turn into the
  * hosted error catalogue's messages.
  */
 import { and, eq, sql } from "drizzle-orm";
@@ -17,8 +17,7 @@ import { decryptSecret, encryptSecret } from "../crypto";
 import { isStorableText } from "../text";
 import type { EndpointContext } from "../http/context";
 import { recordAudit } from "../audit/events";
-import { policyFor, type AuthPolicy, type EnrolledSummary } from "../authn/policy";
-import { enrolledSummary, listFactors, removeFactor } from "../authn/factors";
+import { listFactors, removeFactor } from "../authn/factors";
 import type { ChallengeBinding, EnrolledFactor } from "../authn/factors/contract";
 import { confirmTotpEnrolment, pendingTotpEnrolment, startTotpEnrolment } from "../authn/factors/totp";
 import { generateRecoveryCodes, RECOVERY_CODE_COUNT } from "../authn/factors/recovery-codes";
@@ -97,7 +96,6 @@ async function audit(ctx: Ctx, actor: PortalActor, source: ActionSource, type: s
 export function normalizeCredentialName(input: string): string | null {
   const name = input.trim().replace(/\s+/g, " ");
   // Control characters (U+0000 among them, which the database cannot store) are not part of a name.
-  // eslint-disable-next-line no-control-regex
   if (name.length === 0 || [...name].length > CREDENTIAL_NAME_MAX || !isStorableText(name) || /[\u0000-\u001f\u007f-\u009f]/.test(name)) return null;
   return name;
 }
@@ -123,60 +121,18 @@ export async function renameCredential(ctx: Ctx, actor: PortalActor, credentialI
 
 export type RemovableKind = Exclude<EnrolledFactor["kind"], "recovery_code">;
 
-/**
- * Whether the factors in `enrolled` let the user meet `policy` at their next sign-in without
- * enrolling anything: an allowed first factor they can use, a second one when MFA is required,
- * a passkey when the policy requires one. The email code is the account's own (always there when
- * the policy allows it); the password only when the account has one.
- */
-export function factorsMeetPolicy(policy: AuthPolicy, enrolled: EnrolledSummary): boolean {
-  const password = enrolled.hasPassword && policy.firstFactors.includes("password");
-  const email = policy.firstFactors.includes("email_otp");
-  const passkey = enrolled.passkeys > 0 && policy.firstFactors.includes("passkey");
-  if (!password && !email && !passkey) return false;
-  if (policy.passkeyEnrollment === "require" && enrolled.passkeys === 0) return false;
-  if (policy.mfa === "required") {
-    // As lib/authn/evidence.ts counts factor categories: a passkey is multi-factor on its own; after
-    // the password (knowledge) any enrolled factor completes it; after an email code (possession)
-    // only a passkey or the password does, not another possession factor.
-    const secondAfterPassword = enrolled.totp > 0 || enrolled.securityKeys > 0 || enrolled.passkeys > 0;
-    const secondAfterEmail = enrolled.passkeys > 0 || password;
-    if (!passkey && !(password && secondAfterPassword) && !(email && secondAfterEmail)) return false;
-  }
-  return true;
-}
-
-/** The summary without one factor of `kind` (a flagged credential never counted, so removing it changes nothing). */
-function without(enrolled: EnrolledSummary, kind: RemovableKind, flagged: boolean): EnrolledSummary {
-  if (flagged) return enrolled;
-  if (kind === "passkey") return { ...enrolled, passkeys: enrolled.passkeys - 1 };
-  if (kind === "security_key") return { ...enrolled, securityKeys: enrolled.securityKeys - 1 };
-  return { ...enrolled, totp: enrolled.totp - 1 };
-}
-
 /** The user's factor of `kind` and `id`, as the portal lists it; null when the user has no such factor. */
 export async function findCredential(ctx: Ctx, userId: string, kind: RemovableKind, id: string): Promise<EnrolledFactor | null> {
   return (await listFactors(ctx, userId)).find((f) => f.kind === kind && f.id === id) ?? null;
 }
 
 /**
- * Whether the user may remove this factor under the portal application's policy: not the last
- * factor that policy requires (the user could then no longer meet it without enrolling a new one,
- * which anyone holding the remaining factor could do).
+ * Removes one of the user's passkeys, security keys or authenticator apps. The caller has asked
+ * ./evidence.ts `requireRemovalEvidence` first (the policy's last required factor, the evidence).
  */
-export async function mayRemove(ctx: Ctx, actor: PortalActor, factor: EnrolledFactor): Promise<boolean> {
-  if (factor.kind === "recovery_code") return false;
-  const [policy, enrolled] = await Promise.all([policyFor(ctx, actor.clientPk), enrolledSummary(ctx, actor.userId)]);
-  if (!enrolled) return false;
-  // A state that already falls short (the policy changed since) is not made a reason to keep a factor.
-  return !factorsMeetPolicy(policy, enrolled) || factorsMeetPolicy(policy, without(enrolled, factor.kind, factor.flagged === true));
-}
-
-/** Removes one of the user's passkeys, security keys or authenticator apps. */
 export async function removeCredential(ctx: Ctx, actor: PortalActor, kind: RemovableKind, id: string, source: ActionSource): Promise<CredentialResult> {
   const factor = await findCredential(ctx, actor.userId, kind, id);
   if (!factor) return fail("not_found");
-  if (!(await mayRemove(ctx, actor, factor))) return fail("last_required_factor");
   if (!(await removeFactor(ctx, actor.userId, kind, id))) return fail("not_found");
   await audit(ctx, actor, source, "account.credential_removed", { kind, factor_id: id, name: factor.name });
   return { ok: true };

@@ -17,19 +17,16 @@ import { guessingGate } from "../authn/sign-in-limits";
 import { hostedError } from "../hosted/errors";
 import { clientAddress } from "../http/client-address";
 import type { Endpoint, EndpointContext } from "../http/context";
-import { verifyCsrfToken } from "../http/csrf";
-import { mediaType, readBody, unstorableParameter } from "../http/form";
-import { guarded, sameOrigin } from "../http/guards";
+import { unstorableParameter } from "../http/form";
 import { redirect303 } from "../http/response";
 import type { Route } from "../http/route";
 import { findClient } from "../oauth/clients";
 import { openAccountSignIn } from "../oauth/pending-sign-in";
 import { portalVerifyMethods, recordPortalEvidence } from "./evidence";
-import { applicationOrigin, livePortalSession, offersPortal, openPortalSession, PORTAL_PATH, type PortalSession } from "./portal-session";
-import { portalCsrfBindings } from "./portal-view";
+import { applicationOrigin, offersPortal, openPortalSession, type PortalSession } from "./portal-session";
+import { portalForm, toPortal } from "./portal-form";
+import { credentialRoutes } from "./credential-routes";
 
-/** The portal's form posts are small (a password, a code). */
-const FORM_LIMIT = 8 * 1024;
 
 /**
  * The direct link. The application must offer the portal. A live hosted session that meets the
@@ -55,42 +52,6 @@ export const directLinkEndpoint: Endpoint = async (request, ctx) => {
   const portal = await openPortalSession(ctx, { userId: session.userId, sessionId: session.id, clientPk: client.id, grantId: null, returnUri: `${origin}/` });
   return redirect303(portal.location, [["Set-Cookie", portal.cookie]]);
 };
-
-export interface PortalFormInput {
-  portal: PortalSession;
-  form: URLSearchParams;
-}
-
-/**
- * A portal form post: same origin (lib/http/guards.ts), a form body of at most 8 KiB, a live
- * portal session (./portal-session.ts), and the portal's CSRF token (purpose "account-portal",
- * bound to the portal session, its cookie secret and the hosted session).
- */
-export function portalForm(handler: (request: Request, ctx: EndpointContext, input: PortalFormInput) => Promise<Response>): Endpoint {
-  return guarded(
-    async (request: Request, ctx: EndpointContext) => {
-      if (mediaType(request) !== "application/x-www-form-urlencoded") return hostedError("form_media_type");
-      let form: URLSearchParams;
-      try {
-        form = new URLSearchParams(await readBody(request, FORM_LIMIT));
-      } catch {
-        return hostedError("form_too_large");
-      }
-      const portal = await livePortalSession(ctx, request.headers.get("cookie"));
-      if (!portal) return hostedError("portal_session_ended");
-      if (!verifyCsrfToken(ctx.service.config.masterKey, "account-portal", portalCsrfBindings(ctx, portal), form.get("csrf"))) return hostedError("form_unverified");
-      return handler(request, ctx, { portal, form });
-    },
-    { use: [sameOrigin(() => hostedError("cross_site_form"))] },
-  );
-}
-
-/** Back to the portal page, with a notice or an error code the page shows. */
-export function toPortal(ctx: EndpointContext, query: { done?: string; error?: string } = {}): Response {
-  const q = new URLSearchParams(Object.entries(query).filter((e): e is [string, string] => typeof e[1] === "string"));
-  const s = q.toString();
-  return redirect303(`${ctx.basePath}${PORTAL_PATH}${s ? `?${s}` : ""}`);
-}
 
 async function userRow(ctx: EndpointContext, userId: string) {
   const [user] = await ctx.service.db
@@ -163,9 +124,13 @@ export const verifyRecoveryCodeEndpoint = portalForm(async (request, ctx, { port
   return verified(request, ctx, portal, result);
 });
 
+/** The portal form helpers live in ./portal-form.ts (shared with ./credential-routes.ts). */
+export { portalForm, toPortal, type PortalFormInput } from "./portal-form";
+
 export const portalRoutes: Route[] = [
   { method: "GET", path: "/auth/account", endpoint: directLinkEndpoint, machine: false, errors: "hosted" },
   { method: "POST", path: "/account/verify/password", endpoint: verifyPasswordEndpoint, machine: false, errors: "hosted" },
   { method: "POST", path: "/account/verify/totp", endpoint: verifyTotpEndpoint, machine: false, errors: "hosted" },
   { method: "POST", path: "/account/verify/recovery-code", endpoint: verifyRecoveryCodeEndpoint, machine: false, errors: "hosted" },
+  ...credentialRoutes,
 ];
