@@ -85,6 +85,28 @@ export default async function ApplicationPage({ params }: { params: Promise<{ wo
           </ActionForm>
         </Card>
 
+        {app.type === "WEB_CONFIDENTIAL" ? (
+          <Card
+            id="handoff"
+            title="Account-security handoff"
+            description="Where the backend handoff sends the browser. The application registers these itself (POST /auth/account/configuration); they are shown here read-only."
+          >
+            {app.handoffCallbackUri && app.handoffReturnUri ? (
+              <dl className="grid gap-x-4 gap-y-2 text-sm sm:grid-cols-[10rem_1fr]">
+                <dt className="text-slate-500">Callback URI</dt>
+                <dd className="break-all font-mono">{app.handoffCallbackUri}</dd>
+                <dt className="text-slate-500">Return URI</dt>
+                <dd className="break-all font-mono">{app.handoffReturnUri}</dd>
+                <dt className="text-slate-500">Version</dt>
+                <dd className="font-mono">{app.handoffVersion}</dd>
+              </dl>
+            ) : (
+              <p className="text-sm text-slate-500">Not configured: launches answer NOT_AVAILABLE until the application registers its destinations.</p>
+            )}
+            {!app.accountSecurity ? <p className="mt-3 text-sm text-slate-500">The portal is switched off for this application (Settings above).</p> : null}
+          </Card>
+        ) : null}
+
         {policy ? (
           <Card
             id="authentication"
