@@ -25,7 +25,9 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { accountSecurityPortalSessions, users } from "../../db/schema";
 import { isMultiFactor, evidenceSince, readEvidence, EVIDENCE_REUSE_MS, STRENGTHS, type Evidence, type EvidenceMethod, type Strength } from "../authn/evidence";
+import { emailAvailable } from "../authn/email/transport";
 import { enrolledSummary } from "../authn/factors";
+import type { ChallengeBinding } from "../authn/factors/contract";
 import { effectivePolicy, readPolicy, type AuthPolicy, type EnrolledSummary } from "../authn/policy";
 import type { EndpointContext } from "../http/context";
 import { workspaces } from "../../db/schema";
@@ -77,10 +79,11 @@ export interface VerifyMethods {
   hasSecondFactor: boolean;
 }
 
-export function verifyMethods(policy: AuthPolicy, enrolled: EnrolledSummary, emailVerified: boolean): VerifyMethods {
+/** `emailUsable`: the address is verified and the server can send mail. */
+export function verifyMethods(policy: AuthPolicy, enrolled: EnrolledSummary, emailUsable: boolean): VerifyMethods {
   const primary: PrimaryMethod[] = [];
   if (enrolled.hasPassword && policy.firstFactors.includes("password")) primary.push("password");
-  if (emailVerified && policy.firstFactors.includes("email_otp")) primary.push("email_otp");
+  if (emailUsable && policy.firstFactors.includes("email_otp")) primary.push("email_otp");
   if (enrolled.passkeys > 0) primary.push("passkey");
   const mfa: MfaMethod[] = [];
   if (enrolled.totp > 0) mfa.push("totp");
@@ -128,7 +131,14 @@ export async function portalVerifyMethods(ctx: EndpointContext, portal: PortalSe
     .limit(1);
   const enrolled = (await enrolledSummary(ctx, portal.userId)) ?? { hasPassword: false, passkeys: 0, securityKeys: 0, totp: 0, recoveryCodesLeft: 0 };
   const policy = effectivePolicy(row?.workspacePolicy, readPolicy(portal.client.authPolicy));
-  return { policy, enrolled, methods: verifyMethods(policy, enrolled, row?.emailVerified ?? false) };
+  // An email code needs a verified address and a server that can send mail.
+  const emailUsable = (row?.emailVerified ?? false) && emailAvailable(ctx.service.config);
+  return { policy, enrolled, methods: verifyMethods(policy, enrolled, emailUsable) };
+}
+
+/** The challenges (email code, WebAuthn) of a portal session's verification are bound to it. */
+export function portalBinding(portal: Pick<PortalSession, "id">): ChallengeBinding {
+  return { purpose: "portal", bindingId: portal.id };
 }
 
 /**

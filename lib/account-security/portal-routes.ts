@@ -7,7 +7,11 @@ import { and, eq } from "drizzle-orm";
 import { users } from "../../db/schema";
 import { recordAudit } from "../audit/events";
 import { evidenceFor, readEvidence } from "../authn/evidence";
+import { EMAIL_CODE_TTL_MS, issueEmailCode, sendGate, verifyEmailCode } from "../authn/factors/email-otp";
 import { useRecoveryCode } from "../authn/factors/recovery-codes";
+import { assertionGate, verifyAssertion } from "../authn/factors/webauthn";
+import { sendMail } from "../authn/email/transport";
+import { signInCodeMessage } from "../authn/email/templates";
 import { verifyTotp } from "../authn/factors/totp";
 import type { VerifyResult } from "../authn/factors/contract";
 import { getLiveSession } from "../authn/hosted-session";
@@ -22,7 +26,7 @@ import { redirect303 } from "../http/response";
 import type { Route } from "../http/route";
 import { findClient } from "../oauth/clients";
 import { openAccountSignIn } from "../oauth/pending-sign-in";
-import { portalVerifyMethods, recordPortalEvidence } from "./evidence";
+import { portalBinding, portalVerifyMethods, recordPortalEvidence } from "./evidence";
 import { applicationOrigin, offersPortal, openPortalSession, type PortalSession } from "./portal-session";
 import { portalForm, toPortal } from "./portal-form";
 import { credentialRoutes } from "./credential-routes";
@@ -55,7 +59,7 @@ export const directLinkEndpoint: Endpoint = async (request, ctx) => {
 
 async function userRow(ctx: EndpointContext, userId: string) {
   const [user] = await ctx.service.db
-    .select({ passwordHash: users.passwordHash, normalized: users.emailNormalized })
+    .select({ passwordHash: users.passwordHash, normalized: users.emailNormalized, email: users.email })
     .from(users)
     .where(and(eq(users.workspaceId, ctx.workspace.id), eq(users.id, userId)))
     .limit(1);
@@ -127,10 +131,45 @@ export const verifyRecoveryCodeEndpoint = portalForm(async (request, ctx, { port
 /** The portal form helpers live in ./portal-form.ts (shared with ./credential-routes.ts). */
 export { portalForm, toPortal, type PortalFormInput } from "./portal-form";
 
+/** "Email me a code": a code to the account's own (verified) address, bound to the portal session. */
+export const sendEmailCodeEndpoint = portalForm(async (request, ctx, { portal }) => {
+  const { methods } = await portalVerifyMethods(ctx, portal);
+  if (!methods.primary.includes("email_otp")) return toPortal(ctx, { error: "portal_verification_failed" });
+  const user = await userRow(ctx, portal.userId);
+  if (!user) return hostedError("portal_session_ended");
+  const gate = await sendGate(ctx, request, user.normalized);
+  if (!gate.allowed) return toPortal(ctx, { error: "portal_verification_limited" });
+  const code = await issueEmailCode(ctx, portalBinding(portal), { address: user.normalized, userId: portal.userId, deliverable: true });
+  await gate.recordSend();
+  if (code) sendMail(ctx, signInCodeMessage({ to: user.email, workspaceName: ctx.workspace.name, code, minutes: EMAIL_CODE_TTL_MS / 60_000 }));
+  return toPortal(ctx, { done: "code_sent" });
+});
+
+/** The emailed code (a primary verification). */
+export const verifyEmailCodeEndpoint = portalForm(async (request, ctx, { portal, form }) => {
+  const { methods } = await portalVerifyMethods(ctx, portal);
+  if (!methods.primary.includes("email_otp")) return toPortal(ctx, { error: "portal_verification_failed" });
+  const result = await verifyEmailCode(ctx, request, portalBinding(portal), form.get("code"));
+  if (!result.ok || result.userId === null) return verified(request, ctx, portal, { ok: false, reason: "invalid" });
+  return verified(request, ctx, portal, { ok: true, userId: result.userId, evidence: result.evidence });
+});
+
+/** One of the user's passkeys or security keys (the page's WebAuthn prompt), bound to the portal session. */
+export const verifyWebAuthnEndpoint = portalForm(async (request, ctx, { portal, form }) => {
+  const gate = await assertionGate(ctx, request, portal.userId);
+  if (!gate.allowed) return toPortal(ctx, { error: "portal_verification_limited" });
+  const result = await verifyAssertion(ctx, portalBinding(portal), form.get("response"), { userId: portal.userId, kinds: ["passkey", "security_key"] });
+  if (!result.ok) await gate.recordFailure();
+  return verified(request, ctx, portal, result);
+});
+
 export const portalRoutes: Route[] = [
   { method: "GET", path: "/auth/account", endpoint: directLinkEndpoint, machine: false, errors: "hosted" },
   { method: "POST", path: "/account/verify/password", endpoint: verifyPasswordEndpoint, machine: false, errors: "hosted" },
   { method: "POST", path: "/account/verify/totp", endpoint: verifyTotpEndpoint, machine: false, errors: "hosted" },
   { method: "POST", path: "/account/verify/recovery-code", endpoint: verifyRecoveryCodeEndpoint, machine: false, errors: "hosted" },
+  { method: "POST", path: "/account/verify/email", endpoint: sendEmailCodeEndpoint, machine: false, errors: "hosted" },
+  { method: "POST", path: "/account/verify/email/code", endpoint: verifyEmailCodeEndpoint, machine: false, errors: "hosted" },
+  { method: "POST", path: "/account/verify/webauthn", endpoint: verifyWebAuthnEndpoint, machine: false, errors: "hosted" },
   ...credentialRoutes,
 ];

@@ -11,7 +11,9 @@ import type { EnrolledFactor } from "../authn/factors/contract";
 import { csrfToken } from "../http/csrf";
 import { HOSTED_ERRORS, type HostedErrorCode } from "../hosted/errors";
 import type { EndpointContext } from "../http/context";
-import { freshEvidence, judgeEvidence, portalVerifyMethods, type EvidenceVerdict, type VerifyMethods } from "./evidence";
+import { pendingEmailCode } from "../authn/factors/email-otp";
+import { secondFactorOptions } from "../authn/factors/webauthn";
+import { freshEvidence, judgeEvidence, portalBinding, portalVerifyMethods, type EvidenceVerdict, type VerifyMethods } from "./evidence";
 import type { PortalSession } from "./portal-session";
 
 export interface PortalView {
@@ -30,6 +32,13 @@ export interface PortalView {
   /** The account's verification methods, and whether adding a credential can proceed now. */
   verifyMethods: VerifyMethods;
   addVerdict: EvidenceVerdict;
+  /** A code was emailed for this portal session and can still be entered. */
+  emailCodeSent: boolean;
+  /**
+   * JSON of the WebAuthn request options (the user's passkeys and security keys, a challenge bound
+   * to the portal session); null without credentials or for a provider-only account.
+   */
+  webauthnOptions: string | null;
   /** The user's enrolled factors (passkeys, authenticator apps, security keys, recovery codes). */
   factors: EnrolledFactor[];
   /** Notices shown at the top (a `?done=` or `?error=` of the last form post). */
@@ -57,6 +66,12 @@ export async function loadPortalView(ctx: EndpointContext, portal: PortalSession
     freshEvidence(ctx, portal),
     listFactors(ctx, portal.userId),
   ]);
+  const addVerdict = judgeEvidence("add", policy, methods, fresh);
+  // Any change may ask for a verification (removals ask for more than adding), so the page can always offer one.
+  const needsVerification = methods.primary.length > 0;
+  const [pending, options] = needsVerification
+    ? await Promise.all([pendingEmailCode(ctx, portalBinding(portal)), secondFactorOptions(ctx, portalBinding(portal), portal.userId)])
+    : [null, null];
   return {
     portalId: portal.id,
     workspaceName: ctx.workspace.name,
@@ -68,7 +83,9 @@ export async function loadPortalView(ctx: EndpointContext, portal: PortalSession
     csrf: portalCsrf(ctx, portal),
     basePath: ctx.basePath,
     verifyMethods: methods,
-    addVerdict: judgeEvidence("add", policy, methods, fresh),
+    addVerdict,
+    emailCodeSent: pending !== null && !pending.dead,
+    webauthnOptions: options && JSON.stringify(options),
     factors,
     notice: query.notice ?? null,
     error: query.error ?? null,

@@ -15,6 +15,12 @@ import { ApplicationSessionsSection, FactorsSection, RecoveryCodesSection, Secur
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Security settings", robots: { index: false }, referrer: "no-referrer" };
 
+/** What the page says after a form post (`?done=`); any other value shows nothing. Sections add theirs. */
+const NOTICES: Record<string, string> = {
+  verified: "Thanks, you're confirmed for the next 10 minutes.",
+  code_sent: "We sent a code to your email address.",
+};
+
 /** The account-security portal: its sections, behind a live portal session (lib/account-security/portal-session.ts). */
 export default async function PortalPage(props: { params: Promise<{ tenant: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const [{ tenant }, query] = await Promise.all([props.params, props.searchParams]);
@@ -42,6 +48,11 @@ export default async function PortalPage(props: { params: Promise<{ tenant: stri
         </a>
       </div>
       <FormError message={view.error ?? undefined} />
+      {view.notice && NOTICES[view.notice] ? (
+        <p role="status" className="rounded-md border border-emerald-200 bg-emerald-50 px-3 py-2 text-sm text-emerald-800">
+          {NOTICES[view.notice]}
+        </p>
+      ) : null}
       <VerifySection view={view} />
       <FactorsSection view={view} />
       <RecoveryCodesSection view={view} />
