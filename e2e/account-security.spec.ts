@@ -9,6 +9,8 @@
  *   the customer's callback is never called; back to the registered return page;
  * - the handoff in a browser without that hosted session: a fresh sign-in is another session, and
  *   the handoff is refused (the completion would need the launch's own session);
+ * - launch refusals: a revoked grant (REAUTHENTICATION_REQUIRED: the application ends its session),
+ *   an application without the portal (NOT_AVAILABLE; its direct link: "Not available");
  * - the direct link;
  * - the handoff when the session does not meet the application's policy (changed to require two
  *   steps after the sign-in): the user steps up, the service calls the customer's callback, the
@@ -19,13 +21,15 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { expect, test, type BrowserContext, type Page } from "@playwright/test";
 import { Secret, TOTP } from "otpauth";
-import { ISSUER, LATCHKEY_PORT } from "./env";
+import { APP as WEB_APP, ISSUER, LATCHKEY_PORT } from "./env";
 
 const APP_PORT = 3117;
 const APP = `http://localhost:${APP_PORT}`;
 const CLIENT_ID = "e2e-account";
 const APP_NAME = "E2E account app";
 const USER = { email: "portal@example.com", password: "my security settings are mine" };
+/** The default example application (e2e-web, port 3112) does not offer the portal. */
+const ADA = { email: "ada@example.com", password: "correct horse battery staple" };
 const DIRECT_LINK = `${ISSUER}/auth/account?client_id=${CLIENT_ID}`;
 /** The hosted session's cookie on the authentication host (lib/authn/hosted-session.ts). */
 const HOSTED_COOKIE = "lk_session";
@@ -178,6 +182,33 @@ test("handoff in a browser without the user's hosted session: a fresh sign-in is
   await passwordStep(page);
   await expect(page.getByRole("heading", { name: "Different sign-in" })).toBeVisible();
   expect(navigations.filter((url) => url.startsWith(`${APP}/account-security/callback`))).toEqual([]);
+});
+
+test("launch refusals reach the user as the application's own pages: REAUTHENTICATION_REQUIRED ends the local session, NOT_AVAILABLE says so", async ({ page, browser }) => {
+  // The grant ends (the application revokes its refresh token): the token the application still
+  // holds is refused at launch, so the application ends its session and asks for a new sign-in.
+  await signIn(page);
+  const revoked = await page.evaluate(async () => (await fetch("/lifecycle/revoke", { method: "POST" })).status);
+  expect(revoked).toBe(200);
+  await page.getByRole("button", { name: "Security settings" }).click();
+  await expect(page.getByRole("heading", { name: "Please sign in again" })).toBeVisible();
+  expect(page.url()).toBe(`${APP}/account-security/start`);
+  expect((await page.context().cookies(APP)).map((c) => c.name)).not.toContain("app_session");
+
+  // An application that does not offer the portal (e2e-web, the default example application):
+  // launch answers NOT_AVAILABLE, and the direct link shows the hosted "not available" page.
+  const other = await (await browser.newContext()).newPage();
+  await other.goto(`${WEB_APP}/start`);
+  await other.getByLabel("Email", { exact: true }).fill(ADA.email);
+  await other.getByLabel("Password", { exact: true }).fill(ADA.password);
+  await other.getByRole("button", { name: "Sign in", exact: true }).click();
+  await other.waitForURL(`${WEB_APP}/profile`);
+  await other.getByRole("button", { name: "Security settings" }).click();
+  await expect(other.getByRole("alert")).toHaveText("Security settings are not available for this application.");
+  await other.goto(`${WEB_APP}/profile`);
+  await other.getByRole("link", { name: "Security settings (direct link)" }).click();
+  await expect(other.getByRole("heading", { name: "Not available" })).toBeVisible();
+  await other.context().close();
 });
 
 test("the direct link: the portal on the authentication host, then back to the application", async ({ page }) => {
