@@ -93,7 +93,22 @@ export async function loadPortalView(ctx: EndpointContext, portal: PortalSession
 }
 
 /** The catalogue codes the portal page shows at its top after a form post (`?error=`); any other value shows nothing. */
-export const PORTAL_FORM_ERRORS = ["portal_verification_failed", "portal_verification_limited", "portal_provider_only", "portal_last_required_factor", "form_unverified"] as const satisfies readonly HostedErrorCode[];
+export const PORTAL_FORM_ERRORS = [
+  "portal_verification_failed",
+  "portal_verification_limited",
+  "portal_provider_only",
+  "portal_last_required_factor",
+  "form_unverified",
+  // The managing forms (./credential-routes.ts).
+  "portal_verification_required",
+  "portal_stronger_verification_required",
+  "portal_credential_not_found",
+  "portal_credential_name_invalid",
+  "portal_credential_not_verified",
+  "portal_credential_expired",
+  "portal_credential_duplicate",
+  "portal_application_not_found",
+] as const satisfies readonly HostedErrorCode[];
 
 export function portalFormMessage(value: unknown): string | null {
   return (PORTAL_FORM_ERRORS as readonly unknown[]).includes(value) ? HOSTED_ERRORS[value as (typeof PORTAL_FORM_ERRORS)[number]].message : null;

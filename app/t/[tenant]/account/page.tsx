@@ -4,13 +4,14 @@ import { notFound } from "next/navigation";
 import { hostedErrorText } from "@/lib/hosted/errors";
 import { livePortalSession } from "@/lib/account-security/portal-session";
 import { loadPortalView, portalFormMessage } from "@/lib/account-security/portal-view";
+import { loadManageView } from "@/lib/account-security/manage-view";
 import { contextFor, resolveWorkspace } from "@/lib/server/router";
 import { getService } from "@/lib/service";
 import { HostedCard } from "@/components/hosted/hosted-card";
 import { FormError } from "@/components/hosted/steps/step-form";
 import { PortalFrame } from "@/components/portal/frame";
 import { VerifySection } from "@/components/portal/verify";
-import { ApplicationSessionsSection, FactorsSection, RecoveryCodesSection, SecurityAlertsSection } from "@/components/portal/sections";
+import { ApplicationSessionsSection, DoneNotice, FactorsSection, RecoveryCodesSection, SecurityAlertsSection } from "@/components/portal/sections";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Security settings", robots: { index: false }, referrer: "no-referrer" };
@@ -28,7 +29,8 @@ export default async function PortalPage(props: { params: Promise<{ tenant: stri
   const workspace = await resolveWorkspace(service, tenant);
   if (!workspace) notFound();
   const ctx = contextFor(service, workspace);
-  const portal = await livePortalSession(ctx, (await headers()).get("cookie"));
+  const cookieHeader = (await headers()).get("cookie");
+  const portal = await livePortalSession(ctx, cookieHeader);
   if (!portal) {
     const ended = hostedErrorText("portal_session_ended");
     return (
@@ -38,7 +40,10 @@ export default async function PortalPage(props: { params: Promise<{ tenant: stri
     );
   }
   const error = portalFormMessage(query.error);
-  const view = await loadPortalView(ctx, portal, { notice: typeof query.done === "string" ? query.done : null, error });
+  const [view, manage] = await Promise.all([
+    loadPortalView(ctx, portal, { notice: typeof query.done === "string" ? query.done : null, error }),
+    loadManageView(ctx, portal, cookieHeader),
+  ]);
   return (
     <PortalFrame title="Security settings" workspaceName={view.workspaceName}>
       <div className="-mt-4 flex flex-wrap items-baseline justify-between gap-2 text-sm text-slate-500">
@@ -48,16 +53,17 @@ export default async function PortalPage(props: { params: Promise<{ tenant: stri
         </a>
       </div>
       <FormError message={view.error ?? undefined} />
+      <DoneNotice view={view} />
       {view.notice && NOTICES[view.notice] ? (
         <p role="status" className="rounded-md border border-emerald-200 bg-emerald-50 px-3 py-2 text-sm text-emerald-800">
           {NOTICES[view.notice]}
         </p>
       ) : null}
       <VerifySection view={view} />
-      <FactorsSection view={view} />
-      <RecoveryCodesSection view={view} />
-      <ApplicationSessionsSection view={view} />
-      <SecurityAlertsSection view={view} />
+      <FactorsSection view={view} manage={manage} />
+      <RecoveryCodesSection view={view} manage={manage} />
+      <ApplicationSessionsSection view={view} manage={manage} />
+      <SecurityAlertsSection view={view} manage={manage} />
     </PortalFrame>
   );
 }
