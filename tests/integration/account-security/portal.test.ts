@@ -179,4 +179,15 @@ describe("the portal session", () => {
     expect(await live(jar)).not.toBeNull();
     expect(await live(`lk_session=${jar.get("lk_session")}`)).toBeNull();
   });
+
+  it("refuses a portal form post without a live portal session with the hosted 'session ended' page", async () => {
+    const { jar } = await directLink();
+    h.clock.advance(PORTAL_SESSION_MS);
+    for (const cookie of [jar.header(), ""]) {
+      const res = await call(h, `/t/${ws}/account/verify/password`, { form: { csrf: "x", password: ADA.password }, cookie, headers: { origin: PUBLIC_URL } });
+      expect(res.status).toBe(401);
+      expect(res.headers.get("cache-control")).toContain("no-store");
+      expect(await res.text()).toContain("portal_session_ended");
+    }
+  });
 });
