@@ -42,6 +42,7 @@ const workspace = {
       redirect_uris: [WEB.redirect],
       identity_scopes: ["openid", "email", "profile"],
       secret: WEB.secret,
+      account_security: true,
     },
     {
       client_id: SPA.id,
@@ -104,7 +105,9 @@ function normalize(text: string): string {
   return text
     .replace(/"access_token":"lka_[A-Za-z0-9_-]{43}"/g, '"access_token":"<lka_>"')
     .replace(/"refresh_token":"lkr_[A-Za-z0-9_-]{43}"/g, '"refresh_token":"<lkr_>"')
-    .replace(/"id_token":"[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+"/g, '"id_token":"<jwt>"');
+    .replace(/"id_token":"[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+"/g, '"id_token":"<jwt>"')
+    .replace(/\?launch=[A-Za-z0-9_-]{43}"/g, '?launch=<handle>"')
+    .replace(/"expires_at":[0-9]+/g, '"expires_at":<ms>');
 }
 
 describe.runIf(built || ci)("dispatch equivalence: direct path vs Next route handlers", () => {
@@ -307,6 +310,27 @@ describe.runIf(built || ci)("dispatch equivalence: direct path vs Next route han
     await same("POST", check, { ...auth, "content-type": "text/plain" }, "{}");
     await same("POST", check, { "content-type": "application/json" }, JSON.stringify({ resource: API, permission: "read:things", organization_id: null }));
     await same("POST", `${check}?x=1`, auth, JSON.stringify({ resource: API, permission: "read:things", organization_id: null }));
+  });
+
+  it("account-security handoff calls: answers and their own error shapes", async () => {
+    const { access_token } = await humanTokens();
+    const json = { "content-type": "application/json", authorization: basic(WEB.id, WEB.secret) };
+    const at = (name: string) => `${issuer}/auth/account/${name}?client_id=${WEB.id}`;
+    const destinations = { callback_uri: "https://web.dispatch.test/handoff", return_uri: "https://web.dispatch.test/settings" };
+    const config = JSON.stringify({ ...destinations, version: 0 });
+    expect((await same("POST", at("configuration"), json, JSON.stringify({ ...destinations, version: 7 }))).status).toBe(409);
+    await same("POST", at("configuration"), { ...json, origin: "https://web.dispatch.test" }, config);
+    await same("POST", at("configuration"), { ...json, "content-type": "text/plain" }, config);
+    await same("POST", at("configuration"), { ...json, authorization: basic(WEB.id, "wrong") }, config);
+    await same("POST", at("configuration"), json, JSON.stringify({ ...destinations, callback_uri: "https://evil.example/handoff", version: 0 }));
+    expect((await send(ports.direct, "POST", at("configuration"), json, config)).status).toBe(200);
+    const launched = await same("POST", at("launch"), json, () => JSON.stringify({ user_token: access_token, state: b64url(32) }));
+    expect(launched.status, launched.body).toBe(200);
+    await same("POST", at("launch"), json, JSON.stringify({ user_token: "lka_unknown", state: b64url(32) }));
+    await same("POST", at("launch"), json, '{"user_token":"x","state":"a","state":"b"}');
+    await same("POST", at("launch"), json, "x".repeat(3000));
+    await same("POST", at("approve"), json, JSON.stringify({ user_token: access_token, challenge: b64url(32), state: b64url(32) }));
+    await same("POST", `/t/no-such-workspace/auth/account/launch?client_id=${WEB.id}`, json, "{}");
   });
 
   it("the route table's own answers: reserved families, wrong methods, CORS preflight", async () => {
