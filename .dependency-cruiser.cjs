@@ -26,8 +26,8 @@ const LAYERS = {
   "lib/oauth": ["lib/authority", "lib/authn", "lib/audit", "lib/hosted", "lib/http", "lib/service.ts"],
   "lib/authz": ["lib/authority", "lib/oauth", "lib/audit", "lib/http", "lib/service.ts"],
   "lib/sign-in": ["lib/authn", "lib/oauth", "lib/hosted", "lib/http", "lib/service.ts"],
-  "lib/account-security": ["lib/sign-in", "lib/authn", "lib/authority", "lib/oauth", "lib/audit", "lib/hosted", "lib/http", "lib/limits", "lib/service.ts"],
   "lib/workspaces": ["lib/authn", "lib/authz", "lib/clients", "lib/audit"],
+  "lib/account-security": ["lib/sign-in", "lib/workspaces", "lib/authn", "lib/authority", "lib/oauth", "lib/audit", "lib/hosted", "lib/http", "lib/limits", "lib/service.ts"],
   "lib/server": ["lib/account-security", "lib/sign-in", "lib/authz", "lib/oauth", "lib/authn", "lib/hosted", "lib/http", "lib/limits", "lib/service.ts"],
   "lib/console": [
     "lib/server", "lib/account-security", "lib/workspaces", "lib/sign-in", "lib/authz", "lib/oauth", "lib/authn", "lib/authority",
