@@ -38,12 +38,14 @@ import {
 } from "./credentials";
 import { requireEvidence, requireRemovalEvidence, type EvidenceNeed, type VerifyPlan } from "./evidence";
 import { portalForm, toPortal } from "./portal-form";
-import type { PortalSession } from "./portal-session";
+import { PORTAL_PATH, type PortalSession } from "./portal-session";
 
 /** The cookie that carries new recovery codes (sealed for the portal session) until the user says they saved them. */
 export const RECOVERY_CODES_COOKIE = "lk_portal_codes";
 /** Long enough to write them down; the portal session itself lasts at most 30 minutes. */
 const RECOVERY_CODES_COOKIE_SECONDS = 30 * 60;
+/** Sent only to the portal page and its forms. */
+const codesCookiePath = (ctx: EndpointContext) => `${ctx.basePath}${PORTAL_PATH}`;
 
 const sourceOf = (request: Request, ctx: EndpointContext): ActionSource => ({ ip: clientAddressOf(request.headers, ctx.service.config.trustProxy) });
 
@@ -131,13 +133,13 @@ export const generateRecoveryCodesEndpoint = portalForm(async (request, ctx, { p
   if (refused) return refused;
   const { sealed } = await regenerateRecoveryCodes(ctx, portal, sourceOf(request, ctx));
   const response = toPortal(ctx, { done: "recovery_codes_generated" });
-  response.headers.append("Set-Cookie", serializeCookie(RECOVERY_CODES_COOKIE, sealed, ctx.basePath, RECOVERY_CODES_COOKIE_SECONDS));
+  response.headers.append("Set-Cookie", serializeCookie(RECOVERY_CODES_COOKIE, sealed, codesCookiePath(ctx), RECOVERY_CODES_COOKIE_SECONDS));
   return response;
 });
 
 export const recoveryCodesSavedEndpoint = portalForm(async (_request, ctx) => {
   const response = toPortal(ctx);
-  response.headers.append("Set-Cookie", clearCookie(RECOVERY_CODES_COOKIE, ctx.basePath));
+  response.headers.append("Set-Cookie", clearCookie(RECOVERY_CODES_COOKIE, codesCookiePath(ctx)));
   return response;
 });
 

@@ -18,10 +18,12 @@ import { isStorableText } from "../text";
 import type { EndpointContext } from "../http/context";
 import { recordAudit } from "../audit/events";
 import { listFactors, removeFactor } from "../authn/factors";
-import type { ChallengeBinding, EnrolledFactor } from "../authn/factors/contract";
+import type { EnrolledFactor } from "../authn/factors/contract";
 import { confirmTotpEnrolment, pendingTotpEnrolment, startTotpEnrolment } from "../authn/factors/totp";
 import { generateRecoveryCodes, RECOVERY_CODE_COUNT } from "../authn/factors/recovery-codes";
 import { registrationOptions, registrationUser, verifyRegistration, type WebAuthnKind } from "../authn/factors/webauthn";
+// Registrations in the portal: their challenges are bound to the portal session, as its verifications are.
+import { portalBinding } from "./evidence";
 
 type Ctx = Pick<EndpointContext, "service" | "workspace">;
 
@@ -184,8 +186,6 @@ export async function cancelAuthenticatorApp(ctx: Ctx, actor: PortalActor): Prom
 
 // --- passkeys and security keys ---
 
-/** Registrations in the portal: their challenges are bound to the portal session. */
-export const portalBinding = (actor: PortalActor): ChallengeBinding => ({ purpose: "portal", bindingId: actor.id });
 
 /** Creation options (navigator.credentials.create) for a new credential of `kind`, with a fresh challenge bound to this portal session. */
 export async function credentialCreationOptions(ctx: Ctx, actor: PortalActor, kind: WebAuthnKind): Promise<PublicKeyCredentialCreationOptionsJSON | null> {

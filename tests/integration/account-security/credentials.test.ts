@@ -281,6 +281,7 @@ describe("recovery codes", () => {
     const set = res.headers.getSetCookie().find((c) => c.startsWith(`${RECOVERY_CODES_COOKIE}=`));
     expect(set).toMatch(/HttpOnly/);
     expect(set).toMatch(/Secure/);
+    expect(set).toContain(`Path=/t/${ws}/account;`);
   });
 
   it("are shown once to this portal session, then gone; regenerating voids the old set; audited", async () => {
