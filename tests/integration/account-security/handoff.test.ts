@@ -264,6 +264,24 @@ describe("the JSON calls' request rules", () => {
   });
 });
 
+describe("rate limits", () => {
+  it("answers 429 RATE_LIMITED with Retry-After, in the handoff's shape", async () => {
+    const limited = await createHarness({ rateLimits: { requestsPerMinute: 2, failuresPer5Minutes: 1000 } });
+    const id = uniqueWorkspaceId("handoff-limit");
+    await seed(limited, standardWorkspace(id));
+    const send = () =>
+      call(limited, `/t/${id}/auth/account/launch?client_id=${WEB.client_id}`, {
+        method: "POST",
+        body: JSON.stringify({ user_token: "x", state: b64url(32) }),
+        headers: { authorization: basic(WEB.client_id, WEB.secret), "content-type": "application/json" },
+      });
+    const answers = [await send(), await send(), await send()];
+    const last = answers[2];
+    await expectError(last, 429, "RATE_LIMITED");
+    expect(Number(last.headers.get("retry-after"))).toBeGreaterThan(0);
+  });
+});
+
 describe("launch", () => {
   it("answers launch_url, intent and expires_at (Unix milliseconds, 120 s ahead)", async () => {
     const { token } = await webSignIn();
