@@ -16,9 +16,8 @@ import { ApplicationSessionsSection, DoneNotice, FactorsSection, RecoveryCodesSe
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Security settings", robots: { index: false }, referrer: "no-referrer" };
 
-/** What the page says after a form post (`?done=`); any other value shows nothing. Sections add theirs. */
+/** What the verification forms' answers say (`?done=`), besides the sections' (DoneNotice); any other value shows nothing. */
 const NOTICES: Record<string, string> = {
-  verified: "Thanks, you're confirmed for the next 10 minutes.",
   code_sent: "We sent a code to your email address.",
 };
 
