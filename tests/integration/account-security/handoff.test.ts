@@ -6,7 +6,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { and, eq } from "drizzle-orm";
-import { accountSecurityLaunches, auditEvents, clients } from "../../../db/schema";
+import { accountSecurityLaunches, auditEvents, clients, users } from "../../../db/schema";
 import { endHostedSession, readSessionCookie } from "../../../lib/authn/hosted-session";
 import { livePortalSession, PORTAL_COOKIE, PORTAL_PATH } from "../../../lib/account-security/portal-session";
 import { revokeGrantAndTokens } from "../../../lib/oauth/revoke";
@@ -467,6 +467,26 @@ describe("approve and completion", () => {
     const url3 = ((await (await approve(revoked.token, revoked.challenge, revoked.state)).json()) as { completion_url: string }).completion_url;
     await revokeGrantAndTokens(await workspaceContext(h, ws), (await grantOf(revoked.token)).grantId, "test");
     await expectPage(await visit(url3, revoked.jar), 401);
+  });
+
+  it("the completion handle needs the user and the application still live and offering the portal", async () => {
+    const disabled = await callbackPath();
+    const url = ((await (await approve(disabled.token, disabled.challenge, disabled.state)).json()) as { completion_url: string }).completion_url;
+    const userId = (await grantOf(disabled.token)).userId;
+    await h.service.db.update(users).set({ status: "disabled" }).where(eq(users.id, userId));
+    try {
+      await expectPage(await visit(url, disabled.jar), 400);
+    } finally {
+      await h.service.db.update(users).set({ status: "active" }).where(eq(users.id, userId));
+    }
+    const off = await callbackPath();
+    const url2 = ((await (await approve(off.token, off.challenge, off.state)).json()) as { completion_url: string }).completion_url;
+    await setClient(WEB.client_id, { accountSecurity: false });
+    try {
+      await expectPage(await visit(url2, off.jar), 404);
+    } finally {
+      await setClient(WEB.client_id, { accountSecurity: true });
+    }
   });
 
   it("20 parallel approves of one launch: exactly one succeeds; 20 parallel redemptions of one handle: exactly one opens the portal", async () => {
