@@ -27,7 +27,7 @@ import type { Route } from "../http/route";
 import { findClient } from "../oauth/clients";
 import { openAccountSignIn } from "../oauth/pending-sign-in";
 import { portalBinding, portalVerifyMethods, recordPortalEvidence } from "./evidence";
-import { applicationOrigin, offersPortal, openPortalSession, type PortalSession } from "./portal-session";
+import { applicationOrigin, clearPortalCookie, endPortalSession, offersPortal, openPortalSession, type PortalSession } from "./portal-session";
 import { portalForm, toPortal } from "./portal-form";
 import { credentialRoutes } from "./credential-routes";
 
@@ -163,6 +163,13 @@ export const verifyWebAuthnEndpoint = portalForm(async (request, ctx, { portal, 
   return verified(request, ctx, portal, result);
 });
 
+/** "Done": ends the portal session at once (its cookie cleared) and goes back to the application. */
+export const closePortalEndpoint = portalForm(async (request, ctx, { portal }) => {
+  await endPortalSession(ctx, portal.id);
+  await audit(request, ctx, portal, "account_security.portal_closed", {});
+  return redirect303(portal.returnUri, [["Set-Cookie", clearPortalCookie(ctx)]]);
+});
+
 export const portalRoutes: Route[] = [
   { method: "GET", path: "/auth/account", endpoint: directLinkEndpoint, machine: false, errors: "hosted" },
   { method: "POST", path: "/account/verify/password", endpoint: verifyPasswordEndpoint, machine: false, errors: "hosted" },
@@ -171,5 +178,6 @@ export const portalRoutes: Route[] = [
   { method: "POST", path: "/account/verify/email", endpoint: sendEmailCodeEndpoint, machine: false, errors: "hosted" },
   { method: "POST", path: "/account/verify/email/code", endpoint: verifyEmailCodeEndpoint, machine: false, errors: "hosted" },
   { method: "POST", path: "/account/verify/webauthn", endpoint: verifyWebAuthnEndpoint, machine: false, errors: "hosted" },
+  { method: "POST", path: "/account/close", endpoint: closePortalEndpoint, machine: false, errors: "hosted" },
   ...credentialRoutes,
 ];

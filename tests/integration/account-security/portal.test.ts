@@ -8,6 +8,7 @@ import { and, eq } from "drizzle-orm";
 import { authorizationCodes, clients, grants, users } from "../../../db/schema";
 import { endHostedSession, readSessionCookie } from "../../../lib/authn/hosted-session";
 import { livePortalSession, openPortalSession, PORTAL_SESSION_MS } from "../../../lib/account-security/portal-session";
+import { loadPortalView } from "../../../lib/account-security/portal-view";
 import { revokeGrantAndTokens } from "../../../lib/oauth/revoke";
 import { MINUTE, SECOND } from "../../../lib/clock";
 import { call, createHarness, exchangeCode, Jar, PUBLIC_URL, seed, signIn, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
@@ -189,5 +190,18 @@ describe("the portal session", () => {
       expect(res.headers.get("cache-control")).toContain("no-store");
       expect(await res.text()).toContain("portal_session_ended");
     }
+  });
+
+  it("'Done' ends the portal session at once, clears its cookie and goes back to the application", async () => {
+    const { jar } = await directLink();
+    const ctx = await workspaceContext(h, ws);
+    const { csrf } = await loadPortalView(ctx, (await live(jar))!);
+    const res = await call(h, `/t/${ws}/account/close`, { form: { csrf }, cookie: jar.header(), headers: { origin: PUBLIC_URL } });
+    expect(res.status).toBe(303);
+    expect(res.headers.get("location")).toBe("https://web.example.test/");
+    expect(res.headers.getSetCookie().some((c) => c.startsWith("lk_portal=;") && c.includes("Max-Age=0"))).toBe(true);
+    expect(await live(jar)).toBeNull();
+    // The hosted session stays: the direct link opens a new portal without a sign-in.
+    expect((await directLink(jar.take(res))).signedIn).toBe(false);
   });
 });

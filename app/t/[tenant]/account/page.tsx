@@ -8,7 +8,8 @@ import { loadManageView } from "@/lib/account-security/manage-view";
 import { contextFor, resolveWorkspace } from "@/lib/server/router";
 import { getService } from "@/lib/service";
 import { HostedCard } from "@/components/hosted/hosted-card";
-import { FormError } from "@/components/hosted/steps/step-form";
+import { FormError, secondaryButtonClass } from "@/components/hosted/steps/step-form";
+import { PortalForm } from "@/components/portal/portal-form";
 import { PortalFrame } from "@/components/portal/frame";
 import { VerifySection } from "@/components/portal/verify";
 import { ApplicationSessionsSection, DoneNotice, FactorsSection, RecoveryCodesSection, SecurityAlertsSection } from "@/components/portal/sections";
@@ -63,6 +64,11 @@ export default async function PortalPage(props: { params: Promise<{ tenant: stri
       <RecoveryCodesSection view={view} manage={manage} />
       <ApplicationSessionsSection view={view} manage={manage} />
       <SecurityAlertsSection view={view} manage={manage} />
+      <PortalForm view={view} path="/account/close" className="border-t border-slate-100 pt-4">
+        <button type="submit" className={secondaryButtonClass}>
+          Done: back to {view.applicationName}
+        </button>
+      </PortalForm>
     </PortalFrame>
   );
 }
