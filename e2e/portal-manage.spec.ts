@@ -1,8 +1,14 @@
 /**
- * What the account-security portal manages, at phone width in Chromium with a CDP virtual
- * authenticator: add a passkey, rename it, confirm with it, create recovery codes (shown once),
- * then remove the passkey; every page fits the screen.
+ * What the account-security portal manages, at phone width in Chromium:
+ *
+ * - with a CDP virtual authenticator: add a passkey, rename it, confirm with it, create recovery
+ *   codes (shown once), then remove the passkey; every page fits the screen;
+ * - with the example application (e2e/customer-app.ts, openid-client) for e2e-account on port
+ *   3117: a refresh token presented twice shows up as a security alert in the portal, and "sign
+ *   out of this application" makes the application's next session check inactive.
  */
+import { spawn, type ChildProcess } from "node:child_process";
+import path from "node:path";
 import { expect, test, type Page } from "@playwright/test";
 import { ISSUER } from "./env";
 
@@ -10,7 +16,50 @@ const PHONE = { width: 360, height: 740 };
 const CLIENT_ID = "e2e-account";
 const USER = { email: "manage@example.com", password: "what I manage is my own" };
 
+const APP_PORT = 3117;
+const APP = `http://localhost:${APP_PORT}`;
+
 test.use({ viewport: PHONE, isMobile: true, hasTouch: true });
+
+let app: ChildProcess | undefined;
+
+test.beforeAll(async () => {
+  app = spawn(path.join("node_modules", ".bin", "tsx"), ["e2e/customer-app.ts"], {
+    env: { ...process.env, PORT: String(APP_PORT), LATCHKEY_ISSUER: ISSUER, CLIENT_ID, CLIENT_SECRET: "e2e-account-secret-0123456789abcdef0123456789" },
+    stdio: "ignore",
+  });
+  for (let i = 0; i < 100; i++) {
+    if (await fetch(`${APP}/health`).then((r) => r.ok, () => false)) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error("the customer app for e2e-account did not start");
+});
+
+test.afterAll(async () => {
+  if (!app || app.exitCode !== null) return;
+  const exited = new Promise((resolve) => app!.once("exit", resolve));
+  app.kill("SIGTERM");
+  await exited;
+});
+
+/** Signs in to the example application (the hosted session is reused when the browser has one). */
+async function signInToApp(page: Page): Promise<void> {
+  await page.goto(`${APP}/start`);
+  if (new URL(page.url()).pathname.endsWith("/sign-in")) {
+    await page.getByLabel("Email", { exact: true }).fill(USER.email);
+    await page.getByLabel("Password", { exact: true }).fill(USER.password);
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  }
+  await expect(page).toHaveURL(`${APP}/profile`);
+}
+
+/** Two refreshes of the application's stored token at once: both present the same token, so one of them is a reuse. */
+async function refreshTwiceAtOnce(page: Page): Promise<number[]> {
+  return page.evaluate(async () => {
+    const post = () => fetch("/lifecycle/refresh", { method: "POST" }).then((r) => r.status);
+    return Promise.all([post(), post()]);
+  });
+}
 
 async function fitsTheScreen(page: Page): Promise<void> {
   const { scrollWidth, innerWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
@@ -65,4 +114,31 @@ test("passkey added, renamed and removed, recovery codes shown once, at phone wi
   await expect(page.getByText("Removed.")).toBeVisible();
   await expect(page.getByText("My phone", { exact: true })).toHaveCount(0);
   await fitsTheScreen(page);
+});
+
+test("a reused refresh token is a security alert in the portal; signing out of the application ends its session check", async ({ page }) => {
+  await signInToApp(page);
+  // One rotation wins; the other presentation is a reuse, which ends the whole sign-in. (Should the
+  // two ever run one after the other, both succeed and the pair is simply tried again.)
+  let statuses: number[] = [];
+  for (let attempt = 0; attempt < 3 && !statuses.includes(401); attempt++) statuses = await refreshTwiceAtOnce(page);
+  expect(statuses.sort()).toEqual([200, 401]);
+
+  // A new sign-in to the application (the hosted session is reused), then the portal by the direct link.
+  await signInToApp(page);
+  await page.goto(`${ISSUER}/auth/account?client_id=${CLIENT_ID}`);
+  await expect(page).toHaveURL(`${ISSUER}/account`);
+  await expect(page.getByText("Possible stolen sign-in: E2E account app")).toBeVisible();
+  await fitsTheScreen(page);
+
+  const sessions = page.locator("section", { has: page.getByRole("heading", { name: "Application sessions" }) });
+  await expect(sessions.getByText("E2E account app")).toHaveCount(1);
+  await sessions.getByRole("button", { name: "Sign out of this application" }).click();
+  await expect(page.getByText("Signed out of the application.")).toBeVisible();
+  await expect(page.getByText("You are not signed in to any application.")).toBeVisible();
+
+  // The application's next online session check says the session is over.
+  const response = await page.goto(`${APP}/profile`);
+  expect(response!.status()).toBe(401);
+  await expect(page.getByText("Your session has ended.")).toBeVisible();
 });
