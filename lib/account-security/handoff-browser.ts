@@ -6,8 +6,10 @@
  *   launch's own hosted session (same user and session) and that session meets the
  *   application's policy, the portal opens at once: the launch is consumed (issued → redeemed)
  *   and the customer's callback is not called (its pending record expires on its own).
- *   Otherwise the user authenticates through the hosted sign-in (stepping up the session the
- *   browser holds when it is the launch user's) and comes back to the continuation.
+ *   When the browser holds that session but it no longer meets the policy, the user steps it up
+ *   through the hosted sign-in and comes back to the continuation. Any other browser (no hosted
+ *   session, another session, another user) is refused at once: the completion URL needs the
+ *   launch's own hosted cookie, so a fresh sign-in elsewhere could never finish.
  * - Continuation (`/auth/account/handoff/continue?launch=…`): the browser must now hold the
  *   launch's user and hosted session, meeting the policy; a challenge is issued (its hash
  *   stored) and the browser goes to the registered `callback_uri` with exactly `challenge`,
@@ -110,9 +112,17 @@ async function enter(request: Request, ctx: EndpointContext): Promise<Response> 
     await auditHandoff(ctx, request, { type: "account_security.handoff_opened_directly", client, subject: launch.userId, data: { launch: launch.id.slice(0, 16) } });
     return openPortal(ctx, launch, client);
   }
-  // Authenticate: a session of the launch's user is stepped up (it keeps its id); anything else signs in afresh.
-  const stepUp = session && session.userId === launch.userId ? session : undefined;
-  return openAccountSignIn(ctx, { clientPk: launch.clientPk, returnTo: `${ctx.basePath}${CONTINUE_PATH}?launch=${launch.id}` }, stepUp);
+  // Only the browser holding the launch's own hosted session can finish (the completion needs its
+  // cookie): any other browser is refused now, before anyone types a credential for nothing.
+  if (!holdsSource(session, launch)) return refuseBrowser(ctx, request, launch, client, session);
+  // The source session does not meet the application's policy (now): step it up, then the callback.
+  return openAccountSignIn(ctx, { clientPk: launch.clientPk, returnTo: `${ctx.basePath}${CONTINUE_PATH}?launch=${launch.id}` }, session);
+}
+
+async function refuseBrowser(ctx: EndpointContext, request: Request, launch: LaunchRow, client: ClientRow, session: HostedSession | null): Promise<Response> {
+  const reason = session === null ? "no_session" : session.userId === launch.userId ? "other_session" : "other_user";
+  await auditHandoff(ctx, request, { type: "account_security.handoff_refused", client, subject: launch.userId, reason, data: { launch: launch.id.slice(0, 16) } });
+  return hostedError("account_handoff_wrong_account");
 }
 
 /** GET the continuation, back from the hosted sign-in. */
@@ -124,17 +134,7 @@ async function resume(request: Request, ctx: EndpointContext): Promise<Response>
   if (!client) return hostedError("account_not_available");
   if (!(await sourceIsLive(ctx, launch))) return hostedError("account_handoff_ended");
   const session = await getLiveSession(ctx, request.headers.get("cookie"));
-  const reason = session === null ? "no_session" : session.userId === launch.userId ? "other_session" : "other_user";
-  if (!holdsSource(session, launch)) {
-    await auditHandoff(ctx, request, {
-      type: "account_security.handoff_refused",
-      client,
-      subject: launch.userId,
-      reason,
-      data: { launch: launch.id.slice(0, 16) },
-    });
-    return hostedError("account_handoff_wrong_account");
-  }
+  if (!holdsSource(session, launch)) return refuseBrowser(ctx, request, launch, client, session);
   // Reached without completing the sign-in (the policy is not met yet): authenticate first.
   if (!(await meetsApplicationPolicy(ctx, launch.clientPk, session))) {
     return openAccountSignIn(ctx, { clientPk: launch.clientPk, returnTo: `${ctx.basePath}${CONTINUE_PATH}?launch=${launch.id}` }, session);

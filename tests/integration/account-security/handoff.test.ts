@@ -60,7 +60,7 @@ function api(endpoint: Endpoint, body: unknown, options: ApiOptions = {}): Promi
 }
 
 /** Signs `who` in to the web application in the browser `jar`: the user's real access token. */
-async function webSignIn(jar = new Jar(), who = ADA, client: { client_id: string; redirect_uri: string; secret: string } = WEB): Promise<{ token: string; jar: Jar }> {
+async function webSignIn(jar = new Jar(), who: { email: string; password: string } = ADA, client: { client_id: string; redirect_uri: string; secret: string } = WEB): Promise<{ token: string; jar: Jar }> {
   const { callback, verifier } = await signIn(h, ws, { client_id: client.client_id, redirect_uri: client.redirect_uri, email: who.email, password: who.password, scope: "openid" }, jar);
   const res = await exchangeCode(h, ws, { code: callback.searchParams.get("code")!, redirect_uri: client.redirect_uri, verifier, authorization: basic(client.client_id, client.secret) });
   expect(res.status).toBe(200);
@@ -367,18 +367,21 @@ describe("the launch URL", () => {
     await expectPage(await visit(late.url, jar), 400);
   });
 
-  it("asks another browser to authenticate, then fails: it does not hold the launch's session", async () => {
+  it("refuses at once a browser that does not hold the launch's session (none, another user's, another of the same user's): no sign-in for nothing", async () => {
     const { token } = await webSignIn();
-    for (const who of [ADA, BOB]) {
+    const browsers: [string, Jar][] = [
+      ["no session", new Jar()],
+      ["another user's session", (await webSignIn(new Jar(), BOB)).jar],
+      ["another session of the same user", (await webSignIn(new Jar(), ADA)).jar],
+    ];
+    for (const [name, other] of browsers) {
       const { url } = await launch(token);
-      const other = new Jar();
       const res = await visit(url, other);
-      expect(locationOf(res).pathname).toBe(`/t/${ws}/sign-in`);
-      const s: PendingSignIn = { workspaceId: ws, tx: locationOf(res).searchParams.get("tx")!, jar: other, verifier: "", state: "", nonce: "", client: { client_id: WEB.client_id, redirect_uri: WEB.redirect_uri } };
-      const signedIn = await postPassword(h, s, who.email, who.password);
-      expect(signedIn.status).toBe(303);
-      await expectPage(await visit(locationOf(signedIn).href, other), 403);
+      expect(res.status, name).toBe(403);
+      await expectPage(res, 403);
     }
+    const refused = await h.service.db.select({ reason: auditEvents.reason }).from(auditEvents).where(and(eq(auditEvents.workspaceId, ws), eq(auditEvents.type, "account_security.handoff_refused")));
+    expect(refused.map((r) => r.reason)).toEqual(expect.arrayContaining(["no_session", "other_user", "other_session"]));
   });
 
   it("refuses an unknown or malformed handle, and a launch whose grant has ended", async () => {
