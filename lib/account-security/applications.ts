@@ -80,12 +80,12 @@ export async function signOutOfApplication(ctx: EndpointContext, actor: PortalAc
     if (!grant || !(await revokeGrantAndTokens(tx, grant.id, "account_security_portal"))) return { ok: false, reason: "not_found" } as const;
     await recordAudit(tx.service.db, {
       workspaceId: ctx.workspace.id,
-      type: "account.application_signed_out",
+      type: "account_security.application_signed_out",
       actor: actor.userId,
       subject: actor.userId,
       clientId: grant.clientId,
       reason: "account_security_portal",
-      data: { grant_id: grant.id, portal_session_id: actor.id },
+      data: { grant_id: grant.id, portal_session: actor.id },
       ip: source.ip,
       at: ctx.service.clock.now(),
     });

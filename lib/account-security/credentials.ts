@@ -88,7 +88,7 @@ async function audit(ctx: Ctx, actor: PortalActor, source: ActionSource, type: s
     type,
     actor: actor.userId,
     subject: actor.userId,
-    data: { ...data, portal_session_id: actor.id },
+    data: { ...data, portal_session: actor.id },
     ip: source.ip,
     at: ctx.service.clock.now(),
   });
@@ -115,7 +115,7 @@ export async function renameCredential(ctx: Ctx, actor: PortalActor, credentialI
     .where(and(eq(w.workspaceId, ctx.workspace.id), eq(w.userId, actor.userId), eq(w.id, credentialId)))
     .returning({ id: w.id, kind: w.kind });
   if (!renamed) return fail("not_found");
-  await audit(ctx, actor, source, "account.credential_renamed", { kind: renamed.kind, factor_id: renamed.id, name });
+  await audit(ctx, actor, source, "account_security.credential_renamed", { kind: renamed.kind, factor_id: renamed.id, name });
   return { ok: true };
 }
 
@@ -136,7 +136,7 @@ export async function removeCredential(ctx: Ctx, actor: PortalActor, kind: Remov
   const factor = await findCredential(ctx, actor.userId, kind, id);
   if (!factor) return fail("not_found");
   if (!(await removeFactor(ctx, actor.userId, kind, id))) return fail("not_found");
-  await audit(ctx, actor, source, "account.credential_removed", { kind, factor_id: id, name: factor.name });
+  await audit(ctx, actor, source, "account_security.credential_removed", { kind, factor_id: id, name: factor.name });
   return { ok: true };
 }
 
@@ -173,7 +173,7 @@ export async function confirmAuthenticatorApp(ctx: Ctx, actor: PortalActor, code
   if (!pending) return fail("expired");
   const result = await confirmTotpEnrolment(ctx, actor.userId, pending.factorId, code);
   if (!result.ok) return fail(result.reason === "invalid" ? "invalid" : "expired");
-  await audit(ctx, actor, source, "account.credential_added", { kind: "totp", factor_id: pending.factorId });
+  await audit(ctx, actor, source, "account_security.credential_added", { kind: "totp", factor_id: pending.factorId });
   return { ok: true };
 }
 
@@ -210,7 +210,7 @@ export async function addWebAuthnCredential(
   if (name) {
     await ctx.service.db.update(webauthnCredentials).set({ name }).where(and(eq(webauthnCredentials.workspaceId, ctx.workspace.id), eq(webauthnCredentials.id, result.credentialRowId)));
   }
-  await audit(ctx, actor, source, "account.credential_added", { kind, factor_id: result.credentialRowId });
+  await audit(ctx, actor, source, "account_security.credential_added", { kind, factor_id: result.credentialRowId });
   return { ok: true, id: result.credentialRowId };
 }
 
@@ -226,7 +226,7 @@ const recoveryCodesPurpose = (actor: PortalActor) => `portal-recovery-codes:${ac
  */
 export async function regenerateRecoveryCodes(ctx: Ctx, actor: PortalActor, source: ActionSource): Promise<{ codes: string[]; sealed: string }> {
   const codes = await generateRecoveryCodes(ctx, actor.userId);
-  await audit(ctx, actor, source, "account.recovery_codes_generated", { count: codes.length });
+  await audit(ctx, actor, source, "account_security.recovery_codes_generated", { count: codes.length });
   return { codes, sealed: encryptSecret(ctx.service.config.masterKey, JSON.stringify(codes), recoveryCodesPurpose(actor)) };
 }
 

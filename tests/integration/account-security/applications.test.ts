@@ -118,7 +118,7 @@ describe("application sessions", () => {
     const [grant] = await h.service.db.select().from(grants).where(eq(grants.id, app.grantId));
     expect(grant.revokeReason).toBe("account_security_portal");
     const userId = await userIdOf(h, ws, email);
-    const [event] = await h.service.db.select().from(auditEvents).where(and(eq(auditEvents.workspaceId, ws), eq(auditEvents.type, "account.application_signed_out"), eq(auditEvents.subject, userId)));
+    const [event] = await h.service.db.select().from(auditEvents).where(and(eq(auditEvents.workspaceId, ws), eq(auditEvents.type, "account_security.application_signed_out"), eq(auditEvents.subject, userId)));
     expect(event).toMatchObject({ clientId: SPA.client_id, actor: userId, data: expect.objectContaining({ grant_id: app.grantId }) });
     expect(await listApplicationSessions(ctx, userId)).toEqual([]);
     // Already signed out: nothing more to do.

@@ -118,7 +118,7 @@ describe("authenticator apps", () => {
     expect(answer(await post(v, "/authenticator-app/confirm", { code: code === "000000" ? "111111" : "000000" })).error).toBe("portal_credential_not_verified");
     expect(answer(await post(v, "/authenticator-app/confirm", { code })).done).toBe("authenticator_app_added");
     expect((await credentialsOf(v)).authenticatorApps).toHaveLength(1);
-    const [event] = await eventsOf(v.userId, "account.credential_added");
+    const [event] = await eventsOf(v.userId, "account_security.credential_added");
     expect(event).toMatchObject({ actor: v.userId, data: expect.objectContaining({ kind: "totp" }) });
   });
 
@@ -153,7 +153,7 @@ describe("passkeys and security keys", () => {
     const list = await credentialsOf(v);
     expect(list.passkeys.map((p) => p.name)).toEqual(["Laptop"]);
     expect(list.securityKeys.map((p) => p.name)).toEqual(["Security key"]);
-    expect((await eventsOf(v.userId, "account.credential_added")).map((e) => e.data.kind).sort()).toEqual(["passkey", "security_key"]);
+    expect((await eventsOf(v.userId, "account_security.credential_added")).map((e) => e.data.kind).sort()).toEqual(["passkey", "security_key"]);
   });
 
   it("refuses an answer to a challenge of another portal session", async () => {
@@ -183,7 +183,7 @@ describe("passkeys and security keys", () => {
     await verifiedWith(v, "passkey", passkey.id);
     expect(answer(await post(v, "/credentials/rename", { id: passkey.id, name: "  Work   phone " })).done).toBe("credential_renamed");
     expect((await credentialsOf(v)).passkeys[0].name).toBe("Work phone");
-    expect(await eventsOf(v.userId, "account.credential_renamed")).toHaveLength(1);
+    expect(await eventsOf(v.userId, "account_security.credential_renamed")).toHaveLength(1);
     expect(answer(await post(v, "/credentials/rename", { id: passkey.id, name: "" })).error).toBe("portal_credential_name_invalid");
     expect(answer(await post(v, "/credentials/rename", { id: passkey.id, name: "x".repeat(65) })).error).toBe("portal_credential_name_invalid");
 
@@ -206,7 +206,7 @@ describe("removing", () => {
     await verifiedWith(v, "passkey", passkey.id);
     expect(answer(await post(v, "/credentials/remove", { kind: "passkey", id: passkey.id })).done).toBe("credential_removed");
     expect((await credentialsOf(v)).passkeys).toEqual([]);
-    const [event] = await eventsOf(v.userId, "account.credential_removed");
+    const [event] = await eventsOf(v.userId, "account_security.credential_removed");
     expect(event.data).toMatchObject({ kind: "passkey", factor_id: passkey.id });
   });
 
@@ -304,7 +304,7 @@ describe("recovery codes", () => {
     const again = recoveryCodesToShow(ctx, await portalOf(v), v.jar.header());
     expect(again).toHaveLength(10);
     expect(again!.some((c) => codes!.includes(c))).toBe(false);
-    expect(await eventsOf(v.userId, "account.recovery_codes_generated")).toHaveLength(2);
+    expect(await eventsOf(v.userId, "account_security.recovery_codes_generated")).toHaveLength(2);
   });
 });
 

@@ -21,6 +21,7 @@ const PRESETS = [
   { value: "token.revoked", label: "Token revoked" },
   { value: "client.secret.*", label: "Client secrets" },
   { value: "authz.*", label: "Authorization model" },
+  { value: "account_security.*", label: "Account security portal" },
 ];
 
 /** `datetime-local` values are read as UTC (the page says so). */
