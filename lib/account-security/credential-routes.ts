@@ -36,7 +36,7 @@ import {
   type PortalActor,
   type RemovableKind,
 } from "./credentials";
-import { requireEvidence, requireRemovalEvidence, type EvidenceNeed, type VerifyPlan } from "./evidence";
+import { requireEvidence, requireRemovalEvidence, strengthOfFactor, type EvidenceNeed, type VerifyPlan } from "./evidence";
 import { portalForm, toPortal } from "./portal-form";
 import { PORTAL_PATH, type PortalSession } from "./portal-session";
 
@@ -88,9 +88,12 @@ export const removeCredentialEndpoint = portalForm(async (request, ctx, { portal
   const kind = form.get("kind");
   const id = form.get("id") ?? "";
   if (!isRemovableKind(kind)) return failed(ctx, "not_found");
-  if (!(await findCredential(ctx, portal.userId, kind, id))) return failed(ctx, "not_found");
-  // The policy's last required factor is refused before any verification is asked for.
-  const verdict = await requireRemovalEvidence(ctx, portal, kind);
+  const factor = await findCredential(ctx, portal.userId, kind, id);
+  if (!factor) return failed(ctx, "not_found");
+  // The policy's last required factor is refused before any verification is asked for. A flagged
+  // credential (refused since its counter went backwards) never counts towards the policy, so
+  // removing it takes nothing away: only the evidence is asked for.
+  const verdict = factor.flagged ? await requireEvidence(ctx, portal, { remove: strengthOfFactor(kind) }) : await requireRemovalEvidence(ctx, portal, kind);
   if ("lastRequired" in verdict) return failed(ctx, "last_required_factor");
   if (!verdict.ok) return askToVerify(ctx, verdict.verify, "remove");
   const result = await removeCredential(ctx, portal, kind, id, sourceOf(request, ctx));

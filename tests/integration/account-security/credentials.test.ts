@@ -249,6 +249,30 @@ describe("removing", () => {
   });
 });
 
+describe("a flagged credential", () => {
+  it("can be removed even where the policy requires MFA: it never counted towards it", async () => {
+    await h.service.db.update(clients).set({ authPolicy: { mfa: "required" } }).where(and(eq(clients.workspaceId, ws), eq(clients.clientId, WEB.client_id)));
+    h.service.cache.clear();
+    try {
+      const email = nextUser();
+      const { factorId } = await giveTotp(h, ws, email);
+      const v = await openPortalWithTotp(email);
+      const copied = await new SoftAuthenticator().enrol(h, ws, v.userId, "passkey");
+      await h.service.db.update(webauthnCredentials).set({ flaggedAt: h.clock.now() }).where(eq(webauthnCredentials.id, copied.rowId));
+      // The authenticator app stays the last required factor.
+      await verifiedWith(v, "totp", factorId);
+      expect(answer(await post(v, "/credentials/remove", { kind: "totp", id: factorId })).error).toBe("portal_last_required_factor");
+      // Removing a phishing-resistant credential still needs phishing-resistant evidence.
+      expect(answer(await post(v, "/credentials/remove", { kind: "passkey", id: copied.rowId })).error).toBe("portal_stronger_verification_required");
+      await verifiedWith(v, "security_key");
+      expect(answer(await post(v, "/credentials/remove", { kind: "passkey", id: copied.rowId })).done).toBe("credential_removed");
+    } finally {
+      await h.service.db.update(clients).set({ authPolicy: {} }).where(and(eq(clients.workspaceId, ws), eq(clients.clientId, WEB.client_id)));
+      h.service.cache.clear();
+    }
+  });
+});
+
 /** The direct link for a user whose sign-in asks for an authenticator code after the password. */
 async function openPortalWithTotp(email: string): Promise<Visit> {
   const jar = new Jar();
