@@ -13,6 +13,7 @@ import { portalCsrf } from "../../../lib/account-security/portal-view";
 import { recordPortalEvidence } from "../../../lib/account-security/evidence";
 import { credentialCreationOptions, listCredentials, pendingAuthenticatorApp } from "../../../lib/account-security/credentials";
 import { recoveryCodesToShow, RECOVERY_CODES_COOKIE } from "../../../lib/account-security/credential-routes";
+import { loadManageView } from "../../../lib/account-security/manage-view";
 import { parseRecoveryCode } from "../../../lib/authn/factors/recovery-codes";
 import { totpCode, stepAt } from "../../../lib/authn/factors/totp";
 import { EVIDENCE_REUSE_MS } from "../../../lib/authn/evidence";
@@ -329,6 +330,22 @@ describe("recovery codes", () => {
     expect(again).toHaveLength(10);
     expect(again!.some((c) => codes!.includes(c))).toBe(false);
     expect(await eventsOf(v.userId, "account_security.recovery_codes_generated")).toHaveLength(2);
+  });
+});
+
+describe("the page's data", () => {
+  it("offers creation options only while adding can proceed, and says what the stronger changes need", async () => {
+    const v = await openPortal();
+    const ctx = await workspaceContext(h, ws);
+    const fresh = await loadManageView(ctx, await portalOf(v), v.jar.header());
+    expect(JSON.parse(fresh.creation.passkey!).authenticatorSelection).toMatchObject({ residentKey: "required", userVerification: "required" });
+    expect(fresh.creation.securityKey).not.toBeNull();
+    expect(fresh.verdicts.removePhishingResistant.ok).toBe(false);
+    expect(fresh.verdicts.recoveryCodes.ok).toBe(false);
+    expect(fresh.newRecoveryCodes).toBeNull();
+    h.clock.advance(EVIDENCE_REUSE_MS + SECOND);
+    const stale = await loadManageView(ctx, await portalOf(v), v.jar.header());
+    expect(stale.creation).toEqual({ passkey: null, securityKey: null });
   });
 });
 
