@@ -7,16 +7,20 @@
  *   route's CSRF proof and the callback's checks on the customer side;
  * - the handoff when the browser's hosted cookie is the user's session: the portal opens at once,
  *   the customer's callback is never called; back to the registered return page;
- * - the handoff in a browser without that hosted session: a fresh sign-in is another session, and
- *   the handoff is refused (the completion would need the launch's own session);
+ * - the handoff in a browser without that hosted session: refused at the launch URL (the
+ *   completion would need the launch's own session);
  * - launch refusals: a revoked grant (REAUTHENTICATION_REQUIRED: the application ends its session),
  *   an application without the portal (NOT_AVAILABLE; its direct link: "Not available");
  * - the direct link;
  * - the handoff when the session does not meet the application's policy (changed to require two
  *   steps after the sign-in): the user steps up, the service calls the customer's callback, the
- *   customer approves and the completion URL opens the portal.
+ *   customer approves and the completion URL opens the portal;
+ * - in the portal opened by the handoff: a passkey added (CDP virtual authenticator), then the next
+ *   change confirmed with it; "sign out of this application" (the application's next session
+ *   check says inactive); a reused refresh token shown as a security alert.
  */
 import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { expect, test, type BrowserContext, type Page } from "@playwright/test";
@@ -26,10 +30,15 @@ import { APP as WEB_APP, ISSUER, LATCHKEY_PORT } from "./env";
 const APP_PORT = 3117;
 const APP = `http://localhost:${APP_PORT}`;
 const CLIENT_ID = "e2e-account";
+const CLIENT_SECRET = "e2e-account-secret-0123456789abcdef0123456789";
 const APP_NAME = "E2E account app";
 const USER = { email: "portal@example.com", password: "my security settings are mine" };
 /** The default example application (e2e-web, port 3112) does not offer the portal. */
 const ADA = { email: "ada@example.com", password: "correct horse battery staple" };
+// One user per flow that changes the account, so that the flows do not depend on each other's order.
+const PASSKEY_USER = { email: "handoff-passkey@example.com", password: "a passkey from my dashboard" };
+const SESSIONS_USER = { email: "handoff-sessions@example.com", password: "signed in to two applications" };
+const ALERTS_USER = { email: "handoff-alerts@example.com", password: "someone reused my refresh token" };
 const DIRECT_LINK = `${ISSUER}/auth/account?client_id=${CLIENT_ID}`;
 /** The hosted session's cookie on the authentication host (lib/authn/hosted-session.ts). */
 const HOSTED_COOKIE = "lk_session";
@@ -45,7 +54,7 @@ let app: ChildProcess | undefined;
 
 test.beforeAll(async () => {
   app = spawn(path.join("node_modules", ".bin", "tsx"), ["e2e/customer-app.ts"], {
-    env: { ...process.env, PORT: String(APP_PORT), LATCHKEY_ISSUER: ISSUER, CLIENT_ID, CLIENT_SECRET: "e2e-account-secret-0123456789abcdef0123456789" },
+    env: { ...process.env, PORT: String(APP_PORT), LATCHKEY_ISSUER: ISSUER, CLIENT_ID, CLIENT_SECRET },
     stdio: "ignore",
   });
   for (let i = 0; i < 100; i++) {
@@ -94,17 +103,22 @@ function recordNavigations(page: Page): string[] {
   return urls;
 }
 
-async function passwordStep(page: Page): Promise<void> {
+interface User {
+  email: string;
+  password: string;
+}
+
+async function passwordStep(page: Page, user: User = USER): Promise<void> {
   await expect(page).toHaveURL((url) => url.href.startsWith(`${ISSUER}/`));
-  await page.getByLabel("Email", { exact: true }).fill(USER.email);
-  await page.getByLabel("Password", { exact: true }).fill(USER.password);
+  await page.getByLabel("Email", { exact: true }).fill(user.email);
+  await page.getByLabel("Password", { exact: true }).fill(user.password);
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
 }
 
 /** Signs in to the example application: its profile page (the dashboard). */
-async function signIn(page: Page): Promise<void> {
+async function signIn(page: Page, user: User = USER): Promise<void> {
   await page.goto(`${APP}/start`);
-  await passwordStep(page);
+  await passwordStep(page, user);
   await page.waitForURL(`${APP}/profile`);
 }
 
@@ -113,17 +127,17 @@ async function forgetHostedCookie(context: BrowserContext): Promise<void> {
   await context.clearCookies({ name: HOSTED_COOKIE });
 }
 
-async function expectPortal(page: Page): Promise<void> {
+async function expectPortal(page: Page, user: User = USER): Promise<void> {
   await expect(page).toHaveURL((url) => url.href.startsWith(`${ISSUER}/`));
   await expect(page.getByRole("heading", { level: 1, name: "Security settings" })).toBeVisible();
-  await expect(page.getByText(USER.email)).toBeVisible();
+  await expect(page.getByText(user.email, { exact: true })).toBeVisible();
 }
 
-async function backToTheApplication(page: Page): Promise<void> {
+async function backToTheApplication(page: Page, user: User = USER): Promise<void> {
   await page.getByRole("link", { name: `Back to ${APP_NAME}` }).click();
   await page.waitForURL(`${APP}/settings/security`);
   await expect(page.getByRole("heading", { name: "Account settings" })).toBeVisible();
-  await expect(page.getByTestId("settings-user")).toHaveText(USER.email);
+  await expect(page.getByTestId("settings-user")).toHaveText(user.email);
 }
 
 test("the dashboard: the Security settings button needs the session's CSRF proof, the direct link names the client; the callback takes only what this session started", async ({ page }) => {
@@ -174,13 +188,13 @@ test("handoff with the hosted session in the browser: the portal opens at once, 
   await backToTheApplication(page);
 });
 
-test("handoff in a browser without the user's hosted session: a fresh sign-in is another session, so the handoff is refused and the callback is not called", async ({ page, context }) => {
+test("handoff in a browser without the user's hosted session: refused at the launch URL, before any sign-in; the callback is not called", async ({ page, context }) => {
   await signIn(page);
   await forgetHostedCookie(context);
   const navigations = recordNavigations(page);
   await page.getByRole("button", { name: "Security settings" }).click();
-  await passwordStep(page);
   await expect(page.getByRole("heading", { name: "Different sign-in" })).toBeVisible();
+  expect(page.url().startsWith(`${ISSUER}/auth/account/`)).toBe(true);
   expect(navigations.filter((url) => url.startsWith(`${APP}/account-security/callback`))).toEqual([]);
 });
 
@@ -253,3 +267,116 @@ test("handoff when the application's policy asks for more than the session has: 
     await setAccountAppPolicy(undefined);
   }
 });
+
+test("handoff → portal → add a passkey (virtual authenticator) → the next change asks to confirm with it → back to the application", async ({ page }) => {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("WebAuthn.enable");
+  const { authenticatorId } = await cdp.send("WebAuthn.addVirtualAuthenticator", {
+    options: { protocol: "ctap2", transport: "internal", hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+  });
+
+  await signIn(page, PASSKEY_USER);
+  await page.getByRole("button", { name: "Security settings" }).click();
+  await expectPortal(page, PASSKEY_USER);
+
+  // The password sign-in a moment ago is recent primary verification, and the account has no
+  // second factor yet: adding a passkey needs nothing more.
+  await page.getByRole("button", { name: "Add a passkey" }).click();
+  await expect(page.getByText("Passkey added.")).toBeVisible();
+  expect((await cdp.send("WebAuthn.getCredentials", { authenticatorId })).credentials).toHaveLength(1);
+
+  // Now the account has MFA: creating recovery codes asks for the passkey first.
+  await page.getByRole("button", { name: "Use a passkey or security key" }).click();
+  await expect(page.getByText("Thanks, you are confirmed for 10 minutes.")).toBeVisible();
+  await page.getByRole("button", { name: "Create recovery codes" }).click();
+  await expect(page.locator("ol li")).toHaveCount(10);
+  await page.getByRole("button", { name: "I have saved them" }).click();
+  await expect(page.getByText("10 of 10 codes left", { exact: false })).toBeVisible();
+
+  await backToTheApplication(page, PASSKEY_USER);
+});
+
+test("application sessions: 'sign out of this application' makes that application's next session check inactive", async ({ page, browser }) => {
+  // The user is signed in to two applications: the default example application (e2e-web) in
+  // another browser, and the example application that offers the portal (e2e-account) here. (The
+  // two example applications share cookie names on localhost, hence two browsers.)
+  const elsewhere = await (await browser.newContext()).newPage();
+  await elsewhere.goto(`${WEB_APP}/start`);
+  await passwordStep(elsewhere, SESSIONS_USER);
+  await elsewhere.waitForURL(`${WEB_APP}/profile`);
+
+  await signIn(page, SESSIONS_USER);
+  await page.getByRole("button", { name: "Security settings" }).click();
+  await expectPortal(page, SESSIONS_USER);
+  const sessions = page.locator("section", { has: page.getByRole("heading", { name: "Application sessions" }) });
+  const web = sessions.getByRole("listitem").filter({ hasText: "E2E web" });
+  const account = sessions.getByRole("listitem").filter({ hasText: APP_NAME });
+  await expect(web).toHaveCount(1);
+  await expect(account).toHaveCount(1);
+  await expect(account).toContainText("you came from here");
+
+  // The other application: its grant and tokens end; the portal stays open.
+  await web.getByRole("button", { name: "Sign out of this application" }).click();
+  await expect(page.getByText("Signed out of the application.")).toBeVisible();
+  await expect(web).toHaveCount(0);
+  await elsewhere.goto(`${WEB_APP}/profile`);
+  await expect(elsewhere.getByRole("heading", { name: "Session ended" })).toBeVisible();
+  await elsewhere.context().close();
+
+  // The application the user came from: its session check says inactive too.
+  await account.getByRole("button", { name: "Sign out of this application" }).click();
+  await page.goto(`${APP}/profile`);
+  await expect(page.getByRole("heading", { name: "Session ended" })).toBeVisible();
+});
+
+test("a reused refresh token shows up as a security alert in the portal", async ({ page }) => {
+  // A sign-in of the example application's client whose tokens the test holds itself: the browser
+  // authorizes (its hosted session answers at once after the first sign-in), and the example
+  // application's callback, which does not know this transaction, leaves the code alone.
+  await signIn(page, ALERTS_USER);
+  const verifier = randomBytes(32).toString("base64url");
+  const authorize = new URL(`${ISSUER}/oauth2/authorize`);
+  authorize.search = new URLSearchParams({
+    response_type: "code",
+    client_id: CLIENT_ID,
+    redirect_uri: `${APP}/callback`,
+    scope: "openid email profile",
+    state: randomBytes(24).toString("base64url"),
+    nonce: randomBytes(24).toString("base64url"),
+    code_challenge: createHash("sha256").update(verifier).digest("base64url"),
+    code_challenge_method: "S256",
+  }).toString();
+  await page.goto(authorize.href);
+  await page.waitForURL((url) => url.href.startsWith(`${APP}/callback?`));
+  const code = new URL(page.url()).searchParams.get("code")!;
+  const first = await token({ grant_type: "authorization_code", code, redirect_uri: `${APP}/callback`, code_verifier: verifier });
+  expect(first.status).toBe(200);
+  const stolen = first.body.refresh_token as string;
+  const rotated = await token({ grant_type: "refresh_token", refresh_token: stolen });
+  expect(rotated.status).toBe(200);
+  // The replaced refresh token, presented again: refused, and the family ends as possible theft.
+  const reused = await token({ grant_type: "refresh_token", refresh_token: stolen });
+  expect(reused.body.error).toBe("invalid_grant");
+
+  await page.goto(DIRECT_LINK);
+  await expect(page).toHaveURL((url) => url.href.startsWith(`${ISSUER}/`));
+  if (!(await page.getByRole("heading", { level: 1, name: "Security settings" }).isVisible())) {
+    // The hosted session may have ended with the family: sign in again.
+    if (await page.getByLabel("Password", { exact: true }).isVisible()) await passwordStep(page, ALERTS_USER);
+  }
+  await expectPortal(page, ALERTS_USER);
+  const alerts = page.locator("section", { has: page.getByRole("heading", { name: "Security alerts" }) });
+  await expect(alerts.getByRole("alert")).toHaveCount(1);
+  await expect(alerts.getByRole("alert")).toContainText(`Possible stolen sign-in: ${APP_NAME}`);
+});
+
+/** A token request of the example application's client (HTTP Basic), as a server makes it. */
+async function token(form: Record<string, string>): Promise<{ status: number; body: Record<string, unknown> }> {
+  const basic = Buffer.from(`${encodeURIComponent(CLIENT_ID)}:${encodeURIComponent(CLIENT_SECRET)}`).toString("base64");
+  const response = await fetch(`${ISSUER}/oauth2/token`, {
+    method: "POST",
+    headers: { authorization: `Basic ${basic}`, "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams(form),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
