@@ -48,7 +48,7 @@ describe("expired access token purge", () => {
 });
 
 describe("expired sign-in rows purge", () => {
-  it("deletes pending sign-ins, factor challenges and unfinished authenticator enrolments an hour past expiry, and outbox messages after a week; keeps the rest", async () => {
+  it("deletes pending sign-ins, factor challenges, unfinished authenticator enrolments and portal sessions an hour past expiry, and outbox messages after a week; keeps the rest", async () => {
     const { authorizationTransactions, factorChallenges, mailOutbox, clients } = await import("../../db/schema");
     const { OUTBOX_RETENTION_MS, purgeExpiredSignInRows } = await import("../../lib/oauth/token-purge");
     const [client] = await h.service.db.select({ id: clients.id }).from(clients).where(eq(clients.workspaceId, ws)).limit(1);
@@ -73,12 +73,22 @@ describe("expired sign-in rows purge", () => {
       totp("t-confirmed-old", at(-10 * MINUTE - PURGE_GRACE_MS - 1), at(-10 * MINUTE - PURGE_GRACE_MS)),
     ]);
 
-    expect(await purgeExpiredSignInRows(h.service, { workspaceId: ws })).toEqual({ transactions: 1, challenges: 1, enrolments: 1, outbox: 1 });
+    const { accountSecurityPortalSessions, hostedSessions } = await import("../../db/schema");
+    const { signIn } = await import("../helpers/harness");
+    const { ADA, SPA } = await import("../helpers/fixtures");
+    await signIn(h, ws, { ...SPA, ...ADA });
+    const [session] = await h.service.db.select({ id: hostedSessions.id, userId: hostedSessions.userId }).from(hostedSessions).where(eq(hostedSessions.workspaceId, ws)).limit(1);
+    const portal = (id: string, expiresAt: Date) => ({ id, workspaceId: ws, userId: session.userId, sessionId: session.id, clientPk: client.id, returnUri: "https://x.test/", secretHash: "h", createdAt: now(), expiresAt });
+    await h.service.db.insert(accountSecurityPortalSessions).values([portal("p-old", at(-PURGE_GRACE_MS - 1)), portal("p-live", at(MINUTE))]);
+
+    expect(await purgeExpiredSignInRows(h.service, { workspaceId: ws })).toEqual({ transactions: 1, challenges: 1, enrolments: 1, portalSessions: 1, outbox: 1 });
     expect((await h.service.db.select({ id: totpFactors.id }).from(totpFactors).where(eq(totpFactors.workspaceId, ws))).map((r) => r.id).sort()).toEqual(["t-confirmed-old", "t-unfinished-recent"]);
     const ids = async (table: typeof authorizationTransactions | typeof factorChallenges | typeof mailOutbox) =>
       (await h.service.db.select({ id: table.id }).from(table).where(eq(table.workspaceId, ws))).map((r) => r.id).sort();
-    expect(await ids(authorizationTransactions)).toEqual(["tx-live", "tx-recent"]);
+    // (The sign-in above left its own, live, transaction.)
+    expect((await ids(authorizationTransactions)).filter((id) => id.startsWith("tx-"))).toEqual(["tx-live", "tx-recent"]);
     expect(await ids(factorChallenges)).toEqual(["ch-live", "ch-recent"]);
     expect(await ids(mailOutbox)).toEqual(["m-new"]);
+    expect((await h.service.db.select({ id: accountSecurityPortalSessions.id }).from(accountSecurityPortalSessions).where(eq(accountSecurityPortalSessions.workspaceId, ws))).map((r) => r.id)).toEqual(["p-live"]);
   });
 });
