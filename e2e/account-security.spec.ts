@@ -1,7 +1,8 @@
 /**
  * The account-security portal end to end, from the example customer application
  * (e2e/customer-app.ts, openid-client) of e2e-account, the fixture's application that offers the
- * portal, on port 3117, with portal@example.com:
+ * portal, on port 3117, with the fixture's handoff*@example.com users (one per flow that changes
+ * the account):
  *
  * - the dashboard's "Security settings" button (the backend handoff) and direct link; the start
  *   route's CSRF proof and the callback's checks on the customer side;
@@ -32,10 +33,11 @@ const APP = `http://localhost:${APP_PORT}`;
 const CLIENT_ID = "e2e-account";
 const CLIENT_SECRET = "e2e-account-secret-0123456789abcdef0123456789";
 const APP_NAME = "E2E account app";
-const USER = { email: "portal@example.com", password: "my security settings are mine" };
+const USER = { email: "handoff@example.com", password: "my dashboard hands me over" };
 /** The default example application (e2e-web, port 3112) does not offer the portal. */
 const ADA = { email: "ada@example.com", password: "correct horse battery staple" };
 // One user per flow that changes the account, so that the flows do not depend on each other's order.
+const STEP_UP_USER = { email: "handoff-step-up@example.com", password: "asked for more after signing in" };
 const PASSKEY_USER = { email: "handoff-passkey@example.com", password: "a passkey from my dashboard" };
 const SESSIONS_USER = { email: "handoff-sessions@example.com", password: "signed in to two applications" };
 const ALERTS_USER = { email: "handoff-alerts@example.com", password: "someone reused my refresh token" };
@@ -234,7 +236,7 @@ test("the direct link: the portal on the authentication host, then back to the a
 });
 
 test("handoff when the application's policy asks for more than the session has: step-up, the service calls the application's callback, approve, the completion URL opens the portal", async ({ page }) => {
-  await signIn(page);
+  await signIn(page, STEP_UP_USER);
   // The application now requires two-step verification, which this session (a password) lacks.
   await setAccountAppPolicy({ mfa: "required" });
   try {
@@ -247,7 +249,7 @@ test("handoff when the application's policy asks for more than the session has: 
     await page.getByRole("button", { name: "Verify and continue" }).click();
     await expect(page.getByRole("heading", { name: "Save your recovery codes" })).toBeVisible();
     await page.getByRole("button", { name: "I have saved these codes" }).click();
-    await expectPortal(page);
+    await expectPortal(page, STEP_UP_USER);
 
     // The service called the registered callback with exactly challenge, state and intent; the
     // application approved and sent the browser to the completion URL, on the issuer.
@@ -258,7 +260,7 @@ test("handoff when the application's policy asks for more than the session has: 
     expect(callback.searchParams.get("state")).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(callback.searchParams.get("intent")).toBe("manage");
     expect(navigations[navigations.indexOf(callbacks[0]!) + 1]?.startsWith(`${ISSUER}/auth/account/complete?`)).toBe(true);
-    await backToTheApplication(page);
+    await backToTheApplication(page, STEP_UP_USER);
 
     // The callback URL again (a reload, a forwarded link): the pending record was consumed.
     const replay = await page.goto(callback.href);
