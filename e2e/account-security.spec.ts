@@ -270,7 +270,7 @@ test("handoff when the application's policy asks for more than the session has: 
   }
 });
 
-test("handoff → portal → add a passkey (virtual authenticator) → the next change asks to confirm with it → back to the application", async ({ page }) => {
+test("handoff → portal → add a passkey (virtual authenticator) → the next change asks to confirm with it → Done: back to the application", async ({ page }) => {
   const cdp = await page.context().newCDPSession(page);
   await cdp.send("WebAuthn.enable");
   const { authenticatorId } = await cdp.send("WebAuthn.addVirtualAuthenticator", {
@@ -295,7 +295,12 @@ test("handoff → portal → add a passkey (virtual authenticator) → the next 
   await page.getByRole("button", { name: "I have saved them" }).click();
   await expect(page.getByText("10 of 10 codes left", { exact: false })).toBeVisible();
 
-  await backToTheApplication(page, PASSKEY_USER);
+  // "Done": the portal session ends and the browser is back on the registered return page.
+  await page.getByRole("button", { name: `Done: back to ${APP_NAME}` }).click();
+  await page.waitForURL(`${APP}/settings/security`);
+  await expect(page.getByTestId("settings-user")).toHaveText(PASSKEY_USER.email);
+  await page.goto(`${ISSUER}/account`);
+  await expect(page.getByRole("heading", { name: "Your security settings session has ended" })).toBeVisible();
 });
 
 test("application sessions: 'sign out of this application' makes that application's next session check inactive", async ({ page, browser }) => {
