@@ -5,16 +5,12 @@
  * the portal manages).
  */
 import { hostedError } from "../hosted/errors";
+import { hostedFormPost } from "../hosted/form-post";
 import type { Endpoint, EndpointContext } from "../http/context";
 import { verifyCsrfToken } from "../http/csrf";
-import { mediaType, readBody } from "../http/form";
-import { guarded, sameOrigin } from "../http/guards";
 import { redirect303 } from "../http/response";
 import { livePortalSession, PORTAL_PATH, type PortalSession } from "./portal-session";
 import { portalCsrfBindings } from "./portal-view";
-
-/** The portal's form posts are small (a password, a code). */
-const FORM_LIMIT = 8 * 1024;
 
 export interface PortalFormInput {
   portal: PortalSession;
@@ -22,27 +18,17 @@ export interface PortalFormInput {
 }
 
 /**
- * A portal form post: same origin (lib/http/guards.ts), a form body of at most 8 KiB, a live
- * portal session (./portal-session.ts), and the portal's CSRF token (purpose "account-portal",
+ * A portal form post: a hosted form post (lib/hosted/form-post.ts: same origin, form body of at
+ * most 8 KiB), a live portal session (./portal-session.ts), and the portal's CSRF token (purpose "account-portal",
  * bound to the portal session, its cookie secret and the hosted session).
  */
 export function portalForm(handler: (request: Request, ctx: EndpointContext, input: PortalFormInput) => Promise<Response>): Endpoint {
-  return guarded(
-    async (request: Request, ctx: EndpointContext) => {
-      if (mediaType(request) !== "application/x-www-form-urlencoded") return hostedError("form_media_type");
-      let form: URLSearchParams;
-      try {
-        form = new URLSearchParams(await readBody(request, FORM_LIMIT));
-      } catch {
-        return hostedError("form_too_large");
-      }
-      const portal = await livePortalSession(ctx, request.headers.get("cookie"));
-      if (!portal) return hostedError("portal_session_ended");
-      if (!verifyCsrfToken(ctx.service.config.masterKey, "account-portal", portalCsrfBindings(ctx, portal), form.get("csrf"))) return hostedError("form_unverified");
-      return handler(request, ctx, { portal, form });
-    },
-    { use: [sameOrigin(() => hostedError("cross_site_form"))] },
-  );
+  return hostedFormPost(async (request, ctx, form) => {
+    const portal = await livePortalSession(ctx, request.headers.get("cookie"));
+    if (!portal) return hostedError("portal_session_ended");
+    if (!verifyCsrfToken(ctx.service.config.masterKey, "account-portal", portalCsrfBindings(ctx, portal), form.get("csrf"))) return hostedError("form_unverified");
+    return handler(request, ctx, { portal, form });
+  });
 }
 
 /** Back to the portal page, with a notice or an error code the page shows. */

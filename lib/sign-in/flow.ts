@@ -19,19 +19,16 @@ import { authorizationTransactions, type StoredEvidence } from "../../db/schema"
 import type { Endpoint, EndpointContext } from "../http/context";
 import { parseCookieHeader } from "../http/cookies";
 import { csrfToken, verifyCsrfToken } from "../http/csrf";
-import { mediaType, readBody } from "../http/form";
 import { clientAddressOf } from "../http/client-address";
-import { guarded, sameOrigin } from "../http/guards";
 import { redirect303 } from "../http/response";
 import { hostedError, type SignInFormError } from "../hosted/errors";
+import { hostedFormPost } from "../hosted/form-post";
 import { completeTransaction, loadOpenTransaction, TX_COOKIE_PREFIX, type TransactionRow } from "../oauth/pending-sign-in";
 import { appendEvidence, createHostedSession, getLiveSession, rotateSessionSecret, type HostedSession } from "../authn/hosted-session";
 import { readEvidence, withEvidence, type Evidence } from "../authn/evidence";
 import { nextStep, policyFor, type AuthPolicy, type NextStep } from "../authn/policy";
 import { enrolledSummary } from "../authn/factors";
 
-/** 8 KiB: the largest step form, a WebAuthn registration with an RSA key, is under 3 KiB. */
-const FORM_LIMIT = 8 * 1024;
 
 /** The form's CSRF token: bound to the workspace, the transaction and the browser's HttpOnly `lk_tx_` cookie for it. */
 const formBindings = (ctx: EndpointContext, txId: string, binding: string) => [ctx.workspace.id, txId, binding];
@@ -55,29 +52,19 @@ export interface StepInput {
 export type StepHandler = (request: Request, ctx: EndpointContext, input: StepInput) => Promise<Response>;
 
 /**
- * A sign-in step's endpoint. Declared guard: same origin (lib/http/guards.ts). The CSRF token
- * (lib/http/csrf.ts) needs the form and the transaction it is bound to, so it is checked once both
- * are read; it applies to every post, whatever its headers say.
+ * A sign-in step's endpoint: a hosted form post (lib/hosted/form-post.ts: same origin, form body),
+ * then the pending sign-in bound to this browser and the CSRF token (lib/http/csrf.ts) bound to
+ * both; the token applies to every post, whatever its headers say.
  */
 export function signInStep(handler: StepHandler): Endpoint {
-  return guarded(
-    async (request: Request, ctx: EndpointContext) => {
-      if (mediaType(request) !== "application/x-www-form-urlencoded") return hostedError("form_media_type");
-      let form: URLSearchParams;
-      try {
-        form = new URLSearchParams(await readBody(request, FORM_LIMIT));
-      } catch {
-        return hostedError("form_too_large");
-      }
-      const open = await transactionOf(ctx, form.get("tx") ?? "", request.headers.get("cookie"));
-      if (!open) return hostedError("sign_in_expired");
-      if (!verifyCsrfToken(ctx.service.config.masterKey, "hosted-sign-in", formBindings(ctx, open.tx.id, open.binding), form.get("csrf"))) {
-        return hostedError("form_unverified");
-      }
-      return handler(request, ctx, { tx: open.tx, form });
-    },
-    { use: [sameOrigin(() => hostedError("cross_site_form"))] },
-  );
+  return hostedFormPost(async (request, ctx, form) => {
+    const open = await transactionOf(ctx, form.get("tx") ?? "", request.headers.get("cookie"));
+    if (!open) return hostedError("sign_in_expired");
+    if (!verifyCsrfToken(ctx.service.config.masterKey, "hosted-sign-in", formBindings(ctx, open.tx.id, open.binding), form.get("csrf"))) {
+      return hostedError("form_unverified");
+    }
+    return handler(request, ctx, { tx: open.tx, form });
+  });
 }
 
 /** Back to the sign-in page, at whatever step the transaction is, optionally with a message from the catalogue. */
