@@ -21,3 +21,16 @@ export const SPA = `http://localhost:${SPA_PORT}`;
  * need it: delivery happens after the answer, and a failure is only logged.
  */
 export const SMTP_PORT = Number(process.env.E2E_SMTP_PORT || 3125);
+
+/**
+ * The e2e server's clock (e2e/serve.mjs): the system's, shifted by the milliseconds in this file.
+ * A spec that moves it must put it back (shiftServerClock(0)) before it ends: the specs share the server.
+ */
+export const SERVER_CLOCK_FILE = `.test-data/e2e-clock-${LATCHKEY_PORT}`;
+
+export async function shiftServerClock(ms: number): Promise<void> {
+  const { writeFileSync } = await import("node:fs");
+  writeFileSync(SERVER_CLOCK_FILE, String(ms));
+  // The server re-reads the file at most every 100 ms.
+  await new Promise((resolve) => setTimeout(resolve, 250));
+}

@@ -179,6 +179,19 @@ function publishStore(env) {
   };
 }
 
+/** The server's clock offset file, starting at 0; removed on exit. The path is e2e/env.ts SERVER_CLOCK_FILE's. */
+function testClockFile() {
+  const file = path.join(root, ".test-data", `e2e-clock-${PORT}`);
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, "0");
+  const previous = cleanup;
+  cleanup = async () => {
+    rmSync(file, { force: true });
+    await previous();
+  };
+  return file;
+}
+
 /** The fixture, with its redirect URIs moved when the app does not listen on the default port. */
 function workspaceFile() {
   if (APP_PORT === 3112) return WORKSPACE_FILE;
@@ -207,7 +220,10 @@ async function main() {
   // e2e/console.spec.ts opens the console's first-run setup link, so it must know the token:
   // the server uses a configured CONSOLE_SETUP_TOKEN instead of a random one (docs/console.md).
   const CONSOLE_SETUP_TOKEN = process.env.CONSOLE_SETUP_TOKEN || "e2e-console-setup-token-0123456789abcdef";
-  const code = await run(tsx, ["server.ts"], { ...env, NODE_ENV: "production", PORT: String(PORT), PUBLIC_URL, CONSOLE_SETUP_TOKEN });
+  // The server's clock is the system's shifted by the milliseconds in this file (lib/clock.ts
+  // fileOffsetClock): specs that test a lifetime move the time with e2e/env.ts shiftServerClock.
+  const LATCHKEY_TEST_CLOCK_FILE = testClockFile();
+  const code = await run(tsx, ["server.ts"], { ...env, NODE_ENV: "production", PORT: String(PORT), PUBLIC_URL, CONSOLE_SETUP_TOKEN, LATCHKEY_TEST_CLOCK_FILE });
   log(`server exited (${code})`);
   await finish(stopping ? 0 : code || 1);
 }

@@ -1,5 +1,5 @@
 import { openDatabase, runMigrations, type Database, type DatabaseHandle } from "../db/client";
-import { systemClock, type Clock } from "./clock";
+import { fileOffsetClock, systemClock, type Clock } from "./clock";
 import { loadConfig, type Config } from "./config";
 import { RateLimiter } from "./limits/rate-limit";
 
@@ -27,11 +27,18 @@ export function createService(db: Database, config: Config, clock: Clock = syste
   return { db, config, clock, cache: new Map(), limiter: new RateLimiter(db, clock) };
 }
 
+/** The system clock, or the end-to-end tests' shifted clock (never with an https PUBLIC_URL: production). */
+export function clockFor(config: Pick<Config, "publicUrl">, testClockFile: string | undefined): Clock {
+  if (!testClockFile) return systemClock;
+  if (config.publicUrl.startsWith("https:")) throw new Error("LATCHKEY_TEST_CLOCK_FILE is for end-to-end tests only and is refused with an https PUBLIC_URL");
+  return fileOffsetClock(testClockFile);
+}
+
 async function start(): Promise<{ service: Service; handle: DatabaseHandle }> {
   const config = loadConfig();
   const handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   await runMigrations(handle, config.databaseUrl);
-  return { service: createService(handle.db, config), handle };
+  return { service: createService(handle.db, config, clockFor(config, process.env.LATCHKEY_TEST_CLOCK_FILE)), handle };
 }
 
 /** The process-wide service, opened and migrated on first use. */
