@@ -122,6 +122,7 @@ async function primary(config: Config) {
   console.log(`  Demo issuer:     ${issuer}`);
   console.log(`  Discovery:       ${issuer}/.well-known/openid-configuration`);
   console.log(`  ${mailStartupLine(config)}`);
+  if (process.env.LATCHKEY_TEST_CLOCK_FILE) console.log(`  Clock:           shifted by ${process.env.LATCHKEY_TEST_CLOCK_FILE} (LATCHKEY_TEST_CLOCK_FILE: end-to-end tests only)`);
   if (demo.created) {
     console.log(`  Demo sign-in:    demo@example.com / demo-password`);
     console.log(`  Demo clients:    ${demoClientsLine()}`);
