@@ -144,8 +144,8 @@ async function seedUsersWithSessions(sql, template, n, salt) {
     select 'bench-ur-' || ${salt} || '-' || i || '-' || r.id, r.workspace_id, 'bench-u-' || ${salt} || '-' || i, r.role_id, r.organization_id, now()
     from user_roles r, generate_series(1, ${n}::int) i where r.user_id = ${template.user_id}`;
   await sql`
-    insert into hosted_sessions (id, workspace_id, user_id, secret_hash, auth_time, amr, acr, organization_id, connection_id, created_at, last_seen_at, idle_expires_at, absolute_expires_at)
-    select 'bench-s-' || ${salt} || '-' || i, workspace_id, 'bench-u-' || ${salt} || '-' || i, secret_hash, auth_time, amr, acr, organization_id, connection_id,
+    insert into hosted_sessions (id, workspace_id, user_id, secret_hash, evidence, auth_time, amr, acr, organization_id, connection_id, created_at, last_seen_at, idle_expires_at, absolute_expires_at)
+    select 'bench-s-' || ${salt} || '-' || i, workspace_id, 'bench-u-' || ${salt} || '-' || i, secret_hash, evidence, auth_time, amr, acr, organization_id, connection_id,
            now(), now(), idle_expires_at, absolute_expires_at
     from hosted_sessions, generate_series(1, ${n}::int) i where id = ${template.session_id}`;
 }
