@@ -22,9 +22,8 @@
 import { and, eq, gt, isNull } from "drizzle-orm";
 import { accountSecurityLaunches, clients, grants } from "../../db/schema";
 import { nowValue, selectGrantChain } from "../authority";
-import { readEvidence } from "../authn/evidence";
 import { getLiveSession, type HostedSession } from "../authn/hosted-session";
-import { meetsPolicy, policyFor } from "../authn/policy";
+import { sessionMeetsPolicy } from "../authn/policy";
 import { randomToken, sha256Hex } from "../crypto";
 import type { EndpointContext } from "../http/context";
 import { isDependencyFailure, isUnstorableText, loggableError } from "../http/errors";
@@ -83,10 +82,6 @@ function holdsSource(session: HostedSession | null, launch: LaunchRow): session 
   return session !== null && session.id === launch.sessionId && session.userId === launch.userId;
 }
 
-async function meetsApplicationPolicy(ctx: EndpointContext, clientPk: string, session: HostedSession): Promise<boolean> {
-  return meetsPolicy(await policyFor(ctx, clientPk), readEvidence(session.evidence));
-}
-
 async function openPortal(ctx: EndpointContext, launch: LaunchRow, client: { handoffReturnUri: string }): Promise<Response> {
   const portal = await openPortalSession(ctx, { userId: launch.userId, sessionId: launch.sessionId, clientPk: launch.clientPk, grantId: launch.grantId, returnUri: client.handoffReturnUri });
   return redirect303(portal.location, [["Set-Cookie", portal.cookie]]);
@@ -101,7 +96,7 @@ async function enter(request: Request, ctx: EndpointContext): Promise<Response> 
   if (!client) return hostedError("account_not_available");
   if (!(await sourceIsLive(ctx, launch))) return hostedError("account_handoff_ended");
   const session = await getLiveSession(ctx, request.headers.get("cookie"));
-  if (holdsSource(session, launch) && (await meetsApplicationPolicy(ctx, launch.clientPk, session))) {
+  if (holdsSource(session, launch) && (await sessionMeetsPolicy(ctx, launch.clientPk, session))) {
     const now = ctx.service.clock.now();
     const [consumed] = await ctx.service.db
       .update(L)
@@ -136,7 +131,7 @@ async function resume(request: Request, ctx: EndpointContext): Promise<Response>
   const session = await getLiveSession(ctx, request.headers.get("cookie"));
   if (!holdsSource(session, launch)) return refuseBrowser(ctx, request, launch, client, session);
   // Reached without completing the sign-in (the policy is not met yet): authenticate first.
-  if (!(await meetsApplicationPolicy(ctx, launch.clientPk, session))) {
+  if (!(await sessionMeetsPolicy(ctx, launch.clientPk, session))) {
     return openAccountSignIn(ctx, { clientPk: launch.clientPk, returnTo: `${ctx.basePath}${CONTINUE_PATH}?launch=${launch.id}` }, session);
   }
   const challenge = randomToken(32);

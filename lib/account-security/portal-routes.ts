@@ -6,7 +6,7 @@
 import { and, eq } from "drizzle-orm";
 import { users } from "../../db/schema";
 import { recordAudit } from "../audit/events";
-import { evidenceFor, readEvidence } from "../authn/evidence";
+import { evidenceFor } from "../authn/evidence";
 import { EMAIL_CODE_TTL_MS, issueEmailCode, sendGate, verifyEmailCode } from "../authn/factors/email-otp";
 import { useRecoveryCode } from "../authn/factors/recovery-codes";
 import { assertionGate, verifyAssertion } from "../authn/factors/webauthn";
@@ -16,7 +16,7 @@ import { verifyTotp } from "../authn/factors/totp";
 import type { VerifyResult } from "../authn/factors/contract";
 import { getLiveSession } from "../authn/hosted-session";
 import { decoyHash, PASSWORD_MAX_LENGTH, verifyPassword } from "../authn/password";
-import { meetsPolicy, policyFor } from "../authn/policy";
+import { sessionMeetsPolicy } from "../authn/policy";
 import { guessingGate } from "../authn/sign-in-limits";
 import { hostedError } from "../hosted/errors";
 import { clientAddress } from "../http/client-address";
@@ -49,7 +49,7 @@ export const directLinkEndpoint: Endpoint = async (request, ctx) => {
   if (!offersPortal(client) || origin === null) return hostedError("account_not_available");
 
   const session = await getLiveSession(ctx, request.headers.get("cookie"));
-  if (!session || !meetsPolicy(await policyFor(ctx, client.id), readEvidence(session.evidence))) {
+  if (!session || !(await sessionMeetsPolicy(ctx, client.id, session))) {
     const returnTo = `${ctx.basePath}/auth/account?client_id=${encodeURIComponent(client.clientId)}`;
     return openAccountSignIn(ctx, { clientPk: client.id, returnTo }, session ?? undefined);
   }

@@ -12,7 +12,8 @@ import { and, eq } from "drizzle-orm";
 import { z } from "zod";
 import { clients, workspaces } from "../../db/schema";
 import type { EndpointContext } from "../http/context";
-import { completesMultiFactor, isMultiFactor, type Evidence, type EvidenceMethod } from "./evidence";
+import { completesMultiFactor, isMultiFactor, readEvidence, type Evidence, type EvidenceMethod } from "./evidence";
+import type { HostedSession } from "./hosted-session";
 
 export const FIRST_FACTORS = ["password", "email_otp", "passkey"] as const;
 export type FirstFactor = (typeof FIRST_FACTORS)[number];
@@ -78,6 +79,15 @@ export async function policyFor(ctx: Pick<EndpointContext, "service" | "workspac
     .where(and(eq(clients.workspaceId, ctx.workspace.id), eq(clients.id, clientPk)))
     .limit(1);
   return effectivePolicy(row?.workspace, row?.application);
+}
+
+/**
+ * Whether a live hosted session may serve this application as it is: what it proved meets the
+ * application's policy (otherwise the sign-in steps it up). Authorize, the portal's direct link and
+ * the handoff's launch URL all ask this.
+ */
+export async function sessionMeetsPolicy(ctx: Pick<EndpointContext, "service" | "workspace">, clientPk: string, session: Pick<HostedSession, "evidence">): Promise<boolean> {
+  return meetsPolicy(await policyFor(ctx, clientPk), readEvidence(session.evidence));
 }
 
 /** What the user has enrolled, as the policy needs to know it. */

@@ -4,8 +4,7 @@ import type { Endpoint, EndpointContext } from "../http/context";
 import { unstorableParameter } from "../http/form";
 import { hostedError } from "../hosted/errors";
 import { getLiveSession } from "../authn/hosted-session";
-import { readEvidence } from "../authn/evidence";
-import { meetsPolicy, policyFor } from "../authn/policy";
+import { sessionMeetsPolicy } from "../authn/policy";
 import { errorRedirect, issueCodeRedirect, type CodeRequest } from "./authorization-response";
 import { findClient, type ClientRow } from "./clients";
 import { openPendingSignIn } from "./pending-sign-in";
@@ -142,7 +141,7 @@ export const authorizeEndpoint: Endpoint = async (request, ctx) => {
   const session = await getLiveSession(ctx, request.headers.get("cookie"));
   // A live session is reused only when what it proved meets this application's policy; otherwise
   // the sign-in steps it up (asks for what is missing), never treats it as if it did.
-  if (session && meetsPolicy(await policyFor(ctx, client.id), readEvidence(session.evidence))) {
+  if (session && (await sessionMeetsPolicy(ctx, client.id, session))) {
     return issueCodeRedirect(ctx, { ...authz, clientPk: client.id }, session);
   }
   return openPendingSignIn(ctx, { ...authz, clientPk: client.id }, session ?? undefined);
