@@ -5,24 +5,18 @@
  * the transaction holds them).
  */
 import type { EndpointContext } from "../http/context";
-import { hostedError } from "../hosted/errors";
 import type { TransactionRow } from "../oauth/pending-sign-in";
 import { encryptSecret } from "../crypto";
-import { readEvidence, withEvidence, type Evidence } from "../authn/evidence";
+import type { Evidence } from "../authn/evidence";
 import { generateRecoveryCodes, recoveryCodesLeft } from "../authn/factors/recovery-codes";
-import { advance, toSignInPage, updateOpen } from "./flow";
+import { prove, toSignInPage } from "./flow";
 
 /** The purpose the transaction's recovery codes are encrypted under, bound to the transaction. */
 export const recoveryCodesPurpose = (txId: string) => `sign-in-recovery-codes:${txId}`;
 
 export async function completeSecondFactorEnrolment(request: Request, ctx: EndpointContext, tx: TransactionRow, event: Evidence): Promise<Response> {
   if (!tx.userId) return toSignInPage(ctx, tx.id);
-  let recoveryCodesEncrypted = tx.recoveryCodesEncrypted;
-  if ((await recoveryCodesLeft(ctx, tx.userId)) === 0) {
-    const codes = await generateRecoveryCodes(ctx, tx.userId);
-    recoveryCodesEncrypted = encryptSecret(ctx.service.config.masterKey, JSON.stringify(codes), recoveryCodesPurpose(tx.id));
-  }
-  const updated = await updateOpen(ctx, tx, { evidence: withEvidence(readEvidence(tx.evidence), event), recoveryCodesEncrypted }, tx.userId);
-  if (!updated) return hostedError("sign_in_expired");
-  return advance(request, ctx, updated);
+  if ((await recoveryCodesLeft(ctx, tx.userId)) > 0) return prove(request, ctx, tx, event);
+  const codes = await generateRecoveryCodes(ctx, tx.userId);
+  return prove(request, ctx, tx, event, { recoveryCodesEncrypted: encryptSecret(ctx.service.config.masterKey, JSON.stringify(codes), recoveryCodesPurpose(tx.id)) });
 }

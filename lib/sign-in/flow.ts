@@ -113,9 +113,16 @@ export async function identify(request: Request, ctx: EndpointContext, tx: Trans
 }
 
 /** Records a further factor of the transaction's user (a second factor, an enrolment's proof). */
-export async function prove(request: Request, ctx: EndpointContext, tx: TransactionRow, event: Evidence): Promise<Response> {
+export async function prove(
+  request: Request,
+  ctx: EndpointContext,
+  tx: TransactionRow,
+  event: Evidence,
+  /** Set in the same update (an enrolment's recovery codes, lib/sign-in/enrolment.ts). */
+  also: Pick<Partial<TransactionRow>, "recoveryCodesEncrypted"> = {},
+): Promise<Response> {
   if (!tx.userId) return toSignInPage(ctx, tx.id);
-  const updated = await updateOpen(ctx, tx, { evidence: withEvidence(readEvidence(tx.evidence), event) }, tx.userId);
+  const updated = await updateOpen(ctx, tx, { ...also, evidence: withEvidence(readEvidence(tx.evidence), event) }, tx.userId);
   if (!updated) return hostedError("sign_in_expired");
   return advance(request, ctx, updated);
 }
