@@ -20,7 +20,8 @@
  *   change confirmed with it; "sign out of this application" (the application's next session
  *   check says inactive); a reused refresh token shown as a security alert.
  */
-import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { execFile } from "node:child_process";
+import { startCustomerApp, type CustomerAppProcess } from "./customer-app-process";
 import { createHash, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -52,25 +53,14 @@ const fixture = JSON.parse(readFileSync(path.join(process.cwd(), "e2e/fixtures/e
 };
 const accountApp = fixture.applications.find((a) => a.client_id === CLIENT_ID)!;
 
-let app: ChildProcess | undefined;
+let app: CustomerAppProcess | undefined;
 
 test.beforeAll(async () => {
-  app = spawn(path.join("node_modules", ".bin", "tsx"), ["e2e/customer-app.ts"], {
-    env: { ...process.env, PORT: String(APP_PORT), LATCHKEY_ISSUER: ISSUER, CLIENT_ID, CLIENT_SECRET },
-    stdio: "ignore",
-  });
-  for (let i = 0; i < 100; i++) {
-    if (await fetch(`${APP}/health`).then((r) => r.ok, () => false)) return;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error("the customer app for e2e-account did not start");
+  app = await startCustomerApp({ port: APP_PORT, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET });
 });
 
 test.afterAll(async () => {
-  if (!app || app.exitCode !== null) return;
-  const exited = new Promise((resolve) => app!.once("exit", resolve));
-  app.kill("SIGTERM");
-  await exited;
+  await app?.stop();
 });
 
 /** The application's sign-in policy, changed by importing the workspace file with it (the CLI, on the server's data store). */

@@ -4,8 +4,7 @@
  * sign-in enrols an authenticator app (the test computes the codes from the key the page shows)
  * and shows recovery codes; the next sign-in asks for a code; a recovery code works once.
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import path from "node:path";
+import { startCustomerApp, type CustomerAppProcess } from "./customer-app-process";
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { Secret, TOTP } from "otpauth";
 import { ISSUER } from "./env";
@@ -18,25 +17,14 @@ interface Result {
   id_token: { claims: Record<string, unknown> };
 }
 
-let app: ChildProcess | undefined;
+let app: CustomerAppProcess | undefined;
 
 test.beforeAll(async () => {
-  app = spawn(path.join("node_modules", ".bin", "tsx"), ["e2e/customer-app.ts"], {
-    env: { ...process.env, PORT: String(MFA_APP_PORT), LATCHKEY_ISSUER: ISSUER, CLIENT_ID: "e2e-mfa", CLIENT_SECRET: "e2e-mfa-secret-0123456789abcdef0123456789" },
-    stdio: "ignore",
-  });
-  for (let i = 0; i < 100; i++) {
-    if (await fetch(`${MFA_APP}/health`).then((r) => r.ok, () => false)) return;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error("the MFA customer app did not start");
+  app = await startCustomerApp({ port: MFA_APP_PORT, clientId: "e2e-mfa", clientSecret: "e2e-mfa-secret-0123456789abcdef0123456789" });
 });
 
 test.afterAll(async () => {
-  if (!app || app.exitCode !== null) return;
-  const exited = new Promise((resolve) => app!.once("exit", resolve));
-  app.kill("SIGTERM");
-  await exited;
+  await app?.stop();
 });
 
 /** The authenticator app's code for `secret`, `offset` steps from now. */

@@ -10,8 +10,7 @@
  * Each application has its own instance of the example customer app (openid-client), which
  * verifies the ID token; the spec reads its claims from the app's profile page.
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import path from "node:path";
+import { startCustomerApp, type CustomerAppProcess } from "./customer-app-process";
 import { expect, test, type BrowserContext, type CDPSession, type Page } from "@playwright/test";
 import { ISSUER } from "./env";
 
@@ -27,37 +26,14 @@ interface Claims {
   acr: string;
 }
 
-const apps: ChildProcess[] = [];
+const apps: CustomerAppProcess[] = [];
 
 test.beforeAll(async () => {
-  for (const app of [PASSKEYS_APP, KEYS_APP]) {
-    apps.push(
-      spawn(path.join("node_modules", ".bin", "tsx"), ["e2e/customer-app.ts"], {
-        env: { ...process.env, PORT: String(app.port), LATCHKEY_ISSUER: ISSUER, CLIENT_ID: app.clientId, CLIENT_SECRET: app.secret },
-        stdio: "ignore",
-      }),
-    );
-  }
-  for (const app of [PASSKEYS_APP, KEYS_APP]) {
-    let up = false;
-    for (let i = 0; i < 100 && !up; i++) {
-      up = await fetch(`${appUrl(app)}/health`).then((r) => r.ok, () => false);
-      if (!up) await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-    if (!up) throw new Error(`the customer app for ${app.clientId} did not start`);
-  }
+  for (const app of [PASSKEYS_APP, KEYS_APP]) apps.push(await startCustomerApp({ port: app.port, clientId: app.clientId, clientSecret: app.secret }));
 });
 
 test.afterAll(async () => {
-  await Promise.all(
-    apps
-      .filter((app) => app.exitCode === null)
-      .map((app) => {
-        const exited = new Promise((resolve) => app.once("exit", resolve));
-        app.kill("SIGTERM");
-        return exited;
-      }),
-  );
+  await Promise.all(apps.map((app) => app.stop()));
 });
 
 /** A virtual authenticator on the page: a platform passkey provider, or a USB security key. */

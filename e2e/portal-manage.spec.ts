@@ -7,8 +7,7 @@
  *   3117: a refresh token presented twice shows up as a security alert in the portal, and "sign
  *   out of this application" makes the application's next session check inactive.
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import path from "node:path";
+import { startCustomerApp, type CustomerAppProcess } from "./customer-app-process";
 import { expect, test, type Page } from "@playwright/test";
 import { ISSUER } from "./env";
 
@@ -21,25 +20,14 @@ const APP = `http://localhost:${APP_PORT}`;
 
 test.use({ viewport: PHONE, isMobile: true, hasTouch: true });
 
-let app: ChildProcess | undefined;
+let app: CustomerAppProcess | undefined;
 
 test.beforeAll(async () => {
-  app = spawn(path.join("node_modules", ".bin", "tsx"), ["e2e/customer-app.ts"], {
-    env: { ...process.env, PORT: String(APP_PORT), LATCHKEY_ISSUER: ISSUER, CLIENT_ID, CLIENT_SECRET: "e2e-account-secret-0123456789abcdef0123456789" },
-    stdio: "ignore",
-  });
-  for (let i = 0; i < 100; i++) {
-    if (await fetch(`${APP}/health`).then((r) => r.ok, () => false)) return;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error("the customer app for e2e-account did not start");
+  app = await startCustomerApp({ port: APP_PORT, clientId: CLIENT_ID, clientSecret: "e2e-account-secret-0123456789abcdef0123456789" });
 });
 
 test.afterAll(async () => {
-  if (!app || app.exitCode !== null) return;
-  const exited = new Promise((resolve) => app!.once("exit", resolve));
-  app.kill("SIGTERM");
-  await exited;
+  await app?.stop();
 });
 
 /** Signs in to the example application (the hosted session is reused when the browser has one). */
