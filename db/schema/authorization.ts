@@ -4,6 +4,8 @@ import { apis } from "./apis";
 import { clients, clientSecrets } from "./applications";
 import { hostedSessions, type StoredEvidence } from "./sessions";
 import { users } from "./users";
+import { enterpriseConnections, organizations } from "./organizations";
+import type { PendingFederatedLink } from "./federation";
 import { workspaces } from "./workspaces";
 
 /** A validated authorization request waiting for the user to authenticate (10 minutes). */
@@ -52,6 +54,14 @@ export const authorizationTransactions = pgTable(
     signUpAddress: text("sign_up_address"),
     /** The sign-up chose a passkey: the sign-in asks for one before it completes. */
     signUpWithPasskey: boolean("sign_up_with_passkey").notNull().default(false),
+    /**
+     * Federation (lib/federation): the organization and enterprise connection the user signed in
+     * through, carried to the hosted session the sign-in creates.
+     */
+    organizationId: text("organization_id").references(() => organizations.id, { onDelete: "cascade" }),
+    connectionId: text("connection_id").references(() => enterpriseConnections.id, { onDelete: "cascade" }),
+    /** An upstream identity whose email matches a local account: linked only once the user proves that account. */
+    federatedLink: jsonb("federated_link").$type<PendingFederatedLink>(),
   },
   (t) => [index("authorization_transactions_expiry_idx").on(t.workspaceId, t.expiresAt)],
 );

@@ -12,3 +12,4 @@ export * from "./account-security";
 export * from "./audit";
 export * from "./operations";
 export * from "./console";
+export * from "./federation";

@@ -47,6 +47,10 @@ export const enterpriseConnections = pgTable(
     config: jsonb("config").$type<Record<string, unknown>>().notNull().default({}),
     /** Upstream client secret, AES-256-GCM under the master key. */
     secretEncrypted: text("secret_encrypted"),
+    /** Roles (ids, organization-level) a member gets when the connection first adds them (just-in-time). */
+    defaultRoleIds: jsonb("default_role_ids").$type<string[]>().notNull().default([]),
+    /** Whether the upstream's `amr`/`acr` saying MFA counts as MFA here (otherwise it is recorded as one federated sign-in). */
+    trustUpstreamMfa: boolean("trust_upstream_mfa").notNull().default(false),
     createdAt: ts("created_at").notNull(),
     updatedAt: ts("updated_at").notNull(),
   },

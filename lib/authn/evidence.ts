@@ -10,7 +10,7 @@
 import type { StoredEvidence } from "../../db/schema";
 import { MINUTE } from "../clock";
 
-export const EVIDENCE_METHODS = ["password", "email_otp", "passkey", "security_key", "totp", "recovery_code", "federated"] as const;
+export const EVIDENCE_METHODS = ["password", "email_otp", "passkey", "security_key", "totp", "recovery_code", "federated", "federated_mfa"] as const;
 export type EvidenceMethod = (typeof EVIDENCE_METHODS)[number];
 
 /**
@@ -67,6 +67,12 @@ const METHODS: Record<EvidenceMethod, MethodRule> = {
   email_otp: { amr: ["otp"], strength: "possession", categories: ["possession"], primary: true },
   passkey: { amr: ["hwk", "user"], strength: "phishing_resistant", categories: ["possession", "user_verification"], primary: true },
   federated: { amr: ["fed"], strength: "knowledge", categories: [], primary: true },
+  /**
+   * A federated sign-in whose upstream said it used several factors (`amr` with "mfa"), through a
+   * connection configured to trust that: two categories Latchkey did not see, never
+   * phishing-resistant (we cannot tell what the upstream used).
+   */
+  federated_mfa: { amr: ["fed", "mfa"], strength: "possession", categories: ["knowledge", "possession"], primary: true },
   totp: { amr: ["otp"], strength: "possession", categories: ["possession"], primary: false },
   recovery_code: { amr: ["otp"], strength: "possession", categories: ["possession"], primary: false },
   security_key: { amr: ["hwk"], strength: "phishing_resistant", categories: ["possession"], primary: false },

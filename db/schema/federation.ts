@@ -1,0 +1,139 @@
+/**
+ * Federation (lib/federation): sign-in through an organization's enterprise connection or a
+ * workspace's social provider, the email domains organizations claim for home-realm discovery,
+ * the upstream identities linked to users, and the upstream round trips in flight.
+ */
+import { boolean, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { ts } from "./common";
+import { clients } from "./applications";
+import { authorizationTransactions } from "./authorization";
+import { enterpriseConnections, organizations } from "./organizations";
+import { users } from "./users";
+import { workspaces } from "./workspaces";
+
+/**
+ * An email domain an organization claims. Once verified (a DNS TXT record the console checks, or
+ * an operator's audited word), an address in it signs in through the organization's connection.
+ * One organization per domain per workspace.
+ */
+export const organizationDomains = pgTable(
+  "organization_domains",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id").notNull().references(() => workspaces.id, { onDelete: "cascade" }),
+    organizationId: text("organization_id").notNull().references(() => organizations.id, { onDelete: "cascade" }),
+    /** Lower-case, no trailing dot. */
+    domain: text("domain").notNull(),
+    /** The random value the TXT record must carry (not a secret: it is published in DNS). */
+    verificationToken: text("verification_token").notNull(),
+    verifiedAt: ts("verified_at"),
+    /** `dns`: the TXT record was found; `operator`: an operator marked it verified (audited). */
+    verificationMethod: text("verification_method", { enum: ["dns", "operator"] }),
+    createdAt: ts("created_at").notNull(),
+  },
+  (t) => [uniqueIndex("organization_domains_workspace_domain_uq").on(t.workspaceId, t.domain), index("organization_domains_org_idx").on(t.workspaceId, t.organizationId)],
+);
+
+export const SOCIAL_PRESETS = ["google", "microsoft", "apple", "github", "oidc"] as const;
+export type SocialPreset = (typeof SOCIAL_PRESETS)[number];
+
+/**
+ * A workspace's social (or generic OpenID Connect) provider. `config` holds the non-secret
+ * settings a preset allows to change (endpoints, issuer, tenant, Apple's team and key ids, extra
+ * scopes); the client secret (for Apple: the private key) is AES-256-GCM under the master key.
+ */
+export const socialProviders = pgTable(
+  "social_providers",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id").notNull().references(() => workspaces.id, { onDelete: "cascade" }),
+    /** Stable identifier in the workspace file and the application settings. */
+    key: text("key").notNull(),
+    preset: text("preset", { enum: SOCIAL_PRESETS }).notNull(),
+    /** The button's label ("Google", "Contoso ID"). */
+    name: text("name").notNull(),
+    enabled: boolean("enabled").notNull().default(true),
+    /** The button order on the hosted sign-in page, lowest first. */
+    position: integer("position").notNull().default(0),
+    clientId: text("client_id").notNull(),
+    secretEncrypted: text("secret_encrypted"),
+    config: jsonb("config").$type<Record<string, unknown>>().notNull().default({}),
+    createdAt: ts("created_at").notNull(),
+    updatedAt: ts("updated_at").notNull(),
+  },
+  (t) => [uniqueIndex("social_providers_workspace_key_uq").on(t.workspaceId, t.key)],
+);
+
+/** Which social providers an application offers on its sign-in page. */
+export const clientSocialProviders = pgTable(
+  "client_social_providers",
+  {
+    workspaceId: text("workspace_id").notNull().references(() => workspaces.id, { onDelete: "cascade" }),
+    clientPk: text("client_pk").notNull().references(() => clients.id, { onDelete: "cascade" }),
+    providerId: text("provider_id").notNull().references(() => socialProviders.id, { onDelete: "cascade" }),
+  },
+  (t) => [primaryKey({ columns: [t.clientPk, t.providerId] }), index("client_social_providers_ws_idx").on(t.workspaceId, t.clientPk)],
+);
+
+/**
+ * An upstream identity linked to a user, keyed by the exact upstream `(iss, sub)` (SPEC
+ * "Identity mapping"). Email and name are what the upstream last said, as it said them.
+ */
+export const federatedIdentities = pgTable(
+  "federated_identities",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id").notNull().references(() => workspaces.id, { onDelete: "cascade" }),
+    userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    /** Where it came from (one of the two is set); removing the source keeps the link's record out of use. */
+    connectionId: text("connection_id").references(() => enterpriseConnections.id, { onDelete: "set null" }),
+    socialProviderId: text("social_provider_id").references(() => socialProviders.id, { onDelete: "set null" }),
+    issuer: text("issuer").notNull(),
+    subject: text("subject").notNull(),
+    email: text("email"),
+    emailVerified: boolean("email_verified").notNull().default(false),
+    name: text("name"),
+    createdAt: ts("created_at").notNull(),
+    lastSignInAt: ts("last_sign_in_at"),
+  },
+  (t) => [uniqueIndex("federated_identities_ws_iss_sub_uq").on(t.workspaceId, t.issuer, t.subject), index("federated_identities_user_idx").on(t.workspaceId, t.userId)],
+);
+
+/**
+ * One round trip to an upstream provider (10 minutes, consumed once): the `state`, `nonce` and
+ * PKCE verifier sent, for the pending sign-in that started it (whose browser cookie the callback
+ * must carry). Only the state's hash is stored; the verifier is encrypted under the master key.
+ */
+export const federationTransactions = pgTable(
+  "federation_transactions",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id").notNull().references(() => workspaces.id, { onDelete: "cascade" }),
+    transactionId: text("transaction_id").notNull().references(() => authorizationTransactions.id, { onDelete: "cascade" }),
+    connectionId: text("connection_id").references(() => enterpriseConnections.id, { onDelete: "cascade" }),
+    socialProviderId: text("social_provider_id").references(() => socialProviders.id, { onDelete: "cascade" }),
+    stateHash: text("state_hash").notNull(),
+    nonce: text("nonce").notNull(),
+    codeVerifierEncrypted: text("code_verifier_encrypted").notNull(),
+    createdAt: ts("created_at").notNull(),
+    expiresAt: ts("expires_at").notNull(),
+    consumedAt: ts("consumed_at"),
+  },
+  (t) => [uniqueIndex("federation_transactions_state_uq").on(t.workspaceId, t.stateHash), index("federation_transactions_expiry_idx").on(t.workspaceId, t.expiresAt)],
+);
+
+/** An upstream identity waiting on the pending sign-in for the user to prove the local account with its email. */
+export interface PendingFederatedLink {
+  /** The local account the upstream's email matches. */
+  userId: string;
+  connectionId: string | null;
+  socialProviderId: string | null;
+  organizationId: string | null;
+  issuer: string;
+  subject: string;
+  email: string | null;
+  emailVerified: boolean;
+  name: string | null;
+  /** The upstream's MFA, when the connection trusts it. */
+  upstreamMfa: boolean;
+}
