@@ -11,6 +11,11 @@ export interface Service {
   /** Per-process caches that never outlive a change they depend on (see lib/oauth/keys.ts). */
   cache: Map<string, unknown>;
   limiter: RateLimiter;
+  /**
+   * How the service calls other servers (upstream identity providers, lib/federation). Tests
+   * route it to in-process services or loopback servers; production uses the global fetch.
+   */
+  fetch: typeof fetch;
 }
 
 interface Holder {
@@ -24,7 +29,7 @@ const holder: Holder = ((globalThis as Record<symbol, unknown>)[KEY] as Holder) 
 (globalThis as Record<symbol, unknown>)[KEY] = holder;
 
 export function createService(db: Database, config: Config, clock: Clock = systemClock): Service {
-  return { db, config, clock, cache: new Map(), limiter: new RateLimiter(db, clock) };
+  return { db, config, clock, cache: new Map(), limiter: new RateLimiter(db, clock), fetch: (input, init) => globalThis.fetch(input, init) };
 }
 
 /** The system clock, or the end-to-end tests' shifted clock (never with an https PUBLIC_URL: production). */

@@ -30,6 +30,7 @@ describe("the evidence record", () => {
       totp: { amr: ["otp"], strength: "possession" },
       recovery_code: { amr: ["otp"], strength: "possession" },
       federated: { amr: ["fed"], strength: "knowledge" },
+      federated_mfa: { amr: ["fed", "mfa"], strength: "possession" },
     });
   });
 
@@ -69,10 +70,16 @@ describe("amrOf", () => {
     expect(amrOf([ev("passkey", 0, "pk1")])).toEqual(["hwk", "user", "mfa"]);
   });
 
-  it("counts no category for a federated sign-in: the upstream's factors were not seen here", () => {
+  it("counts a federated sign-in as one category (knowledge): a code after it is MFA, a password is not", () => {
     expect(amrOf([ev("federated", 0, "conn1")])).toEqual(["fed"]);
-    expect(amrOf([ev("federated", 0, "conn1"), ev("totp", 5, "t1")])).toEqual(["fed", "otp"]);
+    expect(amrOf([ev("federated", 0, "conn1"), ev("totp", 5, "t1")])).toEqual(["fed", "otp", "mfa"]);
+    expect(amrOf([ev("federated", 0, "conn1"), ev("password", 5)])).toEqual(["fed", "pwd"]);
     expect(amrOf([ev("federated", 0, "conn1"), ev("password", 5), ev("totp", 9, "t1")])).toEqual(["fed", "pwd", "otp", "mfa"]);
+  });
+
+  it("counts a trusted upstream MFA (federated_mfa) as two categories, never phishing-resistant", () => {
+    expect(amrOf([ev("federated_mfa", 0, "conn1")])).toEqual(["fed", "mfa"]);
+    expect(acrOf([ev("federated_mfa", 0, "conn1")])).toBe(ACR.multiFactor);
   });
 
   it("is the union in order of first appearance, each value once, mfa last and once", () => {

@@ -46,7 +46,9 @@ export interface Evidence {
  * The NIST factor categories an event proves. A passkey is verified by the authenticator itself
  * (WebAuthn user verification, required for passkeys: a PIN or a biometric, so knowledge or
  * inherence; Latchkey cannot tell which, only that it is not possession), so one passkey is two
- * categories. Federation proves nothing Latchkey saw, so it counts none.
+ * categories. A federated sign-in counts as one category, knowledge (what an upstream sign-in is
+ * unless it says otherwise): an authenticator app or a passkey after it makes MFA, a password does
+ * not. Only a connection that trusts its upstream's MFA records two (`federated_mfa`).
  */
 type FactorCategory = "knowledge" | "possession" | "user_verification";
 
@@ -66,7 +68,7 @@ const METHODS: Record<EvidenceMethod, MethodRule> = {
   password: { amr: ["pwd"], strength: "knowledge", categories: ["knowledge"], primary: true },
   email_otp: { amr: ["otp"], strength: "possession", categories: ["possession"], primary: true },
   passkey: { amr: ["hwk", "user"], strength: "phishing_resistant", categories: ["possession", "user_verification"], primary: true },
-  federated: { amr: ["fed"], strength: "knowledge", categories: [], primary: true },
+  federated: { amr: ["fed"], strength: "knowledge", categories: ["knowledge"], primary: true },
   /**
    * A federated sign-in whose upstream said it used several factors (`amr` with "mfa"), through a
    * connection configured to trust that: two categories Latchkey did not see, never

@@ -19,6 +19,9 @@ export interface NewSessionInput {
   evidence: Evidence[];
   userAgent?: string | null;
   ip?: string | null;
+  /** The organization and enterprise connection of a federated sign-in (lib/federation): they are part of the session's authority. */
+  organizationId?: string | null;
+  connectionId?: string | null;
 }
 
 /**
@@ -49,6 +52,8 @@ export async function createHostedSession(ctx: EndpointContext, input: NewSessio
       absoluteExpiresAt: absolute,
       userAgent: input.userAgent?.slice(0, 512) ?? null,
       ip: input.ip ?? null,
+      organizationId: input.organizationId ?? null,
+      connectionId: input.connectionId ?? null,
     })
     .returning();
   return { session, cookie: serializeCookie(SESSION_COOKIE, token.token, ctx.basePath, SESSION_ABSOLUTE_MS / 1000) };

@@ -115,9 +115,14 @@ export type NextStep =
 
 const FIRST_FACTOR_OF: Record<string, FirstFactor | undefined> = { password: "password", email_otp: "email_otp", passkey: "passkey" };
 
-/** Whether the evidence holds a primary event of a method this policy accepts as a first factor. */
+/**
+ * Whether the evidence holds a primary event of a method this policy accepts as a first factor. A
+ * federated sign-in (lib/federation) is accepted whatever the list: the application offered the
+ * provider, or the organization's verified domain sent the user there.
+ */
 export function hasAllowedFirstFactor(policy: AuthPolicy, evidence: readonly Evidence[]): boolean {
   return evidence.some((e) => {
+    if (e.method === "federated" || e.method === "federated_mfa") return true;
     const f = FIRST_FACTOR_OF[e.method];
     return f !== undefined && policy.firstFactors.includes(f);
   });

@@ -57,6 +57,7 @@ export const HOSTED_ERRORS = {
     oauthError: "access_denied",
   },
   passkey_required: { status: 400, title: "Passkey required", message: "This application requires a passkey. Add one to continue.", oauthError: "access_denied" },
+  sso_not_configured: { status: 400, title: "Sign-in failed", message: "Single sign-on is not set up for this email domain. Sign in another way.", oauthError: "access_denied" },
   enrollment_failed: { status: 400, title: "Setup failed", message: "The setup could not be completed. Try again.", oauthError: "invalid_request" },
   weak_password: { status: 400, title: "Sign-up failed", message: "Choose a password of at least 8 characters.", oauthError: "invalid_request" },
 
@@ -186,6 +187,78 @@ export const HOSTED_ERRORS = {
     next: "Go back to the application and open your security settings again.",
   },
 
+  // Signing in through an upstream provider (lib/sign-in/steps/federation.ts). Nothing is created when these are shown.
+  federation_unavailable: {
+    status: 502,
+    title: "Sign-in provider unavailable",
+    message: "The sign-in provider could not be reached, or it answered with an error. Nothing was changed.",
+    oauthError: "temporarily_unavailable",
+    next: "Try again in a moment, or go back to the application and sign in another way.",
+  },
+  federation_denied: {
+    status: 400,
+    title: "Not signed in",
+    message: "The sign-in provider did not sign you in (it was cancelled or refused there).",
+    oauthError: "access_denied",
+    next: "Go back to the application to try again, or sign in another way.",
+  },
+  federation_invalid_response: {
+    status: 400,
+    title: "Sign-in could not be verified",
+    message: "The answer from the sign-in provider could not be verified, so it was not accepted. Nothing was changed.",
+    oauthError: "invalid_request",
+    next: "Go back to the application and sign in again.",
+  },
+  federation_misconfigured: {
+    status: 502,
+    title: "Sign-in option not set up",
+    message: "This sign-in option is not set up correctly.",
+    oauthError: "server_error",
+    next: "Sign in another way, or tell the application's administrator.",
+  },
+  federation_expired: {
+    status: 400,
+    title: "Sign-in expired",
+    message: "This sign-in has expired, was already completed, or was started in another browser.",
+    oauthError: "invalid_request",
+    next: "Go back to the application and sign in again, in this browser.",
+  },
+  federation_option_unavailable: {
+    status: 400,
+    title: "Sign-in option unavailable",
+    message: "This sign-in option is no longer available.",
+    oauthError: "access_denied",
+    next: "Go back to the application and sign in another way.",
+  },
+  federation_no_email: {
+    status: 403,
+    title: "No email address",
+    message: "The sign-in provider did not share an email address, so no account could be created for you.",
+    oauthError: "access_denied",
+    next: "Allow the provider to share your email address, or sign in another way.",
+  },
+  federation_email_unverified: {
+    status: 403,
+    title: "Email address not verified",
+    message: "The sign-in provider has not verified your email address, so no account could be created with it.",
+    oauthError: "access_denied",
+    next: "Verify your email address with the provider, or sign in another way.",
+  },
+  federation_account_disabled: { status: 403, title: "Sign-in failed", message: "This account is disabled.", oauthError: "access_denied" },
+  federation_not_member: {
+    status: 403,
+    title: "Not a member",
+    message: "Your account is no longer a member of the organization this sign-in goes through.",
+    oauthError: "access_denied",
+    next: "Ask the organization's administrator to add you again.",
+  },
+  federation_link_failed: {
+    status: 409,
+    title: "Already linked",
+    message: "This sign-in is already linked to another account, so it was not linked to this one.",
+    oauthError: "access_denied",
+  },
+
   // Answers the route table gives for a hosted route outside its endpoint (lib/server/router.ts).
   too_many_requests: { status: 429, title: "Too many requests", message: "Too many requests came from your network. Wait a moment and try again.", oauthError: "rate_limited" },
   unstorable_request: { status: 400, title: "Invalid request", message: "The request contains a character that is not accepted.", oauthError: "invalid_request" },
@@ -255,6 +328,7 @@ export const SIGN_IN_FORM_ERRORS = [
   "passkey_required",
   "enrollment_failed",
   "weak_password",
+  "sso_not_configured",
 ] as const satisfies readonly HostedErrorCode[];
 export type SignInFormError = (typeof SIGN_IN_FORM_ERRORS)[number];
 

@@ -22,6 +22,7 @@ import type { Route } from "../http/route";
 import { emailRoutes } from "../sign-in/steps/email";
 import { totpRoutes } from "../sign-in/steps/totp";
 import { webauthnRoutes } from "../sign-in/steps/webauthn";
+import { federationRoutes } from "../sign-in/steps/federation";
 import { handoffRoutes } from "../account-security/handoff-routes";
 import { portalRoutes } from "../account-security/portal-routes";
 import { handoffErrorResponse, handoffNotFound, handoffRateLimited } from "../account-security/errors";
@@ -46,6 +47,8 @@ export const routes: Route[] = [
   ...emailRoutes,
   ...totpRoutes,
   ...webauthnRoutes,
+  // Signing in through enterprise connections and social providers (lib/federation).
+  ...federationRoutes,
   // The account-security portal (lib/account-security): the backend handoff and the portal.
   ...handoffRoutes,
   ...portalRoutes,

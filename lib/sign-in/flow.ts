@@ -28,6 +28,7 @@ import { appendEvidence, createHostedSession, getLiveSession, rotateSessionSecre
 import { readEvidence, withEvidence, type Evidence } from "../authn/evidence";
 import { nextStep, policyFor, type AuthPolicy, type NextStep } from "../authn/policy";
 import { enrolledSummary } from "../authn/factors";
+import { federatedEvidence, linkProvedAccount } from "../federation/identities";
 
 
 /** The form's CSRF token: bound to the workspace, the transaction and the browser's HttpOnly `lk_tx_` cookie for it. */
@@ -103,11 +104,37 @@ export async function currentStep(ctx: EndpointContext, tx: TransactionRow, cook
  * Records a first factor: the user it identified and its evidence. A different user than the one
  * the transaction held starts over (the earlier user's evidence and stepped-up session are
  * dropped); the same user adds to what they proved.
+ *
+ * `origin` is the organization and enterprise connection a federated sign-in came through: the
+ * session the sign-in creates carries them (any other first factor clears them). When an upstream
+ * identity is waiting to be linked (lib/federation/identities.ts), proving the account it names
+ * links it here, and the sign-in counts the upstream sign-in too; proving any other account drops it.
  */
-export async function identify(request: Request, ctx: EndpointContext, tx: TransactionRow, userId: string, event: Evidence): Promise<Response> {
+export async function identify(
+  request: Request,
+  ctx: EndpointContext,
+  tx: TransactionRow,
+  userId: string,
+  event: Evidence,
+  origin: { organizationId: string | null; connectionId: string | null } | null = null,
+): Promise<Response> {
   const sameUser = tx.userId === userId;
-  const evidence: StoredEvidence[] = sameUser ? withEvidence(readEvidence(tx.evidence), event) : [event];
-  const updated = await updateOpen(ctx, tx, { userId, evidence, sessionId: sameUser ? tx.sessionId : null, passkeyOfferAnswered: sameUser ? tx.passkeyOfferAnswered : false });
+  let evidence: Evidence[] = sameUser ? withEvidence(readEvidence(tx.evidence), event) : [event];
+  let from = origin ?? (sameUser && tx.connectionId ? { organizationId: tx.organizationId, connectionId: tx.connectionId } : { organizationId: null, connectionId: null });
+  const link = tx.federatedLink;
+  if (link && link.userId === userId && !origin) {
+    if (!(await linkProvedAccount(ctx, link))) return hostedError("federation_link_failed");
+    evidence = withEvidence(evidence, federatedEvidence(ctx.service.clock.now(), link));
+    from = { organizationId: link.organizationId, connectionId: link.connectionId };
+  }
+  const updated = await updateOpen(ctx, tx, {
+    userId,
+    evidence,
+    sessionId: sameUser ? tx.sessionId : null,
+    passkeyOfferAnswered: sameUser ? tx.passkeyOfferAnswered : false,
+    federatedLink: null,
+    ...from,
+  });
   if (!updated) return hostedError("sign_in_expired");
   return advance(request, ctx, updated);
 }
@@ -131,7 +158,12 @@ export async function prove(
 export async function updateOpen(
   ctx: EndpointContext,
   tx: TransactionRow,
-  set: Partial<Pick<TransactionRow, "userId" | "evidence" | "sessionId" | "recoveryCodesEncrypted" | "passkeyOfferAnswered" | "signUpAddress" | "signUpWithPasskey">>,
+  set: Partial<
+    Pick<
+      TransactionRow,
+      "userId" | "evidence" | "sessionId" | "recoveryCodesEncrypted" | "passkeyOfferAnswered" | "signUpAddress" | "signUpWithPasskey" | "organizationId" | "connectionId" | "federatedLink"
+    >
+  >,
   userId?: string,
 ): Promise<TransactionRow | null> {
   const t = authorizationTransactions;
@@ -167,6 +199,8 @@ async function finish(request: Request, ctx: EndpointContext, tx: TransactionRow
   const { session, cookie } = await createHostedSession(ctx, {
     userId: tx.userId!,
     evidence,
+    organizationId: tx.organizationId,
+    connectionId: tx.connectionId,
     userAgent: request.headers.get("user-agent"),
     ip: clientAddressOf(request.headers, ctx.service.config.trustProxy),
   });

@@ -7,6 +7,7 @@ import { decoyHash, hashPassword, needsRehash, PASSWORD_MAX_LENGTH, verifyPasswo
 import { guessingGate } from "../authn/sign-in-limits";
 import { policyFor } from "../authn/policy";
 import { identify, signInStep, toSignInPage } from "./flow";
+import { homeRealmRedirect } from "./steps/federation";
 
 /** POST /sign-in/password: the password as a first factor (lib/sign-in/flow.ts runs the rest of the sign-in). */
 export const passwordSignInEndpoint: Endpoint = signInStep(async (request, ctx, { tx, form }) => {
@@ -17,6 +18,10 @@ export const passwordSignInEndpoint: Endpoint = signInStep(async (request, ctx, 
   if (!email || !password || password.length > PASSWORD_MAX_LENGTH || email.length > 320 || !isStorableText(email)) {
     return toSignInPage(ctx, tx.id, "invalid_credentials");
   }
+
+  // An address in a domain an organization verified signs in through its connection (the password is not checked).
+  const elsewhere = await homeRealmRedirect(ctx, tx, email);
+  if (elsewhere) return elsewhere;
 
   // Password guessing: when a limit is reached, no password is checked (see sign-in-limits.ts).
   const gate = await guessingGate(ctx, request, email);

@@ -36,6 +36,7 @@ import {
 } from "../authn/factors/email-otp";
 import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "../authn/password";
 import { policyFor, type AuthPolicy } from "../authn/policy";
+import { homeRealmRedirect } from "./steps/federation";
 import { identify, signInStep, toSignInPage, updateOpen, type FlowStep } from "./flow";
 
 /** How the new account will sign in: a password, a passkey, or (when the application accepts neither) its email codes alone. */
@@ -85,6 +86,9 @@ export const signUpSendEndpoint = signInStep(async (request, ctx, { tx, form }) 
   if (!emailAvailable(ctx.service.config)) return toSignInPage(ctx, tx.id, "email_unavailable");
   const address = normalizeAddress(form.get("email"));
   if (!address) return toSignInPage(ctx, tx.id, "invalid_email");
+  // An address in a domain an organization verified gets its account through the organization's connection.
+  const elsewhere = await homeRealmRedirect(ctx, tx, address);
+  if (elsewhere) return elsewhere;
 
   const gate = await sendGate(ctx, request, address);
   if (!gate.allowed) return toSignInPage(ctx, tx.id, gate.reason === "cooldown" ? "code_resend_wait" : "rate_limited");

@@ -4,7 +4,10 @@
  * loaded by its own module in ./steps.
  */
 import { and, eq } from "drizzle-orm";
-import { clients, users } from "../../db/schema";
+import { clients, organizations, socialProviders, users, type PendingFederatedLink } from "../../db/schema";
+import type { TransactionRow } from "../oauth/pending-sign-in";
+import { workspaceHasSso } from "../federation/home-realm";
+import { socialButtonsFor, type SocialButton } from "../federation/providers";
 import type { EndpointContext } from "../http/context";
 import type { AuthPolicy } from "../authn/policy";
 import { currentStep, signInCsrf, transactionOf, type FlowStep } from "./flow";
@@ -29,7 +32,17 @@ export type SignInView =
       email: EmailView;
       webauthn: WebAuthnView;
       totp: TotpView;
+      federation: FederationView;
     };
+
+export interface FederationView {
+  /** The application's social providers, in the administrator's order (first step only). */
+  buttons: SocialButton[];
+  /** Whether "Sign in with single sign-on" is offered (an organization of the workspace can be found by email domain). */
+  sso: boolean;
+  /** An upstream identity waiting for the user to prove the account with this email (lib/federation/identities.ts). */
+  linking: { email: string; provider: string } | null;
+}
 
 export async function signInView(ctx: EndpointContext, txId: string, cookieHeader: string | null): Promise<SignInView> {
   const open = await transactionOf(ctx, txId, cookieHeader);
@@ -42,7 +55,12 @@ export async function signInView(ctx: EndpointContext, txId: string, cookieHeade
       ? ctx.service.db.select({ email: users.email }).from(users).where(and(eq(users.workspaceId, ctx.workspace.id), eq(users.id, tx.userId))).limit(1)
       : Promise.resolve([]),
   ]);
-  const [email, webauthn, totp] = await Promise.all([emailView(ctx, tx, step, policy), webauthnView(ctx, tx, step), totpView(ctx, tx, step)]);
+  const [email, webauthn, totp, federation] = await Promise.all([
+    emailView(ctx, tx, step, policy),
+    webauthnView(ctx, tx, step),
+    totpView(ctx, tx, step),
+    federationView(ctx, tx, step),
+  ]);
   return {
     kind: "step",
     txId,
@@ -56,5 +74,26 @@ export async function signInView(ctx: EndpointContext, txId: string, cookieHeade
     email,
     webauthn,
     totp,
+    federation,
   };
+}
+
+async function federationView(ctx: EndpointContext, tx: TransactionRow, step: FlowStep): Promise<FederationView> {
+  if (step.kind !== "first_factor") return { buttons: [], sso: false, linking: null };
+  const link = tx.federatedLink;
+  const [buttons, sso, provider] = await Promise.all([
+    link ? Promise.resolve([]) : socialButtonsFor(ctx, tx.clientPk),
+    link ? Promise.resolve(false) : workspaceHasSso(ctx),
+    link ? providerName(ctx, link) : Promise.resolve(""),
+  ]);
+  return { buttons, sso, linking: link ? { email: link.email ?? "", provider } : null };
+}
+
+async function providerName(ctx: EndpointContext, link: PendingFederatedLink): Promise<string> {
+  if (link.connectionId) {
+    const [row] = await ctx.service.db.select({ name: organizations.name }).from(organizations).where(eq(organizations.id, link.organizationId ?? "")).limit(1);
+    return row?.name ?? "your organization";
+  }
+  const [row] = await ctx.service.db.select({ name: socialProviders.name }).from(socialProviders).where(eq(socialProviders.id, link.socialProviderId ?? "")).limit(1);
+  return row?.name ?? "the provider";
 }

@@ -3,6 +3,7 @@ import { Divider, FormError, inputClass, primaryButtonClass, StepForm } from "./
 import { EmailCodeRequest } from "./email-code";
 import { PasskeySignIn } from "./passkey-sign-in";
 import { SignUpLink } from "./sign-up";
+import { FederationOptions, LinkAccountNotice } from "./federation";
 
 type View = Extract<SignInView, { kind: "step" }>;
 
@@ -22,6 +23,7 @@ export function FirstFactor({ view, error }: { view: View; error?: string }) {
   const passkey = allowed.has("passkey");
   return (
     <div>
+      <LinkAccountNotice view={view} />
       <FormError message={error} />
       {password ? (
         <StepForm {...form} path="/sign-in/password" className="mt-4 space-y-4" id={PASSWORD_FORM_ID}>
@@ -29,7 +31,7 @@ export function FirstFactor({ view, error }: { view: View; error?: string }) {
             <label htmlFor="email" className="block text-sm font-medium text-slate-700">
               Email
             </label>
-            <input id="email" name="email" type="email" autoComplete={passkey ? "username webauthn" : "username"} required autoFocus className={inputClass} />
+            <input id="email" name="email" type="email" autoComplete={passkey ? "username webauthn" : "username"} required autoFocus className={inputClass} defaultValue={view.federation.linking?.email} />
           </div>
           <div>
             <label htmlFor="password" className="block text-sm font-medium text-slate-700">
@@ -49,7 +51,8 @@ export function FirstFactor({ view, error }: { view: View; error?: string }) {
         </>
       ) : null}
       {passkey ? <PasskeySignIn view={view} divider={password || email} /> : null}
-      {!password && !email && !passkey ? <p className="text-sm text-slate-600">No sign-in method is available for this application.</p> : null}
+      <FederationOptions view={view} divider={password || email || passkey} />
+      {!password && !email && !passkey && view.federation.buttons.length === 0 && !view.federation.sso ? <p className="text-sm text-slate-600">No sign-in method is available for this application.</p> : null}
       {view.email.signUp.available ? <SignUpLink view={view} /> : null}
     </div>
   );

@@ -28,6 +28,7 @@ import { signInCodeMessage } from "../../authn/email/templates";
 import { policyFor } from "../../authn/policy";
 import { identify, signInStep, toSignInPage, updateOpen, type FlowStep } from "../flow";
 import { signUpRoutes, signUpView, type SignUpView } from "../sign-up";
+import { homeRealmRedirect } from "./federation";
 
 export interface EmailView {
   /** Whether email codes can be sent (SMTP configured, or the development outbox). */
@@ -57,6 +58,9 @@ export const emailCodeSendEndpoint = signInStep(async (request, ctx, { tx, form 
   if (!emailAvailable(ctx.service.config)) return toSignInPage(ctx, tx.id, "email_unavailable");
   const address = normalizeAddress(form.get("email"));
   if (!address) return toSignInPage(ctx, tx.id, "invalid_email");
+  // An address in a domain an organization verified signs in through its connection.
+  const elsewhere = await homeRealmRedirect(ctx, tx, address);
+  if (elsewhere) return elsewhere;
 
   const gate = await sendGate(ctx, request, address);
   if (!gate.allowed) return toSignInPage(ctx, tx.id, gate.reason === "cooldown" ? "code_resend_wait" : "rate_limited");

@@ -1,0 +1,67 @@
+/**
+ * Home-realm discovery: an address in a domain an organization has verified signs in through
+ * that organization's enterprise connection. The answer depends on the domain only, never on
+ * whether an account with the address exists, so the sign-in page behaves the same for both.
+ */
+import { and, asc, eq, isNotNull } from "drizzle-orm";
+import { enterpriseConnections, organizationDomains, organizations } from "../../db/schema";
+import type { EndpointContext } from "../http/context";
+
+/** The domain of an address, lower case, without a trailing dot; null when it has none. */
+export function domainOf(address: string): string | null {
+  const at = address.lastIndexOf("@");
+  if (at < 1) return null;
+  const domain = address.slice(at + 1).trim().toLowerCase().replace(/\.$/, "");
+  return domain.length > 0 && domain.length <= 253 ? domain : null;
+}
+
+/** The enabled OIDC connection of the active organization that verified the address's domain, if any. */
+export async function connectionForAddress(ctx: EndpointContext, address: string): Promise<{ connectionId: string; organizationId: string } | null> {
+  const domain = domainOf(address);
+  if (!domain) return null;
+  const [row] = await ctx.service.db
+    .select({ connectionId: enterpriseConnections.id, organizationId: organizations.id })
+    .from(organizationDomains)
+    .innerJoin(organizations, and(eq(organizations.id, organizationDomains.organizationId), eq(organizations.active, true)))
+    .innerJoin(
+      enterpriseConnections,
+      and(
+        eq(enterpriseConnections.workspaceId, organizationDomains.workspaceId),
+        eq(enterpriseConnections.organizationId, organizations.id),
+        eq(enterpriseConnections.kind, "oidc"),
+        eq(enterpriseConnections.active, true),
+      ),
+    )
+    .where(and(eq(organizationDomains.workspaceId, ctx.workspace.id), eq(organizationDomains.domain, domain), isNotNull(organizationDomains.verifiedAt)))
+    .orderBy(asc(enterpriseConnections.createdAt), asc(enterpriseConnections.id))
+    .limit(1);
+  return row ?? null;
+}
+
+/** Whether `domain` is verified by `organizationId` (an enterprise address the organization vouches for). */
+export async function organizationVerifiedDomain(ctx: EndpointContext, organizationId: string, domain: string): Promise<boolean> {
+  const [row] = await ctx.service.db
+    .select({ id: organizationDomains.id })
+    .from(organizationDomains)
+    .where(
+      and(
+        eq(organizationDomains.workspaceId, ctx.workspace.id),
+        eq(organizationDomains.organizationId, organizationId),
+        eq(organizationDomains.domain, domain),
+        isNotNull(organizationDomains.verifiedAt),
+      ),
+    )
+    .limit(1);
+  return row !== undefined;
+}
+
+/** Whether any organization of the workspace can be reached by home-realm discovery (the page then offers "single sign-on"). */
+export async function workspaceHasSso(ctx: EndpointContext): Promise<boolean> {
+  const [row] = await ctx.service.db
+    .select({ id: organizationDomains.id })
+    .from(organizationDomains)
+    .innerJoin(enterpriseConnections, and(eq(enterpriseConnections.organizationId, organizationDomains.organizationId), eq(enterpriseConnections.active, true), eq(enterpriseConnections.kind, "oidc")))
+    .where(and(eq(organizationDomains.workspaceId, ctx.workspace.id), isNotNull(organizationDomains.verifiedAt)))
+    .limit(1);
+  return row !== undefined;
+}

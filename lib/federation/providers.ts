@@ -1,0 +1,84 @@
+/**
+ * Which upstream providers a sign-in may use, loaded with their decrypted secrets: a workspace's
+ * social providers that the application offers (enabled, in the administrator's order), and an
+ * organization's enterprise connections (OIDC, enabled, organization active).
+ */
+import { and, asc, eq } from "drizzle-orm";
+import { clientSocialProviders, enterpriseConnections, organizations, socialProviders } from "../../db/schema";
+import { decryptSecret } from "../crypto";
+import type { EndpointContext } from "../http/context";
+import { connectionSecretPurpose, socialSecretPurpose } from "./secrets";
+import type { UpstreamProvider } from "./upstream/contract";
+import { upstreamFromConnectionRow, upstreamFromSocialRow } from "./upstream";
+
+export interface SocialButton {
+  key: string;
+  name: string;
+  preset: (typeof socialProviders.$inferSelect)["preset"];
+}
+
+/** The social providers the application offers, enabled, in button order. */
+export async function socialButtonsFor(ctx: EndpointContext, clientPk: string): Promise<SocialButton[]> {
+  return ctx.service.db
+    .select({ key: socialProviders.key, name: socialProviders.name, preset: socialProviders.preset })
+    .from(clientSocialProviders)
+    .innerJoin(socialProviders, eq(socialProviders.id, clientSocialProviders.providerId))
+    .where(and(eq(clientSocialProviders.workspaceId, ctx.workspace.id), eq(clientSocialProviders.clientPk, clientPk), eq(socialProviders.enabled, true)))
+    .orderBy(asc(socialProviders.position), asc(socialProviders.name));
+}
+
+export interface LoadedProvider {
+  provider: UpstreamProvider;
+  /** The button label or connection name, for pages. */
+  displayName: string;
+  connection: { id: string; organizationId: string; defaultRoleIds: string[]; trustUpstreamMfa: boolean } | null;
+  socialProviderId: string | null;
+}
+
+const secretOf = (ctx: EndpointContext, sealed: string | null, purpose: string) => (sealed ? decryptSecret(ctx.service.config.masterKey, sealed, purpose) : null);
+
+/** A social provider by key, only if enabled and offered by the application. */
+export async function loadSocialProvider(ctx: EndpointContext, clientPk: string, key: string): Promise<LoadedProvider | null> {
+  const [row] = await ctx.service.db
+    .select({ provider: socialProviders })
+    .from(clientSocialProviders)
+    .innerJoin(socialProviders, eq(socialProviders.id, clientSocialProviders.providerId))
+    .where(and(eq(clientSocialProviders.workspaceId, ctx.workspace.id), eq(clientSocialProviders.clientPk, clientPk), eq(socialProviders.key, key), eq(socialProviders.enabled, true)))
+    .limit(1);
+  if (!row) return null;
+  const p = row.provider;
+  return {
+    provider: upstreamFromSocialRow(p, secretOf(ctx, p.secretEncrypted, socialSecretPurpose(p.id))),
+    displayName: p.name,
+    connection: null,
+    socialProviderId: p.id,
+  };
+}
+
+/** An enterprise connection by id, only if it is an enabled OIDC connection of an active organization. */
+export async function loadConnection(ctx: EndpointContext, connectionId: string): Promise<LoadedProvider | null> {
+  const [row] = await ctx.service.db
+    .select({ connection: enterpriseConnections })
+    .from(enterpriseConnections)
+    .innerJoin(organizations, and(eq(organizations.id, enterpriseConnections.organizationId), eq(organizations.active, true)))
+    .where(and(eq(enterpriseConnections.workspaceId, ctx.workspace.id), eq(enterpriseConnections.id, connectionId), eq(enterpriseConnections.kind, "oidc"), eq(enterpriseConnections.active, true)))
+    .limit(1);
+  if (!row) return null;
+  const c = row.connection;
+  return {
+    provider: upstreamFromConnectionRow(c, secretOf(ctx, c.secretEncrypted, connectionSecretPurpose(c.id))),
+    displayName: c.name,
+    connection: { id: c.id, organizationId: c.organizationId, defaultRoleIds: c.defaultRoleIds, trustUpstreamMfa: c.trustUpstreamMfa },
+    socialProviderId: null,
+  };
+}
+
+/** A social provider by id (a round trip's), only if still enabled and offered by the application. */
+export async function loadSocialProviderById(ctx: EndpointContext, clientPk: string, providerId: string): Promise<LoadedProvider | null> {
+  const [row] = await ctx.service.db
+    .select({ key: socialProviders.key })
+    .from(socialProviders)
+    .where(and(eq(socialProviders.workspaceId, ctx.workspace.id), eq(socialProviders.id, providerId)))
+    .limit(1);
+  return row ? loadSocialProvider(ctx, clientPk, row.key) : null;
+}
