@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, runMigrations, type Database, type DatabaseHandle } from "../../db/client";
@@ -6,12 +6,16 @@ import {
   apiGrants,
   apis,
   auditEvents,
-  clients,
   clientSecrets,
+  clientSocialProviders,
+  clients,
+  enterpriseConnections,
+  organizationDomains,
   organizationMembers,
   organizations,
   rolePermissions,
   roles,
+  socialProviders,
   userRoles,
   users,
   workspaces,
@@ -26,7 +30,7 @@ import {
   rotateClientSecret,
 } from "../clients/secrets";
 import { DAY, HOUR, type Clock } from "../clock";
-import { sha256Hex } from "../crypto";
+import { decryptSecret, sha256Hex } from "../crypto";
 import { DEMO_MFA_CLIENT_ID, demoClientsLine, demoWorkspace, ensureDemoWorkspace } from "./demo";
 import { exportWorkspace, importWorkspace, WorkspaceFileError, type WorkspaceFileIssue } from "./file";
 
@@ -748,5 +752,196 @@ describe("ensureDemoWorkspace", () => {
     } finally {
       await fresh.close();
     }
+  });
+});
+
+describe("federation settings", () => {
+  const APPLE_KEY = generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey.export({ type: "pkcs8", format: "pem" }).toString();
+  const env = { ACME_OKTA_SECRET: "okta-secret-1", GOOGLE_SECRET: "google-secret-1", APPLE_KEY };
+
+  function federatedDoc(id: string) {
+    const doc = fullDoc(id) as Doc & Record<string, unknown>;
+    return {
+      ...doc,
+      applications: doc.applications.map((a) => (a.client_id === "spa" ? { ...a, social_providers: ["github", "google"] } : a.client_id === "web" ? { ...a, social_providers: [] } : a)),
+      organizations: [
+        {
+          slug: "acme",
+          name: "Acme",
+          members: ["Ada@Example.test"],
+          domains: [{ domain: "Acme.Example." }, { domain: "acme-corp.example", verified: true }],
+          connections: [
+            {
+              name: "Acme Okta",
+              issuer: "https://acme.okta.example",
+              client_id: "latchkey-app",
+              client_secret: { env: "ACME_OKTA_SECRET" },
+              default_roles: ["reader"],
+              trust_upstream_mfa: true,
+            },
+          ],
+        },
+      ],
+      social_providers: [
+        { key: "google", preset: "google", name: "Google", client_id: "g-client", client_secret: { env: "GOOGLE_SECRET" } },
+        { key: "github", preset: "github", name: "GitHub", client_id: "gh-client", api_base: "https://github.example/api/v3", enabled: false },
+        { key: "apple", preset: "apple", name: "Apple", client_id: "com.example.web", team_id: "TEAM123", key_id: "KEY456", client_secret: { env: "APPLE_KEY" } },
+        { key: "corp", preset: "oidc", name: "Corp ID", client_id: "corp", issuer: "http://127.0.0.1:9000/" },
+      ],
+    };
+  }
+
+  const rows = async (id: string) => ({
+    providers: await db.select().from(socialProviders).where(eq(socialProviders.workspaceId, id)).orderBy(socialProviders.position),
+    offered: await db.select().from(clientSocialProviders).where(eq(clientSocialProviders.workspaceId, id)),
+    connections: await db.select().from(enterpriseConnections).where(eq(enterpriseConnections.workspaceId, id)),
+    domains: await db.select().from(organizationDomains).where(eq(organizationDomains.workspaceId, id)).orderBy(organizationDomains.domain),
+  });
+
+  it("imports providers, connections and domains with secrets from the environment, encrypted", async () => {
+    const id = uniqueId("fed");
+    await importWorkspace(db, federatedDoc(id), { ...opts, env, actor: "operator-1" });
+    const r = await rows(id);
+    expect(r.providers.map((p) => [p.key, p.position, p.enabled])).toEqual([
+      ["google", 0, true],
+      ["github", 1, false],
+      ["apple", 2, true],
+      ["corp", 3, true],
+    ]);
+    const [google, github, apple, corp] = r.providers;
+    expect(decryptSecret(masterKey, google.secretEncrypted!, `social-provider:${google.id}`)).toBe("google-secret-1");
+    expect(google.secretEncrypted).not.toContain("google-secret-1");
+    expect(github).toMatchObject({ secretEncrypted: null, config: { api_base: "https://github.example/api/v3" } });
+    expect(apple.config).toEqual({ team_id: "TEAM123", key_id: "KEY456" });
+    expect(decryptSecret(masterKey, apple.secretEncrypted!, `social-provider:${apple.id}`)).toBe(APPLE_KEY);
+    expect(corp.config).toEqual({ issuer: "http://127.0.0.1:9000/" });
+    const spa = await clientRow(id, "spa");
+    expect(r.offered.filter((o) => o.clientPk === spa.id).map((o) => o.providerId).sort()).toEqual([google.id, github.id].sort());
+
+    const [connection] = r.connections;
+    const [reader] = await db.select().from(roles).where(and(eq(roles.workspaceId, id), eq(roles.name, "reader")));
+    expect(connection).toMatchObject({ name: "Acme Okta", kind: "oidc", active: true, config: { issuer: "https://acme.okta.example", client_id: "latchkey-app" }, defaultRoleIds: [reader.id], trustUpstreamMfa: true });
+    expect(decryptSecret(masterKey, connection.secretEncrypted!, `enterprise-connection:${connection.id}`)).toBe("okta-secret-1");
+
+    expect(r.domains.map((d) => [d.domain, d.verificationMethod])).toEqual([
+      ["acme-corp.example", "operator"],
+      ["acme.example", null],
+    ]);
+    const marks = await db.select().from(auditEvents).where(and(eq(auditEvents.workspaceId, id), eq(auditEvents.type, "workspace.domain_verified")));
+    expect(marks).toHaveLength(1);
+    expect(marks[0]).toMatchObject({ actor: "operator-1", subject: "acme", data: { domain: "acme-corp.example", method: "operator" } });
+  });
+
+  it("round-trips without secrets: export has none, re-import changes nothing and keeps the stored secrets", async () => {
+    const id = uniqueId("fedrt");
+    await importWorkspace(db, federatedDoc(id), { ...opts, env });
+    expect((await importWorkspace(db, federatedDoc(id), { ...opts, env })).changes).toBe(0);
+    const exported = await exportWorkspace(db, id);
+    const text = JSON.stringify(exported);
+    for (const secret of Object.values(env)) expect(text).not.toContain(secret.slice(0, 40));
+    expect(text).not.toContain("client_secret");
+    expect(exported!.social_providers.map((p) => p.key)).toEqual(["google", "github", "apple", "corp"]);
+    expect(exported!.social_providers[1]).toEqual({ key: "github", preset: "github", name: "GitHub", client_id: "gh-client", api_base: "https://github.example/api/v3", enabled: false });
+    expect(exported!.applications.find((a) => a.client_id === "spa")?.social_providers).toEqual(["google", "github"]);
+    expect(exported!.organizations[0].domains).toEqual([{ domain: "acme-corp.example", verified: true }, { domain: "acme.example" }]);
+    expect(exported!.organizations[0].connections).toEqual([
+      { name: "Acme Okta", issuer: "https://acme.okta.example", client_id: "latchkey-app", default_roles: ["reader"], trust_upstream_mfa: true, enabled: true },
+    ]);
+    const before = await rows(id);
+    // No environment needed: the export refers to none.
+    expect((await importWorkspace(db, exported, { ...opts, env: {} })).changes).toBe(0);
+    const after = await rows(id);
+    expect(after.providers.map((p) => p.secretEncrypted)).toEqual(before.providers.map((p) => p.secretEncrypted));
+    expect(after.connections[0].secretEncrypted).toBe(before.connections[0].secretEncrypted);
+
+    // Into another workspace it means the same document (secrets left to set there).
+    const copy = uniqueId("fedcopy");
+    await importWorkspace(db, { ...exported, id: copy }, { ...opts, env: {} });
+    expect({ ...(await exportWorkspace(db, copy)), id }).toEqual(exported);
+  });
+
+  it("updates in place: a changed secret, order, default roles and settings; never unverifies or drops a domain", async () => {
+    const id = uniqueId("fedup");
+    await importWorkspace(db, federatedDoc(id), { ...opts, env });
+    const before = await rows(id);
+    const doc = federatedDoc(id);
+    doc.social_providers.reverse();
+    doc.organizations[0].domains = [{ domain: "acme.example", verified: false }];
+    doc.organizations[0].connections[0].default_roles = ["admin", "reader"];
+    doc.organizations[0].connections[0].trust_upstream_mfa = false;
+    const result = await importWorkspace(db, doc, { ...opts, env: { ...env, ACME_OKTA_SECRET: "okta-secret-2" } });
+    expect(result.changes).toBeGreaterThan(0);
+    const after = await rows(id);
+    expect(after.providers.map((p) => p.key)).toEqual(["corp", "apple", "github", "google"]);
+    expect(after.providers.map((p) => p.id).sort()).toEqual(before.providers.map((p) => p.id).sort());
+    const [connection] = after.connections;
+    expect(connection.id).toBe(before.connections[0].id);
+    expect(decryptSecret(masterKey, connection.secretEncrypted!, `enterprise-connection:${connection.id}`)).toBe("okta-secret-2");
+    expect(connection.defaultRoleIds).toHaveLength(2);
+    expect(connection.trustUpstreamMfa).toBe(false);
+    expect(after.domains.map((d) => [d.domain, d.verificationMethod])).toEqual([
+      ["acme-corp.example", "operator"],
+      ["acme.example", null],
+    ]);
+    expect(after.domains.map((d) => d.verificationToken)).toEqual(before.domains.map((d) => d.verificationToken));
+  });
+
+  it("refuses a domain another organization holds, naming it, and writes nothing", async () => {
+    const id = uniqueId("fedtaken");
+    await importWorkspace(db, federatedDoc(id), { ...opts, env });
+    const doc = federatedDoc(id) as ReturnType<typeof federatedDoc> & { organizations: Array<Record<string, unknown>> };
+    // Left out of acme's list, the domain stays acme's: import never moves one.
+    doc.organizations[0].domains = [{ domain: "acme-corp.example", verified: true }];
+    doc.organizations.push({ slug: "globex", name: "Globex", domains: [{ domain: "acme.example" }] });
+    const issues = await importWorkspace(db, doc, { ...opts, env }).then(
+      () => [],
+      (e: WorkspaceFileError) => e.issues,
+    );
+    expect(issues).toEqual([{ path: "$.organizations[1].domains[0].domain", message: expect.stringContaining("claimed by organization acme") }]);
+    expect((await db.select().from(organizations).where(and(eq(organizations.workspaceId, id), eq(organizations.slug, "globex"))))).toEqual([]);
+  });
+
+  it("reports an unset secret variable at its JSON path and writes nothing", async () => {
+    const id = uniqueId("fedenv");
+    const issues = await importWorkspace(db, federatedDoc(id), { ...opts, env: { GOOGLE_SECRET: "x", APPLE_KEY: "not a key" } }).then(
+      () => [],
+      (e: WorkspaceFileError) => e.issues,
+    );
+    expect(issues).toEqual([
+      { path: "$.social_providers[2].client_secret.env", message: expect.stringContaining("APPLE_KEY must hold Apple's private key") },
+      { path: "$.organizations[0].connections[0].client_secret.env", message: expect.stringContaining("ACME_OKTA_SECRET is not set") },
+    ]);
+    expect(await counts(id)).toMatchObject({ workspaces: 0 });
+  });
+
+  it("validates the new sections with JSON paths", async () => {
+    const doc = federatedDoc(uniqueId("fedbad")) as unknown as Record<string, any>;
+    doc.social_providers[0].tenant = "common";
+    doc.social_providers[1].key = "google";
+    doc.social_providers[2].team_id = undefined;
+    doc.social_providers[3].issuer = "http://corp.example";
+    doc.social_providers.push({ key: "x", preset: "facebook", name: "X", client_id: "x" });
+    doc.social_providers.push({ key: "y", preset: "oidc", name: "Y", client_id: "y", client_secret: "plain" });
+    doc.applications[0].social_providers = ["google", "nope", "google"];
+    doc.applications[2].social_providers = ["google"];
+    doc.organizations[0].domains.push({ domain: "co.uk" }, { domain: "ACME.example" });
+    doc.organizations[0].connections.push({ name: "Acme Okta", issuer: "ftp://x", client_id: "", default_roles: ["nobody"] });
+    const issues = await expectInvalid(doc);
+    const at = (path: string) => issues.filter((i) => i.path === path).map((i) => i.message);
+    expect(at("$.social_providers[0].tenant")).toEqual(["does not apply to the google preset"]);
+    expect(at("$.social_providers[1].key")[0]).toMatch(/duplicate key "google"/);
+    expect(at("$.social_providers[2].team_id")).toEqual(["is required for Apple"]);
+    expect(at("$.social_providers[3].issuer")[0]).toMatch(/https/);
+    expect(at("$.social_providers[4].preset")[0]).toMatch(/must be one of/);
+    expect(at("$.social_providers[5].client_secret")[0]).toMatch(/must be an object/);
+    expect(at("$.applications[0].social_providers[1]")[0]).toMatch(/unknown social provider "nope"/);
+    expect(at("$.applications[0].social_providers[2]")[0]).toMatch(/duplicate/);
+    expect(at("$.applications[2].social_providers")[0]).toMatch(/M2M/);
+    expect(at("$.organizations[0].domains[2].domain")[0]).toMatch(/public suffix/);
+    expect(at("$.organizations[0].domains[3].domain")[0]).toMatch(/duplicate domain "acme.example"/);
+    expect(at("$.organizations[0].connections[1].name")[0]).toMatch(/duplicate connection name/);
+    expect(at("$.organizations[0].connections[1].issuer")[0]).toMatch(/https/);
+    expect(at("$.organizations[0].connections[1].client_id")[0]).toMatch(/blank/);
+    expect(at("$.organizations[0].connections[1].default_roles[0]")[0]).toMatch(/unknown role "nobody"/);
   });
 });

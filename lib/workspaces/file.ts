@@ -6,17 +6,22 @@
  * id; client_id; API audience; role name; lower-cased user email; organization slug), updated in
  * place only when they differ, and never duplicated. Import never deletes an entity the file
  * does not mention; the lists inside an entity (redirect URIs, an API's permissions, a role's
- * permissions, a grant's permissions, a user's roles, an organization's members) are replaced
- * by what the file says. Import is written one step per section of the file, in ./import/.
+ * permissions, a grant's permissions, a user's roles, an organization's members, domains and
+ * connections, an application's social providers) are replaced by what the file says. Import is
+ * written one step per section of the file, in ./import/.
  */
 import { eq } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import {
   apiGrants,
   apis,
+  clientSocialProviders,
   clients,
+  enterpriseConnections,
+  organizationDomains,
   organizationMembers,
   organizations,
+  socialProviders,
   rolePermissions,
   roles,
   userRoles,
@@ -24,6 +29,7 @@ import {
   workspaces,
 } from "../../db/schema";
 import { policyEntry, type WorkspaceDocument } from "./document";
+import { OPTIONAL_PROVIDER_FIELDS } from "./document/social-providers";
 
 export {
   validateWorkspaceDocument,
@@ -42,15 +48,18 @@ const byKey =
 
 /**
  * The workspace as a document importWorkspace accepts. Passwords appear as `password_hash`;
- * client secrets never appear, nor do enrolled factors (passkeys, authenticator apps, recovery
- * codes): they are secrets bound to this installation and are never exported or imported. Null when the workspace does not exist or is the operator
- * workspace. Lists are sorted by natural key so exports are stable.
+ * client secrets never appear, nor do upstream secrets (connections' and social providers'
+ * `client_secret` is left out: import then keeps the stored one), nor do enrolled factors (passkeys, authenticator apps, recovery
+ * codes): they are secrets bound to this installation and are never exported or imported. SAML
+ * connections (stored, not yet used for sign-in) are not part of the file. Null when the
+ * workspace does not exist or is the operator workspace. Lists are sorted by natural key so
+ * exports are stable; social providers keep their button order.
  */
 export async function exportWorkspace(db: Database, workspaceId: string): Promise<WorkspaceDocument | null> {
   const [workspace] = await db.select().from(workspaces).where(eq(workspaces.id, workspaceId));
   if (!workspace || workspace.system) return null;
   const wid = workspace.id;
-  const [clientRows, apiRows, grantRows, roleRows, rolePermissionRows, orgRows, memberRows, userRows, userRoleRows] =
+  const [clientRows, apiRows, grantRows, roleRows, rolePermissionRows, orgRows, memberRows, userRows, userRoleRows, domainRows, connectionRows, providerRows, offeredRows] =
     await Promise.all([
       db.select().from(clients).where(eq(clients.workspaceId, wid)),
       db.select().from(apis).where(eq(apis.workspaceId, wid)),
@@ -61,7 +70,14 @@ export async function exportWorkspace(db: Database, workspaceId: string): Promis
       db.select().from(organizationMembers).where(eq(organizationMembers.workspaceId, wid)),
       db.select().from(users).where(eq(users.workspaceId, wid)),
       db.select().from(userRoles).where(eq(userRoles.workspaceId, wid)),
+      db.select().from(organizationDomains).where(eq(organizationDomains.workspaceId, wid)),
+      db.select().from(enterpriseConnections).where(eq(enterpriseConnections.workspaceId, wid)),
+      db.select().from(socialProviders).where(eq(socialProviders.workspaceId, wid)),
+      db.select().from(clientSocialProviders).where(eq(clientSocialProviders.workspaceId, wid)),
     ]);
+  const orderedProviders = providerRows.sort((a, b) => a.position - b.position || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const providerOrder = new Map(orderedProviders.map((p, i) => [p.id, i]));
+  const str = (v: unknown) => (typeof v === "string" && v !== "" ? v : undefined);
   const clientById = new Map(clientRows.map((c) => [c.id, c.clientId]));
   const audienceById = new Map(apiRows.map((a) => [a.id, a.audience]));
   const roleById = new Map(roleRows.map((r) => [r.id, r.name]));
@@ -89,6 +105,15 @@ export async function exportWorkspace(db: Database, workspaceId: string): Promis
       account_security: c.accountSecurity,
       ...policyField(c.authPolicy),
       ...(c.type === "PUBLIC" ? {} : { secret_lifetime_days: c.secretLifetimeDays }),
+      // M2M clients have no sign-in page, so no providers to offer.
+      ...(c.type === "M2M"
+        ? {}
+        : {
+            social_providers: offeredRows
+              .filter((o) => o.clientPk === c.id)
+              .sort((a, b) => (providerOrder.get(a.providerId) ?? 0) - (providerOrder.get(b.providerId) ?? 0))
+              .map((o) => orderedProviders[providerOrder.get(o.providerId) as number].key),
+          }),
     })),
     apis: apiRows.sort(byKey((a) => a.audience)).map((a) => ({
       audience: a.audience,
@@ -115,6 +140,29 @@ export async function exportWorkspace(db: Database, workspaceId: string): Promis
         .filter((m) => m.organizationId === o.id)
         .map((m) => emailById.get(m.userId) as string)
         .sort(),
+      domains: domainRows
+        .filter((d) => d.organizationId === o.id)
+        .sort(byKey((d) => d.domain))
+        .map((d) => ({ domain: d.domain, ...(d.verifiedAt ? { verified: true } : {}) })),
+      connections: connectionRows
+        .filter((c) => c.organizationId === o.id && c.kind === "oidc" && str(c.config.issuer) && str(c.config.client_id))
+        .sort(byKey((c) => c.name))
+        .map((c) => ({
+          name: c.name,
+          issuer: str(c.config.issuer) as string,
+          client_id: str(c.config.client_id) as string,
+          default_roles: c.defaultRoleIds.flatMap((id) => roleById.get(id) ?? []).sort(),
+          trust_upstream_mfa: c.trustUpstreamMfa,
+          enabled: c.active,
+        })),
+    })),
+    social_providers: orderedProviders.map((p) => ({
+      key: p.key,
+      preset: p.preset,
+      name: p.name,
+      client_id: p.clientId,
+      ...Object.fromEntries(OPTIONAL_PROVIDER_FIELDS.flatMap((f) => (str(p.config[f]) ? [[f, str(p.config[f])]] : []))),
+      enabled: p.enabled,
     })),
     users: userRows.sort(byKey((u) => u.emailNormalized)).map((u) => {
       const assigned = userRoleRows.filter((ur) => ur.userId === u.id);

@@ -6,6 +6,7 @@ import { authPolicySchema } from "./auth-policy";
 import { asArray, entries, type CrossCheck } from "./checks";
 import { clientId, displayName, IDENTITY_SCOPES, origin, uriList } from "./fields";
 import type { PathSegment } from "./paths";
+import { checkSocialProviders, providerKey } from "./social-providers";
 
 export const MIN_PRESET_SECRET_LENGTH = 32;
 
@@ -34,6 +35,11 @@ export const applicationSchema = z.strictObject({
     .min(1, "must be from 1 to 365 days")
     .max(365, "must be from 1 to 365 days")
     .optional(),
+  /**
+   * Keys of the social providers (social_providers) the sign-in page offers; their order there is
+   * the button order. Absent leaves the application's choice as it is; a list replaces it.
+   */
+  social_providers: z.array(providerKey).max(50, "must have at most 50 providers").optional(),
 });
 
 export function defaultIdentityScopes(type: ClientType): string[] {
@@ -44,6 +50,8 @@ export function defaultIdentityScopes(type: ClientType): string[] {
 export function checkApplications(c: CrossCheck): Map<string, Record<string, unknown>> {
   const { add, uniqueStrings } = c;
   const apps = c.index("applications", "client_id");
+  // Providers are checked here, where they are referred to.
+  const providers = checkSocialProviders(c);
   for (const [i, app] of entries(c.doc, "applications")) {
     const at = (...rest: PathSegment[]) => ["applications", i, ...rest];
     const type = clientTypes.find((t) => t === app.type);
@@ -76,6 +84,11 @@ export function checkApplications(c: CrossCheck): Map<string, Record<string, unk
     if (type === "M2M" && app.account_security === true) {
       add(at("account_security"), "M2M clients cannot offer the account-security portal");
     }
+    asArray(app.social_providers).forEach((key, k) => {
+      if (typeof key === "string" && !providers.has(key)) add(at("social_providers", k), `unknown social provider ${JSON.stringify(key)} (not in social_providers)`);
+    });
+    uniqueStrings(app.social_providers, at("social_providers"), "social provider");
+    if (type === "M2M" && asArray(app.social_providers).length > 0) add(at("social_providers"), "M2M clients have no sign-in page; it must be empty");
     if (type === "PUBLIC") {
       if (app.secret !== undefined) add(at("secret"), "PUBLIC clients have no secret");
       if (app.secret_lifetime_days !== undefined) add(at("secret_lifetime_days"), "PUBLIC clients have no secret");

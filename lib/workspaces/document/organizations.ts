@@ -1,13 +1,38 @@
-// The `organizations` section: the organization schema and its members, who must be users of the file.
+// The `organizations` section: the organization schema, its members (users of the file), its email domains and its enterprise (OIDC) connections.
 import { z } from "zod";
+import { DomainError, normalizeDomain } from "../../federation/domains";
 import { asArray, asString, entries, type CrossCheck } from "./checks";
-import { displayName, email, normalizeEmail, slug } from "./fields";
+import { displayName, email, normalizeEmail, roleName, slug } from "./fields";
+import { secretReference, upstreamUrl } from "./social-providers";
+
+export const organizationDomainSchema = z.strictObject({
+  domain: z.string().max(253, "must be at most 253 characters"),
+  /**
+   * true: an operator vouches for it (recorded in the audit log) when it is not verified yet.
+   * Absent or false never unverifies a domain: remove it from the list (or in the console) instead.
+   */
+  verified: z.boolean().optional(),
+});
+
+export const connectionSchema = z.strictObject({
+  /** Identifies the connection within its organization (and in `latchkey connection secret`). */
+  name: displayName,
+  issuer: upstreamUrl,
+  client_id: z.string().trim().min(1, "must not be blank").max(200, "must be at most 200 characters"),
+  client_secret: secretReference.optional(),
+  /** Role names a member gets, in this organization, when the connection first adds them. */
+  default_roles: z.array(roleName).default([]),
+  trust_upstream_mfa: z.boolean().default(false),
+  enabled: z.boolean().default(true),
+});
 
 export const organizationSchema = z.strictObject({
   slug,
   name: displayName,
   active: z.boolean().default(true),
   members: z.array(email).default([]),
+  domains: z.array(organizationDomainSchema).max(100, "must have at most 100 domains").default([]),
+  connections: z.array(connectionSchema).max(20, "must have at most 20 connections").default([]),
 });
 
 export interface OrganizationRefs {
@@ -20,7 +45,11 @@ export interface OrganizationRefs {
 export function checkOrganizations(c: CrossCheck, users: Map<string, Record<string, unknown>>): OrganizationRefs {
   const { add, uniqueStrings } = c;
   const orgs = c.index("organizations", "slug");
+  // The roles section indexed again (its duplicate problems are the same ones, reported once).
+  const roles = c.index("roles", "name");
   const members = new Map<string, Set<string>>();
+  // One organization per domain, across the whole file.
+  const domainOwner = new Map<string, string>();
   for (const [i, org] of entries(c.doc, "organizations")) {
     const set = new Set<string>();
     asArray(org.members).forEach((member, k) => {
@@ -32,6 +61,37 @@ export function checkOrganizations(c: CrossCheck, users: Map<string, Record<stri
     uniqueStrings(org.members, ["organizations", i, "members"], "member", normalizeEmail);
     const orgSlug = asString(org.slug);
     if (orgSlug !== undefined && !members.has(orgSlug)) members.set(orgSlug, set);
+
+    for (const [k, entry] of entries(org, "domains")) {
+      const raw = asString(entry.domain);
+      if (raw === undefined) continue;
+      const path = ["organizations", i, "domains", k, "domain"];
+      let domain: string;
+      try {
+        domain = normalizeDomain(raw);
+      } catch (error) {
+        if (error instanceof DomainError) add(path, error.message);
+        continue;
+      }
+      const first = domainOwner.get(domain);
+      if (first !== undefined) add(path, `duplicate domain ${JSON.stringify(domain)} (also at ${first}): a domain belongs to one organization`);
+      else domainOwner.set(domain, `$.organizations[${i}].domains[${k}]`);
+    }
+
+    const names = new Map<string, number>();
+    for (const [k, connection] of entries(org, "connections")) {
+      const path = ["organizations", i, "connections", k];
+      const name = asString(connection.name);
+      if (name !== undefined) {
+        const first = names.get(name.trim());
+        if (first !== undefined) add([...path, "name"], `duplicate connection name ${JSON.stringify(name)} (also at index ${first})`);
+        else names.set(name.trim(), k);
+      }
+      asArray(connection.default_roles).forEach((role, r) => {
+        if (typeof role === "string" && !roles.has(role)) add([...path, "default_roles", r], `unknown role ${JSON.stringify(role)} (not in roles)`);
+      });
+      uniqueStrings(connection.default_roles, [...path, "default_roles"], "role");
+    }
   }
   return { orgs, members };
 }

@@ -7,6 +7,7 @@ import { authPolicySchema } from "./auth-policy";
 import { displayName, workspaceId } from "./fields";
 import { organizationSchema } from "./organizations";
 import { roleSchema } from "./roles";
+import { socialProviderSchema } from "./social-providers";
 import { userSchema } from "./users";
 
 export const workspaceDocumentSchema = z.strictObject({
@@ -21,6 +22,8 @@ export const workspaceDocumentSchema = z.strictObject({
   api_grants: z.array(apiGrantSchema).default([]),
   roles: z.array(roleSchema).default([]),
   organizations: z.array(organizationSchema).default([]),
+  /** Social and generic OpenID Connect sign-in providers; the array order is the button order. */
+  social_providers: z.array(socialProviderSchema).max(50, "must have at most 50 providers").default([]),
   users: z.array(userSchema).default([]),
 });
 
@@ -31,3 +34,5 @@ export type WorkspaceDocumentInput = z.input<typeof workspaceDocumentSchema>;
 export type ApplicationEntry = WorkspaceDocument["applications"][number];
 export type UserEntry = WorkspaceDocument["users"][number];
 export type UserRoleRef = UserEntry["roles"][number];
+export type OrganizationEntry = WorkspaceDocument["organizations"][number];
+export type SocialProviderFileEntry = WorkspaceDocument["social_providers"][number];

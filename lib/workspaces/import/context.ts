@@ -5,8 +5,13 @@ import type { WorkspaceDocument } from "../document";
 
 export interface ImportOptions {
   clock: Clock;
-  /** The service master key; reserved for encrypted fields (nothing in the file needs it yet). */
+  /** The service master key: upstream client secrets are stored encrypted under it. */
   masterKey: Buffer;
+  /**
+   * Where `{ "env": NAME }` secret references are read (connections' and social providers'
+   * client secrets); process.env when not given.
+   */
+  env?: Record<string, string | undefined>;
   /**
    * Generate a secret for each WEB_CONFIDENTIAL or M2M client that this import creates (or turns
    * from PUBLIC into a confidential type) without a preset `secret`. The secrets are returned
@@ -45,6 +50,8 @@ export interface ImportIds {
   orgPk: Map<string, string>;
   /** By normalized email. */
   userPk: Map<string, string>;
+  /** By social provider key. */
+  socialPk: Map<string, string>;
 }
 
 /** One import, as its steps see it. Steps run in order, each adding to `ids` and counting `changes`. */
@@ -60,6 +67,8 @@ export interface ImportContext {
   wid: string;
   /** Password hashes to store, by normalized email (see resolvePasswordHashes). */
   passwordHashes: Map<string, string>;
+  /** The values of the file's secret references, by environment variable name (see resolveSecretReferences). */
+  secrets: Map<string, string>;
   ids: ImportIds;
   generated: GeneratedSecret[];
   /** The workspace did not exist before (set by the workspace step). */

@@ -16,6 +16,8 @@ import { importOrganizationMembers } from "./organization-members";
 import { importOrganizations } from "./organizations";
 import { resolvePasswordHashes } from "./passwords";
 import { importRoles } from "./roles";
+import { resolveSecretReferences } from "./secrets";
+import { importSocialProviders } from "./social-providers";
 import { importUserRoles } from "./user-roles";
 import { importUsers } from "./users";
 import { importWorkspaceRow } from "./workspace";
@@ -26,6 +28,7 @@ export type { GeneratedSecret, ImportOptions, ImportResult } from "./context";
 export const IMPORT_STEPS: readonly ImportStep[] = [
   importWorkspaceRow,
   importApplications,
+  importSocialProviders,
   importApis,
   importApiGrants,
   importRoles,
@@ -41,6 +44,7 @@ export const IMPORT_STEPS: readonly ImportStep[] = [
  */
 export async function importWorkspace(db: Database, doc: unknown, opts: ImportOptions): Promise<ImportResult> {
   const file = validateWorkspaceDocument(doc);
+  const secrets = await resolveSecretReferences(file, opts.env ?? process.env);
   const passwordHashes = await resolvePasswordHashes(db, file);
   const { clock } = opts;
   const generated: GeneratedSecret[] = [];
@@ -59,7 +63,8 @@ export async function importWorkspace(db: Database, doc: unknown, opts: ImportOp
       now,
       wid,
       passwordHashes,
-      ids: { clientPk: new Map(), apiPk: new Map(), rolePk: new Map(), orgPk: new Map(), userPk: new Map() },
+      secrets,
+      ids: { clientPk: new Map(), apiPk: new Map(), rolePk: new Map(), orgPk: new Map(), userPk: new Map(), socialPk: new Map() },
       generated,
       created: false,
       changes: 0,

@@ -1,8 +1,16 @@
-// The `organizations` section: organizations by slug (their members are a later step, after users).
-import { eq } from "drizzle-orm";
-import { organizations } from "../../../db/schema";
-import { newId } from "../../crypto";
+// The `organizations` section: organizations by slug, their email domains and their OIDC connections (members are a later step, after users).
+import { and, eq } from "drizzle-orm";
+import { enterpriseConnections, organizationDomains, organizations } from "../../../db/schema";
+import { recordAudit } from "../../audit/events";
+import { encryptSecret, newId, randomToken } from "../../crypto";
+import { normalizeDomain } from "../../federation/domains";
+import { WorkspaceFileError, type WorkspaceFileIssue } from "../document";
+import type { OrganizationEntry } from "../document/schema";
+import { jsonPath } from "../document/paths";
 import { differs, type ImportContext } from "./context";
+import { sealedIfChanged } from "./social-providers";
+
+export const connectionSecretPurpose = (connectionId: string) => `enterprise-connection:${connectionId}`;
 
 export async function importOrganizations(ctx: ImportContext): Promise<void> {
   const { tx, file, now, wid } = ctx;
@@ -24,6 +32,108 @@ export async function importOrganizations(ctx: ImportContext): Promise<void> {
         await tx.update(organizations).set({ ...desired, updatedAt: now }).where(eq(organizations.id, existing.id));
         ctx.changes++;
       }
+    }
+  }
+  const slugById = new Map([...existingOrgs.values()].map((o) => [o.id, o.slug]));
+  const issues: WorkspaceFileIssue[] = [];
+  for (const [i, org] of file.organizations.entries()) {
+    await importDomains(ctx, i, org, slugById, issues);
+    await importConnections(ctx, i, org, issues);
+  }
+  if (issues.length) throw new WorkspaceFileError(issues);
+}
+
+/**
+ * Domains are added and, with `verified: true`, marked verified by an operator (audited like the
+ * console's mark). Import never removes a domain nor unverifies one: a claim the file leaves out
+ * stays, whatever verified it.
+ */
+async function importDomains(ctx: ImportContext, i: number, org: OrganizationEntry, slugById: Map<string, string>, issues: WorkspaceFileIssue[]): Promise<void> {
+  const { tx, now, wid, opts } = ctx;
+  const orgId = ctx.ids.orgPk.get(org.slug) as string;
+  for (const [k, entry] of org.domains.entries()) {
+    const domain = normalizeDomain(entry.domain);
+    const [row] = await tx
+      .select()
+      .from(organizationDomains)
+      .where(and(eq(organizationDomains.workspaceId, wid), eq(organizationDomains.domain, domain)))
+      .limit(1);
+    if (row && row.organizationId !== orgId) {
+      issues.push({
+        path: jsonPath(["organizations", i, "domains", k, "domain"]),
+        message: `${domain} is claimed by organization ${slugById.get(row.organizationId) ?? "(another)"}: remove it there first (import never moves a domain)`,
+      });
+      continue;
+    }
+    let id = row?.id;
+    if (!row) {
+      id = newId();
+      await tx.insert(organizationDomains).values({ id, workspaceId: wid, organizationId: orgId, domain, verificationToken: randomToken(24), createdAt: now });
+      ctx.changes++;
+    }
+    if (entry.verified === true && !row?.verifiedAt) {
+      await tx.update(organizationDomains).set({ verifiedAt: now, verificationMethod: "operator" }).where(eq(organizationDomains.id, id as string));
+      await recordAudit(tx, {
+        workspaceId: wid,
+        type: "workspace.domain_verified",
+        actor: opts.actor ?? null,
+        subject: org.slug,
+        data: { domain, domain_id: id, method: "operator", source: "workspace import" },
+        at: now,
+      });
+      ctx.changes++;
+    }
+  }
+}
+
+/**
+ * OIDC connections by name within the organization. Connections the file leaves out (SAML ones
+ * included) stay as they are. No `client_secret` keeps the stored one.
+ */
+async function importConnections(ctx: ImportContext, i: number, org: OrganizationEntry, issues: WorkspaceFileIssue[]): Promise<void> {
+  const { tx, now, wid, opts } = ctx;
+  const orgId = ctx.ids.orgPk.get(org.slug) as string;
+  const existing = await tx
+    .select()
+    .from(enterpriseConnections)
+    .where(and(eq(enterpriseConnections.workspaceId, wid), eq(enterpriseConnections.organizationId, orgId)));
+  for (const [k, connection] of org.connections.entries()) {
+    const name = connection.name.trim();
+    const desired = {
+      name,
+      kind: "oidc" as const,
+      active: connection.enabled,
+      config: { issuer: connection.issuer, client_id: connection.client_id },
+      defaultRoleIds: connection.default_roles.map((role) => ctx.ids.rolePk.get(role) as string),
+      trustUpstreamMfa: connection.trust_upstream_mfa,
+    };
+    const secret = connection.client_secret ? ctx.secrets.get(connection.client_secret.env) : undefined;
+    const row = existing.find((c) => c.name === name);
+    if (!row) {
+      const id = newId();
+      await tx.insert(enterpriseConnections).values({
+        id,
+        workspaceId: wid,
+        organizationId: orgId,
+        ...desired,
+        secretEncrypted: secret === undefined ? null : encryptSecret(opts.masterKey, secret, connectionSecretPurpose(id)),
+        createdAt: now,
+        updatedAt: now,
+      });
+      ctx.changes++;
+      continue;
+    }
+    if (row.kind !== "oidc") {
+      issues.push({ path: jsonPath(["organizations", i, "connections", k, "name"]), message: `names a SAML connection of organization ${org.slug}: give the OIDC connection another name` });
+      continue;
+    }
+    const sealed = sealedIfChanged(opts.masterKey, row.secretEncrypted, secret, connectionSecretPurpose(row.id));
+    if (differs(row, desired) || sealed) {
+      await tx
+        .update(enterpriseConnections)
+        .set({ ...desired, ...(sealed ? { secretEncrypted: sealed } : {}), updatedAt: now })
+        .where(eq(enterpriseConnections.id, row.id));
+      ctx.changes++;
     }
   }
 }
