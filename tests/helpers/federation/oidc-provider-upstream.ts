@@ -28,8 +28,8 @@ export interface UpstreamTamper {
   signWithUnpublishedKey?: boolean;
   /** Claims to set in the UserInfo answer. */
   userinfoClaims?: Record<string, unknown>;
-  /** The `iss` of the authorization response (RFC 9207). */
-  responseIss?: string;
+  /** The `iss` of the authorization response (RFC 9207); null leaves it out. */
+  responseIss?: string | null;
 }
 
 export interface OidcProviderUpstreamOptions {
@@ -218,7 +218,8 @@ export async function startOidcProviderUpstream(options: OidcProviderUpstreamOpt
       if (response.status >= 300 && response.status < 400 && location) {
         const target = new URL(location, next);
         if (target.origin !== issuer) {
-          if (tamper.responseIss !== undefined) target.searchParams.set("iss", tamper.responseIss);
+          if (tamper.responseIss === null) target.searchParams.delete("iss");
+          else if (tamper.responseIss !== undefined) target.searchParams.set("iss", tamper.responseIss);
           return { url: target };
         }
         next = target;
@@ -229,7 +230,8 @@ export async function startOidcProviderUpstream(options: OidcProviderUpstreamOpt
       if (response.status === 200 && action) {
         const body = new URLSearchParams();
         for (const m of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"/g)) body.append(m[1]!, decodeEntities(m[2]!));
-        if (tamper.responseIss !== undefined) body.set("iss", tamper.responseIss);
+        if (tamper.responseIss === null) body.delete("iss");
+        else if (tamper.responseIss !== undefined) body.set("iss", tamper.responseIss);
         return { url: new URL(decodeEntities(action)), body };
       }
       throw new Error(`The upstream answered ${response.status} at ${next.pathname}: ${html.slice(0, 300)}`);
