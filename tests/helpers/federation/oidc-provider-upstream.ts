@@ -41,6 +41,8 @@ export interface OidcProviderUpstreamOptions {
   claimsInIdToken?: boolean;
   /** The clock the ID tokens' `iat`, `exp` and `auth_time` follow (default: real time). */
   now?: () => Date;
+  /** How the client authenticates at the token endpoint (default client_secret_basic). */
+  clientAuthMethod?: "client_secret_basic" | "client_secret_post";
 }
 
 export interface LoginChoice {
@@ -124,6 +126,7 @@ export async function startOidcProviderUpstream(options: OidcProviderUpstreamOpt
         redirect_uris: options.redirectUris,
         grant_types: ["authorization_code"],
         response_types: ["code"],
+        token_endpoint_auth_method: options.clientAuthMethod ?? "client_secret_basic",
       },
     ],
     jwks: { keys: [signingJwk] },
