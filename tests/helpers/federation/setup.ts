@@ -1,0 +1,202 @@
+/**
+ * Federation in a downstream test workspace: an organization's OIDC connection (secret sealed
+ * under the master key as lib/federation/providers.ts opens it), its verified and unverified email
+ * domains, social providers offered by applications, and the browser's side of a federated
+ * sign-in (the redirect upstream, the callback delivered back with this browser's cookies).
+ */
+import { and, eq, inArray } from "drizzle-orm";
+import { expect } from "vitest";
+import {
+  authorizationCodes,
+  clients,
+  clientSocialProviders,
+  enterpriseConnections,
+  federatedIdentities,
+  hostedSessions,
+  organizationDomains,
+  organizationMembers,
+  organizations,
+  roles,
+  socialProviders,
+  users,
+  type SocialPreset,
+} from "../../../db/schema";
+import { encryptSecret, newId } from "../../../lib/crypto";
+import { connectionSecretPurpose, socialSecretPurpose } from "../../../lib/federation/secrets";
+import { HOSTED_ERRORS, type HostedErrorCode } from "../../../lib/hosted/errors";
+import { escapeHtml } from "../../../lib/hosted/html";
+import { call, PUBLIC_URL, type Harness } from "../harness";
+import { postStep, type PendingSignIn } from "../factors/sign-in";
+
+export const callbackUrlOf = (workspaceId: string) => `${PUBLIC_URL}/t/${workspaceId}/federation/callback`;
+
+export async function organizationIdOf(h: Harness, workspaceId: string, slug: string): Promise<string> {
+  const [row] = await h.service.db.select({ id: organizations.id }).from(organizations).where(and(eq(organizations.workspaceId, workspaceId), eq(organizations.slug, slug)));
+  if (!row) throw new Error(`no organization ${slug}`);
+  return row.id;
+}
+
+export async function roleIdsOf(h: Harness, workspaceId: string, names: string[]): Promise<string[]> {
+  if (names.length === 0) return [];
+  const rows = await h.service.db.select({ id: roles.id, name: roles.name }).from(roles).where(and(eq(roles.workspaceId, workspaceId), inArray(roles.name, names)));
+  return names.map((n) => {
+    const row = rows.find((r) => r.name === n);
+    if (!row) throw new Error(`no role ${n}`);
+    return row.id;
+  });
+}
+
+export interface ConnectionInput {
+  organization: string;
+  name?: string;
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  /** Role names, held in the organization by members the connection adds. */
+  defaultRoles?: string[];
+  trustUpstreamMfa?: boolean;
+  active?: boolean;
+}
+
+/** An OIDC enterprise connection of the organization (by slug); returns its id. */
+export async function addConnection(h: Harness, workspaceId: string, input: ConnectionInput): Promise<string> {
+  const id = newId();
+  const now = h.clock.now();
+  await h.service.db.insert(enterpriseConnections).values({
+    id,
+    workspaceId,
+    organizationId: await organizationIdOf(h, workspaceId, input.organization),
+    name: input.name ?? "Single sign-on",
+    kind: "oidc",
+    active: input.active ?? true,
+    config: { issuer: input.issuer, client_id: input.clientId },
+    secretEncrypted: encryptSecret(h.service.config.masterKey, input.clientSecret, connectionSecretPurpose(id)),
+    defaultRoleIds: await roleIdsOf(h, workspaceId, input.defaultRoles ?? []),
+    trustUpstreamMfa: input.trustUpstreamMfa ?? false,
+    createdAt: now,
+    updatedAt: now,
+  });
+  return id;
+}
+
+export async function setConnection(h: Harness, connectionId: string, set: Partial<Pick<typeof enterpriseConnections.$inferInsert, "active" | "trustUpstreamMfa">>): Promise<void> {
+  await h.service.db.update(enterpriseConnections).set(set).where(eq(enterpriseConnections.id, connectionId));
+}
+
+/** An email domain the organization claims, verified (by an operator) or not. */
+export async function addDomain(h: Harness, workspaceId: string, input: { organization: string; domain: string; verified: boolean }): Promise<void> {
+  const now = h.clock.now();
+  await h.service.db.insert(organizationDomains).values({
+    id: newId(),
+    workspaceId,
+    organizationId: await organizationIdOf(h, workspaceId, input.organization),
+    domain: input.domain,
+    verificationToken: `latchkey-verification=${newId()}`,
+    verifiedAt: input.verified ? now : null,
+    verificationMethod: input.verified ? "operator" : null,
+    createdAt: now,
+  });
+}
+
+export interface SocialProviderInput {
+  key: string;
+  preset: SocialPreset;
+  name: string;
+  clientId: string;
+  clientSecret: string;
+  /** social_providers.config: endpoints pointing at the stand-ins, the issuer. */
+  config: Record<string, unknown>;
+  /** client_ids of the applications that offer it. */
+  applications: string[];
+  enabled?: boolean;
+}
+
+/** A social provider, offered by the given applications; returns its id. */
+export async function addSocialProvider(h: Harness, workspaceId: string, input: SocialProviderInput): Promise<string> {
+  const id = newId();
+  const now = h.clock.now();
+  await h.service.db.insert(socialProviders).values({
+    id,
+    workspaceId,
+    key: input.key,
+    preset: input.preset,
+    name: input.name,
+    enabled: input.enabled ?? true,
+    clientId: input.clientId,
+    secretEncrypted: encryptSecret(h.service.config.masterKey, input.clientSecret, socialSecretPurpose(id)),
+    config: input.config,
+    createdAt: now,
+    updatedAt: now,
+  });
+  const offered = await h.service.db.select({ id: clients.id }).from(clients).where(and(eq(clients.workspaceId, workspaceId), inArray(clients.clientId, input.applications)));
+  if (offered.length !== input.applications.length) throw new Error(`unknown application in ${input.applications.join(", ")}`);
+  if (offered.length) await h.service.db.insert(clientSocialProviders).values(offered.map((c) => ({ workspaceId, clientPk: c.id, providerId: id })));
+  return id;
+}
+
+/** The application's own policy (clients.auth_policy), e.g. `{ mfa: "required" }`. */
+export async function setApplicationPolicy(h: Harness, workspaceId: string, clientId: string, policy: Record<string, unknown>): Promise<void> {
+  await h.service.db.update(clients).set({ authPolicy: policy }).where(and(eq(clients.workspaceId, workspaceId), eq(clients.clientId, clientId)));
+  h.service.cache.clear();
+}
+
+/** Where a sign-in step sent the browser upstream: the 303's absolute Location, which must leave the downstream workspace. */
+export function upstreamLocation(res: Response, downstreamWorkspaceId: string): URL {
+  if (res.status !== 303) throw new Error(`expected a redirect upstream, got ${res.status}`);
+  const url = new URL(res.headers.get("location")!, PUBLIC_URL);
+  if (url.origin === PUBLIC_URL && url.pathname.startsWith(`/t/${downstreamWorkspaceId}/`)) throw new Error(`stayed at the downstream: ${url.href}`);
+  return url;
+}
+
+/** "Sign in with <provider>" on the first step. */
+export function startSocial(h: Harness, s: PendingSignIn, key: string): Promise<Response> {
+  return postStep(h, s, "/sign-in/federation", { provider: key });
+}
+
+/** The browser arriving back at `<issuer>/federation/callback` with what the upstream sent (GET; the browser's cookies unless `cookie` is given). */
+export async function deliverCallback(h: Harness, s: PendingSignIn, url: URL, options: { cookie?: string } = {}): Promise<Response> {
+  const res = await call(h, url.pathname + url.search, { cookie: options.cookie ?? s.jar.header() });
+  if (options.cookie === undefined) s.jar.take(res);
+  return res;
+}
+
+/** The hosted error page of `code`: its status, its title and message, and no redirect or cookie. */
+export async function expectHostedError(res: Response, code: HostedErrorCode): Promise<void> {
+  const entry = HOSTED_ERRORS[code] as { status: number; title: string; message: unknown };
+  const body = await res.text();
+  expect({ status: res.status, title: body.includes(`<h1>${escapeHtml(entry.title)}</h1>`) }, body.slice(0, 800)).toEqual({ status: entry.status, title: true });
+  if (typeof entry.message === "string") expect(body).toContain(escapeHtml(entry.message));
+  expect(res.headers.get("location")).toBeNull();
+  expect(res.headers.getSetCookie().filter((c) => c.startsWith("lk_session="))).toEqual([]);
+}
+
+export interface FederationCounts {
+  users: number;
+  identities: number;
+  sessions: number;
+  memberships: number;
+  codes: number;
+}
+
+/** What a sign-in may have created in the workspace: compared before and after a refused one. */
+export async function countsOf(h: Harness, workspaceId: string): Promise<FederationCounts> {
+  const db = h.service.db;
+  const [u, i, s, m, c] = await Promise.all([
+    db.select({ id: users.id }).from(users).where(eq(users.workspaceId, workspaceId)),
+    db.select({ id: federatedIdentities.id }).from(federatedIdentities).where(eq(federatedIdentities.workspaceId, workspaceId)),
+    db.select({ id: hostedSessions.id }).from(hostedSessions).where(eq(hostedSessions.workspaceId, workspaceId)),
+    db.select({ id: organizationMembers.id }).from(organizationMembers).where(eq(organizationMembers.workspaceId, workspaceId)),
+    db.select({ id: authorizationCodes.codeHash }).from(authorizationCodes).where(eq(authorizationCodes.workspaceId, workspaceId)),
+  ]);
+  return { users: u.length, identities: i.length, sessions: s.length, memberships: m.length, codes: c.length };
+}
+
+/** The user with this address, if any. */
+export async function userByEmail(h: Harness, workspaceId: string, email: string) {
+  const [row] = await h.service.db.select().from(users).where(and(eq(users.workspaceId, workspaceId), eq(users.emailNormalized, email.toLowerCase())));
+  return row ?? null;
+}
+
+export async function identitiesOf(h: Harness, workspaceId: string, userId: string) {
+  return h.service.db.select().from(federatedIdentities).where(and(eq(federatedIdentities.workspaceId, workspaceId), eq(federatedIdentities.userId, userId)));
+}
