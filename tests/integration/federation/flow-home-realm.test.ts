@@ -1,0 +1,123 @@
+/**
+ * Home-realm discovery: an address in a domain an organization verified goes to its connection
+ * from the password form (no password is checked, whether or not an account has the address), the
+ * email-code form and the single sign-on form; an address in a domain only claimed, not verified,
+ * stays with the local sign-in.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { ACME, authzWorkspace, WEB } from "../../helpers/fixtures";
+import { createHarness, seed, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
+import { OUTBOX, outboxFor } from "../../helpers/factors/email";
+import { outcome, postPassword, postStep, startSignIn, viewOf } from "../../helpers/factors/sign-in";
+import { createLatchkeyUpstream, signInUpstream, type LatchkeyUpstream } from "../../helpers/federation/latchkey-upstream";
+import { addConnection, addDomain, countsOf, deliverCallback, setConnection, upstreamLocation } from "../../helpers/federation/setup";
+
+let h: Harness;
+const ws = uniqueWorkspaceId("fedhrd");
+let idp: LatchkeyUpstream;
+let connectionId: string;
+
+/** A local account in the verified domain, with a password of its own. */
+const LOCAL_ALICE = { email: "alice@acme.test", password: "alice's local password 1" };
+/** A local account in a domain acme only claimed. */
+const PENDING = { email: "pat@pending.test", password: "pat's local password 12" };
+const UPSTREAM_ALICE = { email: "alice@acme.test", password: "alice's upstream password" };
+
+beforeAll(async () => {
+  // Two password failures per account and address: a password checked locally would soon be refused.
+  h = await createHarness({ mail: OUTBOX, rateLimits: { requestsPerMinute: 100_000, failuresPer5Minutes: 2 } });
+  const doc = authzWorkspace(ws);
+  doc.users.push({ email: LOCAL_ALICE.email, password: LOCAL_ALICE.password, email_verified: true }, { email: PENDING.email, password: PENDING.password, email_verified: true });
+  await seed(h, doc);
+  idp = await createLatchkeyUpstream(h, ws, [UPSTREAM_ALICE]);
+  connectionId = await addConnection(h, ws, { organization: ACME, issuer: idp.issuer, clientId: idp.clientId, clientSecret: idp.clientSecret });
+  await addDomain(h, ws, { organization: ACME, domain: "acme.test", verified: true });
+  await addDomain(h, ws, { organization: ACME, domain: "pending.test", verified: false });
+});
+
+const startWeb = () => startSignIn(h, ws, { ...WEB, scope: "openid email" });
+
+/** Where the connection's upstream asks the user to sign in. */
+function expectUpstream(res: Response): URL {
+  const url = upstreamLocation(res, ws);
+  expect(url.origin + url.pathname).toBe(`${idp.issuer}/oauth2/authorize`);
+  expect(url.searchParams.get("client_id")).toBe(idp.clientId);
+  expect(url.searchParams.get("redirect_uri")).toBe(`https://auth.example.test/t/${ws}/federation/callback`);
+  return url;
+}
+
+describe("home-realm discovery", () => {
+  it("offers single sign-on on the first step while a verified domain has an enabled connection", async () => {
+    expect((await viewOf(h, await startWeb())).federation.sso).toBe(true);
+    await setConnection(h, connectionId, { active: false });
+    try {
+      expect((await viewOf(h, await startWeb())).federation.sso).toBe(false);
+    } finally {
+      await setConnection(h, connectionId, { active: true });
+    }
+  });
+
+  it("sends the password form of a verified-domain address upstream without checking the password (right, wrong, or no account)", async () => {
+    const before = await countsOf(h, ws);
+    for (const [email, password] of [
+      [LOCAL_ALICE.email, LOCAL_ALICE.password],
+      [LOCAL_ALICE.email, "a wrong password entirely"],
+      [LOCAL_ALICE.email, "a second wrong password"],
+      [LOCAL_ALICE.email, "a third wrong password!"],
+      ["ALICE@Acme.Test", "another wrong password"],
+      ["nobody-here@acme.test", "no account has this address"],
+    ]) {
+      const s = await startWeb();
+      const res = await postPassword(h, s, email!, password!);
+      expectUpstream(res);
+      // Nothing signed in locally: no session cookie, no code.
+      expect(res.headers.getSetCookie().filter((c) => c.startsWith("lk_session="))).toEqual([]);
+    }
+    expect(await countsOf(h, ws)).toEqual(before);
+  });
+
+  it("keeps an address of a domain that is only claimed (not verified) with the local sign-in", async () => {
+    const wrong = await postPassword(h, await startWeb(), PENDING.email, "a wrong password entirely");
+    expect(outcome(wrong)).toEqual({ to: "page", error: "invalid_credentials" });
+    const right = outcome(await postPassword(h, await startWeb(), PENDING.email, PENDING.password));
+    expect(right.to).toBe("callback");
+  });
+
+  it("keeps a verified-domain address local while the organization's only connection is disabled", async () => {
+    await setConnection(h, connectionId, { active: false });
+    try {
+      const o = outcome(await postPassword(h, await startWeb(), LOCAL_ALICE.email, LOCAL_ALICE.password));
+      expect(o.to).toBe("callback");
+    } finally {
+      await setConnection(h, connectionId, { active: true });
+    }
+  });
+
+  it("sends the email-code form of a verified-domain address upstream and sends no code", async () => {
+    const s = await startWeb();
+    expectUpstream(await postStep(h, s, "/sign-in/email", { email: LOCAL_ALICE.email }));
+    expect(await outboxFor(h, ws, LOCAL_ALICE.email)).toEqual([]);
+    // The claimed-only domain gets its code as usual.
+    const other = await startWeb();
+    expect(outcome(await postStep(h, other, "/sign-in/email", { email: PENDING.email }))).toEqual({ to: "page", error: null });
+    expect(await outboxFor(h, ws, PENDING.email)).toHaveLength(1);
+  });
+
+  it("the single sign-on form: a verified domain goes upstream; a claimed-only or unknown domain and a malformed address stay, with their message", async () => {
+    expectUpstream(await postStep(h, await startWeb(), "/sign-in/sso", { email: "Someone@ACME.test" }));
+    expect(outcome(await postStep(h, await startWeb(), "/sign-in/sso", { email: PENDING.email }))).toEqual({ to: "page", error: "sso_not_configured" });
+    expect(outcome(await postStep(h, await startWeb(), "/sign-in/sso", { email: "x@globex.test" }))).toEqual({ to: "page", error: "sso_not_configured" });
+    expect(outcome(await postStep(h, await startWeb(), "/sign-in/sso", { email: "not an address" }))).toEqual({ to: "page", error: "invalid_email" });
+  });
+
+  it("completes through the upstream: the local account with the address is not signed in by its email alone (link prompt)", async () => {
+    const s = await startWeb();
+    const back = await signInUpstream(h, idp, expectUpstream(await postPassword(h, s, LOCAL_ALICE.email, "whatever")), UPSTREAM_ALICE);
+    const o = outcome(await deliverCallback(h, s, back));
+    expect(o).toEqual({ to: "page", error: null });
+    expect((await viewOf(h, s)).federation.linking).toEqual({ email: LOCAL_ALICE.email, provider: "Acme" });
+    // While linking, the password form proves the local account: no home-realm redirect for it.
+    const proved = outcome(await postPassword(h, s, LOCAL_ALICE.email, LOCAL_ALICE.password));
+    expect(proved.to).toBe("callback");
+  });
+});
