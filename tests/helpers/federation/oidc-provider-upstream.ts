@@ -130,6 +130,8 @@ export async function startOidcProviderUpstream(options: OidcProviderUpstreamOpt
       },
     ],
     jwks: { keys: [signingJwk] },
+    adapter: MemoryAdapter,
+    ttl: { AccessToken: 600, AuthorizationCode: 60, IdToken: 600, Interaction: 600, Session: 600, Grant: 600 },
     cookies: { keys: ["upstream-cookie-key-0123456789"] },
     claims: { acr: null, amr: null, auth_time: null, openid: ["sub", "acr", "amr", "auth_time"], email: ["email", "email_verified"], profile: ["name"] },
     conformIdTokenClaims: !options.claimsInIdToken,
@@ -255,6 +257,39 @@ export async function startOidcProviderUpstream(options: OidcProviderUpstreamOpt
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** oidc-provider's storage, in memory (its own default says so loudly on every start). */
+class MemoryAdapter {
+  private static readonly store = new Map<string, Record<string, unknown>>();
+  constructor(private readonly name: string) {}
+  private key(id: string) {
+    return `${this.name}:${id}`;
+  }
+  async upsert(id: string, payload: Record<string, unknown>) {
+    MemoryAdapter.store.set(this.key(id), payload);
+  }
+  async find(id: string) {
+    return MemoryAdapter.store.get(this.key(id));
+  }
+  async findByUid(uid: string) {
+    for (const [key, payload] of MemoryAdapter.store) if (key.startsWith(`${this.name}:`) && payload.uid === uid) return payload;
+    return undefined;
+  }
+  async findByUserCode(userCode: string) {
+    for (const [key, payload] of MemoryAdapter.store) if (key.startsWith(`${this.name}:`) && payload.userCode === userCode) return payload;
+    return undefined;
+  }
+  async consume(id: string) {
+    const payload = MemoryAdapter.store.get(this.key(id));
+    if (payload) payload.consumed = Math.floor(Date.now() / 1000);
+  }
+  async destroy(id: string) {
+    MemoryAdapter.store.delete(this.key(id));
+  }
+  async revokeByGrantId(grantId: string) {
+    for (const [key, payload] of MemoryAdapter.store) if (payload.grantId === grantId) MemoryAdapter.store.delete(key);
+  }
 }
 
 function decodeEntities(value: string): string {
