@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { FederationError } from "./contract";
-import { upstreamFromConnectionRow, upstreamFromSocialRow } from "./presets";
+import { microsoftTenantProblem, upstreamFromConnectionRow, upstreamFromSocialRow } from "./presets";
 
 const social = (preset: "google" | "microsoft" | "apple" | "github" | "oidc", config: Record<string, unknown>, secret: string | null = "s3cret") =>
   upstreamFromSocialRow({ id: "sp-1", preset, clientId: "client-1", config }, secret);
@@ -29,13 +29,15 @@ describe("social presets", () => {
 
   it("Microsoft: no tenant, or a multi-tenant alias, is misconfigured", () => {
     expect(code(() => social("microsoft", {}))).toBe("misconfigured");
-    for (const tenant of ["common", "organizations", "consumers", "not a tenant"]) expect(code(() => social("microsoft", { tenant }))).toBe("misconfigured");
+    for (const tenant of ["common", "Organizations", "consumers", "not a tenant"]) expect(code(() => social("microsoft", { tenant }))).toBe("misconfigured");
+    expect(microsoftTenantProblem("common")).toMatch(/one tenant/);
+    expect(microsoftTenantProblem(TENANT)).toBeNull();
   });
 
   it("Apple: its issuer, name and email, team and key ids required", () => {
     expect(social("apple", { team_id: "TEAM123456", key_id: "KEY1234567" }, "PEM")).toMatchObject({ issuer: "https://appleid.apple.com", scopes: ["name", "email"], apple: { teamId: "TEAM123456", keyId: "KEY1234567" } });
     expect(code(() => social("apple", { key_id: "KEY1234567" }, "PEM"))).toBe("misconfigured");
-    expect(code(() => social("apple", { team_id: "TEAM123456", key_id: "short" }, "PEM"))).toBe("misconfigured");
+    expect(code(() => social("apple", { team_id: "TEAM123456", key_id: "not an id!" }, "PEM"))).toBe("misconfigured");
   });
 
   it("GitHub: its endpoints and API, read:user user:email, identities under https://github.com", () => {

@@ -52,8 +52,8 @@ export const connectionConfigSchema = z.object({
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DOMAIN = /^(?=.{4,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i;
-/** Apple team and key ids are ten upper-case letters and digits. */
-const APPLE_ID = /^[A-Z0-9]{10}$/;
+/** Apple team and key ids (ten upper-case letters and digits at Apple; the console accepts up to 20 alphanumerics). */
+const APPLE_ID = /^[A-Za-z0-9]{1,20}$/;
 
 export const GOOGLE_ISSUER = "https://accounts.google.com";
 export const APPLE_ISSUER = "https://appleid.apple.com";
@@ -63,6 +63,19 @@ export const GITHUB_TOKEN_ENDPOINT = "https://github.com/login/oauth/access_toke
 export const GITHUB_API_BASE = "https://api.github.com";
 
 export const microsoftIssuer = (tenant: string) => `https://login.microsoftonline.com/${tenant}/v2.0`;
+
+/**
+ * Why a Microsoft tenant setting cannot work (null when it can), for the console and the
+ * workspace file to say before sign-in does. The multi-tenant aliases are refused: see
+ * `socialProviderConfigSchema.tenant`.
+ */
+export function microsoftTenantProblem(tenant: string): string | null {
+  if (["common", "organizations", "consumers"].includes(tenant.toLowerCase())) {
+    return `must be one tenant (its id or a verified domain): "${tenant}" signs in users of any tenant, whose ID tokens each carry their own issuer`;
+  }
+  if (!GUID.test(tenant) && !DOMAIN.test(tenant)) return "must be the tenant's id (a GUID) or one of its verified domains";
+  return null;
+}
 
 const PRESET_SCOPES: Record<SocialPreset, string[]> = {
   google: ["email", "profile"],
@@ -127,16 +140,15 @@ export function presetProvider(preset: SocialPreset, settings: PresetSettings): 
       return { ...base, protocol: "oidc", issuer: issuerOf(config.issuer ?? GOOGLE_ISSUER) };
     case "microsoft": {
       const tenant = config.tenant;
-      if (tenant !== undefined && !GUID.test(tenant) && !DOMAIN.test(tenant)) {
-        misconfigured(`The Microsoft tenant must be the tenant's id (a GUID) or one of its verified domains ("common", "organizations" and "consumers" are not accepted)`);
-      }
+      const problem = tenant === undefined ? null : microsoftTenantProblem(tenant);
+      if (problem) misconfigured(`The Microsoft tenant ${problem}`);
       // An explicit issuer (a private cloud, tests) stands in for the tenant's.
       if (!config.issuer && !tenant) misconfigured("The Microsoft tenant is missing");
       return { ...base, protocol: "oidc", issuer: issuerOf(config.issuer ?? microsoftIssuer(tenant!)) };
     }
     case "apple": {
-      if (!config.team_id || !APPLE_ID.test(config.team_id)) misconfigured("The Apple team id must be ten upper-case letters and digits");
-      if (!config.key_id || !APPLE_ID.test(config.key_id)) misconfigured("The Apple key id must be ten upper-case letters and digits");
+      if (!config.team_id || !APPLE_ID.test(config.team_id)) misconfigured("The Apple team id is missing or not letters and digits");
+      if (!config.key_id || !APPLE_ID.test(config.key_id)) misconfigured("The Apple key id is missing or not letters and digits");
       return { ...base, protocol: "oidc", issuer: issuerOf(config.issuer ?? APPLE_ISSUER), apple: { teamId: config.team_id, keyId: config.key_id } };
     }
     case "github":
