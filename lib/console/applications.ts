@@ -3,9 +3,9 @@
  * (lib/workspaces/uris.ts): exact URIs, https except loopback, no fragments; custom schemes only
  * for public native clients; allowed origins only for public clients.
  */
-import { and, asc, desc, eq, gt, isNull } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, isNull } from "drizzle-orm";
 import { z } from "zod";
-import { clients, clientSecrets } from "../../db/schema";
+import { clientSocialProviders, clients, clientSecrets, socialProviders } from "../../db/schema";
 import type { ClientType } from "../../db/schema/applications";
 import { removeApiGrant, setApiGrant } from "../authz/model";
 import {
@@ -341,3 +341,55 @@ export const setClientApiGrant = defineOperation({
   },
 });
 
+
+/** The ids of the social providers the application offers on its sign-in page. */
+export async function applicationSocialProviderIds(service: Service, workspaceId: string, clientPk: string): Promise<string[]> {
+  const rows = await service.db
+    .select({ providerId: clientSocialProviders.providerId })
+    .from(clientSocialProviders)
+    .where(and(eq(clientSocialProviders.workspaceId, workspaceId), eq(clientSocialProviders.clientPk, clientPk)));
+  return rows.map((r) => r.providerId);
+}
+
+/** Which of the workspace's social providers the application offers: exactly the checked ones. */
+export const setApplicationSocialProviders = defineOperation({
+  name: "application.social_providers_set",
+  role: "admin",
+  input: z.object({ client_id: id("client id"), provider_ids: checked() }),
+  async run(ctx, input) {
+    const wid = ctx.access.workspace.id;
+    const [client] = await ctx.db
+      .select({ id: clients.id, type: clients.type })
+      .from(clients)
+      .where(and(eq(clients.workspaceId, wid), eq(clients.clientId, input.client_id)))
+      .limit(1);
+    if (!client) throw formError("This application no longer exists");
+    const wanted = [...new Set(input.provider_ids)];
+    if (client.type === "M2M" && wanted.length > 0) throw formError("A machine-to-machine application has no sign-in page");
+    const providers = wanted.length
+      ? await ctx.db
+          .select({ id: socialProviders.id, key: socialProviders.key })
+          .from(socialProviders)
+          .where(and(eq(socialProviders.workspaceId, wid), inArray(socialProviders.id, wanted)))
+      : [];
+    if (providers.length !== wanted.length) throw fieldError("provider_ids", "A chosen provider no longer exists: reload the page");
+    const current = await ctx.db
+      .select({ providerId: clientSocialProviders.providerId })
+      .from(clientSocialProviders)
+      .where(and(eq(clientSocialProviders.workspaceId, wid), eq(clientSocialProviders.clientPk, client.id)));
+    const currentIds = new Set(current.map((c) => c.providerId));
+    const removed = [...currentIds].filter((pid) => !wanted.includes(pid));
+    const added = wanted.filter((pid) => !currentIds.has(pid));
+    if (removed.length === 0 && added.length === 0) return { result: null, audit: null };
+    if (removed.length) {
+      await ctx.db
+        .delete(clientSocialProviders)
+        .where(and(eq(clientSocialProviders.workspaceId, wid), eq(clientSocialProviders.clientPk, client.id), inArray(clientSocialProviders.providerId, removed)));
+    }
+    if (added.length) await ctx.db.insert(clientSocialProviders).values(added.map((providerId) => ({ workspaceId: wid, clientPk: client.id, providerId })));
+    return {
+      result: null,
+      audit: { target: input.client_id, clientId: input.client_id, data: { providers: providers.map((p) => p.key).sort(), added, removed } },
+    };
+  },
+});

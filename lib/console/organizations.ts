@@ -1,15 +1,29 @@
 /**
- * Organizations: members, and enterprise connection settings (configuration only; sign-in through
- * connections comes later). Membership changes reuse lib/authz/model.ts. An upstream client
- * secret is stored AES-256-GCM under the master key and never shown again.
+ * Organizations: members, enterprise connections and the email domains that send addresses to
+ * them. Membership changes reuse lib/authz/model.ts; domains lib/federation/domains.ts. An
+ * upstream client secret is stored AES-256-GCM under the master key and never shown again.
+ * Sign-in uses OIDC connections; SAML settings are stored but not used for sign-in yet.
  */
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, inArray } from "drizzle-orm";
 import { z } from "zod";
-import { enterpriseConnections, organizations, users } from "../../db/schema";
+import { enterpriseConnections, organizations, roles, users } from "../../db/schema";
 import { addOrganizationMember, removeOrganizationMember } from "../authz/model";
 import { encryptSecret, newId } from "../crypto";
+import {
+  applyDnsVerification,
+  claimDomain,
+  DomainError,
+  getDomain,
+  lookupVerificationRecords,
+  markDomainVerified,
+  removeDomain as removeDomainRow,
+  systemResolveTxt,
+  type TxtResolver,
+} from "../federation/domains";
+import { issuerFor } from "../http/context";
 import type { Service } from "../service";
-import { checkbox, email, id, lines, optionalText, text } from "./forms";
+import { upstreamUrlProblem } from "../workspaces/document/social-providers";
+import { checkbox, checked, email, id, optionalText, text } from "./forms";
 import { ConsoleInputError, defineOperation, fieldError, formError } from "./operation";
 
 export const CONNECTION_SECRET_PURPOSE = "enterprise-connection";
@@ -30,7 +44,14 @@ export interface ConnectionInfo {
   active: boolean;
   config: Record<string, unknown>;
   hasSecret: boolean;
+  defaultRoleIds: string[];
+  trustUpstreamMfa: boolean;
   updatedAt: Date;
+}
+
+/** The redirect URI to register at the upstream identity provider: the workspace's federation callback. */
+export function federationCallbackUri(service: Service, workspaceId: string): string {
+  return `${issuerFor(service.config.publicUrl, workspaceId)}/federation/callback`;
 }
 
 export async function listConnections(service: Service, workspaceId: string, organizationId: string): Promise<ConnectionInfo[]> {
@@ -39,7 +60,17 @@ export async function listConnections(service: Service, workspaceId: string, org
     .from(enterpriseConnections)
     .where(and(eq(enterpriseConnections.workspaceId, workspaceId), eq(enterpriseConnections.organizationId, organizationId)))
     .orderBy(asc(enterpriseConnections.name));
-  return rows.map((r) => ({ id: r.id, name: r.name, kind: r.kind, active: r.active, config: r.config, hasSecret: r.secretEncrypted !== null, updatedAt: r.updatedAt }));
+  return rows.map((r) => ({
+    id: r.id,
+    name: r.name,
+    kind: r.kind,
+    active: r.active,
+    config: r.config,
+    hasSecret: r.secretEncrypted !== null,
+    defaultRoleIds: r.defaultRoleIds,
+    trustUpstreamMfa: r.trustUpstreamMfa,
+    updatedAt: r.updatedAt,
+  }));
 }
 
 const slug = z
@@ -128,10 +159,23 @@ const optionalUrl = (label: string) =>
       .optional(),
   );
 
-const domainList = lines(50, "domains");
-const DOMAIN = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
+/** An upstream issuer: https, or http on a loopback host (a local identity provider). */
+const optionalIssuer = z.preprocess(
+  (v) => (typeof v === "string" && v.trim() === "" ? undefined : typeof v === "string" ? v.trim() : v),
+  z
+    .string()
+    .superRefine((v, ctx) => {
+      const problem = upstreamUrlProblem(v);
+      if (problem) ctx.addIssue({ code: "custom", message: `The issuer ${problem}` });
+    })
+    .optional(),
+);
 
-/** Creates or updates an enterprise connection of an organization (OIDC or SAML settings). */
+/**
+ * Creates or updates an enterprise connection of an organization. OIDC: issuer, client id, the
+ * client secret (set once, kept when left empty, never shown), the roles a new member gets, and
+ * whether the upstream's MFA counts. SAML settings are stored as they are, not used for sign-in.
+ */
 export const saveConnection = defineOperation({
   name: "organization.connection_saved",
   role: "admin",
@@ -141,12 +185,13 @@ export const saveConnection = defineOperation({
     name: text("a name"),
     kind: z.enum(["oidc", "saml"], { error: "Choose OIDC or SAML" }),
     active: checkbox(),
-    issuer: optionalUrl("issuer"),
+    issuer: optionalIssuer,
     client_id: optionalText(200),
     client_secret: optionalText(2000),
     metadata_url: optionalUrl("metadata URL"),
     entity_id: optionalText(500),
-    domains: domainList,
+    default_role_ids: checked(),
+    trust_upstream_mfa: checkbox(),
   }),
   async run(ctx, input) {
     const wid = ctx.access.workspace.id;
@@ -161,24 +206,33 @@ export const saveConnection = defineOperation({
       if (!input.issuer) errors.issuer = "Enter the upstream issuer";
       if (!input.client_id) errors.client_id = "Enter the client id registered upstream";
     } else if (!input.metadata_url) errors.metadata_url = "Enter the identity provider's metadata URL";
-    const badDomain = input.domains.find((d) => !DOMAIN.test(d.toLowerCase()));
-    if (badDomain) errors.domains = `${badDomain} is not a domain name`;
+    const roleIds = [...new Set(input.default_role_ids)];
+    if (roleIds.length > 0) {
+      const found = await ctx.db
+        .select({ id: roles.id })
+        .from(roles)
+        .where(and(eq(roles.workspaceId, wid), inArray(roles.id, roleIds)));
+      if (found.length !== roleIds.length) errors.default_role_ids = "A chosen role no longer exists: reload the page";
+    }
     if (Object.keys(errors).length) throw new ConsoleInputError(errors);
     const config: Record<string, unknown> =
-      input.kind === "oidc"
-        ? { issuer: input.issuer, client_id: input.client_id, domains: input.domains.map((d) => d.toLowerCase()) }
-        : { metadata_url: input.metadata_url, entity_id: input.entity_id ?? null, domains: input.domains.map((d) => d.toLowerCase()) };
+      input.kind === "oidc" ? { issuer: input.issuer, client_id: input.client_id } : { metadata_url: input.metadata_url, entity_id: input.entity_id ?? null };
     const connectionId = input.connection_id ?? newId();
     const secretEncrypted =
       input.kind === "oidc" && input.client_secret ? encryptSecret(ctx.service.config.masterKey, input.client_secret, `${CONNECTION_SECRET_PURPOSE}:${connectionId}`) : undefined;
+    const settings = {
+      name: input.name,
+      kind: input.kind,
+      active: input.active,
+      config,
+      defaultRoleIds: roleIds,
+      trustUpstreamMfa: input.kind === "oidc" && input.trust_upstream_mfa,
+    };
     if (input.connection_id) {
       const updated = await ctx.db
         .update(enterpriseConnections)
         .set({
-          name: input.name,
-          kind: input.kind,
-          active: input.active,
-          config,
+          ...settings,
           ...(secretEncrypted ? { secretEncrypted } : input.kind === "saml" ? { secretEncrypted: null } : {}),
           updatedAt: ctx.now,
         })
@@ -190,10 +244,7 @@ export const saveConnection = defineOperation({
         id: connectionId,
         workspaceId: wid,
         organizationId: org.id,
-        name: input.name,
-        kind: input.kind,
-        active: input.active,
-        config,
+        ...settings,
         secretEncrypted: secretEncrypted ?? null,
         createdAt: ctx.now,
         updatedAt: ctx.now,
@@ -201,7 +252,109 @@ export const saveConnection = defineOperation({
     }
     return {
       result: { id: connectionId },
-      audit: { target: org.slug, data: { connection_id: connectionId, name: input.name, kind: input.kind, active: input.active, config, secret_changed: !!secretEncrypted } },
+      audit: {
+        target: org.slug,
+        data: {
+          connection_id: connectionId,
+          name: input.name,
+          kind: input.kind,
+          active: input.active,
+          config,
+          default_role_ids: roleIds,
+          trust_upstream_mfa: settings.trustUpstreamMfa,
+          secret_changed: !!secretEncrypted,
+        },
+      },
+    };
+  },
+});
+
+/** A DomainError as a message beside the form's domain field (or the whole form). */
+function domainInputError(error: unknown): never {
+  if (error instanceof DomainError) throw error.code === "invalid" || error.code === "taken" || error.code === "already_claimed" ? fieldError("domain", error.message) : formError(error.message);
+  throw error;
+}
+
+async function organizationSlug(ctx: { db: Service["db"]; access: { workspace: { id: string } } }, organizationId: string): Promise<string> {
+  const [org] = await ctx.db
+    .select({ slug: organizations.slug })
+    .from(organizations)
+    .where(and(eq(organizations.workspaceId, ctx.access.workspace.id), eq(organizations.id, organizationId)))
+    .limit(1);
+  if (!org) throw formError("This organization no longer exists");
+  return org.slug;
+}
+
+/** Claims an email domain for the organization, unverified until DNS or an operator says so. */
+export const addDomain = defineOperation({
+  name: "organization.domain_claimed",
+  role: "admin",
+  input: z.object({ organization_id: id("organization"), domain: text("a domain", 300) }),
+  async run(ctx, input) {
+    const slug = await organizationSlug(ctx, input.organization_id);
+    const claimed = await claimDomain(ctx.db, { workspaceId: ctx.access.workspace.id, organizationId: input.organization_id, domain: input.domain, now: ctx.now }).catch(domainInputError);
+    return { result: { id: claimed.id, domain: claimed.domain }, audit: { target: slug, data: { domain: claimed.domain, domain_id: claimed.id } } };
+  },
+});
+
+/**
+ * Where "Check DNS" asks for TXT records; tests replace it. The lookup runs before the
+ * operation's transaction opens (a slow DNS server must not hold the database).
+ */
+export const domainDns: { resolveTxt: TxtResolver } = { resolveTxt: systemResolveTxt };
+
+/** Looks for the domain's TXT record; found, the domain is verified by DNS (audited); not found yet, the form says why. */
+export const checkDomainDns = defineOperation({
+  name: "organization.domain_verified",
+  role: "admin",
+  input: z.object({ organization_id: id("organization"), domain_id: id("domain"), domain: text("the domain", 300) }),
+  // The form names the domain so the lookup can run outside the transaction; run() checks it is the claimed one.
+  prepare: (input) => lookupVerificationRecords(input.domain.toLowerCase(), domainDns.resolveTxt),
+  async run(ctx, input, lookup) {
+    const slug = await organizationSlug(ctx, input.organization_id);
+    const current = await getDomain(ctx.db, ctx.access.workspace.id, input.domain_id);
+    if (!current || current.organizationId !== input.organization_id) throw formError("This domain is no longer claimed");
+    if (current.domain !== input.domain.toLowerCase()) throw formError("The domain changed meanwhile: reload the page");
+    const outcome = await applyDnsVerification(ctx.db, { workspaceId: ctx.access.workspace.id, domainId: current.id, organizationId: input.organization_id, now: ctx.now, lookup }).catch(domainInputError);
+    if (!outcome.verified) throw formError(`Not found yet: ${outcome.reason}. DNS changes can take a while to appear; check again later.`);
+    return {
+      result: { verified: true },
+      audit: outcome.changed ? { target: slug, data: { domain: current.domain, domain_id: current.id, method: "dns" } } : null,
+    };
+  },
+});
+
+/** An operator's word that the organization controls the domain, without DNS: audited as such. */
+export const markDomainVerifiedByOperator = defineOperation({
+  name: "organization.domain_verified",
+  role: "admin",
+  input: z.object({ organization_id: id("organization"), domain_id: id("domain") }),
+  async run(ctx, input) {
+    const slug = await organizationSlug(ctx, input.organization_id);
+    const marked = await markDomainVerified(ctx.db, {
+      workspaceId: ctx.access.workspace.id,
+      organizationId: input.organization_id,
+      domainId: input.domain_id,
+      now: ctx.now,
+      method: "operator",
+    }).catch(domainInputError);
+    if (!marked.changed) throw formError("This domain is verified already");
+    return { result: null, audit: { target: slug, data: { domain: marked.domain.domain, domain_id: marked.domain.id, method: "operator" } } };
+  },
+});
+
+/** Removes a claim: addresses in the domain stop going to this organization's connection. */
+export const removeDomain = defineOperation({
+  name: "organization.domain_removed",
+  role: "admin",
+  input: z.object({ organization_id: id("organization"), domain_id: id("domain") }),
+  async run(ctx, input) {
+    const slug = await organizationSlug(ctx, input.organization_id);
+    const removed = await removeDomainRow(ctx.db, { workspaceId: ctx.access.workspace.id, organizationId: input.organization_id, domainId: input.domain_id });
+    if (!removed) throw formError("This domain is no longer claimed");
+    return {
+      result: null,
+      audit: { target: slug, data: { domain: removed.domain, domain_id: removed.id, was_verified: removed.verificationMethod } },
     };
   },
 });

@@ -1,12 +1,33 @@
 /** Every console operation by name: the one table the console's server action dispatches through. */
-import { createApplication, createSecret, expireSecretNow, revokeSecret, rotateSecret, setApplicationActive, setClientApiGrant, updateApplication } from "./applications";
+import {
+  createApplication,
+  createSecret,
+  expireSecretNow,
+  revokeSecret,
+  rotateSecret,
+  setApplicationActive,
+  setApplicationSocialProviders,
+  setClientApiGrant,
+  updateApplication,
+} from "./applications";
 import { createApi, updateApi } from "./apis";
 import { removeUserFactor } from "./factors";
 import { activateKey, publishKey } from "./keys";
 import { addOperator, changeOperatorRole, removeOperator, setOperatorPassword, setOperatorStatus } from "./operators";
-import { addMember, createOrganization, removeMember, saveConnection, updateOrganization } from "./organizations";
+import {
+  addDomain,
+  addMember,
+  checkDomainDns,
+  createOrganization,
+  markDomainVerifiedByOperator,
+  removeDomain,
+  removeMember,
+  saveConnection,
+  updateOrganization,
+} from "./organizations";
 import { setApplicationPolicy, setWorkspacePolicy } from "./policy";
 import { createRole, deleteRole, setRoleApiPermissions, updateRole } from "./roles";
+import { createSocialProvider, moveSocialProvider, removeSocialProvider, updateSocialProvider } from "./social-providers";
 import { assignRole, createUser, endUserSession, removeRole, revokeUserGrant, setUserPassword, setUserStatus, updateUserProfile } from "./users";
 
 export const operations = {
@@ -18,6 +39,7 @@ export const operations = {
   revokeSecret,
   expireSecretNow,
   setClientApiGrant,
+  setApplicationSocialProviders,
   setWorkspacePolicy,
   setApplicationPolicy,
   createApi,
@@ -40,6 +62,14 @@ export const operations = {
   addMember,
   removeMember,
   saveConnection,
+  addDomain,
+  checkDomainDns,
+  markDomainVerified: markDomainVerifiedByOperator,
+  removeDomain,
+  createSocialProvider,
+  updateSocialProvider,
+  moveSocialProvider,
+  removeSocialProvider,
   publishKey,
   activateKey,
   addOperator,

@@ -1,0 +1,195 @@
+/**
+ * The console's enterprise sign-in settings, tested on lib/console as the server actions run
+ * them (runOperation): connections with default roles and a secret that is never returned,
+ * domains claimed once per workspace, verified by DNS (injected resolver) or by an operator
+ * (audited), and removed.
+ */
+import { and, eq } from "drizzle-orm";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { auditEvents, enterpriseConnections, organizationDomains, organizations, roles } from "../../../db/schema";
+import { runOperation } from "../../../lib/console/operation";
+import { domainDns, federationCallbackUri, listConnections } from "../../../lib/console/organizations";
+import { operations } from "../../../lib/console/registry";
+import { ensureSystemWorkspace } from "../../../lib/console/system";
+import { decryptSecret } from "../../../lib/crypto";
+import { listDomains, systemResolveTxt, txtRecordFor } from "../../../lib/federation/domains";
+import { seed, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
+import { consoleSignIn, createConsoleHarness, createOperator } from "../console-helpers";
+
+let h: Harness;
+const W = uniqueWorkspaceId("cfed");
+let admin: string;
+let viewer: string;
+let acme: string;
+let globex: string;
+let readerRole: string;
+let adminRole: string;
+
+beforeAll(async () => {
+  h = await createConsoleHarness();
+  await seed(h, {
+    id: W,
+    name: "Federation console",
+    roles: [{ name: "reader" }, { name: "admin" }],
+    organizations: [
+      { slug: "acme", name: "Acme" },
+      { slug: "globex", name: "Globex" },
+    ],
+  });
+  await ensureSystemWorkspace(h.service);
+  await createOperator(h, "fed-admin@operators.test", { [W]: "admin" });
+  await createOperator(h, "fed-viewer@operators.test", { [W]: "viewer" });
+  admin = (await consoleSignIn(h, "fed-admin@operators.test")).token;
+  viewer = (await consoleSignIn(h, "fed-viewer@operators.test")).token;
+  const org = async (slug: string) => (await h.service.db.select().from(organizations).where(and(eq(organizations.workspaceId, W), eq(organizations.slug, slug))))[0].id;
+  acme = await org("acme");
+  globex = await org("globex");
+  const role = async (name: string) => (await h.service.db.select().from(roles).where(and(eq(roles.workspaceId, W), eq(roles.name, name))))[0].id;
+  readerRole = await role("reader");
+  adminRole = await role("admin");
+});
+
+afterEach(() => {
+  domainDns.resolveTxt = systemResolveTxt;
+});
+
+const run = (token: string, name: keyof typeof operations, input: Record<string, unknown>) =>
+  runOperation(h.service, token, W, operations[name] as (typeof operations)["saveConnection"], input, { ip: "192.0.2.9" });
+
+const audits = (type: string) =>
+  h.service.db
+    .select()
+    .from(auditEvents)
+    .where(and(eq(auditEvents.workspaceId, W), eq(auditEvents.type, type)))
+    .orderBy(auditEvents.createdAt);
+
+describe("connections", () => {
+  it("creates an OIDC connection with default roles and trust in upstream MFA; the secret is encrypted and never returned", async () => {
+    const out = await run(admin, "saveConnection", {
+      organization_id: acme,
+      name: "Acme Okta",
+      kind: "oidc",
+      active: "on",
+      issuer: "https://acme.okta.example",
+      client_id: "latchkey",
+      client_secret: "upstream-secret-1",
+      default_role_ids: [readerRole, adminRole],
+      trust_upstream_mfa: "on",
+    });
+    expect(out.ok).toBe(true);
+    const id = (out as { result: { id: string } }).result.id;
+    expect(JSON.stringify(out)).not.toContain("upstream-secret-1");
+    const [row] = await h.service.db.select().from(enterpriseConnections).where(eq(enterpriseConnections.id, id));
+    expect(row).toMatchObject({ kind: "oidc", active: true, config: { issuer: "https://acme.okta.example", client_id: "latchkey" }, trustUpstreamMfa: true });
+    expect(row.defaultRoleIds.sort()).toEqual([readerRole, adminRole].sort());
+    expect(decryptSecret(h.service.config.masterKey, row.secretEncrypted!, `enterprise-connection:${id}`)).toBe("upstream-secret-1");
+
+    const listed = await listConnections(h.service, W, acme);
+    expect(listed).toHaveLength(1);
+    expect(listed[0]).toMatchObject({ hasSecret: true, trustUpstreamMfa: true });
+    expect(JSON.stringify(listed)).not.toContain("upstream-secret-1");
+    expect(JSON.stringify(listed)).not.toContain(row.secretEncrypted!);
+
+    const [event] = await audits("console.organization.connection_saved");
+    expect(event.data).toMatchObject({ connection_id: id, secret_changed: true, trust_upstream_mfa: true });
+    expect(JSON.stringify(event.data)).not.toContain("upstream-secret-1");
+  });
+
+  it("keeps the secret when the field is left empty, and replaces roles and settings", async () => {
+    const [c] = await listConnections(h.service, W, acme);
+    const [before] = await h.service.db.select().from(enterpriseConnections).where(eq(enterpriseConnections.id, c.id));
+    const out = await run(admin, "saveConnection", {
+      organization_id: acme,
+      connection_id: c.id,
+      name: "Acme Okta",
+      kind: "oidc",
+      issuer: "http://localhost:8080/realms/acme",
+      client_id: "latchkey",
+      client_secret: "",
+      default_role_ids: readerRole,
+    });
+    expect(out.ok).toBe(true);
+    const [after] = await h.service.db.select().from(enterpriseConnections).where(eq(enterpriseConnections.id, c.id));
+    expect(after).toMatchObject({ active: false, trustUpstreamMfa: false, defaultRoleIds: [readerRole], secretEncrypted: before.secretEncrypted, config: { issuer: "http://localhost:8080/realms/acme" } });
+  });
+
+  it("refuses a non-https issuer outside loopback, a missing client id, and a role of another workspace", async () => {
+    const out = await run(admin, "saveConnection", { organization_id: acme, name: "Bad", kind: "oidc", issuer: "http://idp.example", default_role_ids: ["not-a-role"] });
+    expect(out).toMatchObject({ ok: false, fieldErrors: { issuer: expect.stringMatching(/https/) } });
+    const out2 = await run(admin, "saveConnection", { organization_id: acme, name: "Bad", kind: "oidc", issuer: "https://idp.example", default_role_ids: ["not-a-role"] });
+    expect(out2).toMatchObject({ ok: false, fieldErrors: { client_id: expect.any(String), default_role_ids: expect.any(String) } });
+    expect(await listConnections(h.service, W, acme)).toHaveLength(1);
+  });
+
+  it("is refused to a viewer", async () => {
+    await expect(run(viewer, "saveConnection", { organization_id: acme, name: "V", kind: "oidc", issuer: "https://idp.example", client_id: "x" })).rejects.toMatchObject({ code: "forbidden" });
+  });
+
+  it("shows the callback URI to register upstream under the workspace's issuer", () => {
+    expect(federationCallbackUri(h.service, W)).toBe(`https://auth.example.test/t/${W}/federation/callback`);
+  });
+});
+
+describe("domains", () => {
+  it("claims a domain once per workspace; another organization is told who holds it", async () => {
+    const out = await run(admin, "addDomain", { organization_id: acme, domain: "ACME.example." });
+    expect(out).toMatchObject({ ok: true, result: { domain: "acme.example" } });
+    const taken = await run(admin, "addDomain", { organization_id: globex, domain: "acme.example" });
+    expect(taken).toMatchObject({ ok: false, fieldErrors: { domain: expect.stringContaining("organization acme") } });
+    const invalid = await run(admin, "addDomain", { organization_id: globex, domain: "com" });
+    expect(invalid).toMatchObject({ ok: false, fieldErrors: { domain: expect.stringContaining("top-level") } });
+    expect(await listDomains(h.service.db, W, globex)).toEqual([]);
+    expect(await audits("console.organization.domain_claimed")).toHaveLength(1);
+  });
+
+  it("Check DNS: not found yet is a message (nothing written, no audit); the TXT record verifies it by DNS, audited", async () => {
+    const [d] = await listDomains(h.service.db, W, acme);
+    const asked: string[] = [];
+    domainDns.resolveTxt = async (name) => {
+      asked.push(name);
+      throw Object.assign(new Error("nxdomain"), { code: "ENOTFOUND" });
+    };
+    const missing = await run(admin, "checkDomainDns", { organization_id: acme, domain_id: d.id, domain: d.domain });
+    expect(missing).toMatchObject({ ok: false, formError: expect.stringContaining("Not found yet: no TXT record at _latchkey.acme.example") });
+    expect(asked).toEqual(["_latchkey.acme.example"]);
+    expect((await listDomains(h.service.db, W, acme))[0].verifiedAt).toBeNull();
+    expect(await audits("console.organization.domain_verified")).toHaveLength(0);
+
+    // A form naming another domain than the claim's does not verify the claim.
+    domainDns.resolveTxt = async () => [[txtRecordFor(d).value]];
+    const forged = await run(admin, "checkDomainDns", { organization_id: acme, domain_id: d.id, domain: "attacker.example" });
+    expect(forged).toMatchObject({ ok: false, formError: expect.stringContaining("reload") });
+
+    const found = await run(admin, "checkDomainDns", { organization_id: acme, domain_id: d.id, domain: d.domain });
+    expect(found).toMatchObject({ ok: true, result: { verified: true } });
+    const [row] = await h.service.db.select().from(organizationDomains).where(eq(organizationDomains.id, d.id));
+    expect(row).toMatchObject({ verificationMethod: "dns", verifiedAt: h.clock.now() });
+    const events = await audits("console.organization.domain_verified");
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ subject: "acme", ip: "192.0.2.9", data: { domain: "acme.example", method: "dns", operator: "fed-admin@operators.test" } });
+  });
+
+  it("Mark verified: an operator's word, audited as such; refused when already verified", async () => {
+    const added = await run(admin, "addDomain", { organization_id: globex, domain: "globex.example" });
+    const domainId = (added as { result: { id: string } }).result.id;
+    const marked = await run(admin, "markDomainVerified", { organization_id: globex, domain_id: domainId });
+    expect(marked.ok).toBe(true);
+    const [row] = await h.service.db.select().from(organizationDomains).where(eq(organizationDomains.id, domainId));
+    expect(row.verificationMethod).toBe("operator");
+    const events = (await audits("console.organization.domain_verified")).filter((e) => e.subject === "globex");
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ actor: expect.any(String), data: { domain: "globex.example", method: "operator" } });
+    expect(await run(admin, "markDomainVerified", { organization_id: globex, domain_id: domainId })).toMatchObject({ ok: false, formError: expect.stringContaining("verified already") });
+    // Not through another organization.
+    expect(await run(admin, "removeDomain", { organization_id: acme, domain_id: domainId })).toMatchObject({ ok: false });
+  });
+
+  it("removes a claim, audited, and a viewer may not", async () => {
+    const [d] = await listDomains(h.service.db, W, globex);
+    await expect(run(viewer, "removeDomain", { organization_id: globex, domain_id: d.id })).rejects.toMatchObject({ code: "forbidden" });
+    expect(await run(admin, "removeDomain", { organization_id: globex, domain_id: d.id })).toMatchObject({ ok: true });
+    expect(await listDomains(h.service.db, W, globex)).toEqual([]);
+    const [event] = await audits("console.organization.domain_removed");
+    expect(event.data).toMatchObject({ domain: "globex.example", was_verified: "operator" });
+  });
+});
