@@ -1,0 +1,163 @@
+/**
+ * Social sign-in end to end, through a GitHub stand-in and a generic OpenID Connect provider
+ * (oidc-provider) on loopback: an account is created just in time only for an email address the
+ * provider verified (`email_verified` strictly true, GitHub's verified primary address); otherwise
+ * the hosted error page, and nothing is created. Only the providers an application offers, enabled.
+ */
+import { decodeJwt } from "jose";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { socialProviders } from "../../../db/schema";
+import { eq } from "drizzle-orm";
+import { authzWorkspace, SPA, WEB } from "../../helpers/fixtures";
+import { basic, createHarness, exchangeCode, seed, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
+import { outcome, startSignIn, userIdOf, viewOf, type PendingSignIn } from "../../helpers/factors/sign-in";
+import { startGithubStandin, type GithubStandin } from "../../helpers/federation/github-standin";
+import { startOidcProviderUpstream, type OidcProviderUpstream } from "../../helpers/federation/oidc-provider-upstream";
+import { addSocialProvider, callbackUrlOf, countsOf, deliverCallback, expectHostedError, identitiesOf, startSocial, upstreamLocation, userByEmail } from "../../helpers/federation/setup";
+
+let h: Harness;
+const ws = uniqueWorkspaceId("fedsoc");
+let github: GithubStandin;
+let oidc: OidcProviderUpstream;
+let githubId: string;
+let oidcId: string;
+
+const OCTOCAT = { id: 583231, login: "octocat", name: "The Octocat", emails: [{ email: "old@octo.test", primary: false, verified: true }, { email: "octocat@octo.test", primary: true, verified: true }] };
+const HUBOT = { id: 9001, login: "hubot", name: null, emails: [{ email: "hubot@octo.test", primary: true, verified: false }, { email: "hubot-other@octo.test", primary: false, verified: true }] };
+
+beforeAll(async () => {
+  h = await createHarness();
+  await seed(h, authzWorkspace(ws));
+  github = await startGithubStandin({ redirectUris: [callbackUrlOf(ws)], users: [OCTOCAT, HUBOT] });
+  oidc = await startOidcProviderUpstream({
+    redirectUris: [callbackUrlOf(ws)],
+    now: () => h.clock.now(),
+    accounts: [
+      { sub: "verified-1", email: "vera@mail.test", email_verified: true, name: "Vera" },
+      { sub: "unverified-2", email: "una@mail.test", email_verified: false },
+      { sub: "string-true-3", email: "stella@mail.test", email_verified: "true" },
+      { sub: "no-email-4" },
+    ],
+  });
+  githubId = await addSocialProvider(h, ws, {
+    key: "github",
+    preset: "github",
+    name: "GitHub",
+    clientId: github.clientId,
+    clientSecret: github.clientSecret,
+    config: { authorization_endpoint: github.authorizationEndpoint, token_endpoint: github.tokenEndpoint, api_base: github.apiBase },
+    applications: [WEB.client_id],
+  });
+  oidcId = await addSocialProvider(h, ws, {
+    key: "contoso",
+    preset: "oidc",
+    name: "Contoso ID",
+    clientId: oidc.clientId,
+    clientSecret: oidc.clientSecret,
+    config: { issuer: oidc.issuer },
+    applications: [WEB.client_id],
+  });
+});
+
+afterAll(async () => {
+  await github?.close();
+  await oidc?.close();
+});
+
+const startWeb = () => startSignIn(h, ws, { ...WEB, scope: "openid email profile" });
+
+async function viaGithub(user: number): Promise<{ s: PendingSignIn; res: Response }> {
+  const s = await startWeb();
+  const url = upstreamLocation(await startSocial(h, s, "github"), ws);
+  expect(url.origin).toBe(github.origin);
+  return { s, res: await deliverCallback(h, s, await github.authorize(url, { user })) };
+}
+
+async function viaOidc(account: string): Promise<{ s: PendingSignIn; res: Response }> {
+  const s = await startWeb();
+  const url = upstreamLocation(await startSocial(h, s, "contoso"), ws);
+  expect(url.origin).toBe(oidc.issuer);
+  return { s, res: await deliverCallback(h, s, (await oidc.authorize(url, { account })).url) };
+}
+
+async function idTokenOf(s: PendingSignIn, res: Response) {
+  const o = outcome(res);
+  if (o.to !== "callback") throw new Error(`stopped at the page: ${o.error}`);
+  const exchanged = await exchangeCode(h, ws, { code: o.code, redirect_uri: WEB.redirect_uri, verifier: s.verifier, authorization: basic(WEB.client_id, WEB.secret) });
+  expect(exchanged.status).toBe(200);
+  return decodeJwt((await exchanged.json()).id_token);
+}
+
+describe("social sign-in", () => {
+  it("shows the application's enabled providers, in order; another application offers none", async () => {
+    expect((await viewOf(h, await startWeb())).federation.buttons.map((b) => b.key).sort()).toEqual(["contoso", "github"]);
+    const spa = await startSignIn(h, ws, { ...SPA });
+    expect((await viewOf(h, spa)).federation.buttons).toEqual([]);
+    expect(outcome(await startSocial(h, spa, "github"))).toEqual({ to: "page", error: "method_not_allowed" });
+    expect(github.hits.get("/login/oauth/authorize") ?? 0).toBe(0);
+  });
+
+  it("GitHub: creates the account with the verified primary address, the identity keyed by the numeric id", async () => {
+    const { s, res } = await viaGithub(OCTOCAT.id);
+    const claims = await idTokenOf(s, res);
+    const user = (await userByEmail(h, ws, "octocat@octo.test"))!;
+    expect(user).toMatchObject({ emailVerified: true, name: "The Octocat", passwordHash: null });
+    expect(await identitiesOf(h, ws, user.id)).toMatchObject([{ issuer: "https://github.com", subject: "583231", socialProviderId: githubId, connectionId: null, emailVerified: true }]);
+    expect(claims).toMatchObject({ email: "octocat@octo.test", email_verified: true });
+    expect(claims.organization_id).toBeUndefined();
+    expect(claims.connection_id).toBeUndefined();
+    expect(claims.amr).toContain("fed");
+    // The next sign-in is the same account.
+    const again = await viaGithub(OCTOCAT.id);
+    expect((await idTokenOf(again.s, again.res)).sub).toBe(claims.sub);
+    expect(await identitiesOf(h, ws, await userIdOf(h, ws, "octocat@octo.test"))).toHaveLength(1);
+  });
+
+  it("GitHub: an unverified primary address creates nothing (federation_email_unverified)", async () => {
+    const before = await countsOf(h, ws);
+    const { res } = await viaGithub(HUBOT.id);
+    await expectHostedError(res, "federation_email_unverified");
+    expect(await countsOf(h, ws)).toEqual(before);
+    expect(await userByEmail(h, ws, "hubot@octo.test")).toBeNull();
+    expect(await userByEmail(h, ws, "hubot-other@octo.test")).toBeNull();
+  });
+
+  it("generic OIDC: email_verified true creates the account (identity by the exact iss and sub)", async () => {
+    const { s, res } = await viaOidc("verified-1");
+    expect((await idTokenOf(s, res)).email).toBe("vera@mail.test");
+    const user = (await userByEmail(h, ws, "vera@mail.test"))!;
+    expect(user).toMatchObject({ emailVerified: true, name: "Vera" });
+    expect(await identitiesOf(h, ws, user.id)).toMatchObject([{ issuer: oidc.issuer, subject: "verified-1", socialProviderId: oidcId }]);
+  });
+
+  it("generic OIDC: email_verified false, or the string \"true\", creates nothing (federation_email_unverified); no email at all: federation_no_email", async () => {
+    const before = await countsOf(h, ws);
+    await expectHostedError((await viaOidc("unverified-2")).res, "federation_email_unverified");
+    await expectHostedError((await viaOidc("string-true-3")).res, "federation_email_unverified");
+    await expectHostedError((await viaOidc("no-email-4")).res, "federation_no_email");
+    expect(await countsOf(h, ws)).toEqual(before);
+  });
+
+  it("a provider disabled while the user was upstream: federation_option_unavailable, nothing created", async () => {
+    const s = await startWeb();
+    const url = upstreamLocation(await startSocial(h, s, "github"), ws);
+    const back = await github.authorize(url, { user: OCTOCAT.id });
+    await h.service.db.update(socialProviders).set({ enabled: false }).where(eq(socialProviders.id, githubId));
+    try {
+      const before = await countsOf(h, ws);
+      await expectHostedError(await deliverCallback(h, s, back), "federation_option_unavailable");
+      expect(await countsOf(h, ws)).toEqual(before);
+      expect(outcome(await startSocial(h, await startWeb(), "github"))).toEqual({ to: "page", error: "method_not_allowed" });
+    } finally {
+      await h.service.db.update(socialProviders).set({ enabled: true }).where(eq(socialProviders.id, githubId));
+    }
+  });
+
+  it("the user refusing at the provider: federation_denied, nothing created", async () => {
+    const before = await countsOf(h, ws);
+    const s = await startWeb();
+    const url = upstreamLocation(await startSocial(h, s, "github"), ws);
+    await expectHostedError(await deliverCallback(h, s, await github.authorize(url, { deny: true })), "federation_denied");
+    expect(await countsOf(h, ws)).toEqual(before);
+  });
+});
