@@ -11,6 +11,7 @@ const sections = [
   { href: "/roles", label: "Roles" },
   { href: "/users", label: "Users" },
   { href: "/organizations", label: "Organizations" },
+  { href: "/social", label: "Social sign-in" },
   { href: "/keys", label: "Signing keys" },
   { href: "/audit", label: "Audit log" },
   { href: "/operators", label: "Operators" },

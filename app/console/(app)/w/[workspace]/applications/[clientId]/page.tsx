@@ -10,7 +10,8 @@ import { EmptyState, Table, Td } from "@/components/ui/table";
 import { Time } from "@/components/ui/time";
 import { PolicySummary } from "@/components/console/policy-summary";
 import { SecretReveal } from "@/components/console/secret-reveal";
-import { applicationSecrets, getApplication, typeLabels } from "@/lib/console/applications";
+import { applicationSecrets, applicationSocialProviderIds, getApplication, typeLabels } from "@/lib/console/applications";
+import { listSocialProviders, PRESET_LABELS } from "@/lib/console/social-providers";
 import { roleAtLeast } from "@/lib/console/authz";
 import { FIRST_FACTOR_LABELS, getApplicationPolicy, MFA_LABELS, PASSKEY_ENROLLMENT_LABELS, policyRows } from "@/lib/console/policy";
 import { SECRET_WARNING_MS } from "@/lib/console/workspaces";
@@ -36,11 +37,13 @@ export default async function ApplicationPage({ params }: { params: Promise<{ wo
   const readOnly = !roleAtLeast(access.role, "admin");
   const now = service.clock.now();
   const confidential = app.type !== "PUBLIC";
-  const [secrets, apis, grants, policy] = await Promise.all([
+  const [secrets, apis, grants, policy, socialProviders, offeredProviders] = await Promise.all([
     confidential ? applicationSecrets(service, access, app.clientId) : Promise.resolve([]),
     listApis(service.db, ws),
     listApiGrants(service.db, ws, { clientId: app.clientId }),
     getApplicationPolicy(service, ws, app.clientId),
+    listSocialProviders(service, ws),
+    applicationSocialProviderIds(service, ws, app.id),
   ]);
   const activeSecrets = secrets.filter((s) => s.status === "active");
   const hidden = { client_id: app.clientId };
@@ -167,6 +170,37 @@ export default async function ApplicationPage({ params }: { params: Promise<{ wo
                 <PolicySummary label="Effective policy" rows={policyRows(policy.effective, policy.overrides)} />
               </div>
             </div>
+          </Card>
+        ) : null}
+
+        {app.type !== "M2M" ? (
+          <Card
+            id="social"
+            title="Social sign-in"
+            description={
+              <>
+                The buttons this application&apos;s sign-in page offers, in the{" "}
+                <Link prefetch={false} href={`${base}/social`} className="text-indigo-700 hover:underline">
+                  workspace&apos;s order
+                </Link>
+                .
+              </>
+            }
+          >
+            {socialProviders.length === 0 ? (
+              <EmptyState title="No social providers in this workspace">Add one under Social sign-in first.</EmptyState>
+            ) : (
+              <ActionForm action={actionFor("setApplicationSocialProviders", ws)} hidden={hidden} readOnly={readOnly} successMessage="Saved." label="Social sign-in">
+                <CheckboxGroup
+                  name="provider_ids"
+                  legend="Offer these providers"
+                  options={socialProviders.map((p) => ({ value: p.id, label: `${p.name} (${PRESET_LABELS[p.preset]}${p.enabled ? "" : ", disabled"})` }))}
+                  defaultValues={offeredProviders}
+                  hint="A disabled provider is not shown until it is enabled again."
+                />
+                <SubmitButton variant="secondary">Save social sign-in</SubmitButton>
+              </ActionForm>
+            )}
           </Card>
         ) : null}
 
