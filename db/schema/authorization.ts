@@ -5,7 +5,6 @@ import { clients, clientSecrets } from "./applications";
 import { hostedSessions, type StoredEvidence } from "./sessions";
 import { users } from "./users";
 import { enterpriseConnections, organizations } from "./organizations";
-import type { PendingFederatedLink } from "./federation";
 import { workspaces } from "./workspaces";
 
 /** A validated authorization request waiting for the user to authenticate (10 minutes). */
@@ -172,3 +171,19 @@ export const accessTokens = pgTable(
   },
   (t) => [index("access_tokens_grant_idx").on(t.workspaceId, t.grantId), index("access_tokens_expiry_idx").on(t.expiresAt)],
 );
+
+/** An upstream identity waiting on the pending sign-in for the user to prove the local account with its email. */
+export interface PendingFederatedLink {
+  /** The local account the upstream's email matches. */
+  userId: string;
+  connectionId: string | null;
+  socialProviderId: string | null;
+  organizationId: string | null;
+  issuer: string;
+  subject: string;
+  email: string | null;
+  emailVerified: boolean;
+  name: string | null;
+  /** The upstream's MFA, when the connection trusts it. */
+  upstreamMfa: boolean;
+}

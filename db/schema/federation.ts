@@ -121,19 +121,3 @@ export const federationTransactions = pgTable(
   },
   (t) => [uniqueIndex("federation_transactions_state_uq").on(t.workspaceId, t.stateHash), index("federation_transactions_expiry_idx").on(t.workspaceId, t.expiresAt)],
 );
-
-/** An upstream identity waiting on the pending sign-in for the user to prove the local account with its email. */
-export interface PendingFederatedLink {
-  /** The local account the upstream's email matches. */
-  userId: string;
-  connectionId: string | null;
-  socialProviderId: string | null;
-  organizationId: string | null;
-  issuer: string;
-  subject: string;
-  email: string | null;
-  emailVerified: boolean;
-  name: string | null;
-  /** The upstream's MFA, when the connection trusts it. */
-  upstreamMfa: boolean;
-}

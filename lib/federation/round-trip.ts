@@ -76,5 +76,6 @@ export async function finishRoundTrip(ctx: EndpointContext, trip: RoundTrip, sta
   const url = new URL(call.redirectUri);
   url.search = query.toString();
   const codeVerifier = decryptSecret(ctx.service.config.masterKey, trip.codeVerifierEncrypted, roundTripVerifierPurpose(trip.id));
-  return completeUpstream(loaded.provider, call, { url, expected: { state, nonce: trip.nonce, codeVerifier } });
+  // Apple's first sign-in posts the user's name (`user`) beside the response (kept by the callback's POST → GET).
+  return completeUpstream(loaded.provider, call, { url, body: query.has("user") ? query : undefined, expected: { state, nonce: trip.nonce, codeVerifier } });
 }
