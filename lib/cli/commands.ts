@@ -17,6 +17,7 @@ import {
   type NewClientSecret,
 } from "../clients/secrets";
 import { exportWorkspace, importWorkspace, WorkspaceFileError } from "../workspaces/file";
+import { setUpstreamSecret, UpstreamSecretError, type UpstreamSecretTarget } from "../workspaces/import/secrets";
 
 export const USAGE = `Usage: latchkey <command> [arguments]
 
@@ -33,6 +34,11 @@ Commands:
   secret revoke <workspace> <client_id> <secret_id>
                                                Revoke one secret now.
   secret list <workspace> <client_id>          List a client's secrets (never the secrets themselves).
+  connection secret <workspace> <organization> <connection>
+                                               Set an enterprise connection's client secret, read from
+                                               standard input (<organization> is its slug).
+  social secret <workspace> <provider>         Set a social provider's client secret (Apple: the private
+                                               key, PEM), read from standard input.
   help                                         Show this help.
 
 Run through npm: npm run latchkey -- <command>   (npm run --silent ... to keep npm's banner out of stdout)
@@ -45,17 +51,23 @@ export interface CommandIO {
   err(text: string): void;
 }
 
-/** A command line and, for `workspace import`, the file's content (read by the CLI). */
+/** A command line and, for `workspace import` and the secret commands, the input read by the CLI. */
 export interface CommandRequest {
   argv: string[];
   stdin?: string;
+  /**
+   * Values of the environment variables a workspace file refers to (`{ "env": NAME }`), from the
+   * CLI's environment; without it, the environment of the process running the command.
+   */
+  env?: Record<string, string>;
 }
 
 export interface CommandArgs {
   positional: string[];
   flags: Map<string, string>;
-  /** The content of the file named by `workspace import` (or of standard input for "-"). */
+  /** The content of the file named by `workspace import` (or of standard input for "-"), or a secret. */
   stdin?: string;
+  env?: Record<string, string>;
 }
 
 export type Command = (db: Database, config: Config, clock: Clock, args: CommandArgs, io: CommandIO) => Promise<number>;
@@ -92,10 +104,16 @@ export function isHelp(args: CommandArgs): boolean {
   return args.positional.length === 0 || args.positional[0] === "help" || args.flags.has("help");
 }
 
-/** The file a `workspace import` reads ("-" for standard input), or undefined for other commands. */
+/**
+ * The file a command reads ("-" for standard input): the file of `workspace import`, standard
+ * input for the secret commands (a secret never goes on the command line, where `ps` shows it);
+ * undefined for other commands.
+ */
 export function importFileArgument(args: CommandArgs): string | undefined {
   const [group, action, file] = args.positional;
-  return group === "workspace" && action === "import" ? file : undefined;
+  if (group === "workspace" && action === "import") return file;
+  if ((group === "connection" || group === "social") && action === "secret") return "-";
+  return undefined;
 }
 
 function integerFlag(args: CommandArgs, name: string, min: number, max: number): number | undefined {
@@ -164,6 +182,16 @@ export function plan(args: CommandArgs): Command {
     allowFlags(args);
     return secretListCommand;
   }
+  if (group === "connection" && action === "secret") {
+    expectPositional(args, 5, "connection secret <workspace> <organization> <connection>   (the secret on standard input)");
+    allowFlags(args);
+    return upstreamSecretCommand;
+  }
+  if (group === "social" && action === "secret") {
+    expectPositional(args, 4, "social secret <workspace> <provider>   (the secret on standard input)");
+    allowFlags(args);
+    return upstreamSecretCommand;
+  }
   throw new UsageError(group === undefined ? USAGE : `Unknown command "${args.positional.join(" ")}". Run "latchkey help".`);
 }
 
@@ -175,7 +203,7 @@ export async function runCommand(db: Database, config: Config, clock: Clock, req
   let args: CommandArgs;
   let command: Command;
   try {
-    args = { ...parseArgs(request.argv), stdin: request.stdin };
+    args = { ...parseArgs(request.argv), stdin: request.stdin, env: request.env };
     if (isHelp(args)) {
       println(io.out, USAGE);
       return 0;
@@ -191,7 +219,7 @@ export async function runCommand(db: Database, config: Config, clock: Clock, req
   try {
     return await command(db, config, clock, args, io);
   } catch (error) {
-    if (error instanceof ClientSecretError) {
+    if (error instanceof ClientSecretError || error instanceof UpstreamSecretError) {
       println(io.err, error.message);
       return 1;
     }
@@ -220,7 +248,7 @@ const importCommand: Command = async (db, config, clock, args, io) => {
     return 1;
   }
   try {
-    const result = await importWorkspace(db, doc, { clock, masterKey: config.masterKey, generateSecrets: true });
+    const result = await importWorkspace(db, doc, { clock, masterKey: config.masterKey, generateSecrets: true, ...(args.env ? { env: args.env } : {}) });
     const what = result.created
       ? `created (${result.changes} rows written)`
       : result.changes === 0
@@ -235,6 +263,16 @@ const importCommand: Command = async (db, config, clock, args, io) => {
     for (const issue of error.issues) println(io.err, `${issue.path}: ${issue.message}`);
     return 1;
   }
+};
+
+/** `connection secret` and `social secret`: the secret comes on standard input and is never printed. */
+const upstreamSecretCommand: Command = async (db, config, clock, args, io) => {
+  const [group, , workspaceId, first, second] = args.positional;
+  const target: UpstreamSecretTarget =
+    group === "connection" ? { kind: "connection", organizationSlug: first, connectionName: second } : { kind: "social", providerKey: first };
+  const result = await setUpstreamSecret(db, { workspaceId, target, secret: args.stdin ?? "", masterKey: config.masterKey, clock });
+  println(io.out, `Secret of ${result.description} set (stored encrypted).`);
+  return 0;
 };
 
 /** Writes the JSON to standard output; `--out` is the CLI's business (it writes the file locally). */

@@ -8,8 +8,11 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { and, eq } from "drizzle-orm";
 import { openDatabase, runMigrations, type DatabaseHandle } from "../../db/client";
-import { loadConfig } from "../config";
+import { auditEvents, enterpriseConnections, socialProviders } from "../../db/schema";
+import { loadConfig, type Config } from "../config";
+import { decryptSecret } from "../crypto";
 import { createService } from "../service";
 import { startAdminSocket, type AdminSocket } from "./admin-socket";
 
@@ -19,6 +22,7 @@ const tsx = path.join(root, "node_modules", ".bin", "tsx");
 let dataDir: string;
 let handle: DatabaseHandle;
 let socket: AdminSocket | undefined;
+let config: Config;
 
 function latchkey(args: string[], options: { dataDir?: string; stdin?: string } = {}): Promise<{ code: number; out: string; err: string }> {
   const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: options.dataDir ?? dataDir, LATCHKEY_CWD: dataDir };
@@ -39,7 +43,7 @@ function latchkey(args: string[], options: { dataDir?: string; stdin?: string } 
 
 beforeAll(async () => {
   dataDir = mkdtempSync(path.join(os.tmpdir(), "lk-cli-"));
-  const config = loadConfig({ DATA_DIR: dataDir, PUBLIC_URL: "https://auth.example.test" });
+  config = loadConfig({ DATA_DIR: dataDir, PUBLIC_URL: "https://auth.example.test" });
   handle = await openDatabase({ dataDir });
   await runMigrations(handle);
   socket = await startAdminSocket(createService(handle.db, config), { log: () => {} });
@@ -82,6 +86,35 @@ describe("latchkey while the server holds the embedded database", { timeout: 60_
     const result = await latchkey(["workspace", "import", "bad.json"]);
     expect(result.code).toBe(1);
     expect(result.err).toMatch(/^bad\.json: 2 problems; nothing was imported\.\n\$\.id: .*\n\$\.name: /);
+  });
+
+  it("sets upstream secrets from standard input, never echoing them", async () => {
+    const doc = {
+      id: "fed-cli",
+      name: "Federation CLI",
+      organizations: [{ slug: "acme", name: "Acme", connections: [{ name: "Acme Okta", issuer: "https://acme.okta.example", client_id: "latchkey" }] }],
+      social_providers: [{ key: "google", preset: "google", name: "Google", client_id: "g" }],
+    };
+    expect((await latchkey(["workspace", "import", "-"], { stdin: JSON.stringify(doc) })).code).toBe(0);
+
+    const social = await latchkey(["social", "secret", "fed-cli", "google"], { stdin: "google-secret-from-stdin\n" });
+    expect(social).toEqual({ code: 0, out: "Secret of social provider google set (stored encrypted).\n", err: "" });
+    const connection = await latchkey(["connection", "secret", "fed-cli", "acme", "Acme Okta"], { stdin: "okta-secret-from-stdin" });
+    expect(connection).toEqual({ code: 0, out: 'Secret of connection "Acme Okta" of organization acme set (stored encrypted).\n', err: "" });
+
+    const [provider] = await handle.db.select().from(socialProviders).where(eq(socialProviders.workspaceId, "fed-cli"));
+    expect(decryptSecret(config.masterKey, provider.secretEncrypted!, `social-provider:${provider.id}`)).toBe("google-secret-from-stdin");
+    const [conn] = await handle.db.select().from(enterpriseConnections).where(eq(enterpriseConnections.workspaceId, "fed-cli"));
+    expect(decryptSecret(config.masterKey, conn.secretEncrypted!, `enterprise-connection:${conn.id}`)).toBe("okta-secret-from-stdin");
+    const audited = await handle.db.select().from(auditEvents).where(and(eq(auditEvents.workspaceId, "fed-cli"), eq(auditEvents.type, "social_provider.secret_set")));
+    expect(audited).toHaveLength(1);
+    expect(JSON.stringify(audited)).not.toContain("google-secret-from-stdin");
+
+    // Unknown names and an empty secret are refused with exit 1; a missing argument is a usage error.
+    expect(await latchkey(["social", "secret", "fed-cli", "nope"], { stdin: "x" })).toMatchObject({ code: 1, err: 'No social provider "nope" in workspace "fed-cli".\n' });
+    expect(await latchkey(["connection", "secret", "fed-cli", "acme", "Other"], { stdin: "x" })).toMatchObject({ code: 1, err: expect.stringContaining('no connection named "Other"') });
+    expect(await latchkey(["social", "secret", "fed-cli", "google"], { stdin: " \n" })).toMatchObject({ code: 1, err: expect.stringContaining("empty") });
+    expect(await latchkey(["connection", "secret", "fed-cli", "acme"])).toMatchObject({ code: 2, err: expect.stringContaining("Usage: latchkey connection secret") });
   });
 
   it("says clearly when the database is held by a process without an admin socket", async () => {

@@ -1,7 +1,15 @@
-// The file's secret references (`{ "env": NAME }`), read from the environment before the transaction; an unset one is a problem at its JSON path.
+// Upstream client secrets: the file's references (`{ "env": NAME }`), read from the environment before the import's transaction (an unset one is a problem at its JSON path), and the CLI's way of setting one directly.
 import { createPrivateKey } from "node:crypto";
+import { and, eq } from "drizzle-orm";
+import type { Database } from "../../../db/client";
+import { enterpriseConnections, organizations, socialProviders } from "../../../db/schema";
+import { recordAudit } from "../../audit/events";
+import type { Clock } from "../../clock";
+import { encryptSecret } from "../../crypto";
 import { WorkspaceFileError, type WorkspaceDocument, type WorkspaceFileIssue } from "../document";
 import { jsonPath, type PathSegment } from "../document/paths";
+import { connectionSecretPurpose } from "./organizations";
+import { socialSecretPurpose } from "./social-providers";
 
 export async function resolveSecretReferences(file: WorkspaceDocument, env: Record<string, string | undefined>): Promise<Map<string, string>> {
   const refs: Array<{ path: PathSegment[]; env: string; pem: boolean }> = [];
@@ -37,4 +45,75 @@ export async function resolveSecretReferences(file: WorkspaceDocument, env: Reco
   }
   if (issues.length) throw new WorkspaceFileError(issues);
   return out;
+}
+
+export class UpstreamSecretError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "UpstreamSecretError";
+  }
+}
+
+export type UpstreamSecretTarget =
+  | { kind: "connection"; organizationSlug: string; connectionName: string }
+  | { kind: "social"; providerKey: string };
+
+/**
+ * Sets an upstream client secret outside the workspace file (the CLI reads it from standard
+ * input): encrypted under the master key with the purpose sign-in decrypts it with, audited.
+ * Throws UpstreamSecretError naming what was not found or why the value cannot be used.
+ */
+export async function setUpstreamSecret(
+  db: Database,
+  input: { workspaceId: string; target: UpstreamSecretTarget; secret: string; masterKey: Buffer; clock: Clock },
+): Promise<{ id: string; description: string }> {
+  const secret = input.secret.trim();
+  if (secret === "") throw new UpstreamSecretError("The secret is empty: pass it on standard input.");
+  if (secret.length > 10_000) throw new UpstreamSecretError("The secret is longer than 10000 characters.");
+  const now = input.clock.now();
+  const wid = input.workspaceId;
+  return db.transaction(async (tx) => {
+    let id: string;
+    let description: string;
+    if (input.target.kind === "connection") {
+      const { organizationSlug, connectionName } = input.target;
+      const [org] = await tx.select({ id: organizations.id }).from(organizations).where(and(eq(organizations.workspaceId, wid), eq(organizations.slug, organizationSlug)));
+      if (!org) throw new UpstreamSecretError(`No organization "${organizationSlug}" in workspace "${wid}".`);
+      const [connection] = await tx
+        .select({ id: enterpriseConnections.id, kind: enterpriseConnections.kind })
+        .from(enterpriseConnections)
+        .where(and(eq(enterpriseConnections.workspaceId, wid), eq(enterpriseConnections.organizationId, org.id), eq(enterpriseConnections.name, connectionName)));
+      if (!connection) throw new UpstreamSecretError(`Organization "${organizationSlug}" has no connection named "${connectionName}".`);
+      if (connection.kind !== "oidc") throw new UpstreamSecretError(`"${connectionName}" is a SAML connection: it has no client secret.`);
+      id = connection.id;
+      description = `connection "${connectionName}" of organization ${organizationSlug}`;
+      await tx
+        .update(enterpriseConnections)
+        .set({ secretEncrypted: encryptSecret(input.masterKey, secret, connectionSecretPurpose(id)), updatedAt: now })
+        .where(eq(enterpriseConnections.id, id));
+      await recordAudit(tx, { workspaceId: wid, type: "organization.connection_secret_set", subject: organizationSlug, data: { connection_id: id, name: connectionName, source: "cli" }, at: now });
+    } else {
+      const { providerKey } = input.target;
+      const [provider] = await tx
+        .select({ id: socialProviders.id, preset: socialProviders.preset })
+        .from(socialProviders)
+        .where(and(eq(socialProviders.workspaceId, wid), eq(socialProviders.key, providerKey)));
+      if (!provider) throw new UpstreamSecretError(`No social provider "${providerKey}" in workspace "${wid}".`);
+      if (provider.preset === "apple") {
+        try {
+          createPrivateKey(secret);
+        } catch {
+          throw new UpstreamSecretError("Apple needs its private key (PEM, -----BEGIN PRIVATE KEY-----) on standard input.");
+        }
+      }
+      id = provider.id;
+      description = `social provider ${providerKey}`;
+      await tx
+        .update(socialProviders)
+        .set({ secretEncrypted: encryptSecret(input.masterKey, secret, socialSecretPurpose(id)), updatedAt: now })
+        .where(eq(socialProviders.id, id));
+      await recordAudit(tx, { workspaceId: wid, type: "social_provider.secret_set", subject: providerKey, data: { provider_id: id, source: "cli" }, at: now });
+    }
+    return { id, description };
+  });
 }
