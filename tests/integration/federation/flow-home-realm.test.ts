@@ -5,12 +5,12 @@
  * stays with the local sign-in.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { ACME, authzWorkspace, WEB } from "../../helpers/fixtures";
+import { ACME, authzWorkspace, SPA, WEB } from "../../helpers/fixtures";
 import { createHarness, seed, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
 import { OUTBOX, outboxFor } from "../../helpers/factors/email";
 import { outcome, postPassword, postStep, startSignIn, viewOf } from "../../helpers/factors/sign-in";
 import { createLatchkeyUpstream, signInUpstream, type LatchkeyUpstream } from "../../helpers/federation/latchkey-upstream";
-import { addConnection, addDomain, countsOf, deliverCallback, setConnection, upstreamLocation } from "../../helpers/federation/setup";
+import { addConnection, addDomain, countsOf, deliverCallback, setApplicationPolicy, setConnection, upstreamLocation } from "../../helpers/federation/setup";
 
 let h: Harness;
 const ws = uniqueWorkspaceId("fedhrd");
@@ -101,6 +101,16 @@ describe("home-realm discovery", () => {
     const other = await startWeb();
     expect(outcome(await postStep(h, other, "/sign-in/email", { email: PENDING.email }))).toEqual({ to: "page", error: null });
     expect(await outboxFor(h, ws, PENDING.email)).toHaveLength(1);
+  });
+
+  it("sends the sign-up form of a verified-domain address upstream (its account comes from the connection) and sends no code", async () => {
+    await setApplicationPolicy(h, ws, SPA.client_id, { signUp: true });
+    const s = await startSignIn(h, ws, { ...SPA });
+    expectUpstream(await postStep(h, s, "/sign-up/email", { email: "newcomer@acme.test" }));
+    expect(await outboxFor(h, ws, "newcomer@acme.test")).toEqual([]);
+    const other = await startSignIn(h, ws, { ...SPA });
+    expect(outcome(await postStep(h, other, "/sign-up/email", { email: "newcomer@pending.test" }))).toEqual({ to: "page", error: null });
+    expect(await outboxFor(h, ws, "newcomer@pending.test")).toHaveLength(1);
   });
 
   it("the single sign-on form: a verified domain goes upstream; a claimed-only or unknown domain and a malformed address stay, with their message", async () => {
