@@ -12,6 +12,7 @@ import {
 } from "./applications";
 import { createApi, updateApi } from "./apis";
 import { removeUserFactor } from "./factors";
+import { unlinkUserIdentity } from "./identities";
 import { activateKey, publishKey } from "./keys";
 import { addOperator, changeOperatorRole, removeOperator, setOperatorPassword, setOperatorStatus } from "./operators";
 import {
@@ -57,6 +58,7 @@ export const operations = {
   endUserSession,
   revokeUserGrant,
   removeUserFactor,
+  unlinkUserIdentity,
   createOrganization,
   updateOrganization,
   addMember,

@@ -12,8 +12,9 @@
  *   connection's default roles. An administrator's later removal sticks: the connection then
  *   refuses the user rather than adding them back.
  */
-import { and, eq, inArray } from "drizzle-orm";
-import { enterpriseConnections, federatedIdentities, organizationMembers, roles, userRoles, users, type PendingFederatedLink } from "../../db/schema";
+import { and, desc, eq, inArray } from "drizzle-orm";
+import type { Database } from "../../db/client";
+import { enterpriseConnections, federatedIdentities, organizationMembers, roles, socialProviders, userRoles, users, type PendingFederatedLink } from "../../db/schema";
 import { recordAudit } from "../audit/events";
 import { newId } from "../crypto";
 import type { EndpointContext } from "../http/context";
@@ -212,4 +213,52 @@ async function joinOrganization(ctx: EndpointContext, link: PendingFederatedLink
       });
     }
   });
+}
+
+export interface LinkedIdentity {
+  id: string;
+  /** The connection's or provider's name; null when it was removed since. */
+  sourceName: string | null;
+  kind: "connection" | "social" | "removed";
+  issuer: string;
+  subject: string;
+  email: string | null;
+  emailVerified: boolean;
+  createdAt: Date;
+  lastSignInAt: Date | null;
+}
+
+/** The upstream identities linked to a user (console), newest first. */
+export async function listLinkedIdentities(db: Database, workspaceId: string, userId: string): Promise<LinkedIdentity[]> {
+  const rows = await db
+    .select({ identity: federatedIdentities, connectionName: enterpriseConnections.name, providerName: socialProviders.name })
+    .from(federatedIdentities)
+    .leftJoin(enterpriseConnections, eq(enterpriseConnections.id, federatedIdentities.connectionId))
+    .leftJoin(socialProviders, eq(socialProviders.id, federatedIdentities.socialProviderId))
+    .where(and(eq(federatedIdentities.workspaceId, workspaceId), eq(federatedIdentities.userId, userId)))
+    .orderBy(desc(federatedIdentities.createdAt));
+  return rows.map(({ identity: i, connectionName, providerName }) => ({
+    id: i.id,
+    sourceName: connectionName ?? providerName ?? null,
+    kind: connectionName ? "connection" : providerName ? "social" : "removed",
+    issuer: i.issuer,
+    subject: i.subject,
+    email: i.email,
+    emailVerified: i.emailVerified,
+    createdAt: i.createdAt,
+    lastSignInAt: i.lastSignInAt,
+  }));
+}
+
+/**
+ * Unlinks an upstream identity from a user: signing in through it no longer reaches the account
+ * (a later sign-in with it asks to prove the account again when the email matches). Sessions
+ * already open stay; end them separately. Returns the removed identity, or null.
+ */
+export async function unlinkIdentity(db: Database, workspaceId: string, userId: string, identityId: string): Promise<{ issuer: string; subject: string } | null> {
+  const [removed] = await db
+    .delete(federatedIdentities)
+    .where(and(eq(federatedIdentities.workspaceId, workspaceId), eq(federatedIdentities.userId, userId), eq(federatedIdentities.id, identityId)))
+    .returning({ issuer: federatedIdentities.issuer, subject: federatedIdentities.subject });
+  return removed ?? null;
 }

@@ -12,6 +12,7 @@ import { PASSWORD_MIN_LENGTH } from "@/lib/authn/password";
 import { roleAtLeast } from "@/lib/console/authz";
 import { FACTOR_KIND_LABELS, userFactors } from "@/lib/console/factors";
 import { getUser, userSessionsAndGrants } from "@/lib/console/users";
+import { userIdentities } from "@/lib/console/identities";
 import { getService } from "@/lib/service";
 import { actionFor } from "../../../../../_lib/action-for";
 import { pageAccess } from "../../../../../_lib/session";
@@ -28,12 +29,13 @@ export default async function UserPage({ params }: { params: Promise<{ workspace
   const base = `/console/w/${ws}`;
   const readOnly = !roleAtLeast(access.role, "admin");
   const now = service.clock.now();
-  const [roles, userRoles, organizations, activity, factors] = await Promise.all([
+  const [roles, userRoles, organizations, activity, factors, identities] = await Promise.all([
     listRoles(service.db, ws),
     listUserRoles(service.db, ws, user.id),
     listOrganizations(service.db, ws),
     userSessionsAndGrants(service, ws, user.id),
     userFactors(service, access.workspace, user.id),
+    userIdentities(service, ws, user.id),
   ]);
   const memberOf = organizations.filter((o) => o.members.some((m) => m.userId === user.id));
   const hidden = { user_id: user.id };
@@ -119,6 +121,46 @@ export default async function UserPage({ params }: { params: Promise<{ workspace
                         confirmLabel="Remove"
                       >
                         Remove
+                      </ConfirmButton>
+                    </ActionForm>
+                  </Td>
+                </tr>
+              ))}
+            </Table>
+          )}
+        </Card>
+        <Card
+          id="identities"
+          title="Linked sign-ins"
+          description="Enterprise connections and social providers this user signs in with, by the provider's issuer and subject. Unlinking stops that sign-in from reaching this account; sessions already open stay (end them below)."
+        >
+          {identities.length === 0 ? (
+            <EmptyState title="No linked sign-ins">The user signs in with this service&apos;s own methods only.</EmptyState>
+          ) : (
+            <Table caption="Linked sign-ins" head={["Through", "Upstream identity", "Email (as the provider said)", "Linked", "Last sign-in", ""]}>
+              {identities.map((i) => (
+                <tr key={i.id}>
+                  <Td>
+                    {i.sourceName ?? <span className="text-slate-600">removed provider</span>}
+                    <div className="text-xs text-slate-600">{i.kind === "connection" ? "Enterprise connection" : i.kind === "social" ? "Social provider" : ""}</div>
+                  </Td>
+                  <Td>
+                    <div className="break-all font-mono text-xs">{i.issuer}</div>
+                    <div className="break-all font-mono text-xs text-slate-600">{i.subject}</div>
+                  </Td>
+                  <Td>
+                    {i.email ?? "—"} {i.email ? i.emailVerified ? <Badge tone="green">verified</Badge> : <Badge>unverified</Badge> : null}
+                  </Td>
+                  <Td>
+                    <Time value={i.createdAt} />
+                  </Td>
+                  <Td>
+                    <Time value={i.lastSignInAt} now={now} relativeOnly />
+                  </Td>
+                  <Td>
+                    <ActionForm action={actionFor("unlinkUserIdentity", ws)} hidden={{ ...hidden, identity_id: i.id }} readOnly={readOnly} className="" label={`Unlink ${i.sourceName ?? i.issuer}`}>
+                      <ConfirmButton title="Unlink this sign-in?" message="Signing in through it will no longer reach this account. Open sessions stay live; end them below if needed." confirmLabel="Unlink">
+                        Unlink
                       </ConfirmButton>
                     </ActionForm>
                   </Td>
