@@ -60,7 +60,8 @@ export async function workspaceHasSso(ctx: EndpointContext): Promise<boolean> {
   const [row] = await ctx.service.db
     .select({ id: organizationDomains.id })
     .from(organizationDomains)
-    .innerJoin(enterpriseConnections, and(eq(enterpriseConnections.organizationId, organizationDomains.organizationId), eq(enterpriseConnections.active, true), eq(enterpriseConnections.kind, "oidc")))
+    .innerJoin(organizations, and(eq(organizations.id, organizationDomains.organizationId), eq(organizations.active, true)))
+    .innerJoin(enterpriseConnections, and(eq(enterpriseConnections.organizationId, organizations.id), eq(enterpriseConnections.active, true), eq(enterpriseConnections.kind, "oidc")))
     .where(and(eq(organizationDomains.workspaceId, ctx.workspace.id), isNotNull(organizationDomains.verifiedAt)))
     .limit(1);
   return row !== undefined;
