@@ -72,7 +72,7 @@ const providerSettings = {
   name: text("a button label", 100),
   client_id: text("the client id", 200),
   client_secret: optionalText(10_000),
-  tenant: optionalText(100),
+  tenant: optionalText(253),
   team_id: optionalText(20),
   key_id: optionalText(20),
   issuer: optionalText(2000),
@@ -94,12 +94,12 @@ function checkSettings(preset: SocialPreset, input: SettingsInput, secretRequire
     const problem = value === undefined ? null : upstreamUrlProblem(value);
     if (problem) errors[field] = `This URL ${problem}`;
   }
-  if (input.tenant !== undefined && !/^[A-Za-z0-9.-]{1,100}$/.test(input.tenant)) errors.tenant = "Enter a tenant id, a domain, or common / organizations / consumers";
   for (const field of ["team_id", "key_id"] as const) {
     if (input[field] !== undefined && !/^[A-Za-z0-9]{1,20}$/.test(input[field])) errors[field] = "Use letters and digits only";
   }
   const config = Object.fromEntries(OPTIONAL_PROVIDER_FIELDS.flatMap((f) => (input[f] !== undefined ? [[f, input[f]]] : [])));
-  for (const [field, message] of presetProblems({ preset, ...config })) errors[field] ??= `${field === "issuer" ? "The issuer" : "This"} ${message}`;
+  const subject: Record<string, string> = { issuer: "The issuer", tenant: "The tenant", team_id: "The team id", key_id: "The key id" };
+  for (const [field, message] of presetProblems({ preset, ...config })) errors[field] ??= `${subject[field] ?? "This"} ${message}`;
   if (preset === "apple" && input.client_secret !== undefined) {
     try {
       createPrivateKey(input.client_secret);

@@ -922,6 +922,8 @@ describe("federation settings", () => {
     doc.social_providers[3].issuer = "http://corp.example";
     doc.social_providers.push({ key: "x", preset: "facebook", name: "X", client_id: "x" });
     doc.social_providers.push({ key: "y", preset: "oidc", name: "Y", client_id: "y", client_secret: "plain" });
+    doc.social_providers.push({ key: "ms", preset: "microsoft", name: "Microsoft", client_id: "m", tenant: "organizations" });
+    doc.social_providers.push({ key: "ms2", preset: "microsoft", name: "Microsoft", client_id: "m" });
     doc.applications[0].social_providers = ["google", "nope", "google"];
     doc.applications[2].social_providers = ["google"];
     doc.organizations[0].domains.push({ domain: "co.uk" }, { domain: "ACME.example" });
@@ -934,6 +936,8 @@ describe("federation settings", () => {
     expect(at("$.social_providers[3].issuer")[0]).toMatch(/https/);
     expect(at("$.social_providers[4].preset")[0]).toMatch(/must be one of/);
     expect(at("$.social_providers[5].client_secret")[0]).toMatch(/must be an object/);
+    expect(at("$.social_providers[6].tenant")[0]).toMatch(/must be one tenant/);
+    expect(at("$.social_providers[7].tenant")[0]).toMatch(/is required for Microsoft/);
     expect(at("$.applications[0].social_providers[1]")[0]).toMatch(/unknown social provider "nope"/);
     expect(at("$.applications[0].social_providers[2]")[0]).toMatch(/duplicate/);
     expect(at("$.applications[2].social_providers")[0]).toMatch(/M2M/);

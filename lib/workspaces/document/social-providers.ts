@@ -1,6 +1,7 @@
 // The `social_providers` section (array order is the button order), the upstream URL rule it shares with enterprise connections, and secret references.
 import { z } from "zod";
 import { SOCIAL_PRESETS } from "../../../db/schema/federation";
+import { microsoftTenantProblem } from "../../federation/upstream/presets";
 import { isLoopbackHost } from "../uris";
 import { asString, entries, isRecord, type CrossCheck } from "./checks";
 import { displayName } from "./fields";
@@ -51,8 +52,8 @@ export const socialProviderSchema = z.strictObject({
   client_id: shortText,
   /** For apple: the private key (PEM) that signs the client secret JWT. */
   client_secret: secretReference.optional(),
-  /** microsoft: the directory (tenant) id or "common" / "organizations" / "consumers". */
-  tenant: z.string().regex(/^[A-Za-z0-9.-]{1,100}$/, "must be a tenant id, domain, or common / organizations / consumers").optional(),
+  /** microsoft: the directory (tenant) id or one of its verified domains (one tenant: its issuer is checked exactly). */
+  tenant: z.string().max(253, "must be at most 253 characters").optional(),
   /** apple: the team id and the key id of the private key. */
   team_id: z.string().regex(/^[A-Za-z0-9]{1,20}$/, "must be letters and digits").optional(),
   key_id: z.string().regex(/^[A-Za-z0-9]{1,20}$/, "must be letters and digits").optional(),
@@ -72,7 +73,8 @@ export const PRESET_FIELDS: Record<(typeof SOCIAL_PRESETS)[number], readonly str
   google: ["issuer", "authorization_endpoint", "token_endpoint", "userinfo_endpoint"],
   microsoft: ["tenant", "issuer", "authorization_endpoint", "token_endpoint", "userinfo_endpoint"],
   apple: ["team_id", "key_id", "issuer", "authorization_endpoint", "token_endpoint"],
-  github: ["authorization_endpoint", "token_endpoint", "api_base"],
+  // GitHub's issuer is only the name its identities are recorded under (GitHub Enterprise Server: its own).
+  github: ["issuer", "authorization_endpoint", "token_endpoint", "api_base"],
   oidc: ["issuer", "authorization_endpoint", "token_endpoint", "userinfo_endpoint"],
 };
 
@@ -91,6 +93,12 @@ export function presetProblems(provider: Record<string, unknown>): Array<[string
     if (provider[field] !== undefined && !allowed.includes(field)) out.push([field, `does not apply to the ${preset} preset`]);
   }
   if (preset === "oidc" && provider.issuer === undefined) out.push(["issuer", "is required for a generic OpenID Connect provider"]);
+  if (preset === "microsoft") {
+    if (typeof provider.tenant === "string") {
+      const problem = microsoftTenantProblem(provider.tenant);
+      if (problem) out.push(["tenant", problem]);
+    } else if (provider.issuer === undefined) out.push(["tenant", "is required for Microsoft (or an explicit issuer)"]);
+  }
   if (preset === "apple") {
     if (provider.team_id === undefined) out.push(["team_id", "is required for Apple"]);
     if (provider.key_id === undefined) out.push(["key_id", "is required for Apple"]);

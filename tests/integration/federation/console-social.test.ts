@@ -70,6 +70,10 @@ describe("social providers", () => {
     expect(oidcMissing).toMatchObject({ ok: false, fieldErrors: { issuer: expect.stringContaining("required") } });
     const wrongField = await run(admin, "createSocialProvider", { preset: "google", key: "g2", name: "G", client_id: "x", client_secret: "s", tenant: "common" });
     expect(wrongField).toMatchObject({ ok: false, fieldErrors: { tenant: expect.stringContaining("does not apply to the google preset") } });
+    const multiTenant = await run(admin, "createSocialProvider", { preset: "microsoft", key: "ms2", name: "MS", client_id: "x", client_secret: "s", tenant: "common" });
+    expect(multiTenant).toMatchObject({ ok: false, fieldErrors: { tenant: expect.stringContaining("must be one tenant") } });
+    const noTenant = await run(admin, "createSocialProvider", { preset: "microsoft", key: "ms2", name: "MS", client_id: "x", client_secret: "s" });
+    expect(noTenant).toMatchObject({ ok: false, fieldErrors: { tenant: expect.stringContaining("required") } });
     const apple = await run(admin, "createSocialProvider", { preset: "apple", key: "apple", name: "Apple", client_id: "com.example", client_secret: "not a key" });
     expect(apple).toMatchObject({ ok: false, fieldErrors: { client_secret: expect.stringContaining("private key"), team_id: expect.any(String), key_id: expect.any(String) } });
     const noSecret = await run(admin, "createSocialProvider", { preset: "github", key: "gh2", name: "GH", client_id: "x" });

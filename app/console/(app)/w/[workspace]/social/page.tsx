@@ -17,10 +17,10 @@ import { pageAccess } from "../../../../_lib/session";
 export const metadata: Metadata = { title: "Social sign-in" };
 
 const FIELD_LABELS: Record<ProviderField, { label: string; hint?: string; placeholder?: string }> = {
-  tenant: { label: "Tenant", hint: "Directory (tenant) id or domain; common, organizations or consumers for multi-tenant sign-in. Default: common.", placeholder: "common" },
+  tenant: { label: "Tenant", hint: "The directory (tenant) id, a GUID, or one of its verified domains. One tenant only: common, organizations and consumers are not accepted.", placeholder: "contoso.onmicrosoft.com" },
   team_id: { label: "Team id", hint: "Your Apple Developer team id." },
   key_id: { label: "Key id", hint: "The id of the Sign in with Apple private key." },
-  issuer: { label: "Issuer", hint: "Overrides the preset's issuer (discovery at <issuer>/.well-known/openid-configuration).", placeholder: "https://" },
+  issuer: { label: "Issuer", hint: "Overrides the preset's issuer (discovery at <issuer>/.well-known/openid-configuration; GitHub: the name its identities are recorded under).", placeholder: "https://" },
   authorization_endpoint: { label: "Authorization endpoint", placeholder: "https://" },
   token_endpoint: { label: "Token endpoint", placeholder: "https://" },
   userinfo_endpoint: { label: "UserInfo endpoint", placeholder: "https://" },
@@ -38,7 +38,8 @@ function ProviderFields({ preset, provider }: { preset: SocialPreset; provider?:
   const fields = presetFields(preset);
   const essential = fields.filter((f) => ESSENTIAL.includes(f) || (preset === "oidc" && f === "issuer"));
   const advanced = fields.filter((f) => !essential.includes(f));
-  const input = (f: ProviderField) => <Field key={f} name={f} label={FIELD_LABELS[f].label} optional={!(preset === "oidc" && f === "issuer") && !(preset === "apple" && (f === "team_id" || f === "key_id"))} defaultValue={provider?.config[f] ?? ""} hint={FIELD_LABELS[f].hint} placeholder={FIELD_LABELS[f].placeholder} />;
+  const required = (f: ProviderField) => (preset === "oidc" && f === "issuer") || (preset === "apple" && (f === "team_id" || f === "key_id")) || (preset === "microsoft" && f === "tenant");
+  const input = (f: ProviderField) => <Field key={f} name={f} label={FIELD_LABELS[f].label} optional={!required(f)} defaultValue={provider?.config[f] ?? ""} hint={FIELD_LABELS[f].hint} placeholder={FIELD_LABELS[f].placeholder} />;
   const secretHint = provider?.hasSecret ? "Set (stored encrypted, never shown). Leave empty to keep it." : "Not set. Stored encrypted; never shown again.";
   return (
     <>
