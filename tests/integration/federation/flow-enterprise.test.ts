@@ -8,7 +8,7 @@
 import { and, eq } from "drizzle-orm";
 import { decodeJwt } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
-import { organizationMembers, userRoles } from "../../../db/schema";
+import { organizationMembers, userRoles, users } from "../../../db/schema";
 import { pairwiseSubject } from "../../../lib/oauth/subject";
 import { ACME, API, authzWorkspace, GLOBEX, WEB } from "../../helpers/fixtures";
 import { basic, call, createHarness, exchangeCode, Jar, seed, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
@@ -27,12 +27,14 @@ const ALICE: UpstreamUser = { email: "alice@acme.test", password: "alice upstrea
 const EVE: UpstreamUser = { email: "eve@acme.test", password: "eve upstream password 12", email_verified: false };
 const CAROL: UpstreamUser = { email: "carol@acme.test", password: "carol upstream password 1" };
 const DAN: UpstreamUser = { email: "dan@acme.test", password: "dan upstream password 123" };
+const FRED: UpstreamUser = { email: "fred@acme.test", password: "fred upstream password 12" };
+const GINA: UpstreamUser = { email: "gina@acme.test", password: "gina upstream password 12" };
 const SCOPE = "openid email profile read:things write:things";
 
 beforeAll(async () => {
   h = await createHarness();
   await seed(h, authzWorkspace(ws));
-  idp = await createLatchkeyUpstream(h, ws, [ALICE, EVE, CAROL, DAN]);
+  idp = await createLatchkeyUpstream(h, ws, [ALICE, EVE, CAROL, DAN, FRED, GINA]);
   acme = await organizationIdOf(h, ws, ACME);
   globex = await organizationIdOf(h, ws, GLOBEX);
   connectionId = await addConnection(h, ws, { organization: ACME, issuer: idp.issuer, clientId: idp.clientId, clientSecret: idp.clientSecret, defaultRoles: ["reader"] });
@@ -158,5 +160,26 @@ describe("enterprise sign-in through another Latchkey workspace", () => {
     const member = await h.service.db.select().from(organizationMembers).where(and(eq(organizationMembers.workspaceId, ws), eq(organizationMembers.userId, danId)));
     expect(member).toEqual([]);
   });
-});
 
+  it("refuses a disabled account behind a known identity (federation_account_disabled), creating nothing", async () => {
+    await tokensThrough(FRED);
+    await h.service.db.update(users).set({ status: "disabled" }).where(and(eq(users.workspaceId, ws), eq(users.emailNormalized, FRED.email)));
+    const before = await countsOf(h, ws);
+    await expectHostedError((await throughConnection(FRED)).res, "federation_account_disabled");
+    expect(await countsOf(h, ws)).toEqual(before);
+  });
+
+  it("a connection disabled while the user was upstream: federation_option_unavailable, nothing created", async () => {
+    const s = await startSignIn(h, ws, { ...WEB, scope: SCOPE, resource: API });
+    const back = await signInUpstream(h, idp, upstreamLocation(await postPassword(h, s, GINA.email, "not checked here"), ws), GINA);
+    await setConnection(h, connectionId, { active: false });
+    try {
+      const before = await countsOf(h, ws);
+      await expectHostedError(await deliverCallback(h, s, back), "federation_option_unavailable");
+      expect(await countsOf(h, ws)).toEqual(before);
+    } finally {
+      await setConnection(h, connectionId, { active: true });
+    }
+    expect(await userByEmail(h, ws, GINA.email)).toBeNull();
+  });
+});

@@ -4,13 +4,16 @@
  * email-code form and the single sign-on form; an address in a domain only claimed, not verified,
  * stays with the local sign-in.
  */
+import { and, eq } from "drizzle-orm";
+import { decodeJwt } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
+import { organizationMembers } from "../../../db/schema";
 import { ACME, authzWorkspace, SPA, WEB } from "../../helpers/fixtures";
-import { createHarness, seed, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
+import { basic, createHarness, exchangeCode, seed, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
 import { OUTBOX, outboxFor } from "../../helpers/factors/email";
-import { outcome, postPassword, postStep, startSignIn, viewOf } from "../../helpers/factors/sign-in";
+import { outcome, postPassword, postStep, startSignIn, userIdOf, viewOf } from "../../helpers/factors/sign-in";
 import { createLatchkeyUpstream, signInUpstream, type LatchkeyUpstream } from "../../helpers/federation/latchkey-upstream";
-import { addConnection, addDomain, countsOf, deliverCallback, setApplicationPolicy, setConnection, upstreamLocation } from "../../helpers/federation/setup";
+import { addConnection, addDomain, countsOf, deliverCallback, identitiesOf, organizationIdOf, setApplicationPolicy, setConnection, upstreamLocation } from "../../helpers/federation/setup";
 
 let h: Harness;
 const ws = uniqueWorkspaceId("fedhrd");
@@ -128,6 +131,15 @@ describe("home-realm discovery", () => {
     expect((await viewOf(h, s)).federation.linking).toEqual({ email: LOCAL_ALICE.email, provider: "Acme" });
     // While linking, the password form proves the local account: no home-realm redirect for it.
     const proved = outcome(await postPassword(h, s, LOCAL_ALICE.email, LOCAL_ALICE.password));
-    expect(proved.to).toBe("callback");
+    if (proved.to !== "callback") throw new Error(`not completed: ${proved.error}`);
+    // Linked through the connection: the account joins the organization and the tokens carry it.
+    const exchanged = await exchangeCode(h, ws, { code: proved.code, redirect_uri: WEB.redirect_uri, verifier: s.verifier, authorization: basic(WEB.client_id, WEB.secret) });
+    const claims = decodeJwt((await exchanged.json()).id_token);
+    expect(claims).toMatchObject({ organization_id: await organizationIdOf(h, ws, ACME), connection_id: connectionId });
+    expect(claims.amr).toEqual(expect.arrayContaining(["pwd", "fed"]));
+    const aliceId = await userIdOf(h, ws, LOCAL_ALICE.email);
+    expect(await identitiesOf(h, ws, aliceId)).toMatchObject([{ issuer: idp.issuer, connectionId }]);
+    const member = await h.service.db.select().from(organizationMembers).where(and(eq(organizationMembers.workspaceId, ws), eq(organizationMembers.userId, aliceId)));
+    expect(member).toHaveLength(1);
   });
 });

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { socialProviders } from "../../../db/schema";
 import { eq } from "drizzle-orm";
 import { authzWorkspace, SPA, WEB } from "../../helpers/fixtures";
-import { basic, createHarness, exchangeCode, seed, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
+import { basic, call, createHarness, exchangeCode, PUBLIC_URL, seed, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
 import { outcome, startSignIn, userIdOf, viewOf, type PendingSignIn } from "../../helpers/factors/sign-in";
 import { startGithubStandin, type GithubStandin } from "../../helpers/federation/github-standin";
 import { startOidcProviderUpstream, type OidcProviderUpstream } from "../../helpers/federation/oidc-provider-upstream";
@@ -37,6 +37,7 @@ beforeAll(async () => {
       { sub: "unverified-2", email: "una@mail.test", email_verified: false },
       { sub: "string-true-3", email: "stella@mail.test", email_verified: "true" },
       { sub: "no-email-4" },
+      { sub: "posted-5", email: "posted@mail.test", email_verified: true },
     ],
   });
   githubId = await addSocialProvider(h, ws, {
@@ -159,5 +160,20 @@ describe("social sign-in", () => {
     const url = upstreamLocation(await startSocial(h, s, "github"), ws);
     await expectHostedError(await deliverCallback(h, s, await github.authorize(url, { deny: true })), "federation_denied");
     expect(await countsOf(h, ws)).toEqual(before);
+  });
+
+  it("a form-posted callback (response_mode=form_post) becomes the same GET on our origin, where the browser's cookies complete it", async () => {
+    const s = await startWeb();
+    const url = upstreamLocation(await startSocial(h, s, "contoso"), ws);
+    const back = (await oidc.authorize(url, { account: "posted-5" })).url;
+    // Cross-site, the SameSite=Lax cookies do not come with the POST.
+    const posted = await call(h, `/t/${ws}/federation/callback`, { form: { ...Object.fromEntries(back.searchParams), unexpected: "dropped" } });
+    expect(posted.status).toBe(303);
+    const location = new URL(posted.headers.get("location")!, PUBLIC_URL);
+    expect(location.pathname).toBe(`/t/${ws}/federation/callback`);
+    expect([...location.searchParams.keys()].sort()).toEqual([...back.searchParams.keys()].sort());
+    expect(await userByEmail(h, ws, "posted@mail.test")).toBeNull();
+    expect(outcome(await deliverCallback(h, s, location)).to).toBe("callback");
+    expect(await userByEmail(h, ws, "posted@mail.test")).not.toBeNull();
   });
 });
