@@ -17,6 +17,8 @@ import {
   type NewClientSecret,
 } from "../clients/secrets";
 import { exportWorkspace, importWorkspace, WorkspaceFileError } from "../workspaces/file";
+import { isRecord } from "../workspaces/document/checks";
+import { secretReferences } from "../workspaces/document/social-providers";
 import { setUpstreamSecret, UpstreamSecretError, type UpstreamSecretTarget } from "../workspaces/import/secrets";
 
 export const USAGE = `Usage: latchkey <command> [arguments]
@@ -114,6 +116,27 @@ export function importFileArgument(args: CommandArgs): string | undefined {
   if (group === "workspace" && action === "import") return file;
   if ((group === "connection" || group === "social") && action === "secret") return "-";
   return undefined;
+}
+
+/**
+ * The values, in `env`, of the environment variables a workspace file refers to (`{ "env": NAME }`),
+ * for the CLI to send with the file: a command run by the server then reads the user's
+ * environment, not the server's. Unset ones are left out (import reports them at their path).
+ */
+export function referencedEnvironment(fileText: string, env: Record<string, string | undefined>): Record<string, string> {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(fileText);
+  } catch {
+    return {};
+  }
+  if (!isRecord(doc)) return {};
+  const out: Record<string, string> = {};
+  for (const ref of secretReferences(doc)) {
+    const value = env[ref.env];
+    if (value !== undefined) out[ref.env] = value;
+  }
+  return out;
 }
 
 function integerFlag(args: CommandArgs, name: string, min: number, max: number): number | undefined {

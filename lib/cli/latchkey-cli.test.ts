@@ -15,6 +15,7 @@ import { loadConfig, type Config } from "../config";
 import { decryptSecret } from "../crypto";
 import { createService } from "../service";
 import { startAdminSocket, type AdminSocket } from "./admin-socket";
+import { referencedEnvironment } from "./commands";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const tsx = path.join(root, "node_modules", ".bin", "tsx");
@@ -130,5 +131,18 @@ describe("latchkey while the server holds the embedded database", { timeout: 60_
     } finally {
       rmSync(other, { recursive: true, force: true });
     }
+  });
+});
+
+describe("referencedEnvironment", () => {
+  it("takes only the variables the file refers to", () => {
+    const file = JSON.stringify({
+      id: "x",
+      name: "X",
+      social_providers: [{ key: "g", client_secret: { env: "G_SECRET" } }],
+      organizations: [{ slug: "a", connections: [{ name: "c", client_secret: { env: "C_SECRET" } }, { name: "d", client_secret: { env: "UNSET" } }] }],
+    });
+    expect(referencedEnvironment(file, { G_SECRET: "g", C_SECRET: "c", OTHER: "o" })).toEqual({ G_SECRET: "g", C_SECRET: "c" });
+    expect(referencedEnvironment("not json", { G_SECRET: "g" })).toEqual({});
   });
 });
