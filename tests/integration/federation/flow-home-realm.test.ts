@@ -7,7 +7,7 @@
 import { and, eq } from "drizzle-orm";
 import { decodeJwt } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
-import { organizationMembers } from "../../../db/schema";
+import { organizationMembers, organizations } from "../../../db/schema";
 import { ACME, authzWorkspace, SPA, WEB } from "../../helpers/fixtures";
 import { basic, createHarness, exchangeCode, seed, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
 import { OUTBOX, outboxFor } from "../../helpers/factors/email";
@@ -57,6 +57,18 @@ describe("home-realm discovery", () => {
       expect((await viewOf(h, await startWeb())).federation.sso).toBe(false);
     } finally {
       await setConnection(h, connectionId, { active: true });
+    }
+  });
+
+  it("does not offer single sign-on while the only organization with a verified domain is deactivated", async () => {
+    const acme = await organizationIdOf(h, ws, ACME);
+    await h.service.db.update(organizations).set({ active: false }).where(eq(organizations.id, acme));
+    try {
+      const s = await startWeb();
+      expect((await viewOf(h, s)).federation.sso).toBe(false);
+      expect(outcome(await postStep(h, s, "/sign-in/sso", { email: "someone@acme.test" }))).toEqual({ to: "page", error: "sso_not_configured" });
+    } finally {
+      await h.service.db.update(organizations).set({ active: true }).where(eq(organizations.id, acme));
     }
   });
 
