@@ -5,26 +5,35 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ACME, authzWorkspace, GLOBEX, WEB } from "../../helpers/fixtures";
 import { createHarness, seed, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
-import { postStep, startSignIn } from "../../helpers/factors/sign-in";
+import { outcome, postPassword, postStep, startSignIn, viewOf } from "../../helpers/factors/sign-in";
 import { startOidcProviderUpstream, type OidcProviderUpstream } from "../../helpers/federation/oidc-provider-upstream";
-import { addConnection, addDomain, callbackUrlOf, countsOf, deliverCallback, upstreamLocation, userByEmail } from "../../helpers/federation/setup";
+import { addConnection, addDomain, addSocialProvider, callbackUrlOf, countsOf, deliverCallback, startSocial, upstreamLocation, userByEmail } from "../../helpers/federation/setup";
 
 let h: Harness;
 const ws = uniqueWorkspaceId("fedbugs");
 let upstream: OidcProviderUpstream;
 
+/** A former acme employee: a local password from before single sign-on, and a personal account. */
+const FORMER = { email: "former@acme.test", personal: "former@personal.test", password: "a local password from before" };
+
 beforeAll(async () => {
   h = await createHarness();
-  await seed(h, authzWorkspace(ws));
+  const doc = authzWorkspace(ws);
+  doc.users.push({ email: FORMER.email, password: FORMER.password, email_verified: true }, { email: FORMER.personal, password: "the personal account's password", email_verified: true });
+  await seed(h, doc);
   upstream = await startOidcProviderUpstream({
     redirectUris: [callbackUrlOf(ws)],
     now: () => h.clock.now(),
     // Acme's identity provider vouching for an address of globex's verified domain.
-    accounts: [{ sub: "squatter", email: "ceo@globex.test", email_verified: true }],
+    accounts: [
+      { sub: "squatter", email: "ceo@globex.test", email_verified: true },
+      { sub: "personal", email: FORMER.personal, email_verified: true },
+    ],
   });
   await addConnection(h, ws, { organization: ACME, issuer: upstream.issuer, clientId: upstream.clientId, clientSecret: upstream.clientSecret });
   await addDomain(h, ws, { organization: ACME, domain: "acme.test", verified: true });
   await addDomain(h, ws, { organization: GLOBEX, domain: "globex.test", verified: true });
+  await addSocialProvider(h, ws, { key: "contoso", preset: "oidc", name: "Contoso ID", clientId: upstream.clientId, clientSecret: upstream.clientSecret, config: { issuer: upstream.issuer }, applications: [WEB.client_id] });
 });
 
 afterAll(async () => {
@@ -48,5 +57,21 @@ describe("known defects", () => {
     expect(res.status).not.toBe(303);
     expect(await userByEmail(h, ws, "ceo@globex.test")).toBeNull();
     expect(await countsOf(h, ws)).toEqual(before);
+  });
+
+  // lib/sign-in/steps/federation.ts homeRealmRedirect returns null whenever an upstream identity is
+  // waiting to be linked (tx.federatedLink), whatever the address: so once any link prompt is up
+  // (a social identity asserting the email of any existing account), the password form checks the
+  // local password of an address in a verified domain, which it otherwise never does (and the
+  // email-code form sends it a code). Only the address of the account being linked should skip
+  // home-realm discovery.
+  it.fails("keeps a verified-domain address on its connection while a link prompt for another account is up", async () => {
+    const s = await startSignIn(h, ws, { ...WEB, scope: "openid email" });
+    const url = upstreamLocation(await startSocial(h, s, "contoso"), ws);
+    expect(outcome(await deliverCallback(h, s, (await upstream.authorize(url, { account: "personal" })).url))).toEqual({ to: "page", error: null });
+    expect((await viewOf(h, s)).federation.linking?.email).toBe(FORMER.personal);
+    const res = await postPassword(h, s, FORMER.email, FORMER.password);
+    // Without the link prompt this goes to acme's connection, the password unchecked.
+    expect(upstreamLocation(res, ws).origin).toBe(upstream.issuer);
   });
 });
