@@ -34,3 +34,23 @@ export async function shiftServerClock(ms: number): Promise<void> {
   // The server re-reads the file at most every 100 ms.
   await new Promise((resolve) => setTimeout(resolve, 250));
 }
+
+/**
+ * Federation (e2e/federation.spec.ts). The upstreams the spec starts listen on fixed ports because
+ * e2e/fixtures/e2e-workspace.json names them (the social providers' issuer and endpoints); the
+ * application that offers them is a client of its own, so the other specs' sign-in page keeps
+ * no social buttons.
+ */
+export const CONTOSO_PORT = 3118; // oidc-provider: the generic OpenID Connect provider "Contoso ID"
+export const GITHUB_PORT = 3119; // the GitHub stand-in
+export const FEDERATION_APP_PORT = 3120; // the customer app for the client e2e-federation
+export const CONTOSO_ISSUER = `http://127.0.0.1:${CONTOSO_PORT}`;
+export const GITHUB_ORIGIN = `http://127.0.0.1:${GITHUB_PORT}`;
+/** The enterprise identity provider: a second workspace of the same server (e2e/fixtures/e2e-idp-workspace.json). */
+export const IDP_ISSUER = `http://localhost:${LATCHKEY_PORT}/t/e2e-idp`;
+/**
+ * The upstreams' client credentials for the e2e workspace. e2e/serve.mjs gives the same secrets to
+ * the import as the environment values the fixture's `{"env": ...}` references name: keep both in step.
+ */
+export const CONTOSO_CLIENT = { id: "latchkey-e2e", secret: "contoso-e2e-secret-0123456789abcdef" };
+export const GITHUB_CLIENT = { id: "Iv1.e2estandin01", secret: "github-e2e-secret-0123456789abcdef" };

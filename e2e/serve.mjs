@@ -9,8 +9,11 @@
  * 2. A fresh data store: with DATABASE_URL, a new database `latchkey_e2e_<ts>_<rand>` on that
  *    server (MASTER_KEY is taken from the environment or generated); otherwise a new embedded
  *    database in .test-data/e2e-<ts>.
- * 3. `latchkey workspace import e2e/fixtures/e2e-workspace.json`, before the server starts:
- *    the embedded database admits one process at a time.
+ * 3. `latchkey workspace import` of e2e/fixtures/e2e-idp-workspace.json (the enterprise identity
+ *    provider of the federation spec, a second workspace on this server), then of
+ *    e2e/fixtures/e2e-workspace.json, whose upstream client secrets are environment references
+ *    (upstreamSecrets below); before the server starts: the embedded database admits one
+ *    process at a time.
  * 4. `tsx server.ts` on port 3111 (E2E_PORT). SIGTERM/SIGINT are forwarded; when the server
  *    exits the database is dropped (or the data directory removed; E2E_KEEP_DATA=1 keeps it).
  *
@@ -37,6 +40,7 @@ const PORT = Number(process.env.E2E_PORT || 3111);
 const APP_PORT = Number(process.env.E2E_APP_PORT || 3112);
 const PUBLIC_URL = `http://localhost:${PORT}`;
 const WORKSPACE_FILE = "e2e/fixtures/e2e-workspace.json";
+const IDP_WORKSPACE_FILE = "e2e/fixtures/e2e-idp-workspace.json";
 const BUILD_STAMP = path.join(".next", "e2e-build-started");
 const tsx = path.join(root, "node_modules", ".bin", "tsx");
 const next = path.join(root, "node_modules", ".bin", "next");
@@ -192,12 +196,41 @@ function testClockFile() {
   return file;
 }
 
-/** The fixture, with its redirect URIs moved when the app does not listen on the default port. */
-function workspaceFile() {
-  if (APP_PORT === 3112) return WORKSPACE_FILE;
-  const file = path.join(tmpdir(), `latchkey-e2e-workspace-${process.pid}.json`);
-  writeFileSync(file, readFileSync(WORKSPACE_FILE, "utf8").replaceAll("http://localhost:3112", `http://localhost:${APP_PORT}`));
+/**
+ * A fixture, with its URLs moved when the app (redirect URIs) or the server (the upstream issuer
+ * and the callback registered with it) does not listen on the default port.
+ */
+function workspaceFile(fixture) {
+  if (APP_PORT === 3112 && PORT === 3111) return fixture;
+  const file = path.join(tmpdir(), `latchkey-${path.basename(fixture, ".json")}-${process.pid}.json`);
+  const moved = readFileSync(fixture, "utf8")
+    .replaceAll("http://localhost:3112", `http://localhost:${APP_PORT}`)
+    .replaceAll("http://localhost:3111", PUBLIC_URL);
+  writeFileSync(file, moved);
   return file;
+}
+
+/**
+ * The values of the fixture's `{"env": NAME}` upstream secrets: the enterprise connection's is the
+ * secret of the e2e-idp client it signs in with; the social providers' are the ones the upstreams
+ * of e2e/federation.spec.ts check (e2e/env.ts CONTOSO_CLIENT and GITHUB_CLIENT).
+ */
+function upstreamSecrets() {
+  const idp = JSON.parse(readFileSync(IDP_WORKSPACE_FILE, "utf8"));
+  return {
+    E2E_ACME_SSO_CLIENT_SECRET: idp.applications.find((a) => a.client_id === "e2e-acme-sso").secret,
+    E2E_CONTOSO_CLIENT_SECRET: "contoso-e2e-secret-0123456789abcdef",
+    E2E_GITHUB_CLIENT_SECRET: "github-e2e-secret-0123456789abcdef",
+  };
+}
+
+/** Imports a fixture (moved to this run's ports); throws when the import fails. */
+async function importFixture(fixture, env) {
+  const file = workspaceFile(fixture);
+  log(`importing ${fixture}`);
+  const imported = await run(tsx, ["cli/latchkey.ts", "workspace", "import", file], env);
+  if (file !== fixture) rmSync(file, { force: true });
+  if (imported !== 0) throw new Error(`workspace import of ${fixture} failed (exit ${imported})`);
 }
 
 async function main() {
@@ -206,12 +239,10 @@ async function main() {
   await build(base);
   if (stopping) return finish(143);
 
-  const env = await freshDataStore(base);
-  const file = workspaceFile();
-  log(`importing ${WORKSPACE_FILE}`);
-  const imported = await run(tsx, ["cli/latchkey.ts", "workspace", "import", file], env);
-  if (file !== WORKSPACE_FILE) rmSync(file, { force: true });
-  if (imported !== 0) throw new Error(`workspace import failed (exit ${imported})`);
+  const env = { ...(await freshDataStore(base)), ...upstreamSecrets() };
+  await importFixture(IDP_WORKSPACE_FILE, env);
+  if (stopping) return finish(143);
+  await importFixture(WORKSPACE_FILE, env);
   if (stopping) return finish(143);
 
   publishStore(env);
