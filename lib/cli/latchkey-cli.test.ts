@@ -15,6 +15,7 @@ import { loadConfig, type Config } from "../config";
 import { decryptSecret } from "../crypto";
 import { createService } from "../service";
 import { startAdminSocket, type AdminSocket } from "./admin-socket";
+import { secretReferences } from "../workspaces/document/social-providers";
 import { referencedEnvironment } from "./commands";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -60,6 +61,9 @@ describe("latchkey while the server holds the embedded database", { timeout: 60_
   it("imports a workspace file (relative to where it was run) and exports it to --out", async () => {
     const fixture = readFileSync(path.join(root, "e2e", "fixtures", "e2e-workspace.json"), "utf8");
     writeFileSync(path.join(dataDir, "ws.json"), fixture);
+    // Upstream secrets in the file are environment references, read where the import runs: this
+    // process, whose admin socket runs the command.
+    for (const ref of secretReferences(JSON.parse(fixture) as Record<string, unknown>)) process.env[ref.env] ??= `test value of ${ref.env}`;
 
     const imported = await latchkey(["workspace", "import", "ws.json"]);
     expect(imported.err).toBe("");
