@@ -3,11 +3,11 @@
  * `it.fails` until fixed (vitest then reports the fix: the test starts passing, and fails).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ACME, authzWorkspace, GLOBEX, WEB } from "../../helpers/fixtures";
-import { createHarness, seed, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
+import { ACME, ADA, authzWorkspace, GLOBEX, SPA, WEB } from "../../helpers/fixtures";
+import { authorizeQuery, call, createHarness, PUBLIC_URL, seed, signIn, uniqueWorkspaceId, type Harness, type Jar } from "../../helpers/harness";
 import { outcome, postPassword, postStep, startSignIn, viewOf } from "../../helpers/factors/sign-in";
 import { startOidcProviderUpstream, type OidcProviderUpstream } from "../../helpers/federation/oidc-provider-upstream";
-import { addConnection, addDomain, addSocialProvider, callbackUrlOf, countsOf, deliverCallback, startSocial, upstreamLocation, userByEmail } from "../../helpers/federation/setup";
+import { addConnection, addDomain, addSocialProvider, callbackUrlOf, countsOf, deliverCallback, setApplicationPolicy, startSocial, upstreamLocation, userByEmail } from "../../helpers/federation/setup";
 
 let h: Harness;
 const ws = uniqueWorkspaceId("fedbugs");
@@ -28,11 +28,14 @@ beforeAll(async () => {
     accounts: [
       { sub: "squatter", email: "ceo@globex.test", email_verified: true },
       { sub: "personal", email: FORMER.personal, email_verified: true },
+      { sub: "social", email: "social@mail.test", email_verified: true },
     ],
   });
   await addConnection(h, ws, { organization: ACME, issuer: upstream.issuer, clientId: upstream.clientId, clientSecret: upstream.clientSecret });
   await addDomain(h, ws, { organization: ACME, domain: "acme.test", verified: true });
   await addDomain(h, ws, { organization: GLOBEX, domain: "globex.test", verified: true });
+  // The SPA offers no social provider and accepts passkeys only.
+  await setApplicationPolicy(h, ws, SPA.client_id, { firstFactors: ["passkey"] });
   await addSocialProvider(h, ws, { key: "contoso", preset: "oidc", name: "Contoso ID", clientId: upstream.clientId, clientSecret: upstream.clientSecret, config: { issuer: upstream.issuer }, applications: [WEB.client_id] });
 });
 
@@ -73,5 +76,26 @@ describe("known defects", () => {
     const res = await postPassword(h, s, FORMER.email, FORMER.password);
     // Without the link prompt this goes to acme's connection, the password unchecked.
     expect(upstreamLocation(res, ws).origin).toBe(upstream.issuer);
+  });
+
+  // lib/authn/policy.ts hasAllowedFirstFactor accepts federated evidence whatever the
+  // application's first factors ("the application offered the provider"), which holds at sign-in
+  // but not when authorize reuses the browser's session for another application
+  // (sessionMeetsPolicy): an application that offers no provider and accepts passkeys only is
+  // served by a session a social provider opened elsewhere, while a password session is stepped up.
+  it.fails("does not serve an application that neither offers the provider nor accepts its factor from a social session opened for another application", async () => {
+    const spaAuthorize = async (jar: Jar) => {
+      const res = await call(h, `/t/${ws}/oauth2/authorize?${authorizeQuery({ ...SPA, scope: "openid" }).query}`, { cookie: jar.header() });
+      expect(res.status).toBe(303);
+      return new URL(res.headers.get("location")!, PUBLIC_URL);
+    };
+    // The rule as it stands for a password session: a sign-in is asked.
+    const local = await signIn(h, ws, { ...WEB, ...ADA, scope: "openid" });
+    expect((await spaAuthorize(local.jar)).pathname).toBe(`/t/${ws}/sign-in`);
+
+    const s = await startSignIn(h, ws, { ...WEB, scope: "openid email" });
+    const url = upstreamLocation(await startSocial(h, s, "contoso"), ws);
+    expect(outcome(await deliverCallback(h, s, (await upstream.authorize(url, { account: "social" })).url)).to).toBe("callback");
+    expect((await spaAuthorize(s.jar)).pathname).toBe(`/t/${ws}/sign-in`);
   });
 });
