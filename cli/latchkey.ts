@@ -27,6 +27,7 @@ import {
   isHelp,
   parseArgs,
   plan,
+  referencedEnvironment,
   runCommand,
   USAGE,
   UsageError,
@@ -69,6 +70,8 @@ async function main(argv: string[]): Promise<number> {
   if (file !== undefined) {
     try {
       request.stdin = file === "-" ? readFileSync(0, "utf8") : readFileSync(userPath(file), "utf8");
+      // Secrets the file names as { "env": NAME } come from this shell, also when the server runs the import.
+      request.env = referencedEnvironment(request.stdin, process.env);
     } catch (error) {
       console.error(`Cannot read ${file}: ${(error as Error).message}`);
       return 1;

@@ -213,6 +213,20 @@ describe("commands through the socket", () => {
     expect(await send({ argv: ["workspace", "export", "admin-socket-bad"] })).toEqual({ code: 1, out: "", err: 'No workspace "admin-socket-bad".\n' });
   });
 
+  it("takes the values of the file's environment references from the request (the CLI's shell), not the server's environment", async () => {
+    const file = {
+      id: "admin-socket-env",
+      name: "Env",
+      social_providers: [{ key: "gh", preset: "github", name: "GitHub", client_id: "Iv1.abc", client_secret: { env: "LATCHKEY_ADMIN_SOCKET_TEST_SECRET" } }],
+    };
+    delete process.env.LATCHKEY_ADMIN_SOCKET_TEST_SECRET;
+    const without = await send({ argv: ["workspace", "import", "env.json"], stdin: JSON.stringify(file) });
+    expect(without.code).toBe(1);
+    expect(without.err).toContain("$.social_providers[0].client_secret.env: ");
+    const withEnv = await send({ argv: ["workspace", "import", "env.json"], stdin: JSON.stringify(file), env: { LATCHKEY_ADMIN_SOCKET_TEST_SECRET: "s3cret" } });
+    expect(withEnv.code).toBe(0);
+  });
+
   it("reports a file that is not JSON", async () => {
     const result = await send({ argv: ["workspace", "import", "-"], stdin: "{ nope" });
     expect(result.code).toBe(1);

@@ -135,10 +135,13 @@ export async function startAdminSocket(service: Service, options: AdminSocketOpt
 function parseRequest(line: string): CommandRequest {
   const value: unknown = JSON.parse(line);
   if (typeof value !== "object" || value === null) throw new Error("the request is not a JSON object");
-  const { argv, stdin } = value as Record<string, unknown>;
+  const { argv, stdin, env } = value as Record<string, unknown>;
   if (!Array.isArray(argv) || !argv.every((a) => typeof a === "string")) throw new Error("argv must be an array of strings");
   if (stdin !== undefined && typeof stdin !== "string") throw new Error("stdin must be a string");
-  return { argv, stdin };
+  if (env !== undefined && (typeof env !== "object" || env === null || Array.isArray(env) || !Object.values(env).every((v) => typeof v === "string"))) {
+    throw new Error("env must be an object of strings");
+  }
+  return { argv, stdin, ...(env ? { env: env as Record<string, string> } : {}) };
 }
 
 function serveConnection(connection: net.Socket, service: Service, log: (line: string) => void): void {

@@ -6,13 +6,17 @@
 import { and, asc, eq, isNotNull } from "drizzle-orm";
 import { enterpriseConnections, organizationDomains, organizations } from "../../db/schema";
 import type { EndpointContext } from "../http/context";
+import { normalizeDomain } from "./domains";
 
-/** The domain of an address, lower case, without a trailing dot; null when it has none. */
+/** The domain of an address as organizations claim domains (./domains.ts `normalizeDomain`: punycode, lower case); null when it has none. */
 export function domainOf(address: string): string | null {
   const at = address.lastIndexOf("@");
   if (at < 1) return null;
-  const domain = address.slice(at + 1).trim().toLowerCase().replace(/\.$/, "");
-  return domain.length > 0 && domain.length <= 253 ? domain : null;
+  try {
+    return normalizeDomain(address.slice(at + 1));
+  } catch {
+    return null;
+  }
 }
 
 /** The enabled OIDC connection of the active organization that verified the address's domain, if any. */

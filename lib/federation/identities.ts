@@ -88,8 +88,9 @@ export async function resolveIdentity(ctx: EndpointContext, loaded: LoadedProvid
   }
 
   const email = identity.email?.trim().toLowerCase() ?? null;
-  if (!email || !domainOf(email)) return { kind: "refused", reason: "no_email" };
-  const vouched = identity.emailVerified || (loaded.connection !== null && (await organizationVerifiedDomain(ctx, loaded.connection.organizationId, domainOf(email)!)));
+  if (!email || !/^[^@\s]+@[^@\s]+$/.test(email) || email.length > 320) return { kind: "refused", reason: "no_email" };
+  const domain = domainOf(email);
+  const vouched = identity.emailVerified || (loaded.connection !== null && domain !== null && (await organizationVerifiedDomain(ctx, loaded.connection.organizationId, domain)));
   if (!vouched) return { kind: "refused", reason: "email_unverified" };
 
   const [existing] = await db.select({ id: users.id, status: users.status }).from(users).where(and(eq(users.workspaceId, wid), eq(users.emailNormalized, email))).limit(1);
