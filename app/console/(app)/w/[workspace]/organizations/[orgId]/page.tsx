@@ -42,13 +42,6 @@ function ConnectionForm({
       successMessage="Saved."
       label={connection ? `Connection ${connection.name}` : "New connection"}
     >
-      {Array.isArray(c.domains) && c.domains.length > 0 ? (
-        // Earlier releases kept domains on the connection; they now belong to the organization and need verifying.
-        <p className="rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900">
-          Domains saved with this connection before: {c.domains.filter((d): d is string => typeof d === "string").join(", ")}. Add them under Email domains below and verify them; saving
-          this connection forgets this list.
-        </p>
-      ) : null}
       <div className="grid gap-4 sm:grid-cols-2">
         <Field name="name" label="Name" defaultValue={connection?.name} placeholder="Acme Okta" />
         <Select
