@@ -1,8 +1,11 @@
 /**
- * Federation in a downstream test workspace: an organization's OIDC connection (secret sealed
- * under the master key as lib/federation/providers.ts opens it), its verified and unverified email
- * domains, social providers offered by applications, and the browser's side of a federated
- * sign-in (the redirect upstream, the callback delivered back with this browser's cookies).
+ * Federation in a downstream test workspace: through the workspace file (`seedWithSecrets`: its
+ * organizations' domains and connections, social providers, applications' providers), or row by
+ * row where a test needs what the file cannot say (an unverified domain, a change mid-test): an
+ * organization's OIDC connection (secret sealed under the master key as
+ * lib/federation/providers.ts opens it), its email domains, social providers offered by
+ * applications. And the browser's side of a federated sign-in (the redirect upstream, the callback
+ * delivered back with this browser's cookies), the hosted error page, and what a sign-in created.
  */
 import { and, eq, inArray } from "drizzle-orm";
 import { expect } from "vitest";
@@ -25,6 +28,7 @@ import { encryptSecret, newId } from "../../../lib/crypto";
 import { connectionSecretPurpose, socialSecretPurpose } from "../../../lib/federation/secrets";
 import { HOSTED_ERRORS, type HostedErrorCode } from "../../../lib/hosted/errors";
 import { escapeHtml } from "../../../lib/hosted/html";
+import { importWorkspace } from "../../../lib/workspaces/file";
 import { call, PUBLIC_URL, type Harness } from "../harness";
 import { postStep, type PendingSignIn } from "../factors/sign-in";
 
@@ -33,6 +37,30 @@ export const callbackUrlOf = (workspaceId: string) => `${PUBLIC_URL}/t/${workspa
 export async function organizationIdOf(h: Harness, workspaceId: string, slug: string): Promise<string> {
   const [row] = await h.service.db.select({ id: organizations.id }).from(organizations).where(and(eq(organizations.workspaceId, workspaceId), eq(organizations.slug, slug)));
   if (!row) throw new Error(`no organization ${slug}`);
+  return row.id;
+}
+
+/**
+ * Seeds from the workspace file like the harness's `seed`, with the environment its upstream
+ * secret references (`client_secret: { env }`) are read from.
+ */
+export async function seedWithSecrets(h: Harness, doc: object, env: Record<string, string>): Promise<void> {
+  await importWorkspace(h.service.db, doc, { clock: h.clock, masterKey: h.service.config.masterKey, env });
+  h.service.cache.clear();
+}
+
+export async function connectionIdOf(h: Harness, workspaceId: string, organizationSlug: string, name: string): Promise<string> {
+  const [row] = await h.service.db
+    .select({ id: enterpriseConnections.id })
+    .from(enterpriseConnections)
+    .where(and(eq(enterpriseConnections.workspaceId, workspaceId), eq(enterpriseConnections.organizationId, await organizationIdOf(h, workspaceId, organizationSlug)), eq(enterpriseConnections.name, name)));
+  if (!row) throw new Error(`no connection ${name}`);
+  return row.id;
+}
+
+export async function socialProviderIdOf(h: Harness, workspaceId: string, key: string): Promise<string> {
+  const [row] = await h.service.db.select({ id: socialProviders.id }).from(socialProviders).where(and(eq(socialProviders.workspaceId, workspaceId), eq(socialProviders.key, key)));
+  if (!row) throw new Error(`no social provider ${key}`);
   return row.id;
 }
 

@@ -11,10 +11,10 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { organizationMembers, userRoles, users } from "../../../db/schema";
 import { pairwiseSubject } from "../../../lib/oauth/subject";
 import { ACME, API, authzWorkspace, GLOBEX, WEB } from "../../helpers/fixtures";
-import { basic, call, createHarness, exchangeCode, Jar, seed, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
+import { basic, call, createHarness, exchangeCode, Jar, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
 import { outcome, postPassword, startSignIn, userIdOf, type PendingSignIn } from "../../helpers/factors/sign-in";
 import { createLatchkeyUpstream, signInUpstream, type LatchkeyUpstream, type UpstreamUser } from "../../helpers/federation/latchkey-upstream";
-import { addConnection, addDomain, countsOf, deliverCallback, expectHostedError, identitiesOf, organizationIdOf, roleIdsOf, setConnection, upstreamLocation, userByEmail } from "../../helpers/federation/setup";
+import { connectionIdOf, countsOf, deliverCallback, expectHostedError, identitiesOf, organizationIdOf, roleIdsOf, seedWithSecrets, setConnection, upstreamLocation, userByEmail } from "../../helpers/federation/setup";
 
 let h: Harness;
 const ws = uniqueWorkspaceId("fedent");
@@ -33,12 +33,18 @@ const SCOPE = "openid email profile read:things write:things";
 
 beforeAll(async () => {
   h = await createHarness();
-  await seed(h, authzWorkspace(ws));
   idp = await createLatchkeyUpstream(h, ws, [ALICE, EVE, CAROL, DAN, FRED, GINA]);
+  // The organization's domain and connection as the workspace file states them.
+  const doc = authzWorkspace(ws);
+  doc.organizations[0] = {
+    ...doc.organizations[0],
+    domains: [{ domain: "acme.test", verified: true }],
+    connections: [{ name: "Acme IdP", issuer: idp.issuer, client_id: idp.clientId, client_secret: { env: "ACME_IDP_SECRET" }, default_roles: ["reader"] }],
+  };
+  await seedWithSecrets(h, doc, { ACME_IDP_SECRET: idp.clientSecret });
   acme = await organizationIdOf(h, ws, ACME);
   globex = await organizationIdOf(h, ws, GLOBEX);
-  connectionId = await addConnection(h, ws, { organization: ACME, issuer: idp.issuer, clientId: idp.clientId, clientSecret: idp.clientSecret, defaultRoles: ["reader"] });
-  await addDomain(h, ws, { organization: ACME, domain: "acme.test", verified: true });
+  connectionId = await connectionIdOf(h, ws, ACME, "Acme IdP");
 });
 
 /** Home-realm discovery from the password form, the upstream's own sign-in, and the callback back in this browser. */

@@ -9,11 +9,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { socialProviders } from "../../../db/schema";
 import { eq } from "drizzle-orm";
 import { authzWorkspace, SPA, WEB } from "../../helpers/fixtures";
-import { basic, call, createHarness, exchangeCode, PUBLIC_URL, seed, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
+import { basic, call, createHarness, exchangeCode, PUBLIC_URL, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
 import { outcome, startSignIn, userIdOf, viewOf, type PendingSignIn } from "../../helpers/factors/sign-in";
 import { startGithubStandin, type GithubStandin } from "../../helpers/federation/github-standin";
 import { startOidcProviderUpstream, type OidcProviderUpstream } from "../../helpers/federation/oidc-provider-upstream";
-import { addSocialProvider, callbackUrlOf, countsOf, deliverCallback, expectHostedError, identitiesOf, startSocial, upstreamLocation, userByEmail } from "../../helpers/federation/setup";
+import { callbackUrlOf, countsOf, deliverCallback, expectHostedError, identitiesOf, seedWithSecrets, socialProviderIdOf, startSocial, upstreamLocation, userByEmail } from "../../helpers/federation/setup";
 
 let h: Harness;
 const ws = uniqueWorkspaceId("fedsoc");
@@ -27,7 +27,6 @@ const HUBOT = { id: 9001, login: "hubot", name: null, emails: [{ email: "hubot@o
 
 beforeAll(async () => {
   h = await createHarness();
-  await seed(h, authzWorkspace(ws));
   github = await startGithubStandin({ redirectUris: [callbackUrlOf(ws)], users: [OCTOCAT, HUBOT] });
   oidc = await startOidcProviderUpstream({
     redirectUris: [callbackUrlOf(ws)],
@@ -40,24 +39,32 @@ beforeAll(async () => {
       { sub: "posted-5", email: "posted@mail.test", email_verified: true },
     ],
   });
-  githubId = await addSocialProvider(h, ws, {
-    key: "github",
-    preset: "github",
-    name: "GitHub",
-    clientId: github.clientId,
-    clientSecret: github.clientSecret,
-    config: { authorization_endpoint: github.authorizationEndpoint, token_endpoint: github.tokenEndpoint, api_base: github.apiBase },
-    applications: [WEB.client_id],
-  });
-  oidcId = await addSocialProvider(h, ws, {
-    key: "contoso",
-    preset: "oidc",
-    name: "Contoso ID",
-    clientId: oidc.clientId,
-    clientSecret: oidc.clientSecret,
-    config: { issuer: oidc.issuer },
-    applications: [WEB.client_id],
-  });
+  // The providers and the web application's buttons as the workspace file states them.
+  const doc = authzWorkspace(ws);
+  const web = doc.applications.find((a) => a.client_id === WEB.client_id)!;
+  web.social_providers = ["github", "contoso"];
+  await seedWithSecrets(
+    h,
+    {
+      ...doc,
+      social_providers: [
+        {
+          key: "github",
+          preset: "github",
+          name: "GitHub",
+          client_id: github.clientId,
+          client_secret: { env: "GITHUB_SECRET" },
+          authorization_endpoint: github.authorizationEndpoint,
+          token_endpoint: github.tokenEndpoint,
+          api_base: github.apiBase,
+        },
+        { key: "contoso", preset: "oidc", name: "Contoso ID", client_id: oidc.clientId, client_secret: { env: "CONTOSO_SECRET" }, issuer: oidc.issuer },
+      ],
+    },
+    { GITHUB_SECRET: github.clientSecret, CONTOSO_SECRET: oidc.clientSecret },
+  );
+  githubId = await socialProviderIdOf(h, ws, "github");
+  oidcId = await socialProviderIdOf(h, ws, "contoso");
 });
 
 afterAll(async () => {
@@ -91,7 +98,7 @@ async function idTokenOf(s: PendingSignIn, res: Response) {
 
 describe("social sign-in", () => {
   it("shows the application's enabled providers, in order; another application offers none", async () => {
-    expect((await viewOf(h, await startWeb())).federation.buttons.map((b) => b.key).sort()).toEqual(["contoso", "github"]);
+    expect((await viewOf(h, await startWeb())).federation.buttons.map((b) => b.key)).toEqual(["github", "contoso"]);
     const spa = await startSignIn(h, ws, { ...SPA });
     expect((await viewOf(h, spa)).federation.buttons).toEqual([]);
     expect(outcome(await startSocial(h, spa, "github"))).toEqual({ to: "page", error: "method_not_allowed" });
