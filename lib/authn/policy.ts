@@ -8,9 +8,9 @@
  * live session) and the console's explanation ask: given the policy, the factors the user has
  * enrolled and the evidence proved so far, what is still missing.
  */
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { z } from "zod";
-import { clients, workspaces } from "../../db/schema";
+import { clientSocialProviders, clients, workspaces } from "../../db/schema";
 import type { EndpointContext } from "../http/context";
 import { completesMultiFactor, isMultiFactor, readEvidence, type Evidence, type EvidenceMethod } from "./evidence";
 import type { HostedSession } from "./hosted-session";
@@ -71,14 +71,25 @@ export function effectivePolicy(workspace: unknown, application: unknown): AuthP
 }
 
 /** The policy in force for an application of this workspace (by its row id). */
-export async function policyFor(ctx: Pick<EndpointContext, "service" | "workspace">, clientPk: string): Promise<AuthPolicy> {
+/**
+ * The policy in force for an application, with the social providers it offers (a session opened
+ * through one of them is accepted as a first factor only by the applications that offer it).
+ */
+export type ApplicationPolicy = AuthPolicy & { socialProviderIds: readonly string[] };
+
+export async function policyFor(ctx: Pick<EndpointContext, "service" | "workspace">, clientPk: string): Promise<ApplicationPolicy> {
   const [row] = await ctx.service.db
-    .select({ workspace: workspaces.authPolicy, application: clients.authPolicy })
+    .select({
+      workspace: workspaces.authPolicy,
+      application: clients.authPolicy,
+      socialProviderIds: sql<string[] | null>`(select json_agg(${clientSocialProviders.providerId}) from ${clientSocialProviders} where ${clientSocialProviders.clientPk} = ${clients.id})`,
+    })
     .from(clients)
     .innerJoin(workspaces, eq(workspaces.id, clients.workspaceId))
     .where(and(eq(clients.workspaceId, ctx.workspace.id), eq(clients.id, clientPk)))
     .limit(1);
-  return effectivePolicy(row?.workspace, row?.application);
+  const ids = row?.socialProviderIds;
+  return { ...effectivePolicy(row?.workspace, row?.application), socialProviderIds: Array.isArray(ids) ? ids.filter((v): v is string => typeof v === "string") : [] };
 }
 
 /**
@@ -117,19 +128,24 @@ const FIRST_FACTOR_OF: Record<string, FirstFactor | undefined> = { password: "pa
 
 /**
  * Whether the evidence holds a primary event of a method this policy accepts as a first factor. A
- * federated sign-in (lib/federation) is accepted whatever the list: the application offered the
- * provider, or the organization's verified domain sent the user there.
+ * federated sign-in (lib/federation, `factorId` `connection:<id>` or `social:<id>`) is accepted
+ * whatever the list when it came through an organization's enterprise connection (home-realm
+ * discovery applies to every application of the workspace), and through a social provider only by
+ * the applications that offer that provider.
  */
-export function hasAllowedFirstFactor(policy: AuthPolicy, evidence: readonly Evidence[]): boolean {
+export function hasAllowedFirstFactor(policy: AuthPolicy & { socialProviderIds?: readonly string[] }, evidence: readonly Evidence[]): boolean {
   return evidence.some((e) => {
-    if (e.method === "federated" || e.method === "federated_mfa") return true;
+    if (e.method === "federated" || e.method === "federated_mfa") {
+      const [source, id] = (e.factorId ?? "").split(":");
+      return source === "connection" || (source === "social" && (policy.socialProviderIds ?? []).includes(id));
+    }
     const f = FIRST_FACTOR_OF[e.method];
     return f !== undefined && policy.firstFactors.includes(f);
   });
 }
 
 /** Whether the evidence satisfies the policy's authentication requirements (not the enrolment offers). */
-export function meetsPolicy(policy: AuthPolicy, evidence: readonly Evidence[]): boolean {
+export function meetsPolicy(policy: AuthPolicy & { socialProviderIds?: readonly string[] }, evidence: readonly Evidence[]): boolean {
   return hasAllowedFirstFactor(policy, evidence) && (policy.mfa === "off" || isMultiFactor(evidence));
 }
 
@@ -137,7 +153,7 @@ export function meetsPolicy(policy: AuthPolicy, evidence: readonly Evidence[]): 
  * What the sign-in must do next. `passkeyOfferAnswered` is whether the user already added a
  * passkey or declined the offer in this sign-in.
  */
-export function nextStep(policy: AuthPolicy, enrolled: EnrolledSummary | null, evidence: readonly Evidence[], passkeyOfferAnswered = false): NextStep {
+export function nextStep(policy: AuthPolicy & { socialProviderIds?: readonly string[] }, enrolled: EnrolledSummary | null, evidence: readonly Evidence[], passkeyOfferAnswered = false): NextStep {
   if (!enrolled || !hasAllowedFirstFactor(policy, evidence)) return { kind: "first_factor", allowed: [...policy.firstFactors] };
   if (policy.mfa === "required" && !isMultiFactor(evidence)) {
     // Only what would make the evidence multi-factor is offered: after an email code (possession),

@@ -42,23 +42,6 @@ export async function connectionForAddress(ctx: EndpointContext, address: string
   return row ?? null;
 }
 
-/** Whether `domain` is verified by `organizationId` (an enterprise address the organization vouches for). */
-export async function organizationVerifiedDomain(ctx: EndpointContext, organizationId: string, domain: string): Promise<boolean> {
-  const [row] = await ctx.service.db
-    .select({ id: organizationDomains.id })
-    .from(organizationDomains)
-    .where(
-      and(
-        eq(organizationDomains.workspaceId, ctx.workspace.id),
-        eq(organizationDomains.organizationId, organizationId),
-        eq(organizationDomains.domain, domain),
-        isNotNull(organizationDomains.verifiedAt),
-      ),
-    )
-    .limit(1);
-  return row !== undefined;
-}
-
 /** Whether any organization of the workspace can be reached by home-realm discovery (the page then offers "single sign-on"). */
 export async function workspaceHasSso(ctx: EndpointContext): Promise<boolean> {
   const [row] = await ctx.service.db
@@ -70,3 +53,4 @@ export async function workspaceHasSso(ctx: EndpointContext): Promise<boolean> {
     .limit(1);
   return row !== undefined;
 }
+

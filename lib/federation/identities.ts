@@ -3,7 +3,9 @@
  *
  * - An identity already linked, by the exact upstream `(iss, sub)`, signs in as its user.
  * - Otherwise the upstream must vouch for an email address (`email_verified` strictly true; for an
- *   enterprise connection, an address in a domain its organization verified also counts), and:
+ *   enterprise connection, an address in a domain its organization verified also counts). An
+ *   address in a domain some organization verified is admitted only through that organization's
+ *   own connection (not another organization's, not a social provider). Then:
  *   - when no account has that address, the account is created just in time, with the identity;
  *   - when an account has it, nothing is linked on the email alone: the sign-in asks the user to
  *     prove that account (its password, passkey or an email code), and links only then
@@ -19,7 +21,7 @@ import { recordAudit } from "../audit/events";
 import { newId } from "../crypto";
 import type { EndpointContext } from "../http/context";
 import { evidenceFor, type Evidence } from "../authn/evidence";
-import { domainOf, organizationVerifiedDomain } from "./home-realm";
+import { verifiedDomainForEmail } from "./domains";
 import type { LoadedProvider } from "./providers";
 import type { UpstreamIdentity } from "./upstream/contract";
 
@@ -27,16 +29,20 @@ export type Resolution =
   /** `link` describes the identity it signed in with (its organization, connection, trusted MFA). */
   | { kind: "user"; userId: string; link: PendingFederatedLink }
   | { kind: "link"; link: PendingFederatedLink }
-  | { kind: "refused"; reason: "no_email" | "email_unverified" | "account_disabled" | "not_member" };
+  | { kind: "refused"; reason: "no_email" | "email_unverified" | "domain_of_organization" | "account_disabled" | "not_member" };
 
 /** Whether the upstream's MFA counts here: only through a connection configured to trust it, and only when its `amr` says "mfa". */
 function upstreamMfa(loaded: LoadedProvider, identity: UpstreamIdentity): boolean {
   return loaded.connection?.trustUpstreamMfa === true && identity.amr.includes("mfa");
 }
 
-/** The evidence a federated sign-in records: `federated_mfa` when the upstream's MFA is trusted. */
+/**
+ * The evidence a federated sign-in records: `federated_mfa` when the upstream's MFA is trusted;
+ * its factor is `connection:<id>` or `social:<id>` (lib/authn/policy.ts reads which).
+ */
 export function federatedEvidence(at: Date, link: Pick<PendingFederatedLink, "connectionId" | "socialProviderId" | "upstreamMfa">): Evidence {
-  return evidenceFor(link.upstreamMfa ? "federated_mfa" : "federated", at, link.connectionId ?? link.socialProviderId);
+  const factor = link.connectionId ? `connection:${link.connectionId}` : `social:${link.socialProviderId}`;
+  return evidenceFor(link.upstreamMfa ? "federated_mfa" : "federated", at, factor);
 }
 
 export function pendingLinkOf(loaded: LoadedProvider, identity: UpstreamIdentity, userId: string): PendingFederatedLink {
@@ -89,8 +95,10 @@ export async function resolveIdentity(ctx: EndpointContext, loaded: LoadedProvid
 
   const email = identity.email?.trim().toLowerCase() ?? null;
   if (!email || !/^[^@\s]+@[^@\s]+$/.test(email) || email.length > 320) return { kind: "refused", reason: "no_email" };
-  const domain = domainOf(email);
-  const vouched = identity.emailVerified || (loaded.connection !== null && domain !== null && (await organizationVerifiedDomain(ctx, loaded.connection.organizationId, domain)));
+  // An address in a domain an organization verified is that organization's: only its own connection admits a new identity with it.
+  const owner = (await verifiedDomainForEmail(ctx.service.db, ctx.workspace.id, email))?.organizationId ?? null;
+  if (owner !== null && owner !== loaded.connection?.organizationId) return { kind: "refused", reason: "domain_of_organization" };
+  const vouched = identity.emailVerified || (loaded.connection !== null && owner === loaded.connection.organizationId);
   if (!vouched) return { kind: "refused", reason: "email_unverified" };
 
   const [existing] = await db.select({ id: users.id, status: users.status }).from(users).where(and(eq(users.workspaceId, wid), eq(users.emailNormalized, email))).limit(1);

@@ -244,6 +244,13 @@ export const HOSTED_ERRORS = {
     oauthError: "access_denied",
     next: "Verify your email address with the provider, or sign in another way.",
   },
+  federation_domain_of_organization: {
+    status: 403,
+    title: "Use your organization's sign-in",
+    message: "Your email address belongs to an organization that signs its users in through its own provider.",
+    oauthError: "access_denied",
+    next: "Go back to the application and sign in with your work email to use your organization's sign-in.",
+  },
   federation_account_disabled: { status: 403, title: "Sign-in failed", message: "This account is disabled.", oauthError: "access_denied" },
   federation_not_member: {
     status: 403,

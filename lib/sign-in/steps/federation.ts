@@ -29,9 +29,10 @@ const UPSTREAM_FAILURE: Record<FederationErrorCode, HostedErrorCode> = {
   misconfigured: "federation_misconfigured",
 };
 
-const REFUSAL: Record<"no_email" | "email_unverified" | "account_disabled" | "not_member", HostedErrorCode> = {
+const REFUSAL: Record<"no_email" | "email_unverified" | "domain_of_organization" | "account_disabled" | "not_member", HostedErrorCode> = {
   no_email: "federation_no_email",
   email_unverified: "federation_email_unverified",
+  domain_of_organization: "federation_domain_of_organization",
   account_disabled: "federation_account_disabled",
   not_member: "federation_not_member",
 };
@@ -53,11 +54,12 @@ async function goUpstream(ctx: EndpointContext, tx: TransactionRow, loaded: Load
 
 /**
  * Home-realm discovery for a first-factor post: when the address is in a domain an organization
- * verified, the sign-in goes to that organization's connection instead (null otherwise). Not
- * while the user is proving an account to link an upstream identity to it.
+ * verified, the sign-in goes to that organization's connection instead (null otherwise). Not for
+ * the account the user is proving to link an upstream identity to (its own connection sent the
+ * user here).
  */
 export async function homeRealmRedirect(ctx: EndpointContext, tx: TransactionRow, address: string): Promise<Response | null> {
-  if (tx.federatedLink) return null;
+  if (tx.federatedLink?.email && tx.federatedLink.email.toLowerCase() === address.toLowerCase()) return null;
   const target = await connectionForAddress(ctx, address);
   return target ? goUpstream(ctx, tx, await loadConnection(ctx, target.connectionId)) : null;
 }
@@ -73,7 +75,7 @@ export const federationStartEndpoint = signInStep(async (_request, ctx, { tx, fo
 export const ssoEndpoint = signInStep(async (_request, ctx, { tx, form }) => {
   const address = (form.get("email") ?? "").trim().toLowerCase();
   if (!address || address.length > 320 || !address.includes("@")) return toSignInPage(ctx, tx.id, "invalid_email");
-  return (await homeRealmRedirect(ctx, { ...tx, federatedLink: null }, address)) ?? toSignInPage(ctx, tx.id, "sso_not_configured");
+  return (await homeRealmRedirect(ctx, tx, address)) ?? toSignInPage(ctx, tx.id, "sso_not_configured");
 });
 
 /** POST /sign-in/federation/cancel: give up linking an upstream identity; back to the methods. */
