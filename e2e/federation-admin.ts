@@ -1,10 +1,11 @@
 /**
  * The latchkey CLI on the e2e server's data store, as e2e/serve.mjs publishes it
- * (.test-data/e2e-server-<port>.json): with the embedded database the server runs the command
- * (its admin socket), with PostgreSQL the CLI connects itself.
+ * (.test-data/e2e-server-<port>.json). With the embedded database the server runs the command:
+ * this speaks to its admin socket directly (lib/cli/admin-socket.ts, the CLI's own client),
+ * which spares the CLI's start-up; with PostgreSQL the CLI runs and connects itself.
  */
 import { execFile } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { LATCHKEY_PORT } from "./env";
 
@@ -16,17 +17,34 @@ export interface ExportedWorkspace {
   [field: string]: unknown;
 }
 
-function latchkey(args: string[], stdin = ""): Promise<{ code: number; stdout: string; stderr: string }> {
-  const published = JSON.parse(readFileSync(path.join(process.cwd(), ".test-data", `e2e-server-${LATCHKEY_PORT}.json`), "utf8")) as { env: Record<string, string | undefined> };
+interface Outcome {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function serverStore(): Record<string, string | undefined> {
+  const file = path.join(process.cwd(), ".test-data", `e2e-server-${LATCHKEY_PORT}.json`);
+  return (JSON.parse(readFileSync(file, "utf8")) as { env: Record<string, string | undefined> }).env;
+}
+
+async function latchkey(argv: string[], stdin = ""): Promise<Outcome> {
+  const store = serverStore();
+  const { adminSocketPath, sendAdminCommand } = await import("../lib/cli/admin-socket");
+  if (store.DATA_DIR && existsSync(adminSocketPath(store.DATA_DIR))) {
+    const outcome: Outcome = { code: 1, stdout: "", stderr: "" };
+    outcome.code = await sendAdminCommand(adminSocketPath(store.DATA_DIR), { argv, stdin }, { out: (text) => (outcome.stdout += text), err: (text) => (outcome.stderr += text) });
+    return outcome;
+  }
   const env: NodeJS.ProcessEnv = { ...process.env };
   delete env.DATABASE_URL;
   delete env.DATA_DIR;
   delete env.MASTER_KEY;
-  for (const [name, value] of Object.entries(published.env)) if (value) env[name] = value;
+  for (const [name, value] of Object.entries(store)) if (value) env[name] = value;
   return new Promise((resolve) => {
     const child = execFile(
       path.join(process.cwd(), "node_modules/.bin/tsx"),
-      ["cli/latchkey.ts", ...args],
+      ["cli/latchkey.ts", ...argv],
       { env, timeout: 60_000, maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr }),
     );

@@ -164,6 +164,22 @@ test("enterprise: a verified-domain address signs in at the organization's ident
   }
 });
 
+test("enterprise: 'Sign in with single sign-on' takes the work email alone to the organization's identity provider", async ({ page }) => {
+  await openSignIn(page);
+  await page.getByText("Sign in with single sign-on (SSO)").click();
+  await page.getByLabel("Work email", { exact: true }).fill(BOB.email);
+  await page.getByRole("button", { name: "Continue with single sign-on" }).click();
+  await expect(page).toHaveURL((url) => url.href.startsWith(`${IDP_ISSUER}/sign-in`));
+
+  // An address in no verified domain stays here, with the form's error.
+  await openSignIn(page);
+  await page.getByText("Sign in with single sign-on (SSO)").click();
+  await page.getByLabel("Work email", { exact: true }).fill("someone@example.com");
+  await page.getByRole("button", { name: "Continue with single sign-on" }).click();
+  await expect(page).toHaveURL((url) => url.href.startsWith(`${ISSUER}/sign-in`));
+  await expect(page.getByRole("alert").filter({ hasText: HOSTED_ERRORS.sso_not_configured.message })).toBeVisible();
+});
+
 test("social: the GitHub stand-in creates the account and signs it in; the buttons follow the workspace's order", async ({ page }) => {
   await openSignIn(page);
   await expect(page.getByRole("button", { name: /^Continue with / })).toHaveText(["Continue with GitHub", "Continue with Contoso ID"]);
