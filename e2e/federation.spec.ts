@@ -9,13 +9,13 @@
  *   started here on the ports the fixture names (e2e/federation-upstreams.ts).
  *
  * Upstream usernames and addresses carry this run's id, so every run starts from new identities
- * (the server may be reused between runs). The workspace is read and changed with the latchkey CLI
- * on the server's data store (e2e/federation-admin.ts).
+ * (the server may be reused between runs). The workspace is read and changed with latchkey's
+ * workspace commands on the server's data store (e2e/federation-admin.ts).
  */
 import { expect, test, type Page } from "@playwright/test";
 import { HOSTED_ERRORS, type HostedErrorCode } from "../lib/hosted/errors";
 import { startCustomerApp, type CustomerAppProcess } from "./customer-app-process";
-import { CONTOSO_CLIENT, CONTOSO_PORT, FEDERATION_APP_PORT, GITHUB_CLIENT, GITHUB_ORIGIN, GITHUB_PORT, IDP_ISSUER, ISSUER } from "./env";
+import { CONTOSO_CLIENT, CONTOSO_ISSUER, CONTOSO_PORT, FEDERATION_APP_PORT, GITHUB_CLIENT, GITHUB_ORIGIN, GITHUB_PORT, IDP_ISSUER, ISSUER } from "./env";
 import { exportWorkspace, importWorkspace, type ExportedWorkspace } from "./federation-admin";
 import { startContoso, startGithubStandin, type Upstream } from "./federation-upstreams";
 
@@ -72,7 +72,7 @@ function recordNavigations(page: Page): string[] {
   return urls;
 }
 
-/** The status of the last main-frame response from `prefix` (the hosted error page's). */
+/** The statuses of main-frame responses from URLs starting with `prefix`, in order. */
 function recordStatuses(page: Page, prefix: string): number[] {
   const statuses: number[] = [];
   page.on("response", (response) => {
@@ -199,7 +199,7 @@ test("social: Contoso ID, a generic OpenID Connect provider, creates the account
   const account = CONTOSO_ACCOUNTS.olivia;
   await openSignIn(page);
   await page.getByRole("button", { name: "Continue with Contoso ID" }).click();
-  await upstreamSignIn(page, `http://127.0.0.1:${CONTOSO_PORT}`, account.sub);
+  await upstreamSignIn(page, CONTOSO_ISSUER, account.sub);
 
   const { id_token, userinfo, session_check } = await readResult(page);
   expect(id_token.claims).toMatchObject({ iss: ISSUER, email: account.email, email_verified: true, name: account.name });
@@ -212,7 +212,7 @@ test("takeover: an upstream asserting a local user's address gets no session unt
   const notice = page.getByRole("status").filter({ hasText: `An account with ${LIN.email} already exists` });
   await openSignIn(page);
   await page.getByRole("button", { name: "Continue with Contoso ID" }).click();
-  await upstreamSignIn(page, `http://127.0.0.1:${CONTOSO_PORT}`, CONTOSO_ACCOUNTS.lin.sub);
+  await upstreamSignIn(page, CONTOSO_ISSUER, CONTOSO_ACCOUNTS.lin.sub);
 
   // Back on the sign-in page with the link notice: no code, no session for the application.
   await expect(notice).toBeVisible();
@@ -240,7 +240,7 @@ test("takeover: an upstream asserting a local user's address gets no session unt
     const hops = recordNavigations(second);
     await openSignIn(second);
     await second.getByRole("button", { name: "Continue with Contoso ID" }).click();
-    await upstreamSignIn(second, `http://127.0.0.1:${CONTOSO_PORT}`, CONTOSO_ACCOUNTS.lin.sub);
+    await upstreamSignIn(second, CONTOSO_ISSUER, CONTOSO_ACCOUNTS.lin.sub);
     const linked = await readResult(second);
     expect(linked.id_token.claims.sub).toBe(proved.id_token.claims.sub);
     expect(linked.session_check.active).toBe(true);
@@ -258,7 +258,7 @@ test("upstream failures end on the hosted error page and create nothing", async 
   // The user cancels at Contoso ID: it answers access_denied.
   await openSignIn(page);
   await page.getByRole("button", { name: "Continue with Contoso ID" }).click();
-  await expect(page).toHaveURL((url) => url.origin === `http://127.0.0.1:${CONTOSO_PORT}`);
+  await expect(page).toHaveURL((url) => url.origin === CONTOSO_ISSUER);
   await page.getByRole("button", { name: "Cancel" }).click();
   await expectHostedError(page, statuses, "federation_denied");
   await expectSignedOut(page);
