@@ -29,11 +29,13 @@ const CAROL: UpstreamUser = { email: "carol@acme.test", password: "carol upstrea
 const DAN: UpstreamUser = { email: "dan@acme.test", password: "dan upstream password 123" };
 const FRED: UpstreamUser = { email: "fred@acme.test", password: "fred upstream password 12" };
 const GINA: UpstreamUser = { email: "gina@acme.test", password: "gina upstream password 12" };
+/** An upstream account of acme's identity provider with an address of globex's verified domain. */
+const SQUATTER: UpstreamUser = { email: "ceo@globex.test", password: "squatter upstream password" };
 const SCOPE = "openid email profile read:things write:things";
 
 beforeAll(async () => {
   h = await createHarness();
-  idp = await createLatchkeyUpstream(h, ws, [ALICE, EVE, CAROL, DAN, FRED, GINA]);
+  idp = await createLatchkeyUpstream(h, ws, [ALICE, EVE, CAROL, DAN, FRED, GINA, SQUATTER]);
   // The organization's domain and connection as the workspace file states them.
   const doc = authzWorkspace(ws);
   doc.organizations[0] = {
@@ -41,6 +43,7 @@ beforeAll(async () => {
     domains: [{ domain: "acme.test", verified: true }],
     connections: [{ name: "Acme IdP", issuer: idp.issuer, client_id: idp.clientId, client_secret: { env: "ACME_IDP_SECRET" }, default_roles: ["reader"] }],
   };
+  doc.organizations[1] = { ...doc.organizations[1], domains: [{ domain: "globex.test", verified: true }] };
   await seedWithSecrets(h, doc, { ACME_IDP_SECRET: idp.clientSecret });
   acme = await organizationIdOf(h, ws, ACME);
   globex = await organizationIdOf(h, ws, GLOBEX);
@@ -187,5 +190,15 @@ describe("enterprise sign-in through another Latchkey workspace", () => {
       await setConnection(h, connectionId, { active: true });
     }
     expect(await userByEmail(h, ws, GINA.email)).toBeNull();
+  });
+
+  it("refuses an address in another organization's verified domain through this organization's connection (federation_domain_of_organization), creating nothing", async () => {
+    const before = await countsOf(h, ws);
+    const s = await startSignIn(h, ws, { ...WEB, scope: SCOPE, resource: API });
+    // Acme's connection, reached with an acme address; upstream, an account with a globex address.
+    const back = await signInUpstream(h, idp, upstreamLocation(await postPassword(h, s, "someone@acme.test", "not checked here"), ws), SQUATTER);
+    await expectHostedError(await deliverCallback(h, s, back), "federation_domain_of_organization");
+    expect(await countsOf(h, ws)).toEqual(before);
+    expect(await userByEmail(h, ws, SQUATTER.email)).toBeNull();
   });
 });

@@ -22,6 +22,8 @@ let connectionId: string;
 
 /** A local account in the verified domain, with a password of its own. */
 const LOCAL_ALICE = { email: "alice@acme.test", password: "alice's local password 1" };
+/** Another local account of the verified domain, with a password from before single sign-on. */
+const FORMER = { email: "former@acme.test", password: "a password from before sso" };
 /** A local account in a domain acme only claimed. */
 const PENDING = { email: "pat@pending.test", password: "pat's local password 12" };
 const UPSTREAM_ALICE = { email: "alice@acme.test", password: "alice's upstream password" };
@@ -30,7 +32,7 @@ beforeAll(async () => {
   // Two password failures per account and address: a password checked locally would soon be refused.
   h = await createHarness({ mail: OUTBOX, rateLimits: { requestsPerMinute: 100_000, failuresPer5Minutes: 2 } });
   const doc = authzWorkspace(ws);
-  doc.users.push({ email: LOCAL_ALICE.email, password: LOCAL_ALICE.password, email_verified: true }, { email: PENDING.email, password: PENDING.password, email_verified: true });
+  doc.users.push({ email: LOCAL_ALICE.email, password: LOCAL_ALICE.password, email_verified: true }, { email: PENDING.email, password: PENDING.password, email_verified: true }, { email: FORMER.email, password: FORMER.password, email_verified: true });
   await seed(h, doc);
   idp = await createLatchkeyUpstream(h, ws, [UPSTREAM_ALICE]);
   connectionId = await addConnection(h, ws, { organization: ACME, issuer: idp.issuer, clientId: idp.clientId, clientSecret: idp.clientSecret });
@@ -141,7 +143,12 @@ describe("home-realm discovery", () => {
     const o = outcome(await deliverCallback(h, s, back));
     expect(o).toEqual({ to: "page", error: null });
     expect((await viewOf(h, s)).federation.linking).toEqual({ email: LOCAL_ALICE.email, provider: "Acme" });
-    // While linking, the password form proves the local account: no home-realm redirect for it.
+    // While linking, another address of the verified domain still goes to the connection, its password unchecked.
+    expectUpstream(await postPassword(h, s, FORMER.email, FORMER.password));
+    expectUpstream(await postStep(h, s, "/sign-in/email", { email: FORMER.email }));
+    expect(await outboxFor(h, ws, FORMER.email)).toEqual([]);
+    expect((await viewOf(h, s)).federation.linking).toEqual({ email: LOCAL_ALICE.email, provider: "Acme" });
+    // Only the account being linked skips home-realm discovery: the password form proves it.
     const proved = outcome(await postPassword(h, s, LOCAL_ALICE.email, LOCAL_ALICE.password));
     if (proved.to !== "callback") throw new Error(`not completed: ${proved.error}`);
     // Linked through the connection: the account joins the organization and the tokens carry it.

@@ -9,11 +9,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { socialProviders } from "../../../db/schema";
 import { eq } from "drizzle-orm";
 import { authzWorkspace, SPA, WEB } from "../../helpers/fixtures";
-import { basic, call, createHarness, exchangeCode, PUBLIC_URL, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
+import { authorizeQuery, basic, call, createHarness, exchangeCode, PUBLIC_URL, uniqueWorkspaceId, type Harness, type Jar } from "../../helpers/harness";
 import { outcome, startSignIn, userIdOf, viewOf, type PendingSignIn } from "../../helpers/factors/sign-in";
 import { startGithubStandin, type GithubStandin } from "../../helpers/federation/github-standin";
 import { startOidcProviderUpstream, type OidcProviderUpstream } from "../../helpers/federation/oidc-provider-upstream";
-import { callbackUrlOf, countsOf, deliverCallback, expectHostedError, identitiesOf, seedWithSecrets, socialProviderIdOf, startSocial, upstreamLocation, userByEmail } from "../../helpers/federation/setup";
+import { callbackUrlOf, countsOf, deliverCallback, expectHostedError, identitiesOf, seedWithSecrets, setApplicationPolicy, socialProviderIdOf, startSocial, upstreamLocation, userByEmail } from "../../helpers/federation/setup";
 
 let h: Harness;
 const ws = uniqueWorkspaceId("fedsoc");
@@ -37,6 +37,7 @@ beforeAll(async () => {
       { sub: "string-true-3", email: "stella@mail.test", email_verified: "true" },
       { sub: "no-email-4" },
       { sub: "posted-5", email: "posted@mail.test", email_verified: true },
+      { sub: "reused-6", email: "reused@mail.test", email_verified: true },
     ],
   });
   // The providers and the web application's buttons as the workspace file states them.
@@ -182,5 +183,19 @@ describe("social sign-in", () => {
     expect(await userByEmail(h, ws, "posted@mail.test")).toBeNull();
     expect(outcome(await deliverCallback(h, s, location)).to).toBe("callback");
     expect(await userByEmail(h, ws, "posted@mail.test")).not.toBeNull();
+  });
+
+  it("a social session serves only the applications that offer its provider; another one asks for a sign-in", async () => {
+    // The SPA offers no provider and accepts passkeys only.
+    await setApplicationPolicy(h, ws, SPA.client_id, { firstFactors: ["passkey"] });
+    const authorizeWith = async (client: typeof SPA, jar: Jar) => {
+      const res = await call(h, `/t/${ws}/oauth2/authorize?${authorizeQuery({ ...client, scope: "openid" }).query}`, { cookie: jar.header() });
+      expect(res.status).toBe(303);
+      return new URL(res.headers.get("location")!, PUBLIC_URL);
+    };
+    const { s, res } = await viaOidc("reused-6");
+    expect(outcome(res).to).toBe("callback");
+    expect((await authorizeWith(WEB, s.jar)).origin).toBe(new URL(WEB.redirect_uri).origin);
+    expect((await authorizeWith(SPA, s.jar)).pathname).toBe(`/t/${ws}/sign-in`);
   });
 });
