@@ -108,7 +108,9 @@ export async function currentStep(ctx: EndpointContext, tx: TransactionRow, cook
  * `origin` is the organization and enterprise connection a federated sign-in came through: the
  * session the sign-in creates carries them (any other first factor clears them). When an upstream
  * identity is waiting to be linked (lib/federation/identities.ts), proving the account it names
- * links it here, and the sign-in counts the upstream sign-in too; proving any other account drops it.
+ * keeps it waiting until the sign-in completes (`finish`): it is linked only once the account's
+ * own policy is met by the account's own factors, MFA included, and the upstream sign-in is not
+ * counted towards it. Proving any other account drops it.
  */
 export async function identify(
   request: Request,
@@ -119,20 +121,17 @@ export async function identify(
   origin: { organizationId: string | null; connectionId: string | null } | null = null,
 ): Promise<Response> {
   const sameUser = tx.userId === userId;
-  let evidence: Evidence[] = sameUser ? withEvidence(readEvidence(tx.evidence), event) : [event];
+  const evidence: Evidence[] = sameUser ? withEvidence(readEvidence(tx.evidence), event) : [event];
   let from = origin ?? (sameUser && tx.connectionId ? { organizationId: tx.organizationId, connectionId: tx.connectionId } : { organizationId: null, connectionId: null });
   const link = tx.federatedLink;
-  if (link && link.userId === userId && !origin) {
-    if (!(await linkProvedAccount(ctx, link))) return hostedError("federation_link_failed");
-    evidence = withEvidence(evidence, federatedEvidence(ctx.service.clock.now(), link));
-    from = { organizationId: link.organizationId, connectionId: link.connectionId };
-  }
+  const keepLink = link !== null && link.userId === userId && !origin;
+  if (keepLink) from = { organizationId: link.organizationId, connectionId: link.connectionId };
   const updated = await updateOpen(ctx, tx, {
     userId,
     evidence,
     sessionId: sameUser ? tx.sessionId : null,
     passkeyOfferAnswered: sameUser ? tx.passkeyOfferAnswered : false,
-    federatedLink: null,
+    federatedLink: keepLink ? link : null,
     ...from,
   });
   if (!updated) return hostedError("sign_in_expired");
@@ -185,7 +184,14 @@ export async function advance(request: Request, ctx: EndpointContext, tx: Transa
 }
 
 async function finish(request: Request, ctx: EndpointContext, tx: TransactionRow, cookieHeader: string | null): Promise<Response> {
-  const evidence = readEvidence(tx.evidence);
+  let evidence = readEvidence(tx.evidence);
+  // The account the user proved meets its policy: an upstream identity waiting for it is linked
+  // now, and recorded as a plain federated sign-in (its upstream MFA, if any, decided nothing here).
+  const link = tx.federatedLink;
+  if (link && link.userId === tx.userId) {
+    if (!(await linkProvedAccount(ctx, link))) return hostedError("federation_link_failed");
+    evidence = withEvidence(evidence, federatedEvidence(ctx.service.clock.now(), { ...link, upstreamMfa: false }));
+  }
   const stepped = await steppedUpSession(ctx, tx, cookieHeader);
   if (stepped) {
     let session: HostedSession | null = stepped;

@@ -11,18 +11,20 @@ import { basic, createHarness, exchangeCode, seed, uniqueWorkspaceId, type Harne
 import { outcome, postPassword, postStep, startSignIn, userIdOf, viewOf, type PendingSignIn } from "../../helpers/factors/sign-in";
 import { startOidcProviderUpstream, type OidcProviderUpstream } from "../../helpers/federation/oidc-provider-upstream";
 import { pairwiseSubject } from "../../../lib/oauth/subject";
-import { addSocialProvider, callbackUrlOf, countsOf, deliverCallback, identitiesOf, startSocial, upstreamLocation } from "../../helpers/federation/setup";
+import { addSocialProvider, setApplicationPolicy, callbackUrlOf, countsOf, deliverCallback, identitiesOf, startSocial, upstreamLocation } from "../../helpers/federation/setup";
 
 let h: Harness;
 const ws = uniqueWorkspaceId("fedlink");
 let upstream: OidcProviderUpstream;
 
 const CAROL = { email: "carol@example.test", password: "carol's local password!" };
+const DAVE = { email: "dave@example.test", password: "dave's local password!!" };
 
 beforeAll(async () => {
   h = await createHarness();
   const doc = authzWorkspace(ws);
   doc.users.push({ email: CAROL.email, password: CAROL.password, email_verified: true });
+  doc.users.push({ email: DAVE.email, password: DAVE.password, email_verified: true });
   await seed(h, doc);
   upstream = await startOidcProviderUpstream({
     redirectUris: [callbackUrlOf(ws)],
@@ -31,6 +33,7 @@ beforeAll(async () => {
       { sub: "ada-upstream", email: ADA.email, email_verified: true, name: "Ada elsewhere" },
       { sub: "bob-upstream", email: BOB.email, email_verified: true },
       { sub: "carol-upstream", email: CAROL.email, email_verified: true },
+      { sub: "dave-upstream", email: DAVE.email, email_verified: true, amr: ["pwd", "otp", "mfa"] },
     ],
   });
   await addSocialProvider(h, ws, { key: "contoso", preset: "oidc", name: "Contoso ID", clientId: upstream.clientId, clientSecret: upstream.clientSecret, config: { issuer: upstream.issuer }, applications: [WEB.client_id] });
@@ -99,6 +102,24 @@ describe("an upstream asserting the email of a local account", () => {
     // Still not linked: the upstream gets the prompt again.
     const again = await viaUpstream("bob-upstream");
     await expectLinkPrompt(again.s, again.res, BOB.email);
+  });
+
+  it("links only once the account's own policy is met: with MFA required, the password alone links nothing, and the upstream's MFA does not count", async () => {
+    await setApplicationPolicy(h, ws, WEB.client_id, { mfa: "required" });
+    try {
+      const daveId = await userIdOf(h, ws, DAVE.email);
+      const { s, res } = await viaUpstream("dave-upstream");
+      await expectLinkPrompt(s, res, DAVE.email);
+      // The password is proved; Dave has no second factor, so the sign-in asks to enrol one. Abandoned here.
+      expect(outcome(await postPassword(h, s, DAVE.email, DAVE.password))).toEqual({ to: "page", error: null });
+      expect((await viewOf(h, s)).step.kind).toBe("enroll_second_factor");
+      expect(await identitiesOf(h, ws, daveId)).toEqual([]);
+      // The upstream again: still only the prompt (nothing was linked, no session exists).
+      const again = await viaUpstream("dave-upstream");
+      await expectLinkPrompt(again.s, again.res, DAVE.email);
+    } finally {
+      await setApplicationPolicy(h, ws, WEB.client_id, {});
+    }
   });
 
   it("proving another account instead signs that account in and links nothing to either", async () => {
