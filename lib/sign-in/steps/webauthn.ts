@@ -9,6 +9,8 @@
  *
  * The browser posts the JSON of the WebAuthn response in the form field `response`.
  */
+import { and, eq } from "drizzle-orm";
+import { users } from "../../../db/schema";
 import type { EndpointContext } from "../../http/context";
 import type { Route } from "../../http/route";
 import { hostedError, type SignInFormError } from "../../hosted/errors";
@@ -27,6 +29,7 @@ import {
   type WebAuthnKind,
 } from "../../authn/factors/webauthn";
 import { completeSecondFactorEnrolment } from "../enrolment";
+import { homeRealmRedirect } from "./federation";
 import { advance, currentStep, identify, prove, signInStep, toSignInPage, updateOpen, type FlowStep } from "../flow";
 
 export interface WebAuthnView {
@@ -81,6 +84,10 @@ export const passkeySignInEndpoint = signInStep(async (request, ctx, { tx, form 
     await gate.recordFailure();
     return toSignInPage(ctx, tx.id, failureMessage(result.reason));
   }
+  // An account whose address is in a domain an organization verified signs in through its connection, passkey or not.
+  const [user] = await ctx.service.db.select({ email: users.email }).from(users).where(and(eq(users.workspaceId, ctx.workspace.id), eq(users.id, result.userId))).limit(1);
+  const elsewhere = user ? await homeRealmRedirect(ctx, tx, user.email) : null;
+  if (elsewhere) return elsewhere;
   return identify(request, ctx, tx, result.userId, result.evidence);
 });
 

@@ -12,6 +12,7 @@ import { ACME, authzWorkspace, SPA, WEB } from "../../helpers/fixtures";
 import { basic, createHarness, exchangeCode, seed, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
 import { OUTBOX, outboxFor } from "../../helpers/factors/email";
 import { outcome, postPassword, postStep, startSignIn, userIdOf, viewOf } from "../../helpers/factors/sign-in";
+import { postPasskey, SoftAuthenticator } from "../../helpers/factors/webauthn";
 import { createLatchkeyUpstream, signInUpstream, type LatchkeyUpstream } from "../../helpers/federation/latchkey-upstream";
 import { addConnection, addDomain, countsOf, deliverCallback, identitiesOf, organizationIdOf, setApplicationPolicy, setConnection, upstreamLocation } from "../../helpers/federation/setup";
 
@@ -91,6 +92,17 @@ describe("home-realm discovery", () => {
       expect(res.headers.getSetCookie().filter((c) => c.startsWith("lk_session="))).toEqual([]);
     }
     expect(await countsOf(h, ws)).toEqual(before);
+  });
+
+  it("sends a verified-domain account's own passkey upstream too (no local session), and keeps a claimed-only domain's passkey local", async () => {
+    const alice = new SoftAuthenticator();
+    await alice.enrol(h, ws, await userIdOf(h, ws, LOCAL_ALICE.email), "passkey");
+    const before = await countsOf(h, ws);
+    expectUpstream(await postPasskey(h, await startWeb(), alice));
+    expect(await countsOf(h, ws)).toEqual(before);
+    const pat = new SoftAuthenticator();
+    await pat.enrol(h, ws, await userIdOf(h, ws, PENDING.email), "passkey");
+    expect(outcome(await postPasskey(h, await startWeb(), pat)).to).toBe("callback");
   });
 
   it("keeps an address of a domain that is only claimed (not verified) with the local sign-in", async () => {

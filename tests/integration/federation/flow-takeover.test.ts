@@ -33,7 +33,7 @@ beforeAll(async () => {
       { sub: "ada-upstream", email: ADA.email, email_verified: true, name: "Ada elsewhere" },
       { sub: "bob-upstream", email: BOB.email, email_verified: true },
       { sub: "carol-upstream", email: CAROL.email, email_verified: true },
-      { sub: "dave-upstream", email: DAVE.email, email_verified: true, amr: ["pwd", "otp", "mfa"] },
+      { sub: "dave-upstream", email: DAVE.email, email_verified: true },
     ],
   });
   await addSocialProvider(h, ws, { key: "contoso", preset: "oidc", name: "Contoso ID", clientId: upstream.clientId, clientSecret: upstream.clientSecret, config: { issuer: upstream.issuer }, applications: [WEB.client_id] });
