@@ -87,7 +87,7 @@ describe("the workspace's policy", () => {
     const view = await getWorkspacePolicy(h.service, W);
     expect(view.policy).toEqual({ firstFactors: ["password", "passkey"], mfa: "required", passkeyEnrollment: "offer", signUp: true });
     // The sign-in reads the same policy.
-    expect(await policyFor(ctx(), await clientPk(SPA.client_id))).toEqual(view.policy);
+    expect(await policyFor(ctx(), await clientPk(SPA.client_id))).toEqual({ ...view.policy, socialProviderIds: [] });
 
     expect(await run(admin, "setWorkspacePolicy", WORKSPACE_FORM)).toEqual({ ok: true, result: { changed: [] } });
     h.clock.advance(MINUTE);
@@ -130,13 +130,13 @@ describe("an application's policy", () => {
     expect(row.authPolicy).toEqual({ firstFactors: ["passkey"], mfa: "required" });
     const effective = { firstFactors: ["passkey"], mfa: "required", passkeyEnrollment: "never", signUp: false };
     expect((await getApplicationPolicy(h.service, W, WEB.client_id))!.effective).toEqual(effective);
-    expect(await policyFor(ctx(), await clientPk(WEB.client_id))).toEqual(effective);
+    expect(await policyFor(ctx(), await clientPk(WEB.client_id))).toEqual({ ...effective, socialProviderIds: [] });
     // Another application still inherits.
     expect((await getApplicationPolicy(h.service, W, SPA.client_id))!.effective.mfa).toBe("off");
 
     // An inherited field follows the workspace's later changes; an overridden one does not.
     await run(admin, "setWorkspacePolicy", { first_factors: ["password"], mfa: "off", passkey_enrollment: "require", sign_up: "on" });
-    expect(await policyFor(ctx(), await clientPk(WEB.client_id))).toEqual({ firstFactors: ["passkey"], mfa: "required", passkeyEnrollment: "require", signUp: true });
+    expect(await policyFor(ctx(), await clientPk(WEB.client_id))).toEqual({ firstFactors: ["passkey"], mfa: "required", passkeyEnrollment: "require", signUp: true, socialProviderIds: [] });
 
     const events = await audits("console.application.auth_policy_changed");
     expect(events).toHaveLength(1);
