@@ -346,7 +346,31 @@ test("the console: setup, workspace, applications, users, secrets and roles", as
     await connection.getByLabel(/^Client secret/).fill("upstream-secret");
     await connection.getByRole("button", { name: "Add connection" }).click();
     await expect(page.getByRole("form", { name: "Connection Acme Okta" })).toBeVisible();
+    // An email domain: claimed (with the TXT record to publish), then verified by the operator's audited word.
+    const addDomain = page.getByRole("form", { name: "Add domain" });
+    await addDomain.getByLabel("Add a domain").fill("Acme.Example.");
+    await addDomain.getByRole("button", { name: "Add domain" }).click();
+    await expect(page.getByText("_latchkey.acme.example", { exact: false }).first()).toBeVisible();
+    await page.getByRole("form", { name: "Mark acme.example verified" }).getByRole("button", { name: "Mark verified" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Mark verified" }).click();
+    await expect(page.getByText("by operator", { exact: false })).toBeVisible();
     await shot(page, testInfo, "14-organization");
+
+    // A social provider (its secret never shown again), then offered by the SPA.
+    await page.goto(`${BASE}/console/w/${WS}/social`);
+    await page.getByText("Add GitHub", { exact: true }).click();
+    const github = page.getByRole("form", { name: "Add GitHub" });
+    await github.getByLabel(/^Client id/).fill("Iv1.0123456789abcdef");
+    await github.getByLabel(/^Client secret/).fill("github-client-secret-0123456789");
+    await github.getByRole("button", { name: "Add GitHub" }).click();
+    await expect(page.getByRole("form", { name: "Provider GitHub" })).toBeVisible();
+    await expect(page.getByText("secret set", { exact: true })).toBeVisible();
+    await shot(page, testInfo, "15-social-sign-in");
+    await page.goto(`${BASE}/console/w/${WS}/applications/${SPA.clientId}`);
+    const social = page.getByRole("form", { name: "Social sign-in" });
+    await social.getByLabel(/^GitHub/).check();
+    await social.getByRole("button", { name: "Save social sign-in" }).click();
+    await expect(social.getByText("Saved.")).toBeVisible();
 
     await page.goto(`${BASE}/console/w/${WS}/users`);
     await page.getByRole("link", { name: ALICE.email }).click();
