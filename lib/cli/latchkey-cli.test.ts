@@ -16,7 +16,8 @@ import { decryptSecret } from "../crypto";
 import { createService } from "../service";
 import { startAdminSocket, type AdminSocket } from "./admin-socket";
 import { secretReferences } from "../workspaces/document/social-providers";
-import { referencedEnvironment } from "./commands";
+import { referencedEnvironment, runCommand } from "./commands";
+import { systemClock } from "../clock";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const tsx = path.join(root, "node_modules", ".bin", "tsx");
@@ -41,6 +42,14 @@ function latchkey(args: string[], options: { dataDir?: string; stdin?: string } 
     child.on("close", (code) => resolve({ code: code ?? -1, out, err }));
     child.stdin.end(options.stdin ?? "");
   });
+}
+
+/** The same command run in this process (lib/cli/commands.ts), as the admin socket runs it. */
+async function inProcess(argv: string[], stdin?: string): Promise<{ code: number; out: string; err: string }> {
+  let out = "";
+  let err = "";
+  const code = await runCommand(handle.db, config, systemClock, { argv, ...(stdin === undefined ? {} : { stdin }) }, { out: (t) => (out += t), err: (t) => (err += t) });
+  return { code, out, err };
 }
 
 beforeAll(async () => {
@@ -100,11 +109,12 @@ describe("latchkey while the server holds the embedded database", { timeout: 60_
       organizations: [{ slug: "acme", name: "Acme", connections: [{ name: "Acme Okta", issuer: "https://acme.okta.example", client_id: "latchkey" }] }],
       social_providers: [{ key: "google", preset: "google", name: "Google", client_id: "g" }],
     };
-    expect((await latchkey(["workspace", "import", "-"], { stdin: JSON.stringify(doc) })).code).toBe(0);
+    expect((await inProcess(["workspace", "import", "-"], JSON.stringify(doc))).code).toBe(0);
 
+    // The real command line once (standard input through the admin socket); the rest in process, the same code.
     const social = await latchkey(["social", "secret", "fed-cli", "google"], { stdin: "google-secret-from-stdin\n" });
     expect(social).toEqual({ code: 0, out: "Secret of social provider google set (stored encrypted).\n", err: "" });
-    const connection = await latchkey(["connection", "secret", "fed-cli", "acme", "Acme Okta"], { stdin: "okta-secret-from-stdin" });
+    const connection = await inProcess(["connection", "secret", "fed-cli", "acme", "Acme Okta"], "okta-secret-from-stdin");
     expect(connection).toEqual({ code: 0, out: 'Secret of connection "Acme Okta" of organization acme set (stored encrypted).\n', err: "" });
 
     const [provider] = await handle.db.select().from(socialProviders).where(eq(socialProviders.workspaceId, "fed-cli"));
@@ -116,10 +126,10 @@ describe("latchkey while the server holds the embedded database", { timeout: 60_
     expect(JSON.stringify(audited)).not.toContain("google-secret-from-stdin");
 
     // Unknown names and an empty secret are refused with exit 1; a missing argument is a usage error.
-    expect(await latchkey(["social", "secret", "fed-cli", "nope"], { stdin: "x" })).toMatchObject({ code: 1, err: 'No social provider "nope" in workspace "fed-cli".\n' });
-    expect(await latchkey(["connection", "secret", "fed-cli", "acme", "Other"], { stdin: "x" })).toMatchObject({ code: 1, err: expect.stringContaining('no connection named "Other"') });
-    expect(await latchkey(["social", "secret", "fed-cli", "google"], { stdin: " \n" })).toMatchObject({ code: 1, err: expect.stringContaining("empty") });
-    expect(await latchkey(["connection", "secret", "fed-cli", "acme"])).toMatchObject({ code: 2, err: expect.stringContaining("Usage: latchkey connection secret") });
+    expect(await inProcess(["social", "secret", "fed-cli", "nope"], "x")).toMatchObject({ code: 1, err: 'No social provider "nope" in workspace "fed-cli".\n' });
+    expect(await inProcess(["connection", "secret", "fed-cli", "acme", "Other"], "x")).toMatchObject({ code: 1, err: expect.stringContaining('no connection named "Other"') });
+    expect(await inProcess(["social", "secret", "fed-cli", "google"], " \n")).toMatchObject({ code: 1, err: expect.stringContaining("empty") });
+    expect(await inProcess(["connection", "secret", "fed-cli", "acme"])).toMatchObject({ code: 2, err: expect.stringContaining("Usage: latchkey connection secret") });
   });
 
   it("says clearly when the database is held by a process without an admin socket", async () => {
