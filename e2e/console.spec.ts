@@ -358,7 +358,7 @@ test("the console: setup, workspace, applications, users, secrets and roles", as
 
     // A social provider (its secret never shown again), then offered by the SPA.
     await page.goto(`${BASE}/console/w/${WS}/social`);
-    await page.getByText("Add GitHub", { exact: true }).click();
+    await page.locator("summary", { hasText: "Add GitHub" }).click();
     const github = page.getByRole("form", { name: "Add GitHub" });
     await github.getByLabel(/^Client id/).fill("Iv1.0123456789abcdef");
     await github.getByLabel(/^Client secret/).fill("github-client-secret-0123456789");
