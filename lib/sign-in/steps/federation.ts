@@ -42,10 +42,11 @@ function upstreamFailure(error: unknown): Response {
   throw error;
 }
 
-/** Sends the browser upstream for this sign-in. */
-async function goUpstream(ctx: EndpointContext, tx: TransactionRow, loaded: LoadedProvider | null): Promise<Response> {
-  if (!loaded) return toSignInPage(ctx, tx.id, "method_not_allowed");
+/** Sends the browser upstream for this sign-in (settings that cannot work, such as a missing secret, end on the hosted page). */
+async function goUpstream(ctx: EndpointContext, tx: TransactionRow, load: () => Promise<LoadedProvider | null>): Promise<Response> {
   try {
+    const loaded = await load();
+    if (!loaded) return toSignInPage(ctx, tx.id, "method_not_allowed");
     return redirect303((await beginRoundTrip(ctx, tx, loaded)).href);
   } catch (error) {
     return upstreamFailure(error);
@@ -61,13 +62,13 @@ async function goUpstream(ctx: EndpointContext, tx: TransactionRow, loaded: Load
 export async function homeRealmRedirect(ctx: EndpointContext, tx: TransactionRow, address: string): Promise<Response | null> {
   if (tx.federatedLink?.email && tx.federatedLink.email.toLowerCase() === address.toLowerCase()) return null;
   const target = await connectionForAddress(ctx, address);
-  return target ? goUpstream(ctx, tx, await loadConnection(ctx, target.connectionId)) : null;
+  return target ? goUpstream(ctx, tx, () => loadConnection(ctx, target.connectionId)) : null;
 }
 
 /** POST /sign-in/federation: a social provider's button (`provider` = its key) or a connection (`connection` = its id). */
 export const federationStartEndpoint = signInStep(async (_request, ctx, { tx, form }) => {
   const key = form.get("provider");
-  if (key) return goUpstream(ctx, tx, await loadSocialProvider(ctx, tx.clientPk, key));
+  if (key) return goUpstream(ctx, tx, () => loadSocialProvider(ctx, tx.clientPk, key));
   return toSignInPage(ctx, tx.id, "method_not_allowed");
 });
 
@@ -114,10 +115,11 @@ export const federationCallbackEndpoint: Endpoint = async (request, ctx) => {
   if (!open || !(await consumeRoundTrip(ctx, trip))) return hostedError("federation_expired");
   const tx = open.tx;
 
-  const loaded = trip.connectionId ? await loadConnection(ctx, trip.connectionId) : trip.socialProviderId ? await loadSocialProviderById(ctx, tx.clientPk, trip.socialProviderId) : null;
-  if (!loaded) return hostedError("federation_option_unavailable");
+  let loaded: LoadedProvider | null;
   let identity;
   try {
+    loaded = trip.connectionId ? await loadConnection(ctx, trip.connectionId) : trip.socialProviderId ? await loadSocialProviderById(ctx, tx.clientPk, trip.socialProviderId) : null;
+    if (!loaded) return hostedError("federation_option_unavailable");
     identity = await finishRoundTrip(ctx, trip, state, query, loaded);
   } catch (error) {
     return upstreamFailure(error);

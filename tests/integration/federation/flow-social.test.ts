@@ -8,6 +8,8 @@ import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { socialProviders } from "../../../db/schema";
 import { eq } from "drizzle-orm";
+import { encryptSecret } from "../../../lib/crypto";
+import { socialSecretPurpose } from "../../../lib/federation/secrets";
 import { authzWorkspace, SPA, WEB } from "../../helpers/fixtures";
 import { authorizeQuery, basic, call, createHarness, exchangeCode, PUBLIC_URL, uniqueWorkspaceId, type Harness, type Jar } from "../../helpers/harness";
 import { outcome, startSignIn, userIdOf, viewOf, type PendingSignIn } from "../../helpers/factors/sign-in";
@@ -159,6 +161,17 @@ describe("social sign-in", () => {
       expect(outcome(await startSocial(h, await startWeb(), "github"))).toEqual({ to: "page", error: "method_not_allowed" });
     } finally {
       await h.service.db.update(socialProviders).set({ enabled: true }).where(eq(socialProviders.id, githubId));
+    }
+  });
+
+  it("a provider whose secret is not set yet: the button ends on federation_misconfigured (never a server error), nothing created", async () => {
+    await h.service.db.update(socialProviders).set({ secretEncrypted: null }).where(eq(socialProviders.id, githubId));
+    try {
+      const before = await countsOf(h, ws);
+      await expectHostedError(await startSocial(h, await startWeb(), "github"), "federation_misconfigured");
+      expect(await countsOf(h, ws)).toEqual(before);
+    } finally {
+      await h.service.db.update(socialProviders).set({ secretEncrypted: encryptSecret(h.service.config.masterKey, github.clientSecret, socialSecretPurpose(githubId)) }).where(eq(socialProviders.id, githubId));
     }
   });
 
