@@ -61,6 +61,12 @@ export const authorizationTransactions = pgTable(
     connectionId: text("connection_id").references(() => enterpriseConnections.id, { onDelete: "cascade" }),
     /** An upstream identity whose email matches a local account: linked only once the user proves that account. */
     federatedLink: jsonb("federated_link").$type<PendingFederatedLink>(),
+    /**
+     * The address the password form last posted without success, shown again in the form so the
+     * user does not retype it (never in the URL). Bound to the browser like the transaction, and
+     * cleared when a password succeeds and when the sign-in completes.
+     */
+    enteredAddress: text("entered_address"),
   },
   (t) => [index("authorization_transactions_expiry_idx").on(t.workspaceId, t.expiresAt)],
 );

@@ -1,0 +1,1 @@
+ALTER TABLE "authorization_transactions" ADD COLUMN "entered_address" text;
