@@ -1,0 +1,328 @@
+/**
+ * docs/integration.md works as written. Its workspace file is imported with the command it shows
+ * (which prints the secret the guide's code then uses); the TypeScript blocks marked
+ * `<!-- guide:run -->` are extracted, in order, into one module and run as the customer against
+ * the production listener on http://localhost (so the guide's `allowInsecureRequests` branch is
+ * the one taken): discovery, the authorization URL, the hosted sign-in driven like a browser
+ * (fetch and cookies), the callback and code exchange, UserInfo, the session check, refresh,
+ * hosted logout and revocation. The paths, commands, console labels and key-rotation timings the
+ * guide names are checked against the repository.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { randomBytes } from "node:crypto";
+import * as client from "openid-client";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { systemClock } from "../../lib/clock";
+import { listClientSecrets } from "../../lib/clients/secrets";
+import { runCommand, USAGE } from "../../lib/cli/commands";
+import { applicationKinds } from "../../lib/console/applications";
+import { JWKS_MAX_AGE_MS, RETIRED_KEY_PUBLISHED_MS } from "../../lib/oauth/keys";
+import { createRequestListener, writeResponse, type NodeHandler } from "../../lib/server/node-server";
+import { contextFor, dispatch, resolveWorkspace } from "../../lib/server/router";
+import { createService, type Service } from "../../lib/service";
+import { signInView } from "../../lib/sign-in/view";
+import { createHarness, Jar } from "../helpers/harness";
+
+const root = path.resolve(import.meta.dirname, "..", "..");
+const guidePath = path.join(root, "docs", "integration.md");
+const guide = readFileSync(guidePath, "utf8");
+
+/** The guide's code blocks of one language. */
+const blocks = (lang: string) => [...guide.matchAll(new RegExp(`^\`\`\`${lang}\\n([\\s\\S]*?)^\`\`\`$`, "gm"))].map((m) => m[1]!);
+/** The blocks that form the runnable module, in the guide's order. */
+const runnable = [...guide.matchAll(/^<!-- guide:run -->\n```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1]!);
+
+/** The module the guide builds (docs/integration.md's `latchkey.ts`). */
+interface GuideModule {
+  config: client.Configuration;
+  startSignIn(): Promise<{ transaction: { state: string; nonce: string; codeVerifier: string }; url: URL }>;
+  finishSignIn(requestUrl: string, transaction: { state: string; nonce: string; codeVerifier: string }): Promise<SignedIn>;
+  checkSession(session: SignedIn): Promise<boolean>;
+  refresh(session: SignedIn): Promise<SignedIn>;
+  logoutUrl(): URL;
+  revoke(session: SignedIn): Promise<void>;
+}
+interface SignedIn {
+  iss: string;
+  sub: string;
+  accessToken: string;
+  accessTokenExpiresAt: number;
+  refreshToken: string;
+  claims: client.IDToken;
+  userinfo: client.UserInfoResponse;
+}
+
+const workspaceFile = JSON.parse(blocks("json").find((b) => b.includes('"users"') && b.includes('"WEB_CONFIDENTIAL"'))!) as {
+  id: string;
+  applications: { client_id: string; redirect_uris: string[]; post_logout_redirect_uris: string[] }[];
+  users: { email: string; password: string }[];
+};
+const user = workspaceFile.users[0]!;
+const app = workspaceFile.applications[0]!;
+const APP_ORIGIN = "http://localhost:4000"; // the guide's default application origin
+
+let service: Service;
+let publicUrl: string;
+let issuer: string;
+let importOutput = "";
+let guideModule: GuideModule;
+const server = http.createServer((req, res) => listener(req, res));
+let listener: NodeHandler = (_req, res) => void res.writeHead(503).end();
+const generatedDir = path.join(root, ".test-data", `integration-guide-${randomBytes(4).toString("hex")}`);
+
+/**
+ * Stands in for Next, which the listener hands the browser-facing paths: the route table's hosted
+ * endpoints (authorize, the sign-in forms, logout), as Next's route.ts files answer them, and the
+ * hosted sign-in page (app/t/[tenant]/sign-in): the same view, reduced to the form a browser posts
+ * for the first step (the password form's fields).
+ */
+const hostedPages: NodeHandler = async (req, res) => {
+  const url = new URL(req.url ?? "/", publicUrl);
+  const match = /^\/t\/([a-z0-9-]+)\/sign-in$/.exec(url.pathname);
+  if (!match || req.method !== "GET") {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const headers = new Headers(Object.entries(req.headers).flatMap(([name, value]) => (typeof value === "string" ? [[name, value] as [string, string]] : [])));
+    const body = chunks.length ? Buffer.concat(chunks) : undefined;
+    const answer = await dispatch(new Request(url, { method: req.method, headers, body }), service);
+    return writeResponse(answer ?? new Response(null, { status: 404 }), res);
+  }
+  const workspace = await resolveWorkspace(service, match[1]!);
+  if (!workspace) return void res.writeHead(404).end();
+  const view = await signInView(contextFor(service, workspace), url.searchParams.get("tx") ?? "", req.headers.cookie ?? null);
+  if (view.kind !== "step" || view.step.kind !== "first_factor") return void res.writeHead(410).end("not the first step");
+  res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(
+    `<form method="post" action="${view.basePath}/sign-in/password">` +
+      `<input type="hidden" name="tx" value="${view.txId}"><input type="hidden" name="csrf" value="${view.csrf}">` +
+      `<input name="email"><input name="password" type="password"></form>`,
+  );
+};
+
+beforeAll(async () => {
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  publicUrl = `http://localhost:${(server.address() as AddressInfo).port}`;
+  const h = await createHarness({ publicUrl });
+  // The real clock: openid-client checks the ID token's iat and exp against it.
+  service = createService(h.handle.db, h.service.config, systemClock);
+  listener = createRequestListener(service, publicUrl, hostedPages);
+
+  // The guide's workspace file, under an id unique to this run (PostgreSQL runs share one database).
+  const workspaceId = `${workspaceFile.id}-${randomBytes(3).toString("hex")}`;
+  issuer = `${publicUrl}/t/${workspaceId}`;
+  const out: string[] = [];
+  const status = await runCommand(
+    service.db,
+    service.config,
+    service.clock,
+    { argv: ["workspace", "import", "acme.json"], stdin: JSON.stringify({ ...workspaceFile, id: workspaceId }) },
+    { out: (text) => out.push(text), err: () => {} },
+  );
+  expect(status).toBe(0);
+  importOutput = out.join("");
+  const secret = /^ {2}secret: +(lks_\S+)$/m.exec(importOutput)?.[1];
+  expect(secret).toBeDefined();
+
+  // The guide's configuration comes from the environment its code names.
+  vi.stubEnv("LATCHKEY_ISSUER", issuer);
+  vi.stubEnv("LATCHKEY_CLIENT_SECRET", secret!);
+  // Inside the repository so that "openid-client" resolves from its node_modules.
+  mkdirSync(generatedDir, { recursive: true });
+  const file = path.join(generatedDir, "latchkey.ts");
+  writeFileSync(file, runnable.join("\n"));
+  guideModule = (await import(/* @vite-ignore */ file)) as GuideModule;
+});
+
+afterAll(async () => {
+  vi.unstubAllEnvs();
+  rmSync(generatedDir, { recursive: true, force: true });
+  await new Promise((resolve) => server.close(resolve));
+});
+
+/** One browser request: no redirects followed, the jar's cookies sent and updated. */
+async function browse(url: URL | string, jar: Jar, init: { method?: string; form?: Record<string, string> } = {}): Promise<Response> {
+  const headers: Record<string, string> = { cookie: jar.header() };
+  let body: string | undefined;
+  if (init.form) {
+    body = new URLSearchParams(init.form).toString();
+    headers["content-type"] = "application/x-www-form-urlencoded";
+    headers.origin = publicUrl; // a browser posting the hosted form sends its page's origin
+  }
+  const res = await fetch(url, { method: init.method ?? (body ? "POST" : "GET"), headers, body, redirect: "manual" });
+  jar.take(res);
+  return res;
+}
+
+/** The browser follows the authorization URL, signs in on the hosted page if it shows, and is sent to the callback (returned, as the request URL the app sees). */
+async function browserSignIn(url: URL, jar: Jar): Promise<string> {
+  const authorize = await browse(url, jar);
+  expect(authorize.status, await authorize.clone().text()).toBe(303);
+  let location = new URL(authorize.headers.get("location")!, publicUrl);
+  if (location.origin === publicUrl) {
+    const page = await browse(location, jar);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    const action = /<form method="post" action="([^"]+)"/.exec(html)![1]!;
+    const hidden = Object.fromEntries([...html.matchAll(/type="hidden" name="([^"]+)" value="([^"]*)"/g)].map((m) => [m[1]!, m[2]!]));
+    const post = await browse(new URL(action, publicUrl), jar, { form: { ...hidden, email: user.email, password: user.password } });
+    expect(post.status).toBe(303);
+    location = new URL(post.headers.get("location")!, publicUrl);
+  }
+  expect(location.origin).toBe(APP_ORIGIN);
+  return location.pathname + location.search;
+}
+
+describe("docs/integration.md: the guide's code against a live server", () => {
+  it("the import prints the application's only secret, so no `secret create` follows it", async () => {
+    expect(importOutput).toContain(`New secret for client ${app.client_id}:`);
+    const secrets = await listClientSecrets(service.db, { workspaceId: new URL(issuer).pathname.split("/")[2]!, clientId: app.client_id, clock: service.clock });
+    expect(secrets.filter((s) => s.status === "active")).toHaveLength(1);
+    for (const block of blocks("sh")) expect(block).not.toMatch(/secret create/);
+  });
+
+  it("discovers the local issuer only through the guide's allowInsecureRequests branch", async () => {
+    expect(new URL(issuer).hostname).toBe("localhost");
+    expect(guideModule.config.serverMetadata().issuer).toBe(issuer);
+    // Without the branch, openid-client refuses the local server: the error the guide quotes.
+    await expect(client.discovery(new URL(issuer), app.client_id)).rejects.toMatchObject({ code: "OAUTH_HTTP_REQUEST_FORBIDDEN" });
+    expect(guide).toContain("OAUTH_HTTP_REQUEST_FORBIDDEN");
+  });
+
+  it("signs in, checks the session, refreshes, signs out through hosted logout, then revokes", async () => {
+    const g = guideModule;
+    const jar = new Jar();
+    const { transaction, url } = await g.startSignIn();
+    expect(url.searchParams.get("redirect_uri")).toBe(app.redirect_uris[0]);
+    expect(url.searchParams.get("scope")).toBe("openid email profile offline_access");
+
+    const callback = await browserSignIn(url, jar);
+    const query = new URL(callback, APP_ORIGIN).searchParams;
+    expect([...query.keys()].sort()).toEqual(["code", "iss", "state"]);
+    expect(query.get("iss")).toBe(issuer);
+
+    const signedIn = await g.finishSignIn(callback, transaction);
+    expect(signedIn.iss).toBe(issuer);
+    expect(signedIn.claims).toMatchObject({ aud: app.client_id, nonce: transaction.nonce, amr: ["pwd"], email: user.email, email_verified: true });
+    expect(signedIn.userinfo).toMatchObject({ sub: signedIn.sub, email: user.email, email_verified: true, name: "Ada" });
+    // The code is single use: the same callback again fails.
+    await expect(g.finishSignIn(callback, transaction)).rejects.toThrow();
+    // ...and that replay ended what the first exchange issued (the guide's step 3).
+    expect(await g.checkSession(signedIn)).toBe(false);
+
+    // A fresh sign-in in the same browser skips the form (live hosted session).
+    const second = await g.startSignIn();
+    const session = await g.finishSignIn(await browserSignIn(second.url, jar), second.transaction);
+    expect(session.sub).toBe(signedIn.sub);
+    expect(await g.checkSession(session)).toBe(true);
+    expect(await g.checkSession({ ...session, sub: "someone-else" })).toBe(false);
+
+    const refreshed = await g.refresh(session);
+    expect(refreshed.refreshToken).not.toBe(session.refreshToken);
+    expect(refreshed.accessToken).not.toBe(session.accessToken);
+    expect(await g.checkSession(refreshed)).toBe(true);
+
+    // Hosted logout (before any revocation): back to the registered post-logout URI.
+    const logout = g.logoutUrl();
+    expect([...logout.searchParams.keys()].sort()).toEqual(["client_id", "post_logout_redirect_uri"]);
+    const loggedOut = await browse(logout, jar);
+    expect(loggedOut.status).toBe(303);
+    expect(loggedOut.headers.get("location")).toBe(app.post_logout_redirect_uris[0]);
+    expect(await g.checkSession(refreshed)).toBe(false);
+    await expect(g.refresh(refreshed)).rejects.toThrow();
+    await expect(g.revoke(refreshed)).resolves.toBeUndefined();
+  });
+
+  it("issues a refresh token without offline_access (as the guide says); revocation alone ends the grant", async () => {
+    const g = guideModule;
+    const transaction = { state: client.randomState(), nonce: client.randomNonce(), codeVerifier: client.randomPKCECodeVerifier() };
+    const url = client.buildAuthorizationUrl(g.config, {
+      redirect_uri: app.redirect_uris[0]!,
+      scope: "openid email",
+      state: transaction.state,
+      nonce: transaction.nonce,
+      code_challenge: await client.calculatePKCECodeChallenge(transaction.codeVerifier),
+      code_challenge_method: "S256",
+    });
+    const session = await g.finishSignIn(await browserSignIn(url, new Jar()), transaction);
+    expect(session.refreshToken).toMatch(/\S{20,}/);
+    expect(await g.checkSession(session)).toBe(true);
+    await g.revoke(session);
+    expect(await g.checkSession(session)).toBe(false);
+    await expect(g.refresh(session)).rejects.toThrow();
+  });
+});
+
+describe("docs/integration.md: what it names exists", () => {
+  it("marks the module's blocks for this test", () => {
+    expect(runnable.length).toBeGreaterThanOrEqual(5);
+    expect(runnable[0]).toContain("client.allowInsecureRequests");
+    expect(runnable[0]).toMatch(/issuer\.hostname === "localhost"/);
+    expect(guide).toMatch(/Never allow them in production/);
+  });
+
+  it("links only to files in the repository", () => {
+    const targets = [...guide.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)].map((m) => m[1]!).filter((t) => !/^[a-z]+:/.test(t));
+    const named = [...guide.matchAll(/`((?:e2e|lib|tests|docs|app|components|db|cli)\/[^`\s]+)`/g)].map((m) => m[1]!);
+    expect(targets.length).toBeGreaterThan(3);
+    for (const target of targets) expect(existsSync(path.resolve(path.dirname(guidePath), target)), target).toBe(true);
+    for (const name of named) expect(existsSync(path.join(root, name)), name).toBe(true);
+  });
+
+  it("uses only commands the CLI has", () => {
+    const commands = blocks("sh").flatMap((b) => [...b.matchAll(/npm run latchkey -- ([a-z]+ [a-z]+)/g)].map((m) => m[1]!));
+    expect(commands).toContain("workspace import");
+    for (const command of commands) expect(USAGE).toContain(`  ${command} `);
+  });
+
+  it("names the console's labels", () => {
+    const console = section("In the console");
+    expect(console).toContain(`*${applicationKinds.web_confidential.label}*`);
+    const sources = filesUnder(path.join(root, "app", "console"), ".tsx")
+      .concat(filesUnder(path.join(root, "components", "console"), ".tsx"))
+      .map((f) => readFileSync(f, "utf8"))
+      .join("\n");
+    const labels = [...console.matchAll(/\*\*([^*]+)\*\*/g)].map((m) => m[1]!);
+    expect(labels.length).toBeGreaterThanOrEqual(6);
+    for (const label of labels) {
+      for (const part of label.split(" → ")) expect(sources.includes(`"${part}"`) || sources.includes(`>${part}<`), part).toBe(true);
+    }
+  });
+
+  it("gives the key-rotation timings the service and docs/console.md use", async () => {
+    const seconds = JWKS_MAX_AGE_MS / 1000;
+    const minutes = RETIRED_KEY_PUBLISHED_MS / 60_000;
+    const jwks = await fetch(`${issuer}/.well-known/jwks.json`);
+    expect(guide).toContain(`\`Cache-Control: ${jwks.headers.get("cache-control")}\``);
+    expect(guide).toContain(`max-age=${seconds}`);
+    expect(guide).toContain(`at least ${seconds} seconds before it signs`);
+    expect(guide).toContain(`${minutes} minutes after`);
+    const consoleDoc = readFileSync(path.join(root, "docs", "console.md"), "utf8");
+    expect(consoleDoc).toContain(`at least ${seconds} s later`);
+    expect(consoleDoc).toContain(`another\n   ${minutes} minutes`);
+  });
+
+  it("explains offline_access as the contract does", () => {
+    const text = section("3. Discovery and configuration").replace(/\s+/g, " ");
+    expect(text).toContain("returns a refresh token **even when `offline_access` was not requested**");
+    expect(text).toContain("not a durable compatibility promise");
+  });
+});
+
+/** The text of a `##` or `###` section of the guide. */
+function section(heading: string): string {
+  const start = guide.search(new RegExp(`^#{2,3} ${heading.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`, "m"));
+  if (start < 0) throw new Error(`no section "${heading}"`);
+  const level = /^#+/.exec(guide.slice(start))![0];
+  const rest = guide.slice(guide.indexOf("\n", start) + 1);
+  const end = rest.search(new RegExp(`^#{2,${level.length}} `, "m"));
+  return end < 0 ? rest : rest.slice(0, end);
+}
+
+function filesUnder(dir: string, ext: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const full = path.join(dir, name);
+    return statSync(full).isDirectory() ? filesUnder(full, ext) : full.endsWith(ext) ? [full] : [];
+  });
+}
