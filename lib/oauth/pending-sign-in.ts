@@ -1,4 +1,4 @@
-import { and, eq, gt, isNull } from "drizzle-orm";
+import { and, eq, gt, isNotNull, isNull } from "drizzle-orm";
 import { authorizationTransactions } from "../../db/schema";
 import { addMs, MINUTE } from "../clock";
 import { randomToken, safeEqual, sha256Hex } from "../crypto";
@@ -94,6 +94,30 @@ export async function loadOpenTransaction(ctx: EndpointContext, txId: string, co
 }
 
 /**
+ * A transaction this browser completed, while it has not expired: the sign-in page says it is
+ * done (and links back to the application) rather than "expired" when the user comes back to it.
+ * The browser's cookie outlives the completion for this (it expires with the transaction).
+ */
+export async function loadCompletedTransaction(ctx: EndpointContext, txId: string, cookieValue: string | undefined): Promise<TransactionRow | null> {
+  if (!txId || !cookieValue || !isStorableText(txId)) return null;
+  const now = ctx.service.clock.now();
+  const [tx] = await ctx.service.db
+    .select()
+    .from(authorizationTransactions)
+    .where(
+      and(
+        eq(authorizationTransactions.workspaceId, ctx.workspace.id),
+        eq(authorizationTransactions.id, txId),
+        isNotNull(authorizationTransactions.completedAt),
+        gt(authorizationTransactions.expiresAt, now),
+      ),
+    )
+    .limit(1);
+  if (!tx || !safeEqual(tx.browserBindingHash, sha256Hex(cookieValue))) return null;
+  return tx;
+}
+
+/**
  * Completes the transaction exactly once, then issues the code (purpose `authorize`) or sends the
  * browser to the transaction's `returnTo` (purpose `account`), with the session cookie.
  */
@@ -101,11 +125,14 @@ export async function completeTransaction(ctx: EndpointContext, tx: TransactionR
   const now = ctx.service.clock.now();
   const done = await ctx.service.db
     .update(authorizationTransactions)
-    .set({ completedAt: now })
+    .set({ completedAt: now, enteredAddress: null })
     .where(and(eq(authorizationTransactions.id, tx.id), isNull(authorizationTransactions.completedAt), gt(authorizationTransactions.expiresAt, now)))
     .returning({ id: authorizationTransactions.id });
   if (done.length === 0) throw new OAuthError(400, "invalid_request", "This sign-in request has expired or was already used");
-  const headers: [string, string][] = [...extraHeaders, ["Set-Cookie", serializeCookie(`${TX_COOKIE_PREFIX}${tx.id}`, "", ctx.basePath, 0)]];
+  // The transaction cookie stays until it expires with the transaction: it lets this browser, and
+  // only it, see "already completed" on the way back (loadCompletedTransaction). It opens nothing
+  // more: every step requires an open transaction.
+  const headers: [string, string][] = [...extraHeaders];
   if (tx.purpose === "account") {
     if (!tx.returnTo?.startsWith(`${ctx.basePath}/`)) throw new Error("account sign-in without a return path");
     return redirect303(tx.returnTo, headers);

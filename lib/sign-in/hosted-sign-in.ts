@@ -1,6 +1,7 @@
-import { and, eq } from "drizzle-orm";
-import { users } from "../../db/schema";
-import type { Endpoint } from "../http/context";
+import { and, eq, gt, isNull } from "drizzle-orm";
+import { authorizationTransactions, users } from "../../db/schema";
+import type { Endpoint, EndpointContext } from "../http/context";
+import type { TransactionRow } from "../oauth/pending-sign-in";
 import { isStorableText } from "../text";
 import { evidenceFor } from "../authn/evidence";
 import { decoyHash, hashPassword, needsRehash, PASSWORD_MAX_LENGTH, verifyPassword } from "../authn/password";
@@ -12,10 +13,12 @@ import { homeRealmRedirect } from "./steps/federation";
 /** POST /sign-in/password: the password as a first factor (lib/sign-in/flow.ts runs the rest of the sign-in). */
 export const passwordSignInEndpoint: Endpoint = signInStep(async (request, ctx, { tx, form }) => {
   if (!(await policyFor(ctx, tx.clientPk)).firstFactors.includes("password")) return toSignInPage(ctx, tx.id, "method_not_allowed");
-  const email = (form.get("email") ?? "").trim().toLowerCase();
+  const typed = (form.get("email") ?? "").trim();
+  const email = typed.toLowerCase();
   const password = form.get("password") ?? "";
   // An email no account can have (too long, or with U+0000, which the database cannot hold) is a wrong credential.
   if (!email || !password || password.length > PASSWORD_MAX_LENGTH || email.length > 320 || !isStorableText(email)) {
+    if (email && email.length <= 320 && isStorableText(email)) await rememberAddress(ctx, tx, typed);
     return toSignInPage(ctx, tx.id, "invalid_credentials");
   }
 
@@ -25,7 +28,10 @@ export const passwordSignInEndpoint: Endpoint = signInStep(async (request, ctx, 
 
   // Password guessing: when a limit is reached, no password is checked (see sign-in-limits.ts).
   const gate = await guessingGate(ctx, request, email);
-  if (!gate.allowed) return toSignInPage(ctx, tx.id, "rate_limited");
+  if (!gate.allowed) {
+    await rememberAddress(ctx, tx, typed);
+    return toSignInPage(ctx, tx.id, "rate_limited");
+  }
 
   const [user] = await ctx.service.db
     .select({ id: users.id, passwordHash: users.passwordHash, status: users.status })
@@ -36,6 +42,7 @@ export const passwordSignInEndpoint: Endpoint = signInStep(async (request, ctx, 
   const ok = await verifyPassword(user?.passwordHash ?? (await decoyHash()), password);
   if (!user || !user.passwordHash || !ok || user.status !== "active") {
     await gate.recordFailure();
+    await rememberAddress(ctx, tx, typed);
     return toSignInPage(ctx, tx.id, "invalid_credentials");
   }
   if (needsRehash(user.passwordHash)) {
@@ -45,5 +52,18 @@ export const passwordSignInEndpoint: Endpoint = signInStep(async (request, ctx, 
       .set({ passwordHash: await hashPassword(password) })
       .where(and(eq(users.id, user.id), eq(users.passwordHash, user.passwordHash)));
   }
+  if (tx.enteredAddress !== null) await rememberAddress(ctx, tx, null);
   return identify(request, ctx, tx, user.id, evidenceFor("password", ctx.service.clock.now()));
 });
+
+/**
+ * Keeps the address the password form posted on the open transaction (bound to this browser and
+ * expiring with it), so the form can show it again after a failure without putting it in the URL.
+ */
+async function rememberAddress(ctx: EndpointContext, tx: TransactionRow, address: string | null): Promise<void> {
+  const t = authorizationTransactions;
+  await ctx.service.db
+    .update(t)
+    .set({ enteredAddress: address })
+    .where(and(eq(t.workspaceId, ctx.workspace.id), eq(t.id, tx.id), isNull(t.completedAt), gt(t.expiresAt, ctx.service.clock.now())));
+}

@@ -5,7 +5,8 @@
  */
 import { and, eq } from "drizzle-orm";
 import { clients, organizations, socialProviders, users, type PendingFederatedLink } from "../../db/schema";
-import type { TransactionRow } from "../oauth/pending-sign-in";
+import { loadCompletedTransaction, TX_COOKIE_PREFIX, type TransactionRow } from "../oauth/pending-sign-in";
+import { parseCookieHeader } from "../http/cookies";
 import { workspaceHasSso } from "../federation/home-realm";
 import { socialButtonsFor, type SocialButton } from "../federation/providers";
 import type { EndpointContext } from "../http/context";
@@ -17,6 +18,14 @@ import { totpView, type TotpView } from "./steps/totp";
 
 export type SignInView =
   | { kind: "expired" }
+  | {
+      /** This browser already finished this sign-in (and the transaction has not expired): the way back to the application. */
+      kind: "completed";
+      applicationName: string;
+      workspaceName: string;
+      /** The application's origin (or, for the account-security portal, its page); null when there is none to offer. */
+      returnTo: string | null;
+    }
   | {
       kind: "step";
       txId: string;
@@ -33,6 +42,11 @@ export type SignInView =
       webauthn: WebAuthnView;
       totp: TotpView;
       federation: FederationView;
+      /**
+       * The address the password form last posted without success (first step only): the form
+       * shows it again after an error, so the user does not type it twice.
+       */
+      enteredEmail: string | null;
     };
 
 export interface FederationView {
@@ -46,7 +60,7 @@ export interface FederationView {
 
 export async function signInView(ctx: EndpointContext, txId: string, cookieHeader: string | null): Promise<SignInView> {
   const open = await transactionOf(ctx, txId, cookieHeader);
-  if (!open) return { kind: "expired" };
+  if (!open) return (await completedView(ctx, txId, cookieHeader)) ?? { kind: "expired" };
   const { tx, binding } = open;
   const [{ step, policy }, [client], [user]] = await Promise.all([
     currentStep(ctx, tx, cookieHeader),
@@ -75,7 +89,42 @@ export async function signInView(ctx: EndpointContext, txId: string, cookieHeade
     webauthn,
     totp,
     federation,
+    enteredEmail: step.kind === "first_factor" ? tx.enteredAddress : null,
   };
+}
+
+/** The sign-in this browser already completed, while its transaction lives; null otherwise (the page says "expired"). */
+async function completedView(ctx: EndpointContext, txId: string, cookieHeader: string | null): Promise<SignInView | null> {
+  const tx = await loadCompletedTransaction(ctx, txId, parseCookieHeader(cookieHeader).get(`${TX_COOKIE_PREFIX}${txId}`));
+  if (!tx) return null;
+  const [client] = await ctx.service.db
+    .select({ name: clients.name, redirectUris: clients.redirectUris })
+    .from(clients)
+    .where(and(eq(clients.workspaceId, ctx.workspace.id), eq(clients.id, tx.clientPk)))
+    .limit(1);
+  if (!client) return null;
+  return { kind: "completed", applicationName: client.name, workspaceName: ctx.workspace.name, returnTo: wayBack(tx, client.redirectUris) };
+}
+
+/**
+ * Where "back to the application" goes: only places the application registered. The origin of the
+ * redirect URI this sign-in used while it is still registered, else of the first registered one;
+ * a portal sign-in goes back to its page under the issuer. Never a URL the request supplied
+ * beyond those, and only http(s) origins (an app's custom scheme is not a page to link to).
+ */
+function wayBack(tx: TransactionRow, registered: string[]): string | null {
+  if (tx.purpose === "account") return tx.returnTo;
+  const uri = registered.includes(tx.redirectUri) ? tx.redirectUri : registered[0];
+  return uri ? webOrigin(uri) : null;
+}
+
+function webOrigin(uri: string): string | null {
+  try {
+    const url = new URL(uri);
+    return url.protocol === "https:" || url.protocol === "http:" ? `${url.origin}/` : null;
+  } catch {
+    return null;
+  }
 }
 
 async function federationView(ctx: EndpointContext, tx: TransactionRow, step: FlowStep): Promise<FederationView> {

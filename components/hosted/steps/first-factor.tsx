@@ -4,6 +4,7 @@ import { EmailCodeRequest } from "./email-code";
 import { PasskeySignIn } from "./passkey-sign-in";
 import { SignUpLink } from "./sign-up";
 import { FederationOptions, LinkAccountNotice } from "./federation";
+import { PasswordInput } from "../password-input";
 
 type View = Extract<SignInView, { kind: "step" }>;
 
@@ -15,12 +16,15 @@ const PASSWORD_FORM_ID = "password-form";
  * email-code forms are plain forms (no JavaScript needed); the passkey button and the passkey
  * autofill in the email field are added by script.
  */
-export function FirstFactor({ view, error }: { view: View; error?: string }) {
+export function FirstFactor({ view, error, email: typedEmail }: { view: View; error?: string; /** The address to show again in the form (after a failed password). */ email?: string | null }) {
   const allowed = new Set(view.policy.firstFactors);
   const form = { basePath: view.basePath, txId: view.txId, csrf: view.csrf };
   const password = allowed.has("password");
   const email = allowed.has("email_otp") && view.email.available;
   const passkey = allowed.has("passkey");
+  const knownEmail = view.federation.linking?.email ?? typedEmail ?? undefined;
+  // Password managers fill the identifier as "username"; "webauthn" also offers passkeys in it (conditional UI).
+  const identifier = passkey ? "username webauthn" : "username";
   return (
     <div>
       <LinkAccountNotice view={view} />
@@ -31,13 +35,13 @@ export function FirstFactor({ view, error }: { view: View; error?: string }) {
             <label htmlFor="email" className="block text-sm font-medium text-slate-700">
               Email
             </label>
-            <input id="email" name="email" type="email" autoComplete={passkey ? "username webauthn" : "username"} required autoFocus className={inputClass} defaultValue={view.federation.linking?.email} />
+            <input id="email" name="email" type="email" autoComplete={identifier} required autoFocus={!knownEmail} className={inputClass} defaultValue={knownEmail} />
           </div>
           <div>
             <label htmlFor="password" className="block text-sm font-medium text-slate-700">
               Password
             </label>
-            <input id="password" name="password" type="password" autoComplete="current-password" required className={inputClass} />
+            <PasswordInput id="password" name="password" autoComplete="current-password" required autoFocus={!!knownEmail} />
           </div>
           <button type="submit" className={primaryButtonClass}>
             Sign in
@@ -47,7 +51,7 @@ export function FirstFactor({ view, error }: { view: View; error?: string }) {
       {email ? (
         <>
           {password ? <Divider /> : null}
-          <EmailCodeRequest view={view} passwordFormId={password ? PASSWORD_FORM_ID : null} autoComplete={passkey ? "username webauthn" : "username"} />
+          <EmailCodeRequest view={view} passwordFormId={password ? PASSWORD_FORM_ID : null} autoComplete={identifier} />
         </>
       ) : null}
       {passkey ? <PasskeySignIn view={view} divider={password || email} /> : null}

@@ -1,6 +1,7 @@
 import type { SignInView } from "@/lib/sign-in/view";
 import { Divider, FormError, inputClass, primaryButtonClass, secondaryButtonClass, StepForm } from "./step-form";
 import { SecurityKeyPrompt } from "./webauthn-prompt";
+import { PasswordInput } from "../password-input";
 
 type View = Extract<SignInView, { kind: "step" }>;
 
@@ -41,12 +42,13 @@ export function SecondFactor({ view, error }: { view: View; error?: string }) {
           {totp || webauthn ? <Divider /> : null}
           {/* After an email code, the password is the factor that makes the sign-in multi-factor. */}
           <StepForm {...form} path="/sign-in/password" className="mt-4 space-y-4">
-            <input type="hidden" name="email" value={view.userEmail} />
+            {/* The account's address as the form's username: password managers match the saved password by it. */}
+            <input type="text" name="email" autoComplete="username" value={view.userEmail} readOnly hidden />
             <div>
               <label htmlFor="password" className="block text-sm font-medium text-slate-700">
                 Password
               </label>
-              <input id="password" name="password" type="password" autoComplete="current-password" required autoFocus={!totp} className={inputClass} />
+              <PasswordInput id="password" name="password" autoComplete="current-password" required autoFocus={!totp} />
             </div>
             <button type="submit" className={primaryButtonClass}>
               Continue

@@ -1,5 +1,6 @@
 import type { SignInView } from "@/lib/sign-in/view";
 import { Divider, FormError, inputClass, primaryButtonClass, secondaryButtonClass, StepForm } from "./step-form";
+import { PasswordInput } from "../password-input";
 
 type View = Extract<SignInView, { kind: "step" }>;
 
@@ -62,8 +63,10 @@ export function SignUpCredential({ view, error }: { view: View; error?: string }
             <label htmlFor="new-password" className="block text-sm font-medium text-slate-700">
               Choose a password
             </label>
-            <input id="new-password" name="password" type="password" autoComplete="new-password" minLength={8} maxLength={256} required autoFocus className={inputClass} />
-            <p className="mt-1 text-xs text-slate-500">At least 8 characters.</p>
+            <PasswordInput id="new-password" name="password" autoComplete="new-password" minLength={8} maxLength={256} required autoFocus aria-describedby="new-password-hint" />
+            <p id="new-password-hint" className="mt-1 text-xs text-slate-500">
+              At least 8 characters.
+            </p>
           </div>
           <button type="submit" className={primaryButtonClass}>
             Create account

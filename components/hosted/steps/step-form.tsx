@@ -18,8 +18,10 @@ export function StepForm({ basePath, txId, csrf, path, children, className = "sp
   );
 }
 
-export const inputClass =
-  "mt-1 block w-full rounded-md border border-slate-300 px-3 py-2 text-sm shadow-sm focus:border-indigo-500 focus:outline-none focus:ring-2 focus:ring-indigo-200";
+/** A text field's look, without its spacing from the label above. */
+export const fieldClass =
+  "block w-full rounded-md border border-slate-300 px-3 py-2 text-sm shadow-sm focus:border-indigo-500 focus:outline-none focus:ring-2 focus:ring-indigo-200";
+export const inputClass = `mt-1 ${fieldClass}`;
 export const primaryButtonClass =
   "w-full rounded-md bg-indigo-600 px-4 py-2 text-sm font-semibold text-white shadow-sm hover:bg-indigo-500 focus:outline-none focus:ring-2 focus:ring-indigo-300";
 export const secondaryButtonClass =

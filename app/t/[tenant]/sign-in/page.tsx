@@ -13,6 +13,7 @@ import { RecoveryCodes } from "@/components/hosted/steps/recovery-codes";
 import { PasskeyOffer } from "@/components/hosted/steps/passkey-offer";
 import { EmailCodeEntry } from "@/components/hosted/steps/email-code";
 import { SignUpCredential, SignUpStart } from "@/components/hosted/steps/sign-up";
+import { primaryButtonClass } from "@/components/hosted/steps/step-form";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Sign in", robots: { index: false } };
@@ -25,6 +26,19 @@ export default async function SignInPage(props: { params: Promise<{ tenant: stri
   if (!workspace) notFound();
   const tx = typeof query.tx === "string" ? query.tx : "";
   const view = await signInView(contextFor(service, workspace), tx, (await headers()).get("cookie"));
+  if (view.kind === "completed") {
+    // Back (or a reload) after a finished sign-in: done, not "expired"; the way back is a registered address only.
+    return (
+      <HostedCard title="You're signed in" workspaceName={view.workspaceName}>
+        <p className="text-sm text-slate-600">This sign-in to {view.applicationName} was already completed. You can close this page or go back to the application.</p>
+        {view.returnTo ? (
+          <a href={view.returnTo} className={`mt-6 block text-center ${primaryButtonClass}`}>
+            Back to {view.applicationName}
+          </a>
+        ) : null}
+      </HostedCard>
+    );
+  }
   if (view.kind === "expired") {
     const expired = hostedErrorText("sign_in_link_expired");
     return (
@@ -35,6 +49,8 @@ export default async function SignInPage(props: { params: Promise<{ tenant: stri
   }
   // Only the codes the form shows (lib/hosted/errors.ts); any other value shows nothing.
   const error = signInFormMessage(query.error);
+  // After a failed password the form shows the address again (kept on the transaction, not in the URL).
+  const typedEmail = query.error === "invalid_credentials" || query.error === "rate_limited" ? view.enteredEmail : null;
   const step = view.step;
   // The first step's email-code and sign-up forms (lib/sign-in/steps/email.ts, lib/sign-in/sign-up.ts).
   const signUp = view.email.signUp;
@@ -87,7 +103,7 @@ export default async function SignInPage(props: { params: Promise<{ tenant: stri
       ) : firstForm === "sign_up_credential" ? (
         <SignUpCredential view={view} error={error} />
       ) : (
-        <FirstFactor view={view} error={error} />
+        <FirstFactor view={view} error={error} email={typedEmail} />
       )}
     </HostedCard>
   );
