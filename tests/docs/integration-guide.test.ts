@@ -1,14 +1,14 @@
 /**
  * docs/integration.md works as written. Its workspace file is imported with the command it shows
  * (which prints the secret the guide's code then uses); the TypeScript blocks marked
- * `<!-- guide:run -->` are extracted, in order, into one module and run as the customer against
- * the production listener on http://localhost (so the guide's `allowInsecureRequests` branch is
- * the one taken): discovery, the authorization URL, the hosted sign-in driven like a browser
+ * `<!-- guide:run -->` form one module, kept verbatim in tests/helpers/guide/latchkey.ts (so the
+ * project's type check covers it), which runs as the customer against the production listener on
+ * http://localhost (so the guide's `allowInsecureRequests` branch is the one taken): discovery, the authorization URL, the hosted sign-in driven like a browser
  * (fetch and cookies), the callback and code exchange, UserInfo, the session check, refresh,
  * hosted logout and revocation. The paths, commands, console labels and key-rotation timings the
  * guide names are checked against the repository.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
@@ -71,7 +71,6 @@ let importOutput = "";
 let guideModule: GuideModule;
 const server = http.createServer((req, res) => listener(req, res));
 let listener: NodeHandler = (_req, res) => void res.writeHead(503).end();
-const generatedDir = path.join(root, ".test-data", `integration-guide-${randomBytes(4).toString("hex")}`);
 
 /**
  * Stands in for Next, which the listener hands the browser-facing paths: the route table's hosted
@@ -128,16 +127,12 @@ beforeAll(async () => {
   // The guide's configuration comes from the environment its code names.
   vi.stubEnv("LATCHKEY_ISSUER", issuer);
   vi.stubEnv("LATCHKEY_CLIENT_SECRET", secret!);
-  // Inside the repository so that "openid-client" resolves from its node_modules.
-  mkdirSync(generatedDir, { recursive: true });
-  const file = path.join(generatedDir, "latchkey.ts");
-  writeFileSync(file, runnable.join("\n"));
-  guideModule = (await import(/* @vite-ignore */ file)) as GuideModule;
+  // Imported only now: the module reads its configuration when it loads.
+  guideModule = (await import("../helpers/guide/latchkey")) as GuideModule;
 });
 
 afterAll(async () => {
   vi.unstubAllEnvs();
-  rmSync(generatedDir, { recursive: true, force: true });
   await new Promise((resolve) => server.close(resolve));
 });
 
@@ -255,8 +250,11 @@ describe("docs/integration.md: the guide's code against a live server", () => {
 });
 
 describe("docs/integration.md: what it names exists", () => {
-  it("marks the module's blocks for this test", () => {
+  it("marks the module's blocks, which tests/helpers/guide/latchkey.ts holds verbatim", () => {
     expect(runnable.length).toBeGreaterThanOrEqual(5);
+    const copy = readFileSync(path.join(root, "tests", "helpers", "guide", "latchkey.ts"), "utf8");
+    // The copy is the guide's blocks, joined, after its own header comment.
+    expect(copy.slice(copy.indexOf("*/\n") + 3)).toBe(runnable.join("\n"));
     expect(runnable[0]).toContain("client.allowInsecureRequests");
     expect(runnable[0]).toMatch(/issuer\.hostname === "localhost"/);
     expect(guide).toMatch(/Never allow them in production/);
