@@ -67,6 +67,7 @@ const APP_ORIGIN = "http://localhost:4000"; // the guide's default application o
 let service: Service;
 let publicUrl: string;
 let issuer: string;
+let workspaceId: string;
 let importOutput = "";
 let guideModule: GuideModule;
 const server = http.createServer((req, res) => listener(req, res));
@@ -109,7 +110,7 @@ beforeAll(async () => {
   listener = createRequestListener(service, publicUrl, hostedPages);
 
   // The guide's workspace file, under an id unique to this run (PostgreSQL runs share one database).
-  const workspaceId = `${workspaceFile.id}-${randomBytes(3).toString("hex")}`;
+  workspaceId = `${workspaceFile.id}-${randomBytes(3).toString("hex")}`;
   issuer = `${publicUrl}/t/${workspaceId}`;
   const out: string[] = [];
   const status = await runCommand(
@@ -172,9 +173,15 @@ async function browserSignIn(url: URL, jar: Jar): Promise<string> {
 describe("docs/integration.md: the guide's code against a live server", () => {
   it("the import prints the application's only secret, so no `secret create` follows it", async () => {
     expect(importOutput).toContain(`New secret for client ${app.client_id}:`);
-    const secrets = await listClientSecrets(service.db, { workspaceId: new URL(issuer).pathname.split("/")[2]!, clientId: app.client_id, clock: service.clock });
+    const secrets = await listClientSecrets(service.db, { workspaceId, clientId: app.client_id, clock: service.clock });
     expect(secrets.filter((s) => s.status === "active")).toHaveLength(1);
     for (const block of blocks("sh")) expect(block).not.toMatch(/secret create/);
+    // Importing the same file again prints no further secret (the guide says so).
+    const again: string[] = [];
+    const file = JSON.stringify({ ...workspaceFile, id: workspaceId });
+    expect(await runCommand(service.db, service.config, service.clock, { argv: ["workspace", "import", "acme.json"], stdin: file }, { out: (t) => again.push(t), err: () => {} })).toBe(0);
+    expect(again.join("")).not.toContain("secret:");
+    expect((await listClientSecrets(service.db, { workspaceId, clientId: app.client_id, clock: service.clock })).filter((s) => s.status === "active")).toHaveLength(1);
   });
 
   it("discovers the local issuer only through the guide's allowInsecureRequests branch", async () => {
