@@ -41,7 +41,7 @@ export default async function KeysPage({ params }: { params: Promise<{ workspace
             <li>Publish a new key: it appears in JWKS but signs nothing yet.</li>
             <li>
               After {JWKS_MAX_AGE_MS / 60_000} minutes (the JWKS cache lifetime), activate it: it signs from then on, and the old key stays in JWKS for another{" "}
-              {Math.round(RETIRED_KEY_PUBLISHED_MS / 60_000)} minutes, until every token it signed has expired.
+              {RETIRED_KEY_PUBLISHED_MS / 60_000} minutes, until every token it signed has expired.
             </li>
           </ol>
           {ageDays !== null && ageDays > 180 ? <Notice tone="warning">The active key is {ageDays} days old. Consider rotating it.</Notice> : null}
