@@ -1,0 +1,103 @@
+/**
+ * Hosted sign-in page polish, in Chromium: a wrong password keeps the typed email (not in the
+ * URL), the show-password toggle (a plain password field without JavaScript), going back after a
+ * finished sign-in, and the autocomplete attributes password managers and passkeys rely on.
+ */
+import { expect, test, type Page } from "@playwright/test";
+import { APP, ISSUER, SMTP_PORT } from "./env";
+import { codeOf, SmtpInbox } from "./smtp-inbox";
+
+const ADA = { email: "ada@example.com", password: "correct horse battery staple" };
+
+async function toSignInPage(page: Page): Promise<void> {
+  await page.goto(`${APP}/start`);
+  await expect(page).toHaveURL((url) => url.href.startsWith(`${ISSUER}/sign-in`));
+}
+
+test("a wrong password keeps the email; the toggle shows the password; back after signing in says it is done", async ({ page }) => {
+  await toSignInPage(page);
+  const email = page.getByLabel("Email", { exact: true });
+  const password = page.getByLabel("Password", { exact: true });
+  // The application allows passkeys: the identifier field also offers them (conditional UI).
+  await expect(email).toHaveAttribute("autocomplete", "username webauthn");
+  await expect(password).toHaveAttribute("autocomplete", "current-password");
+
+  const toggle = page.getByRole("button", { name: "Show password" });
+  await expect(toggle).toHaveAttribute("aria-pressed", "false");
+  await password.fill("not the password");
+  await toggle.click();
+  await expect(password).toHaveAttribute("type", "text");
+  await expect(toggle).toHaveAttribute("aria-pressed", "true");
+  await toggle.click();
+  await expect(password).toHaveAttribute("type", "password");
+
+  const typed = "Ada@Example.com";
+  await email.fill(typed);
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await expect(page.getByRole("alert").filter({ hasText: /email or password/i })).toBeVisible();
+  await expect(email).toHaveValue(typed);
+  await expect(password).toHaveValue("");
+  await expect(password).toBeFocused();
+  expect(page.url().toLowerCase()).not.toContain("example.com");
+
+  // Submitting while the password is shown still signs in.
+  await password.fill(ADA.password);
+  await toggle.click();
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await page.waitForURL(`${APP}/profile`);
+
+  await page.goBack();
+  await expect(page).toHaveURL((url) => url.href.startsWith(`${ISSUER}/sign-in`));
+  await expect(page.getByRole("heading", { name: "You're signed in" })).toBeVisible();
+  await expect(page.getByText(/already completed/)).toBeVisible();
+  await expect(page.getByText(/expired/)).toHaveCount(0);
+  await expect(page.getByRole("link", { name: "Back to E2E web" })).toHaveAttribute("href", `${APP}/`);
+});
+
+test.describe("without JavaScript", () => {
+  test.use({ javaScriptEnabled: false });
+
+  test("the password is a plain field without a toggle, and a wrong password still keeps the email", async ({ page }) => {
+    await toSignInPage(page);
+    await expect(page.getByLabel("Password", { exact: true })).toHaveAttribute("type", "password");
+    await expect(page.getByRole("button", { name: "Show password" })).toHaveCount(0);
+    await page.getByLabel("Email", { exact: true }).fill(ADA.email);
+    await page.getByLabel("Password", { exact: true }).fill("still not the password");
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await expect(page.getByRole("alert").filter({ hasText: /email or password/i })).toBeVisible();
+    await expect(page.getByLabel("Email", { exact: true })).toHaveValue(ADA.email);
+  });
+});
+
+test.describe("sign-up", () => {
+  const inbox = new SmtpInbox();
+  test.beforeAll(async () => {
+    await inbox.listen(SMTP_PORT);
+  });
+  test.afterAll(async () => {
+    await inbox.close();
+  });
+
+  test("the code field is a numeric one-time code; the new password is a new-password field with its username", async ({ page }) => {
+    const address = `hosted-pages-${Date.now()}@example.com`;
+    await toSignInPage(page);
+    await page.getByRole("link", { name: "Create an account" }).click();
+    await page.getByLabel("Email", { exact: true }).fill(address);
+    const since = inbox.messages.length;
+    await page.getByRole("button", { name: "Continue" }).click();
+    const code = page.getByLabel("Code", { exact: true });
+    await expect(code).toHaveAttribute("autocomplete", "one-time-code");
+    await expect(code).toHaveAttribute("inputmode", "numeric");
+    await code.fill(codeOf(await inbox.waitFor(address, { since })));
+    await page.getByRole("button", { name: "Continue" }).click();
+
+    const password = page.getByLabel("Choose a password");
+    await expect(password).toHaveAttribute("autocomplete", "new-password");
+    await expect(page.locator('input[autocomplete="username"]')).toHaveValue(address);
+    await password.fill("a new password for the toggle");
+    await page.getByRole("button", { name: "Show password" }).click();
+    await expect(password).toHaveAttribute("type", "text");
+    await page.getByRole("button", { name: "Create account", exact: true }).click();
+    await page.waitForURL(`${APP}/profile`);
+  });
+});
