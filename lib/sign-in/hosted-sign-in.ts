@@ -57,10 +57,10 @@ export const passwordSignInEndpoint: Endpoint = signInStep(async (request, ctx, 
 });
 
 /**
- * Keeps the address the password form posted on the open transaction (bound to this browser and
+ * Keeps the address a first-step form posted on the open transaction (bound to this browser and
  * expiring with it), so the form can show it again after a failure without putting it in the URL.
  */
-async function rememberAddress(ctx: EndpointContext, tx: TransactionRow, address: string | null): Promise<void> {
+export async function rememberAddress(ctx: EndpointContext, tx: TransactionRow, address: string | null): Promise<void> {
   const t = authorizationTransactions;
   await ctx.service.db
     .update(t)
