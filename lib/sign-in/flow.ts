@@ -23,7 +23,7 @@ import { clientAddressOf } from "../http/client-address";
 import { redirect303 } from "../http/response";
 import { hostedError, type SignInFormError } from "../hosted/errors";
 import { hostedFormPost } from "../hosted/form-post";
-import { completeTransaction, loadOpenTransaction, TX_COOKIE_PREFIX, type TransactionRow } from "../oauth/pending-sign-in";
+import { completeTransaction, loadCompletedTransaction, loadOpenTransaction, TX_COOKIE_PREFIX, type TransactionRow } from "../oauth/pending-sign-in";
 import { appendEvidence, createHostedSession, getLiveSession, rotateSessionSecret, type HostedSession } from "../authn/hosted-session";
 import { readEvidence, withEvidence, type Evidence } from "../authn/evidence";
 import { nextStep, policyFor, type AuthPolicy, type NextStep } from "../authn/policy";
@@ -59,8 +59,14 @@ export type StepHandler = (request: Request, ctx: EndpointContext, input: StepIn
  */
 export function signInStep(handler: StepHandler): Endpoint {
   return hostedFormPost(async (request, ctx, form) => {
-    const open = await transactionOf(ctx, form.get("tx") ?? "", request.headers.get("cookie"));
-    if (!open) return hostedError("sign_in_expired");
+    const txId = form.get("tx") ?? "";
+    const open = await transactionOf(ctx, txId, request.headers.get("cookie"));
+    if (!open) {
+      // A form of a sign-in this browser already finished (Back, then submit): the page says it is done.
+      const binding = parseCookieHeader(request.headers.get("cookie")).get(`${TX_COOKIE_PREFIX}${txId}`);
+      if (await loadCompletedTransaction(ctx, txId, binding)) return toSignInPage(ctx, txId);
+      return hostedError("sign_in_expired");
+    }
     if (!verifyCsrfToken(ctx.service.config.masterKey, "hosted-sign-in", formBindings(ctx, open.tx.id, open.binding), form.get("csrf"))) {
       return hostedError("form_unverified");
     }

@@ -149,7 +149,10 @@ describe("hosted password sign-in", () => {
     const first = await post({ tx: t.tx!, csrf: t.csrf, email: ADA.email, password: ADA.password }, t.jar.header());
     expect(first.status).toBe(303);
     const again = await post({ tx: t.tx!, csrf: t.csrf, email: ADA.email, password: ADA.password }, t.jar.header());
-    expect(again.status).toBe(400);
+    // Only to the page that says the sign-in is done: no second code.
+    expect(again.status).toBe(303);
+    expect(again.headers.get("location")).toBe(`/t/${ws}/sign-in?tx=${t.tx}`);
+    expect(again.headers.get("location")).not.toContain("code=");
   });
 
   it("rejects a non-form body with 415", async () => {

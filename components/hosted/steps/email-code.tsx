@@ -9,7 +9,7 @@ const linkButtonClass = "text-sm font-medium text-indigo-700 hover:text-indigo-6
  * "Email me a code" on the first step. Beside the password form it submits that form's email
  * field to the code endpoint (one field for both, no script needed); alone, it has its own field.
  */
-export function EmailCodeRequest({ view, passwordFormId, autoComplete }: { view: View; passwordFormId: string | null; autoComplete: string }) {
+export function EmailCodeRequest({ view, passwordFormId, autoComplete, defaultEmail }: { view: View; passwordFormId: string | null; autoComplete: string; defaultEmail?: string }) {
   const path = `${view.basePath}/sign-in/email`;
   if (passwordFormId) {
     return (
@@ -24,7 +24,7 @@ export function EmailCodeRequest({ view, passwordFormId, autoComplete }: { view:
         <label htmlFor="email" className="block text-sm font-medium text-slate-700">
           Email
         </label>
-        <input id="email" name="email" type="email" autoComplete={autoComplete} required autoFocus className={inputClass} />
+        <input id="email" name="email" type="email" autoComplete={autoComplete} required autoFocus className={inputClass} defaultValue={defaultEmail} />
       </div>
       <button type="submit" className={primaryButtonClass}>
         Email me a sign-in code

@@ -51,7 +51,7 @@ export function FirstFactor({ view, error, email: typedEmail }: { view: View; er
       {email ? (
         <>
           {password ? <Divider /> : null}
-          <EmailCodeRequest view={view} passwordFormId={password ? PASSWORD_FORM_ID : null} autoComplete={identifier} />
+          <EmailCodeRequest view={view} passwordFormId={password ? PASSWORD_FORM_ID : null} autoComplete={identifier} defaultEmail={knownEmail} />
         </>
       ) : null}
       {passkey ? <PasskeySignIn view={view} divider={password || email} /> : null}

@@ -29,6 +29,8 @@ import { policyFor } from "../../authn/policy";
 import { identify, signInStep, toSignInPage, updateOpen, type FlowStep } from "../flow";
 import { signUpRoutes, signUpView, type SignUpView } from "../sign-up";
 import { homeRealmRedirect } from "./federation";
+import { rememberAddress } from "../hosted-sign-in";
+import { isStorableText } from "../../text";
 
 export interface EmailView {
   /** Whether email codes can be sent (SMTP configured, or the development outbox). */
@@ -56,14 +58,22 @@ export async function emailView(ctx: EndpointContext, tx: TransactionRow, step: 
 export const emailCodeSendEndpoint = signInStep(async (request, ctx, { tx, form }) => {
   if (!(await policyFor(ctx, tx.clientPk)).firstFactors.includes("email_otp")) return toSignInPage(ctx, tx.id, "method_not_allowed");
   if (!emailAvailable(ctx.service.config)) return toSignInPage(ctx, tx.id, "email_unavailable");
+  // What was typed is shown again when the form comes back with an error (kept on the pending sign-in, not in the URL).
+  const typed = (form.get("email") ?? "").trim();
   const address = normalizeAddress(form.get("email"));
-  if (!address) return toSignInPage(ctx, tx.id, "invalid_email");
+  if (!address) {
+    if (typed && typed.length <= 320 && isStorableText(typed)) await rememberAddress(ctx, tx, typed);
+    return toSignInPage(ctx, tx.id, "invalid_email");
+  }
   // An address in a domain an organization verified signs in through its connection.
   const elsewhere = await homeRealmRedirect(ctx, tx, address);
   if (elsewhere) return elsewhere;
 
   const gate = await sendGate(ctx, request, address);
-  if (!gate.allowed) return toSignInPage(ctx, tx.id, gate.reason === "cooldown" ? "code_resend_wait" : "rate_limited");
+  if (!gate.allowed) {
+    await rememberAddress(ctx, tx, typed);
+    return toSignInPage(ctx, tx.id, gate.reason === "cooldown" ? "code_resend_wait" : "rate_limited");
+  }
   const user = await activeUserByAddress(ctx, address);
   const code = await issueEmailCode(ctx, { purpose: "sign_in", bindingId: tx.id }, { address, userId: user?.id ?? null, deliverable: user !== null });
   await gate.recordSend();

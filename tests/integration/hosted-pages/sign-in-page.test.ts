@@ -111,11 +111,16 @@ describe("back after a finished sign-in", () => {
     expect(await pageData(s)).toEqual({ kind: "completed", applicationName: "Single-page app", workspaceName: `Workspace ${ws}`, returnTo: "https://app.example.test/" });
   });
 
-  it("opens nothing: the steps still refuse the finished transaction", async () => {
+  it("opens nothing: a form of the finished sign-in posted again (Back, then submit) goes to the page that says it is done; another browser's post is refused", async () => {
     const s = await finished(SPA);
     const again = await postStep(h, s, "/sign-in/password", { email: ADA.email, password: ADA.password }, { csrf: "any" });
-    expect(again.status).toBe(400);
-    expect(again.headers.get("location")).toBeNull();
+    expect(again.status).toBe(303);
+    expect(again.headers.get("location")).toBe(`/t/${ws}/sign-in?tx=${s.tx}`);
+    expect(again.headers.getSetCookie().filter((c) => c.startsWith("lk_session="))).toEqual([]);
+    expect((await pageData(s)).kind).toBe("completed");
+    const stranger = await postStep(h, { ...s, jar: new Jar() }, "/sign-in/password", { email: ADA.email, password: ADA.password }, { csrf: "any" });
+    expect(stranger.status).toBe(400);
+    expect(stranger.headers.get("location")).toBeNull();
   });
 
   it("is 'expired' for another browser and once the transaction has expired", async () => {

@@ -49,8 +49,8 @@ export default async function SignInPage(props: { params: Promise<{ tenant: stri
   }
   // Only the codes the form shows (lib/hosted/errors.ts); any other value shows nothing.
   const error = signInFormMessage(query.error);
-  // After a failed password the form shows the address again (kept on the transaction, not in the URL).
-  const typedEmail = query.error === "invalid_credentials" || query.error === "rate_limited" ? view.enteredEmail : null;
+  // After a failed password or code request the form shows the address again (kept on the transaction, not in the URL).
+  const typedEmail = ["invalid_credentials", "rate_limited", "invalid_email", "code_resend_wait"].includes(String(query.error)) ? view.enteredEmail : null;
   const step = view.step;
   // The first step's email-code and sign-up forms (lib/sign-in/steps/email.ts, lib/sign-in/sign-up.ts).
   const signUp = view.email.signUp;
