@@ -20,6 +20,7 @@ import { exportWorkspace, importWorkspace, WorkspaceFileError } from "../workspa
 import { isRecord } from "../workspaces/document/checks";
 import { secretReferences } from "../workspaces/document/social-providers";
 import { setUpstreamSecret, UpstreamSecretError, type UpstreamSecretTarget } from "../workspaces/import/secrets";
+import { grantOperatorRole, OperatorGrantError } from "../console/operators";
 
 export const USAGE = `Usage: latchkey <command> [arguments]
 
@@ -41,6 +42,9 @@ Commands:
                                                standard input (<organization> is its slug).
   social secret <workspace> <provider>         Set a social provider's client secret (Apple: the private
                                                key, PEM), read from standard input.
+  operator grant <workspace> <operator-email> <owner|admin|viewer>
+                                               Give an existing console operator a role in a workspace
+                                               (how an imported workspace appears in their console).
   help                                         Show this help.
 
 Run through npm: npm run latchkey -- <command>   (npm run --silent ... to keep npm's banner out of stdout)
@@ -210,6 +214,11 @@ export function plan(args: CommandArgs): Command {
     allowFlags(args);
     return upstreamSecretCommand;
   }
+  if (group === "operator" && action === "grant") {
+    expectPositional(args, 5, "operator grant <workspace> <operator-email> <owner|admin|viewer>");
+    allowFlags(args);
+    return operatorGrantCommand;
+  }
   if (group === "social" && action === "secret") {
     expectPositional(args, 4, "social secret <workspace> <provider>   (the secret on standard input)");
     allowFlags(args);
@@ -242,7 +251,7 @@ export async function runCommand(db: Database, config: Config, clock: Clock, req
   try {
     return await command(db, config, clock, args, io);
   } catch (error) {
-    if (error instanceof ClientSecretError || error instanceof UpstreamSecretError) {
+    if (error instanceof ClientSecretError || error instanceof UpstreamSecretError || error instanceof OperatorGrantError) {
       println(io.err, error.message);
       return 1;
     }
@@ -295,6 +304,13 @@ const upstreamSecretCommand: Command = async (db, config, clock, args, io) => {
     group === "connection" ? { kind: "connection", organizationSlug: first, connectionName: second } : { kind: "social", providerKey: first };
   const result = await setUpstreamSecret(db, { workspaceId, target, secret: args.stdin ?? "", masterKey: config.masterKey, clock });
   println(io.out, `Secret of ${result.description} set (stored encrypted).`);
+  return 0;
+};
+
+const operatorGrantCommand: Command = async (db, _config, clock, args, io) => {
+  const [, , workspaceId, email, role] = args.positional;
+  const result = await grantOperatorRole(db, { workspaceId, email, role, now: clock.now() });
+  println(io.out, result.changed ? `${email} is now ${role} of workspace ${workspaceId}${result.previous ? ` (was ${result.previous})` : ""}.` : `${email} is already ${role} of workspace ${workspaceId}.`);
   return 0;
 };
 

@@ -7,7 +7,8 @@
 import { and, asc, count, eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Database } from "../../db/client";
-import { operatorMemberships, users } from "../../db/schema";
+import { operatorMemberships, users, workspaces } from "../../db/schema";
+import { recordAudit } from "../audit/events";
 import { hashPassword, PASSWORD_MAX_LENGTH } from "../authn/password";
 import { newId } from "../crypto";
 import type { Service } from "../service";
@@ -216,3 +217,47 @@ export const setOperatorPassword = defineOperation({
     return { result: null, audit: { target: target.email, data: { operator_user_id: target.userId } } };
   },
 });
+
+/** Why `latchkey operator grant` refused (the CLI prints the message, exit 1). */
+export class OperatorGrantError extends Error {}
+
+/**
+ * Gives an existing operator a role in a workspace, or changes it (the CLI's `operator grant`): how
+ * a workspace created by `workspace import` after setup gets its operators, since the console
+ * lists only workspaces its operator belongs to. Audited in that workspace, actor the CLI.
+ */
+export async function grantOperatorRole(
+  db: Database,
+  input: { workspaceId: string; email: string; role: string; now: Date },
+): Promise<{ changed: boolean; previous: OperatorRole | null }> {
+  if (!(operatorRoles as readonly string[]).includes(input.role)) throw new OperatorGrantError(`Unknown role "${input.role}": use ${operatorRoles.join(", ")}.`);
+  const role = input.role as OperatorRole;
+  if (input.workspaceId === SYSTEM_WORKSPACE_ID) throw new OperatorGrantError("The system workspace has no operators of its own.");
+  const [workspace] = await db.select({ id: workspaces.id }).from(workspaces).where(eq(workspaces.id, input.workspaceId)).limit(1);
+  if (!workspace) throw new OperatorGrantError(`No workspace "${input.workspaceId}".`);
+  const [operator] = await db
+    .select({ id: users.id })
+    .from(users)
+    .where(and(eq(users.workspaceId, SYSTEM_WORKSPACE_ID), eq(users.emailNormalized, input.email.trim().toLowerCase())))
+    .limit(1);
+  if (!operator) throw new OperatorGrantError(`No operator "${input.email}": the first operator is created at setup, others in the console (Operators).`);
+  return db.transaction(async (tx) => {
+    const [current] = await tx
+      .select({ id: operatorMemberships.id, role: operatorMemberships.role })
+      .from(operatorMemberships)
+      .where(and(eq(operatorMemberships.workspaceId, input.workspaceId), eq(operatorMemberships.operatorUserId, operator.id)))
+      .limit(1);
+    if (current?.role === role) return { changed: false, previous: role };
+    if (current) await tx.update(operatorMemberships).set({ role }).where(eq(operatorMemberships.id, current.id));
+    else await tx.insert(operatorMemberships).values({ id: newId(), operatorUserId: operator.id, workspaceId: input.workspaceId, role, createdAt: input.now });
+    await recordAudit(tx, {
+      workspaceId: input.workspaceId,
+      type: "operator.granted",
+      actor: null,
+      subject: input.email.trim().toLowerCase(),
+      data: { via: "cli", role, previous_role: current?.role ?? null },
+      at: input.now,
+    });
+    return { changed: true, previous: current?.role ?? null };
+  });
+}
