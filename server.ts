@@ -12,7 +12,7 @@ import { createNodeServer, createRequestListener } from "./lib/server/node-serve
 import { closeService, getService, type Service } from "./lib/service";
 import { startAccessTokenPurge } from "./lib/oauth/token-purge";
 import { mailSettled, mailStartupLine } from "./lib/authn/email/transport";
-import { demoClientsLine, ensureDemoWorkspace } from "./lib/workspaces/demo";
+import { DEMO_USER, demoClientsLine, demoSignInStillWorks, ensureDemoWorkspace } from "./lib/workspaces/demo";
 import { ensureSystemWorkspace } from "./lib/console/system";
 import { configuredSetupToken, issueSetupToken, SetupTokenConfigError } from "./lib/console/setup";
 
@@ -123,8 +123,9 @@ async function primary(config: Config) {
   console.log(`  Discovery:       ${issuer}/.well-known/openid-configuration`);
   console.log(`  ${mailStartupLine(config)}`);
   if (process.env.LATCHKEY_TEST_CLOCK_FILE) console.log(`  Clock:           shifted by ${process.env.LATCHKEY_TEST_CLOCK_FILE} (LATCHKEY_TEST_CLOCK_FILE: end-to-end tests only)`);
-  if (demo.created) {
-    console.log(`  Demo sign-in:    demo@example.com / demo-password`);
+  // The demo sign-in is shown on every start while the demo user still has the demo password.
+  if (demo.created || (await demoSignInStillWorks(service.db))) {
+    console.log(`  Demo sign-in:    ${DEMO_USER.email} / ${DEMO_USER.password}`);
     console.log(`  Demo clients:    ${demoClientsLine()}`);
     if (demo.webSecret) console.log(`  demo-web secret: ${demo.webSecret}   (shown once; rotate with: npm run latchkey -- secret rotate demo demo-web)`);
   }

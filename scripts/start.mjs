@@ -23,12 +23,21 @@ const sources = Math.max(
   ...["next.config.ts", "proxy.ts"].map((f) => statSync(path.join(root, f)).mtimeMs),
 );
 if (!existsSync(buildId) || statSync(buildId).mtimeMs < sources) {
-  console.log("Building Latchkey (first start or sources changed)…");
+  console.log("Building Latchkey (first start or sources changed; a few minutes on a small machine)…");
+  const started = Date.now();
+  // Next's output (its route table) is kept out of the way; shown in full only when the build fails.
   const build = spawnSync(process.execPath, [path.join(root, "node_modules", "next", "dist", "bin", "next"), "build"], {
-    stdio: "inherit",
+    stdio: ["ignore", "pipe", "pipe"],
+    maxBuffer: 64 * 1024 * 1024,
     env: { NEXT_TELEMETRY_DISABLED: "1", ...process.env },
   });
-  if (build.status !== 0) process.exit(build.status ?? 1);
+  if (build.status !== 0) {
+    process.stdout.write(build.stdout ?? "");
+    process.stderr.write(build.stderr ?? "");
+    console.error("The build failed (its output is above).");
+    process.exit(build.status ?? 1);
+  }
+  console.log(`Built in ${Math.round((Date.now() - started) / 1000)} s.`);
 }
 // One server process (`node --import tsx server.ts`), started as the benchmark starts it.
 const server = spawn(process.execPath, [...serverNodeArgs(), "server.ts", ...process.argv.slice(2)], {

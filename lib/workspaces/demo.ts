@@ -4,7 +4,8 @@
  */
 import { and, eq, ne } from "drizzle-orm";
 import type { Database } from "../../db/client";
-import { workspaces } from "../../db/schema";
+import { users, workspaces } from "../../db/schema";
+import { verifyPassword } from "../authn/password";
 import type { WorkspaceDocumentInput } from "./document";
 import { importWorkspace, type ImportOptions } from "./file";
 
@@ -57,6 +58,7 @@ export const demoWorkspace = {
     {
       email: "demo@example.com",
       name: "Demo User",
+      // DEMO_USER below.
       password: "demo-password",
       email_verified: true,
       status: "active",
@@ -90,4 +92,20 @@ export async function ensureDemoWorkspace(
   const result = await importWorkspace(db, demoWorkspace, { ...opts, generateSecrets: true });
   const webSecret = result.generatedSecrets?.find((s) => s.clientId === DEMO_WEB_CLIENT_ID)?.secret;
   return { created: result.created, ...(webSecret ? { webSecret } : {}) };
+}
+
+export const DEMO_USER = { email: "demo@example.com", password: "demo-password" } as const;
+
+/**
+ * Whether the demo user still signs in with the demo password (active, password unchanged): the
+ * start-up message keeps showing how to sign in to the demo until someone changes it.
+ */
+export async function demoSignInStillWorks(db: Database): Promise<boolean> {
+  const [user] = await db
+    .select({ passwordHash: users.passwordHash, status: users.status })
+    .from(users)
+    .where(and(eq(users.workspaceId, DEMO_WORKSPACE_ID), eq(users.emailNormalized, DEMO_USER.email)))
+    .limit(1);
+  if (!user?.passwordHash || user.status !== "active") return false;
+  return verifyPassword(user.passwordHash, DEMO_USER.password);
 }

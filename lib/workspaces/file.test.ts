@@ -31,7 +31,7 @@ import {
 } from "../clients/secrets";
 import { DAY, HOUR, type Clock } from "../clock";
 import { decryptSecret, sha256Hex } from "../crypto";
-import { DEMO_MFA_CLIENT_ID, demoClientsLine, demoWorkspace, ensureDemoWorkspace } from "./demo";
+import { DEMO_MFA_CLIENT_ID, demoClientsLine, demoSignInStillWorks, demoWorkspace, ensureDemoWorkspace } from "./demo";
 import { exportWorkspace, importWorkspace, WorkspaceFileError, type WorkspaceFileIssue } from "./file";
 
 class TestClock implements Clock {
@@ -747,6 +747,10 @@ describe("ensureDemoWorkspace", () => {
       expect(demoClientsLine()).toBe("demo-spa (public, PKCE)  demo-spa-mfa (public, PKCE, MFA required)  demo-web (confidential)");
 
       expect(await ensureDemoWorkspace(fresh.db, opts)).toEqual({ created: false });
+      // Later starts keep showing the demo sign-in while it works, and stop once the password changed.
+      expect(await demoSignInStillWorks(fresh.db)).toBe(true);
+      await fresh.db.update(users).set({ passwordHash: await hashPassword("someone changed it") }).where(eq(users.id, user.id));
+      expect(await demoSignInStillWorks(fresh.db)).toBe(false);
       const exported = await exportWorkspace(fresh.db, "demo");
       expect(exported?.applications.map((a) => a.client_id)).toEqual(demoWorkspace.applications.map((a) => a.client_id).sort());
     } finally {
