@@ -72,8 +72,8 @@ async function open(
 
 export type TransactionRow = typeof authorizationTransactions.$inferSelect;
 
-/** An open (not completed, not expired) transaction bound to this browser, or null. */
-export async function loadOpenTransaction(ctx: EndpointContext, txId: string, cookieValue: string | undefined): Promise<TransactionRow | null> {
+/** The unexpired transaction `txId`, open or completed as asked, only if bound to this browser's cookie. */
+async function loadBoundTransaction(ctx: EndpointContext, txId: string, cookieValue: string | undefined, completed: boolean): Promise<TransactionRow | null> {
   // An id the database cannot hold names no transaction.
   if (!txId || !cookieValue || !isStorableText(txId)) return null;
   const now = ctx.service.clock.now();
@@ -84,7 +84,7 @@ export async function loadOpenTransaction(ctx: EndpointContext, txId: string, co
       and(
         eq(authorizationTransactions.workspaceId, ctx.workspace.id),
         eq(authorizationTransactions.id, txId),
-        isNull(authorizationTransactions.completedAt),
+        completed ? isNotNull(authorizationTransactions.completedAt) : isNull(authorizationTransactions.completedAt),
         gt(authorizationTransactions.expiresAt, now),
       ),
     )
@@ -93,28 +93,18 @@ export async function loadOpenTransaction(ctx: EndpointContext, txId: string, co
   return tx;
 }
 
+/** An open (not completed, not expired) transaction bound to this browser, or null. */
+export function loadOpenTransaction(ctx: EndpointContext, txId: string, cookieValue: string | undefined): Promise<TransactionRow | null> {
+  return loadBoundTransaction(ctx, txId, cookieValue, false);
+}
+
 /**
  * A transaction this browser completed, while it has not expired: the sign-in page says it is
  * done (and links back to the application) rather than "expired" when the user comes back to it.
  * The browser's cookie outlives the completion for this (it expires with the transaction).
  */
-export async function loadCompletedTransaction(ctx: EndpointContext, txId: string, cookieValue: string | undefined): Promise<TransactionRow | null> {
-  if (!txId || !cookieValue || !isStorableText(txId)) return null;
-  const now = ctx.service.clock.now();
-  const [tx] = await ctx.service.db
-    .select()
-    .from(authorizationTransactions)
-    .where(
-      and(
-        eq(authorizationTransactions.workspaceId, ctx.workspace.id),
-        eq(authorizationTransactions.id, txId),
-        isNotNull(authorizationTransactions.completedAt),
-        gt(authorizationTransactions.expiresAt, now),
-      ),
-    )
-    .limit(1);
-  if (!tx || !safeEqual(tx.browserBindingHash, sha256Hex(cookieValue))) return null;
-  return tx;
+export function loadCompletedTransaction(ctx: EndpointContext, txId: string, cookieValue: string | undefined): Promise<TransactionRow | null> {
+  return loadBoundTransaction(ctx, txId, cookieValue, true);
 }
 
 /**
