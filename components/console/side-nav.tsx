@@ -12,9 +12,11 @@ const sections = [
   { href: "/users", label: "Users" },
   { href: "/organizations", label: "Organizations" },
   { href: "/social", label: "Social sign-in" },
+  { href: "/branding", label: "Branding" },
   { href: "/keys", label: "Signing keys" },
   { href: "/audit", label: "Audit log" },
   { href: "/operators", label: "Operators" },
+  { href: "/settings", label: "Settings" },
   // Holds live sign-in codes: administrators only.
   { href: "/outbox", label: "Outbox", admin: true },
 ];

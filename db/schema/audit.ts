@@ -23,5 +23,6 @@ export const auditEvents = pgTable(
   (t) => [
     index("audit_events_workspace_time_idx").on(t.workspaceId, t.createdAt),
     index("audit_events_workspace_type_idx").on(t.workspaceId, t.type, t.createdAt),
+    index("audit_events_workspace_actor_idx").on(t.workspaceId, t.actor, t.createdAt),
   ],
 );

@@ -42,5 +42,5 @@ export const hostedSessions = pgTable(
     userAgent: text("user_agent"),
     ip: text("ip"),
   },
-  (t) => [index("hosted_sessions_user_idx").on(t.workspaceId, t.userId)],
+  (t) => [index("hosted_sessions_user_idx").on(t.workspaceId, t.userId), index("hosted_sessions_workspace_created_idx").on(t.workspaceId, t.createdAt)],
 );
