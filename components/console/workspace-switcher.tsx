@@ -17,7 +17,7 @@ export function WorkspaceSwitcher({ current, workspaces }: { current: { id: stri
           <span className="block text-xs text-slate-500">Workspace</span>
           <span className="block truncate font-medium text-slate-900">{current.name}</span>
         </span>
-        <span aria-hidden="true" className="text-slate-400 transition-transform group-open:rotate-180">
+        <span aria-hidden="true" className="text-slate-500 transition-transform group-open:rotate-180">
           ▾
         </span>
         <span className="sr-only">Switch workspace</span>

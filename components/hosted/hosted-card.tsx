@@ -7,7 +7,7 @@ export function HostedCard({ title, workspaceName, children }: { title: string; 
           <h1 className="mb-6 text-xl font-semibold tracking-tight">{title}</h1>
           {children}
         </div>
-        <p className="mt-6 text-center text-xs text-slate-400">Secured by Latchkey</p>
+        <p className="mt-6 text-center text-xs text-slate-500">Secured by Latchkey</p>
       </div>
     </main>
   );

@@ -90,7 +90,7 @@ function Label({ htmlFor, children, optional }: { htmlFor: string; children: Rea
   return (
     <label htmlFor={htmlFor} className="block text-sm font-medium text-slate-700">
       {children}
-      {optional ? <span className="ml-1 font-normal text-slate-400">(optional)</span> : null}
+      {optional ? <span className="ml-1 font-normal text-slate-500">(optional)</span> : null}
     </label>
   );
 }

@@ -24,7 +24,7 @@ export function relative(date: Date, now: Date): string {
 }
 
 export function Time({ value, now, relativeOnly = false }: { value: Date | null | undefined; now?: Date; relativeOnly?: boolean }) {
-  if (!value) return <span className="text-slate-400">—</span>;
+  if (!value) return <span className="text-slate-500">—</span>;
   const rel = now ? relative(value, now) : null;
   return (
     <time dateTime={value.toISOString()} title={formatUtc(value)} className="whitespace-nowrap">

@@ -57,10 +57,10 @@ export default async function ApplicationsPage({ params }: { params: Promise<{ w
                     <Badge>{typeLabels[app.type]}</Badge>
                   </Td>
                   <Td>{app.active ? <Badge tone="green">enabled</Badge> : <Badge tone="red">disabled</Badge>}</Td>
-                  <Td>{app.type === "M2M" ? <span className="text-slate-400">—</span> : app.redirectUris.length}</Td>
+                  <Td>{app.type === "M2M" ? <span className="text-slate-500">—</span> : app.redirectUris.length}</Td>
                   <Td>
                     {app.type === "PUBLIC" ? (
-                      <span className="text-slate-400">none (public)</span>
+                      <span className="text-slate-500">none (public)</span>
                     ) : !expiry ? (
                       <Badge tone="red">no active secret</Badge>
                     ) : soon ? (

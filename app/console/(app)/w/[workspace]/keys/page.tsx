@@ -81,7 +81,7 @@ export default async function KeysPage({ params }: { params: Promise<{ workspace
                   <Td>
                     <Time value={k.createdAt} now={now} />
                   </Td>
-                  <Td>{k.activatedAt ? <Time value={k.activatedAt} /> : <span className="text-slate-400">—</span>}</Td>
+                  <Td>{k.activatedAt ? <Time value={k.activatedAt} /> : <span className="text-slate-500">—</span>}</Td>
                   <Td>
                     {k.inJwks ? (
                       k.status === "retired" && k.unpublishAt ? (
@@ -92,7 +92,7 @@ export default async function KeysPage({ params }: { params: Promise<{ workspace
                         <Badge tone="green">yes</Badge>
                       )
                     ) : (
-                      <span className="text-slate-400">no</span>
+                      <span className="text-slate-500">no</span>
                     )}
                   </Td>
                 </tr>
