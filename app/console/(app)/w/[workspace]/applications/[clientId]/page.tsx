@@ -117,7 +117,7 @@ export default async function ApplicationPage({ params }: { params: Promise<{ wo
             description={
               <>
                 Each part inherits the{" "}
-                <Link prefetch={false} href={`${base}/authentication`} className="text-indigo-700 hover:underline">
+                <Link prefetch={false} href={`${base}/authentication`} className="text-indigo-700 underline hover:text-indigo-900">
                   workspace&apos;s policy
                 </Link>{" "}
                 unless this application overrides it.
@@ -180,7 +180,7 @@ export default async function ApplicationPage({ params }: { params: Promise<{ wo
             description={
               <>
                 The buttons this application&apos;s sign-in page offers, in the{" "}
-                <Link prefetch={false} href={`${base}/social`} className="text-indigo-700 hover:underline">
+                <Link prefetch={false} href={`${base}/social`} className="text-indigo-700 underline hover:text-indigo-900">
                   workspace&apos;s order
                 </Link>
                 .
