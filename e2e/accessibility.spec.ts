@@ -1,0 +1,111 @@
+/**
+ * Accessibility of the hosted pages and the main console pages: axe-core (WCAG 2.1 A and AA rules)
+ * finds no serious or critical violation, in the light and the dark colour scheme (hosted pages
+ * follow `prefers-color-scheme`). A failure lists each violation with the elements it found.
+ *
+ * The console part signs in as the first operator; when this spec runs before the console spec on
+ * a fresh server it does the first-run setup itself with the same operator.
+ */
+import AxeBuilder from "@axe-core/playwright";
+import { expect, test, type Page } from "@playwright/test";
+import { APP, ISSUER, LATCHKEY_PORT } from "./env";
+
+const BASE = `http://localhost:${LATCHKEY_PORT}`;
+const SETUP_TOKEN = process.env.CONSOLE_SETUP_TOKEN ?? "e2e-console-setup-token-0123456789abcdef";
+const OPERATOR = { email: "owner@operators.example", name: "First Operator", password: "first operator passphrase" };
+const ADA = { email: "ada@example.com", password: "correct horse battery staple" };
+
+/** Serious and critical WCAG 2.1 A/AA violations on the page as it is now, one line per element. */
+async function seriousViolations(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+  return results.violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .flatMap((v) => v.nodes.map((n) => `${v.id} (${v.impact}): ${n.target.join(" ")} — ${n.failureSummary?.replace(/\s+/g, " ") ?? v.help}`));
+}
+
+async function expectAccessible(page: Page, what: string): Promise<void> {
+  const found = await seriousViolations(page);
+  // Soft: one run reports every page's violations.
+  expect.soft(found, `${what} (${page.url()})`).toEqual([]);
+}
+
+async function toSignInPage(page: Page): Promise<void> {
+  await page.goto(`${APP}/start`);
+  await expect(page).toHaveURL((url) => url.href.startsWith(`${ISSUER}/sign-in`));
+}
+
+for (const colorScheme of ["light", "dark"] as const) {
+  test.describe(`hosted pages, ${colorScheme}`, () => {
+    test.use({ colorScheme });
+
+    test("sign-in, a wrong password, the email code, the error page and the portal", async ({ page }) => {
+      test.setTimeout(120_000);
+      await toSignInPage(page);
+      await expectAccessible(page, "sign-in page");
+
+      await page.getByLabel("Email", { exact: true }).fill(ADA.email);
+      await page.getByLabel("Password", { exact: true }).fill("not the password");
+      await page.getByRole("button", { name: "Sign in", exact: true }).click();
+      await expect(page.getByRole("alert").first()).toBeVisible();
+      await expectAccessible(page, "sign-in page with an error");
+
+      // The self-contained error page (an unknown client).
+      await page.goto(`${ISSUER}/oauth2/authorize?client_id=no-such-client&response_type=code&scope=openid`);
+      await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+      await expectAccessible(page, "hosted error page");
+
+      // Signed in, then the account-security portal.
+      await toSignInPage(page);
+      await page.getByLabel("Email", { exact: true }).fill(ADA.email);
+      await page.getByLabel("Password", { exact: true }).fill(ADA.password);
+      await page.getByRole("button", { name: "Sign in", exact: true }).click();
+      await page.waitForURL(`${APP}/profile`);
+      await page.goto(`${ISSUER}/account`);
+      await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+      await expectAccessible(page, "account-security portal");
+    });
+  });
+}
+
+/** Signs the first operator in to the console (doing the first-run setup when no operator exists yet). */
+async function signInToConsole(page: Page): Promise<void> {
+  await page.goto(`${BASE}/console/setup?token=${SETUP_TOKEN}`);
+  const heading = page.getByRole("heading", { level: 1 });
+  if ((await heading.textContent()) === "Create the first operator") {
+    await page.getByLabel("Email").fill(OPERATOR.email);
+    await page.getByLabel("Name").fill(OPERATOR.name);
+    await page.getByLabel("Password", { exact: true }).fill(OPERATOR.password);
+    await page.getByLabel("Repeat the password").fill(OPERATOR.password);
+    await page.getByRole("button", { name: "Create operator" }).click();
+  } else {
+    await page.goto(`${BASE}/console`);
+  }
+  await page.waitForURL((url) => url.pathname === "/console" || url.pathname.endsWith("/sign-in"));
+  if (new URL(page.url()).pathname.endsWith("/sign-in")) {
+    const email = page.getByLabel("Email", { exact: true });
+    if ((await email.inputValue()) === "") await email.fill(OPERATOR.email);
+    await page.getByLabel("Password", { exact: true }).fill(OPERATOR.password);
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  }
+  await expect(page).toHaveURL(`${BASE}/console`);
+}
+
+test("the main console pages", async ({ page }) => {
+  test.setTimeout(180_000);
+  await signInToConsole(page);
+  await expectAccessible(page, "workspaces");
+
+  const ws = `${BASE}/console/w/e2e`;
+  const pages = ["", "/applications", "/applications/new", "/applications/e2e-web", "/authentication", "/apis", "/roles", "/users", "/organizations", "/social", "/keys", "/audit", "/operators", "/branding", "/settings"];
+  for (const path of pages) {
+    await page.goto(ws + path);
+    await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+    await expectAccessible(page, `console ${path || "overview"}`);
+  }
+
+  // A user's page: the first user in the list.
+  await page.goto(`${ws}/users`);
+  await page.getByRole("link", { name: ADA.email }).first().click();
+  await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+  await expectAccessible(page, "console user");
+});
