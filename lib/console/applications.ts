@@ -3,9 +3,9 @@
  * (lib/workspaces/uris.ts): exact URIs, https except loopback, no fragments; custom schemes only
  * for public native clients; allowed origins only for public clients.
  */
-import { and, asc, desc, eq, gt, inArray, isNull } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, inArray, isNull } from "drizzle-orm";
 import { z } from "zod";
-import { clientSocialProviders, clients, clientSecrets, socialProviders } from "../../db/schema";
+import { accessTokens, clientSocialProviders, clients, clientSecrets, grants, socialProviders } from "../../db/schema";
 import type { ClientType } from "../../db/schema/applications";
 import { removeApiGrant, setApiGrant } from "../authz/model";
 import {
@@ -24,6 +24,7 @@ import { IDENTITY_SCOPES } from "../workspaces/document";
 import { originProblem, redirectUriProblem } from "../workspaces/uris";
 import type { WorkspaceAccess } from "./authz";
 import { checkbox, checked, id, integer, lines, text } from "./forms";
+import { confirmField, requireConfirmation } from "./confirmation";
 import { ConsoleInputError, defineOperation, fieldError, formError } from "./operation";
 
 export type ApplicationRow = typeof clients.$inferSelect;
@@ -38,7 +39,15 @@ export const applicationKinds = {
 } as const satisfies Record<string, { type: ClientType; label: string }>;
 export type ApplicationKind = keyof typeof applicationKinds;
 
-export const typeLabels: Record<ClientType, string> = { PUBLIC: "Public", WEB_CONFIDENTIAL: "Confidential web", M2M: "Machine-to-machine" };
+/** How lists name each type of application. */
+export const typeLabels: Record<ClientType, string> = {
+  PUBLIC: "Single-page / native (public)",
+  WEB_CONFIDENTIAL: "Web app (confidential)",
+  M2M: "Machine to machine",
+};
+
+/** Applications that sign users in need somewhere to send them back. */
+export const isInteractive = (type: ClientType) => type !== "M2M";
 
 export async function listApplications(service: Service, workspaceId: string): Promise<ApplicationRow[]> {
   return service.db.select().from(clients).where(eq(clients.workspaceId, workspaceId)).orderBy(asc(clients.clientId));
@@ -91,6 +100,10 @@ function checkSettings(type: ClientType, s: UriSettings): void {
     const list = s[field];
     if (type === "M2M") {
       if (list.length > 0) errors[field] = "Machine-to-machine applications have no redirect URIs";
+      continue;
+    }
+    if (field === "redirect_uris" && list.length === 0) {
+      errors[field] = "Enter at least one redirect URI: the application signs users in and gets them back there";
       continue;
     }
     const seen = new Set<string>();
@@ -170,7 +183,8 @@ export const createApplication = defineOperation({
         allowedOrigins: input.allowed_origins,
         identityScopes,
         accountSecurity: input.account_security,
-        secretLifetimeDays: input.lifetime_days,
+        // Public applications have no secret, so the lifetime a no-JavaScript form still posts is not theirs.
+        secretLifetimeDays: type === "PUBLIC" ? DEFAULT_SECRET_LIFETIME_DAYS : input.lifetime_days,
         createdAt: ctx.now,
         updatedAt: ctx.now,
       })
@@ -232,6 +246,41 @@ export const setApplicationActive = defineOperation({
     if (updated.length === 0) throw formError("This application no longer exists");
     // Every token of the client checks `clients.active` on use, so disabling ends them at once.
     return { result: { active: input.active }, audit: { target: input.client_id, clientId: input.client_id, data: { active: input.active } } };
+  },
+});
+
+/** What deleting an application ends, counted for its confirmation and its audit event. */
+export async function applicationFootprint(db: Service["db"], workspaceId: string, clientPk: string, now: Date): Promise<{ grants: number; accessTokens: number }> {
+  const [g] = await db.select({ n: count() }).from(grants).where(and(eq(grants.workspaceId, workspaceId), eq(grants.clientPk, clientPk), isNull(grants.revokedAt)));
+  const [t] = await db
+    .select({ n: count() })
+    .from(accessTokens)
+    .where(and(eq(accessTokens.workspaceId, workspaceId), eq(accessTokens.clientPk, clientPk), isNull(accessTokens.revokedAt), gt(accessTokens.expiresAt, now)));
+  return { grants: Number(g?.n ?? 0), accessTokens: Number(t?.n ?? 0) };
+}
+
+/**
+ * Deletes an application for good: its secrets, API grants, user grants (so their refresh
+ * tokens) and authorization codes go by foreign-key cascade; access tokens, which have no foreign
+ * keys, are deleted here. Users' hosted sessions stay (they are the browser's, not the
+ * application's). The operator confirms by typing the client id.
+ */
+export const deleteApplication = defineOperation({
+  name: "application.deleted",
+  role: "admin",
+  input: z.object({ client_id: id("client id"), confirm: confirmField() }),
+  async run(ctx, input) {
+    const wid = ctx.access.workspace.id;
+    requireConfirmation(input.confirm, input.client_id, "the client id");
+    const [client] = await ctx.db.select().from(clients).where(and(eq(clients.workspaceId, wid), eq(clients.clientId, input.client_id))).for("update");
+    if (!client) throw formError("This application no longer exists");
+    const ended = await applicationFootprint(ctx.db, wid, client.id, ctx.now);
+    await ctx.db.delete(accessTokens).where(and(eq(accessTokens.workspaceId, wid), eq(accessTokens.clientPk, client.id)));
+    await ctx.db.delete(clients).where(eq(clients.id, client.id));
+    return {
+      result: { deleted: input.client_id },
+      audit: { target: input.client_id, clientId: input.client_id, data: { name: client.name, type: client.type, grants_ended: ended.grants, access_tokens_ended: ended.accessTokens } },
+    };
   },
 });
 

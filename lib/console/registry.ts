@@ -2,6 +2,7 @@
 import {
   createApplication,
   createSecret,
+  deleteApplication,
   expireSecretNow,
   revokeSecret,
   rotateSecret,
@@ -10,7 +11,7 @@ import {
   setClientApiGrant,
   updateApplication,
 } from "./applications";
-import { createApi, updateApi } from "./apis";
+import { createApi, deleteApi, setApiActive, updateApi } from "./apis";
 import { removeUserFactor } from "./factors";
 import { unlinkUserIdentity } from "./identities";
 import { activateKey, publishKey } from "./keys";
@@ -29,12 +30,14 @@ import {
 import { setApplicationPolicy, setWorkspacePolicy } from "./policy";
 import { createRole, deleteRole, setRoleApiPermissions, updateRole } from "./roles";
 import { createSocialProvider, moveSocialProvider, removeSocialProvider, updateSocialProvider } from "./social-providers";
+import { deleteWorkspace, renameWorkspace } from "./workspaces";
 import { assignRole, createUser, endUserSession, removeRole, revokeUserGrant, setUserPassword, setUserStatus, updateUserProfile } from "./users";
 
 export const operations = {
   createApplication,
   updateApplication,
   setApplicationActive,
+  deleteApplication,
   createSecret,
   rotateSecret,
   revokeSecret,
@@ -45,6 +48,8 @@ export const operations = {
   setApplicationPolicy,
   createApi,
   updateApi,
+  setApiActive,
+  deleteApi,
   createRole,
   updateRole,
   setRoleApiPermissions,
@@ -79,6 +84,8 @@ export const operations = {
   removeOperator,
   setOperatorStatus,
   setOperatorPassword,
+  renameWorkspace,
+  deleteWorkspace,
 };
 
 export type OperationName = keyof typeof operations;

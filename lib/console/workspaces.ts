@@ -2,6 +2,7 @@
 import { and, asc, count, desc, eq, gt, isNotNull, isNull, lt, ne, not, sql } from "drizzle-orm";
 import { z } from "zod";
 import {
+  accessTokens,
   apis,
   auditEvents,
   clients,
@@ -23,8 +24,9 @@ import { issuerFor } from "../http/context";
 import type { Service } from "../service";
 import { RESERVED_WORKSPACE_IDS } from "../workspaces/document";
 import { ConsoleAccessError, requireOperator, type OperatorRole, type WorkspaceAccess } from "./authz";
+import { confirmField, requireConfirmation } from "./confirmation";
 import { text } from "./forms";
-import type { OperationOutcome } from "./operation";
+import { defineOperation, formError, type OperationOutcome } from "./operation";
 import { SYSTEM_WORKSPACE_ID } from "./system";
 
 export interface WorkspaceSummary {
@@ -187,3 +189,74 @@ export async function workspaceOverview(service: Service, access: WorkspaceAcces
     pendingKey: pending ? { kid: pending.kid, createdAt: pending.createdAt } : null,
   };
 }
+
+/** Renames the workspace (the name the console and the hosted pages show; the id and issuer stay). */
+export const renameWorkspace = defineOperation({
+  name: "workspace.renamed",
+  role: "admin",
+  input: z.object({ name: text("a name") }),
+  async run(ctx, input) {
+    const wid = ctx.access.workspace.id;
+    const [row] = await ctx.db.select({ name: workspaces.name }).from(workspaces).where(and(eq(workspaces.id, wid), eq(workspaces.system, false))).for("update");
+    if (!row) throw formError("This workspace no longer exists");
+    if (row.name === input.name) return { result: null, audit: null };
+    await ctx.db.update(workspaces).set({ name: input.name, updatedAt: ctx.now }).where(eq(workspaces.id, wid));
+    return { result: null, audit: { target: wid, data: { name: input.name, previous_name: row.name } } };
+  },
+});
+
+/** What deleting a workspace removes, for its confirmation. */
+export async function workspaceFootprint(service: Service, workspaceId: string): Promise<{ applications: number; users: number; activeSessions: number; activeGrants: number }> {
+  const db = service.db;
+  const now = service.clock.now();
+  const [[a], [u], [s], [g]] = await Promise.all([
+    db.select({ n: count() }).from(clients).where(eq(clients.workspaceId, workspaceId)),
+    db.select({ n: count() }).from(users).where(eq(users.workspaceId, workspaceId)),
+    db
+      .select({ n: count() })
+      .from(hostedSessions)
+      .where(and(eq(hostedSessions.workspaceId, workspaceId), not(deadLinkSql("session", chains.sessionRecord, sessionSource, nowValue(now))))),
+    db
+      .select({ n: count() })
+      .from(grants)
+      .where(and(eq(grants.workspaceId, workspaceId), not(deadLinkSql("grant", chains.grantRecord, grantSource, nowValue(now))))),
+  ]);
+  return { applications: Number(a?.n ?? 0), users: Number(u?.n ?? 0), activeSessions: Number(s?.n ?? 0), activeGrants: Number(g?.n ?? 0) };
+}
+
+/**
+ * Deletes a workspace and everything in it: every table that belongs to a workspace cascades from
+ * it (applications, users, sessions, grants, refresh tokens, keys, the audit log); access tokens,
+ * which have no foreign keys, are deleted here. Its issuer stops answering at once. Owners only,
+ * confirmed by typing the workspace id; never the system workspace. The event is recorded in the
+ * system workspace's audit log, since the workspace's own goes with it.
+ */
+export const deleteWorkspace = defineOperation({
+  name: "workspace.deleted",
+  role: "owner",
+  input: z.object({ confirm: confirmField() }),
+  async run(ctx, input) {
+    const wid = ctx.access.workspace.id;
+    if (wid === SYSTEM_WORKSPACE_ID) throw formError("The console's own workspace cannot be deleted");
+    requireConfirmation(input.confirm, wid, "the workspace id");
+    const [row] = await ctx.db.select().from(workspaces).where(and(eq(workspaces.id, wid), eq(workspaces.system, false))).for("update");
+    if (!row) throw formError("This workspace no longer exists");
+    const [[apps], [people]] = await Promise.all([
+      ctx.db.select({ n: count() }).from(clients).where(eq(clients.workspaceId, wid)),
+      ctx.db.select({ n: count() }).from(users).where(eq(users.workspaceId, wid)),
+    ]);
+    await ctx.db.delete(accessTokens).where(eq(accessTokens.workspaceId, wid));
+    await ctx.db.delete(workspaces).where(eq(workspaces.id, wid));
+    await recordAudit(ctx.db, {
+      workspaceId: SYSTEM_WORKSPACE_ID,
+      type: "console.workspace.deleted",
+      actor: ctx.access.operator.userId,
+      subject: wid,
+      data: { operator: ctx.access.operator.email, role: ctx.access.role, name: row.name, applications: Number(apps?.n ?? 0), users: Number(people?.n ?? 0) },
+      ip: null,
+      at: ctx.now,
+    });
+    // Recorded above, in the system workspace: the workspace's own audit log is gone with it.
+    return { result: { deleted: wid }, audit: null };
+  },
+});
