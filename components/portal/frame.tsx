@@ -1,9 +1,11 @@
-/** The portal's page frame: the hosted look (components/hosted/hosted-card.tsx), wider, phone-width first. */
-export function PortalFrame({ title, workspaceName, children }: { title: string; workspaceName: string; children: React.ReactNode }) {
+/**
+ * The portal's page frame: the hosted look (components/hosted/hosted-card.tsx), wider, phone-width
+ * first. The workspace's name and logo come from the hosted layout (app/t/[tenant]/layout.tsx).
+ */
+export function PortalFrame({ title, children }: { title: string; workspaceName?: string; children: React.ReactNode }) {
   return (
-    <main className="flex min-h-screen justify-center px-3 py-8 sm:px-4 sm:py-12">
+    <main className="flex flex-1 justify-center px-3 py-6 sm:px-4 sm:py-8">
       <div className="w-full max-w-xl">
-        <p className="mb-4 text-center text-sm font-medium text-slate-500">{workspaceName}</p>
         <div className="rounded-xl border border-slate-200 bg-white p-4 shadow-sm sm:p-8">
           <h1 className="mb-6 text-xl font-semibold tracking-tight">{title}</h1>
           <div className="space-y-6">{children}</div>

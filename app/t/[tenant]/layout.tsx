@@ -1,0 +1,38 @@
+import { headers } from "next/headers";
+import { hostedThemeCss } from "@/lib/branding/css";
+import { resolveBranding } from "@/lib/branding/rule";
+import { loadBranding } from "@/lib/branding/store";
+import { getService } from "@/lib/service";
+
+/** The response's CSP nonce (proxy.ts puts the policy on the request too), for the theme's inline stylesheet. */
+function styleNonce(policy: string | null): string | undefined {
+  return /'nonce-([A-Za-z0-9+/=]+)'/.exec(policy ?? "")?.[1];
+}
+
+/**
+ * Every hosted page under a workspace's issuer: the workspace's branding (display name, logo,
+ * primary colour, light or dark theme, lib/branding) around the page. The theme is CSS only:
+ * the wrapper remaps Tailwind's palette variables, so the pages' components stay as they are.
+ */
+export default async function HostedLayout({ children, params }: { children: React.ReactNode; params: Promise<{ tenant: string }> }) {
+  const { tenant } = await params;
+  const [branding, requestHeaders] = await Promise.all([getService().then((service) => loadBranding(service.db, tenant)), headers()]);
+  // An unknown workspace gets Latchkey's look and no name (the page itself says it does not exist).
+  const look = branding ?? resolveBranding({}, "");
+  return (
+    <div className="lk-hosted flex min-h-screen flex-col bg-slate-50 text-slate-900" data-theme={look.theme}>
+      <style nonce={styleNonce(requestHeaders.get("content-security-policy"))} dangerouslySetInnerHTML={{ __html: hostedThemeCss(look.palette) }} />
+      {branding ? (
+        <header className="flex items-center justify-center gap-3 px-4 pt-10">
+          {/* The name beside it says the same, so the logo is decorative; served as is from its own address (no image optimiser). */}
+          {/* eslint-disable-next-line @next/next/no-img-element */}
+          {branding.logoUrl ? <img src={branding.logoUrl} alt="" className="h-10 w-auto max-w-[10rem] object-contain" data-testid="workspace-logo" /> : null}
+          <p className="text-base font-semibold text-slate-900" data-testid="workspace-display-name">
+            {branding.displayName}
+          </p>
+        </header>
+      ) : null}
+      {children}
+    </div>
+  );
+}
