@@ -10,7 +10,7 @@
  */
 
 /** Files every part of lib/ may use: plain values and the database schema. */
-const KERNEL = ["^db/", "^lib/clock\\.ts$", "^lib/crypto\\.ts$", "^lib/config\\.ts$", "^lib/text\\.ts$"];
+const KERNEL = ["^db/", "^lib/clock\\.ts$", "^lib/crypto\\.ts$", "^lib/config\\.ts$", "^lib/text\\.ts$", "^lib/i18n/"];
 
 /** Each lib/ folder and what it may import besides itself and the kernel, bottom to top. */
 const LAYERS = {
@@ -34,6 +34,7 @@ const LAYERS = {
     "lib/server", "lib/account-security", "lib/workspaces", "lib/sign-in", "lib/federation", "lib/authz", "lib/oauth", "lib/authn", "lib/authority",
     "lib/clients", "lib/audit", "lib/hosted", "lib/forms", "lib/http", "lib/service.ts",
   ],
+  "lib/demo": ["lib/server", "lib/workspaces", "lib/hosted", "lib/http", "lib/service.ts"],
   "lib/cli": ["lib/console", "lib/workspaces", "lib/federation", "lib/clients", "lib/oauth", "lib/http", "lib/service.ts"],
 };
 

@@ -1,298 +1,293 @@
 /**
  * The catalogue of hosted errors: every error a browser is shown by Latchkey's own pages (the
- * hosted error page, the sign-in form's message), by code, with its user-facing text. Routes name
- * a code; the text lives here only (and translations will, beside it).
+ * hosted error page, the sign-in form's message), by code. Routes name a code; its words are
+ * message keys of the catalogue (lib/i18n), shown in the request's language.
  *
- * An entry is the page's HTTP status, its title and message, the error code the page shows
- * ("Error code: …", an OAuth error code where one fits) and, when not the default, the line that
- * says what to do next. A message that names something from the request takes it as a parameter:
- * the message is then a function of those parameters, and `hostedError` requires them.
+ * An entry is the page's HTTP status, its title and message keys, the error code the page shows
+ * ("Error code: …", an OAuth error code where one fits) and, when not the default, the key of the
+ * line that says what to do next. A message that names something from the request has `{name}`
+ * parameters in its text, and `hostedError` requires them.
  */
+import type { Locale } from "../i18n/locales";
+import { currentLocale } from "../i18n/request-locale";
+import { translateWith, CATALOGUES, type MessageKey, type MessageParams, type ParameterisedKey } from "../i18n/translate";
 import { hostedErrorPage } from "./html";
 
 export interface HostedErrorEntry {
   status: number;
-  title: string;
-  /** The text, or a function of the parameters it needs (documented on the entry). */
-  message: string | ((params: never) => string);
+  title: MessageKey;
+  message: MessageKey;
   /** Shown as "Error code: …" on the page. */
   oauthError: string;
   /** What to do next; the page's default line when absent. */
-  next?: string;
+  next?: MessageKey;
 }
 
-const REFUSED = "Request refused";
-const INVALID_SIGN_IN = "Invalid sign-in request";
-const SIGN_OUT_FAILED = "Sign-out failed";
-const SIGN_OUT_NEXT = "Return to the application you came from; it can end your session there.";
-const ONLY_LOGOUT_PARAMETERS = "send only client_id and post_logout_redirect_uri.";
-
-const signOutFailed = <M extends HostedErrorEntry["message"]>(message: M, status = 400) =>
-  ({ status, title: SIGN_OUT_FAILED, message, oauthError: "invalid_request", next: SIGN_OUT_NEXT }) as const;
+const signOutFailed = <M extends MessageKey>(message: M, status = 400) =>
+  ({ status, title: "error.title.sign_out_failed", message, oauthError: "invalid_request", next: "error.next.sign_out" }) as const;
 
 export const HOSTED_ERRORS = {
   // The hosted sign-in form's post (lib/sign-in).
-  cross_site_form: { status: 403, title: REFUSED, message: "This form was submitted from another site.", oauthError: "invalid_request" },
-  form_media_type: { status: 415, title: REFUSED, message: "The sign-in form must be sent as a form.", oauthError: "invalid_request" },
-  form_too_large: { status: 413, title: REFUSED, message: "The sign-in form is too large.", oauthError: "invalid_request" },
-  sign_in_expired: { status: 400, title: "Sign-in expired", message: "This sign-in request has expired or was already completed.", oauthError: "invalid_request" },
-  form_unverified: { status: 403, title: REFUSED, message: "The form could not be verified. Reload the page and try again.", oauthError: "invalid_request" },
+  cross_site_form: { status: 403, title: "error.title.refused", message: "error.cross_site_form", oauthError: "invalid_request" },
+  form_media_type: { status: 415, title: "error.title.refused", message: "error.form_media_type", oauthError: "invalid_request" },
+  form_too_large: { status: 413, title: "error.title.refused", message: "error.form_too_large", oauthError: "invalid_request" },
+  sign_in_expired: { status: 400, title: "error.title.sign_in_expired", message: "error.sign_in_expired", oauthError: "invalid_request" },
+  form_unverified: { status: 403, title: "error.title.refused", message: "error.form_unverified", oauthError: "invalid_request" },
 
   // Shown on the sign-in form itself (`?error=`, see SIGN_IN_FORM_ERRORS); status and title apply
   // only if one is ever answered as a page.
-  invalid_credentials: { status: 401, title: "Sign-in failed", message: "The email or password is incorrect.", oauthError: "access_denied" },
-  rate_limited: { status: 429, title: "Too many attempts", message: "Too many attempts. Wait a moment and try again.", oauthError: "rate_limited" },
-  method_not_allowed: { status: 400, title: "Sign-in failed", message: "This sign-in method is not available for this application.", oauthError: "access_denied" },
-  invalid_code: { status: 401, title: "Sign-in failed", message: "The code is incorrect. Check it and try again.", oauthError: "access_denied" },
-  code_expired: { status: 401, title: "Sign-in failed", message: "This code can no longer be used. Ask for a new one.", oauthError: "access_denied" },
-  code_resend_wait: { status: 429, title: "Too many attempts", message: "A code was sent a moment ago. Wait a little before asking for another.", oauthError: "rate_limited" },
-  email_unavailable: { status: 503, title: "Sign-in failed", message: "Codes by email are not available right now. Use another way to sign in.", oauthError: "temporarily_unavailable" },
-  invalid_email: { status: 400, title: "Sign-in failed", message: "Enter a valid email address.", oauthError: "invalid_request" },
-  invalid_recovery_code: { status: 401, title: "Sign-in failed", message: "That recovery code is incorrect or was already used.", oauthError: "access_denied" },
-  webauthn_failed: { status: 401, title: "Sign-in failed", message: "The passkey or security key could not be verified. Try again or use another method.", oauthError: "access_denied" },
+  invalid_credentials: { status: 401, title: "error.title.sign_in_failed", message: "error.invalid_credentials", oauthError: "access_denied" },
+  rate_limited: { status: 429, title: "error.title.too_many_attempts", message: "error.rate_limited", oauthError: "rate_limited" },
+  method_not_allowed: { status: 400, title: "error.title.sign_in_failed", message: "error.method_not_allowed", oauthError: "access_denied" },
+  invalid_code: { status: 401, title: "error.title.sign_in_failed", message: "error.invalid_code", oauthError: "access_denied" },
+  code_expired: { status: 401, title: "error.title.sign_in_failed", message: "error.code_expired", oauthError: "access_denied" },
+  code_resend_wait: { status: 429, title: "error.title.too_many_attempts", message: "error.code_resend_wait", oauthError: "rate_limited" },
+  email_unavailable: { status: 503, title: "error.title.sign_in_failed", message: "error.email_unavailable", oauthError: "temporarily_unavailable" },
+  invalid_email: { status: 400, title: "error.title.sign_in_failed", message: "error.invalid_email", oauthError: "invalid_request" },
+  invalid_recovery_code: { status: 401, title: "error.title.sign_in_failed", message: "error.invalid_recovery_code", oauthError: "access_denied" },
+  webauthn_failed: { status: 401, title: "error.title.sign_in_failed", message: "error.webauthn_failed", oauthError: "access_denied" },
   credential_refused: {
     status: 401,
-    title: "Sign-in failed",
-    message: "This passkey or security key was refused because it may have been copied. Use another method, and ask your administrator for help.",
+    title: "error.title.sign_in_failed",
+    message: "error.credential_refused",
     oauthError: "access_denied",
   },
-  passkey_required: { status: 400, title: "Passkey required", message: "This application requires a passkey. Add one to continue.", oauthError: "access_denied" },
-  sso_not_configured: { status: 400, title: "Sign-in failed", message: "Single sign-on is not set up for this email domain. Sign in another way.", oauthError: "access_denied" },
-  enrollment_failed: { status: 400, title: "Setup failed", message: "The setup could not be completed. Try again.", oauthError: "invalid_request" },
-  weak_password: { status: 400, title: "Sign-up failed", message: "Choose a password of at least 8 characters.", oauthError: "invalid_request" },
+  passkey_required: { status: 400, title: "error.title.passkey_required", message: "error.passkey_required", oauthError: "access_denied" },
+  sso_not_configured: { status: 400, title: "error.title.sign_in_failed", message: "error.sso_not_configured", oauthError: "access_denied" },
+  enrollment_failed: { status: 400, title: "error.title.setup_failed", message: "error.enrollment_failed", oauthError: "invalid_request" },
+  weak_password: { status: 400, title: "error.title.sign_up_failed", message: "error.weak_password", oauthError: "invalid_request" },
 
   // The sign-in page (Next renders it) for a transaction that is gone.
   sign_in_link_expired: {
     status: 400,
-    title: "This sign-in link has expired",
-    message: "Sign-in requests are valid for 10 minutes and can be used once. Go back to the application and start signing in again.",
+    title: "error.title.sign_in_link_expired",
+    message: "error.sign_in_link_expired",
     oauthError: "invalid_request",
   },
 
   // The authorize endpoint, before the client and its redirect URI are verified (lib/oauth/authorize.ts).
-  unstorable_sign_in_request: { status: 400, title: INVALID_SIGN_IN, message: "The sign-in request contains a character that is not accepted.", oauthError: "invalid_request" },
-  client_id_missing: { status: 400, title: INVALID_SIGN_IN, message: "client_id is missing.", oauthError: "invalid_request" },
-  client_id_duplicated: { status: 400, title: INVALID_SIGN_IN, message: "client_id is duplicated.", oauthError: "invalid_request" },
-  unknown_application: { status: 404, title: "Unknown application", message: "This application is not known to this workspace, or it is disabled.", oauthError: "invalid_request" },
-  machine_client: { status: 400, title: INVALID_SIGN_IN, message: "Machine-to-machine applications cannot sign users in.", oauthError: "invalid_request" },
+  unstorable_sign_in_request: { status: 400, title: "error.title.invalid_sign_in", message: "error.unstorable_sign_in_request", oauthError: "invalid_request" },
+  client_id_missing: { status: 400, title: "error.title.invalid_sign_in", message: "error.client_id_missing", oauthError: "invalid_request" },
+  client_id_duplicated: { status: 400, title: "error.title.invalid_sign_in", message: "error.client_id_duplicated", oauthError: "invalid_request" },
+  unknown_application: { status: 404, title: "error.title.unknown_application", message: "error.unknown_application", oauthError: "invalid_request" },
+  machine_client: { status: 400, title: "error.title.invalid_sign_in", message: "error.machine_client", oauthError: "invalid_request" },
   invalid_redirect_uri: {
     status: 400,
-    title: INVALID_SIGN_IN,
-    message: "The redirect URI is missing, duplicated or not registered for this application.",
+    title: "error.title.invalid_sign_in",
+    message: "error.invalid_redirect_uri",
     oauthError: "invalid_request",
   },
-  invalid_state: { status: 400, title: INVALID_SIGN_IN, message: "state must be present once, as 24–128 base64url characters.", oauthError: "invalid_request" },
+  invalid_state: { status: 400, title: "error.title.invalid_sign_in", message: "error.invalid_state", oauthError: "invalid_request" },
 
   // Hosted logout (lib/oauth/logout.ts). Never a redirect: an unverified destination is never followed.
-  logout_unstorable: signOutFailed("The sign-out request contains a character that is not accepted."),
+  logout_unstorable: signOutFailed("error.logout_unstorable"),
   /** `name`: a parameter logout deliberately does not take (id_token_hint, state, …). */
-  logout_parameter_refused: signOutFailed((p: { name: string }) => `${p.name} is not accepted; ${ONLY_LOGOUT_PARAMETERS}`),
+  logout_parameter_refused: signOutFailed("error.logout_parameter_refused"),
   /** `name`: any other parameter. */
-  logout_parameter_unknown: signOutFailed((p: { name: string }) => `Parameter ${p.name} is not accepted; ${ONLY_LOGOUT_PARAMETERS}`),
+  logout_parameter_unknown: signOutFailed("error.logout_parameter_unknown"),
   /** `name`: the parameter sent twice. */
-  logout_parameter_duplicated: signOutFailed((p: { name: string }) => `Parameter ${p.name} is duplicated.`),
-  logout_client_id_missing: signOutFailed("client_id is missing."),
-  logout_destination_missing: signOutFailed("post_logout_redirect_uri is missing."),
-  logout_unknown_application: signOutFailed("This application is not known to this workspace, or it is disabled.", 404),
-  logout_unregistered_destination: signOutFailed("The sign-out destination is not registered for this application."),
-  logout_no_session: signOutFailed("You are not signed in here any more, so there is no session to end. You can close this page."),
-  logout_no_grant: signOutFailed(
-    "This application has no active sign-in in this browser session (it may have been revoked already), so it cannot sign you out here. Your other sign-ins are unchanged.",
-  ),
+  logout_parameter_duplicated: signOutFailed("error.logout_parameter_duplicated"),
+  logout_client_id_missing: signOutFailed("error.client_id_missing"),
+  logout_destination_missing: signOutFailed("error.logout_destination_missing"),
+  logout_unknown_application: signOutFailed("error.unknown_application", 404),
+  logout_unregistered_destination: signOutFailed("error.logout_unregistered_destination"),
+  logout_no_session: signOutFailed("error.logout_no_session"),
+  logout_no_grant: signOutFailed("error.logout_no_grant"),
   logout_unavailable: {
     status: 503,
-    title: "Sign-out unavailable",
-    message: "Signing out is temporarily unavailable. Please try again in a moment.",
+    title: "error.title.sign_out_unavailable",
+    message: "error.logout_unavailable",
     oauthError: "temporarily_unavailable",
   },
 
   // The account-security portal (lib/account-security/portal-routes.ts, the portal page).
   account_not_available: {
     status: 404,
-    title: "Not available",
-    message: "Account security settings are not available for this application.",
+    title: "error.title.not_available",
+    message: "error.account_not_available",
     oauthError: "not_available",
-    next: "Go back to the application you came from.",
+    next: "error.next.go_back",
   },
   portal_session_ended: {
     status: 401,
-    title: "Your security settings session has ended",
-    message: "It lasts at most 30 minutes and ends when you sign out. Open your security settings again from the application.",
+    title: "error.title.portal_session_ended",
+    message: "error.portal_session_ended",
     oauthError: "portal_session_ended",
   },
-  portal_verification_failed: { status: 401, title: "Verification failed", message: "That did not work. Check it and try again.", oauthError: "access_denied" },
-  portal_verification_limited: { status: 429, title: "Too many attempts", message: "Too many attempts. Wait a moment and try again.", oauthError: "rate_limited" },
+  portal_verification_failed: { status: 401, title: "error.title.verification_failed", message: "error.portal_verification_failed", oauthError: "access_denied" },
+  portal_verification_limited: { status: 429, title: "error.title.too_many_attempts", message: "error.rate_limited", oauthError: "rate_limited" },
   portal_last_required_factor: {
     status: 400,
-    title: "Cannot remove",
-    message: "This is the last sign-in method of its kind that your account must keep. Add another one before removing it.",
+    title: "error.title.cannot_remove",
+    message: "error.portal_last_required_factor",
     oauthError: "invalid_request",
   },
   portal_provider_only: {
     status: 403,
-    title: "Verification not possible",
-    message:
-      "Your account signs in through your organization's identity provider and has no password, email code or passkey to verify with here, so it cannot change security settings.",
+    title: "error.title.verification_not_possible",
+    message: "error.portal_provider_only",
     oauthError: "access_denied",
   },
 
   // The portal's forms for what it manages (lib/account-security/credential-routes.ts): shown on the portal page.
   portal_verification_required: {
     status: 403,
-    title: "Verify it's you",
-    message: "To add or rename a sign-in method, first verify it's you below. A verification counts for 10 minutes.",
+    title: "error.title.verify_its_you",
+    message: "error.portal_verification_required",
     oauthError: "access_denied",
   },
   portal_stronger_verification_required: {
     status: 403,
-    title: "Verify it's you",
-    message:
-      "Removing a sign-in method or creating new recovery codes needs a recent verification at least as strong as what it changes (for a passkey or security key: one of your passkeys or security keys). Verify below, then try again.",
+    title: "error.title.verify_its_you",
+    message: "error.portal_stronger_verification_required",
     oauthError: "access_denied",
   },
-  portal_credential_not_found: { status: 404, title: "Not found", message: "That sign-in method no longer exists.", oauthError: "invalid_request" },
-  portal_credential_name_invalid: { status: 400, title: "Invalid name", message: "Choose a name of 1 to 64 characters.", oauthError: "invalid_request" },
-  portal_credential_not_verified: { status: 400, title: "Not added", message: "That could not be verified. Check it and try again.", oauthError: "invalid_request" },
-  portal_credential_expired: { status: 400, title: "Not added", message: "This setup has expired. Start again.", oauthError: "invalid_request" },
-  portal_credential_duplicate: { status: 409, title: "Already added", message: "This passkey or security key is already registered.", oauthError: "invalid_request" },
-  portal_application_not_found: { status: 404, title: "Not found", message: "You are no longer signed in to that application.", oauthError: "invalid_request" },
+  portal_credential_not_found: { status: 404, title: "error.title.not_found", message: "error.portal_credential_not_found", oauthError: "invalid_request" },
+  portal_credential_name_invalid: { status: 400, title: "error.title.invalid_name", message: "error.portal_credential_name_invalid", oauthError: "invalid_request" },
+  portal_credential_not_verified: { status: 400, title: "error.title.not_added", message: "error.portal_credential_not_verified", oauthError: "invalid_request" },
+  portal_credential_expired: { status: 400, title: "error.title.not_added", message: "error.portal_credential_expired", oauthError: "invalid_request" },
+  portal_credential_duplicate: { status: 409, title: "error.title.already_added", message: "error.portal_credential_duplicate", oauthError: "invalid_request" },
+  portal_application_not_found: { status: 404, title: "error.title.not_found", message: "error.portal_application_not_found", oauthError: "invalid_request" },
 
   // The backend handoff's browser routes (lib/account-security/handoff-browser.ts).
   account_handoff_expired: {
     status: 400,
-    title: "This link has expired",
-    message: "Links to your security settings are valid for two minutes and can be used once.",
+    title: "error.title.link_expired",
+    message: "error.account_handoff_expired",
     oauthError: "invalid_request",
-    next: "Go back to the application and open your security settings again.",
+    next: "error.next.reopen_settings",
   },
   account_handoff_wrong_account: {
     status: 403,
-    title: "Different sign-in",
-    message: "Your security settings were opened from the application for another sign-in than the one in this browser.",
+    title: "error.title.different_sign_in",
+    message: "error.account_handoff_wrong_account",
     oauthError: "access_denied",
-    next: "Open them from the application, in the browser where you signed in to it.",
+    next: "error.next.open_in_right_browser",
   },
   account_handoff_ended: {
     status: 401,
-    title: "Your sign-in has ended",
-    message: "Your sign-in to the application has ended, so your security settings cannot be opened from it.",
+    title: "error.title.sign_in_ended",
+    message: "error.account_handoff_ended",
     oauthError: "invalid_grant",
-    next: "Sign in to the application again, then open your security settings.",
+    next: "error.next.sign_in_then_open",
   },
   account_completion_failed: {
     status: 400,
-    title: "This link cannot be used",
-    message: "This link has expired, was already used, or was opened in another browser than the one you signed in with.",
+    title: "error.title.link_unusable",
+    message: "error.account_completion_failed",
     oauthError: "invalid_request",
-    next: "Go back to the application and open your security settings again.",
+    next: "error.next.reopen_settings",
   },
 
   // Signing in through an upstream provider (lib/sign-in/steps/federation.ts). Nothing is created when these are shown.
   federation_unavailable: {
     status: 502,
-    title: "Sign-in provider unavailable",
-    message: "The sign-in provider could not be reached, or it answered with an error. Nothing was changed.",
+    title: "error.title.provider_unavailable",
+    message: "error.federation_unavailable",
     oauthError: "temporarily_unavailable",
-    next: "Try again in a moment, or go back to the application and sign in another way.",
+    next: "error.next.try_again_later",
   },
   federation_denied: {
     status: 400,
-    title: "Not signed in",
-    message: "The sign-in provider did not sign you in (it was cancelled or refused there).",
+    title: "error.title.not_signed_in",
+    message: "error.federation_denied",
     oauthError: "access_denied",
-    next: "Go back to the application to try again, or sign in another way.",
+    next: "error.next.try_again_or_other_way",
   },
   federation_invalid_response: {
     status: 400,
-    title: "Sign-in could not be verified",
-    message: "The answer from the sign-in provider could not be verified, so it was not accepted. Nothing was changed.",
+    title: "error.title.not_verified",
+    message: "error.federation_invalid_response",
     oauthError: "invalid_request",
-    next: "Go back to the application and sign in again.",
+    next: "error.next.sign_in_again",
   },
   federation_misconfigured: {
     status: 502,
-    title: "Sign-in option not set up",
-    message: "This sign-in option is not set up correctly.",
+    title: "error.title.option_not_set_up",
+    message: "error.federation_misconfigured",
     oauthError: "server_error",
-    next: "Sign in another way, or tell the application's administrator.",
+    next: "error.next.other_way_or_admin",
   },
   federation_expired: {
     status: 400,
-    title: "Sign-in expired",
-    message: "This sign-in has expired, was already completed, or was started in another browser.",
+    title: "error.title.sign_in_expired",
+    message: "error.federation_expired",
     oauthError: "invalid_request",
-    next: "Go back to the application and sign in again, in this browser.",
+    next: "error.next.sign_in_again_here",
   },
   federation_option_unavailable: {
     status: 400,
-    title: "Sign-in option unavailable",
-    message: "This sign-in option is no longer available.",
+    title: "error.title.option_unavailable",
+    message: "error.federation_option_unavailable",
     oauthError: "access_denied",
-    next: "Go back to the application and sign in another way.",
+    next: "error.next.sign_in_other_way",
   },
   federation_no_email: {
     status: 403,
-    title: "No email address",
-    message: "The sign-in provider did not share an email address, so no account could be created for you.",
+    title: "error.title.no_email",
+    message: "error.federation_no_email",
     oauthError: "access_denied",
-    next: "Allow the provider to share your email address, or sign in another way.",
+    next: "error.next.share_email",
   },
   federation_email_unverified: {
     status: 403,
-    title: "Email address not verified",
-    message: "The sign-in provider has not verified your email address, so no account could be created with it.",
+    title: "error.title.email_unverified",
+    message: "error.federation_email_unverified",
     oauthError: "access_denied",
-    next: "Verify your email address with the provider, or sign in another way.",
+    next: "error.next.verify_email",
   },
   federation_domain_of_organization: {
     status: 403,
-    title: "Use your organization's sign-in",
-    message: "Your email address belongs to an organization that signs its users in through its own provider.",
+    title: "error.title.use_organization",
+    message: "error.federation_domain_of_organization",
     oauthError: "access_denied",
-    next: "Go back to the application and sign in with your work email to use your organization's sign-in.",
+    next: "error.next.use_work_email",
   },
-  federation_account_disabled: { status: 403, title: "Sign-in failed", message: "This account is disabled.", oauthError: "access_denied" },
+  federation_account_disabled: { status: 403, title: "error.title.sign_in_failed", message: "error.federation_account_disabled", oauthError: "access_denied" },
   federation_not_member: {
     status: 403,
-    title: "Not a member",
-    message: "Your account is no longer a member of the organization this sign-in goes through.",
+    title: "error.title.not_member",
+    message: "error.federation_not_member",
     oauthError: "access_denied",
-    next: "Ask the organization's administrator to add you again.",
+    next: "error.next.ask_admin",
   },
   federation_link_failed: {
     status: 409,
-    title: "Already linked",
-    message: "This sign-in is already linked to another account, so it was not linked to this one.",
+    title: "error.title.already_linked",
+    message: "error.federation_link_failed",
     oauthError: "access_denied",
   },
 
   // Answers the route table gives for a hosted route outside its endpoint (lib/server/router.ts).
-  too_many_requests: { status: 429, title: "Too many requests", message: "Too many requests came from your network. Wait a moment and try again.", oauthError: "rate_limited" },
-  unstorable_request: { status: 400, title: "Invalid request", message: "The request contains a character that is not accepted.", oauthError: "invalid_request" },
+  too_many_requests: { status: 429, title: "error.title.too_many_requests", message: "error.too_many_requests", oauthError: "rate_limited" },
+  unstorable_request: { status: 400, title: "error.title.invalid_request", message: "error.unstorable_request", oauthError: "invalid_request" },
   temporarily_unavailable: {
     status: 503,
-    title: "Temporarily unavailable",
-    message: "This page is temporarily unavailable. Please try again in a moment.",
+    title: "error.title.temporarily_unavailable",
+    message: "error.temporarily_unavailable",
     oauthError: "temporarily_unavailable",
   },
 
   // The console's sign-in routes (lib/console/auth-routes.ts).
-  cross_site_sign_out: { status: 403, title: REFUSED, message: "This sign-out was submitted from another site.", oauthError: "invalid_request" },
+  cross_site_sign_out: { status: 403, title: "error.title.refused", message: "error.cross_site_sign_out", oauthError: "invalid_request" },
   /**
    * `reason`: the ConsoleLoginError's own sentence (lib/console/login.ts); the callback shows that
    * error's code (`expired`, `invalid_callback`, …) as the page's code through `oauthError`.
    */
-  console_sign_in_failed: { status: 400, title: "Console sign-in failed", message: (p: { reason: string }) => `${p.reason} Start again from /console.`, oauthError: "invalid_request" },
+  console_sign_in_failed: { status: 400, title: "error.title.console_sign_in_failed", message: "error.console_sign_in_failed", oauthError: "invalid_request" },
 } as const satisfies Record<string, HostedErrorEntry>;
 
 export type HostedErrorCode = keyof typeof HOSTED_ERRORS;
 
-/** The parameters a code's message takes, or undefined when its text is fixed. */
-export type HostedErrorParams<C extends HostedErrorCode> = (typeof HOSTED_ERRORS)[C]["message"] extends (params: infer P) => string ? P : undefined;
+type MessageOf<C extends HostedErrorCode> = (typeof HOSTED_ERRORS)[C]["message"];
+/** The parameters a code's message takes (its `{name}`s), or undefined when its text has none. */
+export type HostedErrorParams<C extends HostedErrorCode> = MessageOf<C> extends ParameterisedKey ? MessageParams<MessageOf<C>> : undefined;
 
 export interface HostedErrorOverrides {
   /** The page's "Error code: …" instead of the entry's (the console callback shows its own codes). */
   oauthError?: string;
+  /** The language; by default the request's (lib/i18n/request-locale.ts), English outside one. */
+  locale?: Locale;
 }
 
 type Args<C extends HostedErrorCode> = HostedErrorParams<C> extends undefined ? [overrides?: HostedErrorOverrides] : [params: HostedErrorParams<C>, overrides?: HostedErrorOverrides];
@@ -301,19 +296,28 @@ export function isHostedErrorCode(value: unknown): value is HostedErrorCode {
   return typeof value === "string" && Object.hasOwn(HOSTED_ERRORS, value);
 }
 
-/** The title and message of a code, for pages Next renders (the sign-in page). */
-export function hostedErrorText<C extends HostedErrorCode>(code: C, ...args: Args<C>): { title: string; message: string } {
+function split<C extends HostedErrorCode>(code: C, args: unknown[]): { params?: Record<string, string>; overrides: HostedErrorOverrides } {
   const entry: HostedErrorEntry = HOSTED_ERRORS[code];
-  const message = typeof entry.message === "string" ? entry.message : (entry.message as (params: unknown) => string)(args[0]);
-  return { title: entry.title, message };
+  const parameterised = /\{\w+\}/.test(CATALOGUES.en[entry.message] ?? "");
+  const params = parameterised ? (args[0] as Record<string, string>) : undefined;
+  return { params, overrides: ((parameterised ? args[1] : args[0]) as HostedErrorOverrides | undefined) ?? {} };
 }
 
-/** The hosted error page for a code (lib/hosted/html.ts): its status, title, message and code. */
+/** The title and message of a code in a language, for pages Next renders (the sign-in page). */
+export function hostedErrorText<C extends HostedErrorCode>(code: C, ...args: Args<C>): { title: string; message: string } {
+  const entry: HostedErrorEntry = HOSTED_ERRORS[code];
+  const { params, overrides } = split(code, args);
+  const locale = overrides.locale ?? currentLocale();
+  return { title: translateWith(CATALOGUES, locale, entry.title), message: translateWith(CATALOGUES, locale, entry.message, params) };
+}
+
+/** The hosted error page for a code (lib/hosted/html.ts): its status, title, message and code, in the request's language. */
 export function hostedError<C extends HostedErrorCode>(code: C, ...args: Args<C>): Response {
   const entry: HostedErrorEntry = HOSTED_ERRORS[code];
-  const overrides = (typeof entry.message === "string" ? args[0] : args[1]) as HostedErrorOverrides | undefined;
+  const { overrides } = split(code, args);
+  const locale = overrides.locale ?? currentLocale();
   const { title, message } = hostedErrorText(code, ...args);
-  return hostedErrorPage(entry.status, title, message, overrides?.oauthError ?? entry.oauthError, entry.next);
+  return hostedErrorPage(entry.status, title, message, overrides.oauthError ?? entry.oauthError, entry.next ? translateWith(CATALOGUES, locale, entry.next) : undefined, locale);
 }
 
 /**
@@ -339,7 +343,7 @@ export const SIGN_IN_FORM_ERRORS = [
 ] as const satisfies readonly HostedErrorCode[];
 export type SignInFormError = (typeof SIGN_IN_FORM_ERRORS)[number];
 
-/** The sign-in form's message for a `?error=` value, or undefined for anything else. */
-export function signInFormMessage(value: unknown): string | undefined {
-  return (SIGN_IN_FORM_ERRORS as readonly unknown[]).includes(value) ? HOSTED_ERRORS[value as SignInFormError].message : undefined;
+/** The sign-in form's message for a `?error=` value in a language (English by default), or undefined for anything else. */
+export function signInFormMessage(value: unknown, locale: Locale = "en"): string | undefined {
+  return (SIGN_IN_FORM_ERRORS as readonly unknown[]).includes(value) ? translateWith(CATALOGUES, locale, HOSTED_ERRORS[value as SignInFormError].message) : undefined;
 }

@@ -8,6 +8,7 @@ import { clientAddress } from "../http/client-address";
 import { badRequest, CheckError, checkErrorResponse, checkUnavailable } from "../authz/errors";
 import { CORS_PATHS, preflight, PUBLIC_DOCUMENT_PATHS, withPublicCors } from "../oauth/cors";
 import { hostedError } from "../hosted/errors";
+import { withRequestLocale } from "../i18n/request-locale";
 import { authorizeEndpoint } from "../oauth/authorize";
 import { discoveryEndpoint, jwksEndpoint } from "../oauth/discovery";
 import { sessionCheckEndpoint } from "../oauth/session-check";
@@ -121,8 +122,12 @@ function routeFailure(route: Pick<Route, "errors">, error: unknown): Response {
 /** The public documents' answers made outside their endpoint are readable by any origin too. */
 const publicOrNot = (route: Pick<Route, "path">, response: Response) => (PUBLIC_DOCUMENT_PATHS.has(route.path) ? withPublicCors(response) : response);
 
-/** Runs one endpoint for a resolved route with the uniform error mapping. */
-export async function runEndpoint(route: Route, request: Request, service: Service, workspaceId: string): Promise<Response> {
+/** Runs one endpoint for a resolved route with the uniform error mapping, in the request's language (lib/i18n). */
+export function runEndpoint(route: Route, request: Request, service: Service, workspaceId: string): Promise<Response> {
+  return withRequestLocale(request, () => runResolved(route, request, service, workspaceId));
+}
+
+async function runResolved(route: Route, request: Request, service: Service, workspaceId: string): Promise<Response> {
   try {
     const workspace = await resolveWorkspace(service, workspaceId);
     if (!workspace) return publicOrNot(route, route.errors === "account-security" ? handoffErrorResponse(handoffNotFound()) : notFoundResponse());

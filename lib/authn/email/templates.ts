@@ -1,8 +1,12 @@
 /**
- * The messages Latchkey sends: plain text and HTML of the same words. A code is also the first
- * word of the subject, so a phone's notification shows it without opening the message.
+ * The messages Latchkey sends: plain text and HTML of the same words, in the recipient's language
+ * (the catalogue in lib/i18n). A code is also the first word of the subject, so a phone's
+ * notification shows it without opening the message.
  */
 import type { MailMessage } from "./outbox";
+import type { Locale } from "../../i18n/locales";
+import { currentLocale } from "../../i18n/request-locale";
+import { translator } from "../../i18n/translate";
 
 const escapeHtml = (value: string) =>
   value.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
@@ -16,14 +20,14 @@ interface Parts {
   outro: string[];
 }
 
-function render({ to, subject, intro, code, outro }: Parts): MailMessage {
+function render({ to, subject, intro, code, outro }: Parts, locale: Locale): MailMessage {
   const text = [...intro, ...(code ? [code] : []), ...outro].join("\n\n") + "\n";
   const p = (line: string) => `<p style="margin:0 0 16px">${escapeHtml(line)}</p>`;
   const codeBlock = code
     ? `<p style="margin:0 0 16px;font-size:28px;font-weight:700;letter-spacing:6px;font-family:ui-monospace,Menlo,Consolas,monospace">${escapeHtml(code)}</p>`
     : "";
   const html =
-    `<!doctype html><html><body style="font-family:-apple-system,Segoe UI,Roboto,Helvetica,Arial,sans-serif;font-size:15px;line-height:1.5;color:#0f172a">` +
+    `<!doctype html><html lang="${locale}"><body style="font-family:-apple-system,Segoe UI,Roboto,Helvetica,Arial,sans-serif;font-size:15px;line-height:1.5;color:#0f172a">` +
     intro.map(p).join("") +
     codeBlock +
     outro.map(p).join("") +
@@ -31,28 +35,35 @@ function render({ to, subject, intro, code, outro }: Parts): MailMessage {
   return { to, subject, text, html };
 }
 
-const IGNORE = "If you did not ask for this, you can ignore this message: nothing happens without the code.";
+/** The recipient's language: by default the request's that sends the message (lib/i18n/request-locale.ts). */
+type In = { locale?: Locale };
 
 /** A sign-in code. */
-export function signInCodeMessage(p: { to: string; workspaceName: string; code: string; minutes: number }): MailMessage {
+export function signInCodeMessage(p: { to: string; workspaceName: string; code: string; minutes: number } & In): MailMessage {
+  const locale = p.locale ?? currentLocale();
+  const t = translator(locale);
+  const v = { code: p.code, workspace: p.workspaceName, minutes: p.minutes };
   return render({
     to: p.to,
-    subject: `${p.code} is your sign-in code for ${p.workspaceName}`,
-    intro: [`Enter this code to sign in to ${p.workspaceName}:`],
+    subject: t("email.signIn.subject", v),
+    intro: [t("email.signIn.intro", v)],
     code: p.code,
-    outro: [`It expires in ${p.minutes} minutes and works once. Never share it: ${p.workspaceName} will not ask you for it by phone or email.`, IGNORE],
-  });
+    outro: [t("email.signIn.outro", v), t("email.ignore")],
+  }, locale);
 }
 
 /** A code to confirm the address of a new account. */
-export function signUpCodeMessage(p: { to: string; workspaceName: string; code: string; minutes: number }): MailMessage {
+export function signUpCodeMessage(p: { to: string; workspaceName: string; code: string; minutes: number } & In): MailMessage {
+  const locale = p.locale ?? currentLocale();
+  const t = translator(locale);
+  const v = { code: p.code, workspace: p.workspaceName, minutes: p.minutes };
   return render({
     to: p.to,
-    subject: `${p.code} is your code to create an account at ${p.workspaceName}`,
-    intro: [`Enter this code to confirm your email address and create your account at ${p.workspaceName}:`],
+    subject: t("email.signUp.subject", v),
+    intro: [t("email.signUp.intro", v)],
     code: p.code,
-    outro: [`It expires in ${p.minutes} minutes and works once. Never share it.`, IGNORE],
-  });
+    outro: [t("email.expires", v), t("email.ignore")],
+  }, locale);
 }
 
 /**
@@ -60,23 +71,23 @@ export function signUpCodeMessage(p: { to: string; workspaceName: string; code: 
  * so (it would tell anyone which addresses are registered); the owner learns it here, with a
  * sign-in code when the application accepts one, so they can still get in.
  */
-export function accountExistsMessage(p: { to: string; workspaceName: string; code: string | null; minutes: number }): MailMessage {
+export function accountExistsMessage(p: { to: string; workspaceName: string; code: string | null; minutes: number } & In): MailMessage {
+  const locale = p.locale ?? currentLocale();
+  const t = translator(locale);
+  const v = { workspace: p.workspaceName, minutes: p.minutes };
   if (p.code) {
     return render({
       to: p.to,
-      subject: `${p.code} is your sign-in code for ${p.workspaceName}`,
-      intro: [`You asked to create an account at ${p.workspaceName}, but this address already has one. Enter this code to sign in to it instead:`],
+      subject: t("email.signIn.subject", { ...v, code: p.code }),
+      intro: [t("email.exists.codeIntro", v)],
       code: p.code,
-      outro: [`It expires in ${p.minutes} minutes and works once. Never share it.`, IGNORE],
-    });
+      outro: [t("email.expires", v), t("email.ignore")],
+    }, locale);
   }
   return render({
     to: p.to,
-    subject: `You already have an account at ${p.workspaceName}`,
-    intro: [
-      `You asked to create an account at ${p.workspaceName}, but this address already has one.`,
-      `Go back and sign in with the method you set up (your password or a passkey).`,
-    ],
-    outro: [IGNORE],
-  });
+    subject: t("email.exists.subject", v),
+    intro: [t("email.exists.intro", v), t("email.exists.goBack")],
+    outro: [t("email.ignore")],
+  }, locale);
 }
