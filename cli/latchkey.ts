@@ -15,6 +15,7 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { openDatabase, runMigrations, type DatabaseHandle } from "../db/client";
 import { systemClock } from "../lib/clock";
+import { inlineLogoFile } from "../lib/workspaces/document/branding";
 import { ConfigError, loadConfig, type Config } from "../lib/config";
 import {
   AdminSocketUnavailableError,
@@ -70,6 +71,8 @@ async function main(argv: string[]): Promise<number> {
   if (file !== undefined) {
     try {
       request.stdin = file === "-" ? readFileSync(0, "utf8") : readFileSync(userPath(file), "utf8");
+      // A logo given as { "file": … } is read here, relative to the workspace file (or this directory for stdin).
+      request.stdin = inlineLogoFile(request.stdin, userPath(file === "-" ? "workspace.json" : file), (logo) => readFileSync(logo));
       // Secrets the file names as { "env": NAME } come from this shell, also when the server runs the import.
       request.env = referencedEnvironment(request.stdin, process.env);
     } catch (error) {

@@ -28,7 +28,9 @@ import {
   users,
   workspaces,
 } from "../../db/schema";
+import { readLogo } from "../branding/store";
 import { policyEntry, type WorkspaceDocument } from "./document";
+import { brandingEntry } from "./document/branding";
 import { OPTIONAL_PROVIDER_FIELDS } from "./document/social-providers";
 
 export {
@@ -89,10 +91,12 @@ export async function exportWorkspace(db: Database, workspaceId: string): Promis
     const entry = policyEntry(stored);
     return entry ? { auth_policy: entry } : {};
   };
+  const branding = brandingEntry(workspace.branding, workspace.name, await readLogo(db, wid));
   return {
     id: wid,
     name: workspace.name,
     ...policyField(workspace.authPolicy),
+    ...(branding ? { branding } : {}),
     applications: clientRows.sort(byKey((c) => c.clientId)).map((c) => ({
       client_id: c.clientId,
       name: c.name,

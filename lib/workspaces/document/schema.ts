@@ -4,6 +4,7 @@ import { apiGrantSchema } from "./api-grants";
 import { apiSchema } from "./apis";
 import { applicationSchema } from "./applications";
 import { authPolicySchema } from "./auth-policy";
+import { brandingSchema } from "./branding";
 import { displayName, workspaceId } from "./fields";
 import { organizationSchema } from "./organizations";
 import { roleSchema } from "./roles";
@@ -17,6 +18,8 @@ export const workspaceDocumentSchema = z.strictObject({
   name: displayName,
   /** The workspace's authentication policy: overrides of the defaults (lib/authn/policy.ts DEFAULT_POLICY). */
   auth_policy: authPolicySchema.optional(),
+  /** How the hosted pages look: display name, primary colour, theme and logo (lib/branding's rule). */
+  branding: brandingSchema.optional(),
   applications: z.array(applicationSchema).default([]),
   apis: z.array(apiSchema).default([]),
   api_grants: z.array(apiGrantSchema).default([]),

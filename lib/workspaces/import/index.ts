@@ -11,6 +11,7 @@ import { validateWorkspaceDocument } from "../document";
 import { importApiGrants } from "./api-grants";
 import { importApis } from "./apis";
 import { importApplications } from "./applications";
+import { importBranding } from "./branding";
 import type { GeneratedSecret, ImportContext, ImportOptions, ImportResult, ImportStep } from "./context";
 import { importOrganizationMembers } from "./organization-members";
 import { importOrganizations } from "./organizations";
@@ -27,6 +28,7 @@ export type { GeneratedSecret, ImportOptions, ImportResult } from "./context";
 /** The sections in the order they are written: each step may use the ids of the steps before it. */
 export const IMPORT_STEPS: readonly ImportStep[] = [
   importWorkspaceRow,
+  importBranding,
   importApplications,
   importSocialProviders,
   importApis,
