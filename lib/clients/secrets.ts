@@ -9,9 +9,10 @@
  */
 import { and, asc, desc, eq } from "drizzle-orm";
 import type { Database } from "../../db/client";
-import { auditEvents, clients, clientSecrets } from "../../db/schema";
+import { clients, clientSecrets } from "../../db/schema";
 import { addMs, DAY, HOUR, type Clock } from "../clock";
 import { newId, randomToken, sha256Hex } from "../crypto";
+import { recordAudit } from "../audit/events";
 
 export const SECRET_PREFIX = "lks_";
 export const DEFAULT_SECRET_LIFETIME_DAYS = 90;
@@ -139,15 +140,7 @@ async function insertSecret(tx: Database, client: ClientRow, secret: string, lif
 }
 
 async function audit(tx: Database, client: ClientRow, type: string, actor: string | null | undefined, now: Date, data: Record<string, unknown>) {
-  await tx.insert(auditEvents).values({
-    id: newId(),
-    workspaceId: client.workspaceId,
-    type,
-    actor: actor ?? null,
-    clientId: client.clientId,
-    data,
-    createdAt: now,
-  });
+  await recordAudit(tx, { workspaceId: client.workspaceId, type, actor: actor ?? null, clientId: client.clientId, data, at: now });
 }
 
 /**

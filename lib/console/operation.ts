@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import type { Database } from "../../db/client";
-import { recordAudit } from "../audit/events";
+import { foldedEvent, foldingAudit, writeAudit } from "../audit/events";
 import { AuthzModelError } from "../authz/model";
 import { ClientSecretError } from "../clients/secrets";
 import type { Service } from "../service";
@@ -100,15 +100,23 @@ export async function runOperation<S extends z.ZodType, R, P>(
     const prepared = (op.prepare ? await op.prepare(input) : undefined) as P;
     const result = await service.db.transaction(async (db) => {
       const now = service.clock.now();
-      const out = await op.run({ service, db: db as unknown as Database, access, now }, input, prepared);
-      if (out.audit === null) return out.result;
-      await recordAudit(db as unknown as Database, {
+      // The lib functions an operation calls may record their own events (a role assigned, a
+      // grant revoked): they become part of this operation's one event, never a second one.
+      const { value: out, collected } = await foldingAudit(() => op.run({ service, db: db as unknown as Database, access, now }, input, prepared));
+      if (out.audit === null) {
+        // Nothing the operator changed; anything an inner writer still recorded keeps its own event.
+        for (const event of collected) await writeAudit(db as unknown as Database, { ...event, actor: event.actor ?? access.operator.userId });
+        return out.result;
+      }
+      const flagged = collected.find((e) => e.flagged)?.flagged ?? null;
+      await writeAudit(db as unknown as Database, {
         workspaceId: access.workspace.id,
         type: `console.${op.name}`,
         actor: access.operator.userId,
         clientId: out.audit.clientId ?? null,
         subject: out.audit.target ?? null,
-        data: { operator: access.operator.email, role: access.role, ...(out.audit.data ?? {}) },
+        flagged,
+        data: { operator: access.operator.email, role: access.role, ...(out.audit.data ?? {}), ...(collected.length ? { effects: collected.map(foldedEvent) } : {}) },
         ip: meta.ip ?? null,
         at: now,
       });
