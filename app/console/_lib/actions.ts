@@ -20,6 +20,9 @@ const afterSuccess: Partial<Record<OperationName, (workspaceId: string, result: 
   createApi: (ws, r: { id: string }) => `/console/w/${ws}/apis/${r.id}`,
   createRole: (ws, r: { id: string }) => `/console/w/${ws}/roles/${r.id}`,
   deleteRole: (ws) => `/console/w/${ws}/roles`,
+  deleteApplication: (ws) => `/console/w/${ws}/applications`,
+  deleteApi: (ws) => `/console/w/${ws}/apis`,
+  deleteWorkspace: () => "/console",
   createUser: (ws, r: { id: string }) => `/console/w/${ws}/users/${r.id}`,
   createOrganization: (ws, r: { id: string }) => `/console/w/${ws}/organizations/${r.id}`,
 };

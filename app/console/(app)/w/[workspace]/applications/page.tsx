@@ -41,7 +41,7 @@ export default async function ApplicationsPage({ params }: { params: Promise<{ w
             Create one for each app that signs users in, and one for each backend service that calls an API.
           </EmptyState>
         ) : (
-          <Table caption="Applications" head={["Application", "Type", "Status", "Redirect URIs", "Secret"]}>
+          <Table caption="Applications" head={["Application", "Kind", "Status", "Redirect URIs", "Secret"]}>
             {apps.map((app) => {
               const expiry = expiries.get(app.id);
               const soon = expiry && expiry.getTime() - now.getTime() < SECRET_WARNING_MS;

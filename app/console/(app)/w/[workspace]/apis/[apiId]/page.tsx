@@ -3,11 +3,13 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { Badge } from "@/components/ui/badge";
 import { Card } from "@/components/ui/card";
-import { ActionForm, Checkbox, Field, SubmitButton, TextArea } from "@/components/ui/form";
+import { ActionForm, Field, SubmitButton, TextArea } from "@/components/ui/form";
+import { Notice } from "@/components/ui/page-header";
+import { ConfirmedAction } from "@/components/console/confirmed-action";
 import { PageHeader } from "@/components/ui/page-header";
 import { EmptyState, Table, Td } from "@/components/ui/table";
 import { listApiGrants } from "@/lib/authz/model";
-import { getApi } from "@/lib/console/apis";
+import { apiFootprint, getApi } from "@/lib/console/apis";
 import { typeLabels } from "@/lib/console/applications";
 import { roleAtLeast } from "@/lib/console/authz";
 import { getService } from "@/lib/service";
@@ -24,16 +26,21 @@ export default async function ApiPage({ params }: { params: Promise<{ workspace:
   const api = await getApi(service.db, ws, apiId);
   if (!api) notFound();
   const base = `/console/w/${ws}`;
-  const grants = await listApiGrants(service.db, ws, { audience: api.audience });
+  const [grants, footprint] = await Promise.all([listApiGrants(service.db, ws, { audience: api.audience }), apiFootprint(service.db, ws, api.id, service.clock.now())]);
   const readOnly = !roleAtLeast(access.role, "admin");
   return (
     <>
       <PageHeader
         crumbs={[{ label: "Workspaces", href: "/console" }, { label: access.workspace.name, href: base }, { label: "APIs", href: `${base}/apis` }, { label: api.name }]}
-        title={api.name}
+        title={
+          <span className="flex flex-wrap items-center gap-2">
+            {api.name} {api.active ? <Badge tone="green">active</Badge> : <Badge tone="red">inactive</Badge>}
+          </span>
+        }
         description={<code className="break-all font-mono">{api.audience}</code>}
       />
       <div className="space-y-6">
+        {!api.active ? <Notice tone="warning">This API is inactive: it cannot be requested, and every token for it fails the checks until it is activated again.</Notice> : null}
         <Card title="Settings">
           <ActionForm action={actionFor("updateApi", ws)} hidden={{ api_id: api.id }} readOnly={readOnly} successMessage="Saved." label="API settings">
             <Field name="name" label="Name" defaultValue={api.name} />
@@ -45,7 +52,6 @@ export default async function ApiPage({ params }: { params: Promise<{ workspace:
               defaultValue={api.permissions.join("\n")}
               hint="A permission removed here is removed from every role and application grant of this API too."
             />
-            <Checkbox name="active" label="Active" defaultChecked={api.active} hint="An inactive API cannot be requested, and its tokens stop passing the checks." />
             <SubmitButton>Save API</SubmitButton>
           </ActionForm>
         </Card>
@@ -70,6 +76,53 @@ export default async function ApiPage({ params }: { params: Promise<{ workspace:
               ))}
             </Table>
           )}
+        </Card>
+        <Card id="status" title={api.active ? "Deactivate or delete" : "Activate or delete"} description="Deactivating is reversible; deleting is not.">
+          <div className="space-y-4">
+            {api.active ? (
+              <ConfirmedAction
+                action={actionFor("setApiActive", ws)}
+                hidden={{ api_id: api.id, active: "false" }}
+                readOnly={readOnly}
+                variant="secondary"
+                opener="Deactivate API…"
+                title={`Deactivate ${api.name}?`}
+                consequences={
+                  <p>
+                    Applications can no longer request it, and every token for it ({footprint.grants} user grants, {footprint.accessTokens} unexpired access tokens) fails
+                    introspection, the permission check and refresh while it is inactive. Nothing is deleted: activating it again restores those that have not expired.
+                  </p>
+                }
+                confirmValue={api.audience}
+                confirmWhat="the audience"
+                submitLabel="Deactivate API"
+              />
+            ) : (
+              <ActionForm action={actionFor("setApiActive", ws)} hidden={{ api_id: api.id, active: "true" }} readOnly={readOnly} label="Activate API">
+                <SubmitButton variant="secondary">Activate API</SubmitButton>
+              </ActionForm>
+            )}
+            <ConfirmedAction
+              action={actionFor("deleteApi", ws)}
+              hidden={{ api_id: api.id }}
+              readOnly={readOnly}
+              opener="Delete API…"
+              title={`Delete ${api.name} for good?`}
+              consequences={
+                <>
+                  <p>
+                    This removes the API, its permissions from every role, its access from {footprint.applications} applications, and ends every user grant for it (
+                    {footprint.grants}) with their refresh tokens and its {footprint.accessTokens} unexpired access tokens: introspection says inactive, the permission check
+                    refuses them, and refresh fails with invalid_grant.
+                  </p>
+                  <p>Users stay signed in to their applications; only what was granted for this API ends.</p>
+                </>
+              }
+              confirmValue={api.audience}
+              confirmWhat="the audience"
+              submitLabel="Delete API"
+            />
+          </div>
         </Card>
       </div>
     </>

@@ -10,7 +10,12 @@ import { EmptyState, Table, Td } from "@/components/ui/table";
 import { Time } from "@/components/ui/time";
 import { PolicySummary } from "@/components/console/policy-summary";
 import { SecretReveal } from "@/components/console/secret-reveal";
-import { applicationSecrets, applicationSocialProviderIds, getApplication, typeLabels } from "@/lib/console/applications";
+import { ConfirmedAction } from "@/components/console/confirmed-action";
+import { ConnectGuide } from "@/components/console/connect-guide";
+import { CreatedSecret } from "@/components/console/created-secret";
+import { CopyButton } from "@/components/ui/copy-button";
+import { applicationFootprint, applicationSecrets, applicationSocialProviderIds, getApplication, typeLabels } from "@/lib/console/applications";
+import { issuerFor } from "@/lib/http/context";
 import { listSocialProviders, PRESET_LABELS } from "@/lib/console/social-providers";
 import { roleAtLeast } from "@/lib/console/authz";
 import { FIRST_FACTOR_LABELS, getApplicationPolicy, MFA_LABELS, PASSKEY_ENROLLMENT_LABELS, policyRows } from "@/lib/console/policy";
@@ -37,14 +42,17 @@ export default async function ApplicationPage({ params }: { params: Promise<{ wo
   const readOnly = !roleAtLeast(access.role, "admin");
   const now = service.clock.now();
   const confidential = app.type !== "PUBLIC";
-  const [secrets, apis, grants, policy, socialProviders, offeredProviders] = await Promise.all([
+  const [secrets, apis, grants, policy, socialProviders, offeredProviders, footprint] = await Promise.all([
     confidential ? applicationSecrets(service, access, app.clientId) : Promise.resolve([]),
     listApis(service.db, ws),
     listApiGrants(service.db, ws, { clientId: app.clientId }),
     getApplicationPolicy(service, ws, app.clientId),
     listSocialProviders(service, ws),
     applicationSocialProviderIds(service, ws, app.id),
+    applicationFootprint(service.db, ws, app.id, now),
   ]);
+  const issuer = issuerFor(service.config.publicUrl, ws);
+  const firstGrant = grants[0];
   const activeSecrets = secrets.filter((s) => s.status === "active");
   const hidden = { client_id: app.clientId };
   return (
@@ -62,14 +70,36 @@ export default async function ApplicationPage({ params }: { params: Promise<{ wo
             {app.active ? <Badge tone="green">enabled</Badge> : <Badge tone="red">disabled</Badge>}
           </span>
         }
-        description={
-          <span>
-            Client id <code className="font-mono">{app.clientId}</code>
-          </span>
-        }
       />
       <div className="space-y-6">
         {!app.active ? <Notice tone="warning">This application is disabled: it cannot sign anyone in, and every token it holds fails the checks.</Notice> : null}
+        <Card id="connect" title="Connect your application" description="What your code needs: the client id, the issuer (discovery finds everything else) and, for confidential applications, the secret.">
+          <div className="space-y-4">
+            <div className="grid gap-3 lg:grid-cols-2">
+              <div className="rounded-md border border-slate-200 p-3">
+                <p className="text-sm text-slate-600">Client id</p>
+                <div className="mt-1 flex flex-wrap items-center gap-2">
+                  <code data-testid="client-id" className="break-all font-mono text-sm text-slate-900">
+                    {app.clientId}
+                  </code>
+                  <CopyButton value={app.clientId} label="Copy client id" />
+                </div>
+              </div>
+              {confidential ? (
+                <CreatedSecret clientId={app.clientId} />
+              ) : (
+                <div className="rounded-md border border-slate-200 p-3 text-sm text-slate-600">No client secret: a public application proves itself with PKCE.</div>
+              )}
+            </div>
+            <ConnectGuide
+              type={app.type}
+              clientId={app.clientId}
+              issuer={issuer}
+              redirectUri={app.redirectUris[0] ?? null}
+              api={firstGrant ? { audience: firstGrant.audience, permissions: firstGrant.permissions } : null}
+            />
+          </div>
+        </Card>
         <Card title="Settings" id="settings">
           <ActionForm action={actionFor("updateApplication", ws)} hidden={hidden} readOnly={readOnly} successMessage="Saved." label="Application settings">
             <Field name="name" label="Name" defaultValue={app.name} />
@@ -204,18 +234,53 @@ export default async function ApplicationPage({ params }: { params: Promise<{ wo
           </Card>
         ) : null}
 
-        <Card title="Status" description={app.active ? "Disabling stops sign-ins and ends every token of this application at once." : "Enable to let the application sign users in again."}>
-          <ActionForm action={actionFor("setApplicationActive", ws)} hidden={{ ...hidden, active: app.active ? "false" : "true" }} readOnly={readOnly} label="Application status">
-            <div>
-              {app.active ? (
-                <ConfirmButton title={`Disable ${app.name}?`} message="Users cannot sign in to it, and its access tokens stop working immediately." confirmLabel="Disable" size="md">
-                  Disable application
-                </ConfirmButton>
-              ) : (
-                <SubmitButton variant="secondary">Enable application</SubmitButton>
-              )}
-            </div>
-          </ActionForm>
+        <Card
+          id="status"
+          title="Disable or delete"
+          description={
+            app.active
+              ? "Disabling is reversible; deleting is not."
+              : "The application is disabled. Enable it to let it sign users in again: tokens and grants that have not expired work again."
+          }
+        >
+          <div className="space-y-4">
+            <ActionForm action={actionFor("setApplicationActive", ws)} hidden={{ ...hidden, active: app.active ? "false" : "true" }} readOnly={readOnly} label="Application status">
+              <div>
+                {app.active ? (
+                  <ConfirmButton
+                    title={`Disable ${app.name}?`}
+                    message={`No one can sign in to it, and every token and grant it holds (${footprint.grants} grants, ${footprint.accessTokens} unexpired access tokens) fails introspection, UserInfo, the permission check and refresh while it is disabled. Nothing is deleted: enabling it again restores those that have not expired.`}
+                    confirmLabel="Disable"
+                    size="md"
+                  >
+                    Disable application
+                  </ConfirmButton>
+                ) : (
+                  <SubmitButton variant="secondary">Enable application</SubmitButton>
+                )}
+              </div>
+            </ActionForm>
+            <ConfirmedAction
+              action={actionFor("deleteApplication", ws)}
+              hidden={hidden}
+              readOnly={readOnly}
+              opener="Delete application…"
+              title={`Delete ${app.name} for good?`}
+              consequences={
+                <>
+                  <p>
+                    This removes the application{confidential ? ", its client secrets" : ""} and its API access, and ends every grant it holds ({footprint.grants}) with their refresh
+                    tokens, and its {footprint.accessTokens} unexpired access tokens: from now on introspection says inactive, UserInfo and the permission check refuse them, and
+                    refresh fails.
+                  </p>
+                  <p>Users&apos; hosted sessions stay (they serve other applications). A new application with the same client id inherits nothing.</p>
+                </>
+              }
+              confirmValue={app.clientId}
+              confirmWhat="the client id"
+              submitLabel="Delete application"
+            />
+          </div>
         </Card>
 
         {confidential ? (

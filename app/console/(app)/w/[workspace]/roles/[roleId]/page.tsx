@@ -1,12 +1,13 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { Card } from "@/components/ui/card";
-import { ConfirmButton } from "@/components/ui/confirm-button";
-import { ActionForm, CheckboxGroup, SubmitButton, TextArea } from "@/components/ui/form";
+import { ActionForm, CheckboxGroup, Field, SubmitButton, TextArea } from "@/components/ui/form";
+import { ConfirmedAction } from "@/components/console/confirmed-action";
 import { PageHeader } from "@/components/ui/page-header";
 import { EmptyState } from "@/components/ui/table";
 import { listApis, listRoles } from "@/lib/authz/model";
 import { roleAtLeast } from "@/lib/console/authz";
+import { roleHolders } from "@/lib/console/roles";
 import { getService } from "@/lib/service";
 import { actionFor } from "../../../../../_lib/action-for";
 import { pageAccess } from "../../../../../_lib/session";
@@ -18,7 +19,7 @@ export default async function RolePage({ params }: { params: Promise<{ workspace
   const access = await pageAccess(workspace, "viewer", `/console/w/${workspace}/roles/${roleId}`);
   const service = await getService();
   const ws = access.workspace.id;
-  const [roles, apis] = await Promise.all([listRoles(service.db, ws), listApis(service.db, ws)]);
+  const [roles, apis, holders] = await Promise.all([listRoles(service.db, ws), listApis(service.db, ws), roleHolders(service.db, ws, roleId)]);
   const role = roles.find((r) => r.id === roleId);
   if (!role) notFound();
   const base = `/console/w/${ws}`;
@@ -27,10 +28,11 @@ export default async function RolePage({ params }: { params: Promise<{ workspace
     <>
       <PageHeader crumbs={[{ label: "Workspaces", href: "/console" }, { label: access.workspace.name, href: base }, { label: "Roles", href: `${base}/roles` }, { label: role.name }]} title={role.name} />
       <div className="space-y-6">
-        <Card title="Description">
-          <ActionForm action={actionFor("updateRole", ws)} hidden={{ role_id: role.id }} readOnly={readOnly} successMessage="Saved." label="Role description">
+        <Card title="Name and description">
+          <ActionForm action={actionFor("updateRole", ws)} hidden={{ role_id: role.id }} readOnly={readOnly} successMessage="Saved." label="Role name and description">
+            <Field name="name" label="Name" defaultValue={role.name} hint="Unique in the workspace; at most 64 characters. Holders keep the role when it is renamed." />
             <TextArea name="description" label="Description" optional defaultValue={role.description ?? ""} />
-            <SubmitButton variant="secondary">Save description</SubmitButton>
+            <SubmitButton variant="secondary">Save</SubmitButton>
           </ActionForm>
         </Card>
         <Card title="Permissions" description="Per API. A change applies to every holder at their next permission check.">
@@ -62,12 +64,23 @@ export default async function RolePage({ params }: { params: Promise<{ workspace
             </div>
           )}
         </Card>
-        <Card title="Delete role">
-          <ActionForm action={actionFor("deleteRole", ws)} hidden={{ role_id: role.id }} readOnly={readOnly} label="Delete role">
-            <ConfirmButton title={`Delete the role ${role.name}?`} message="Every user loses it, and the permissions it granted, at once." confirmLabel="Delete role" size="md">
-              Delete role
-            </ConfirmButton>
-          </ActionForm>
+        <Card id="delete" title="Delete role">
+          <ConfirmedAction
+            action={actionFor("deleteRole", ws)}
+            hidden={{ role_id: role.id }}
+            readOnly={readOnly}
+            opener="Delete role…"
+            title={`Delete the role ${role.name}?`}
+            consequences={
+              <p>
+                Its {holders} {holders === 1 ? "holder loses" : "holders lose"} it, at workspace level and in every organization, and the permission check denies the
+                permissions it granted from the next request. Tokens already issued are not revoked, but no check allows on this role any more.
+              </p>
+            }
+            confirmValue={role.name}
+            confirmWhat="the role's name"
+            submitLabel="Delete role"
+          />
         </Card>
       </div>
     </>

@@ -1,0 +1,66 @@
+import type { Metadata } from "next";
+import { Card } from "@/components/ui/card";
+import { ActionForm, Field, SubmitButton } from "@/components/ui/form";
+import { PageHeader } from "@/components/ui/page-header";
+import { ConfirmedAction } from "@/components/console/confirmed-action";
+import { roleAtLeast } from "@/lib/console/authz";
+import { workspaceFootprint } from "@/lib/console/workspaces";
+import { issuerFor } from "@/lib/http/context";
+import { getService } from "@/lib/service";
+import { actionFor } from "../../../../_lib/action-for";
+import { pageAccess } from "../../../../_lib/session";
+
+export const metadata: Metadata = { title: "Workspace settings" };
+
+export default async function WorkspaceSettingsPage({ params }: { params: Promise<{ workspace: string }> }) {
+  const { workspace } = await params;
+  const access = await pageAccess(workspace, "viewer", `/console/w/${workspace}/settings`);
+  const service = await getService();
+  const ws = access.workspace.id;
+  const base = `/console/w/${ws}`;
+  const footprint = await workspaceFootprint(service, ws);
+  const issuer = issuerFor(service.config.publicUrl, ws);
+  const isOwner = roleAtLeast(access.role, "owner");
+  return (
+    <>
+      <PageHeader crumbs={[{ label: "Workspaces", href: "/console" }, { label: access.workspace.name, href: base }, { label: "Settings" }]} title="Workspace settings" />
+      <div className="space-y-6">
+        <Card title="Name" description="Shown in the console and, unless branding sets a display name, on the hosted pages. The id and the issuer never change.">
+          <ActionForm action={actionFor("renameWorkspace", ws)} readOnly={!roleAtLeast(access.role, "admin")} successMessage="Saved." label="Workspace name">
+            <Field name="name" label="Name" defaultValue={access.workspace.name} />
+            <dl className="grid gap-x-4 gap-y-1 text-sm sm:grid-cols-[6rem_1fr]">
+              <dt className="text-slate-600">Id</dt>
+              <dd className="font-mono text-slate-900">{ws}</dd>
+              <dt className="text-slate-600">Issuer</dt>
+              <dd className="break-all font-mono text-slate-900">{issuer}</dd>
+            </dl>
+            <SubmitButton variant="secondary">Save name</SubmitButton>
+          </ActionForm>
+        </Card>
+        <Card id="delete" title="Delete workspace" description={isOwner ? "Owners only. This cannot be undone." : "Only an owner of this workspace can delete it."}>
+          {isOwner ? (
+            <ConfirmedAction
+              action={actionFor("deleteWorkspace", ws)}
+              hidden={{}}
+              opener="Delete workspace…"
+              title={`Delete ${access.workspace.name} and everything in it?`}
+              consequences={
+                <>
+                  <p>
+                    This removes its {footprint.applications} applications, {footprint.users} users, APIs, roles, organizations, signing keys and audit log, and ends its{" "}
+                    {footprint.activeSessions} active sign-in sessions and {footprint.activeGrants} active grants with every refresh and access token. Its issuer (
+                    <code className="font-mono">{issuer}</code>) stops answering: every application using it stops working.
+                  </p>
+                  <p>Operators lose access to it. The deletion is recorded in the console&apos;s own audit log.</p>
+                </>
+              }
+              confirmValue={ws}
+              confirmWhat="the workspace id"
+              submitLabel="Delete workspace"
+            />
+          ) : null}
+        </Card>
+      </div>
+    </>
+  );
+}

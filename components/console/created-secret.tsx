@@ -1,0 +1,57 @@
+"use client";
+
+import { useEffect, useState } from "react";
+import { useRouter } from "next/navigation";
+import { CopyButton } from "@/components/ui/copy-button";
+import { useConsoleForm } from "@/components/ui/form";
+import { formatUtc } from "@/components/ui/time";
+
+interface Created {
+  clientId: string;
+  secret: string;
+  expiresAt: string;
+}
+
+// The secret of an application created a moment ago, held in this tab's memory only between the
+// new-application form and the application's page, and dropped once that page has shown it: a
+// reload, another tab or the browser's history never shows it again (only its hash is stored).
+let pending: Created | null = null;
+
+/**
+ * Inside the new-application form: once the action returns a secret, carry it (in memory) to the
+ * application's page. Without JavaScript the form's own SecretReveal shows it instead.
+ */
+export function GoToCreatedApplication({ base }: { base: string }) {
+  const { state } = useConsoleForm();
+  const router = useRouter();
+  useEffect(() => {
+    if (state.status !== "ok") return;
+    const r = state.result as { clientId?: unknown; secret?: { secret?: unknown; expiresAt?: unknown } | null } | undefined;
+    if (!r || typeof r.clientId !== "string" || !r.secret || typeof r.secret.secret !== "string") return;
+    const expiresAt = r.secret.expiresAt instanceof Date ? r.secret.expiresAt.toISOString() : String(r.secret.expiresAt);
+    pending = { clientId: r.clientId, secret: r.secret.secret, expiresAt };
+    router.replace(`${base}/applications/${encodeURIComponent(r.clientId)}`);
+  }, [state, router, base]);
+  return null;
+}
+
+/** On the application's page: the secret just created, beside the client id, shown this once. */
+export function CreatedSecret({ clientId }: { clientId: string }) {
+  const [shown] = useState(() => (pending?.clientId === clientId ? pending : null));
+  useEffect(() => {
+    if (pending?.clientId === clientId) pending = null;
+  }, [clientId]);
+  if (!shown) return null;
+  return (
+    <div role="status" className="rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-950">
+      <p className="font-semibold">Client secret: copy it now. It is shown once and cannot be read back.</p>
+      <div className="mt-2 flex flex-wrap items-center gap-2">
+        <code data-testid="new-secret" className="min-w-0 flex-1 break-all rounded border border-amber-200 bg-white px-2 py-1.5 font-mono text-xs">
+          {shown.secret}
+        </code>
+        <CopyButton value={shown.secret} label="Copy secret" />
+      </div>
+      <p className="mt-2 text-xs">Expires {formatUtc(shown.expiresAt)}. Leaving or reloading this page hides it for good; rotate the secret if it is lost.</p>
+    </div>
+  );
+}
