@@ -31,7 +31,7 @@ import { setApplicationPolicy, setWorkspacePolicy } from "./policy";
 import { createRole, deleteRole, setRoleApiPermissions, updateRole } from "./roles";
 import { createSocialProvider, moveSocialProvider, removeSocialProvider, updateSocialProvider } from "./social-providers";
 import { deleteWorkspace, renameWorkspace } from "./workspaces";
-import { assignRole, createUser, endUserSession, removeRole, revokeUserGrant, setUserPassword, setUserStatus, updateUserProfile } from "./users";
+import { assignRole, createUser, deleteUser, endUserSession, removeRole, revokeUserGrant, setUserPassword, setUserStatus, updateUserProfile } from "./users";
 
 export const operations = {
   createApplication,
@@ -58,6 +58,7 @@ export const operations = {
   setUserPassword,
   updateUserProfile,
   setUserStatus,
+  deleteUser,
   assignRole,
   removeRole,
   endUserSession,

@@ -1,11 +1,15 @@
 /**
  * Users of a workspace: list (paged, searchable), create, password, email verification,
  * disable/enable, roles; their hosted sessions and grants, each of which can be ended.
- * Disabling a user ends their access at once: every token check joins the user's status.
+ * Disabling a user ends their access at once: every token check joins the user's status, and
+ * their live hosted sessions (with every grant made in them) and portal sessions are ended, so
+ * enabling them again does not bring an old session back. Deleting a user removes them with
+ * everything they hold.
  */
-import { and, asc, count, desc, eq, ilike, isNull, or } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, ilike, inArray, isNull, max, or } from "drizzle-orm";
 import { z } from "zod";
-import { clients, grants, hostedSessions, users } from "../../db/schema";
+import type { Database } from "../../db/client";
+import { accessTokens, accountSecurityPortalSessions, clients, grants, hostedSessions, users } from "../../db/schema";
 import { chains, nowValue, selectGrantChain, sessionIsLive } from "../authority";
 import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "../authn/password";
 import { assignUserRole, removeUserRole } from "../authz/model";
@@ -13,6 +17,7 @@ import { newId } from "../crypto";
 import { contextFor } from "../server/router";
 import { revokeGrant } from "../oauth/grants/refresh-token";
 import type { Service } from "../service";
+import { confirmField, requireConfirmation } from "./confirmation";
 import { checkbox, email, id, optionalText } from "./forms";
 import { defineOperation, fieldError, formError, type OperationContext } from "./operation";
 
@@ -20,8 +25,11 @@ export const USERS_PAGE_SIZE = 25;
 
 export type UserRow = Omit<typeof users.$inferSelect, "passwordHash"> & { hasPassword: boolean };
 
+/** A listed user with when they last signed in (their newest hosted session) and were last seen. */
+export type UserListRow = UserRow & { lastSignInAt: Date | null; lastSeenAt: Date | null };
+
 export interface UserPage {
-  rows: UserRow[];
+  rows: UserListRow[];
   total: number;
   page: number;
   pages: number;
@@ -61,7 +69,28 @@ export async function listUsers(service: Service, workspaceId: string, options: 
     .orderBy(desc(users.createdAt), asc(users.id))
     .limit(USERS_PAGE_SIZE)
     .offset((page - 1) * USERS_PAGE_SIZE);
-  return { rows: rows.map(({ passwordHash, ...r }) => ({ ...r, hasPassword: passwordHash !== null })), total, page, pages };
+  const activity = await lastActivity(service.db, workspaceId, rows.map((r) => r.id));
+  return {
+    rows: rows.map(({ passwordHash, ...r }) => ({ ...r, hasPassword: passwordHash !== null, lastSignInAt: activity.get(r.id)?.signIn ?? null, lastSeenAt: activity.get(r.id)?.seen ?? null })),
+    total,
+    page,
+    pages,
+  };
+}
+
+/** Newest sign-in (hosted session created) and last sighting per user, one grouped query. */
+async function lastActivity(db: Database, workspaceId: string, userIds: string[]): Promise<Map<string, { signIn: Date | null; seen: Date | null }>> {
+  if (userIds.length === 0) return new Map();
+  const rows = await db
+    .select({ userId: hostedSessions.userId, signIn: max(hostedSessions.createdAt), seen: max(hostedSessions.lastSeenAt) })
+    .from(hostedSessions)
+    .where(and(eq(hostedSessions.workspaceId, workspaceId), inArray(hostedSessions.userId, userIds)))
+    .groupBy(hostedSessions.userId);
+  return new Map(rows.map((r) => [r.userId, { signIn: r.signIn ? new Date(r.signIn) : null, seen: r.seen ? new Date(r.seen) : null }]));
+}
+
+export async function userLastActivity(service: Service, workspaceId: string, userId: string): Promise<{ signIn: Date | null; seen: Date | null }> {
+  return (await lastActivity(service.db, workspaceId, [userId])).get(userId) ?? { signIn: null, seen: null };
 }
 
 export async function getUser(service: Service, workspaceId: string, userId: string): Promise<UserRow | null> {
@@ -242,14 +271,88 @@ export const updateUserProfile = defineOperation({
   },
 });
 
+/** What disabling or deleting a user ends now: live hosted sessions, live grants (refresh families), open portal sessions. */
+export interface UserFootprint {
+  sessions: number;
+  grants: number;
+  portalSessions: number;
+}
+
+export async function userFootprint(db: Database, workspaceId: string, userId: string, now: Date): Promise<UserFootprint> {
+  const [sessionRows, grantRows, [portal]] = await Promise.all([
+    db
+      .select({ endedAt: hostedSessions.endedAt, idleExpiresAt: hostedSessions.idleExpiresAt, absoluteExpiresAt: hostedSessions.absoluteExpiresAt })
+      .from(hostedSessions)
+      .where(and(eq(hostedSessions.workspaceId, workspaceId), eq(hostedSessions.userId, userId), isNull(hostedSessions.endedAt))),
+    selectGrantChain(db, nowValue(now), { id: grants.id }, chains.grantRecord).where(and(eq(grants.workspaceId, workspaceId), eq(grants.userId, userId))),
+    db
+      .select({ n: count() })
+      .from(accountSecurityPortalSessions)
+      .where(
+        and(
+          eq(accountSecurityPortalSessions.workspaceId, workspaceId),
+          eq(accountSecurityPortalSessions.userId, userId),
+          isNull(accountSecurityPortalSessions.endedAt),
+          gt(accountSecurityPortalSessions.expiresAt, now),
+        ),
+      ),
+  ]);
+  return {
+    sessions: sessionRows.filter((r) => sessionIsLive(r, now)).length,
+    grants: grantRows.filter((g) => g.refusal === null).length,
+    portalSessions: Number(portal?.n ?? 0),
+  };
+}
+
+const footprintData = (f: UserFootprint) => ({ sessions_ended: f.sessions, grants_ended: f.grants, portal_sessions_ended: f.portalSessions });
+
+/**
+ * Disables or enables a user. Disabling ends their live hosted sessions (and with them every
+ * grant made in them: refresh tokens and access tokens fail their checks) and portal sessions;
+ * the user's status alone already fails every check, ending the sessions keeps an enable from
+ * reviving them.
+ */
 export const setUserStatus = defineOperation({
   name: "user.status_changed",
   role: "admin",
   input: z.object({ user_id: id("user"), status: z.enum(["active", "disabled"]) }),
   async run(ctx, input) {
     const user = await targetUser(ctx, input.user_id);
+    if (user.status === input.status) return { result: null, audit: null };
+    const wid = ctx.access.workspace.id;
+    const ended = input.status === "disabled" ? await userFootprint(ctx.db, wid, user.id, ctx.now) : null;
     await ctx.db.update(users).set({ status: input.status, updatedAt: ctx.now }).where(eq(users.id, user.id));
-    return { result: null, audit: { target: user.email, data: { user_id: user.id, status: input.status } } };
+    if (input.status === "disabled") {
+      await ctx.db
+        .update(hostedSessions)
+        .set({ endedAt: ctx.now, endReason: "user_disabled" })
+        .where(and(eq(hostedSessions.workspaceId, wid), eq(hostedSessions.userId, user.id), isNull(hostedSessions.endedAt)));
+      await ctx.db
+        .update(accountSecurityPortalSessions)
+        .set({ endedAt: ctx.now })
+        .where(and(eq(accountSecurityPortalSessions.workspaceId, wid), eq(accountSecurityPortalSessions.userId, user.id), isNull(accountSecurityPortalSessions.endedAt)));
+    }
+    return { result: null, audit: { target: user.email, data: { user_id: user.id, status: input.status, ...(ended ? footprintData(ended) : {}) } } };
+  },
+});
+
+/**
+ * Deletes a user for good, confirmed by typing their email: their sessions, grants (refresh
+ * tokens), codes, portal sessions, factors, roles, memberships and linked sign-ins go by
+ * foreign-key cascade; access tokens, which have no foreign keys, are deleted here.
+ */
+export const deleteUser = defineOperation({
+  name: "user.deleted",
+  role: "admin",
+  input: z.object({ user_id: id("user"), confirm: confirmField() }),
+  async run(ctx, input) {
+    const user = await targetUser(ctx, input.user_id);
+    requireConfirmation(input.confirm, user.email, "the user's email");
+    const wid = ctx.access.workspace.id;
+    const ended = await userFootprint(ctx.db, wid, user.id, ctx.now);
+    await ctx.db.delete(accessTokens).where(and(eq(accessTokens.workspaceId, wid), eq(accessTokens.userId, user.id)));
+    await ctx.db.delete(users).where(and(eq(users.workspaceId, wid), eq(users.id, user.id)));
+    return { result: null, audit: { target: user.email, data: { user_id: user.id, ...footprintData(ended) } } };
   },
 });
 
