@@ -2,16 +2,20 @@
  * First run: while no operator exists, each server start issues a one-time setup token (its
  * SHA-256 kept in service_settings, valid for an hour) and prints `/console/setup?token=…`. The
  * setup page creates the first operator, owner of every workspace, and consumes the token. Once
- * an operator exists, setup refuses.
+ * an operator exists, setup refuses. The new operator is then signed in (`startOperatorSession`)
+ * rather than asked for the email and password they just chose.
  */
 import { and, eq, ne, sql } from "drizzle-orm";
 import { z } from "zod";
 import { operatorMemberships, serviceSettings, users, workspaces } from "../../db/schema";
 import type { Database } from "../../db/client";
 import { recordAudit } from "../audit/events";
+import { evidenceFor } from "../authn/evidence";
+import { createHostedSession, SESSION_ABSOLUTE_MS } from "../authn/hosted-session";
 import { hashPassword, PASSWORD_MAX_LENGTH } from "../authn/password";
 import { addMs, HOUR } from "../clock";
 import { newId, randomToken, safeEqual, sha256Hex } from "../crypto";
+import { contextFor } from "../server/router";
 import type { Service } from "../service";
 import { SYSTEM_WORKSPACE_ID } from "./system";
 
@@ -166,4 +170,41 @@ export async function completeSetup(service: Service, token: string, input: Setu
     });
     return { userId };
   });
+}
+
+export interface SessionCookie {
+  name: string;
+  value: string;
+  path: string;
+  maxAgeSeconds: number;
+}
+
+/**
+ * Signs the operator that setup just created in, instead of asking for the email and password
+ * they typed a moment ago. It opens a hosted session in the system workspace for that operator
+ * (evidence: the password, set now), as the hosted sign-in would; the console then signs in
+ * through its ordinary authorize → code → callback path, so the console session is bound to a
+ * real grant and hosted session and ends with them like any other.
+ *
+ * Why this and not a pre-filled sign-in form: the setup link is already the stronger proof.
+ * Whoever holds it chooses the operator's password, so a second password prompt proves nothing
+ * more, and pre-filling would need `login_hint`, which the authorization endpoint refuses. The
+ * session goes only to the browser that completed setup (an HttpOnly cookie on the setup
+ * action's response), only for the operator created by that call, once.
+ */
+export async function startOperatorSession(
+  service: Service,
+  created: { userId: string },
+  meta: { ip?: string | null; userAgent?: string | null } = {},
+): Promise<SessionCookie> {
+  const ctx = contextFor(service, { id: SYSTEM_WORKSPACE_ID, name: SYSTEM_WORKSPACE_ID });
+  const { cookie } = await createHostedSession(ctx, {
+    userId: created.userId,
+    evidence: [evidenceFor("password", service.clock.now())],
+    ip: meta.ip ?? null,
+    userAgent: meta.userAgent ?? null,
+  });
+  const [pair] = cookie.split(";");
+  const eq = pair.indexOf("=");
+  return { name: pair.slice(0, eq), value: pair.slice(eq + 1), path: ctx.basePath, maxAgeSeconds: Math.floor(SESSION_ABSOLUTE_MS / 1000) };
 }

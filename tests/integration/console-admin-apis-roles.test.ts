@@ -6,7 +6,8 @@
 import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { accessTokens, apiGrants, apis, grants, refreshTokens, rolePermissions, roles, userRoles, users } from "../../db/schema";
-import { runOperation } from "../../lib/console/operation";
+import type { ZodType } from "zod";
+import { runOperation, type Operation } from "../../lib/console/operation";
 import { operations } from "../../lib/console/registry";
 import { ensureSystemWorkspace } from "../../lib/console/system";
 import { sha256Hex } from "../../lib/crypto";
@@ -31,7 +32,7 @@ beforeAll(async () => {
 });
 
 const run = (token: string, name: keyof typeof operations, input: Record<string, unknown>) =>
-  runOperation(h.service, token, ws, operations[name] as (typeof operations)["deleteApi"], input);
+  runOperation(h.service, token, ws, operations[name] as unknown as Operation<ZodType, unknown, unknown>, input);
 
 async function apiRow(audience: string) {
   const [row] = await h.service.db.select().from(apis).where(and(eq(apis.workspaceId, ws), eq(apis.audience, audience)));

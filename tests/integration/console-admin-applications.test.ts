@@ -7,7 +7,8 @@
 import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { accessTokens, apiGrants, clients, clientSecrets, grants, refreshTokens } from "../../db/schema";
-import { runOperation } from "../../lib/console/operation";
+import type { ZodType } from "zod";
+import { runOperation, type Operation } from "../../lib/console/operation";
 import { operations } from "../../lib/console/registry";
 import { ensureSystemWorkspace } from "../../lib/console/system";
 import { sha256Hex } from "../../lib/crypto";
@@ -32,7 +33,7 @@ beforeAll(async () => {
 });
 
 const run = (token: string, name: keyof typeof operations, input: Record<string, unknown>) =>
-  runOperation(h.service, token, ws, operations[name] as (typeof operations)["deleteApplication"], input);
+  runOperation(h.service, token, ws, operations[name] as unknown as Operation<ZodType, unknown, unknown>, input);
 
 async function clientRow(clientId: string) {
   const [row] = await h.service.db.select().from(clients).where(and(eq(clients.workspaceId, ws), eq(clients.clientId, clientId)));

@@ -1,9 +1,10 @@
 "use server";
 
+import { cookies, headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { echoValues, type ActionState } from "@/lib/forms/action-state";
 import { formDataObject } from "@/lib/console/forms";
-import { completeSetup, SetupError, setupInputSchema } from "@/lib/console/setup";
+import { completeSetup, SetupError, setupInputSchema, startOperatorSession } from "@/lib/console/setup";
 import { getService } from "@/lib/service";
 import { requestIp } from "../../_lib/session";
 
@@ -20,12 +21,18 @@ export async function setupAction(_previous: ActionState, form: FormData): Promi
   if (raw.password !== raw.password_confirm) {
     return { status: "error", fieldErrors: { password_confirm: "The passwords do not match" }, values, at: Date.now() };
   }
+  const service = await getService();
+  const ip = await requestIp();
+  let created;
   try {
-    await completeSetup(await getService(), typeof raw.token === "string" ? raw.token : "", parsed.data, { ip: await requestIp() });
+    created = await completeSetup(service, typeof raw.token === "string" ? raw.token : "", parsed.data, { ip });
   } catch (error) {
     if (error instanceof SetupError) return { status: "error", fieldErrors: {}, formError: error.message, values, at: Date.now() };
     throw error;
   }
-  // Now sign in, through the same hosted sign-in every application uses.
+  // The operator is signed in (lib/console/setup.ts says why): a hosted session for them in this
+  // browser, then the console's ordinary sign-in, which finds it and comes straight back.
+  const session = await startOperatorSession(service, created, { ip, userAgent: (await headers()).get("user-agent") });
+  (await cookies()).set(session.name, session.value, { path: session.path, maxAge: session.maxAgeSeconds, httpOnly: true, secure: true, sameSite: "lax" });
   redirect("/console/sign-in");
 }

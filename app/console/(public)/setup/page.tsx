@@ -36,14 +36,14 @@ export default async function SetupPage({ searchParams }: { searchParams: Promis
   return (
     <ConsoleCard title="Create the first operator" wide>
       <p className="mb-5 text-sm text-slate-600">
-        Operators administer Latchkey in this console. The first one owns every workspace and can invite others. You will sign in with this email and password next.
+        Operators administer Latchkey in this console. The first one owns every workspace and can invite others. Creating it signs you in to the console; later you sign in with this email and password.
       </p>
       <ActionForm action={setupAction} hidden={{ token }} label="Create the first operator">
         <Field name="email" label="Email" type="email" autoComplete="username" />
         <Field name="name" label="Name" autoComplete="name" />
-        <Field name="password" label="Password" type="password" hint={`At least ${OPERATOR_PASSWORD_MIN_LENGTH} characters.`} />
-        <Field name="password_confirm" label="Repeat the password" type="password" />
-        <SubmitButton>Create operator</SubmitButton>
+        <Field name="password" label="Password" type="password" autoComplete="new-password" hint={`At least ${OPERATOR_PASSWORD_MIN_LENGTH} characters.`} />
+        <Field name="password_confirm" label="Repeat the password" type="password" autoComplete="new-password" />
+        <SubmitButton>Create operator and sign in</SubmitButton>
       </ActionForm>
     </ConsoleCard>
   );
