@@ -13,6 +13,7 @@ import { closeService, getService, type Service } from "./lib/service";
 import { startAccessTokenPurge } from "./lib/oauth/token-purge";
 import { mailSettled, mailStartupLine } from "./lib/authn/email/transport";
 import { DEMO_USER, demoClientsLine, demoSignInStillWorks, ensureDemoWorkspace } from "./lib/workspaces/demo";
+import { DEMO_BASE_PATH, demoNodeHandler } from "./lib/demo/serve";
 import { ensureSystemWorkspace } from "./lib/console/system";
 import { configuredSetupToken, issueSetupToken, SetupTokenConfigError } from "./lib/console/setup";
 
@@ -50,7 +51,7 @@ async function serve(service: Service, config: Config): Promise<() => Promise<vo
   await app.prepare();
   const settings = config.server ?? DEFAULT_SERVER_SETTINGS;
   const readiness = readinessProbe(service.db);
-  const http = createNodeServer(createRequestListener(service, config.publicUrl, handle, { readiness }), {
+  const http = createNodeServer(demoNodeHandler(service, createRequestListener(service, config.publicUrl, handle, { readiness })), {
     headersTimeoutMs: settings.headersTimeoutMs,
     requestTimeoutMs: settings.requestTimeoutMs,
     keepAliveTimeoutMs: KEEP_ALIVE_TIMEOUT_MS,
@@ -92,7 +93,7 @@ function onStopSignal(stop: () => Promise<unknown>, boundMs: number): void {
 /** The first process: migrations, the demo and console workspaces, the setup link, the purge; then it serves or forks. */
 async function primary(config: Config) {
   const service = await getService();
-  const demo = await ensureDemoWorkspace(service.db, { clock: service.clock, masterKey: service.config.masterKey });
+  const demo = await ensureDemoWorkspace(service.db, { clock: service.clock, masterKey: service.config.masterKey, publicUrl: config.publicUrl });
   // The console's operator workspace; while no operator exists, a one-time setup link (docs/console.md).
   await ensureSystemWorkspace(service);
   let setupToken: string | undefined;
@@ -125,10 +126,12 @@ async function primary(config: Config) {
   if (process.env.LATCHKEY_TEST_CLOCK_FILE) console.log(`  Clock:           shifted by ${process.env.LATCHKEY_TEST_CLOCK_FILE} (LATCHKEY_TEST_CLOCK_FILE: end-to-end tests only)`);
   // The demo sign-in is shown on every start while the demo user still has the demo password.
   if (demo.created || (await demoSignInStillWorks(service.db))) {
+    console.log(`  Try it:          ${config.publicUrl}${DEMO_BASE_PATH}  (the demo application: sign in, see the tokens, refresh, revoke, sign out)`);
     console.log(`  Demo sign-in:    ${DEMO_USER.email} / ${DEMO_USER.password}`);
     console.log(`  Demo clients:    ${demoClientsLine()}`);
     if (demo.webSecret) console.log(`  demo-web secret: ${demo.webSecret}   (shown once; rotate with: npm run latchkey -- secret rotate demo demo-web)`);
   }
+  if (demo.repointed) console.log(`  Demo clients ${demo.repointed.join(", ")} now return to ${config.publicUrl}${DEMO_BASE_PATH}/callback (the demo application).`);
   if (setup) {
     console.log(`  Console setup:   ${setup.url}`);
     console.log(`                   (one-time link to create the first operator; expires ${setup.expiresAt.toISOString()}; a new one is printed at each start until then)`);

@@ -727,7 +727,7 @@ describe("ensureDemoWorkspace", () => {
     try {
       await runMigrations(fresh);
       await fresh.db.insert(workspaces).values({ id: "system", name: "Operators", system: true, createdAt: clock.now(), updatedAt: clock.now() });
-      const first = await ensureDemoWorkspace(fresh.db, opts);
+      const first = await ensureDemoWorkspace(fresh.db, { ...opts, publicUrl: "http://localhost:3000" });
       expect(first.created).toBe(true);
       expect(first.webSecret).toMatch(/^lks_/);
       const [demoWeb] = await fresh.db.select().from(clients).where(and(eq(clients.workspaceId, "demo"), eq(clients.clientId, "demo-web")));
@@ -743,16 +743,16 @@ describe("ensureDemoWorkspace", () => {
       expect(effectivePolicy(demo.authPolicy, {})).toEqual({ firstFactors: ["password", "email_otp", "passkey"], mfa: "off", passkeyEnrollment: "offer", signUp: false });
       expect(effectivePolicy(demo.authPolicy, mfaApp.authPolicy)).toMatchObject({ mfa: "required", firstFactors: ["password", "email_otp", "passkey"] });
       expect(effectivePolicy(demo.authPolicy, demoWeb.authPolicy).mfa).toBe("off");
-      expect(mfaApp.redirectUris).toEqual(demoWorkspace.applications.find((a) => a.client_id === "demo-spa")?.redirect_uris);
+      expect(mfaApp.redirectUris).toEqual(demoWorkspace("http://localhost:3000").applications.find((a) => a.client_id === "demo-spa")?.redirect_uris);
       expect(demoClientsLine()).toBe("demo-spa (public, PKCE)  demo-spa-mfa (public, PKCE, MFA required)  demo-web (confidential)");
 
-      expect(await ensureDemoWorkspace(fresh.db, opts)).toEqual({ created: false });
+      expect(await ensureDemoWorkspace(fresh.db, { ...opts, publicUrl: "http://localhost:3000" })).toEqual({ created: false });
       // Later starts keep showing the demo sign-in while it works, and stop once the password changed.
       expect(await demoSignInStillWorks(fresh.db)).toBe(true);
       await fresh.db.update(users).set({ passwordHash: await hashPassword("someone changed it") }).where(eq(users.id, user.id));
       expect(await demoSignInStillWorks(fresh.db)).toBe(false);
       const exported = await exportWorkspace(fresh.db, "demo");
-      expect(exported?.applications.map((a) => a.client_id)).toEqual(demoWorkspace.applications.map((a) => a.client_id).sort());
+      expect(exported?.applications.map((a) => a.client_id)).toEqual(demoWorkspace("http://localhost:3000").applications.map((a) => a.client_id).sort());
     } finally {
       await fresh.close();
     }

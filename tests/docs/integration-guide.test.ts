@@ -1,30 +1,24 @@
 /**
  * docs/integration.md works as written. Its workspace file is imported with the command it shows
  * (which prints the secret the guide's code then uses); the TypeScript blocks marked
- * `<!-- guide:run -->` form one module, kept verbatim in tests/helpers/guide/latchkey.ts (so the
- * project's type check covers it), which runs as the customer against the production listener on
+ * `<!-- guide:run -->` form one module, kept verbatim in lib/demo/latchkey.ts (the demo application's
+ * code, so the project's type check covers it), which runs as the customer against the production listener on
  * http://localhost (so the guide's `allowInsecureRequests` branch is the one taken): discovery, the authorization URL, the hosted sign-in driven like a browser
  * (fetch and cookies), the callback and code exchange, UserInfo, the session check, refresh,
  * hosted logout and revocation. The paths, commands, console labels and key-rotation timings the
  * guide names are checked against the repository.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 import * as client from "openid-client";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { systemClock } from "../../lib/clock";
 import { listClientSecrets } from "../../lib/clients/secrets";
 import { runCommand, USAGE } from "../../lib/cli/commands";
 import { applicationKinds } from "../../lib/console/applications";
 import { JWKS_MAX_AGE_MS, RETIRED_KEY_PUBLISHED_MS } from "../../lib/oauth/keys";
-import { createRequestListener, writeResponse, type NodeHandler } from "../../lib/server/node-server";
-import { contextFor, dispatch, resolveWorkspace } from "../../lib/server/router";
-import { createService, type Service } from "../../lib/service";
-import { signInView } from "../../lib/sign-in/view";
-import { createHarness, Jar } from "../helpers/harness";
+import type { Service } from "../../lib/service";
+import { Browser, startLiveServer, type LiveServer } from "../helpers/guide/live-server";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
 const guidePath = path.join(root, "docs", "integration.md");
@@ -35,25 +29,7 @@ const blocks = (lang: string) => [...guide.matchAll(new RegExp(`^\`\`\`${lang}\\
 /** The blocks that form the runnable module, in the guide's order. */
 const runnable = [...guide.matchAll(/^<!-- guide:run -->\n```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1]!);
 
-/** The module the guide builds (docs/integration.md's `latchkey.ts`). */
-interface GuideModule {
-  config: client.Configuration;
-  startSignIn(): Promise<{ transaction: { state: string; nonce: string; codeVerifier: string }; url: URL }>;
-  finishSignIn(requestUrl: string, transaction: { state: string; nonce: string; codeVerifier: string }): Promise<SignedIn>;
-  checkSession(session: SignedIn): Promise<boolean>;
-  refresh(session: SignedIn): Promise<SignedIn>;
-  logoutUrl(): URL;
-  revoke(session: SignedIn): Promise<void>;
-}
-interface SignedIn {
-  iss: string;
-  sub: string;
-  accessToken: string;
-  accessTokenExpiresAt: number;
-  refreshToken: string;
-  claims: client.IDToken;
-  userinfo: client.UserInfoResponse;
-}
+type Guide = typeof import("../../lib/demo/latchkey");
 
 const workspaceFile = JSON.parse(blocks("json").find((b) => b.includes('"users"') && b.includes('"WEB_CONFIDENTIAL"'))!) as {
   id: string;
@@ -69,45 +45,14 @@ let publicUrl: string;
 let issuer: string;
 let workspaceId: string;
 let importOutput = "";
-let guideModule: GuideModule;
-const server = http.createServer((req, res) => listener(req, res));
-let listener: NodeHandler = (_req, res) => void res.writeHead(503).end();
-
-/**
- * Stands in for Next, which the listener hands the browser-facing paths: the route table's hosted
- * endpoints (authorize, the sign-in forms, logout), as Next's route.ts files answer them, and the
- * hosted sign-in page (app/t/[tenant]/sign-in): the same view, reduced to the form a browser posts
- * for the first step (the password form's fields).
- */
-const hostedPages: NodeHandler = async (req, res) => {
-  const url = new URL(req.url ?? "/", publicUrl);
-  const match = /^\/t\/([a-z0-9-]+)\/sign-in$/.exec(url.pathname);
-  if (!match || req.method !== "GET") {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const headers = new Headers(Object.entries(req.headers).flatMap(([name, value]) => (typeof value === "string" ? [[name, value] as [string, string]] : [])));
-    const body = chunks.length ? Buffer.concat(chunks) : undefined;
-    const answer = await dispatch(new Request(url, { method: req.method, headers, body }), service);
-    return writeResponse(answer ?? new Response(null, { status: 404 }), res);
-  }
-  const workspace = await resolveWorkspace(service, match[1]!);
-  if (!workspace) return void res.writeHead(404).end();
-  const view = await signInView(contextFor(service, workspace), url.searchParams.get("tx") ?? "", req.headers.cookie ?? null);
-  if (view.kind !== "step" || view.step.kind !== "first_factor") return void res.writeHead(410).end("not the first step");
-  res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(
-    `<form method="post" action="${view.basePath}/sign-in/password">` +
-      `<input type="hidden" name="tx" value="${view.txId}"><input type="hidden" name="csrf" value="${view.csrf}">` +
-      `<input name="email"><input name="password" type="password"></form>`,
-  );
-};
+let guideModule: Guide;
+let lk: import("../../lib/demo/latchkey").Latchkey;
+let live: LiveServer;
 
 beforeAll(async () => {
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  publicUrl = `http://localhost:${(server.address() as AddressInfo).port}`;
-  const h = await createHarness({ publicUrl });
-  // The real clock: openid-client checks the ID token's iat and exp against it.
-  service = createService(h.handle.db, h.service.config, systemClock);
-  listener = createRequestListener(service, publicUrl, hostedPages);
+  // The production listener on http://localhost:<port>, with the real clock (openid-client checks the ID token's iat and exp).
+  live = await startLiveServer();
+  ({ service, publicUrl } = live);
 
   // The guide's workspace file, under an id unique to this run (PostgreSQL runs share one database).
   workspaceId = `${workspaceFile.id}-${randomBytes(3).toString("hex")}`;
@@ -128,44 +73,19 @@ beforeAll(async () => {
   // The guide's configuration comes from the environment its code names.
   vi.stubEnv("LATCHKEY_ISSUER", issuer);
   vi.stubEnv("LATCHKEY_CLIENT_SECRET", secret!);
-  // Imported only now: the module reads its configuration when it loads.
-  guideModule = (await import("../helpers/guide/latchkey")) as GuideModule;
+  guideModule = await import("../../lib/demo/latchkey");
+  // As the guide says: `const latchkey = await connect(registrationFromEnv());`
+  lk = await guideModule.connect(guideModule.registrationFromEnv());
 });
 
 afterAll(async () => {
   vi.unstubAllEnvs();
-  await new Promise((resolve) => server.close(resolve));
+  await live.close();
 });
 
-/** One browser request: no redirects followed, the jar's cookies sent and updated. */
-async function browse(url: URL | string, jar: Jar, init: { method?: string; form?: Record<string, string> } = {}): Promise<Response> {
-  const headers: Record<string, string> = { cookie: jar.header() };
-  let body: string | undefined;
-  if (init.form) {
-    body = new URLSearchParams(init.form).toString();
-    headers["content-type"] = "application/x-www-form-urlencoded";
-    headers.origin = publicUrl; // a browser posting the hosted form sends its page's origin
-  }
-  const res = await fetch(url, { method: init.method ?? (body ? "POST" : "GET"), headers, body, redirect: "manual" });
-  jar.take(res);
-  return res;
-}
-
 /** The browser follows the authorization URL, signs in on the hosted page if it shows, and is sent to the callback (returned, as the request URL the app sees). */
-async function browserSignIn(url: URL, jar: Jar): Promise<string> {
-  const authorize = await browse(url, jar);
-  expect(authorize.status, await authorize.clone().text()).toBe(303);
-  let location = new URL(authorize.headers.get("location")!, publicUrl);
-  if (location.origin === publicUrl) {
-    const page = await browse(location, jar);
-    expect(page.status).toBe(200);
-    const html = await page.text();
-    const action = /<form method="post" action="([^"]+)"/.exec(html)![1]!;
-    const hidden = Object.fromEntries([...html.matchAll(/type="hidden" name="([^"]+)" value="([^"]*)"/g)].map((m) => [m[1]!, m[2]!]));
-    const post = await browse(new URL(action, publicUrl), jar, { form: { ...hidden, email: user.email, password: user.password } });
-    expect(post.status).toBe(303);
-    location = new URL(post.headers.get("location")!, publicUrl);
-  }
+async function browserSignIn(url: URL, browser: Browser): Promise<string> {
+  const location = await browser.signIn(url, user);
   expect(location.origin).toBe(APP_ORIGIN);
   return location.pathname + location.search;
 }
@@ -186,60 +106,62 @@ describe("docs/integration.md: the guide's code against a live server", () => {
 
   it("discovers the local issuer only through the guide's allowInsecureRequests branch", async () => {
     expect(new URL(issuer).hostname).toBe("localhost");
-    expect(guideModule.config.serverMetadata().issuer).toBe(issuer);
+    expect(lk.config.serverMetadata().issuer).toBe(issuer);
     // Without the branch, openid-client refuses the local server: the error the guide quotes.
     await expect(client.discovery(new URL(issuer), app.client_id)).rejects.toMatchObject({ code: "OAUTH_HTTP_REQUEST_FORBIDDEN" });
     expect(guide).toContain("OAUTH_HTTP_REQUEST_FORBIDDEN");
+    // A confidential application without its secret stops at start-up: never public authentication instead.
+    expect(() => guideModule.registrationFromEnv({ LATCHKEY_ISSUER: issuer })).toThrow("LATCHKEY_CLIENT_SECRET is not set");
   });
 
   it("signs in, checks the session, refreshes, signs out through hosted logout, then revokes", async () => {
     const g = guideModule;
-    const jar = new Jar();
-    const { transaction, url } = await g.startSignIn();
+    const browser = new Browser(publicUrl);
+    const { transaction, url } = await g.startSignIn(lk);
     expect(url.searchParams.get("redirect_uri")).toBe(app.redirect_uris[0]);
     expect(url.searchParams.get("scope")).toBe("openid email profile offline_access");
 
-    const callback = await browserSignIn(url, jar);
+    const callback = await browserSignIn(url, browser);
     const query = new URL(callback, APP_ORIGIN).searchParams;
     expect([...query.keys()].sort()).toEqual(["code", "iss", "state"]);
     expect(query.get("iss")).toBe(issuer);
 
-    const signedIn = await g.finishSignIn(callback, transaction);
+    const signedIn = await g.finishSignIn(lk, callback, transaction);
     expect(signedIn.iss).toBe(issuer);
     expect(signedIn.claims).toMatchObject({ aud: app.client_id, nonce: transaction.nonce, amr: ["pwd"], email: user.email, email_verified: true });
     expect(signedIn.userinfo).toMatchObject({ sub: signedIn.sub, email: user.email, email_verified: true, name: "Ada" });
     // The code is single use: the same callback again fails.
-    await expect(g.finishSignIn(callback, transaction)).rejects.toThrow();
+    await expect(g.finishSignIn(lk, callback, transaction)).rejects.toThrow();
     // ...and that replay ended what the first exchange issued (the guide's step 3).
-    expect(await g.checkSession(signedIn)).toBe(false);
+    expect(await g.checkSession(lk, signedIn)).toBe(false);
 
     // A fresh sign-in in the same browser skips the form (live hosted session).
-    const second = await g.startSignIn();
-    const session = await g.finishSignIn(await browserSignIn(second.url, jar), second.transaction);
+    const second = await g.startSignIn(lk);
+    const session = await g.finishSignIn(lk, await browserSignIn(second.url, browser), second.transaction);
     expect(session.sub).toBe(signedIn.sub);
-    expect(await g.checkSession(session)).toBe(true);
-    expect(await g.checkSession({ ...session, sub: "someone-else" })).toBe(false);
+    expect(await g.checkSession(lk, session)).toBe(true);
+    expect(await g.checkSession(lk, { ...session, sub: "someone-else" })).toBe(false);
 
-    const refreshed = await g.refresh(session);
+    const refreshed = await g.refresh(lk, session);
     expect(refreshed.refreshToken).not.toBe(session.refreshToken);
     expect(refreshed.accessToken).not.toBe(session.accessToken);
-    expect(await g.checkSession(refreshed)).toBe(true);
+    expect(await g.checkSession(lk, refreshed)).toBe(true);
 
     // Hosted logout (before any revocation): back to the registered post-logout URI.
-    const logout = g.logoutUrl();
+    const logout = g.logoutUrl(lk);
     expect([...logout.searchParams.keys()].sort()).toEqual(["client_id", "post_logout_redirect_uri"]);
-    const loggedOut = await browse(logout, jar);
+    const loggedOut = await browser.browse(logout);
     expect(loggedOut.status).toBe(303);
     expect(loggedOut.headers.get("location")).toBe(app.post_logout_redirect_uris[0]);
-    expect(await g.checkSession(refreshed)).toBe(false);
-    await expect(g.refresh(refreshed)).rejects.toThrow();
-    await expect(g.revoke(refreshed)).resolves.toBeUndefined();
+    expect(await g.checkSession(lk, refreshed)).toBe(false);
+    await expect(g.refresh(lk, refreshed)).rejects.toThrow();
+    await expect(g.revoke(lk, refreshed)).resolves.toBeUndefined();
   });
 
   it("issues a refresh token without offline_access (as the guide says); revocation alone ends the grant", async () => {
     const g = guideModule;
     const transaction = { state: client.randomState(), nonce: client.randomNonce(), codeVerifier: client.randomPKCECodeVerifier() };
-    const url = client.buildAuthorizationUrl(g.config, {
+    const url = client.buildAuthorizationUrl(lk.config, {
       redirect_uri: app.redirect_uris[0]!,
       scope: "openid email",
       state: transaction.state,
@@ -247,19 +169,19 @@ describe("docs/integration.md: the guide's code against a live server", () => {
       code_challenge: await client.calculatePKCECodeChallenge(transaction.codeVerifier),
       code_challenge_method: "S256",
     });
-    const session = await g.finishSignIn(await browserSignIn(url, new Jar()), transaction);
+    const session = await g.finishSignIn(lk, await browserSignIn(url, new Browser(publicUrl)), transaction);
     expect(session.refreshToken).toMatch(/\S{20,}/);
-    expect(await g.checkSession(session)).toBe(true);
-    await g.revoke(session);
-    expect(await g.checkSession(session)).toBe(false);
-    await expect(g.refresh(session)).rejects.toThrow();
+    expect(await g.checkSession(lk, session)).toBe(true);
+    await g.revoke(lk, session);
+    expect(await g.checkSession(lk, session)).toBe(false);
+    await expect(g.refresh(lk, session)).rejects.toThrow();
   });
 });
 
 describe("docs/integration.md: what it names exists", () => {
-  it("marks the module's blocks, which tests/helpers/guide/latchkey.ts holds verbatim", () => {
+  it("marks the module's blocks, which lib/demo/latchkey.ts (the demo application's code) holds verbatim", () => {
     expect(runnable.length).toBeGreaterThanOrEqual(5);
-    const copy = readFileSync(path.join(root, "tests", "helpers", "guide", "latchkey.ts"), "utf8");
+    const copy = readFileSync(path.join(root, "lib", "demo", "latchkey.ts"), "utf8");
     // The copy is the guide's blocks, joined, after its own header comment.
     expect(copy.slice(copy.indexOf("*/\n") + 3)).toBe(runnable.join("\n"));
     expect(runnable[0]).toContain("client.allowInsecureRequests");

@@ -1,0 +1,110 @@
+/**
+ * The demo application this server offers at /demo: lib/demo/app.ts signing in to the demo
+ * workspace (lib/workspaces/demo.ts) with its public clients `demo-spa` and `demo-spa-mfa`, over
+ * HTTP at PUBLIC_URL like any other relying party. Bound twice, so both answer alike: server.ts
+ * dispatches /demo before Next (demoNodeHandler), and app/demo/[[...path]]/route.ts binds the
+ * same handler for `next dev`.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { and, eq } from "drizzle-orm";
+import { clients, workspaces } from "../../db/schema";
+import { nodeRequest } from "../http/node-request";
+import { writeResponse, type NodeHandler } from "../server/node-server";
+import type { Service } from "../service";
+import { DEMO_MFA_CLIENT_ID, DEMO_SPA_CLIENT_ID, DEMO_USER, DEMO_WORKSPACE_ID, demoAppUris, demoSignInStillWorks } from "../workspaces/demo";
+import { createDemoApp } from "./app";
+import type { Registration } from "./latchkey";
+
+export const DEMO_BASE_PATH = "/demo";
+
+/** Whether a request target (path and query) is the demo application's. */
+export function isDemoPath(target: string): boolean {
+  return target === DEMO_BASE_PATH || target.startsWith(`${DEMO_BASE_PATH}/`) || target.startsWith(`${DEMO_BASE_PATH}?`);
+}
+
+const handlers = new WeakMap<Service, (request: Request) => Promise<Response>>();
+
+/** The demo application's handler for this service (one per service, so its discovery is done once). */
+export function demoApplication(service: Service): (request: Request) => Promise<Response> {
+  let handler = handlers.get(service);
+  if (handler) return handler;
+  const { publicUrl } = service.config;
+  const uris = demoAppUris(publicUrl);
+  const registration = (clientId: string): Registration => ({
+    issuer: new URL(`${publicUrl}/t/${DEMO_WORKSPACE_ID}`),
+    clientId,
+    clientSecret: null,
+    redirectUri: uris.callback,
+    signedOutUri: uris.home,
+    scope: "openid email profile",
+  });
+  handler = createDemoApp({
+    origin: new URL(publicUrl).origin,
+    basePath: DEMO_BASE_PATH,
+    registrations: { standard: registration(DEMO_SPA_CLIENT_ID), mfa: registration(DEMO_MFA_CLIENT_ID) },
+    hint: async () => ((await demoSignInStillWorks(service.db)) ? `Sign in as ${DEMO_USER.email} with the password ${DEMO_USER.password}.` : null),
+    unavailable: () => demoUnavailable(service),
+  });
+  handlers.set(service, handler);
+  return handler;
+}
+
+/**
+ * Why the demo application cannot sign in, or null: no demo workspace (it is created only on a
+ * first start with no other workspace), or `demo-spa` disabled or no longer sending users back to
+ * this server's /demo/callback.
+ */
+export async function demoUnavailable(service: Service): Promise<string | null> {
+  const [row] = await service.db
+    .select({ workspace: workspaces.id, active: clients.active, redirectUris: clients.redirectUris })
+    .from(workspaces)
+    .leftJoin(clients, and(eq(clients.workspaceId, workspaces.id), eq(clients.clientId, DEMO_SPA_CLIENT_ID)))
+    .where(eq(workspaces.id, DEMO_WORKSPACE_ID))
+    .limit(1);
+  if (!row) {
+    return "This server has no demo workspace: it is created only when the server first starts with no other workspace. Import one and integrate your own application (docs/integration.md).";
+  }
+  const callback = demoAppUris(service.config.publicUrl).callback;
+  if (!row.active || !row.redirectUris?.includes(callback)) {
+    return `The demo workspace's application ${DEMO_SPA_CLIENT_ID} is disabled or no longer registers ${callback} as a redirect URI.`;
+  }
+  return null;
+}
+
+/** The largest form the demo application accepts (its forms carry one short field). */
+const BODY_LIMIT = 8 * 1024;
+
+/**
+ * Production server: /demo answered by the demo application, everything else by `next` (the
+ * listener of lib/server/node-server.ts, whose gate admits only GET outside issuers and the console).
+ */
+export function demoNodeHandler(service: Service, next: NodeHandler): NodeHandler {
+  return (req, res) => {
+    if (!isDemoPath(req.url ?? "/")) return next(req, res);
+    return serveDemo(service, req, res).catch((error: unknown) => {
+      console.error(`[latchkey] demo application: ${error instanceof Error ? error.message : String(error)}`);
+      if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain; charset=utf-8" });
+      res.end("The demo application failed.");
+    });
+  };
+}
+
+async function serveDemo(service: Service, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  let body: Buffer | undefined;
+  if (req.method === "POST") {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of req) {
+      size += (chunk as Buffer).length;
+      if (size > BODY_LIMIT) {
+        res.writeHead(413, { "content-type": "text/plain; charset=utf-8" }).end("Too large.");
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk as Buffer);
+    }
+    body = Buffer.concat(chunks);
+  }
+  const response = await demoApplication(service)(nodeRequest(req, new URL(service.config.publicUrl).origin, body));
+  await writeResponse(response, res);
+}

@@ -1,0 +1,248 @@
+/**
+ * The demo application at /demo (lib/demo): the production listener with the demo's binding
+ * (server.ts's demoNodeHandler) on http://localhost:<port>, the demo workspace created from
+ * lib/workspaces/demo.ts, a browser made of fetch and cookies. Sign-in with the public client
+ * demo-spa, the signed-in page (claims, UserInfo, session check), refresh, revoke, hosted logout,
+ * the error pages, and the start-up fix-up of an older installation's demo clients.
+ */
+import { and, eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDatabase, runMigrations } from "../../db/client";
+import { clients } from "../../db/schema";
+import { demoNodeHandler, demoUnavailable } from "../../lib/demo/serve";
+import { createService } from "../../lib/service";
+import { DEMO_USER, demoWorkspace, ensureDemoWorkspace } from "../../lib/workspaces/demo";
+import { importWorkspace } from "../../lib/workspaces/file";
+import { Browser, startLiveServer, type LiveServer } from "../helpers/guide/live-server";
+
+let live: LiveServer;
+let publicUrl: string;
+
+beforeAll(async () => {
+  live = await startLiveServer((service, next) => demoNodeHandler(service, next));
+  publicUrl = live.publicUrl;
+});
+afterAll(() => live.close());
+
+const importOptions = () => ({ clock: live.service.clock, masterKey: live.service.config.masterKey, generateSecrets: true });
+
+async function demoClient(clientId: string) {
+  const [row] = await live.service.db
+    .select({ redirectUris: clients.redirectUris, postLogout: clients.postLogoutRedirectUris, origins: clients.allowedOrigins })
+    .from(clients)
+    .where(and(eq(clients.workspaceId, "demo"), eq(clients.clientId, clientId)));
+  return row;
+}
+
+/** The demo workspace as this server's start-up leaves it. */
+async function freshDemo(): Promise<void> {
+  await importWorkspace(live.service.db, demoWorkspace(publicUrl), importOptions());
+  live.service.cache.clear();
+}
+
+/** The browser's server-side record (the demo's in-memory store), to check what never reaches the page. */
+function storedTokens(browser: Browser): { accessToken: string; refreshToken: string } | undefined {
+  const all = (globalThis as Record<symbol, unknown>)[Symbol.for("latchkey.demo-app.browsers")] as Map<string, Map<string, { session?: { signedIn: { accessToken: string; refreshToken: string } } }>>;
+  return all.get(`${new URL(publicUrl).origin}/demo`)?.get(browser.jar.get("latchkey_demo")!)?.session?.signedIn;
+}
+
+/** From the landing page's link to a signed-in demo page. */
+async function signIn(browser: Browser, app: "standard" | "mfa" = "standard"): Promise<{ authorize: URL; callback: URL }> {
+  expect((await browser.browse("/demo")).status).toBe(200);
+  const start = await browser.browse("/demo/start", { form: { app } });
+  expect(start.status).toBe(303);
+  const authorize = new URL(start.headers.get("location")!);
+  const callback = await browser.signIn(authorize, DEMO_USER);
+  expect(callback.origin + callback.pathname).toBe(`${publicUrl}/demo/callback`);
+  const back = await browser.browse(callback);
+  expect(back.status, await back.clone().text()).toBe(303);
+  expect(back.headers.get("location")).toBe("/demo");
+  return { authorize, callback };
+}
+
+describe("ensureDemoWorkspace on later starts", () => {
+  it("points an older installation's demo clients at this server's /demo, once, and leaves hand-registered addresses alone", async () => {
+    const older = demoWorkspace(publicUrl);
+    for (const app of older.applications.filter((a) => a.type === "PUBLIC")) {
+      Object.assign(app, { redirect_uris: ["http://localhost:5173/callback"], post_logout_redirect_uris: ["http://localhost:5173/"], allowed_origins: ["http://localhost:5173"] });
+    }
+    await importWorkspace(live.service.db, older, importOptions());
+    const options = { clock: live.service.clock, masterKey: live.service.config.masterKey, publicUrl };
+
+    expect(await ensureDemoWorkspace(live.service.db, options)).toEqual({ created: false, repointed: ["demo-spa", "demo-spa-mfa"] });
+    for (const id of ["demo-spa", "demo-spa-mfa"]) {
+      expect(await demoClient(id)).toEqual({ redirectUris: [`${publicUrl}/demo/callback`], postLogout: [`${publicUrl}/demo`], origins: [] });
+    }
+    expect((await demoClient("demo-web"))!.redirectUris).toEqual(["http://localhost:4000/callback"]);
+    // Idempotent: the next start changes nothing.
+    expect(await ensureDemoWorkspace(live.service.db, options)).toEqual({ created: false });
+
+    // A redirect URI someone registered by hand is theirs: not replaced.
+    await live.service.db.update(clients).set({ redirectUris: ["https://app.example.test/callback"] }).where(and(eq(clients.workspaceId, "demo"), eq(clients.clientId, "demo-spa-mfa")));
+    expect(await ensureDemoWorkspace(live.service.db, options)).toEqual({ created: false });
+    expect((await demoClient("demo-spa-mfa"))!.redirectUris).toEqual(["https://app.example.test/callback"]);
+    await freshDemo();
+  });
+});
+
+describe("the demo application at /demo", () => {
+  beforeAll(freshDemo);
+
+  it("offers sign-in with the demo credentials, in a server-rendered page with its own cookie", async () => {
+    const browser = new Browser(publicUrl);
+    const home = await browser.browse("/demo");
+    expect(home.status).toBe(200);
+    expect(home.headers.get("content-type")).toContain("text/html");
+    expect(home.headers.get("cache-control")).toBe("no-store");
+    expect(home.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+    const html = await home.text();
+    expect(html).toContain(">Sign in</button>");
+    expect(html).toContain(">Sign in with MFA required</button>");
+    expect(html).toContain(`Sign in as ${DEMO_USER.email} with the password ${DEMO_USER.password}.`);
+    expect(html).not.toContain("<script");
+    const cookie = home.headers.getSetCookie().find((c) => c.startsWith("latchkey_demo="))!;
+    expect(cookie).toMatch(/^latchkey_demo=[A-Za-z0-9_-]{43}; Path=\/demo; HttpOnly; SameSite=Lax; Secure$/);
+    expect((await browser.browse("/demo/style.css")).headers.get("content-type")).toContain("text/css");
+  });
+
+  it("signs in with demo-spa (code, PKCE, state, nonce) and shows the user, the claims, UserInfo and the session check, never the tokens", async () => {
+    const browser = new Browser(publicUrl);
+    const { authorize, callback } = await signIn(browser);
+    expect(authorize.origin + authorize.pathname).toBe(`${publicUrl}/t/demo/oauth2/authorize`);
+    expect(Object.fromEntries(authorize.searchParams)).toMatchObject({
+      client_id: "demo-spa",
+      redirect_uri: `${publicUrl}/demo/callback`,
+      response_type: "code",
+      scope: "openid email profile",
+      code_challenge_method: "S256",
+    });
+    for (const name of ["state", "nonce", "code_challenge"]) expect(authorize.searchParams.get(name)).toMatch(/^[A-Za-z0-9_-]{43}$/);
+
+    const page = await browser.browse("/demo");
+    const html = await page.text();
+    expect(html).toContain("<h1>Signed in as Demo User</h1>");
+    expect(html).toContain("<strong>demo@example.com</strong>");
+    expect(html).toMatch(/HTTP 200, so <strong class="ok">still valid<\/strong>/);
+    expect(html).toContain("&quot;active&quot;: true");
+    expect(html).toContain("&quot;aud&quot;: &quot;demo-spa&quot;");
+    expect(html).toContain("&quot;amr&quot;: [\n    &quot;pwd&quot;\n  ]");
+    expect(html).toContain("&quot;email_verified&quot;: true");
+    const tokens = storedTokens(browser)!;
+    expect(tokens.accessToken.length).toBeGreaterThan(20);
+    expect(html).not.toContain(tokens.accessToken);
+    expect(html).not.toContain(tokens.refreshToken);
+    expect(callback.searchParams.get("code")).not.toBeNull();
+
+    // The callback is consumed once: its replay is a clear page, not a server error.
+    const replay = await browser.browse(callback);
+    expect(replay.status).toBe(400);
+    expect(await replay.text()).toContain("This browser has no sign-in in progress here");
+  });
+
+  it("refreshes (the refresh token rotates), refuses a cross-site post, and signs out through hosted logout", async () => {
+    const browser = new Browser(publicUrl);
+    await signIn(browser);
+    const before = { ...storedTokens(browser)! };
+
+    const refreshed = await browser.browse("/demo/refresh", { form: {} });
+    expect(refreshed.status).toBe(303);
+    const after = storedTokens(browser)!;
+    expect(after.refreshToken).not.toBe(before.refreshToken);
+    expect(after.accessToken).not.toBe(before.accessToken);
+    const html = await (await browser.browse("/demo")).text();
+    expect(html).toMatch(/Refreshed: new access token #[0-9a-f]{8} until \d\d:\d\d:\d\d UTC; refresh token rotated #[0-9a-f]{8} → #[0-9a-f]{8}\./);
+    expect(html).toContain("refreshed 1 time.");
+    expect(html).toContain("still valid");
+
+    // A form posted from another site does nothing.
+    const forged = await browser.browse("/demo/revoke", { form: {}, pageOrigin: "https://attacker.example" });
+    expect(forged.status).toBe(403);
+    expect(await (await browser.browse("/demo")).text()).toContain("still valid");
+
+    const logout = await browser.browse("/demo/logout", { form: {} });
+    expect(logout.status).toBe(303);
+    const endSession = new URL(logout.headers.get("location")!);
+    expect(endSession.origin + endSession.pathname).toBe(`${publicUrl}/t/demo/oidc/logout`);
+    expect(Object.fromEntries(endSession.searchParams)).toEqual({ client_id: "demo-spa", post_logout_redirect_uri: `${publicUrl}/demo` });
+    const hosted = await browser.browse(endSession);
+    expect(hosted.status).toBe(303);
+    expect(hosted.headers.get("location")).toBe(`${publicUrl}/demo`);
+    const signedOut = await (await browser.browse("/demo")).text();
+    expect(signedOut).toContain(">Sign in</button>");
+    expect(signedOut).toContain("Latchkey ended the hosted session");
+    // The hosted session ended: the next sign-in asks for the password again.
+    const start = await browser.browse("/demo/start", { form: { app: "standard" } });
+    const authorize = await browser.browse(start.headers.get("location")!);
+    expect(new URL(authorize.headers.get("location")!, publicUrl).pathname).toBe("/t/demo/sign-in");
+  });
+
+  it("revokes: the session check says so, and the refresh that follows ends the application's session", async () => {
+    const browser = new Browser(publicUrl);
+    await signIn(browser);
+    expect((await browser.browse("/demo/revoke", { form: {} })).status).toBe(303);
+    const html = await (await browser.browse("/demo")).text();
+    expect(html).toMatch(/HTTP \d+, so <strong class="bad">no longer valid<\/strong>/);
+    expect(html).toContain("Revoked the refresh token");
+    expect(html).toContain("(revoked)");
+
+    expect((await browser.browse("/demo/refresh", { form: {} })).status).toBe(303);
+    const after = await (await browser.browse("/demo")).text();
+    expect(after).toMatch(/Refresh refused \(invalid_grant[^)]*\), so the application ended its session/);
+    expect(after).toContain(">Sign in</button>");
+    expect(storedTokens(browser)).toBeUndefined();
+  });
+
+  it("signs in with demo-spa-mfa from the second button", async () => {
+    const browser = new Browser(publicUrl);
+    await browser.browse("/demo");
+    const start = await browser.browse("/demo/start", { form: { app: "mfa" } });
+    expect(new URL(start.headers.get("location")!).searchParams.get("client_id")).toBe("demo-spa-mfa");
+  });
+
+  it("answers a mismatched state, a refused sign-in and unknown paths with clear pages", async () => {
+    const browser = new Browser(publicUrl);
+    await browser.browse("/demo");
+    const start = async () => new URL((await browser.browse("/demo/start", { form: { app: "standard" } })).headers.get("location")!);
+
+    await start();
+    const mismatch = await browser.browse(`/demo/callback?code=x&state=${"a".repeat(43)}&iss=${encodeURIComponent(`${publicUrl}/t/demo`)}`);
+    expect(mismatch.status).toBe(400);
+    expect(await mismatch.text()).toContain("its <code>state</code> differs");
+
+    const { searchParams } = await start();
+    const refused = await browser.browse(`/demo/callback?error=access_denied&error_description=${encodeURIComponent("<b>no</b>")}&state=${searchParams.get("state")}`);
+    expect(refused.status).toBe(400);
+    const text = await refused.text();
+    expect(text).toContain("The sign-in was cancelled or refused (<code>access_denied</code>: &lt;b&gt;no&lt;/b&gt;).");
+    expect(text).not.toContain("<b>no</b>");
+
+    const missing = await browser.browse("/demo/nothing-here");
+    expect(missing.status).toBe(404);
+    expect((await browser.browse("/demo/start", { method: "GET" })).status).toBe(404);
+  });
+
+  it("says the demo is unavailable when demo-spa no longer returns here, and when there is no demo workspace", async () => {
+    await live.service.db.update(clients).set({ redirectUris: ["https://app.example.test/callback"] }).where(and(eq(clients.workspaceId, "demo"), eq(clients.clientId, "demo-spa")));
+    try {
+      const browser = new Browser(publicUrl);
+      const home = await browser.browse("/demo");
+      expect(home.status).toBe(503);
+      const html = await home.text();
+      expect(html).toContain(`no longer registers ${publicUrl}/demo/callback`);
+      expect(html).not.toContain("<button");
+      expect((await browser.browse("/demo/start", { form: { app: "standard" } })).status).toBe(503);
+    } finally {
+      await freshDemo();
+    }
+
+    const fresh = await openDatabase({});
+    try {
+      await runMigrations(fresh);
+      const empty = createService(fresh.db, live.service.config, live.service.clock);
+      expect(await demoUnavailable(empty)).toContain("This server has no demo workspace");
+      expect(await demoUnavailable(live.service)).toBeNull();
+    } finally {
+      await fresh.close();
+    }
+  });
+});
