@@ -88,10 +88,13 @@ test("using the console: pages, client-side navigation and a server action, no v
     await expect(heading).toHaveText("Setup is complete");
     await page.goto(`${BASE}/console`);
   }
-  await expect(page).toHaveURL((url) => url.pathname === "/t/system/sign-in");
-  await page.getByLabel("Email", { exact: true }).fill(FIRST.email);
-  await page.getByLabel("Password", { exact: true }).fill(FIRST.password);
-  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  // Setup signs the new operator in; a server set up earlier asks for the password.
+  await page.waitForURL((url) => url.pathname === "/console" || url.pathname === "/t/system/sign-in");
+  if (new URL(page.url()).pathname === "/t/system/sign-in") {
+    await page.getByLabel("Email", { exact: true }).fill(FIRST.email);
+    await page.getByLabel("Password", { exact: true }).fill(FIRST.password);
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  }
   await expect(page).toHaveURL(`${BASE}/console`);
   await expect(page.getByRole("heading", { name: "Workspaces", level: 1 })).toBeVisible();
   await expectNextScriptsRan(page);
