@@ -4,12 +4,19 @@
  * first-start demo is not created there); this spec imports the demo workspace exactly as the
  * first start writes it (lib/workspaces/demo.ts, for this server's PUBLIC_URL) through the CLI.
  */
+import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
 import { DEMO_USER, demoWorkspace } from "../lib/workspaces/demo";
 import { LATCHKEY_PORT } from "./env";
 import { importWorkspace, type ExportedWorkspace } from "./federation-admin";
 
 const BASE = `http://localhost:${LATCHKEY_PORT}`;
+
+/** Serious and critical WCAG 2.1 A/AA violations on the page as it is now. */
+async function accessibilityViolations(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+  return results.violations.filter((v) => v.impact === "serious" || v.impact === "critical").flatMap((v) => v.nodes.map((n) => `${v.id}: ${n.target.join(" ")}`));
+}
 
 test.beforeAll(async () => {
   await importWorkspace(demoWorkspace(BASE) as unknown as ExportedWorkspace);
@@ -28,8 +35,10 @@ async function hostedSignIn(page: Page): Promise<void> {
 test("landing page → demo application: sign in, see the claims, UserInfo and session check, refresh, sign out, revoke", async ({ page }) => {
   await page.goto(`${BASE}/`);
   await expect(page.getByText(`Sign in as ${DEMO_USER.email} with the password ${DEMO_USER.password}.`)).toBeVisible();
+  expect(await accessibilityViolations(page)).toEqual([]);
   await page.getByRole("link", { name: "Sign in to the demo application" }).click();
   await expect(page).toHaveURL(`${BASE}/demo`);
+  expect(await accessibilityViolations(page)).toEqual([]);
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
   await hostedSignIn(page);
 
@@ -42,6 +51,7 @@ test("landing page → demo application: sign in, see the claims, UserInfo and s
   await expect(page.locator("section", { has: page.getByRole("heading", { name: "UserInfo" }) }).locator("pre")).toContainText('"email": "demo@example.com"');
   // The tokens stay on the server: the page has no script, and its cookie is HttpOnly.
   expect(await page.locator("script").count()).toBe(0);
+  expect(await accessibilityViolations(page)).toEqual([]);
   const cookie = (await page.context().cookies(`${BASE}/demo`)).find((c) => c.name === "latchkey_demo")!;
   expect(cookie).toMatchObject({ httpOnly: true, sameSite: "Lax", path: "/demo" });
 
