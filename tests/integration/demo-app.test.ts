@@ -157,6 +157,8 @@ describe("the demo application at /demo", () => {
     // A form posted from another site does nothing.
     const forged = await browser.browse("/demo/revoke", { form: {}, pageOrigin: "https://attacker.example" });
     expect(forged.status).toBe(403);
+    // Nor can another site start a sign-in in this browser.
+    expect((await browser.browse("/demo/start", { form: { app: "standard" }, pageOrigin: "https://attacker.example" })).status).toBe(403);
     expect(await (await browser.browse("/demo")).text()).toContain("still valid");
 
     const logout = await browser.browse("/demo/logout", { form: {} });
