@@ -279,7 +279,7 @@ ${events}
   return async (request) => {
     const url = new URL(request.url);
     const path = url.pathname.replace(/\/$/, "") || "/";
-    const method = request.method;
+    const method = request.method === "HEAD" ? "GET" : request.method; // as Next answers HEAD
     try {
       if (method === "GET" && path === `${base}/style.css`) {
         return new Response(DEMO_STYLESHEET, { headers: { ...SECURITY_HEADERS, "content-type": "text/css; charset=utf-8", "cache-control": "public, max-age=300" } });

@@ -6,7 +6,7 @@
  * the error pages, and the start-up fix-up of an older installation's demo clients.
  */
 import { and, eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { openDatabase, runMigrations } from "../../db/client";
 import { clients } from "../../db/schema";
 import { demoNodeHandler, demoUnavailable } from "../../lib/demo/serve";
@@ -17,6 +17,9 @@ import { Browser, startLiveServer, type LiveServer } from "../helpers/guide/live
 
 let live: LiveServer;
 let publicUrl: string;
+
+// app/demo's route (what `next dev` serves) gets this file's service.
+vi.mock("../../lib/service", async (original) => ({ ...(await original<typeof import("../../lib/service")>()), getService: async () => live.service }));
 
 beforeAll(async () => {
   live = await startLiveServer((service, next) => demoNodeHandler(service, next));
@@ -246,5 +249,27 @@ describe("the demo application at /demo", () => {
     } finally {
       await fresh.close();
     }
+  });
+});
+
+describe("app/demo's route (next dev)", () => {
+  beforeAll(freshDemo);
+
+  it("answers as the production server's direct path does", async () => {
+    const route = await import("../../app/demo/[[...path]]/route");
+    const viaNext = await route.GET(new Request(`${publicUrl}/demo`));
+    const direct = await new Browser(publicUrl).browse("/demo");
+    expect(viaNext.status).toBe(200);
+    expect(await viaNext.text()).toBe(await direct.text());
+    const cookie = viaNext.headers.getSetCookie()[0]!.split(";")[0]!;
+    const start = await route.POST(
+      new Request(`${publicUrl}/demo/start`, {
+        method: "POST",
+        headers: { cookie, origin: publicUrl, "sec-fetch-site": "same-origin", "content-type": "application/x-www-form-urlencoded" },
+        body: "app=standard",
+      }),
+    );
+    expect(start.status).toBe(303);
+    expect(new URL(start.headers.get("location")!).searchParams.get("redirect_uri")).toBe(`${publicUrl}/demo/callback`);
   });
 });
