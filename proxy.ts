@@ -4,6 +4,7 @@
 // fixed policy as on the production server's direct path (lib/server/node-server.ts).
 import { NextResponse, type NextRequest } from "next/server";
 import { ISSUER_ROUTE_CSP, ISSUER_ROUTE_PATH, pageContentSecurityPolicy } from "./lib/http/security-headers";
+import { LOCALE_HEADER, negotiateLocale } from "./lib/i18n/locales";
 
 export function proxy(request: NextRequest) {
   const { pathname } = request.nextUrl;
@@ -16,6 +17,9 @@ export function proxy(request: NextRequest) {
   const policy = pageContentSecurityPolicy(nonce, { hosted: pathname.startsWith("/t/"), dev: process.env.NODE_ENV === "development" });
   const headers = new Headers(request.headers);
   headers.set("Content-Security-Policy", policy);
+  // The hosted pages' language for the root layout's <html lang> (the console stays English); never the client's own value.
+  if (pathname.startsWith("/t/")) headers.set(LOCALE_HEADER, negotiateLocale(request.headers.get("accept-language")));
+  else headers.delete(LOCALE_HEADER);
   const response = NextResponse.next({ request: { headers } });
   response.headers.set("Content-Security-Policy", policy);
   return response;

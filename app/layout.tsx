@@ -1,5 +1,7 @@
 import type { Metadata } from "next";
+import { headers } from "next/headers";
 import { connection } from "next/server";
+import { isLocale, LOCALE_HEADER } from "@/lib/i18n/locales";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -12,8 +14,10 @@ export default async function RootLayout({ children }: { children: React.ReactNo
   // Every page is rendered per request: Next puts the response's CSP nonce (proxy.ts) on its
   // scripts only while rendering, so a page built ahead of time would have its scripts refused.
   await connection();
+  // A hosted page's language (proxy.ts negotiates it for /t/ paths); everything else is English.
+  const requested = (await headers()).get(LOCALE_HEADER);
   return (
-    <html lang="en">
+    <html lang={isLocale(requested) ? requested : "en"}>
       <body className="min-h-screen bg-slate-50 font-sans text-slate-900 antialiased">{children}</body>
     </html>
   );

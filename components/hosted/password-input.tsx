@@ -14,14 +14,18 @@ function useHydrated(): boolean {
   );
 }
 
-type PasswordInputProps = Omit<InputHTMLAttributes<HTMLInputElement>, "type" | "className"> & { id: string };
+type PasswordInputProps = Omit<InputHTMLAttributes<HTMLInputElement>, "type" | "className"> & {
+  id: string;
+  /** The toggle's accessible name, in the page's language ("Show password"). */
+  toggleLabel: string;
+};
 
 /**
  * A password field with a "show password" toggle. The server renders a plain password input (the
  * form works without JavaScript); the toggle is added once script runs. The field goes back to
  * hidden when its form is submitted, so browsers still recognise a password form to save.
  */
-export function PasswordInput(props: PasswordInputProps) {
+export function PasswordInput({ toggleLabel, ...props }: PasswordInputProps) {
   const hydrated = useHydrated();
   const [shown, setShown] = useState(false);
   const input = useRef<HTMLInputElement>(null);
@@ -44,7 +48,7 @@ export function PasswordInput(props: PasswordInputProps) {
       {hydrated ? (
         <button
           type="button"
-          aria-label="Show password"
+          aria-label={toggleLabel}
           aria-pressed={shown}
           aria-controls={props.id}
           onClick={() => setShown((s) => !s)}

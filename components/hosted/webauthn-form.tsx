@@ -46,6 +46,8 @@ export interface WebAuthnFormProps extends StepFormProps {
   primary?: boolean;
   /** Draw an "or" divider above the button (only when the button is drawn: without WebAuthn there is nothing to separate). */
   divider?: boolean;
+  /** The divider's word in the page's language. */
+  dividerLabel?: string;
 }
 
 /**
@@ -53,7 +55,7 @@ export interface WebAuthnFormProps extends StepFormProps {
  * autofill), and its JSON answer is posted in the hidden `response` field with the form's
  * transaction and CSRF token. Without JavaScript nothing renders: the page's other forms remain.
  */
-export function WebAuthnForm({ path, ceremony, optionsJSON, label, kind, autofill, failedMessage, unsupportedMessage, primary, divider, ...form }: WebAuthnFormProps) {
+export function WebAuthnForm({ path, ceremony, optionsJSON, label, kind, autofill, failedMessage, unsupportedMessage, primary, divider, dividerLabel, ...form }: WebAuthnFormProps) {
   const support = useWebAuthnSupport();
   const response = useRef<HTMLInputElement>(null);
   const [failed, setFailed] = useState(false);
@@ -94,7 +96,7 @@ export function WebAuthnForm({ path, ceremony, optionsJSON, label, kind, autofil
   if (support === "no") return unsupportedMessage ? <p className="text-sm text-slate-600">{unsupportedMessage}</p> : null;
   return (
     <>
-      {divider ? <Divider /> : null}
+      {divider ? <Divider label={dividerLabel} /> : null}
       <StepForm {...form} path={path} className="space-y-3">
         {kind ? <input type="hidden" name="kind" value={kind} /> : null}
         <input ref={response} type="hidden" name="response" defaultValue="" />

@@ -7,6 +7,9 @@ export const LOCALES = ["en", "de", "fr"] as const;
 export type Locale = (typeof LOCALES)[number];
 export const DEFAULT_LOCALE: Locale = "en";
 
+/** The request header proxy.ts sets to the hosted page's language, read by the root layout for `<html lang>`. */
+export const LOCALE_HEADER = "x-latchkey-locale";
+
 export function isLocale(value: unknown): value is Locale {
   return typeof value === "string" && (LOCALES as readonly string[]).includes(value);
 }

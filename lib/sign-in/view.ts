@@ -15,6 +15,8 @@ import { currentStep, signInCsrf, transactionOf, type FlowStep } from "./flow";
 import { emailView, type EmailView } from "./steps/email";
 import { webauthnView, type WebAuthnView } from "./steps/webauthn";
 import { totpView, type TotpView } from "./steps/totp";
+import { DEFAULT_LOCALE, type Locale } from "../i18n/locales";
+import { translate } from "../i18n/translate";
 
 export type SignInView =
   | { kind: "expired" }
@@ -28,6 +30,8 @@ export type SignInView =
     }
   | {
       kind: "step";
+      /** The language the page is shown in (lib/i18n): the components take their words in it. */
+      locale: Locale;
       txId: string;
       csrf: string;
       /** The issuer's base path, `/t/<workspace>`: the forms post under it. */
@@ -58,7 +62,7 @@ export interface FederationView {
   linking: { email: string; provider: string } | null;
 }
 
-export async function signInView(ctx: EndpointContext, txId: string, cookieHeader: string | null): Promise<SignInView> {
+export async function signInView(ctx: EndpointContext, txId: string, cookieHeader: string | null, locale: Locale = DEFAULT_LOCALE): Promise<SignInView> {
   const open = await transactionOf(ctx, txId, cookieHeader);
   if (!open) return (await completedView(ctx, txId, cookieHeader)) ?? { kind: "expired" };
   const { tx, binding } = open;
@@ -73,14 +77,15 @@ export async function signInView(ctx: EndpointContext, txId: string, cookieHeade
     emailView(ctx, tx, step, policy),
     webauthnView(ctx, tx, step),
     totpView(ctx, tx, step),
-    federationView(ctx, tx, step),
+    federationView(ctx, tx, step, locale),
   ]);
   return {
     kind: "step",
+    locale,
     txId,
     csrf: signInCsrf(ctx, txId, binding),
     basePath: ctx.basePath,
-    applicationName: client?.name ?? "the application",
+    applicationName: client?.name ?? translate(locale, "signIn.theApplication"),
     workspaceName: ctx.workspace.name,
     step,
     policy,
@@ -127,22 +132,22 @@ function webOrigin(uri: string): string | null {
   }
 }
 
-async function federationView(ctx: EndpointContext, tx: TransactionRow, step: FlowStep): Promise<FederationView> {
+async function federationView(ctx: EndpointContext, tx: TransactionRow, step: FlowStep, locale: Locale): Promise<FederationView> {
   if (step.kind !== "first_factor") return { buttons: [], sso: false, linking: null };
   const link = tx.federatedLink;
   const [buttons, sso, provider] = await Promise.all([
     link ? Promise.resolve([]) : socialButtonsFor(ctx, tx.clientPk),
     link ? Promise.resolve(false) : workspaceHasSso(ctx),
-    link ? providerName(ctx, link) : Promise.resolve(""),
+    link ? providerName(ctx, link, locale) : Promise.resolve(""),
   ]);
   return { buttons, sso, linking: link ? { email: link.email ?? "", provider } : null };
 }
 
-async function providerName(ctx: EndpointContext, link: PendingFederatedLink): Promise<string> {
+async function providerName(ctx: EndpointContext, link: PendingFederatedLink, locale: Locale): Promise<string> {
   if (link.connectionId) {
     const [row] = await ctx.service.db.select({ name: organizations.name }).from(organizations).where(eq(organizations.id, link.organizationId ?? "")).limit(1);
-    return row?.name ?? "your organization";
+    return row?.name ?? translate(locale, "signIn.yourOrganization");
   }
   const [row] = await ctx.service.db.select({ name: socialProviders.name }).from(socialProviders).where(eq(socialProviders.id, link.socialProviderId ?? "")).limit(1);
-  return row?.name ?? "the provider";
+  return row?.name ?? translate(locale, "signIn.theProvider");
 }

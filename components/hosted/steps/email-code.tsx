@@ -1,5 +1,6 @@
 import type { SignInView } from "@/lib/sign-in/view";
-import { FormError, inputClass, primaryButtonClass, secondaryButtonClass, StepForm } from "./step-form";
+import { translator } from "@/lib/i18n/translate";
+import { FormError, inputClass, primaryButtonClass, secondaryButtonClass, StepForm, STRONG_MARK, WithStrong } from "./step-form";
 
 type View = Extract<SignInView, { kind: "step" }>;
 
@@ -10,11 +11,12 @@ const linkButtonClass = "text-sm font-medium text-indigo-700 hover:text-indigo-6
  * field to the code endpoint (one field for both, no script needed); alone, it has its own field.
  */
 export function EmailCodeRequest({ view, passwordFormId, autoComplete, defaultEmail }: { view: View; passwordFormId: string | null; autoComplete: string; defaultEmail?: string }) {
+  const t = translator(view.locale);
   const path = `${view.basePath}/sign-in/email`;
   if (passwordFormId) {
     return (
       <button type="submit" form={passwordFormId} formAction={path} formNoValidate className={secondaryButtonClass}>
-        Email me a sign-in code
+        {t("emailCode.request")}
       </button>
     );
   }
@@ -22,12 +24,12 @@ export function EmailCodeRequest({ view, passwordFormId, autoComplete, defaultEm
     <StepForm basePath={view.basePath} txId={view.txId} csrf={view.csrf} path="/sign-in/email" className="mt-4 space-y-4">
       <div>
         <label htmlFor="email" className="block text-sm font-medium text-slate-700">
-          Email
+          {t("signIn.email")}
         </label>
         <input id="email" name="email" type="email" autoComplete={autoComplete} required autoFocus className={inputClass} defaultValue={defaultEmail} />
       </div>
       <button type="submit" className={primaryButtonClass}>
-        Email me a sign-in code
+        {t("emailCode.request")}
       </button>
     </StepForm>
   );
@@ -39,6 +41,7 @@ export function EmailCodeRequest({ view, passwordFormId, autoComplete, defaultEm
  * account-exists one.
  */
 export function EmailCodeEntry({ view, purpose, error }: { view: View; purpose: "sign_in" | "sign_up"; error?: string }) {
+  const t = translator(view.locale);
   const form = { basePath: view.basePath, txId: view.txId, csrf: view.csrf };
   const signUp = purpose === "sign_up";
   const address = (signUp ? view.email.signUp.codeSentTo : view.email.codeSentTo) ?? "";
@@ -47,24 +50,16 @@ export function EmailCodeEntry({ view, purpose, error }: { view: View; purpose: 
     <div>
       <FormError message={error} />
       <p className="mt-4 text-sm text-slate-600">
-        {signUp ? (
-          <>
-            We sent a message to <strong className="font-medium text-slate-900">{address}</strong>. Enter the 6-digit code from it.
-          </>
-        ) : (
-          <>
-            If <strong className="font-medium text-slate-900">{address}</strong> has an account, we sent it a 6-digit sign-in code.
-          </>
-        )}{" "}
-        The code works for {view.email.codeMinutes} minutes.
+        <WithStrong text={t(signUp ? "emailCode.sentSignUp" : "emailCode.sentSignIn", { address: STRONG_MARK })} strong={address} />{" "}
+        {t("emailCode.validFor", { minutes: view.email.codeMinutes })}
       </p>
       {dead ? (
-        <p className="mt-4 text-sm text-slate-600">This code can no longer be used. Ask for a new one below.</p>
+        <p className="mt-4 text-sm text-slate-600">{t("emailCode.dead")}</p>
       ) : (
         <StepForm {...form} path={signUp ? "/sign-up/verify" : "/sign-in/email/verify"} className="mt-4 space-y-4">
           <div>
             <label htmlFor="code" className="block text-sm font-medium text-slate-700">
-              Code
+              {t("emailCode.code")}
             </label>
             <input
               id="code"
@@ -80,20 +75,20 @@ export function EmailCodeEntry({ view, purpose, error }: { view: View; purpose: 
             />
           </div>
           <button type="submit" className={primaryButtonClass}>
-            Continue
+            {t("signIn.continue")}
           </button>
         </StepForm>
       )}
       <StepForm {...form} path={signUp ? "/sign-up/email" : "/sign-in/email"} className="mt-3">
         <input type="hidden" name="email" value={address} />
         <button type="submit" className={secondaryButtonClass}>
-          Send a new code
+          {t("emailCode.resend")}
         </button>
       </StepForm>
       <StepForm {...form} path="/sign-in/email/cancel" className="mt-4 text-center">
         {signUp ? <input type="hidden" name="then" value="sign_up" /> : null}
         <button type="submit" className={linkButtonClass}>
-          {signUp ? "Use a different email" : "Use another way to sign in"}
+          {t(signUp ? "emailCode.differentEmail" : "emailCode.otherWay")}
         </button>
       </StepForm>
     </div>

@@ -1,4 +1,5 @@
 import type { SignInView } from "@/lib/sign-in/view";
+import { translator } from "@/lib/i18n/translate";
 import { Divider, FormError, inputClass, primaryButtonClass, secondaryButtonClass, StepForm } from "./step-form";
 import { WebAuthnEnrollPrompt } from "./webauthn-prompt";
 
@@ -14,24 +15,25 @@ const grouped = (secret: string) => secret.match(/.{1,4}/g)?.join(" ") ?? secret
  */
 export function EnrollSecondFactor({ view, error }: { view: View; error?: string }) {
   if (view.step.kind !== "enroll_second_factor") return null;
+  const t = translator(view.locale);
   const options = new Set(view.step.options);
   const form = { basePath: view.basePath, txId: view.txId, csrf: view.csrf };
   const enrollment = view.totp.enrollment;
   const webauthn = options.has("security_key") || options.has("passkey");
   return (
     <div>
-      <p className="text-sm text-slate-600">{view.applicationName} asks for a second step when you sign in. Set one up to continue.</p>
+      <p className="text-sm text-slate-600">{t("mfa.enrollIntro", { application: view.applicationName })}</p>
       <div className="mt-4">
         <FormError message={error} />
       </div>
       {options.has("totp") ? (
         enrollment ? (
           <div className="mt-4 space-y-4">
-            <p className="text-sm text-slate-700">Scan this QR code with your authenticator app, or enter the key below.</p>
+            <p className="text-sm text-slate-700">{t("mfa.scan")}</p>
             {/* eslint-disable-next-line @next/next/no-img-element -- an inline SVG data URL, generated per enrolment */}
-            <img src={enrollment.qrSvg} alt="QR code for your authenticator app" width={192} height={192} className="mx-auto h-48 w-48" />
+            <img src={enrollment.qrSvg} alt={t("mfa.qrAlt")} width={192} height={192} className="mx-auto h-48 w-48" />
             <p className="text-center">
-              <span className="sr-only">Setup key: </span>
+              <span className="sr-only">{t("mfa.setupKey")} </span>
               <code id="totp-secret" data-secret={enrollment.secret} className="inline-block select-all rounded bg-slate-100 px-2 py-1 font-mono text-sm leading-6 text-slate-800">
                 {grouped(enrollment.secret)}
               </code>
@@ -39,33 +41,33 @@ export function EnrollSecondFactor({ view, error }: { view: View; error?: string
             <StepForm {...form} path="/sign-in/totp/enroll" className="space-y-4">
               <div>
                 <label htmlFor="totp-code" className="block text-sm font-medium text-slate-700">
-                  Code from the app
+                  {t("mfa.appCode")}
                 </label>
                 <input id="totp-code" name="code" type="text" inputMode="numeric" pattern="[0-9 ]*" maxLength={8} autoComplete="one-time-code" required autoFocus className={inputClass} />
               </div>
               <button type="submit" className={primaryButtonClass}>
-                Verify and continue
+                {t("mfa.verifyAndContinue")}
               </button>
             </StepForm>
           </div>
         ) : (
           <StepForm {...form} path="/sign-in/totp/enroll/start" className="mt-4">
             <button type="submit" className={primaryButtonClass}>
-              Set up an authenticator app
+              {t("mfa.setUpApp")}
             </button>
           </StepForm>
         )
       ) : null}
       {webauthn ? (
         <>
-          {options.has("totp") ? <Divider /> : null}
+          {options.has("totp") ? <Divider label={t("signIn.or")} /> : null}
           <WebAuthnEnrollPrompt view={view} />
         </>
       ) : null}
       {enrollment ? (
         <StepForm {...form} path="/sign-in/totp/enroll/start" className="mt-4">
           <button type="submit" className={secondaryButtonClass}>
-            Show a new key
+            {t("mfa.newKey")}
           </button>
         </StepForm>
       ) : null}

@@ -1,5 +1,6 @@
 import type { SignInView } from "@/lib/sign-in/view";
-import { Divider, inputClass, secondaryButtonClass, StepForm } from "./step-form";
+import { translator } from "@/lib/i18n/translate";
+import { Divider, inputClass, secondaryButtonClass, StepForm, STRONG_MARK, WithStrong } from "./step-form";
 
 type View = Extract<SignInView, { kind: "step" }>;
 
@@ -10,32 +11,33 @@ type View = Extract<SignInView, { kind: "step" }>;
 export function FederationOptions({ view, divider }: { view: View; divider: boolean }) {
   const { buttons, sso } = view.federation;
   if (buttons.length === 0 && !sso) return null;
+  const t = translator(view.locale);
   const form = { basePath: view.basePath, txId: view.txId, csrf: view.csrf };
   return (
     <div>
-      {divider ? <Divider /> : null}
+      {divider ? <Divider label={t("signIn.or")} /> : null}
       <div className="space-y-2">
         {buttons.map((b) => (
           <StepForm key={b.key} {...form} path="/sign-in/federation" className="">
             <input type="hidden" name="provider" value={b.key} />
             <button type="submit" className={secondaryButtonClass}>
-              Continue with {b.name}
+              {t("federation.continueWith", { provider: b.name })}
             </button>
           </StepForm>
         ))}
       </div>
       {sso ? (
         <details className="mt-3 text-sm">
-          <summary className="cursor-pointer font-medium text-indigo-700 hover:underline">Sign in with single sign-on (SSO)</summary>
+          <summary className="cursor-pointer font-medium text-indigo-700 hover:underline">{t("federation.sso")}</summary>
           <StepForm {...form} path="/sign-in/sso" className="mt-3 space-y-3">
             <div>
               <label htmlFor="sso-email" className="block text-sm font-medium text-slate-700">
-                Work email
+                {t("federation.workEmail")}
               </label>
               <input id="sso-email" name="email" type="email" autoComplete="email" required className={inputClass} />
             </div>
             <button type="submit" className={secondaryButtonClass}>
-              Continue with single sign-on
+              {t("federation.continueSso")}
             </button>
           </StepForm>
         </details>
@@ -48,15 +50,15 @@ export function FederationOptions({ view, divider }: { view: View; divider: bool
 export function LinkAccountNotice({ view }: { view: View }) {
   const linking = view.federation.linking;
   if (!linking) return null;
+  const t = translator(view.locale);
   return (
     <div className="mb-4 rounded-md border border-amber-200 bg-amber-50 px-3 py-3 text-sm text-amber-900" role="status">
       <p>
-        An account with <strong>{linking.email}</strong> already exists. To sign in with {linking.provider} from now on, sign in to that account once below: it
-        is linked only after you do.
+        <WithStrong text={t("federation.linkNotice", { email: STRONG_MARK, provider: linking.provider })} strong={linking.email} className="" />
       </p>
       <StepForm basePath={view.basePath} txId={view.txId} csrf={view.csrf} path="/sign-in/federation/cancel" className="mt-2">
         <button type="submit" className="font-medium text-amber-900 underline">
-          Cancel and sign in another way
+          {t("federation.cancelLink")}
         </button>
       </StepForm>
     </div>

@@ -1,4 +1,5 @@
 import type { SignInView } from "@/lib/sign-in/view";
+import { translator } from "@/lib/i18n/translate";
 import { Divider, FormError, inputClass, primaryButtonClass, StepForm } from "./step-form";
 import { EmailCodeRequest } from "./email-code";
 import { PasskeySignIn } from "./passkey-sign-in";
@@ -17,6 +18,7 @@ const PASSWORD_FORM_ID = "password-form";
  * autofill in the email field are added by script.
  */
 export function FirstFactor({ view, error, email: typedEmail }: { view: View; error?: string; /** The address to show again in the form (after a failed password). */ email?: string | null }) {
+  const t = translator(view.locale);
   const allowed = new Set(view.policy.firstFactors);
   const form = { basePath: view.basePath, txId: view.txId, csrf: view.csrf };
   const password = allowed.has("password");
@@ -33,30 +35,30 @@ export function FirstFactor({ view, error, email: typedEmail }: { view: View; er
         <StepForm {...form} path="/sign-in/password" className="mt-4 space-y-4" id={PASSWORD_FORM_ID}>
           <div>
             <label htmlFor="email" className="block text-sm font-medium text-slate-700">
-              Email
+              {t("signIn.email")}
             </label>
             <input id="email" name="email" type="email" autoComplete={identifier} required autoFocus={!knownEmail} className={inputClass} defaultValue={knownEmail} />
           </div>
           <div>
             <label htmlFor="password" className="block text-sm font-medium text-slate-700">
-              Password
+              {t("signIn.password")}
             </label>
-            <PasswordInput id="password" name="password" autoComplete="current-password" required autoFocus={!!knownEmail} />
+            <PasswordInput id="password" name="password" autoComplete="current-password" required autoFocus={!!knownEmail} toggleLabel={t("signIn.showPassword")} />
           </div>
           <button type="submit" className={primaryButtonClass}>
-            Sign in
+            {t("signIn.submit")}
           </button>
         </StepForm>
       ) : null}
       {email ? (
         <>
-          {password ? <Divider /> : null}
+          {password ? <Divider label={t("signIn.or")} /> : null}
           <EmailCodeRequest view={view} passwordFormId={password ? PASSWORD_FORM_ID : null} autoComplete={identifier} defaultEmail={knownEmail} />
         </>
       ) : null}
       {passkey ? <PasskeySignIn view={view} divider={password || email} /> : null}
       <FederationOptions view={view} divider={password || email || passkey} />
-      {!password && !email && !passkey && view.federation.buttons.length === 0 && !view.federation.sso ? <p className="text-sm text-slate-600">No sign-in method is available for this application.</p> : null}
+      {!password && !email && !passkey && view.federation.buttons.length === 0 && !view.federation.sso ? <p className="text-sm text-slate-600">{t("signIn.noMethod")}</p> : null}
       {view.email.signUp.available ? <SignUpLink view={view} /> : null}
     </div>
   );

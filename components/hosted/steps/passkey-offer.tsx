@@ -1,5 +1,6 @@
 import { signInFormMessage } from "@/lib/hosted/errors";
 import type { SignInView } from "@/lib/sign-in/view";
+import { translator } from "@/lib/i18n/translate";
 import { WebAuthnForm } from "../webauthn-form";
 import { FormError, secondaryButtonClass, StepForm } from "./step-form";
 
@@ -11,12 +12,14 @@ type View = Extract<SignInView, { kind: "step" }>;
  */
 export function PasskeyOffer({ view, error }: { view: View; error?: string }) {
   if (view.step.kind !== "passkey_offer") return null;
+  const t = translator(view.locale);
   const required = view.step.required;
   const form = { basePath: view.basePath, txId: view.txId, csrf: view.csrf };
   return (
     <div className="space-y-4">
       <p className="text-sm text-slate-600">
-        {required ? `${view.applicationName} requires a passkey. ` : ""}A passkey lets you sign in with your fingerprint, face or screen lock instead of a password.
+        {required ? `${t("passkey.required", { application: view.applicationName })} ` : ""}
+        {t("passkey.explain")}
       </p>
       <FormError message={error} />
       {view.webauthn.creation?.passkey ? (
@@ -26,20 +29,20 @@ export function PasskeyOffer({ view, error }: { view: View; error?: string }) {
           ceremony="create"
           optionsJSON={view.webauthn.creation.passkey}
           kind="passkey"
-          label="Add a passkey"
+          label={t("passkey.add")}
           primary
-          failedMessage={signInFormMessage("enrollment_failed")!}
-          unsupportedMessage="This browser cannot create passkeys."
+          failedMessage={signInFormMessage("enrollment_failed", view.locale)!}
+          unsupportedMessage={t("passkey.cannotCreate")}
         />
       ) : null}
       {required ? (
         <noscript>
-          <p className="text-sm text-slate-600">Adding a passkey needs JavaScript. Turn it on and reload this page.</p>
+          <p className="text-sm text-slate-600">{t("passkey.needsScript")}</p>
         </noscript>
       ) : (
         <StepForm {...form} path="/sign-in/passkey/skip">
           <button type="submit" className={secondaryButtonClass}>
-            Not now
+            {t("passkey.notNow")}
           </button>
         </StepForm>
       )}

@@ -1,5 +1,6 @@
 import { signInFormMessage } from "@/lib/hosted/errors";
 import type { SignInView } from "@/lib/sign-in/view";
+import { translator } from "@/lib/i18n/translate";
 import { WebAuthnForm } from "../webauthn-form";
 
 type View = Extract<SignInView, { kind: "step" }>;
@@ -7,6 +8,7 @@ type View = Extract<SignInView, { kind: "step" }>;
 /** "Sign in with a passkey", and the passkeys offered in the email field's autofill. Needs JavaScript; renders nothing without it. */
 export function PasskeySignIn({ view, divider = false }: { view: View; divider?: boolean }) {
   if (!view.webauthn.options) return null;
+  const t = translator(view.locale);
   return (
     <WebAuthnForm
       basePath={view.basePath}
@@ -17,8 +19,9 @@ export function PasskeySignIn({ view, divider = false }: { view: View; divider?:
       optionsJSON={view.webauthn.options}
       autofill
       divider={divider}
-      label="Sign in with a passkey"
-      failedMessage={signInFormMessage("webauthn_failed")!}
+      dividerLabel={t("signIn.or")}
+      label={t("passkey.signIn")}
+      failedMessage={signInFormMessage("webauthn_failed", view.locale)!}
     />
   );
 }

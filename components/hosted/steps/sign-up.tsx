@@ -1,5 +1,6 @@
 import type { SignInView } from "@/lib/sign-in/view";
-import { Divider, FormError, inputClass, primaryButtonClass, secondaryButtonClass, StepForm } from "./step-form";
+import { translator } from "@/lib/i18n/translate";
+import { Divider, FormError, inputClass, primaryButtonClass, secondaryButtonClass, StepForm, STRONG_MARK, WithStrong } from "./step-form";
 import { PasswordInput } from "../password-input";
 
 type View = Extract<SignInView, { kind: "step" }>;
@@ -8,11 +9,12 @@ const linkClass = "font-medium text-indigo-700 hover:text-indigo-600 hover:under
 
 /** The first step's way to the sign-up (a plain link: the page shows the sign-up's first form). */
 export function SignUpLink({ view }: { view: View }) {
+  const t = translator(view.locale);
   return (
     <p className="mt-6 text-center text-sm text-slate-600">
-      New here?{" "}
+      {t("signUp.newHere")}{" "}
       <a href={`${view.basePath}/sign-in?tx=${encodeURIComponent(view.txId)}&sign_up=1`} className={linkClass}>
-        Create an account
+        {t("signUp.create")}
       </a>
     </p>
   );
@@ -20,25 +22,26 @@ export function SignUpLink({ view }: { view: View }) {
 
 /** Sign-up, first form: the address to confirm with a code. */
 export function SignUpStart({ view, error }: { view: View; error?: string }) {
+  const t = translator(view.locale);
   return (
     <div>
       <FormError message={error} />
       <StepForm basePath={view.basePath} txId={view.txId} csrf={view.csrf} path="/sign-up/email" className="mt-4 space-y-4">
         <div>
           <label htmlFor="email" className="block text-sm font-medium text-slate-700">
-            Email
+            {t("signIn.email")}
           </label>
           <input id="email" name="email" type="email" autoComplete="email" required autoFocus className={inputClass} />
         </div>
-        <p className="text-sm text-slate-500">We will send you a code to confirm the address.</p>
+        <p className="text-sm text-slate-500">{t("signUp.codeHint")}</p>
         <button type="submit" className={primaryButtonClass}>
-          Continue
+          {t("signIn.continue")}
         </button>
       </StepForm>
       <p className="mt-6 text-center text-sm text-slate-600">
-        Already have an account?{" "}
+        {t("signUp.haveAccount")}{" "}
         <a href={`${view.basePath}/sign-in?tx=${encodeURIComponent(view.txId)}`} className={linkClass}>
-          Sign in
+          {t("signUp.signIn")}
         </a>
       </p>
     </div>
@@ -47,13 +50,14 @@ export function SignUpStart({ view, error }: { view: View; error?: string }) {
 
 /** Sign-up, last form: the address is confirmed; the user chooses how to sign in. */
 export function SignUpCredential({ view, error }: { view: View; error?: string }) {
+  const t = translator(view.locale);
   const form = { basePath: view.basePath, txId: view.txId, csrf: view.csrf };
   const choices = view.email.signUp.credentials;
   return (
     <div>
       <FormError message={error} />
       <p className="mt-4 text-sm text-slate-600">
-        <strong className="font-medium text-slate-900">{view.email.signUp.verifiedAddress}</strong> is confirmed.
+        <WithStrong text={t("signUp.confirmed", { address: STRONG_MARK })} strong={view.email.signUp.verifiedAddress} />
       </p>
       {choices.includes("password") ? (
         <StepForm {...form} path="/sign-up/account" className="mt-4 space-y-4">
@@ -61,25 +65,25 @@ export function SignUpCredential({ view, error }: { view: View; error?: string }
           <input type="text" name="username" autoComplete="username" value={view.email.signUp.verifiedAddress ?? ""} readOnly hidden />
           <div>
             <label htmlFor="new-password" className="block text-sm font-medium text-slate-700">
-              Choose a password
+              {t("signUp.choosePassword")}
             </label>
-            <PasswordInput id="new-password" name="password" autoComplete="new-password" minLength={8} maxLength={256} required autoFocus aria-describedby="new-password-hint" />
+            <PasswordInput id="new-password" name="password" autoComplete="new-password" minLength={8} maxLength={256} required autoFocus aria-describedby="new-password-hint" toggleLabel={t("signIn.showPassword")} />
             <p id="new-password-hint" className="mt-1 text-xs text-slate-500">
-              At least 8 characters.
+              {t("signUp.passwordHint")}
             </p>
           </div>
           <button type="submit" className={primaryButtonClass}>
-            Create account
+            {t("signUp.createAccount")}
           </button>
         </StepForm>
       ) : null}
       {choices.includes("passkey") ? (
         <>
-          {choices.includes("password") ? <Divider /> : null}
+          {choices.includes("password") ? <Divider label={t("signIn.or")} /> : null}
           <StepForm {...form} path="/sign-up/account" className="mt-4">
             <input type="hidden" name="credential" value="passkey" />
             <button type="submit" className={choices.includes("password") ? secondaryButtonClass : primaryButtonClass}>
-              Create account with a passkey
+              {t("signUp.createWithPasskey")}
             </button>
           </StepForm>
         </>
@@ -87,16 +91,16 @@ export function SignUpCredential({ view, error }: { view: View; error?: string }
       {choices.includes("email") ? (
         <StepForm {...form} path="/sign-up/account" className="mt-4">
           <input type="hidden" name="credential" value="email" />
-          <p className="mb-4 text-sm text-slate-600">You will sign in with a code sent to this address.</p>
+          <p className="mb-4 text-sm text-slate-600">{t("signUp.emailOnly")}</p>
           <button type="submit" className={primaryButtonClass}>
-            Create account
+            {t("signUp.createAccount")}
           </button>
         </StepForm>
       ) : null}
       <StepForm {...form} path="/sign-in/email/cancel" className="mt-4 text-center">
         <input type="hidden" name="then" value="sign_up" />
         <button type="submit" className="text-sm font-medium text-indigo-700 hover:text-indigo-600 hover:underline">
-          Use a different email
+          {t("emailCode.differentEmail")}
         </button>
       </StepForm>
     </div>

@@ -44,3 +44,21 @@ export function Divider({ label = "or" }: { label?: string }) {
     </div>
   );
 }
+
+/** Stands in for a parameter that `WithStrong` shows in bold (never a character of any message). */
+export const STRONG_MARK = "\u0000";
+
+/**
+ * A translated sentence with one parameter in bold: the message is translated with STRONG_MARK as
+ * that parameter, and the value goes where the mark is, wherever the language puts it.
+ */
+export function WithStrong({ text, strong, className = "font-medium text-slate-900" }: { text: string; strong: ReactNode; className?: string }) {
+  const [before, ...after] = text.split(STRONG_MARK);
+  return (
+    <>
+      {before}
+      {after.length > 0 ? <strong className={className}>{strong}</strong> : null}
+      {after.join("")}
+    </>
+  );
+}

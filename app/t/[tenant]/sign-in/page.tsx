@@ -2,6 +2,8 @@ import type { Metadata } from "next";
 import { headers } from "next/headers";
 import { notFound } from "next/navigation";
 import { hostedErrorText, signInFormMessage } from "@/lib/hosted/errors";
+import { negotiateLocale } from "@/lib/i18n/locales";
+import { translator } from "@/lib/i18n/translate";
 import { signInView } from "@/lib/sign-in/view";
 import { contextFor, resolveWorkspace } from "@/lib/server/router";
 import { getService } from "@/lib/service";
@@ -16,7 +18,15 @@ import { SignUpCredential, SignUpStart } from "@/components/hosted/steps/sign-up
 import { primaryButtonClass } from "@/components/hosted/steps/step-form";
 
 export const dynamic = "force-dynamic";
-export const metadata: Metadata = { title: "Sign in", robots: { index: false } };
+
+/** The page's language: the browser's Accept-Language (lib/i18n), as for the hosted error pages and emails. */
+async function pageLocale() {
+  return negotiateLocale((await headers()).get("accept-language"));
+}
+
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: translator(await pageLocale())("signIn.pageTitle"), robots: { index: false } };
+}
 
 /** The hosted sign-in: one page, showing the step the sign-in is at (lib/sign-in/flow.ts). */
 export default async function SignInPage(props: { params: Promise<{ tenant: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> }) {
@@ -25,22 +35,24 @@ export default async function SignInPage(props: { params: Promise<{ tenant: stri
   const workspace = await resolveWorkspace(service, tenant);
   if (!workspace) notFound();
   const tx = typeof query.tx === "string" ? query.tx : "";
-  const view = await signInView(contextFor(service, workspace), tx, (await headers()).get("cookie"));
+  const locale = await pageLocale();
+  const t = translator(locale);
+  const view = await signInView(contextFor(service, workspace), tx, (await headers()).get("cookie"), locale);
   if (view.kind === "completed") {
     // Back (or a reload) after a finished sign-in: done, not "expired"; the way back is a registered address only.
     return (
-      <HostedCard title="You're signed in" workspaceName={view.workspaceName}>
-        <p className="text-sm text-slate-600">This sign-in to {view.applicationName} was already completed. You can close this page or go back to the application.</p>
+      <HostedCard title={t("signIn.completed.title")} workspaceName={view.workspaceName}>
+        <p className="text-sm text-slate-600">{t("signIn.completed.body", { application: view.applicationName })}</p>
         {view.returnTo ? (
           <a href={view.returnTo} className={`mt-6 block text-center ${primaryButtonClass}`}>
-            Back to {view.applicationName}
+            {t("signIn.completed.back", { application: view.applicationName })}
           </a>
         ) : null}
       </HostedCard>
     );
   }
   if (view.kind === "expired") {
-    const expired = hostedErrorText("sign_in_link_expired");
+    const expired = hostedErrorText("sign_in_link_expired", { locale });
     return (
       <HostedCard title={expired.title} workspaceName={workspace.name}>
         <p className="text-sm text-slate-600">{expired.message}</p>
@@ -48,7 +60,7 @@ export default async function SignInPage(props: { params: Promise<{ tenant: stri
     );
   }
   // Only the codes the form shows (lib/hosted/errors.ts); any other value shows nothing.
-  const error = signInFormMessage(query.error);
+  const error = signInFormMessage(query.error, locale);
   // After a failed password or code request the form shows the address again (kept on the transaction, not in the URL).
   const typedEmail = ["invalid_credentials", "rate_limited", "invalid_email", "code_resend_wait"].includes(String(query.error)) ? view.enteredEmail : null;
   const step = view.step;
@@ -66,25 +78,26 @@ export default async function SignInPage(props: { params: Promise<{ tenant: stri
             : query.sign_up === "1" && signUp.available
               ? "sign_up"
               : null;
+  const application = { application: view.applicationName };
   const firstFormTitle = {
-    sign_in_code: "Check your email",
-    sign_up_code: "Check your email",
-    sign_up: `Create your account for ${view.applicationName}`,
-    sign_up_credential: "Choose how you will sign in",
+    sign_in_code: t("signIn.title.checkEmail"),
+    sign_up_code: t("signIn.title.checkEmail"),
+    sign_up: t("signIn.title.signUp", application),
+    sign_up_credential: t("signIn.title.chooseCredential"),
   } as const;
   const title = firstForm
     ? firstFormTitle[firstForm]
     : step.kind === "first_factor"
-      ? `Sign in to ${view.applicationName}`
+      ? t("signIn.title.signIn", application)
       : step.kind === "second_factor"
-        ? "Confirm it's you"
+        ? t("signIn.title.secondFactor")
         : step.kind === "enroll_second_factor"
-          ? "Set up two-step verification"
+          ? t("signIn.title.enroll")
           : step.kind === "recovery_codes"
-            ? "Save your recovery codes"
+            ? t("signIn.title.recoveryCodes")
             : step.kind === "passkey_offer"
-              ? "Sign in faster with a passkey"
-              : `Sign in to ${view.applicationName}`;
+              ? t("signIn.title.passkeyOffer")
+              : t("signIn.title.signIn", application);
   return (
     <HostedCard title={title} workspaceName={view.workspaceName}>
       {view.userEmail && step.kind !== "first_factor" ? <p className="-mt-4 mb-4 text-sm text-slate-500">{view.userEmail}</p> : null}
