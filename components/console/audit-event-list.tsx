@@ -1,0 +1,72 @@
+import { Badge } from "@/components/ui/badge";
+import { formatUtc } from "@/components/ui/time";
+import type { AuditEntry } from "@/lib/console/audit";
+
+/**
+ * The audit log as a compact list: one line per event (its summary and time), the details (type,
+ * who, subject, where from, data) folded in a native <details>, so it reads at phone width and
+ * needs no script.
+ */
+export function AuditEventList({ entries }: { entries: AuditEntry[] }) {
+  return (
+    <ol className="divide-y divide-slate-200 rounded-md border border-slate-200" aria-label="Audit events">
+      {entries.map((e) => (
+        <li key={e.id} className={e.flagged ? "bg-red-50" : undefined} data-testid="audit-event">
+          <details className="group">
+            <summary className="flex cursor-pointer list-none flex-wrap items-baseline gap-x-3 gap-y-1 px-3 py-2 focus-visible:outline focus-visible:outline-2 focus-visible:outline-offset-[-2px] focus-visible:outline-indigo-600 [&::-webkit-details-marker]:hidden">
+              <span aria-hidden="true" className="text-xs text-slate-500 transition-transform group-open:rotate-90">
+                ▶
+              </span>
+              <span className="min-w-0 flex-1 break-words text-sm text-slate-900">
+                {e.summary}
+                {e.flagged ? (
+                  <span className="ml-2 align-middle">
+                    <Badge tone="red">{e.flagged.replace(/_/g, " ")}</Badge>
+                  </span>
+                ) : null}
+              </span>
+              <time dateTime={e.createdAt.toISOString()} className="whitespace-nowrap text-xs text-slate-600">
+                {formatUtc(e.createdAt)}
+              </time>
+            </summary>
+            <dl className="grid gap-x-4 gap-y-1 border-t border-slate-100 px-3 py-2 text-xs sm:grid-cols-[8rem_1fr]">
+              <dt className="text-slate-600">Type</dt>
+              <dd>
+                <code className="break-all font-mono">{e.type}</code>
+              </dd>
+              <dt className="text-slate-600">Who</dt>
+              <dd className="break-all">{e.actorEmail ?? (e.actor ? <code className="font-mono">{e.actor}</code> : "system (protocol)")}</dd>
+              {e.subject ? (
+                <>
+                  <dt className="text-slate-600">Subject</dt>
+                  <dd className="break-all">
+                    {e.subject}
+                    {e.subjectEmail && e.subjectEmail !== e.subject ? <span className="text-slate-600"> ({e.subjectEmail})</span> : null}
+                  </dd>
+                </>
+              ) : null}
+              {e.clientId ? (
+                <>
+                  <dt className="text-slate-600">Application</dt>
+                  <dd className="break-all font-mono">{e.clientId}</dd>
+                </>
+              ) : null}
+              {e.reason ? (
+                <>
+                  <dt className="text-slate-600">Reason</dt>
+                  <dd>{e.reason}</dd>
+                </>
+              ) : null}
+              <dt className="text-slate-600">From</dt>
+              <dd className="break-all">{e.ip ?? "—"}</dd>
+              <dt className="text-slate-600">Data</dt>
+              <dd>
+                <pre className="max-h-64 overflow-auto whitespace-pre-wrap break-all rounded bg-slate-50 p-2 font-mono text-slate-800">{JSON.stringify(e.data, null, 2)}</pre>
+              </dd>
+            </dl>
+          </details>
+        </li>
+      ))}
+    </ol>
+  );
+}
