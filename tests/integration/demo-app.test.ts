@@ -197,6 +197,21 @@ describe("the demo application at /demo", () => {
     expect(storedTokens(browser)).toBeUndefined();
   });
 
+  it("after a revocation, signs out of the application only (hosted logout needs the live grant) and says so", async () => {
+    const browser = new Browser(publicUrl);
+    await signIn(browser);
+    await browser.browse("/demo/revoke", { form: {} });
+    const logout = await browser.browse("/demo/logout", { form: {} });
+    expect(logout.status).toBe(303);
+    expect(logout.headers.get("location")).toBe("/demo");
+    const html = await (await browser.browse("/demo")).text();
+    expect(html).toContain("hosted logout was skipped: your Latchkey sign-in is still open");
+    // It is: the next sign-in skips the password form.
+    const start = await browser.browse("/demo/start", { form: { app: "standard" } });
+    const authorize = await browser.browse(start.headers.get("location")!);
+    expect(new URL(authorize.headers.get("location")!, publicUrl).pathname).toBe("/demo/callback");
+  });
+
   it("signs in with demo-spa-mfa from the second button", async () => {
     const browser = new Browser(publicUrl);
     await browser.browse("/demo");
