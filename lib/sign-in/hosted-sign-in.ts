@@ -7,6 +7,7 @@ import { evidenceFor } from "../authn/evidence";
 import { decoyHash, hashPassword, needsRehash, PASSWORD_MAX_LENGTH, verifyPassword } from "../authn/password";
 import { guessingGate } from "../authn/sign-in-limits";
 import { policyFor } from "../authn/policy";
+import { passwordFailureReason, recordSignInFailure } from "./failures";
 import { identify, signInStep, toSignInPage } from "./flow";
 import { homeRealmRedirect } from "./steps/federation";
 
@@ -42,6 +43,7 @@ export const passwordSignInEndpoint: Endpoint = signInStep(async (request, ctx, 
   const ok = await verifyPassword(user?.passwordHash ?? (await decoyHash()), password);
   if (!user || !user.passwordHash || !ok || user.status !== "active") {
     await gate.recordFailure();
+    await recordSignInFailure(ctx, request, { userId: user?.id ?? null, method: "password", reason: passwordFailureReason(user, ok), clientPk: tx.clientPk });
     await rememberAddress(ctx, tx, typed);
     return toSignInPage(ctx, tx.id, "invalid_credentials");
   }

@@ -1,0 +1,37 @@
+/**
+ * A failed sign-in, recorded for the workspace's administrators (audit `sign_in.failed`, counted
+ * per day on the console's overview): which account when one exists, the method, why, from
+ * where, and the client. Never the password, and never the address as typed (people type
+ * passwords into the email field): an unknown account is recorded without a subject. Attempts
+ * the guessing limits refuse before any password is checked are not recorded (they are the
+ * limiter's, and recording them would let a flood write without bound).
+ */
+import { recordAudit } from "../audit/events";
+import type { EndpointContext } from "../http/context";
+import { clientAddressOf } from "../http/client-address";
+
+export type SignInFailureReason = "wrong_password" | "unknown_account" | "no_password" | "account_disabled";
+
+export async function recordSignInFailure(
+  ctx: EndpointContext,
+  request: Request,
+  input: { userId: string | null; method: "password"; reason: SignInFailureReason; clientPk?: string | null },
+): Promise<void> {
+  await recordAudit(ctx.service.db, {
+    workspaceId: ctx.workspace.id,
+    type: "sign_in.failed",
+    subject: input.userId,
+    reason: input.reason,
+    data: { method: input.method, ...(input.clientPk ? { client: input.clientPk } : {}) },
+    ip: clientAddressOf(request.headers, ctx.service.config.trustProxy),
+    at: ctx.service.clock.now(),
+  });
+}
+
+/** Why a password sign-in failed, from the account row as found (or not). */
+export function passwordFailureReason(user: { passwordHash: string | null; status: string } | undefined, passwordMatched: boolean): SignInFailureReason {
+  if (!user) return "unknown_account";
+  if (!user.passwordHash) return "no_password";
+  if (!passwordMatched) return "wrong_password";
+  return "account_disabled";
+}
