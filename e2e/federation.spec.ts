@@ -13,7 +13,7 @@
  * workspace commands on the server's data store (e2e/federation-admin.ts).
  */
 import { expect, test, type Page } from "@playwright/test";
-import { HOSTED_ERRORS, type HostedErrorCode } from "../lib/hosted/errors";
+import { HOSTED_ERRORS, hostedErrorText, type HostedErrorCode } from "../lib/hosted/errors";
 import { startCustomerApp, type CustomerAppProcess } from "./customer-app-process";
 import { CONTOSO_CLIENT, CONTOSO_ISSUER, CONTOSO_PORT, FEDERATION_APP_PORT, GITHUB_CLIENT, GITHUB_ORIGIN, GITHUB_PORT, IDP_ISSUER, ISSUER } from "./env";
 import { exportWorkspace, importWorkspace, type ExportedWorkspace } from "./federation-admin";
@@ -107,9 +107,9 @@ async function upstreamSignIn(page: Page, origin: string, username: string): Pro
 
 /** The hosted error page of `code`, with the catalogue's title, message and status. */
 async function expectHostedError(page: Page, statuses: number[], code: HostedErrorCode): Promise<void> {
-  const entry = HOSTED_ERRORS[code] as { status: number; title: string; message: unknown };
+  const entry = { status: HOSTED_ERRORS[code].status, ...(hostedErrorText as (c: HostedErrorCode) => { title: string; message: string })(code) };
   await expect(page.getByRole("heading", { level: 1 })).toHaveText(entry.title);
-  if (typeof entry.message === "string") await expect(page.getByText(entry.message)).toBeVisible();
+  if (!/\{\w+\}/.test(entry.message)) await expect(page.getByText(entry.message)).toBeVisible();
   expect(page.url().startsWith(CALLBACK), page.url()).toBe(true);
   expect(statuses.at(-1)).toBe(entry.status);
 }
@@ -177,7 +177,7 @@ test("enterprise: 'Sign in with single sign-on' takes the work email alone to th
   await page.getByLabel("Work email", { exact: true }).fill("someone@example.com");
   await page.getByRole("button", { name: "Continue with single sign-on" }).click();
   await expect(page).toHaveURL((url) => url.href.startsWith(`${ISSUER}/sign-in`));
-  await expect(page.getByRole("alert").filter({ hasText: HOSTED_ERRORS.sso_not_configured.message })).toBeVisible();
+  await expect(page.getByRole("alert").filter({ hasText: hostedErrorText("sso_not_configured").message })).toBeVisible();
 });
 
 test("social: the GitHub stand-in creates the account and signs it in; the buttons follow the workspace's order", async ({ page }) => {

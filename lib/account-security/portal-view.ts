@@ -9,7 +9,8 @@ import { users } from "../../db/schema";
 import { listFactors } from "../authn/factors";
 import type { EnrolledFactor } from "../authn/factors/contract";
 import { csrfToken } from "../http/csrf";
-import { HOSTED_ERRORS, type HostedErrorCode } from "../hosted/errors";
+import { hostedErrorText, type HostedErrorCode } from "../hosted/errors";
+import type { Locale } from "../i18n/locales";
 import type { EndpointContext } from "../http/context";
 import { pendingEmailCode } from "../authn/factors/email-otp";
 import { secondFactorOptions } from "../authn/factors/webauthn";
@@ -110,6 +111,7 @@ export const PORTAL_FORM_ERRORS = [
   "portal_application_not_found",
 ] as const satisfies readonly HostedErrorCode[];
 
-export function portalFormMessage(value: unknown): string | null {
-  return (PORTAL_FORM_ERRORS as readonly unknown[]).includes(value) ? HOSTED_ERRORS[value as (typeof PORTAL_FORM_ERRORS)[number]].message : null;
+/** The portal form's message for a `?error=` value in the page's language, or null for anything else. */
+export function portalFormMessage(value: unknown, locale: Locale = "en"): string | null {
+  return (PORTAL_FORM_ERRORS as readonly unknown[]).includes(value) ? hostedErrorText(value as (typeof PORTAL_FORM_ERRORS)[number], { locale }).message : null;
 }
