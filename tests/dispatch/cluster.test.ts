@@ -10,6 +10,7 @@ import { createServer } from "node:net";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, describe, expect, inject, it } from "vitest";
+import { createDatabase, dropDatabase, freshDatabaseName } from "../setup/database";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
 const built = existsSync(path.join(root, ".next", "BUILD_ID"));
@@ -63,25 +64,30 @@ describe("WEB_CONCURRENCY", () => {
 
   describe.skipIf(!databaseUrl || (!built && !ci))("with PostgreSQL", () => {
     let server: ReturnType<typeof start> | undefined;
+    // A database of its own: the server seeds and repoints the demo workspace at start-up, which
+    // must not reach the workspaces other test files keep in this run's shared database.
+    const ownName = freshDatabaseName("latchkey_cluster");
     afterAll(async () => {
       if (server && server.child.exitCode === null) {
         server.child.kill("SIGKILL");
         for (const pid of workerPids(server.child.pid!)) process.kill(pid, "SIGKILL");
       }
+      await dropDatabase(databaseUrl!, ownName);
     });
 
     it("forks the workers, serves from them, replaces one that dies, and stops them all on SIGTERM", async () => {
       expect(built, "the production build (.next) is missing: run npm run build").toBe(true);
       const port = await freePort();
       const base = `http://127.0.0.1:${port}`;
-      server = start({ WEB_CONCURRENCY: "2", DATABASE_URL: databaseUrl!, MASTER_KEY: randomBytes(32).toString("hex"), PORT: String(port), PUBLIC_URL: base });
+      const ownDatabase = await createDatabase(databaseUrl!, ownName);
+      server = start({ WEB_CONCURRENCY: "2", DATABASE_URL: ownDatabase, MASTER_KEY: randomBytes(32).toString("hex"), PORT: String(port), PUBLIC_URL: base });
       const primary = server.child.pid!;
       await until("the server to listen", () => server!.output().includes("Latchkey is listening") || (server!.child.exitCode !== null && Promise.reject(new Error(server!.output()))), 90_000);
       expect(server.output()).toContain("2 workers");
 
       const first = workerPids(primary);
       expect(first).toHaveLength(2);
-      // The console's workspace exists on every database (demo only on a fresh one; this run's is shared).
+      // The console's workspace exists on every database.
       for (let i = 0; i < 6; i++) {
         const res = await fetch(`${base}/t/system/.well-known/openid-configuration`);
         expect(res.status).toBe(200);

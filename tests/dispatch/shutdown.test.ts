@@ -11,7 +11,8 @@ import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { afterEach, describe, expect, inject, it } from "vitest";
+import { afterAll, afterEach, describe, expect, inject, it } from "vitest";
+import { createDatabase, dropDatabase, freshDatabaseName } from "../setup/database";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
 const built = existsSync(path.join(root, ".next", "BUILD_ID"));
@@ -127,6 +128,16 @@ async function drainOnSigterm(server: Started, port: number): Promise<void> {
 describe.runIf(built || ci)("graceful shutdown of the real server", () => {
   let server: Started | undefined;
   let dataDir: string | undefined;
+  // A PostgreSQL database of its own: the server seeds and repoints the demo workspace at
+  // start-up, which must not reach the workspaces other test files keep in the run's database.
+  const ownName = freshDatabaseName("latchkey_shutdown");
+  let ownDatabase: string | undefined;
+  // One key for both tests: the second finds the signing keys the first stored.
+  const MASTER_KEY = randomBytes(32).toString("hex");
+  const database = async () => (ownDatabase ??= await createDatabase(databaseUrl!, ownName));
+  afterAll(async () => {
+    if (ownDatabase) await dropDatabase(databaseUrl!, ownName);
+  });
   afterEach(() => {
     if (server && server.child.exitCode === null) {
       for (const pid of spawnSync("pgrep", ["-P", String(server.child.pid)], { encoding: "utf8" }).stdout.split("\n").filter(Boolean)) process.kill(Number(pid), "SIGKILL");
@@ -140,7 +151,7 @@ describe.runIf(built || ci)("graceful shutdown of the real server", () => {
     expect(built, "the production build (.next) is missing: run npm run build").toBe(true);
     const port = await freePort();
     const env: Record<string, string> = { PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, SHUTDOWN_TIMEOUT: "20", WEB_CONCURRENCY: "1" };
-    if (databaseUrl) Object.assign(env, { DATABASE_URL: databaseUrl, MASTER_KEY: randomBytes(32).toString("hex") });
+    if (databaseUrl) Object.assign(env, { DATABASE_URL: await database(), MASTER_KEY });
     else Object.assign(env, { DATABASE_URL: "", DATA_DIR: (dataDir = mkdtempSync(path.join(tmpdir(), "latchkey-shutdown-"))) });
     server = start(env);
     await listening(server);
@@ -149,7 +160,7 @@ describe.runIf(built || ci)("graceful shutdown of the real server", () => {
 
   it.runIf(Boolean(databaseUrl))("WEB_CONCURRENCY=2: every worker drains the same way and the first process exits 0", async () => {
     const port = await freePort();
-    server = start({ PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, SHUTDOWN_TIMEOUT: "20", WEB_CONCURRENCY: "2", DATABASE_URL: databaseUrl!, MASTER_KEY: randomBytes(32).toString("hex") });
+    server = start({ PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, SHUTDOWN_TIMEOUT: "20", WEB_CONCURRENCY: "2", DATABASE_URL: await database(), MASTER_KEY });
     await listening(server);
     await drainOnSigterm(server, port);
   }, 180_000);
