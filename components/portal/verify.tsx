@@ -4,14 +4,15 @@ import { hostedErrorText } from "@/lib/hosted/errors";
 import { WebAuthnForm } from "@/components/hosted/webauthn-form";
 import { Divider, inputClass, primaryButtonClass, secondaryButtonClass } from "@/components/hosted/steps/step-form";
 import { PortalForm } from "./portal-form";
+import { translator } from "@/lib/i18n/translate";
+import type { Locale } from "@/lib/i18n/locales";
 import { PortalSection } from "./frame";
 
-const REASON: Record<VerifyPlan["reason"], string> = {
-  provider_only: "",
-  primary: "Before you change your security settings, confirm it's you. A confirmation counts for 10 minutes.",
-  mfa: "Confirm with your second step as well: an authenticator app, a security key, a passkey or a recovery code.",
-  stronger: "This change needs a stronger confirmation: use a passkey or security key if you have one.",
-};
+const REASON = {
+  primary: "portal.verify.reason.primary",
+  mfa: "portal.verify.reason.mfa",
+  stronger: "portal.verify.reason.stronger",
+} as const satisfies Record<Exclude<VerifyPlan["reason"], "provider_only">, string>;
 
 /**
  * The re-verification panel (lib/account-security/evidence.ts): what the user can confirm with
@@ -19,17 +20,18 @@ const REASON: Record<VerifyPlan["reason"], string> = {
  * without it, the verdict for adding a credential. An account that signs in only through its
  * identity provider is told why it cannot change anything here.
  */
-export function VerifySection({ view, plan }: { view: PortalView; plan?: VerifyPlan }) {
+export function VerifySection({ view, plan, locale }: { view: PortalView; plan?: VerifyPlan; locale: Locale }) {
+  const t = translator(locale);
   const verdict = plan ?? (view.addVerdict.ok ? null : view.addVerdict.verify);
   if (!verdict) {
     return (
-      <PortalSection title="Confirmed">
-        <p className="text-sm text-slate-600">You recently confirmed it&apos;s you: you can change your security settings for 10 minutes.</p>
+      <PortalSection title={t("portal.verify.confirmed")}>
+        <p className="text-sm text-slate-600">{t("portal.verify.recent")}</p>
       </PortalSection>
     );
   }
   if (verdict.reason === "provider_only") {
-    const text = hostedErrorText("portal_provider_only");
+    const text = hostedErrorText("portal_provider_only", { locale });
     return (
       <PortalSection title={text.title}>
         <p className="text-sm text-slate-600">{text.message}</p>
@@ -40,64 +42,64 @@ export function VerifySection({ view, plan }: { view: PortalView; plan?: VerifyP
   const form = { basePath: view.basePath, txId: "", csrf: view.csrf };
   const webauthn = view.webauthnOptions && (primary ? verdict.primary.includes("passkey") : verdict.mfa.some((m) => m === "passkey" || m === "security_key"));
   return (
-    <PortalSection title="Confirm it's you">
-      <p className="mb-3 text-sm text-slate-600">{REASON[verdict.reason]}</p>
+    <PortalSection title={t("portal.verify.title")}>
+      <p className="mb-3 text-sm text-slate-600">{t(REASON[verdict.reason])}</p>
       {webauthn ? (
         <WebAuthnForm
           {...form}
           path="/account/verify/webauthn"
           ceremony="get"
           optionsJSON={view.webauthnOptions!}
-          label={primary ? "Use a passkey" : "Use a passkey or security key"}
-          failedMessage="The passkey or security key could not be used. Try again or use another way."
+          label={t(primary ? "portal.verify.usePasskey" : "portal.verify.usePasskeyOrKey")}
+          failedMessage={t("portal.verify.webauthnFailed")}
           primary
         />
       ) : null}
       {primary && verdict.primary.includes("password") ? (
         <>
-          {webauthn ? <Divider /> : null}
+          {webauthn ? <Divider label={t("signIn.or")} /> : null}
           <PortalForm view={view} path="/account/verify/password">
             <label htmlFor="portal-password" className="block text-sm font-medium text-slate-700">
-              Password
+              {t("signIn.password")}
             </label>
             <input id="portal-password" name="password" type="password" autoComplete="current-password" required className={inputClass} />
             <button type="submit" className={primaryButtonClass}>
-              Confirm with password
+              {t("portal.verify.withPassword")}
             </button>
           </PortalForm>
         </>
       ) : null}
       {primary && verdict.primary.includes("email_otp") ? (
         <>
-          <Divider />
+          <Divider label={t("signIn.or")} />
           {view.emailCodeSent ? (
             <PortalForm view={view} path="/account/verify/email/code">
               <label htmlFor="portal-email-code" className="block text-sm font-medium text-slate-700">
-                Code from the email we sent you
+                {t("portal.verify.emailCode")}
               </label>
               <input id="portal-email-code" name="code" type="text" inputMode="numeric" pattern="[0-9 ]*" maxLength={8} autoComplete="one-time-code" required className={inputClass} />
               <button type="submit" className={primaryButtonClass}>
-                Confirm with the code
+                {t("portal.verify.withCode")}
               </button>
             </PortalForm>
           ) : null}
           <PortalForm view={view} path="/account/verify/email" className="mt-3">
             <button type="submit" className={secondaryButtonClass}>
-              {view.emailCodeSent ? "Send a new code" : "Email me a code"}
+              {t(view.emailCodeSent ? "emailCode.resend" : "portal.verify.emailMe")}
             </button>
           </PortalForm>
         </>
       ) : null}
       {!primary && verdict.mfa.includes("totp") ? (
         <>
-          {webauthn ? <Divider /> : null}
+          {webauthn ? <Divider label={t("signIn.or")} /> : null}
           <PortalForm view={view} path="/account/verify/totp">
             <label htmlFor="portal-totp" className="block text-sm font-medium text-slate-700">
-              Code from your authenticator app
+              {t("mfa.totpCode")}
             </label>
             <input id="portal-totp" name="code" type="text" inputMode="numeric" pattern="[0-9 ]*" maxLength={8} autoComplete="one-time-code" required className={inputClass} />
             <button type="submit" className={primaryButtonClass}>
-              Confirm
+              {t("portal.verify.confirm")}
             </button>
           </PortalForm>
         </>
@@ -105,11 +107,11 @@ export function VerifySection({ view, plan }: { view: PortalView; plan?: VerifyP
       {!primary && verdict.mfa.includes("recovery_code") ? (
         <PortalForm view={view} path="/account/verify/recovery-code" className="mt-4 space-y-3">
           <label htmlFor="portal-recovery" className="block text-sm font-medium text-slate-700">
-            Or a recovery code
+            {t("portal.verify.orRecovery")}
           </label>
           <input id="portal-recovery" name="code" type="text" autoComplete="off" required className={inputClass} />
           <button type="submit" className={secondaryButtonClass}>
-            Confirm with a recovery code
+            {t("portal.verify.withRecovery")}
           </button>
         </PortalForm>
       ) : null}
