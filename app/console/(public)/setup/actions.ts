@@ -31,8 +31,8 @@ export async function setupAction(_previous: ActionState, form: FormData): Promi
     throw error;
   }
   // The operator is signed in (lib/console/setup.ts says why): a hosted session for them in this
-  // browser, then the console's ordinary sign-in, which finds it and comes straight back.
+  // browser, then (./continue) the console's ordinary sign-in, which finds it and comes straight back.
   const session = await startOperatorSession(service, created, { ip, userAgent: (await headers()).get("user-agent") });
   (await cookies()).set(session.name, session.value, { path: session.path, maxAge: session.maxAgeSeconds, httpOnly: true, secure: true, sameSite: "lax" });
-  redirect("/console/sign-in");
+  redirect("/console/setup/continue");
 }
