@@ -4,6 +4,8 @@ import { Card, Stat } from "@/components/ui/card";
 import { PageHeader, Notice } from "@/components/ui/page-header";
 import { Time } from "@/components/ui/time";
 import { CopyButton } from "@/components/ui/copy-button";
+import { ActivityChart, FactorAdoptionChart } from "@/components/console/activity-chart";
+import { workspaceActivity } from "@/lib/console/activity";
 import { workspaceOverview } from "@/lib/console/workspaces";
 import { DAY } from "@/lib/clock";
 import { getService } from "@/lib/service";
@@ -15,7 +17,7 @@ export default async function OverviewPage({ params }: { params: Promise<{ works
   const { workspace } = await params;
   const access = await pageAccess(workspace, "viewer", `/console/w/${workspace}`);
   const service = await getService();
-  const o = await workspaceOverview(service, access);
+  const [o, activity] = await Promise.all([workspaceOverview(service, access), workspaceActivity(service, access.workspace.id)]);
   const now = service.clock.now();
   const base = `/console/w/${o.id}`;
   const keyAgeDays = o.activeKey?.activatedAt ? Math.floor((now.getTime() - o.activeKey.activatedAt.getTime()) / DAY) : null;
@@ -46,6 +48,30 @@ export default async function OverviewPage({ params }: { params: Promise<{ works
             </ul>
           </Notice>
         ) : null}
+        <section aria-labelledby="activity-heading" className="space-y-3">
+          <div className="flex flex-wrap items-baseline justify-between gap-2">
+            <h2 id="activity-heading" className="text-base font-semibold text-slate-900">
+              Activity, last 30 days
+            </h2>
+            <p className="text-xs text-slate-600">
+              Per UTC day, {activity.from} to {activity.to}.{" "}
+              <Link prefetch={false} href={`${base}/audit?type=sign_in.failed`} className="underline">
+                Failed sign-ins
+              </Link>{" "}
+              and{" "}
+              <Link prefetch={false} href={`${base}/audit?type=refresh.reuse_detected`} className="underline">
+                reuse alerts
+              </Link>{" "}
+              in the audit log
+            </p>
+          </div>
+          <div className="grid gap-4 sm:grid-cols-2 xl:grid-cols-4">
+            {activity.series.map((s) => (
+              <ActivityChart key={s.key} series={s} tone={s.key === "reuseAlerts" ? "red" : s.key === "failedSignIns" ? "amber" : "indigo"} />
+            ))}
+          </div>
+          <FactorAdoptionChart factors={activity.factors} />
+        </section>
         <Card title="Issuer" description="Point your applications' OpenID Connect library at this issuer.">
           <dl className="space-y-3 text-sm">
             {[
