@@ -24,6 +24,7 @@ const afterSuccess: Partial<Record<OperationName, (workspaceId: string, result: 
   deleteApi: (ws) => `/console/w/${ws}/apis`,
   deleteWorkspace: () => "/console",
   createUser: (ws, r: { id: string }) => `/console/w/${ws}/users/${r.id}`,
+  deleteUser: (ws) => `/console/w/${ws}/users`,
   createOrganization: (ws, r: { id: string }) => `/console/w/${ws}/organizations/${r.id}`,
 };
 

@@ -23,6 +23,7 @@ export default async function UsersPage({ params, searchParams }: { params: Prom
   const q = typeof query.q === "string" ? query.q.slice(0, 200) : "";
   const page = typeof query.page === "string" && /^\d{1,6}$/.test(query.page) ? Number(query.page) : 1;
   const result = await listUsers(service, ws, { page, query: q });
+  const now = service.clock.now();
   const create = roleAtLeast(access.role, "admin") ? (
     <LinkButton href={`${base}/users/new`} variant="primary">
       New user
@@ -54,7 +55,7 @@ export default async function UsersPage({ params, searchParams }: { params: Prom
           </EmptyState>
         ) : (
           <>
-            <Table caption="Users" head={["User", "Email verified", "Status", "Created"]}>
+            <Table caption="Users" head={["User", "Email verified", "Status", "Last sign-in", "Created"]}>
               {result.rows.map((u) => (
                 <tr key={u.id}>
                   <Td>
@@ -65,6 +66,7 @@ export default async function UsersPage({ params, searchParams }: { params: Prom
                   </Td>
                   <Td>{u.emailVerified ? <Badge tone="green">verified</Badge> : <Badge>unverified</Badge>}</Td>
                   <Td>{u.status === "active" ? <Badge tone="green">active</Badge> : <Badge tone="red">disabled</Badge>}</Td>
+                  <Td>{u.lastSignInAt ? <Time value={u.lastSignInAt} now={now} relativeOnly /> : <span className="text-slate-600">never</span>}</Td>
                   <Td>
                     <Time value={u.createdAt} />
                   </Td>

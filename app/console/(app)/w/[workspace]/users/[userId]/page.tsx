@@ -1,4 +1,6 @@
 import type { Metadata } from "next";
+import { ConfirmedAction } from "@/components/console/confirmed-action";
+import { UserDevice } from "@/components/console/user-device";
 import { notFound } from "next/navigation";
 import { Badge } from "@/components/ui/badge";
 import { Card } from "@/components/ui/card";
@@ -11,9 +13,10 @@ import { listOrganizations, listRoles, listUserRoles } from "@/lib/authz/model";
 import { PASSWORD_MIN_LENGTH } from "@/lib/authn/password";
 import { roleAtLeast } from "@/lib/console/authz";
 import { FACTOR_KIND_LABELS, userFactors } from "@/lib/console/factors";
-import { getUser, userSessionsAndGrants } from "@/lib/console/users";
+import { getUser, userFootprint, userLastActivity, userSessionsAndGrants } from "@/lib/console/users";
 import { userIdentities } from "@/lib/console/identities";
 import { getService } from "@/lib/service";
+import { parseUserAgent } from "@/lib/console/user-agent";
 import { actionFor } from "../../../../../_lib/action-for";
 import { pageAccess } from "../../../../../_lib/session";
 
@@ -29,14 +32,19 @@ export default async function UserPage({ params }: { params: Promise<{ workspace
   const base = `/console/w/${ws}`;
   const readOnly = !roleAtLeast(access.role, "admin");
   const now = service.clock.now();
-  const [roles, userRoles, organizations, activity, factors, identities] = await Promise.all([
+  const [roles, userRoles, organizations, activity, factors, identities, footprint, last] = await Promise.all([
     listRoles(service.db, ws),
     listUserRoles(service.db, ws, user.id),
     listOrganizations(service.db, ws),
     userSessionsAndGrants(service, ws, user.id),
     userFactors(service, access.workspace, user.id),
     userIdentities(service, ws, user.id),
+    userFootprint(service.db, ws, user.id, now),
+    userLastActivity(service, ws, user.id),
   ]);
+  const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? "" : "s"}`;
+  const endsText = `${plural(footprint.sessions, "live sign-in session")}, ${plural(footprint.grants, "application grant")} (with their refresh and access tokens) and ${plural(footprint.portalSessions, "account-security portal session")}`;
+  const liveSessions = activity.sessions.filter((s) => s.live);
   const memberOf = organizations.filter((o) => o.members.some((m) => m.userId === user.id));
   const hidden = { user_id: user.id };
   return (
@@ -50,7 +58,13 @@ export default async function UserPage({ params }: { params: Promise<{ workspace
             {user.emailVerified ? <Badge tone="green">email verified</Badge> : <Badge>email unverified</Badge>}
           </span>
         }
-        description={`Created ${user.createdAt.toISOString().slice(0, 10)}${user.hasPassword ? "" : " · no password set"}`}
+        description={
+          <span>
+            Created {user.createdAt.toISOString().slice(0, 10)}
+            {user.hasPassword ? "" : " · no password set"} · last sign-in {last.signIn ? <Time value={last.signIn} now={now} relativeOnly /> : "never"}
+            {factors.length ? ` · factors: ${[...new Set(factors.map((f) => FACTOR_KIND_LABELS[f.kind]))].join(", ")}` : " · no second factors"}
+          </span>
+        }
       />
       <div className="space-y-6">
         {user.status === "disabled" ? <Notice tone="warning">This user is disabled: they cannot sign in, and every token issued to them fails the checks.</Notice> : null}
@@ -69,18 +83,59 @@ export default async function UserPage({ params }: { params: Promise<{ workspace
             </ActionForm>
           </Card>
         </div>
-        <Card title="Access">
-          <ActionForm action={actionFor("setUserStatus", ws)} hidden={{ ...hidden, status: user.status === "active" ? "disabled" : "active" }} readOnly={readOnly} label="User status">
-            <div>
-              {user.status === "active" ? (
-                <ConfirmButton title={`Disable ${user.email}?`} message="They cannot sign in, and every session and token they have stops working at once." confirmLabel="Disable user" size="md">
-                  Disable user
-                </ConfirmButton>
-              ) : (
-                <SubmitButton variant="secondary">Enable user</SubmitButton>
-              )}
-            </div>
-          </ActionForm>
+        <Card title="Access" description="Disabling keeps the account and ends its access now; deleting removes it for good.">
+          <div className="space-y-3">
+            <ActionForm action={actionFor("setUserStatus", ws)} hidden={{ ...hidden, status: user.status === "active" ? "disabled" : "active" }} readOnly={readOnly} label="User status">
+              <div>
+                {user.status === "active" ? (
+                  <ConfirmButton
+                    title={`Disable ${user.email}?`}
+                    message={`They cannot sign in, and this ends their ${endsText} at once. Enabling them again later does not bring these back: they sign in anew.`}
+                    confirmLabel="Disable user"
+                    size="md"
+                  >
+                    Disable user
+                  </ConfirmButton>
+                ) : (
+                  <SubmitButton variant="secondary">Enable user</SubmitButton>
+                )}
+              </div>
+            </ActionForm>
+            <ConfirmedAction
+              action={actionFor("deleteUser", ws)}
+              hidden={hidden}
+              readOnly={readOnly}
+              opener="Delete user…"
+              title={`Delete ${user.email} for good?`}
+              consequences={
+                <>
+                  <p>This ends their {endsText}, and removes their password, factors, linked sign-ins, roles and organization memberships.</p>
+                  <p>The audit log keeps what happened. Creating a user with the same email later starts a new account.</p>
+                </>
+              }
+              confirmValue={user.email}
+              confirmWhat="the user's email"
+              submitLabel="Delete user"
+            />
+          </div>
+        </Card>
+        <Card id="devices" title="Devices" description="Where the user is signed in now: the browser and system of each live session, from its user agent.">
+          {liveSessions.length === 0 ? (
+            <EmptyState title="Not signed in anywhere" />
+          ) : (
+            <ul className="divide-y divide-slate-100">
+              {liveSessions.map((s) => (
+                <li key={s.id} className="flex flex-wrap items-center justify-between gap-3 py-2" data-testid="user-device">
+                  <UserDevice userAgent={s.userAgent} ip={s.ip} lastSeenAt={s.lastSeenAt} signedInAt={s.createdAt} now={now} />
+                  <ActionForm action={actionFor("endUserSession", ws)} hidden={{ ...hidden, session_id: s.id }} readOnly={readOnly} className="" label="End session">
+                    <ConfirmButton title="End this session?" message="The user is signed out on this device, and applications that rely on it lose access at their next check." confirmLabel="End session">
+                      End session
+                    </ConfirmButton>
+                  </ActionForm>
+                </li>
+              ))}
+            </ul>
+          )}
         </Card>
         <Card
           id="factors"
@@ -204,10 +259,13 @@ export default async function UserPage({ params }: { params: Promise<{ workspace
           {activity.sessions.length === 0 ? (
             <EmptyState title="No sessions" />
           ) : (
-            <Table caption="Hosted sessions" head={["Session", "Signed in", "Last seen", "Methods", "From", ""]}>
+            <Table caption="Hosted sessions" head={["Device", "Signed in", "Last seen", "Methods", "From", ""]}>
               {activity.sessions.map((s) => (
                 <tr key={s.id}>
-                  <Td mono>{s.id.slice(0, 8)}…</Td>
+                  <Td>
+                    {parseUserAgent(s.userAgent).label}
+                    <div className="font-mono text-xs text-slate-500">{s.id.slice(0, 8)}…</div>
+                  </Td>
                   <Td>
                     <Time value={s.createdAt} />
                   </Td>
