@@ -19,6 +19,8 @@ import { decryptSecret, encryptSecret, newId, safeEqual } from "../../crypto";
 import type { EndpointContext } from "../../http/context";
 import { evidenceFor } from "../evidence";
 import type { VerifyResult } from "./contract";
+import { currentLocale } from "../../i18n/request-locale";
+import { translate } from "../../i18n/translate";
 
 type Ctx = Pick<EndpointContext, "service" | "workspace">;
 
@@ -29,7 +31,8 @@ const DIGITS = 6;
 const WINDOW = 1;
 /** An unconfirmed enrolment lives as long as the sign-in that started it. */
 export const ENROLMENT_TTL_MS = 10 * MINUTE;
-export const DEFAULT_TOTP_NAME = "Authenticator app";
+/** The name a new authenticator app gets, in the language of the browser that adds it (lib/i18n). */
+export const defaultTotpName = () => translate(currentLocale(), "credential.authenticatorApp");
 
 /** The time step of an instant. */
 export const stepAt = (at: Date) => Math.floor(at.getTime() / 1000 / TOTP_PERIOD_SECONDS);
@@ -81,7 +84,7 @@ export async function startTotpEnrolment(ctx: Ctx, userId: string): Promise<stri
       workspaceId: ws,
       userId,
       secretEncrypted: encryptSecret(ctx.service.config.masterKey, seed, PURPOSE),
-      name: DEFAULT_TOTP_NAME,
+      name: defaultTotpName(),
       createdAt: ctx.service.clock.now(),
     });
   });

@@ -38,6 +38,8 @@ import type { EndpointContext } from "../../http/context";
 import { isStorableText } from "../../text";
 import { evidenceFor } from "../evidence";
 import type { ChallengeBinding, VerifyFailure, VerifyResult } from "./contract";
+import { currentLocale } from "../../i18n/request-locale";
+import { translate } from "../../i18n/translate";
 
 type Ctx = Pick<EndpointContext, "service" | "workspace">;
 
@@ -387,7 +389,8 @@ export async function verifyRegistration(ctx: Ctx, binding: ChallengeBinding, us
       transports: (response.response.transports ?? []).filter((t) => TRANSPORTS.has(t)),
       kind,
       rpId: rp.id,
-      name: kind === "passkey" ? "Passkey" : "Security key",
+      // Named in the language of the browser that adds it (lib/i18n); the user can rename it.
+      name: translate(currentLocale(), kind === "passkey" ? "credential.passkey" : "credential.securityKey"),
       backedUp: info.credentialBackedUp,
       createdAt: now,
     })

@@ -320,4 +320,8 @@ export const de = {
   "portal.verify.confirm": "Bestätigen",
   "portal.verify.orRecovery": "Oder ein Wiederherstellungscode",
   "portal.verify.withRecovery": "Mit einem Wiederherstellungscode bestätigen",
+
+  "credential.passkey": "Passkey",
+  "credential.securityKey": "Sicherheitsschlüssel",
+  "credential.authenticatorApp": "Authenticator-App",
 } satisfies Translation;

@@ -320,6 +320,11 @@ export const en = {
   "portal.verify.confirm": "Confirm",
   "portal.verify.orRecovery": "Or a recovery code",
   "portal.verify.withRecovery": "Confirm with a recovery code",
+
+  // The names a new credential gets (the user can rename passkeys and security keys in the portal).
+  "credential.passkey": "Passkey",
+  "credential.securityKey": "Security key",
+  "credential.authenticatorApp": "Authenticator app",
 } as const;
 
 export type Messages = typeof en;

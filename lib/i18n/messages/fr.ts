@@ -322,4 +322,8 @@ export const fr = {
   "portal.verify.confirm": "Confirmer",
   "portal.verify.orRecovery": "Ou un code de récupération",
   "portal.verify.withRecovery": "Confirmer avec un code de récupération",
+
+  "credential.passkey": "Clé d’accès",
+  "credential.securityKey": "Clé de sécurité",
+  "credential.authenticatorApp": "Application d’authentification",
 } satisfies Translation;

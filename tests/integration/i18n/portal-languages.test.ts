@@ -5,6 +5,8 @@
 import { createElement, type ReactElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { beforeAll, describe, expect, it } from "vitest";
+import { and, eq } from "drizzle-orm";
+import { totpFactors } from "../../../db/schema";
 import { livePortalSession } from "../../../lib/account-security/portal-session";
 import { loadPortalView, portalCsrf, portalFormMessage } from "../../../lib/account-security/portal-view";
 import { loadManageView } from "../../../lib/account-security/manage-view";
@@ -13,7 +15,7 @@ import { VerifySection } from "../../../components/portal/verify";
 import { ApplicationSessionsSection, FactorsSection, RecoveryCodesSection, SecurityAlertsSection } from "../../../components/portal/sections";
 import { call, createHarness, Jar, PUBLIC_URL, seed, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
 import { WEB, standardWorkspace } from "../../helpers/fixtures";
-import { postPassword, workspaceContext, type PendingSignIn } from "../../helpers/factors/sign-in";
+import { postPassword, userIdOf, workspaceContext, type PendingSignIn } from "../../helpers/factors/sign-in";
 
 let h: Harness;
 const ws = uniqueWorkspaceId("i18n-portal");
@@ -95,6 +97,20 @@ describe("the account-security portal in the browser's language", () => {
     expect(error).toBe("portal_verification_failed");
     expect(portalFormMessage(error, "de")).toBe("Das hat nicht funktioniert. Prüfen Sie Ihre Eingabe und versuchen Sie es noch einmal.");
     expect(portalFormMessage(error)).toBe("That did not work. Check it and try again.");
+  });
+
+  it("a new authenticator app is named in the browser's language", async () => {
+    const ctx = await workspaceContext(h, ws);
+    const portal = (await livePortalSession(ctx, jar.header()))!;
+    const res = await call(h, `/t/${ws}/account/authenticator-app/start`, {
+      form: { csrf: portalCsrf(ctx, portal) },
+      cookie: jar.header(),
+      headers: { origin: PUBLIC_URL, "accept-language": "de-CH, de;q=0.9" },
+    });
+    expect(res.status).toBe(303);
+    const userId = await userIdOf(h, ws, USER.email);
+    const rows = await h.service.db.select({ name: totpFactors.name }).from(totpFactors).where(and(eq(totpFactors.workspaceId, ws), eq(totpFactors.userId, userId)));
+    expect(rows.map((r) => r.name)).toEqual(["Authenticator-App"]);
   });
 
   it("its hosted error pages follow Accept-Language", async () => {
