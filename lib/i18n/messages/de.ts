@@ -85,7 +85,7 @@ export const de = {
   "error.logout_unavailable": "Die Abmeldung ist vorübergehend nicht verfügbar. Bitte versuchen Sie es gleich noch einmal.",
   "error.account_not_available": "Für diese Anwendung sind keine Sicherheitseinstellungen des Kontos verfügbar.",
   "error.portal_session_ended":
-    "Sie dauert höchstens 30 Minuten und endet, wenn Sie sich abmelden. Öffnen Sie Ihre Sicherheitseinstellungen erneut aus der Anwendung.",
+    "Eine solche Sitzung dauert höchstens 30 Minuten und endet, wenn Sie sich abmelden. Öffnen Sie Ihre Sicherheitseinstellungen erneut über die Anwendung.",
   "error.portal_verification_failed": "Das hat nicht funktioniert. Prüfen Sie Ihre Eingabe und versuchen Sie es noch einmal.",
   "error.portal_last_required_factor":
     "Dies ist die letzte Anmeldemethode dieser Art, die Ihr Konto behalten muss. Fügen Sie eine weitere hinzu, bevor Sie diese entfernen.",
@@ -104,7 +104,7 @@ export const de = {
   "error.account_handoff_expired": "Links zu Ihren Sicherheitseinstellungen sind zwei Minuten gültig und können einmal verwendet werden.",
   "error.account_handoff_wrong_account":
     "Ihre Sicherheitseinstellungen wurden aus der Anwendung für eine andere Anmeldung geöffnet als die in diesem Browser.",
-  "error.account_handoff_ended": "Ihre Anmeldung bei der Anwendung ist beendet, daher können Ihre Sicherheitseinstellungen nicht daraus geöffnet werden.",
+  "error.account_handoff_ended": "Ihre Anmeldung bei der Anwendung ist beendet, daher können Ihre Sicherheitseinstellungen nicht über sie geöffnet werden.",
   "error.account_completion_failed":
     "Dieser Link ist abgelaufen, wurde bereits verwendet oder in einem anderen Browser geöffnet als dem, mit dem Sie sich angemeldet haben.",
   "error.federation_unavailable": "Der Anmeldedienst war nicht erreichbar oder hat mit einem Fehler geantwortet. Es wurde nichts geändert.",
@@ -126,16 +126,16 @@ export const de = {
   "error.console_sign_in_failed": "{reason} Beginnen Sie erneut unter /console.",
 
   "error.next.default": "Kehren Sie zur Anwendung zurück, von der Sie gekommen sind, und starten Sie die Anmeldung erneut.",
-  "error.next.sign_out": "Kehren Sie zur Anwendung zurück, von der Sie gekommen sind; dort können Sie Ihre Sitzung beenden.",
+  "error.next.sign_out": "Kehren Sie zur Anwendung zurück, von der Sie gekommen sind; sie kann Ihre Sitzung dort beenden.",
   "error.next.go_back": "Kehren Sie zur Anwendung zurück, von der Sie gekommen sind.",
   "error.next.reopen_settings": "Kehren Sie zur Anwendung zurück und öffnen Sie Ihre Sicherheitseinstellungen erneut.",
-  "error.next.open_in_right_browser": "Öffnen Sie sie aus der Anwendung, in dem Browser, in dem Sie sich dort angemeldet haben.",
+  "error.next.open_in_right_browser": "Öffnen Sie sie über die Anwendung, und zwar in dem Browser, in dem Sie sich dort angemeldet haben.",
   "error.next.sign_in_then_open": "Melden Sie sich erneut bei der Anwendung an und öffnen Sie dann Ihre Sicherheitseinstellungen.",
   "error.next.try_again_later": "Versuchen Sie es gleich noch einmal, oder kehren Sie zur Anwendung zurück und melden Sie sich auf andere Weise an.",
   "error.next.try_again_or_other_way": "Kehren Sie zur Anwendung zurück, um es noch einmal zu versuchen, oder melden Sie sich auf andere Weise an.",
   "error.next.sign_in_again": "Kehren Sie zur Anwendung zurück und melden Sie sich erneut an.",
   "error.next.other_way_or_admin": "Melden Sie sich auf andere Weise an oder informieren Sie die Administration der Anwendung.",
-  "error.next.sign_in_again_here": "Kehren Sie zur Anwendung zurück und melden Sie sich erneut an, in diesem Browser.",
+  "error.next.sign_in_again_here": "Kehren Sie zur Anwendung zurück und melden Sie sich in diesem Browser erneut an.",
   "error.next.sign_in_other_way": "Kehren Sie zur Anwendung zurück und melden Sie sich auf andere Weise an.",
   "error.next.share_email": "Erlauben Sie dem Anbieter, Ihre E-Mail-Adresse zu übermitteln, oder melden Sie sich auf andere Weise an.",
   "error.next.verify_email": "Bestätigen Sie Ihre E-Mail-Adresse beim Anbieter oder melden Sie sich auf andere Weise an.",
@@ -146,8 +146,8 @@ export const de = {
 
   "signIn.pageTitle": "Anmelden",
   "signIn.theApplication": "die Anwendung",
-  "signIn.yourOrganization": "Ihre Organisation",
-  "signIn.theProvider": "der Anbieter",
+  "signIn.yourOrganization": "Ihrer Organisation",
+  "signIn.theProvider": "dem Anbieter",
   "signIn.completed.title": "Sie sind angemeldet",
   "signIn.completed.body": "Diese Anmeldung bei {application} wurde bereits abgeschlossen. Sie können diese Seite schließen oder zur Anwendung zurückkehren.",
   "signIn.completed.back": "Zurück zu {application}",

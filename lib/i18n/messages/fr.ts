@@ -270,7 +270,7 @@ export const fr = {
   "portal.save": "Enregistrer",
   "portal.remove": "Supprimer",
   "portal.confirmFirst": "Il vous sera d’abord demandé de confirmer votre identité",
-  "portal.none": "Aucun pour l’instant.",
+  "portal.none": "Aucune pour l’instant.",
   "portal.methods": "Méthodes de connexion",
   "portal.passkeys": "Clés d’accès",
   "portal.securityKeys": "Clés de sécurité",
