@@ -1,7 +1,8 @@
 /**
  * The hosted pages in the browser's language, in Chromium: a German browser signs in through
- * German pages (a wrong password gets the German error, then the right one signs in), a French
- * one sees French, both on the sign-in page and on a hosted error page.
+ * German pages (a wrong password gets the German error, then the right one signs in) and sees
+ * the German account-security portal, a French one sees French, both on the sign-in page and on
+ * a hosted error page.
  */
 import { expect, test } from "@playwright/test";
 import { APP, ISSUER } from "./env";
@@ -35,6 +36,24 @@ test.describe("German (locale de-DE)", () => {
     await page.goBack();
     await expect(page.getByRole("heading", { name: "Sie sind angemeldet" })).toBeVisible();
     await expect(page.getByRole("link", { name: "Zurück zu E2E web" })).toBeVisible();
+  });
+});
+
+test.describe("German account-security portal (locale de-AT)", () => {
+  test.use({ locale: "de-AT" });
+
+  test("the direct link: German sign-in, then the German portal", async ({ page }) => {
+    await page.goto(`${ISSUER}/auth/account?client_id=e2e-account`);
+    await expect(page).toHaveURL((url) => url.pathname.endsWith("/sign-in"));
+    await page.getByLabel("E-Mail-Adresse", { exact: true }).fill("portal@example.com");
+    await page.getByLabel("Passwort", { exact: true }).fill("my security settings are mine");
+    await page.getByRole("button", { name: "Anmelden", exact: true }).click();
+    await expect(page).toHaveURL(`${ISSUER}/account`);
+    await expect(page.locator("html")).toHaveAttribute("lang", "de");
+    await expect(page.getByRole("heading", { level: 1, name: "Sicherheitseinstellungen" })).toBeVisible();
+    await expect(page.getByRole("heading", { name: "Bestätigt" })).toBeVisible();
+    await expect(page.getByRole("heading", { name: "Anmeldemethoden" })).toBeVisible();
+    await expect(page.getByRole("link", { name: /^Zurück zu / })).toBeVisible();
   });
 });
 
