@@ -1,9 +1,11 @@
 "use client";
 
-import { useState } from "react";
+import { useState, useSyncExternalStore } from "react";
 import { Checkbox, CheckboxGroup, Field, Select, TextArea, useConsoleForm } from "@/components/ui/form";
 
 type ClientType = "PUBLIC" | "WEB_CONFIDENTIAL" | "M2M";
+
+const noSubscription = () => () => {};
 
 /** A part of the form that only some kinds have: hidden and disabled (so not posted) for the others. */
 function Part({ show, children }: { show: boolean; children: React.ReactNode }) {
@@ -34,8 +36,10 @@ export function NewApplicationFields({
   const { state } = useConsoleForm();
   const submitted = state.status === "error" && typeof state.values?.kind === "string" ? state.values.kind : null;
   const [kind, setKind] = useState(submitted ?? defaultKind);
+  // Server-rendered (and without JavaScript) every field shows; the form adapts once it runs here.
+  const adapting = useSyncExternalStore(noSubscription, () => true, () => false);
   const type = kinds.find((k) => k.value === kind)?.type ?? "PUBLIC";
-  const interactive = type !== "M2M";
+  const interactive = !adapting || type !== "M2M";
   return (
     <div
       className="space-y-4"
@@ -60,7 +64,7 @@ export function NewApplicationFields({
         />
         <Field name="name" label="Name" placeholder="Storefront" hint="Shown on the hosted sign-in page." />
         <Field name="client_id" label="Client id" placeholder="storefront-web" hint="1–128 of A–Z a–z 0–9 . _ ~ -; cannot be changed later." />
-        <Part show={type !== "PUBLIC"}>
+        <Part show={!adapting || type !== "PUBLIC"}>
           <Field
             name="lifetime_days"
             label="Secret lifetime (days)"
@@ -81,7 +85,7 @@ export function NewApplicationFields({
         />
         <TextArea name="post_logout_redirect_uris" label="Post-logout redirect URIs" optional placeholder="https://app.example.com/signed-out" hint="One per line; same rules." />
       </Part>
-      <Part show={type === "PUBLIC"}>
+      <Part show={!adapting || type === "PUBLIC"}>
         <TextArea name="allowed_origins" label="Allowed browser origins" optional placeholder="https://app.example.com" hint="The origins your app calls the token endpoint from: scheme://host[:port], no path." />
       </Part>
       <Part show={interactive}>
