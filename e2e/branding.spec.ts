@@ -3,8 +3,9 @@
  * colour buttons cannot carry text on is refused beside the field, with its ratio), theme and
  * logo (SVG refused) in the console; the hosted sign-in page shows them, loads the logo from the
  * workspace's own issuer with no CSP violation, follows the browser's dark preference, and obeys a
- * forced light or dark theme. The spec puts the workspace's branding back as it found it.
+ * forced light or dark theme; a light primary colour passes axe in both schemes. The spec puts the workspace's branding back as it found it.
  */
+import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { APP, ISSUER, LATCHKEY_PORT } from "./env";
 
@@ -70,6 +71,12 @@ async function signInPage(browser: Browser, colorScheme: "light" | "dark"): Prom
   return { page, violations };
 }
 
+/** Serious and critical WCAG 2.1 A/AA violations on the page as it is now. */
+async function seriousViolations(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+  return results.violations.filter((v) => v.impact === "serious" || v.impact === "critical").flatMap((v) => v.nodes.map((n) => `${v.id}: ${n.target.join(" ")}`));
+}
+
 const css = (page: Page, selector: string, property: string) => page.locator(selector).first().evaluate((el, p) => getComputedStyle(el).getPropertyValue(p), property);
 const CARD = "main .rounded-xl";
 const BUTTON = 'main button[type="submit"].bg-indigo-600';
@@ -78,8 +85,15 @@ test("branding set in the console shows on the hosted sign-in, light, dark and f
   test.setTimeout(180_000);
   await signInToConsole(page);
 
+  // The console page's live preview sets its colours from script: no CSP violation either.
+  const consoleViolations: string[] = [];
+  page.on("console", (m) => {
+    if (/Content Security Policy/i.test(m.text())) consoleViolations.push(m.text());
+  });
+
   await test.step("a primary colour buttons cannot carry text on is refused beside the field, with its ratio", async () => {
     await page.goto(BRANDING);
+    await expect(page.getByRole("group", { name: "Preview" })).toBeVisible();
     const form = page.getByRole("form", { name: "Name, colour and theme" });
     await form.getByLabel("Primary colour", { exact: true }).fill("#777777");
     await form.getByRole("button", { name: "Save branding" }).click();
@@ -134,6 +148,18 @@ test("branding set in the console shows on the hosted sign-in, light, dark and f
     ({ page: hosted } = await signInPage(browser, "light"));
     expect(await css(hosted, CARD, "background-color")).toBe("rgb(15, 23, 42)");
     await hosted.context().close();
+  });
+
+  await test.step("a light primary colour stays readable in both themes (axe: no serious violation)", async () => {
+    await saveLook(page, { name: "Acme Identity", color: "#facc15", theme: "auto" });
+    for (const scheme of ["light", "dark"] as const) {
+      const { page: hosted } = await signInPage(browser, scheme);
+      // Near-black text on the yellow button.
+      expect(await css(hosted, BUTTON, "color")).toBe("rgb(17, 24, 39)");
+      expect(await seriousViolations(hosted), scheme).toEqual([]);
+      await hosted.context().close();
+    }
+    expect(consoleViolations).toEqual([]);
   });
 
   await test.step("put the workspace's branding back", async () => {
