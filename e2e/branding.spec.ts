@@ -3,7 +3,8 @@
  * colour buttons cannot carry text on is refused beside the field, with its ratio), theme and
  * logo (SVG refused) in the console; the hosted sign-in page shows them, loads the logo from the
  * workspace's own issuer with no CSP violation, follows the browser's dark preference, and obeys a
- * forced light or dark theme; a light primary colour passes axe in both schemes. The spec puts the workspace's branding back as it found it.
+ * forced light or dark theme; a light primary colour passes axe in both schemes. The spec puts
+ * the workspace's branding back as it found it.
  */
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Browser, type Page } from "@playwright/test";
