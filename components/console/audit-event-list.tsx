@@ -7,29 +7,32 @@ import type { AuditEntry } from "@/lib/console/audit";
  * who, subject, where from, data) folded in a native <details>, so it reads at phone width and
  * needs no script.
  */
+/** "11-23 09:30": the list's time (UTC); the year and zone are in the details. */
+const shortTime = (d: Date) => d.toISOString().slice(5, 16).replace("T", " ");
+
 export function AuditEventList({ entries }: { entries: AuditEntry[] }) {
   return (
     <ol className="divide-y divide-slate-200 rounded-md border border-slate-200" aria-label="Audit events">
       {entries.map((e) => (
         <li key={e.id} className={e.flagged ? "bg-red-50" : undefined} data-testid="audit-event">
           <details className="group">
-            <summary className="flex cursor-pointer list-none flex-wrap items-baseline gap-x-3 gap-y-1 px-3 py-2 focus-visible:outline focus-visible:outline-2 focus-visible:outline-offset-[-2px] focus-visible:outline-indigo-600 [&::-webkit-details-marker]:hidden">
-              <span aria-hidden="true" className="text-xs text-slate-500 transition-transform group-open:rotate-90">
+            <summary className="cursor-pointer list-none px-3 py-1.5 text-sm leading-snug focus-visible:outline focus-visible:outline-2 focus-visible:outline-offset-[-2px] focus-visible:outline-indigo-600 [&::-webkit-details-marker]:hidden">
+              <span aria-hidden="true" className="mr-1.5 inline-block text-[0.65rem] text-slate-500 transition-transform group-open:rotate-90">
                 ▶
               </span>
-              <span className="min-w-0 flex-1 break-words text-sm text-slate-900">
-                {e.summary}
-                {e.flagged ? (
-                  <span className="ml-2 align-middle">
-                    <Badge tone="red">{e.flagged.replace(/_/g, " ")}</Badge>
-                  </span>
-                ) : null}
-              </span>
-              <time dateTime={e.createdAt.toISOString()} className="whitespace-nowrap text-xs text-slate-600">
-                {formatUtc(e.createdAt)}
+              <time dateTime={e.createdAt.toISOString()} title={formatUtc(e.createdAt)} className="mr-2 whitespace-nowrap text-xs tabular-nums text-slate-600">
+                {shortTime(e.createdAt)}
               </time>
+              <span className="break-words text-slate-900">{e.summary}</span>
+              {e.flagged ? (
+                <span className="ml-2 align-middle">
+                  <Badge tone="red">{e.flagged.replace(/_/g, " ")}</Badge>
+                </span>
+              ) : null}
             </summary>
             <dl className="grid gap-x-4 gap-y-1 border-t border-slate-100 px-3 py-2 text-xs sm:grid-cols-[8rem_1fr]">
+              <dt className="text-slate-600">When</dt>
+              <dd>{formatUtc(e.createdAt)}</dd>
               <dt className="text-slate-600">Type</dt>
               <dd>
                 <code className="break-all font-mono">{e.type}</code>

@@ -30,13 +30,13 @@ export default async function AuditPage({ params, searchParams }: { params: Prom
   if (filter.flaggedOnly) filters.flagged = "1";
   const href = (cursor: string) => `${base}/audit?${new URLSearchParams({ ...filters, before: cursor })}`;
   const exportHref = `${base}/audit/export${Object.keys(filters).length ? `?${new URLSearchParams(filters)}` : ""}`;
-  const inputClass = "mt-1 block w-full rounded-md border border-slate-300 px-3 py-2 text-sm shadow-sm focus:border-indigo-500 focus:outline-none focus:ring-2 focus:ring-indigo-200";
+  const inputClass = "mt-1 block w-full min-w-0 rounded-md border border-slate-300 px-2 py-1.5 text-sm sm:px-3 sm:py-2 shadow-sm focus:border-indigo-500 focus:outline-none focus:ring-2 focus:ring-indigo-200";
   return (
     <>
       <PageHeader
         crumbs={[{ label: "Workspaces", href: "/console" }, { label: access.workspace.name, href: base }, { label: "Audit log" }]}
         title="Audit log"
-        description="Every console change (who, what, when, from where) and the security events of sign-in and the token endpoints. Open an event for its details."
+        description="Console changes and the security events of sign-in and the token endpoints. Times in UTC; open an event for its details."
         actions={
           <a href={exportHref} className={buttonClass("secondary")} download>
             Export JSON lines
@@ -44,12 +44,12 @@ export default async function AuditPage({ params, searchParams }: { params: Prom
         }
       />
       <Card>
-        <form method="get" className="mb-5 grid items-end gap-3 sm:grid-cols-2 lg:grid-cols-[1.2fr_1.2fr_1fr_1fr_auto_auto]" aria-label="Filter the audit log">
+        <form method="get" className="mb-4 grid grid-cols-2 items-end gap-2 sm:gap-3 lg:grid-cols-[1.2fr_1.2fr_1fr_1fr_auto_auto]" aria-label="Filter the audit log">
           <div>
             <label htmlFor="audit-type" className="block text-sm font-medium text-slate-700">
-              Type <span className="font-normal text-slate-600">(exact, or a prefix ending in *)</span>
+              Type <span className="hidden font-normal text-slate-600 sm:inline">(exact, or prefix*)</span>
             </label>
-            <input id="audit-type" name="type" list="audit-types" defaultValue={raw("type")} placeholder="console.*" className={inputClass} autoComplete="off" />
+            <input id="audit-type" name="type" list="audit-types" defaultValue={raw("type")} placeholder="console.*" title="An exact type, or a prefix ending in *" className={inputClass} autoComplete="off" />
             <datalist id="audit-types">
               {typeOptions.map((t) => (
                 <option key={t} value={t} />
@@ -58,9 +58,9 @@ export default async function AuditPage({ params, searchParams }: { params: Prom
           </div>
           <div>
             <label htmlFor="audit-actor" className="block text-sm font-medium text-slate-700">
-              Actor <span className="font-normal text-slate-600">(email, or {SYSTEM_ACTOR})</span>
+              Actor <span className="hidden font-normal text-slate-600 sm:inline">(email, or {SYSTEM_ACTOR})</span>
             </label>
-            <input id="audit-actor" name="actor" list="audit-actors" defaultValue={raw("actor")} placeholder="alice@example.com" className={inputClass} autoComplete="off" />
+            <input id="audit-actor" name="actor" list="audit-actors" defaultValue={raw("actor")} placeholder="email or system" title="An operator's email, or system for protocol events" className={inputClass} autoComplete="off" />
             <datalist id="audit-actors">
               <option value={SYSTEM_ACTOR}>system / protocol</option>
               {actors.map((a) => (
