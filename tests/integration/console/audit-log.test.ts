@@ -10,8 +10,9 @@ import { AUDIT_PAGE_SIZE, auditActors, auditEventLines, auditExportEndpoint, lis
 import { runOperation } from "../../../lib/console/operation";
 import { operations } from "../../../lib/console/registry";
 import { ensureSystemWorkspace } from "../../../lib/console/system";
-import { ADA, BOB, standardWorkspace } from "../../helpers/fixtures";
-import { seed, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
+import { ADA, BOB, standardWorkspace, WEB } from "../../helpers/fixtures";
+import { humanTokens } from "../../helpers/lifecycle";
+import { basic, call, seed, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
 import { consoleSignIn, createConsoleHarness, createOperator } from "../console-helpers";
 import { and, eq } from "drizzle-orm";
 import { users } from "../../../db/schema";
@@ -37,10 +38,12 @@ beforeAll(async () => {
   stranger = (await consoleSignIn(h, "stranger@operators.test")).token;
   bobId = (await h.service.db.select({ id: users.id }).from(users).where(and(eq(users.workspaceId, W), eq(users.emailNormalized, BOB.email))))[0].id;
   const adaId = (await h.service.db.select({ id: users.id }).from(users).where(and(eq(users.workspaceId, W), eq(users.emailNormalized, ADA.email))))[0].id;
-  // A protocol event about Bob (through a grant id, as refresh reuse records it), and console changes by Alice.
-  const grantId = "grant-for-bob";
+  // Refresh-token reuse by Bob's application (the event names the grant, not the user), and console changes by Alice.
+  const t = await humanTokens(h, W, WEB, BOB);
+  const refresh = () => call(h, `/t/${W}/oauth2/token`, { form: { grant_type: "refresh_token", refresh_token: t.refresh_token }, headers: { authorization: basic(WEB.client_id, WEB.secret) } });
+  expect((await refresh()).status).toBe(200);
   h.clock.advance(1000);
-  await recordAudit(h.service.db, { workspaceId: W, type: "refresh.reuse_detected", clientId: "web", subject: "pairwise", reason: "refresh_token_reuse", flagged: "possible_token_theft", data: { grant_id: grantId, user_id: bobId }, at: h.clock.now() });
+  expect((await refresh()).status).toBe(400);
   h.clock.advance(1000);
   expect((await runOperation(h.service, alice, W, operations.setApplicationActive, { client_id: "web", active: "false" })).ok).toBe(true);
   h.clock.advance(1000);
@@ -58,6 +61,7 @@ describe("summaries", () => {
     const { entries } = await listAuditEvents(h.service, W, { actor: "alice@operators.test" });
     expect(entries.map((e) => e.summary)).toEqual(["alice@operators.test disabled user ada@example.test", "alice@operators.test disabled application web"]);
     const [reuse] = (await listAuditEvents(h.service, W, { type: "refresh.reuse_detected" })).entries;
+    expect(reuse.data).not.toHaveProperty("user_id");
     expect(reuse.summary).toBe("Refresh token reuse detected for bob@example.test at web — grant revoked (possible token theft)");
     expect(reuse.subjectEmail).toBe(BOB.email);
   });
