@@ -1,4 +1,19 @@
-import type { ActivitySeries, FactorAdoption } from "@/lib/console/activity";
+/** One series per day, as lib/console/activity.ts computes it. */
+export interface ChartSeries {
+  key: string;
+  label: string;
+  days: Array<{ day: string; count: number }>;
+  total: number;
+}
+
+/** Users holding each factor, out of all users. */
+export interface FactorCounts {
+  users: number;
+  passkey: number;
+  totp: number;
+  securityKey: number;
+  recoveryCodes: number;
+}
 
 const W = 300;
 const H = 64;
@@ -7,7 +22,7 @@ const H = 64;
  * One series as a server-rendered bar chart (inline SVG, no script): a bar per UTC day, the SVG
  * titled and described for assistive technology, the numbers also in a visually hidden table.
  */
-export function ActivityChart({ series, tone = "indigo" }: { series: ActivitySeries; tone?: "indigo" | "red" | "amber" | "emerald" }) {
+export function ActivityChart({ series, tone = "indigo" }: { series: ChartSeries; tone?: "indigo" | "red" | "amber" | "emerald" }) {
   const max = Math.max(1, ...series.days.map((d) => d.count));
   const slot = W / series.days.length;
   const bar = Math.max(1, slot - 2);
@@ -61,7 +76,7 @@ export function ActivityChart({ series, tone = "indigo" }: { series: ActivitySer
 }
 
 /** Users with each factor, out of all users, as labelled bars with the numbers in text. */
-export function FactorAdoptionChart({ factors }: { factors: FactorAdoption }) {
+export function FactorAdoptionChart({ factors }: { factors: FactorCounts }) {
   const rows: Array<[string, number]> = [
     ["Passkey", factors.passkey],
     ["Authenticator app (TOTP)", factors.totp],

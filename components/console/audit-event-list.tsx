@@ -1,6 +1,22 @@
 import { Badge } from "@/components/ui/badge";
 import { formatUtc } from "@/components/ui/time";
-import type { AuditEntry } from "@/lib/console/audit";
+
+/** An audit event as the list shows it (lib/console/audit.ts `AuditEntry` fits). */
+export interface AuditListEntry {
+  id: string;
+  type: string;
+  actor: string | null;
+  actorEmail: string | null;
+  clientId: string | null;
+  subject: string | null;
+  subjectEmail: string | null;
+  reason: string | null;
+  flagged: string | null;
+  data: Record<string, unknown>;
+  ip: string | null;
+  createdAt: Date;
+  summary: string;
+}
 
 /**
  * The audit log as a compact list: one line per event (its summary and time), the details (type,
@@ -10,7 +26,7 @@ import type { AuditEntry } from "@/lib/console/audit";
 /** "11-23 09:30": the list's time (UTC); the year and zone are in the details. */
 const shortTime = (d: Date) => d.toISOString().slice(5, 16).replace("T", " ");
 
-export function AuditEventList({ entries }: { entries: AuditEntry[] }) {
+export function AuditEventList({ entries }: { entries: AuditListEntry[] }) {
   return (
     <ol className="divide-y divide-slate-200 rounded-md border border-slate-200" aria-label="Audit events">
       {entries.map((e) => (

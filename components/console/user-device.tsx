@@ -1,5 +1,5 @@
 import { Time } from "@/components/ui/time";
-import { parseUserAgent } from "@/lib/console/user-agent";
+import { parseUserAgent } from "@/lib/user-agent";
 
 /** One device a user is signed in on: browser and system from the user agent, when it was last seen, from where. */
 export function UserDevice({ userAgent, ip, lastSeenAt, signedInAt, now }: { userAgent: string | null; ip: string | null; lastSeenAt: Date; signedInAt: Date; now: Date }) {

@@ -16,7 +16,7 @@ import { FACTOR_KIND_LABELS, userFactors } from "@/lib/console/factors";
 import { getUser, userFootprint, userLastActivity, userSessionsAndGrants } from "@/lib/console/users";
 import { userIdentities } from "@/lib/console/identities";
 import { getService } from "@/lib/service";
-import { parseUserAgent } from "@/lib/console/user-agent";
+import { parseUserAgent } from "@/lib/user-agent";
 import { actionFor } from "../../../../../_lib/action-for";
 import { pageAccess } from "../../../../../_lib/session";
 
