@@ -6,10 +6,10 @@
  * enabling them again does not bring an old session back. Deleting a user removes them with
  * everything they hold.
  */
-import { and, asc, count, desc, eq, gt, ilike, inArray, isNull, max, or } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, ilike, inArray, isNotNull, isNull, max, or } from "drizzle-orm";
 import { z } from "zod";
 import type { Database } from "../../db/client";
-import { accessTokens, accountSecurityPortalSessions, clients, grants, hostedSessions, users } from "../../db/schema";
+import { accessTokens, accountSecurityPortalSessions, clients, grants, hostedSessions, recoveryCodes, totpFactors, users, webauthnCredentials } from "../../db/schema";
 import { chains, nowValue, selectGrantChain, sessionIsLive } from "../authority";
 import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "../authn/password";
 import { assignUserRole, removeUserRole } from "../authz/model";
@@ -25,8 +25,13 @@ export const USERS_PAGE_SIZE = 25;
 
 export type UserRow = Omit<typeof users.$inferSelect, "passwordHash"> & { hasPassword: boolean };
 
-/** A listed user with when they last signed in (their newest hosted session) and were last seen. */
-export type UserListRow = UserRow & { lastSignInAt: Date | null; lastSeenAt: Date | null };
+export type FactorKind = "passkey" | "security_key" | "totp" | "recovery_code";
+
+/**
+ * A listed user with when they last signed in (their newest hosted session) and were last seen,
+ * the kinds of factor they hold, and the user agents of their live sessions (their devices).
+ */
+export type UserListRow = UserRow & { lastSignInAt: Date | null; lastSeenAt: Date | null; factorKinds: FactorKind[]; deviceUserAgents: (string | null)[] };
 
 export interface UserPage {
   rows: UserListRow[];
@@ -69,9 +74,17 @@ export async function listUsers(service: Service, workspaceId: string, options: 
     .orderBy(desc(users.createdAt), asc(users.id))
     .limit(USERS_PAGE_SIZE)
     .offset((page - 1) * USERS_PAGE_SIZE);
-  const activity = await lastActivity(service.db, workspaceId, rows.map((r) => r.id));
+  const ids = rows.map((r) => r.id);
+  const [activity, kinds, devices] = await Promise.all([lastActivity(service.db, workspaceId, ids), factorKindsOf(service.db, workspaceId, ids), liveDevicesOf(service.db, workspaceId, ids, service.clock.now())]);
   return {
-    rows: rows.map(({ passwordHash, ...r }) => ({ ...r, hasPassword: passwordHash !== null, lastSignInAt: activity.get(r.id)?.signIn ?? null, lastSeenAt: activity.get(r.id)?.seen ?? null })),
+    rows: rows.map(({ passwordHash, ...r }) => ({
+      ...r,
+      hasPassword: passwordHash !== null,
+      lastSignInAt: activity.get(r.id)?.signIn ?? null,
+      lastSeenAt: activity.get(r.id)?.seen ?? null,
+      factorKinds: kinds.get(r.id) ?? [],
+      deviceUserAgents: devices.get(r.id) ?? [],
+    })),
     total,
     page,
     pages,
@@ -87,6 +100,45 @@ async function lastActivity(db: Database, workspaceId: string, userIds: string[]
     .where(and(eq(hostedSessions.workspaceId, workspaceId), inArray(hostedSessions.userId, userIds)))
     .groupBy(hostedSessions.userId);
   return new Map(rows.map((r) => [r.userId, { signIn: r.signIn ? new Date(r.signIn) : null, seen: r.seen ? new Date(r.seen) : null }]));
+}
+
+/** The kinds of factor each user holds: passkeys and security keys, a confirmed TOTP, unused recovery codes. */
+async function factorKindsOf(db: Database, workspaceId: string, userIds: string[]): Promise<Map<string, FactorKind[]>> {
+  const out = new Map<string, FactorKind[]>();
+  if (userIds.length === 0) return out;
+  const [keys, totp, codes] = await Promise.all([
+    db
+      .selectDistinct({ userId: webauthnCredentials.userId, kind: webauthnCredentials.kind })
+      .from(webauthnCredentials)
+      .where(and(eq(webauthnCredentials.workspaceId, workspaceId), inArray(webauthnCredentials.userId, userIds))),
+    db
+      .selectDistinct({ userId: totpFactors.userId })
+      .from(totpFactors)
+      .where(and(eq(totpFactors.workspaceId, workspaceId), inArray(totpFactors.userId, userIds), isNotNull(totpFactors.confirmedAt))),
+    db
+      .selectDistinct({ userId: recoveryCodes.userId })
+      .from(recoveryCodes)
+      .where(and(eq(recoveryCodes.workspaceId, workspaceId), inArray(recoveryCodes.userId, userIds), isNull(recoveryCodes.usedAt))),
+  ]);
+  const add = (userId: string, kind: FactorKind) => out.set(userId, [...(out.get(userId) ?? []), kind]);
+  for (const k of keys.filter((k) => k.kind === "passkey")) add(k.userId, "passkey");
+  for (const k of keys.filter((k) => k.kind === "security_key")) add(k.userId, "security_key");
+  for (const t of totp) add(t.userId, "totp");
+  for (const c of codes) add(c.userId, "recovery_code");
+  return out;
+}
+
+/** The user agents of each user's live hosted sessions, newest first. */
+async function liveDevicesOf(db: Database, workspaceId: string, userIds: string[], now: Date): Promise<Map<string, (string | null)[]>> {
+  const out = new Map<string, (string | null)[]>();
+  if (userIds.length === 0) return out;
+  const rows = await db
+    .select({ userId: hostedSessions.userId, userAgent: hostedSessions.userAgent, endedAt: hostedSessions.endedAt, idleExpiresAt: hostedSessions.idleExpiresAt, absoluteExpiresAt: hostedSessions.absoluteExpiresAt })
+    .from(hostedSessions)
+    .where(and(eq(hostedSessions.workspaceId, workspaceId), inArray(hostedSessions.userId, userIds), isNull(hostedSessions.endedAt), gt(hostedSessions.absoluteExpiresAt, now)))
+    .orderBy(desc(hostedSessions.lastSeenAt));
+  for (const r of rows.filter((r) => sessionIsLive(r, now))) out.set(r.userId, [...(out.get(r.userId) ?? []), r.userAgent]);
+  return out;
 }
 
 export async function userLastActivity(service: Service, workspaceId: string, userId: string): Promise<{ signIn: Date | null; seen: Date | null }> {

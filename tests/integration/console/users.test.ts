@@ -13,6 +13,7 @@ import { getUser, listUsers, userFootprint, userLastActivity, userSessionsAndGra
 import { ADA, BOB, SPA, standardWorkspace } from "../../helpers/fixtures";
 import { call, seed, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
 import { humanTokens } from "../../helpers/lifecycle";
+import { giveRecoveryCodes } from "../../helpers/factors/recovery-codes";
 import { consoleSignIn, createConsoleHarness, createOperator } from "../console-helpers";
 
 let h: Harness;
@@ -59,6 +60,10 @@ describe("last sign-in and devices", () => {
     await h.service.db.update(hostedSessions).set({ userAgent: IPHONE }).where(eq(hostedSessions.userId, ada));
     const { sessions } = await userSessionsAndGrants(h.service, W, ada);
     expect(sessions[0]).toMatchObject({ userAgent: IPHONE, live: true });
+    await giveRecoveryCodes(h, W, ADA.email);
+    const listed = (await listUsers(h.service, W)).rows;
+    expect(listed.find((r) => r.id === ada)).toMatchObject({ deviceUserAgents: [IPHONE], factorKinds: ["recovery_code"] });
+    expect(listed.find((r) => r.email === BOB.email)).toMatchObject({ deviceUserAgents: [], factorKinds: [] });
   });
 });
 

@@ -8,7 +8,9 @@ import { Pagination } from "@/components/ui/pagination";
 import { EmptyState, Table, Td } from "@/components/ui/table";
 import { Time } from "@/components/ui/time";
 import { roleAtLeast } from "@/lib/console/authz";
+import { FACTOR_KIND_LABELS } from "@/lib/console/factors";
 import { listUsers } from "@/lib/console/users";
+import { parseUserAgent } from "@/lib/user-agent";
 import { getService } from "@/lib/service";
 import { pageAccess } from "../../../../_lib/session";
 
@@ -55,7 +57,7 @@ export default async function UsersPage({ params, searchParams }: { params: Prom
           </EmptyState>
         ) : (
           <>
-            <Table caption="Users" head={["User", "Email verified", "Status", "Last sign-in", "Created"]}>
+            <Table caption="Users" head={["User", "Email verified", "Status", "Last sign-in", "Devices", "Factors", "Created"]}>
               {result.rows.map((u) => (
                 <tr key={u.id}>
                   <Td>
@@ -67,6 +69,14 @@ export default async function UsersPage({ params, searchParams }: { params: Prom
                   <Td>{u.emailVerified ? <Badge tone="green">verified</Badge> : <Badge>unverified</Badge>}</Td>
                   <Td>{u.status === "active" ? <Badge tone="green">active</Badge> : <Badge tone="red">disabled</Badge>}</Td>
                   <Td>{u.lastSignInAt ? <Time value={u.lastSignInAt} now={now} relativeOnly /> : <span className="text-slate-600">never</span>}</Td>
+                  <Td className="text-xs">
+                    {u.deviceUserAgents.length === 0 ? (
+                      <span className="text-slate-600">none</span>
+                    ) : (
+                      [...new Set(u.deviceUserAgents.map((ua) => parseUserAgent(ua).label))].join(", ")
+                    )}
+                  </Td>
+                  <Td className="text-xs">{u.factorKinds.length === 0 ? <span className="text-slate-600">none</span> : u.factorKinds.map((k) => FACTOR_KIND_LABELS[k]).join(", ")}</Td>
                   <Td>
                     <Time value={u.createdAt} />
                   </Td>
