@@ -97,7 +97,9 @@ test("audit log, activity charts and users", async ({ page, browser }) => {
     await expect(page.getByRole("heading", { name: "Sign-in factors" })).toBeVisible();
     await expect(page.getByText("No factors enrolled")).toBeVisible();
     await page.goto(`${WS}/users?q=${encodeURIComponent(USER.email)}`);
-    await expect(page.getByRole("row", { name: new RegExp(USER.email) })).toContainText("just now");
+    const row = page.getByRole("row", { name: new RegExp(USER.email) });
+    await expect(row).toContainText("just now");
+    await expect(row).toContainText("Safari 17 on iOS");
   });
 
   await test.step("disable, with a confirmation that says what it ends", async () => {
