@@ -7,9 +7,9 @@ export type ButtonSize = "sm" | "md";
 const base =
   "inline-flex items-center justify-center gap-1.5 rounded-md font-medium shadow-sm transition-colors focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-offset-1 disabled:cursor-not-allowed disabled:border-slate-200 disabled:bg-slate-100 disabled:text-slate-600 disabled:shadow-none";
 const variants: Record<ButtonVariant, string> = {
-  primary: "bg-indigo-600 text-white hover:bg-indigo-500 focus-visible:ring-indigo-400",
+  primary: "bg-indigo-600 text-white hover:bg-indigo-700 focus-visible:ring-indigo-400",
   secondary: "border border-slate-300 bg-white text-slate-800 hover:bg-slate-50 focus-visible:ring-indigo-300",
-  danger: "bg-red-600 text-white hover:bg-red-500 focus-visible:ring-red-400",
+  danger: "bg-red-600 text-white hover:bg-red-700 focus-visible:ring-red-400",
   ghost: "text-slate-700 shadow-none hover:bg-slate-100 focus-visible:ring-indigo-300",
 };
 const sizes: Record<ButtonSize, string> = { sm: "px-2.5 py-1 text-xs", md: "px-3.5 py-2 text-sm" };
