@@ -17,6 +17,7 @@ test.describe("German (locale de-DE)", () => {
     await expect(page).toHaveURL((url) => url.href.startsWith(`${ISSUER}/sign-in`));
     await expect(page.locator("html")).toHaveAttribute("lang", "de");
     await expect(page.getByRole("heading", { name: "Bei E2E web anmelden" })).toBeVisible();
+    await expect(page.getByText("Geschützt durch Latchkey")).toBeVisible();
     await expect(page).toHaveTitle(/^Anmelden/);
 
     const email = page.getByLabel("E-Mail-Adresse", { exact: true });
@@ -65,6 +66,7 @@ test.describe("French (locale fr-FR)", () => {
     await expect(page).toHaveURL((url) => url.href.startsWith(`${ISSUER}/sign-in`));
     await expect(page.locator("html")).toHaveAttribute("lang", "fr");
     await expect(page.getByRole("heading", { name: "Se connecter à E2E web" })).toBeVisible();
+    await expect(page.getByText("Sécurisé par Latchkey")).toBeVisible();
     await expect(page.getByLabel("Adresse e-mail", { exact: true })).toBeVisible();
     await expect(page.getByLabel("Mot de passe", { exact: true })).toBeVisible();
     await expect(page.getByRole("button", { name: "Se connecter", exact: true })).toBeVisible();
@@ -81,5 +83,6 @@ test("an English browser gets the pages as they always were", async ({ page }) =
   await page.goto(`${APP}/start`);
   await expect(page.locator("html")).toHaveAttribute("lang", "en");
   await expect(page.getByRole("heading", { name: "Sign in to E2E web" })).toBeVisible();
+  await expect(page.getByText("Secured by Latchkey")).toBeVisible();
   await expect(page.getByLabel("Password", { exact: true })).toBeVisible();
 });

@@ -11,7 +11,6 @@ export function HostedCard({ title, children }: { title: string; workspaceName?:
           <h1 className="mb-6 text-xl font-semibold tracking-tight">{title}</h1>
           {children}
         </div>
-        <p className="mt-6 text-center text-xs text-slate-500">Secured by Latchkey</p>
       </div>
     </main>
   );

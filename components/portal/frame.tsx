@@ -10,7 +10,6 @@ export function PortalFrame({ title, children }: { title: string; workspaceName?
           <h1 className="mb-6 text-xl font-semibold tracking-tight">{title}</h1>
           <div className="space-y-6">{children}</div>
         </div>
-        <p className="mt-6 text-center text-xs text-slate-500">Secured by Latchkey</p>
       </div>
     </main>
   );

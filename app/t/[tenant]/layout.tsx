@@ -2,6 +2,8 @@ import { headers } from "next/headers";
 import { hostedThemeCss } from "@/lib/branding/css";
 import { resolveBranding } from "@/lib/branding/rule";
 import { loadBranding } from "@/lib/branding/store";
+import { negotiateLocale } from "@/lib/i18n/locales";
+import { translate } from "@/lib/i18n/translate";
 import { getService } from "@/lib/service";
 
 /** The response's CSP nonce (proxy.ts puts the policy on the request too), for the theme's inline stylesheet. */
@@ -13,6 +15,7 @@ function styleNonce(policy: string | null): string | undefined {
  * Every hosted page under a workspace's issuer: the workspace's branding (display name, logo,
  * primary colour, light or dark theme, lib/branding) around the page. The theme is CSS only:
  * the wrapper remaps Tailwind's palette variables, so the pages' components stay as they are.
+ * The line under the page is in the browser's language (lib/i18n).
  */
 export default async function HostedLayout({ children, params }: { children: React.ReactNode; params: Promise<{ tenant: string }> }) {
   const { tenant } = await params;
@@ -33,6 +36,7 @@ export default async function HostedLayout({ children, params }: { children: Rea
         </header>
       ) : null}
       {children}
+      <p className="pb-8 text-center text-xs text-slate-500">{translate(negotiateLocale(requestHeaders.get("accept-language")), "hosted.footer")}</p>
     </div>
   );
 }

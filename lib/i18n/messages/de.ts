@@ -3,6 +3,7 @@ import type { Translation } from "./en";
 
 export const de = {
   "error.title.refused": "Anfrage abgelehnt",
+  "hosted.footer": "Geschützt durch Latchkey",
   "error.title.invalid_sign_in": "Ungültige Anmeldeanfrage",
   "error.title.sign_in_failed": "Anmeldung fehlgeschlagen",
   "error.title.sign_in_expired": "Anmeldung abgelaufen",

@@ -5,6 +5,8 @@
 export const en = {
   // Hosted error titles (lib/hosted/errors.ts), shared by several codes.
   "error.title.refused": "Request refused",
+  // The line under every hosted page (app/t/[tenant]/layout.tsx).
+  "hosted.footer": "Secured by Latchkey",
   "error.title.invalid_sign_in": "Invalid sign-in request",
   "error.title.sign_in_failed": "Sign-in failed",
   "error.title.sign_in_expired": "Sign-in expired",

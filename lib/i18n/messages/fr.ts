@@ -6,6 +6,7 @@ import type { Translation } from "./en";
 
 export const fr = {
   "error.title.refused": "Requête refusée",
+  "hosted.footer": "Sécurisé par Latchkey",
   "error.title.invalid_sign_in": "Demande de connexion non valide",
   "error.title.sign_in_failed": "Échec de la connexion",
   "error.title.sign_in_expired": "Connexion expirée",
