@@ -9,10 +9,9 @@
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
 import { APP, ISSUER, LATCHKEY_PORT } from "./env";
+import { signInToConsole } from "./console-operator";
 
 const BASE = `http://localhost:${LATCHKEY_PORT}`;
-const SETUP_TOKEN = process.env.CONSOLE_SETUP_TOKEN ?? "e2e-console-setup-token-0123456789abcdef";
-const OPERATOR = { email: "owner@operators.example", name: "First Operator", password: "first operator passphrase" };
 const ADA = { email: "ada@example.com", password: "correct horse battery staple" };
 
 /** Serious and critical WCAG 2.1 A/AA violations on the page as it is now, one line per element. */
@@ -65,29 +64,6 @@ for (const colorScheme of ["light", "dark"] as const) {
       await expectAccessible(page, "account-security portal");
     });
   });
-}
-
-/** Signs the first operator in to the console (doing the first-run setup when no operator exists yet). */
-async function signInToConsole(page: Page): Promise<void> {
-  await page.goto(`${BASE}/console/setup?token=${SETUP_TOKEN}`);
-  const heading = page.getByRole("heading", { level: 1 });
-  if ((await heading.textContent()) === "Create the first operator") {
-    await page.getByLabel("Email").fill(OPERATOR.email);
-    await page.getByLabel("Name").fill(OPERATOR.name);
-    await page.getByLabel("Password", { exact: true }).fill(OPERATOR.password);
-    await page.getByLabel("Repeat the password").fill(OPERATOR.password);
-    await page.getByRole("button", { name: "Create operator" }).click();
-  } else {
-    await page.goto(`${BASE}/console`);
-  }
-  await page.waitForURL((url) => url.pathname === "/console" || url.pathname.endsWith("/sign-in"));
-  if (new URL(page.url()).pathname.endsWith("/sign-in")) {
-    const email = page.getByLabel("Email", { exact: true });
-    if ((await email.inputValue()) === "") await email.fill(OPERATOR.email);
-    await page.getByLabel("Password", { exact: true }).fill(OPERATOR.password);
-    await page.getByRole("button", { name: "Sign in", exact: true }).click();
-  }
-  await expect(page).toHaveURL(`${BASE}/console`);
 }
 
 test("the main console pages", async ({ page }) => {

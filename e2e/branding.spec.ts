@@ -9,45 +9,13 @@
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { APP, ISSUER, LATCHKEY_PORT } from "./env";
+import { signInToConsole } from "./console-operator";
 
 const BASE = `http://localhost:${LATCHKEY_PORT}`;
-const SETUP_TOKEN = process.env.CONSOLE_SETUP_TOKEN ?? "e2e-console-setup-token-0123456789abcdef";
-const OPERATOR = { email: "owner@operators.example", name: "First Operator", password: "first operator passphrase" };
 /** A 16 × 16 teal square. */
 const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAABAAAAAQCAIAAACQkWg2AAAAFklEQVR4nGPgL8sjCTGMahjVMHw1AADRzfMB5Ye3vAAAAABJRU5ErkJggg==", "base64");
 const SVG = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"><rect width="10" height="10"/></svg>');
 const BRANDING = `${BASE}/console/w/e2e/branding`;
-
-/** Signs the first operator in to the console (doing the first-run setup when no operator exists yet). */
-async function signInToConsole(page: Page): Promise<void> {
-  await page.goto(`${BASE}/console/setup?token=${SETUP_TOKEN}`);
-  const heading = page.getByRole("heading", { level: 1 });
-  if ((await heading.textContent()) === "Create the first operator") {
-    await page.getByLabel("Email").fill(OPERATOR.email);
-    await page.getByLabel("Name").fill(OPERATOR.name);
-    await page.getByLabel("Password", { exact: true }).fill(OPERATOR.password);
-    await page.getByLabel("Repeat the password").fill(OPERATOR.password);
-    await page.getByRole("button", { name: "Create operator" }).click();
-  } else {
-    await page.goto(`${BASE}/console`);
-  }
-  // Straight to the console, or through the system workspace's sign-in (which may pass on by itself).
-  const consoleHeading = page.getByRole("heading", { name: "Workspaces", level: 1 });
-  const email = page.getByLabel("Email", { exact: true });
-  for (let attempt = 0; attempt < 3 && !(await consoleHeading.isVisible()); attempt++) {
-    await expect(consoleHeading.or(email)).toBeVisible();
-    if (await consoleHeading.isVisible()) break;
-    try {
-      if ((await email.inputValue({ timeout: 2_000 })) === "") await email.fill(OPERATOR.email, { timeout: 2_000 });
-      await page.getByLabel("Password", { exact: true }).fill(OPERATOR.password, { timeout: 2_000 });
-      await page.getByRole("button", { name: "Sign in", exact: true }).click({ timeout: 2_000 });
-    } catch {
-      // The page moved on by itself (a session from the setup): look again.
-    }
-    await page.waitForLoadState();
-  }
-  await expect(page).toHaveURL(`${BASE}/console`);
-}
 
 async function saveLook(page: Page, look: { name: string; color: string; theme: "auto" | "light" | "dark" }): Promise<void> {
   await page.goto(BRANDING);

@@ -9,37 +9,13 @@ import { createHash, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { APP_PORT, LATCHKEY_PORT } from "./env";
+import { FIRST_OPERATOR as OPERATOR, signInToConsole } from "./console-operator";
 
 const BASE = process.env.LATCHKEY_URL ?? `http://localhost:${LATCHKEY_PORT}`;
-const SETUP_TOKEN = process.env.CONSOLE_SETUP_TOKEN ?? "e2e-console-setup-token-0123456789abcdef";
-const OPERATOR = { email: "owner@operators.example", name: "First Operator", password: "first operator passphrase" };
 const RUN = Date.now().toString(36);
 const USER = { email: `device-${RUN}@example.com`, password: "device user long password" };
 const WS = `${BASE}/console/w/e2e`;
 const IPHONE = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_2 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.2 Mobile/15E148 Safari/604.1";
-
-/** Signs the first operator in to the console (doing the first-run setup when no operator exists yet). */
-async function signInToConsole(page: Page): Promise<void> {
-  await page.goto(`${BASE}/console/setup?token=${SETUP_TOKEN}`);
-  const heading = page.getByRole("heading", { level: 1 });
-  if ((await heading.textContent()) === "Create the first operator") {
-    await page.getByLabel("Email").fill(OPERATOR.email);
-    await page.getByLabel("Name").fill(OPERATOR.name);
-    await page.getByLabel("Password", { exact: true }).fill(OPERATOR.password);
-    await page.getByLabel("Repeat the password").fill(OPERATOR.password);
-    await page.getByRole("button", { name: "Create operator" }).click();
-  } else {
-    await page.goto(`${BASE}/console`);
-  }
-  await page.waitForURL((url) => url.pathname === "/console" || url.pathname.endsWith("/sign-in"));
-  if (new URL(page.url()).pathname.endsWith("/sign-in")) {
-    const email = page.getByLabel("Email", { exact: true });
-    if ((await email.inputValue()) === "") await email.fill(OPERATOR.email);
-    await page.getByLabel("Password", { exact: true }).fill(OPERATOR.password);
-    await page.getByRole("button", { name: "Sign in", exact: true }).click();
-  }
-  await expect(page).toHaveURL(`${BASE}/console`);
-}
 
 /** The user signs in to the e2e SPA client from an iPhone browser: one wrong password, then the right one. */
 async function signInFromIphone(browser: Browser): Promise<void> {

@@ -1,0 +1,42 @@
+/**
+ * The console's first operator in the e2e suite, shared by the specs that only need to be in the
+ * console: the setup token e2e/serve.mjs configures, and a sign-in that does the first-run setup
+ * when no operator exists yet (the spec order decides which spec meets a fresh server).
+ */
+import { expect, type Page } from "@playwright/test";
+import { LATCHKEY_PORT } from "./env";
+
+export const CONSOLE_BASE = process.env.LATCHKEY_URL ?? `http://localhost:${LATCHKEY_PORT}`;
+export const SETUP_TOKEN = process.env.CONSOLE_SETUP_TOKEN ?? "e2e-console-setup-token-0123456789abcdef";
+export const FIRST_OPERATOR = { email: "owner@operators.example", name: "First Operator", password: "first operator passphrase" };
+
+/** Signs the first operator in to the console (doing the first-run setup when no operator exists yet). */
+export async function signInToConsole(page: Page): Promise<void> {
+  await page.goto(`${CONSOLE_BASE}/console/setup?token=${SETUP_TOKEN}`);
+  const heading = page.getByRole("heading", { level: 1 });
+  if ((await heading.textContent()) === "Create the first operator") {
+    await page.getByLabel("Email").fill(FIRST_OPERATOR.email);
+    await page.getByLabel("Name").fill(FIRST_OPERATOR.name);
+    await page.getByLabel("Password", { exact: true }).fill(FIRST_OPERATOR.password);
+    await page.getByLabel("Repeat the password").fill(FIRST_OPERATOR.password);
+    await page.getByRole("button", { name: "Create operator" }).click();
+  } else {
+    await page.goto(`${CONSOLE_BASE}/console`);
+  }
+  // Straight to the console, or through the system workspace's sign-in (which may pass on by itself).
+  const consoleHeading = page.getByRole("heading", { name: "Workspaces", level: 1 });
+  const email = page.getByLabel("Email", { exact: true });
+  for (let attempt = 0; attempt < 3 && !(await consoleHeading.isVisible()); attempt++) {
+    await expect(consoleHeading.or(email)).toBeVisible();
+    if (await consoleHeading.isVisible()) break;
+    try {
+      if ((await email.inputValue({ timeout: 2_000 })) === "") await email.fill(FIRST_OPERATOR.email, { timeout: 2_000 });
+      await page.getByLabel("Password", { exact: true }).fill(FIRST_OPERATOR.password, { timeout: 2_000 });
+      await page.getByRole("button", { name: "Sign in", exact: true }).click({ timeout: 2_000 });
+    } catch {
+      // The page moved on by itself (a session from the setup): look again.
+    }
+    await page.waitForLoadState();
+  }
+  await expect(page).toHaveURL(`${CONSOLE_BASE}/console`);
+}
