@@ -32,6 +32,7 @@ describe("summarizeAuditEvent", () => {
     ).toBe("Refresh token reuse detected for bob@x.com at demo-web — grant revoked (possible token theft)");
     expect(summarizeAuditEvent(event({ type: "sign_in.failed", subject: "u1", subjectEmail: "bob@x.com", reason: "wrong_password" }))).toBe("Failed sign-in for bob@x.com: wrong password");
     expect(summarizeAuditEvent(event({ type: "sign_in.failed", reason: "unknown_account" }))).toBe("Failed sign-in for an unknown account: unknown account");
+    expect(summarizeAuditEvent(event({ type: "sign_in.failed", subject: "u1", subjectEmail: "bob@x.com", reason: "wrong_code", data: { method: "totp" } }))).toBe("Failed sign-in for bob@x.com: wrong code (authenticator app)");
   });
 
   it("falls back to the type's words, who and whom for an unknown type", () => {

@@ -109,6 +109,9 @@ function endedCounts(e: SummarizableEvent): string {
 }
 
 /** Protocol, portal, sign-in and command-line events, by type. */
+/** The second factors a failed sign-in names (a password failure reads without one). */
+const FACTOR_NAMES: Record<string, string> = { totp: "authenticator app", recovery_code: "recovery code", webauthn: "passkey or security key" };
+
 const EVENTS: Record<string, Line> = {
   "refresh.reuse_detected": (e, _who, user) => `Refresh token reuse detected for ${user}${e.clientId ? ` at ${e.clientId}` : ""} — grant revoked${flagText(e.flagged)}`,
   "grant.revoked": (e, _who, user) =>
@@ -117,7 +120,10 @@ const EVENTS: Record<string, Line> = {
       : `${e.clientId ?? "An application"} revoked ${user}'s grant${e.reason ? ` (${e.reason.replace(/_/g, " ")})` : ""}`,
   "token.revoked": (e) => `${e.clientId ?? "An application"} revoked an access token${e.subject ? ` of ${e.subject}` : ""}`,
   "session.logout": (e, _who, user) => `${user} signed out${e.clientId ? ` from ${e.clientId}` : ""}`,
-  "sign_in.failed": (e, _who, user) => `Failed sign-in${e.subject ? ` for ${user}` : " for an unknown account"}: ${(e.reason ?? "refused").replace(/_/g, " ")}`,
+  "sign_in.failed": (e, _who, user) => {
+    const factor = typeof e.data.method === "string" && e.data.method !== "password" ? ` (${FACTOR_NAMES[e.data.method] ?? e.data.method.replace(/_/g, " ")})` : "";
+    return `Failed sign-in${e.subject ? ` for ${user}` : " for an unknown account"}: ${(e.reason ?? "refused").replace(/_/g, " ")}${factor}`;
+  },
   "user.created": (e, _who, user) => `${user} signed up${str(e.data.via) ? ` through ${str(e.data.via)?.replace(/_/g, " ")}` : ""}`,
   "federation.identity_linked": (e, _who, user) => `${user} linked a sign-in from ${str(e.data.issuer) ?? "an upstream provider"}`,
   "recovery_code.used": (e, _who, user) => `${user} used a recovery code (${str(e.data.remaining) ?? "?"} left)`,

@@ -2,7 +2,8 @@
  * A failed sign-in, recorded for the workspace's administrators (audit `sign_in.failed`, counted
  * per day on the console's overview): which account when one exists, the method, why, from
  * where, and the client. Never the password, and never the address as typed (people type
- * passwords into the email field): an unknown account is recorded without a subject. Attempts
+ * passwords into the email field): an unknown account is recorded without a subject. Wrong
+ * second-factor codes and refused passkeys / security keys are recorded the same way. Attempts
  * the guessing limits refuse before any password is checked are not recorded (they are the
  * limiter's, and recording them would let a flood write without bound).
  */
@@ -10,12 +11,14 @@ import { recordAudit } from "../audit/events";
 import type { EndpointContext } from "../http/context";
 import { clientAddressOf } from "../http/client-address";
 
-export type SignInFailureReason = "wrong_password" | "unknown_account" | "no_password" | "account_disabled";
+export type SignInFailureReason = "wrong_password" | "unknown_account" | "no_password" | "account_disabled" | "wrong_code" | "assertion_failed" | "credential_refused";
+/** The factor that failed: the password, an authenticator-app code, a recovery code, or a passkey / security key. */
+export type SignInFailureMethod = "password" | "totp" | "recovery_code" | "webauthn";
 
 export async function recordSignInFailure(
   ctx: EndpointContext,
   request: Request,
-  input: { userId: string | null; method: "password"; reason: SignInFailureReason; clientPk?: string | null },
+  input: { userId: string | null; method: SignInFailureMethod; reason: SignInFailureReason; clientPk?: string | null },
 ): Promise<void> {
   await recordAudit(ctx.service.db, {
     workspaceId: ctx.workspace.id,

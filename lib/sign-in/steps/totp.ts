@@ -19,6 +19,7 @@ import { confirmTotpEnrolment, pendingTotpEnrolment, startTotpEnrolment, verifyT
 import { useRecoveryCode } from "../../authn/factors/recovery-codes";
 import { advance, currentStep, prove, signInStep, toSignInPage, updateOpen, type FlowStep } from "../flow";
 import { completeSecondFactorEnrolment, recoveryCodesPurpose } from "../enrolment";
+import { recordSignInFailure } from "../failures";
 
 export interface TotpView {
   /** During enrolment: the otpauth:// URI as a QR code (an SVG data URL) and the base32 secret. */
@@ -70,7 +71,10 @@ const totpSignInEndpoint = signInStep(async (request, ctx, { tx, form }) => {
   const gate = await secondFactorGate(ctx, request, tx.userId, "totp");
   const result = gate.allowed ? await verifyTotp(ctx, tx.userId, form.get("code") ?? "") : null;
   if (!result?.ok) {
-    if (gate.allowed) await gate.recordFailure();
+    if (gate.allowed) {
+      await gate.recordFailure();
+      await recordSignInFailure(ctx, request, { userId: tx.userId, method: "totp", reason: "wrong_code", clientPk: tx.clientPk });
+    }
     return toSignInPage(ctx, tx.id, "invalid_code");
   }
   return prove(request, ctx, tx, result.evidence);
@@ -84,7 +88,10 @@ const recoveryCodeSignInEndpoint = signInStep(async (request, ctx, { tx, form })
   const ip = clientAddressOf(request.headers, ctx.service.config.trustProxy);
   const result = gate.allowed ? await useRecoveryCode(ctx, tx.userId, form.get("code") ?? "", ip) : null;
   if (!result?.ok) {
-    if (gate.allowed) await gate.recordFailure();
+    if (gate.allowed) {
+      await gate.recordFailure();
+      await recordSignInFailure(ctx, request, { userId: tx.userId, method: "recovery_code", reason: "wrong_code", clientPk: tx.clientPk });
+    }
     return toSignInPage(ctx, tx.id, "invalid_recovery_code");
   }
   return prove(request, ctx, tx, result.evidence);

@@ -29,6 +29,7 @@ import {
   type WebAuthnKind,
 } from "../../authn/factors/webauthn";
 import { completeSecondFactorEnrolment } from "../enrolment";
+import { recordSignInFailure, type SignInFailureReason } from "../failures";
 import { homeRealmRedirect } from "./federation";
 import { advance, currentStep, identify, prove, signInStep, toSignInPage, updateOpen, type FlowStep } from "../flow";
 
@@ -72,6 +73,7 @@ export async function webauthnView(ctx: EndpointContext, tx: TransactionRow, ste
 
 /** What the page says about a refused answer: a flagged credential is named; anything else is one message. */
 const failureMessage = (reason: VerifyFailure): SignInFormError => (reason === "flagged" ? "credential_refused" : "webauthn_failed");
+const failureReason = (reason: VerifyFailure): SignInFailureReason => (reason === "flagged" ? "credential_refused" : "assertion_failed");
 
 /** POST /sign-in/passkey: a passkey (discoverable, user verified) identifies the user. */
 export const passkeySignInEndpoint = signInStep(async (request, ctx, { tx, form }) => {
@@ -82,6 +84,8 @@ export const passkeySignInEndpoint = signInStep(async (request, ctx, { tx, form 
   const result = await verifyAssertion(ctx, signInBinding(tx), form.get("response"), { userId: null, kinds: ["passkey"] });
   if (!result.ok) {
     await gate.recordFailure();
+    // Whose passkey it was is not established by a failed assertion: no subject.
+    await recordSignInFailure(ctx, request, { userId: null, method: "webauthn", reason: failureReason(result.reason), clientPk: tx.clientPk });
     return toSignInPage(ctx, tx.id, failureMessage(result.reason));
   }
   // An account whose address is in a domain an organization verified signs in through its connection, passkey or not.
@@ -102,6 +106,7 @@ export const webauthnSecondFactorEndpoint = signInStep(async (request, ctx, { tx
   const result = await verifyAssertion(ctx, signInBinding(tx), form.get("response"), { userId: tx.userId, kinds });
   if (!result.ok) {
     await gate.recordFailure();
+    await recordSignInFailure(ctx, request, { userId: tx.userId, method: "webauthn", reason: failureReason(result.reason), clientPk: tx.clientPk });
     return toSignInPage(ctx, tx.id, failureMessage(result.reason));
   }
   return prove(request, ctx, tx, result.evidence);

@@ -9,7 +9,7 @@
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { decodeJwt } from "jose";
 import { and, eq } from "drizzle-orm";
-import { authorizationTransactions, factorChallenges, hostedSessions, users, webauthnCredentials } from "../../../db/schema";
+import { auditEvents, authorizationTransactions, factorChallenges, hostedSessions, users, webauthnCredentials } from "../../../db/schema";
 import { MINUTE } from "../../../lib/clock";
 import { readEvidence } from "../../../lib/authn/evidence";
 import { enrolledSummary } from "../../../lib/authn/factors";
@@ -287,8 +287,12 @@ describe("what a passkey sign-in refuses", () => {
   it("an unknown credential, and a credential of another workspace", async () => {
     const stranger = new SoftAuthenticator();
     stranger.register({ challenge: "x", rp: { id: "auth.example.test" }, user: { id: Buffer.from("nobody").toString("base64url") } });
+    const failuresBefore = await h.service.db.select().from(auditEvents).where(and(eq(auditEvents.workspaceId, ws), eq(auditEvents.type, "sign_in.failed")));
     let s = await startSignIn(h, ws, DEFAULT_APP);
     expect(outcome(await postPasskey(h, s, stranger))).toEqual(failed);
+    // Recorded for the administrators as a failed sign-in, without an account (none is established).
+    const failuresAfter = await h.service.db.select().from(auditEvents).where(and(eq(auditEvents.workspaceId, ws), eq(auditEvents.type, "sign_in.failed")));
+    expect(failuresAfter.filter((e) => !failuresBefore.some((b) => b.id === e.id)).map((e) => [e.subject, e.reason, e.data.method])).toEqual([[null, "assertion_failed", "webauthn"]]);
 
     const { authenticator } = await withPasskey("foreign", other);
     s = await startSignIn(h, ws, DEFAULT_APP);
