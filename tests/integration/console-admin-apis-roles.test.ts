@@ -6,15 +6,12 @@
 import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { accessTokens, apiGrants, apis, grants, refreshTokens, rolePermissions, roles, userRoles, users } from "../../db/schema";
-import type { ZodType } from "zod";
-import { runOperation, type Operation } from "../../lib/console/operation";
-import { operations } from "../../lib/console/registry";
 import { ensureSystemWorkspace } from "../../lib/console/system";
 import { sha256Hex } from "../../lib/crypto";
 import { ADA, API, M2M, SPA, standardWorkspace } from "../helpers/fixtures";
 import { basic, call, seed, uniqueWorkspaceId, type Harness } from "../helpers/harness";
 import { auditRows, humanTokens, insertWorkloadToken } from "../helpers/lifecycle";
-import { consoleSignIn, createConsoleHarness, createOperator } from "./console-helpers";
+import { adminAndViewer, createConsoleHarness, runRegistered } from "./console-helpers";
 
 let h: Harness;
 const ws = uniqueWorkspaceId("cadm-api");
@@ -25,14 +22,10 @@ beforeAll(async () => {
   h = await createConsoleHarness();
   await seed(h, standardWorkspace(ws));
   await ensureSystemWorkspace(h.service);
-  await createOperator(h, "admin@apis.test", { [ws]: "admin" });
-  await createOperator(h, "viewer@apis.test", { [ws]: "viewer" });
-  admin = (await consoleSignIn(h, "admin@apis.test")).token;
-  viewer = (await consoleSignIn(h, "viewer@apis.test")).token;
+  ({ admin, viewer } = await adminAndViewer(h, ws, "apis.test"));
 });
 
-const run = (token: string, name: keyof typeof operations, input: Record<string, unknown>) =>
-  runOperation(h.service, token, ws, operations[name] as unknown as Operation<ZodType, unknown, unknown>, input);
+const run = (token: string, name: Parameters<typeof runRegistered>[3], input: Record<string, unknown>) => runRegistered(h, token, ws, name, input);
 
 async function apiRow(audience: string) {
   const [row] = await h.service.db.select().from(apis).where(and(eq(apis.workspaceId, ws), eq(apis.audience, audience)));

@@ -7,15 +7,12 @@
 import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { accessTokens, apiGrants, clients, clientSecrets, grants, refreshTokens } from "../../db/schema";
-import type { ZodType } from "zod";
-import { runOperation, type Operation } from "../../lib/console/operation";
-import { operations } from "../../lib/console/registry";
 import { ensureSystemWorkspace } from "../../lib/console/system";
 import { sha256Hex } from "../../lib/crypto";
 import { ADA, API, M2M, SPA, standardWorkspace, WEB } from "../helpers/fixtures";
 import { basic, call, seed, uniqueWorkspaceId, type Harness } from "../helpers/harness";
 import { auditRows, humanTokens, insertWorkloadToken } from "../helpers/lifecycle";
-import { consoleSignIn, createConsoleHarness, createOperator } from "./console-helpers";
+import { adminAndViewer, createConsoleHarness, runRegistered } from "./console-helpers";
 
 let h: Harness;
 const ws = uniqueWorkspaceId("cadm-app");
@@ -26,14 +23,10 @@ beforeAll(async () => {
   h = await createConsoleHarness();
   await seed(h, standardWorkspace(ws));
   await ensureSystemWorkspace(h.service);
-  await createOperator(h, "admin@apps.test", { [ws]: "admin" });
-  await createOperator(h, "viewer@apps.test", { [ws]: "viewer" });
-  admin = (await consoleSignIn(h, "admin@apps.test")).token;
-  viewer = (await consoleSignIn(h, "viewer@apps.test")).token;
+  ({ admin, viewer } = await adminAndViewer(h, ws, "apps.test"));
 });
 
-const run = (token: string, name: keyof typeof operations, input: Record<string, unknown>) =>
-  runOperation(h.service, token, ws, operations[name] as unknown as Operation<ZodType, unknown, unknown>, input);
+const run = (token: string, name: Parameters<typeof runRegistered>[3], input: Record<string, unknown>) => runRegistered(h, token, ws, name, input);
 
 async function clientRow(clientId: string) {
   const [row] = await h.service.db.select().from(clients).where(and(eq(clients.workspaceId, ws), eq(clients.clientId, clientId)));

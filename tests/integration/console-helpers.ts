@@ -6,7 +6,10 @@ import { operatorMemberships, users } from "../../db/schema";
 import { createService } from "../../lib/service";
 import { hashPassword } from "../../lib/authn/password";
 import { signInView } from "../../lib/sign-in/view";
+import type { ZodType } from "zod";
 import type { OperatorRole } from "../../lib/console/authz";
+import { runOperation, type Operation } from "../../lib/console/operation";
+import { operations } from "../../lib/console/registry";
 import { finishConsoleLogin, startConsoleLogin } from "../../lib/console/login";
 import { SYSTEM_WORKSPACE_ID } from "../../lib/console/system";
 import { newId } from "../../lib/crypto";
@@ -118,4 +121,16 @@ export async function consoleSignIn(h: Harness, email: string, password = OPERAT
   if (callback.pathname !== "/console/auth/callback") throw new Error(`sign-in ended at ${callback}`);
   const done = await finishConsoleLogin(h.service, { url: callback, txCookie, ip: "203.0.113.7" });
   return { token: cookieValue(done.cookie, "lk_console"), jar, callback, txCookie };
+}
+
+/** Runs the registry's operation `name` in `workspaceId` as the operator holding console session `token`. */
+export function runRegistered(h: Harness, token: string, workspaceId: string, name: keyof typeof operations, input: Record<string, unknown>) {
+  return runOperation(h.service, token, workspaceId, operations[name] as unknown as Operation<ZodType, unknown, unknown>, input);
+}
+
+/** An admin and a viewer of `workspaceId` (admin@<domain>, viewer@<domain>), signed in to the console: their session tokens. */
+export async function adminAndViewer(h: Harness, workspaceId: string, domain: string): Promise<{ admin: string; viewer: string }> {
+  await createOperator(h, `admin@${domain}`, { [workspaceId]: "admin" });
+  await createOperator(h, `viewer@${domain}`, { [workspaceId]: "viewer" });
+  return { admin: (await consoleSignIn(h, `admin@${domain}`)).token, viewer: (await consoleSignIn(h, `viewer@${domain}`)).token };
 }
