@@ -88,6 +88,12 @@ export const federatedIdentities = pgTable(
     /** Where it came from (one of the two is set); removing the source keeps the link's record out of use. */
     connectionId: text("connection_id").references(() => enterpriseConnections.id, { onDelete: "set null" }),
     socialProviderId: text("social_provider_id").references(() => socialProviders.id, { onDelete: "set null" }),
+    /**
+     * The connection or provider the identity is known through (`connection:<id>` or
+     * `social:<id>`); kept when the source is removed. Identities are keyed per source: the same
+     * upstream `(iss, sub)` through another organization's connection is another admission.
+     */
+    source: text("source").notNull(),
     issuer: text("issuer").notNull(),
     subject: text("subject").notNull(),
     email: text("email"),
@@ -96,7 +102,7 @@ export const federatedIdentities = pgTable(
     createdAt: ts("created_at").notNull(),
     lastSignInAt: ts("last_sign_in_at"),
   },
-  (t) => [uniqueIndex("federated_identities_ws_iss_sub_uq").on(t.workspaceId, t.issuer, t.subject), index("federated_identities_user_idx").on(t.workspaceId, t.userId)],
+  (t) => [uniqueIndex("federated_identities_ws_source_iss_sub_uq").on(t.workspaceId, t.source, t.issuer, t.subject), index("federated_identities_user_idx").on(t.workspaceId, t.userId)],
 );
 
 /**

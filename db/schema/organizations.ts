@@ -25,6 +25,12 @@ export const organizationMembers = pgTable(
     workspaceId: text("workspace_id").notNull().references(() => workspaces.id, { onDelete: "cascade" }),
     organizationId: text("organization_id").notNull().references(() => organizations.id, { onDelete: "cascade" }),
     userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    /**
+     * What made this membership: an administrator (console, API), the workspace file, or the
+     * user's own sign-in through one of the organization's connections (just in time). A workspace
+     * import removes only what it manages unless it is asked to prune.
+     */
+    origin: text("origin", { enum: ["console", "workspace_file", "sign_in"] }).notNull().default("console"),
     createdAt: ts("created_at").notNull(),
   },
   (t) => [
@@ -51,6 +57,11 @@ export const enterpriseConnections = pgTable(
     defaultRoleIds: jsonb("default_role_ids").$type<string[]>().notNull().default([]),
     /** Whether the upstream's `amr`/`acr` saying MFA counts as MFA here (otherwise it is recorded as one federated sign-in). */
     trustUpstreamMfa: boolean("trust_upstream_mfa").notNull().default(false),
+    /**
+     * Who a first sign-in through this connection admits: only addresses in the organization's
+     * verified domains (the default), or anyone the upstream vouches for (an explicit, audited choice).
+     */
+    admission: text("admission", { enum: ["verified_domains", "any_vouched"] }).notNull().default("verified_domains"),
     createdAt: ts("created_at").notNull(),
     updatedAt: ts("updated_at").notNull(),
   },

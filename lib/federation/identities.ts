@@ -144,6 +144,7 @@ function identityRow(workspaceId: string, userId: string, link: PendingFederated
     userId,
     connectionId: link.connectionId,
     socialProviderId: link.socialProviderId,
+    source: link.connectionId ? `connection:${link.connectionId}` : `social:${link.socialProviderId}`,
     issuer: link.issuer,
     subject: link.subject,
     email: link.email,
@@ -204,7 +205,7 @@ async function joinOrganization(ctx: EndpointContext, link: PendingFederatedLink
     .limit(1);
   const roleIds = connection?.defaultRoleIds ?? [];
   await ctx.service.db.transaction(async (tx) => {
-    const added = await tx.insert(organizationMembers).values({ id: newId(), workspaceId: wid, organizationId, userId, createdAt: now }).onConflictDoNothing().returning({ id: organizationMembers.id });
+    const added = await tx.insert(organizationMembers).values({ id: newId(), workspaceId: wid, organizationId, userId, origin: "sign_in", createdAt: now }).onConflictDoNothing().returning({ id: organizationMembers.id });
     const held = roleIds.length ? await tx.select({ id: roles.id }).from(roles).where(and(eq(roles.workspaceId, wid), inArray(roles.id, roleIds))) : [];
     if (held.length) {
       await tx

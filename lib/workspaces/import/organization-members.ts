@@ -29,7 +29,7 @@ export async function importOrganizationMembers(ctx: ImportContext): Promise<voi
     }
     for (const userId of wanted) {
       if (current.some((m) => m.userId === userId)) continue;
-      await tx.insert(organizationMembers).values({ id: newId(), workspaceId: wid, organizationId: orgId, userId, createdAt: now });
+      await tx.insert(organizationMembers).values({ id: newId(), workspaceId: wid, organizationId: orgId, userId, origin: "workspace_file", createdAt: now });
       ctx.changes++;
     }
   }

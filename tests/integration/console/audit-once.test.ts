@@ -175,7 +175,7 @@ describe("one audit event per console change", () => {
         async () => {
           const bob = await userId(BOB.email);
           const id = newId();
-          await h.service.db.insert(federatedIdentities).values({ id, workspaceId: W, userId: bob, issuer: "https://idp.example", subject: "bob-upstream", createdAt: h.clock.now() });
+          await h.service.db.insert(federatedIdentities).values({ id, workspaceId: W, userId: bob, source: "connection:test", issuer: "https://idp.example", subject: "bob-upstream", createdAt: h.clock.now() });
           return { user_id: bob, identity_id: id };
         },
       ],

@@ -46,6 +46,7 @@ beforeAll(async () => {
     workspaceId: W,
     userId: ada,
     socialProviderId: providerId,
+    source: `social:${providerId}`,
     issuer: "https://github.com",
     subject: "4242",
     email: ADA.email,
