@@ -15,7 +15,8 @@ const KERNEL = ["^db/", "^lib/clock\\.ts$", "^lib/crypto\\.ts$", "^lib/config\\.
 /** Each lib/ folder and what it may import besides itself and the kernel, bottom to top. */
 const LAYERS = {
   "lib/limits": [],
-  "lib/service.ts": ["lib/limits"],
+  "lib/outbound": [],
+  "lib/service.ts": ["lib/limits", "lib/outbound"],
   "lib/http": ["lib/service.ts"],
   "lib/forms": [],
   "lib/branding": [],
@@ -26,7 +27,7 @@ const LAYERS = {
   "lib/authn": ["lib/authority", "lib/audit", "lib/http", "lib/hosted", "lib/limits", "lib/service.ts"],
   "lib/oauth": ["lib/authority", "lib/authn", "lib/audit", "lib/hosted", "lib/http", "lib/service.ts"],
   "lib/authz": ["lib/authority", "lib/oauth", "lib/audit", "lib/http", "lib/service.ts"],
-  "lib/federation": ["lib/authn", "lib/audit", "lib/hosted", "lib/http", "lib/service.ts"],
+  "lib/federation": ["lib/authn", "lib/audit", "lib/hosted", "lib/http", "lib/outbound", "lib/service.ts"],
   "lib/sign-in": ["lib/federation", "lib/authn", "lib/oauth", "lib/audit", "lib/hosted", "lib/http", "lib/service.ts"],
   "lib/workspaces": ["lib/federation", "lib/authn", "lib/authz", "lib/clients", "lib/audit", "lib/branding"],
   "lib/account-security": ["lib/sign-in", "lib/federation", "lib/workspaces", "lib/authn", "lib/authority", "lib/oauth", "lib/audit", "lib/hosted", "lib/http", "lib/limits", "lib/service.ts"],

@@ -19,6 +19,12 @@ export interface Config {
   server?: ServerSettings;
   /** How email is sent (always set by `loadConfig`; a Config built without it: see `mailSettings`). */
   mail?: MailSettings;
+  /**
+   * Server-side requests (upstream identity providers) may reach loopback, private and other
+   * non-public addresses (ALLOW_PRIVATE_UPSTREAMS; development and tests only, refused with an
+   * https PUBLIC_URL). Off when left out.
+   */
+  allowPrivateUpstreams?: boolean;
 }
 
 /**
@@ -122,6 +128,15 @@ function parseServerSettings(env: Record<string, string | undefined>, trustProxy
   return { headersTimeoutMs, requestTimeoutMs, connectionsPerAddress, shutdownTimeoutMs };
 }
 
+/** ALLOW_PRIVATE_UPSTREAMS: a development setting, so it cannot be on in production (an https PUBLIC_URL). */
+function parseAllowPrivateUpstreams(raw: string | undefined, publicUrl: string): boolean {
+  const on = parseBoolean("ALLOW_PRIVATE_UPSTREAMS", raw);
+  if (on && publicUrl.startsWith("https:")) {
+    throw new ConfigError("ALLOW_PRIVATE_UPSTREAMS is for development only and is refused with an https PUBLIC_URL: upstream identity providers must be reachable at public addresses");
+  }
+  return on;
+}
+
 /** A configuration problem: the message is one line naming the variable. */
 export class ConfigError extends Error {}
 
@@ -223,5 +238,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const trustProxy = parseBoolean("TRUST_PROXY", env.TRUST_PROXY);
   const server = parseServerSettings(env, trustProxy);
   const mail = parseMailSettings(env, publicUrl);
-  return { port, publicUrl, databaseUrl, dataDir, masterKey, rateLimits, trustProxy, workers, server, mail };
+  const allowPrivateUpstreams = parseAllowPrivateUpstreams(env.ALLOW_PRIVATE_UPSTREAMS, publicUrl);
+  return { port, publicUrl, databaseUrl, dataDir, masterKey, rateLimits, trustProxy, workers, server, mail, allowPrivateUpstreams };
 }

@@ -2,6 +2,7 @@ import { openDatabase, runMigrations, type Database, type DatabaseHandle } from 
 import { fileOffsetClock, systemClock, type Clock } from "./clock";
 import { loadConfig, type Config } from "./config";
 import { RateLimiter } from "./limits/rate-limit";
+import { outboundFetch } from "./outbound/fetch";
 
 /** Everything an endpoint needs besides the request: database, configuration, clock. */
 export interface Service {
@@ -12,8 +13,10 @@ export interface Service {
   cache: Map<string, unknown>;
   limiter: RateLimiter;
   /**
-   * How the service calls other servers (upstream identity providers, lib/federation). Tests
-   * route it to in-process services or loopback servers; production uses the global fetch.
+   * How the service calls other servers (upstream identity providers, lib/federation): public
+   * addresses only, checked after name resolution and on every redirect, bounded in size and time
+   * (lib/outbound/fetch.ts; `allowPrivateUpstreams` lifts the address check for development).
+   * Tests may route it to in-process services.
    */
   fetch: typeof fetch;
 }
@@ -29,7 +32,7 @@ const holder: Holder = ((globalThis as Record<symbol, unknown>)[KEY] as Holder) 
 (globalThis as Record<symbol, unknown>)[KEY] = holder;
 
 export function createService(db: Database, config: Config, clock: Clock = systemClock): Service {
-  return { db, config, clock, cache: new Map(), limiter: new RateLimiter(db, clock), fetch: (input, init) => globalThis.fetch(input, init) };
+  return { db, config, clock, cache: new Map(), limiter: new RateLimiter(db, clock), fetch: outboundFetch({ allowPrivate: config.allowPrivateUpstreams === true }) };
 }
 
 /** The system clock, or the end-to-end tests' shifted clock (never with an https PUBLIC_URL: production). */

@@ -19,25 +19,43 @@ export function json(body: unknown, status = 200, headers: Record<string, string
   return lightResponse(JSON.stringify(body), status, { "Content-Type": "application/json; charset=utf-8", ...caching, ...headers });
 }
 
-const NETWORK_CODES = new Set([
-  "ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EHOSTUNREACH", "ENETUNREACH", "EAI_AGAIN",
+const DRIVER_CODES = new Set([
+  // Node sockets and DNS.
+  "ECONNREFUSED", "ECONNRESET", "ECONNABORTED", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EHOSTUNREACH", "EHOSTDOWN", "ENETUNREACH", "ENETDOWN",
+  "EADDRNOTAVAIL", "EAI_AGAIN", "ERR_SOCKET_CLOSED", "ERR_STREAM_DESTROYED",
+  // postgres.js.
   "CONNECT_TIMEOUT", "CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED",
 ]);
 
 /**
- * Database and network failures (as opposed to rule violations): these become 503, never a
- * denial that looks final. Drivers wrap the socket error, so the whole `cause` chain is read.
+ * SQLSTATEs that mean the database could not confirm or record anything right now, as opposed to
+ * a statement it refused on its merits:
+ * - classes 08 (connection), 28 (the database refused our credentials), 53 (insufficient
+ *   resources), 55 (object not in prerequisite state: 55000 "database is not accepting
+ *   connections", 55P03 lock not available, 55006 object in use), 57 (operator intervention:
+ *   57P01 admin shutdown, 57P03 cannot connect now, 57014 statement timeout), 58 (system);
+ * - 3D000 (the database does not exist), 25006 (read-only transaction: a standby after failover),
+ *   25P03 (idle-in-transaction timeout), 40001 and 40P01 (serialization failure, deadlock: a
+ *   retry may succeed).
+ */
+const DEPENDENCY_SQLSTATE = /^(?:(?:08|28|53|55|57|58)[0-9A-Z]{3}|3D000|25006|25P03|40001|40P01)$/;
+
+/** What a driver says when its connection went away without a code. */
+const DEPENDENCY_MESSAGE = /PGlite is closed|Connection terminated|connect ECONNREFUSED|write after end/i;
+
+/**
+ * The one classification of "authority cannot be confirmed": database and network failures (as
+ * opposed to rule violations) become 503 in every error family, never a denial that looks final
+ * nor a 500. Drivers wrap the socket error, so the whole `cause` chain is read (and an
+ * AggregateError's errors: Node tries each address of a host).
  */
 export function isDependencyFailure(error: unknown): boolean {
-  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+  for (const e of causes(error)) {
     if (e instanceof RuleError) return false;
     const code = (e as { code?: unknown }).code;
-    if (typeof code === "string") {
-      if (NETWORK_CODES.has(code)) return true;
-      // PostgreSQL classes 08 (connection), 53 (resources), 57 (operator intervention: shutdown), 58 (system).
-      if (/^(08|53|57|58)[0-9A-Z]{3}$/.test(code)) return true;
-    }
-    if (/PGlite is closed|Connection terminated|connect ECONNREFUSED|write after end/i.test(e.message)) return true;
+    if (typeof code === "string" && (DRIVER_CODES.has(code) || DEPENDENCY_SQLSTATE.test(code))) return true;
+    if (e.name === "TimeoutError" || DEPENDENCY_MESSAGE.test(e.message)) return true;
+    if (e instanceof AggregateError && e.errors.some((inner) => isDependencyFailure(inner))) return true;
   }
   return false;
 }

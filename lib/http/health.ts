@@ -1,5 +1,6 @@
 // Liveness and readiness for load balancers and orchestrators: `/healthz` (the process answers)
-// and `/readyz` (the database answers and carries every migration this build expects). Both sit
+// and `/readyz` (the database answers, takes writes, and carries every migration this build
+// expects: a standby after failover or a read-only database is not ready). Both sit
 // outside the issuer paths, need no credentials and are answered by the listener before Next.
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -9,7 +10,7 @@ import { migrationsFolder, type Database } from "../../db/client";
 
 export const HEALTH_PATHS = new Set(["/healthz", "/readyz"]);
 
-export type ReadyState = "ready" | "database unreachable" | "migrations pending" | "shutting down";
+export type ReadyState = "ready" | "database unreachable" | "database read-only" | "migrations pending" | "shutting down";
 
 export interface ReadinessProbe {
   /** The current state; concurrent callers share one database round trip, and a result is reused briefly. */
@@ -48,16 +49,23 @@ export function readinessProbe(db: Database, options: ReadinessOptions = {}): Re
       timer = setTimeout(() => resolve("timeout"), timeoutMs);
     });
     try {
-      const rows = await Promise.race([
-        db.execute(sql`select created_at from drizzle.__drizzle_migrations`).then((result) => {
-          // postgres.js returns the rows; PGlite returns { rows }.
-          const list = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as { created_at: string | number | null }[];
-          return new Set(list.map((row) => Number(row.created_at)));
-        }),
+      // One round trip: whether this session can write (a hot standby, or a database or role set
+      // to default_transaction_read_only, reports transaction_read_only = on) and the migrations.
+      const answer = await Promise.race([
+        db
+          .execute(
+            sql`select current_setting('transaction_read_only') = 'on' or pg_is_in_recovery() as read_only, array(select created_at::text from drizzle.__drizzle_migrations) as applied`,
+          )
+          .then((result) => {
+            // postgres.js returns the rows; PGlite returns { rows }.
+            const [row] = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as { read_only: boolean; applied: string[] | null }[];
+            return { readOnly: row?.read_only === true, applied: new Set((row?.applied ?? []).map(Number)) };
+          }),
         timeout,
       ]);
-      if (rows === "timeout") return "database unreachable";
-      return expected.every((when) => rows.has(when)) ? "ready" : "migrations pending";
+      if (answer === "timeout") return "database unreachable";
+      if (answer.readOnly) return "database read-only";
+      return expected.every((when) => answer.applied.has(when)) ? "ready" : "migrations pending";
     } catch (error) {
       // A missing migrations table means nothing was migrated; anything else is an outage.
       return undefinedTable(error) ? "migrations pending" : "database unreachable";

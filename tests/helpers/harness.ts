@@ -47,6 +47,9 @@ export async function createHarness(overrides: Partial<Config> = {}): Promise<Ha
     rateLimits: { requestsPerMinute: 100_000, failuresPer5Minutes: 1000 },
     trustProxy: false,
     workers: 1,
+    // The upstream identity providers of the tests listen on loopback (a development setting;
+    // tests/integration/federation/outbound.test.ts turns it off).
+    allowPrivateUpstreams: true,
     ...overrides,
   };
   const service = createService(handle.db, config, clock);

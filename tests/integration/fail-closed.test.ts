@@ -1,4 +1,5 @@
 import net from "node:net";
+import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import { openDatabase, type DatabaseHandle } from "../../db/client";
@@ -7,6 +8,7 @@ import { basic, call, createHarness, exchangeCode, seed, signIn, uniqueWorkspace
 import { ADA, M2M, SPA, standardWorkspace } from "../helpers/fixtures";
 
 const ws = uniqueWorkspaceId("down");
+const defaultWs = ws;
 
 async function expectUnavailable(res: Response) {
   expect(res.status).toBe(503);
@@ -17,7 +19,7 @@ async function expectUnavailable(res: Response) {
   expect(text).not.toContain("invalid_client");
 }
 
-function requests(h: Harness, tokens: { access_token: string; refresh_token: string }) {
+function requests(h: Harness, tokens: { access_token: string; refresh_token: string }, ws = defaultWs) {
   const bearer = { authorization: `Bearer ${tokens.access_token}` };
   return {
     session: () => call(h, `/t/${ws}/oidc/session`, { headers: bearer }),
@@ -128,5 +130,117 @@ describe.runIf(Boolean(inject("databaseUrl")))("the database going away mid-run 
     // The refresh attempted during the outage consumed nothing: the same token still rotates.
     const refreshed = await r.refresh();
     expect(refreshed.status).toBe(200);
+  });
+});
+
+/**
+ * The classes of database failure that mean "authority cannot be confirmed", each raised the way
+ * the driver raises it (a database error with its SQLSTATE, wrapped by drizzle): every error
+ * family answers 503 with Retry-After, never a 500 and never a denial that looks final.
+ */
+const UNCONFIRMED = [
+  ["55000", 'database "latchkey" is not currently accepting connections'],
+  ["3D000", 'database "latchkey" does not exist'],
+  ["25006", "cannot execute INSERT in a read-only transaction"],
+  ["57P01", "terminating connection due to administrator command"],
+  ["57P03", "the database system is starting up"],
+  ["08006", "connection failure"],
+  ["53300", "sorry, too many clients already"],
+  ["28P01", 'password authentication failed for user "latchkey"'],
+  ["40001", "could not serialize access due to concurrent update"],
+  ["40P01", "deadlock detected"],
+] as const;
+
+/** A database handle on which every statement fails with `code`, as drizzle reports a driver error. */
+function failingDatabase(code: string, message: string): DatabaseHandle["db"] {
+  const failure = () => new Error(`Failed query: select 1\nparams: `, { cause: Object.assign(new Error(message), { name: "PostgresError", code, severity: "FATAL" }) });
+  return new Proxy({} as DatabaseHandle["db"], {
+    get() {
+      throw failure();
+    },
+  });
+}
+
+describe("every failure class that leaves authority unconfirmed", () => {
+  let base: Harness;
+  beforeAll(async () => {
+    base = await createHarness();
+  });
+
+  it.each(UNCONFIRMED)("SQLSTATE %s (%s) is 503 in the OAuth, hosted-page, problem-document and handoff shapes", async (code, message) => {
+    const h = { ...base, service: createService(failingDatabase(code, message), base.service.config, base.clock) };
+    await expectUnavailable(await requests(h, { access_token: "lka_whatever", refresh_token: "lkr_whatever" }).refresh());
+    const page = await call(h, `/t/${ws}/oauth2/authorize?client_id=spa`);
+    expect(page.status).toBe(503);
+    expect(page.headers.get("content-type")).toContain("text/html");
+    const check = await call(h, `/t/${ws}/authorization/check`, {
+      body: JSON.stringify({ resource: "https://api.example.test", permission: "read:things", organization_id: null }),
+      headers: { "content-type": "application/json", authorization: "Bearer lka_whatever" },
+    });
+    expect(check.status).toBe(503);
+    expect(check.headers.get("content-type")).toContain("application/problem+json");
+    const handoff = await call(h, `/t/${ws}/auth/account/configuration`, { body: "{}", headers: { "content-type": "application/json", authorization: basic(M2M.client_id, M2M.secret) } });
+    expect(handoff.status).toBe(503);
+  });
+});
+
+describe.runIf(Boolean(inject("databaseUrl")))("real PostgreSQL refusals: a missing database, one not accepting connections, a read-only one", () => {
+  const target = new URL(inject("databaseUrl") ?? "postgres://unused@127.0.0.1:5432/unused");
+  const closed = `${target.pathname.slice(1)}_closed`;
+  const ws = uniqueWorkspaceId("refused");
+  let h: Harness;
+  const handles: DatabaseHandle[] = [];
+  const admin = () => postgres(target.toString(), { max: 1, onnotice: () => {} });
+
+  async function over(url: URL): Promise<Harness> {
+    const handle = await openDatabase({ databaseUrl: url.toString(), poolSize: 1 });
+    handles.push(handle);
+    return { ...h, service: createService(handle.db, h.service.config, h.clock) };
+  }
+
+  beforeAll(async () => {
+    h = await createHarness();
+    await seed(h, standardWorkspace(ws));
+    const sql = admin();
+    try {
+      await sql.unsafe(`create database "${closed}" allow_connections false`);
+    } finally {
+      await sql.end();
+    }
+  });
+  afterAll(async () => {
+    for (const handle of handles) await handle.close();
+    const sql = admin();
+    try {
+      await sql.unsafe(`drop database if exists "${closed}"`);
+    } finally {
+      await sql.end();
+    }
+  });
+
+  it("a database that does not exist (3D000) answers 503", async () => {
+    const url = new URL(target);
+    url.pathname = `/${target.pathname.slice(1)}_missing`;
+    const r = requests(await over(url), { access_token: "lka_whatever", refresh_token: "lkr_whatever" }, ws);
+    for (const send of [r.session, r.refresh, r.introspect]) await expectUnavailable(await send());
+  });
+
+  it("a database not accepting connections (55000) answers 503", async () => {
+    const url = new URL(target);
+    url.pathname = `/${closed}`;
+    const r = requests(await over(url), { access_token: "lka_whatever", refresh_token: "lkr_whatever" }, ws);
+    for (const send of [r.session, r.refresh, r.introspect]) await expectUnavailable(await send());
+  });
+
+  it("a read-only database (25006, a standby after failover) answers 503 where a write is needed, and rotates nothing", async () => {
+    const r0 = await signIn(h, ws, { ...SPA, ...ADA });
+    const tokens = await (await exchangeCode(h, ws, { code: r0.callback.searchParams.get("code")!, redirect_uri: SPA.redirect_uri, verifier: r0.verifier, client_id: SPA.client_id })).json();
+    const url = new URL(target);
+    url.searchParams.set("default_transaction_read_only", "on");
+    const readOnly = requests(await over(url), tokens, ws);
+    // Reads still answer; the rotation (a write) cannot happen.
+    expect((await readOnly.session()).status).toBe(200);
+    await expectUnavailable(await readOnly.refresh());
+    expect((await requests(h, tokens, ws).refresh()).status).toBe(200);
   });
 });

@@ -7,7 +7,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { openDatabase, runMigrations, type DatabaseHandle } from "../../db/client";
 import { expectedMigrations, readinessProbe, type ReadinessProbe } from "../../lib/http/health";
 import { createRequestListener } from "../../lib/server/node-server";
@@ -115,6 +115,35 @@ describe("/readyz", () => {
       expect(await send("/readyz")).toMatchObject({ status: 503, body: "migrations pending\n" });
     } finally {
       await own.close();
+    }
+  });
+
+  it("answers 503 on a database that cannot take writes (default_transaction_read_only), and 200 once it can", async () => {
+    const own: DatabaseHandle = await openDatabase({});
+    try {
+      await runMigrations(own);
+      const send = await listen(h.service, readinessProbe(own.db, { cacheMs: 0 }));
+      expect((await send("/readyz")).status).toBe(200);
+      await own.db.execute(sql`set default_transaction_read_only = on`);
+      const res = await send("/readyz");
+      expect(res).toMatchObject({ status: 503, body: "database read-only\n" });
+      expect(res.headers.get("retry-after")).toBeTruthy();
+      await own.db.execute(sql`set default_transaction_read_only = off`);
+      expect((await send("/readyz")).status).toBe(200);
+    } finally {
+      await own.close();
+    }
+  });
+
+  it.runIf(Boolean(inject("databaseUrl")))("answers 503 on a PostgreSQL session that is read-only, as a standby after failover is", async () => {
+    const url = new URL(inject("databaseUrl")!);
+    url.searchParams.set("default_transaction_read_only", "on");
+    const readOnly = await openDatabase({ databaseUrl: url.toString(), poolSize: 1 });
+    try {
+      const send = await listen(createService(readOnly.db, h.service.config, h.clock));
+      expect(await send("/readyz")).toMatchObject({ status: 503, body: "database read-only\n" });
+    } finally {
+      await readOnly.close();
     }
   });
 

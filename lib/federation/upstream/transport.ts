@@ -1,9 +1,13 @@
 /**
  * How the upstream code reaches other servers and turns every failure into a FederationError:
- * one fetch wrapper (time limit, unreachable and 5xx marked), the URL policy (https, or http on
- * loopback only), and the mapping of openid-client's errors to the contract's codes.
+ * one fetch wrapper (time limit, redirects never followed, unreachable and 5xx marked), the URL
+ * policy (https, or http on loopback only), and the mapping of openid-client's errors to the
+ * contract's codes. The requests themselves go through `Service.fetch` (lib/outbound/fetch.ts):
+ * public addresses only, checked after name resolution, answers bounded in size; a refused
+ * destination is the provider's misconfiguration, named in the error's message.
  */
 import * as client from "openid-client";
+import { OutboundRefused } from "../../outbound/fetch";
 import { FederationError, type UpstreamCall } from "./contract";
 
 /** Each upstream call gets this long before it counts as unavailable. */
@@ -37,8 +41,10 @@ export function upstreamUrl(value: string, what: string): URL {
 }
 
 /**
- * `call.fetch` with a time limit, where a connection failure, a time-out or a 5xx answer becomes
- * an UpstreamUnreachable (openid-client wraps it; `toFederationError` finds it in the causes).
+ * `call.fetch` with a time limit and redirects left unfollowed (a redirect is the caller's answer,
+ * never a second request), where a connection failure, a time-out or a 5xx answer becomes an
+ * UpstreamUnreachable (openid-client wraps it; `toFederationError` finds it in the causes) and a
+ * refused destination stays an OutboundRefused (misconfigured).
  */
 export function guardedFetch(call: UpstreamCall): client.CustomFetch {
   return async (url, options) => {
@@ -46,8 +52,9 @@ export function guardedFetch(call: UpstreamCall): client.CustomFetch {
     const signal = options.signal ? AbortSignal.any([options.signal, limit]) : limit;
     let response: Response;
     try {
-      response = await call.fetch(url, { ...options, signal } as RequestInit);
+      response = await call.fetch(url, { ...options, redirect: "manual", signal } as RequestInit);
     } catch (cause) {
+      if (cause instanceof OutboundRefused) throw cause;
       throw new UpstreamUnreachable(`The upstream at ${new URL(url).origin} could not be reached`, { cause });
     }
     if (response.status >= 500) {
@@ -76,11 +83,14 @@ function causes(error: unknown): unknown[] {
 /**
  * Any error of a round trip as a FederationError (the original kept as `cause`): unreachable,
  * timed out or 5xx → upstream_unavailable; the user sent back with `error` → upstream_denied;
- * http refused → misconfigured; everything else failed verification → invalid_response.
+ * http or a non-public address refused → misconfigured; an answer over the size bound and
+ * everything else that failed verification → invalid_response.
  */
 export function toFederationError(error: unknown, context: string): FederationError {
   if (error instanceof FederationError) return error;
   const chain = causes(error);
+  const refused = chain.find((e): e is OutboundRefused => e instanceof OutboundRefused);
+  if (refused) return new FederationError(refused.reason === "too-large" ? "invalid_response" : "misconfigured", `${context}: ${refused.message}`, { cause: error });
   if (chain.some((e) => e instanceof UpstreamUnreachable)) return new FederationError("upstream_unavailable", `${context}: the upstream is unavailable`, { cause: error });
   if (error instanceof client.AuthorizationResponseError) {
     return new FederationError("upstream_denied", `${context}: the upstream answered ${error.error}`, { cause: error });
