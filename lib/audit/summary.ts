@@ -74,7 +74,7 @@ const CONSOLE: Record<string, Line> = {
   "organization.updated": (e, who) => `${who} updated organization ${e.subject}`,
   "organization.member_added": (e, who) => `${who} added ${str(e.data.email) ?? "a user"} to organization ${e.subject}`,
   "organization.member_removed": (e, who, user) => `${who} removed ${user} from organization ${e.subject}`,
-  "organization.connection_saved": (e, who) => `${who} saved an enterprise connection of ${e.subject}`,
+  "organization.connection_saved": (e, who) => `${who} saved an enterprise connection of ${e.subject}${e.data.admission_changed === true ? `, which now admits ${admissionText(e.data.admission)}` : ""}`,
   "organization.domain_claimed": (e, who) => `${who} claimed domain ${str(e.data.domain)} for ${e.subject}`,
   "organization.domain_verified": (e, who) => `${who} verified domain ${str(e.data.domain)} of ${e.subject} (${e.data.method === "dns" ? "DNS record" : "operator's word"})`,
   "organization.domain_removed": (e, who) => `${who} removed domain ${str(e.data.domain)} from ${e.subject}`,
@@ -89,6 +89,9 @@ const CONSOLE: Record<string, Line> = {
   "operator.removed": (e, who) => `${who} removed operator ${e.subject}`,
   "operator.status_changed": (e, who) => `${who} ${e.data.status === "disabled" ? "disabled" : "enabled"} operator ${e.subject}`,
   "operator.password_set": (e, who) => `${who} set the password of operator ${e.subject}`,
+  "operator.invited": (e, who) => `${who} invited ${e.subject} as ${str(e.data.role)}`,
+  "operator.invitation_revoked": (e, who) => `${who} withdrew the invitation of ${e.subject}`,
+  "operator.invitation_accepted": (e) => `${e.subject} accepted the invitation as ${str(e.data.role)}${e.data.account === "created" ? " (new operator account)" : ""}`,
   "setup.completed": (_e, who) => `${who} completed the console setup`,
   signed_in: (_e, who) => `${who} signed in to the console`,
   signed_out: (_e, who) => `${who} signed out of the console`,
@@ -97,6 +100,11 @@ const CONSOLE: Record<string, Line> = {
 function grantsEnded(e: SummarizableEvent): string {
   const g = typeof e.data.grants_ended === "number" ? e.data.grants_ended : null;
   return g ? ` — ${g} grant${g === 1 ? "" : "s"} ended` : "";
+}
+
+/** Who an enterprise connection admits on a first sign-in (enterprise_connections.admission). */
+function admissionText(admission: unknown): string {
+  return admission === "any_vouched" ? "anyone its provider vouches for" : "only addresses in the organization's verified domains";
 }
 
 function endedCounts(e: SummarizableEvent): string {
@@ -134,6 +142,7 @@ const EVENTS: Record<string, Line> = {
   "operator.granted": (e) => `Command line gave operator ${e.subject} role ${str(e.data.role)}`,
   "workspace.imported": () => `Workspace imported from a workspace file`,
   "workspace.domain_verified": (e) => `Domain ${str(e.data.domain)} of ${e.subject} verified by workspace import`,
+  "workspace.connection_admission_set": (e) => `Connection ${str(e.data.name) ?? ""} of ${e.subject} set by workspace import to admit ${admissionText(e.data.admission)}`,
   "organization.connection_secret_set": (e) => `Command line set the connection secret of ${e.subject}`,
   "social_provider.secret_set": (e) => `Command line set the secret of social provider ${e.subject}`,
   "authz.organization.member_added": (e, _who, user) => `${user} joined organization ${str(e.data.organization) ?? str(e.data.organization_id) ?? ""}${str(e.data.via) ? ` through ${str(e.data.via)?.replace(/_/g, " ")}` : ""}`,

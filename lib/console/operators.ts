@@ -1,21 +1,22 @@
 /**
  * Operators of a workspace (owners manage them). Operators are users of the system workspace; a
- * membership gives one a role in one workspace. An owner of A can add, re-role and remove A's
- * operators, but can change an operator's account (disable, password) only when every workspace
- * that operator belongs to is owned by them too: otherwise owning A would reach into B.
+ * membership gives one a role in one workspace. An owner of A changes A's memberships: invites
+ * (lib/console/invitations.ts), re-roles and removes A's operators. An operator account itself is
+ * installation-wide, so only its owner sets its credentials, and only installation operators
+ * (lib/console/installation.ts) disable or enable it. Nothing here tells an owner which other
+ * workspaces an operator belongs to.
  */
 import { and, asc, count, eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Database } from "../../db/client";
 import { operatorMemberships, users, workspaces } from "../../db/schema";
 import { recordAudit } from "../audit/events";
-import { hashPassword, PASSWORD_MAX_LENGTH } from "../authn/password";
 import { newId } from "../crypto";
 import type { Service } from "../service";
 import { operatorRoles, type OperatorRole } from "./authz";
-import { email, id, optionalText } from "./forms";
+import { id } from "./forms";
+import { isInstallationOperator } from "./installation";
 import { defineOperation, fieldError, formError, type OperationContext } from "./operation";
-import { OPERATOR_PASSWORD_MIN_LENGTH } from "./setup";
 import { SYSTEM_WORKSPACE_ID } from "./system";
 
 export interface OperatorInfo {
@@ -26,20 +27,8 @@ export interface OperatorInfo {
   status: "active" | "disabled";
   role: OperatorRole;
   createdAt: Date;
-  /** Whether the viewing operator may change this operator's account (status, password). */
+  /** Whether the viewing operator may disable or enable this operator's account (installation operators, not their own). */
   accountManageable: boolean;
-}
-
-async function membershipsOf(db: Database, userId: string) {
-  return db.select({ workspaceId: operatorMemberships.workspaceId, role: operatorMemberships.role }).from(operatorMemberships).where(eq(operatorMemberships.operatorUserId, userId));
-}
-
-/** Every workspace of `target` is owned by `actor` (and they are different people). */
-async function canManageAccount(db: Database, actorId: string, targetId: string): Promise<boolean> {
-  if (actorId === targetId) return false;
-  const [mine, theirs] = await Promise.all([membershipsOf(db, actorId), membershipsOf(db, targetId)]);
-  const owned = new Set(mine.filter((m) => m.role === "owner").map((m) => m.workspaceId));
-  return theirs.every((m) => owned.has(m.workspaceId));
 }
 
 export async function listOperators(service: Service, workspaceId: string, actorId: string): Promise<OperatorInfo[]> {
@@ -57,19 +46,11 @@ export async function listOperators(service: Service, workspaceId: string, actor
     .innerJoin(users, eq(users.id, operatorMemberships.operatorUserId))
     .where(eq(operatorMemberships.workspaceId, workspaceId))
     .orderBy(asc(users.emailNormalized));
-  return Promise.all(rows.map(async (r) => ({ ...r, accountManageable: await canManageAccount(service.db, actorId, r.userId) })));
+  const installation = await isInstallationOperator(service.db, actorId);
+  return rows.map((r) => ({ ...r, accountManageable: installation && r.userId !== actorId }));
 }
 
 const role = z.enum(operatorRoles, { error: "Choose owner, admin or viewer" });
-const operatorPassword = z.preprocess(
-  (v) => (v === "" ? undefined : v),
-  z
-    .string()
-    .min(OPERATOR_PASSWORD_MIN_LENGTH, `Use at least ${OPERATOR_PASSWORD_MIN_LENGTH} characters`)
-    .max(PASSWORD_MAX_LENGTH, `Use at most ${PASSWORD_MAX_LENGTH} characters`)
-    .optional(),
-);
-
 async function ownerCount(ctx: OperationContext): Promise<number> {
   const [{ n }] = await ctx.db
     .select({ n: count() })
@@ -90,51 +71,6 @@ async function membership(ctx: OperationContext, membershipId: string) {
   if (!row) throw formError("This operator is no longer a member");
   return row;
 }
-
-/**
- * Gives an operator a role in this workspace; creates the operator (a user of the system
- * workspace, with the given initial password) when no operator has this email yet.
- */
-export const addOperator = defineOperation({
-  name: "operator.added",
-  role: "owner",
-  input: z.object({ email: email(), name: optionalText(200), password: operatorPassword, role }),
-  async prepare(input) {
-    return { passwordHash: input.password ? await hashPassword(input.password) : null };
-  },
-  async run(ctx, input, { passwordHash }) {
-    const normalized = input.email.toLowerCase();
-    let [user] = await ctx.db
-      .select({ id: users.id })
-      .from(users)
-      .where(and(eq(users.workspaceId, SYSTEM_WORKSPACE_ID), eq(users.emailNormalized, normalized)))
-      .limit(1);
-    const created = !user;
-    if (!user) {
-      if (!passwordHash) throw fieldError("password", "Set an initial password for a new operator");
-      user = { id: newId() };
-      await ctx.db.insert(users).values({
-        id: user.id,
-        workspaceId: SYSTEM_WORKSPACE_ID,
-        email: input.email,
-        emailNormalized: normalized,
-        emailVerified: true,
-        name: input.name ?? null,
-        passwordHash,
-        status: "active",
-        createdAt: ctx.now,
-        updatedAt: ctx.now,
-      });
-    }
-    const inserted = await ctx.db
-      .insert(operatorMemberships)
-      .values({ id: newId(), operatorUserId: user.id, workspaceId: ctx.access.workspace.id, role: input.role, createdAt: ctx.now })
-      .onConflictDoNothing()
-      .returning({ id: operatorMemberships.id });
-    if (inserted.length === 0) throw fieldError("email", "This operator is already a member of this workspace");
-    return { result: { created }, audit: { target: input.email, data: { operator_user_id: user.id, role: input.role, created } } };
-  },
-});
 
 export const changeOperatorRole = defineOperation({
   name: "operator.role_changed",
@@ -170,12 +106,10 @@ async function manageableTarget(ctx: OperationContext, userId: string) {
     .where(and(eq(operatorMemberships.workspaceId, ctx.access.workspace.id), eq(operatorMemberships.operatorUserId, userId)))
     .limit(1);
   if (!member) throw formError("This operator is no longer a member");
-  if (!(await canManageAccount(ctx.db, ctx.access.operator.userId, userId))) {
-    throw formError(
-      userId === ctx.access.operator.userId
-        ? "You cannot change your own operator account here"
-        : "This operator also belongs to workspaces you do not own; only an owner of all of them can change the account",
-    );
+  if (userId === ctx.access.operator.userId) throw formError("You cannot change your own operator account here");
+  // An account is installation-wide: a workspace owner is a tenant and may only remove it from their workspace.
+  if (!(await isInstallationOperator(ctx.db, ctx.access.operator.userId))) {
+    throw formError("Only installation operators can disable or enable operator accounts; remove the operator from this workspace instead");
   }
   return member;
 }
@@ -195,36 +129,15 @@ export const setOperatorStatus = defineOperation({
   },
 });
 
-export const setOperatorPassword = defineOperation({
-  name: "operator.password_set",
-  role: "owner",
-  input: z.object({
-    operator_user_id: id("operator"),
-    password: z
-      .string()
-      .min(OPERATOR_PASSWORD_MIN_LENGTH, `Use at least ${OPERATOR_PASSWORD_MIN_LENGTH} characters`)
-      .max(PASSWORD_MAX_LENGTH, `Use at most ${PASSWORD_MAX_LENGTH} characters`),
-  }),
-  async prepare(input) {
-    return { passwordHash: await hashPassword(input.password) };
-  },
-  async run(ctx, input, { passwordHash }) {
-    const target = await manageableTarget(ctx, input.operator_user_id);
-    await ctx.db
-      .update(users)
-      .set({ passwordHash, updatedAt: ctx.now })
-      .where(and(eq(users.workspaceId, SYSTEM_WORKSPACE_ID), eq(users.id, target.userId)));
-    return { result: null, audit: { target: target.email, data: { operator_user_id: target.userId } } };
-  },
-});
-
 /** Why `latchkey operator grant` refused (the CLI prints the message, exit 1). */
 export class OperatorGrantError extends Error {}
 
 /**
  * Gives an existing operator a role in a workspace, or changes it (the CLI's `operator grant`): how
  * a workspace created by `workspace import` after setup gets its operators, since the console
- * lists only workspaces its operator belongs to. Audited in that workspace, actor the CLI.
+ * lists only workspaces its operator belongs to; and, as owner of `system`, how an operator
+ * becomes an installation operator. Audited in that workspace, actor the CLI. Whoever runs the
+ * command line has the database already, so this is no tenant choosing for another.
  */
 export async function grantOperatorRole(
   db: Database,
@@ -232,7 +145,8 @@ export async function grantOperatorRole(
 ): Promise<{ changed: boolean; previous: OperatorRole | null }> {
   if (!(operatorRoles as readonly string[]).includes(input.role)) throw new OperatorGrantError(`Unknown role "${input.role}": use ${operatorRoles.join(", ")}.`);
   const role = input.role as OperatorRole;
-  if (input.workspaceId === SYSTEM_WORKSPACE_ID) throw new OperatorGrantError("The system workspace has no operators of its own.");
+  // Owning the system workspace is what makes an installation operator (lib/console/installation.ts); no other role there means anything.
+  if (input.workspaceId === SYSTEM_WORKSPACE_ID && role !== "owner") throw new OperatorGrantError("In the system workspace the only role is owner: it makes an installation operator.");
   const [workspace] = await db.select({ id: workspaces.id }).from(workspaces).where(eq(workspaces.id, input.workspaceId)).limit(1);
   if (!workspace) throw new OperatorGrantError(`No workspace "${input.workspaceId}".`);
   const [operator] = await db
@@ -240,7 +154,7 @@ export async function grantOperatorRole(
     .from(users)
     .where(and(eq(users.workspaceId, SYSTEM_WORKSPACE_ID), eq(users.emailNormalized, input.email.trim().toLowerCase())))
     .limit(1);
-  if (!operator) throw new OperatorGrantError(`No operator "${input.email}": the first operator is created at setup, others in the console (Operators).`);
+  if (!operator) throw new OperatorGrantError(`No operator "${input.email}": the first operator is created at setup, others by accepting an invitation from the console (Operators).`);
   return db.transaction(async (tx) => {
     const [current] = await tx
       .select({ id: operatorMemberships.id, role: operatorMemberships.role })

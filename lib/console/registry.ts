@@ -15,7 +15,8 @@ import { createApi, deleteApi, setApiActive, updateApi } from "./apis";
 import { removeUserFactor } from "./factors";
 import { unlinkUserIdentity } from "./identities";
 import { activateKey, publishKey } from "./keys";
-import { addOperator, changeOperatorRole, removeOperator, setOperatorPassword, setOperatorStatus } from "./operators";
+import { inviteOperator, revokeInvitation } from "./invitations";
+import { changeOperatorRole, removeOperator, setOperatorStatus } from "./operators";
 import {
   addDomain,
   addMember,
@@ -80,11 +81,11 @@ export const operations = {
   removeSocialProvider,
   publishKey,
   activateKey,
-  addOperator,
+  inviteOperator,
+  revokeInvitation,
   changeOperatorRole,
   removeOperator,
   setOperatorStatus,
-  setOperatorPassword,
   renameWorkspace,
   deleteWorkspace,
 };

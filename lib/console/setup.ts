@@ -1,7 +1,8 @@
 /**
  * First run: while no operator exists, each server start issues a one-time setup token (its
  * SHA-256 kept in service_settings, valid for an hour) and prints `/console/setup?token=…`. The
- * setup page creates the first operator, owner of every workspace, and consumes the token. Once
+ * setup page creates the first operator, owner of every workspace and installation operator
+ * (lib/console/installation.ts), and consumes the token. Once
  * an operator exists, setup refuses. The new operator is then signed in (`startOperatorSession`)
  * rather than asked for the email and password they just chose.
  */
@@ -127,7 +128,7 @@ export class SetupError extends Error {
 
 /**
  * Creates the first operator (a user of the system workspace, argon2id password) as owner of
- * every workspace, and consumes the token. One transaction under a lock: of concurrent attempts
+ * every workspace and installation operator, and consumes the token. One transaction under a lock: of concurrent attempts
  * exactly one succeeds.
  */
 export async function completeSetup(service: Service, token: string, input: SetupInput, meta: { ip?: string | null } = {}): Promise<{ userId: string }> {
@@ -156,9 +157,9 @@ export async function completeSetup(service: Service, token: string, input: Setu
       .select({ id: workspaces.id })
       .from(workspaces)
       .where(and(ne(workspaces.id, SYSTEM_WORKSPACE_ID), eq(workspaces.system, false)));
-    if (all.length > 0) {
-      await tx.insert(operatorMemberships).values(all.map((w) => ({ id: newId(), operatorUserId: userId, workspaceId: w.id, role: "owner" as const, createdAt: now })));
-    }
+    // Owner of every workspace, and of the system workspace: the installation operator (lib/console/installation.ts).
+    const owned = [SYSTEM_WORKSPACE_ID, ...all.map((w) => w.id)];
+    await tx.insert(operatorMemberships).values(owned.map((workspaceId) => ({ id: newId(), operatorUserId: userId, workspaceId, role: "owner" as const, createdAt: now })));
     await tx.delete(serviceSettings).where(eq(serviceSettings.key, SETUP_SETTING));
     await recordAudit(tx, {
       workspaceId: SYSTEM_WORKSPACE_ID,

@@ -1,5 +1,5 @@
 /** Workspaces as operators see them: only their own, with their role; creation; the overview. */
-import { and, asc, count, desc, eq, gt, isNotNull, isNull, lt, ne, not, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, isNotNull, isNull, lt, not, sql } from "drizzle-orm";
 import { z } from "zod";
 import {
   accessTokens,
@@ -26,6 +26,7 @@ import { RESERVED_WORKSPACE_IDS } from "../workspaces/document";
 import { ConsoleAccessError, requireOperator, type OperatorRole, type WorkspaceAccess } from "./authz";
 import { confirmField, requireConfirmation } from "./confirmation";
 import { text } from "./forms";
+import { isInstallationOperator } from "./installation";
 import { defineOperation, formError, type OperationOutcome } from "./operation";
 import { SYSTEM_WORKSPACE_ID } from "./system";
 
@@ -56,14 +57,12 @@ export async function listOperatorWorkspaces(service: Service, operatorUserId: s
   return rows.map((r) => ({ ...r, applications: Number(r.applications), users: Number(r.users) }));
 }
 
-/** Whether the operator may create workspaces: owners of at least one workspace may. */
-export async function canCreateWorkspaces(service: Service, operatorUserId: string): Promise<boolean> {
-  const [row] = await service.db
-    .select({ id: operatorMemberships.id })
-    .from(operatorMemberships)
-    .where(and(eq(operatorMemberships.operatorUserId, operatorUserId), eq(operatorMemberships.role, "owner"), ne(operatorMemberships.workspaceId, SYSTEM_WORKSPACE_ID)))
-    .limit(1);
-  return !!row;
+/**
+ * Whether the operator may create workspaces: installation operators only. A workspace owner is a
+ * tenant of the installation, not its operator (lib/console/installation.ts).
+ */
+export function canCreateWorkspaces(service: Service, operatorUserId: string): Promise<boolean> {
+  return isInstallationOperator(service.db, operatorUserId);
 }
 
 export const createWorkspaceInput = z.object({
@@ -75,10 +74,7 @@ export const createWorkspaceInput = z.object({
   name: text("a name"),
 });
 
-/**
- * Creates a workspace; the creator becomes its owner. Only operators who own a workspace may
- * create one (viewers and admins elsewhere may not).
- */
+/** Creates a workspace; the creator becomes its owner. Installation operators only, checked here. */
 export async function createWorkspace(
   service: Service,
   token: string | null | undefined,
@@ -87,7 +83,7 @@ export async function createWorkspace(
 ): Promise<OperationOutcome<{ id: string }>> {
   const operator = await requireOperator(service, token);
   if (!(await canCreateWorkspaces(service, operator.userId))) {
-    throw new ConsoleAccessError("forbidden", "Only owners of a workspace can create workspaces.");
+    throw new ConsoleAccessError("forbidden", "Only installation operators can create workspaces.");
   }
   const parsed = createWorkspaceInput.safeParse(raw);
   if (!parsed.success) {

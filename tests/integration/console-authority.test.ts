@@ -16,7 +16,9 @@ import { runOperation } from "../../lib/console/operation";
 import { operations } from "../../lib/console/registry";
 import { checkSetupToken, completeSetup, issueSetupToken, operatorExists, SETUP_TOKEN_TTL_MS, SetupError } from "../../lib/console/setup";
 import { consoleClientSecret, ensureSystemWorkspace, SYSTEM_WORKSPACE_ID } from "../../lib/console/system";
-import { createWorkspace, listOperatorWorkspaces } from "../../lib/console/workspaces";
+import { canCreateWorkspaces, createWorkspace, listOperatorWorkspaces } from "../../lib/console/workspaces";
+import { acceptInvitationAsOperator } from "../../lib/console/invitations";
+import { listOperators } from "../../lib/console/operators";
 import { HOUR, MINUTE } from "../../lib/clock";
 import { revokeClientSecret } from "../../lib/clients/secrets";
 import { sha256Hex } from "../../lib/crypto";
@@ -95,7 +97,7 @@ describe("first-run setup", () => {
     expect(await checkSetupToken(h.service, link.token)).toBe("valid");
   });
 
-  it("creates the first operator as owner of every workspace, once; concurrent attempts yield one", async () => {
+  it("creates the first operator as owner of every workspace and installation operator, once; concurrent attempts yield one", async () => {
     const link = (await issueSetupToken(h.service))!;
     const results = await Promise.allSettled([
       completeSetup(h.service, link.token, FIRST, { ip: "198.51.100.1" }),
@@ -112,7 +114,8 @@ describe("first-run setup", () => {
         [B, "owner"],
       ]),
     );
-    expect(memberships.some((m) => m.workspaceId === SYSTEM_WORKSPACE_ID)).toBe(false);
+    // Owner of the system workspace: an installation operator, who may create workspaces.
+    expect(memberships.filter((m) => m.workspaceId === SYSTEM_WORKSPACE_ID).map((m) => m.role)).toEqual(["owner"]);
   });
 
   it("refuses once an operator exists, and start-up stops printing a link", async () => {
@@ -214,9 +217,9 @@ describe("per-workspace roles on every operation", () => {
   });
 
   it("an admin cannot manage operators; an owner can", async () => {
-    const input = { email: "new@operators.test", password: "new operator password", role: "viewer" };
-    await rejectsWith(runOperation(h.service, admin, A, operations.addOperator, input), "forbidden");
-    expect(await runOperation(h.service, owner, A, operations.addOperator, input)).toMatchObject({ ok: true, result: { created: true } });
+    const input = { email: "new@operators.test", role: "viewer" };
+    await rejectsWith(runOperation(h.service, admin, A, operations.inviteOperator, input), "forbidden");
+    expect(await runOperation(h.service, owner, A, operations.inviteOperator, input)).toMatchObject({ ok: true, result: { email: "new@operators.test", role: "viewer" } });
   });
 
   it("an operator of another workspace gets not-found, for reads and changes alike", async () => {
@@ -288,15 +291,21 @@ describe("per-workspace roles on every operation", () => {
     expect((await call(h, `/t/${A}/oidc/session`, { headers: { authorization: `Bearer ${again.access_token}` } })).status).toBe(401);
   });
 
-  it("an owner of A cannot change the account of an operator who also belongs to B", async () => {
+  it("an owner of A cannot disable an operator account (installation-wide), nor learn of their other workspaces", async () => {
     const outsiderId = await operatorId(h, "outsider@operators.test");
-    await runOperation(h.service, owner, A, operations.addOperator, { email: "outsider@operators.test", role: "viewer" });
-    // The first operator owns B too, so use an owner of A alone.
+    const invited = await runOperation(h.service, owner, A, operations.inviteOperator, { email: "outsider@operators.test", role: "viewer" });
+    if (!invited.ok) throw new Error(JSON.stringify(invited));
+    const link = new URL((invited.result as { url: string }).url);
+    await acceptInvitationAsOperator(h.service, link.searchParams.get("token")!, outsider);
+    // The first operator owns B too and is the installation operator, so use an owner of A alone.
     await createOperator(h, "owner-a@operators.test", { [A]: "owner" });
     const ownerOfA = (await consoleSignIn(h, "owner-a@operators.test")).token;
     const refused = await runOperation(h.service, ownerOfA, A, operations.setOperatorStatus, { operator_user_id: outsiderId, status: "disabled" });
-    expect(refused).toMatchObject({ ok: false, formError: expect.stringContaining("do not own") });
+    expect(refused).toMatchObject({ ok: false, formError: expect.stringContaining("Only installation operators") });
+    expect(JSON.stringify(refused)).not.toContain("workspaces you do not own");
     await expect(requireOperator(h.service, outsider)).resolves.toBeTruthy();
+    const listed = await listOperators(h.service, A, await operatorId(h, "owner-a@operators.test"));
+    expect(listed.every((o) => !o.accountManageable)).toBe(true);
   });
 
   it("a workspace keeps at least one owner", async () => {
@@ -309,8 +318,11 @@ describe("per-workspace roles on every operation", () => {
     expect(refused).toMatchObject({ ok: false, fieldErrors: { role: expect.stringContaining("at least one owner") } });
   });
 
-  it("only owners of a workspace create workspaces, and the creator owns the new one", async () => {
+  it("only installation operators create workspaces, and the creator owns the new one", async () => {
     await rejectsWith(createWorkspace(h.service, viewer, { id: uniqueWorkspaceId("cv"), name: "By viewer" }), "forbidden");
+    // Owning a workspace makes a tenant, not an installation operator.
+    await rejectsWith(createWorkspace(h.service, outsider, { id: uniqueWorkspaceId("co"), name: "By an owner of B" }), "forbidden");
+    expect(await canCreateWorkspaces(h.service, await operatorId(h, "outsider@operators.test"))).toBe(false);
     const id = uniqueWorkspaceId("cn");
     expect(await createWorkspace(h.service, owner, { id, name: "New" }, { ip: "192.0.2.1" })).toMatchObject({ ok: true });
     await expect(requireWorkspaceRole(h.service, owner, id, "owner")).resolves.toMatchObject({ role: "owner" });

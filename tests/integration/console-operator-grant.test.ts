@@ -7,7 +7,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { auditEvents, operatorMemberships } from "../../db/schema";
 import { runCommand } from "../../lib/cli/commands";
 import { requireWorkspaceRole } from "../../lib/console/authz";
-import { ensureSystemWorkspace } from "../../lib/console/system";
+import { ensureSystemWorkspace, SYSTEM_WORKSPACE_ID } from "../../lib/console/system";
+import { canCreateWorkspaces, createWorkspace, listOperatorWorkspaces } from "../../lib/console/workspaces";
 import { seed, uniqueWorkspaceId, type Harness } from "../helpers/harness";
 import { consoleSignIn, createConsoleHarness, createOperator } from "./console-helpers";
 
@@ -53,7 +54,19 @@ describe("latchkey operator grant", () => {
     expect(await cli("operator", "grant", "no-such-workspace", "ops@operators.test", "admin")).toMatchObject({ code: 1, err: 'No workspace "no-such-workspace".\n' });
     expect(await cli("operator", "grant", W, "nobody@operators.test", "admin")).toMatchObject({ code: 1, err: expect.stringContaining('No operator "nobody@operators.test"') });
     expect(await cli("operator", "grant", W, "ops@operators.test", "superuser")).toMatchObject({ code: 1, err: expect.stringContaining('Unknown role "superuser"') });
-    expect(await cli("operator", "grant", "system", "ops@operators.test", "admin")).toMatchObject({ code: 1 });
+    expect(await cli("operator", "grant", "system", "ops@operators.test", "admin")).toMatchObject({ code: 1, err: expect.stringContaining("only role is owner") });
     expect(await cli("operator", "grant", W, "ops@operators.test")).toMatchObject({ code: 2, err: expect.stringContaining("Usage: latchkey operator grant") });
+  });
+
+  it("makes an installation operator (owner of the system workspace), who may create workspaces; the system workspace stays out of the console", async () => {
+    expect(await canCreateWorkspaces(h.service, operator)).toBe(false);
+    expect(await cli("operator", "grant", "system", "ops@operators.test", "owner")).toEqual({ code: 0, out: "ops@operators.test is now an installation operator.\n", err: "" });
+    expect(await canCreateWorkspaces(h.service, operator)).toBe(true);
+    expect((await cli("operator", "grant", "system", "ops@operators.test", "owner")).out).toBe("ops@operators.test is already an installation operator.\n");
+    const token = (await consoleSignIn(h, "ops@operators.test")).token;
+    expect((await listOperatorWorkspaces(h.service, operator)).map((w) => w.id)).not.toContain(SYSTEM_WORKSPACE_ID);
+    await expect(requireWorkspaceRole(h.service, token, SYSTEM_WORKSPACE_ID, "viewer")).rejects.toMatchObject({ code: "not_found" });
+    const id = uniqueWorkspaceId("byops");
+    expect(await createWorkspace(h.service, token, { id, name: "By the installation operator" })).toMatchObject({ ok: true });
   });
 });

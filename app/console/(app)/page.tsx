@@ -28,7 +28,7 @@ export default async function WorkspacesPage() {
         <div className="lg:col-span-2">
           <Card title="Your workspaces">
             {workspaces.length === 0 ? (
-              <EmptyState title="No workspaces yet">You are not an operator of any workspace. Ask an owner to add you, or create one.</EmptyState>
+              <EmptyState title="No workspaces yet">You are not an operator of any workspace. Ask a workspace&apos;s owner to invite you.</EmptyState>
             ) : (
               <Table caption="Your workspaces" head={["Workspace", "Your role", "Applications", "Users", "Created"]}>
                 {workspaces.map((w) => (
@@ -53,13 +53,19 @@ export default async function WorkspacesPage() {
             )}
           </Card>
         </div>
-        <Card title="Create a workspace" description={canCreate ? "You become its owner." : "Only owners of a workspace can create workspaces."}>
-          <ActionForm action={createWorkspaceAction} readOnly={!canCreate} label="Create a workspace">
-            <Field name="id" label="Id" hint="Part of the issuer URL: /t/<id>. 2–63 of a–z, 0–9 and -." placeholder="acme-prod" />
-            <Field name="name" label="Name" placeholder="Acme (production)" />
-            <SubmitButton>Create workspace</SubmitButton>
-          </ActionForm>
-        </Card>
+        {canCreate ? (
+          <Card title="Create a workspace" description="You become its owner.">
+            <ActionForm action={createWorkspaceAction} label="Create a workspace">
+              <Field name="id" label="Id" hint="Part of the issuer URL: /t/<id>. 2–63 of a–z, 0–9 and -." placeholder="acme-prod" />
+              <Field name="name" label="Name" placeholder="Acme (production)" />
+              <SubmitButton>Create workspace</SubmitButton>
+            </ActionForm>
+          </Card>
+        ) : (
+          <Card title="New workspaces">
+            <p className="text-sm text-slate-600">The installation&apos;s operators create workspaces. Ask one of them for a workspace; its owner then invites you.</p>
+          </Card>
+        )}
       </div>
     </main>
   );

@@ -6,7 +6,7 @@
  */
 import { and, eq, gt, inArray } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { apis, auditEvents, federatedIdentities, clients, clientSecrets, grants, hostedSessions, operatorMemberships, organizationDomains, organizations, roles, socialProviders, users } from "../../../db/schema";
+import { apis, auditEvents, federatedIdentities, clients, clientSecrets, grants, hostedSessions, operatorInvitations, operatorMemberships, organizationDomains, organizations, roles, socialProviders, users } from "../../../db/schema";
 import { recordAudit } from "../../../lib/audit/events";
 import { removeUserRole } from "../../../lib/authz/model";
 import { generateRecoveryCodes } from "../../../lib/authn/factors/recovery-codes";
@@ -33,8 +33,10 @@ beforeAll(async () => {
   const doc = standardWorkspace(W);
   await seed(h, { ...doc, organizations: [{ slug: "acme", name: "Acme" }] });
   await ensureSystemWorkspace(h.service);
-  await createOperator(h, "once-owner@operators.test", { [W]: "owner" });
+  // An installation operator (owner of the system workspace): only they disable operator accounts.
+  await createOperator(h, "once-owner@operators.test", { [W]: "owner", [SYSTEM_WORKSPACE_ID]: "owner" });
   await createOperator(h, "once-second@operators.test", { [W]: "admin" });
+  await createOperator(h, "once-third@operators.test", { [W]: "viewer" });
   owner = (await consoleSignIn(h, "once-owner@operators.test")).token;
 });
 
@@ -101,10 +103,10 @@ const steps: Step[] = [
   ["setApplicationPolicy", () => ({ client_id: WEB.client_id, first_factors_mode: "inherit", mfa: "required", passkey_enrollment: "inherit", sign_up: "inherit" })],
   ["publishKey", () => ({})],
   ["activateKey", () => ({})],
-  ["addOperator", () => ({ email: "once-third@operators.test", password: "operator password 4567", role: "viewer" })],
+  ["inviteOperator", () => ({ email: "once-fourth@operators.test", role: "viewer" })],
+  ["revokeInvitation", async () => ({ invitation_id: (await h.service.db.select({ id: operatorInvitations.id }).from(operatorInvitations).where(eq(operatorInvitations.emailNormalized, "once-fourth@operators.test")))[0].id })],
   ["changeOperatorRole", async () => ({ membership_id: await membershipId("once-third@operators.test"), role: "admin" })],
   ["setOperatorStatus", async () => ({ operator_user_id: await operatorId(h, "once-second@operators.test"), status: "disabled" })],
-  ["setOperatorPassword", async () => ({ operator_user_id: await operatorId(h, "once-second@operators.test"), password: "operator password 8901" })],
   ["removeOperator", async () => ({ membership_id: await membershipId("once-third@operators.test") })],
 ];
 

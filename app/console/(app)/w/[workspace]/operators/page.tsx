@@ -6,8 +6,10 @@ import { ActionForm, Field, Select, SubmitButton } from "@/components/ui/form";
 import { PageHeader } from "@/components/ui/page-header";
 import { Table, Td } from "@/components/ui/table";
 import { operatorRoles, roleAtLeast } from "@/lib/console/authz";
+import { InvitationLink } from "@/components/console/invitation-link";
+import { Time } from "@/components/ui/time";
+import { listPendingInvitations } from "@/lib/console/invitations";
 import { listOperators } from "@/lib/console/operators";
-import { OPERATOR_PASSWORD_MIN_LENGTH } from "@/lib/console/setup";
 import { getService } from "@/lib/service";
 import { actionFor } from "../../../../_lib/action-for";
 import { pageAccess } from "../../../../_lib/session";
@@ -22,8 +24,8 @@ export default async function OperatorsPage({ params }: { params: Promise<{ work
   const service = await getService();
   const ws = access.workspace.id;
   const base = `/console/w/${ws}`;
-  const operators = await listOperators(service, ws, access.operator.userId);
   const isOwner = roleAtLeast(access.role, "owner");
+  const [operators, invitations] = await Promise.all([listOperators(service, ws, access.operator.userId), isOwner ? listPendingInvitations(service, ws) : Promise.resolve([])]);
   return (
     <>
       <PageHeader
@@ -76,17 +78,50 @@ export default async function OperatorsPage({ params }: { params: Promise<{ work
             ))}
           </Table>
         </Card>
-        <Card title="Add an operator" description="An existing operator (same email) gets this workspace added; a new one is created with the initial password you set.">
-          <ActionForm action={actionFor("addOperator", ws)} readOnly={!isOwner} label="Add an operator">
+        <Card
+          title="Invite an operator"
+          description="They get an email with a link, valid once for 7 days: they choose their own password there, or sign in with the operator account they already have. Inviting the same email again replaces the earlier invitation."
+        >
+          <ActionForm action={actionFor("inviteOperator", ws)} readOnly={!isOwner} label="Invite an operator">
+            <InvitationLink />
             <div className="grid gap-4 sm:grid-cols-2">
               <Field name="email" label="Email" type="email" />
-              <Field name="name" label="Name" optional />
-              <Field name="password" label="Initial password" type="password" optional hint={`New operators only; at least ${OPERATOR_PASSWORD_MIN_LENGTH} characters. Share it with them securely.`} />
               <Select name="role" label="Role" options={roleOptions} defaultValue="viewer" />
             </div>
-            <SubmitButton>Add operator</SubmitButton>
+            <SubmitButton>Send invitation</SubmitButton>
           </ActionForm>
         </Card>
+        {isOwner ? (
+          <Card title="Pending invitations">
+            {invitations.length === 0 ? (
+              <p className="text-sm text-slate-600">No invitations are waiting to be accepted.</p>
+            ) : (
+              <Table caption="Pending invitations" head={["Email", "Role", "Sent", "Expires", ""]}>
+                {invitations.map((i) => (
+                  <tr key={i.id}>
+                    <Td>
+                      <span className="font-medium">{i.email}</span>
+                    </Td>
+                    <Td>{i.role}</Td>
+                    <Td>
+                      <Time value={i.createdAt} />
+                    </Td>
+                    <Td>
+                      <Time value={i.expiresAt} />
+                    </Td>
+                    <Td>
+                      <ActionForm action={actionFor("revokeInvitation", ws)} hidden={{ invitation_id: i.id }} className="" label={`Withdraw the invitation of ${i.email}`}>
+                        <ConfirmButton title={`Withdraw the invitation of ${i.email}?`} message="Its link stops working at once." confirmLabel="Withdraw">
+                          Withdraw
+                        </ConfirmButton>
+                      </ActionForm>
+                    </Td>
+                  </tr>
+                ))}
+              </Table>
+            )}
+          </Card>
+        ) : null}
       </div>
     </>
   );
