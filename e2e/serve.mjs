@@ -254,7 +254,10 @@ async function main() {
   // The server's clock is the system's shifted by the milliseconds in this file (lib/clock.ts
   // fileOffsetClock): specs that test a lifetime move the time with e2e/env.ts shiftServerClock.
   const LATCHKEY_TEST_CLOCK_FILE = testClockFile();
-  const code = await run(tsx, ["server.ts"], { ...env, NODE_ENV: "production", PORT: String(PORT), PUBLIC_URL, CONSOLE_SETUP_TOKEN, LATCHKEY_TEST_CLOCK_FILE });
+  // The federation spec's upstream identity providers listen on loopback (e2e/federation-upstreams.ts):
+  // a development setting lets the server's requests reach them (docs/configuration.md).
+  const ALLOW_PRIVATE_UPSTREAMS = "true";
+  const code = await run(tsx, ["server.ts"], { ...env, NODE_ENV: "production", PORT: String(PORT), PUBLIC_URL, CONSOLE_SETUP_TOKEN, LATCHKEY_TEST_CLOCK_FILE, ALLOW_PRIVATE_UPSTREAMS });
   log(`server exited (${code})`);
   await finish(stopping ? 0 : code || 1);
 }
