@@ -20,6 +20,7 @@ import {
   systemResolveTxt,
   type TxtResolver,
 } from "../federation/domains";
+import { CONNECTION_ADMISSIONS, type ConnectionAdmission } from "../federation/providers";
 import { issuerFor } from "../http/context";
 import type { Service } from "../service";
 import { upstreamUrlProblem } from "../workspaces/document/social-providers";
@@ -46,6 +47,7 @@ export interface ConnectionInfo {
   hasSecret: boolean;
   defaultRoleIds: string[];
   trustUpstreamMfa: boolean;
+  admission: ConnectionAdmission;
   updatedAt: Date;
 }
 
@@ -69,6 +71,7 @@ export async function listConnections(service: Service, workspaceId: string, org
     hasSecret: r.secretEncrypted !== null,
     defaultRoleIds: r.defaultRoleIds,
     trustUpstreamMfa: r.trustUpstreamMfa,
+    admission: r.admission,
     updatedAt: r.updatedAt,
   }));
 }
@@ -192,6 +195,8 @@ export const saveConnection = defineOperation({
     entity_id: optionalText(500),
     default_role_ids: checked(),
     trust_upstream_mfa: checkbox(),
+    /** Who a first sign-in admits; absent means the default (verified domains only), never a wider rule. */
+    admission: z.enum(CONNECTION_ADMISSIONS as [ConnectionAdmission, ...ConnectionAdmission[]], { error: "Choose who this connection admits" }).default("verified_domains"),
   }),
   async run(ctx, input) {
     const wid = ctx.access.workspace.id;
@@ -227,8 +232,16 @@ export const saveConnection = defineOperation({
       config,
       defaultRoleIds: roleIds,
       trustUpstreamMfa: input.kind === "oidc" && input.trust_upstream_mfa,
+      admission: input.admission,
     };
+    let previousAdmission: ConnectionAdmission | null = null;
     if (input.connection_id) {
+      const [previous] = await ctx.db
+        .select({ admission: enterpriseConnections.admission })
+        .from(enterpriseConnections)
+        .where(and(eq(enterpriseConnections.workspaceId, wid), eq(enterpriseConnections.organizationId, org.id), eq(enterpriseConnections.id, input.connection_id)))
+        .limit(1);
+      previousAdmission = previous?.admission ?? null;
       const updated = await ctx.db
         .update(enterpriseConnections)
         .set({
@@ -262,6 +275,10 @@ export const saveConnection = defineOperation({
           config,
           default_role_ids: roleIds,
           trust_upstream_mfa: settings.trustUpstreamMfa,
+          admission: settings.admission,
+          // Who the connection admits is an explicit choice: its change (or a new connection's wider rule) stands out in the log.
+          admission_changed: input.connection_id ? previousAdmission !== settings.admission : settings.admission !== "verified_domains",
+          ...(input.connection_id && previousAdmission !== settings.admission ? { admission_previous: previousAdmission } : {}),
           secret_changed: !!secretEncrypted,
         },
       },

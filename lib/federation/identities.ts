@@ -1,18 +1,25 @@
 /**
  * Identity linking: what a verified upstream identity signs in as (SPEC "Identity mapping").
  *
- * - An identity already linked, by the exact upstream `(iss, sub)`, signs in as its user.
- * - Otherwise the upstream must vouch for an email address (`email_verified` strictly true; for an
- *   enterprise connection, an address in a domain its organization verified also counts). An
- *   address in a domain some organization verified is admitted only through that organization's
- *   own connection (not another organization's, not a social provider). Then:
+ * - Identities are keyed per source: the exact upstream `(iss, sub)` as known through one
+ *   connection or one social provider. An identity already linked through THIS source signs in as
+ *   its user. The same `(iss, sub)` through another source (another organization's connection
+ *   with the same issuer, such as Google Workspace) is a new admission decision under that
+ *   source's rule.
+ * - Admission (no identity through this source yet): the upstream must vouch for an email address
+ *   (`email_verified` strictly true; for an enterprise connection, an address in a domain its
+ *   organization verified also counts). An address in a domain some organization verified is
+ *   admitted only through that organization's own connection (not another organization's, not a
+ *   social provider). An enterprise connection then admits by its organization's rule
+ *   (`enterprise_connections.admission`): `verified_domains` (the default) only addresses in a
+ *   domain the organization verified; `any_vouched` any vouched address. Then:
  *   - when no account has that address, the account is created just in time, with the identity;
  *   - when an account has it, nothing is linked on the email alone: the sign-in asks the user to
  *     prove that account (its password, passkey or an email code), and links only then
  *     (lib/sign-in/flow.ts `identify`).
- * - Through an enterprise connection, the first sign-in adds the user to the organization with the
- *   connection's default roles. An administrator's later removal sticks: the connection then
- *   refuses the user rather than adding them back.
+ * - Through an enterprise connection, admission adds the user to the organization with the
+ *   connection's default roles (only then). An administrator's later removal sticks: the
+ *   connection then refuses the user rather than adding them back.
  */
 import { and, desc, eq, inArray } from "drizzle-orm";
 import type { Database } from "../../db/client";
@@ -29,7 +36,14 @@ export type Resolution =
   /** `link` describes the identity it signed in with (its organization, connection, trusted MFA). */
   | { kind: "user"; userId: string; link: PendingFederatedLink }
   | { kind: "link"; link: PendingFederatedLink }
-  | { kind: "refused"; reason: "no_email" | "email_unverified" | "domain_of_organization" | "account_disabled" | "not_member" };
+  | { kind: "refused"; reason: RefusalReason };
+
+export type RefusalReason = "no_email" | "email_unverified" | "domain_of_organization" | "not_admitted" | "account_disabled" | "not_member";
+
+/** The source an identity is keyed by (federated_identities.source): the connection or the social provider it came through. */
+export function identitySource(link: Pick<PendingFederatedLink, "connectionId" | "socialProviderId">): string {
+  return link.connectionId ? `connection:${link.connectionId}` : `social:${link.socialProviderId}`;
+}
 
 /** Whether the upstream's MFA counts here: only through a connection configured to trust it, and only when its `amr` says "mfa". */
 function upstreamMfa(loaded: LoadedProvider, identity: UpstreamIdentity): boolean {
@@ -64,42 +78,28 @@ export async function resolveIdentity(ctx: EndpointContext, loaded: LoadedProvid
   const db = ctx.service.db;
   const wid = ctx.workspace.id;
   const now = ctx.service.clock.now();
+  const source = identitySource({ connectionId: loaded.connection?.id ?? null, socialProviderId: loaded.socialProviderId });
   const [known] = await db
     .select({ identity: federatedIdentities, status: users.status })
     .from(federatedIdentities)
     .innerJoin(users, eq(users.id, federatedIdentities.userId))
-    .where(and(eq(federatedIdentities.workspaceId, wid), eq(federatedIdentities.issuer, identity.issuer), eq(federatedIdentities.subject, identity.subject)))
+    .where(and(eq(federatedIdentities.workspaceId, wid), eq(federatedIdentities.source, source), eq(federatedIdentities.issuer, identity.issuer), eq(federatedIdentities.subject, identity.subject)))
     .limit(1);
   if (known) {
     if (known.status !== "active") return { kind: "refused", reason: "account_disabled" };
-    const link = pendingLinkOf(loaded, identity, known.identity.userId);
-    if (loaded.connection) {
-      // First time through this connection: join its organization; afterwards a missing membership was removed on purpose.
-      const firstThroughConnection = known.identity.connectionId !== loaded.connection.id;
-      const member = await isMember(ctx, loaded.connection.organizationId, known.identity.userId);
-      if (!member && !firstThroughConnection) return { kind: "refused", reason: "not_member" };
-      if (!member) await joinOrganization(ctx, link);
-    }
+    // Known through this connection, so admitted once: a missing membership was removed on purpose.
+    if (loaded.connection && !(await isMember(ctx, loaded.connection.organizationId, known.identity.userId))) return { kind: "refused", reason: "not_member" };
     await db
       .update(federatedIdentities)
-      .set({
-        email: identity.email,
-        emailVerified: identity.emailVerified,
-        name: identity.name,
-        lastSignInAt: now,
-        ...(loaded.connection ? { connectionId: loaded.connection.id } : { socialProviderId: loaded.socialProviderId }),
-      })
+      .set({ email: identity.email, emailVerified: identity.emailVerified, name: identity.name, lastSignInAt: now })
       .where(eq(federatedIdentities.id, known.identity.id));
-    return { kind: "user", userId: known.identity.userId, link };
+    return { kind: "user", userId: known.identity.userId, link: pendingLinkOf(loaded, identity, known.identity.userId) };
   }
 
   const email = identity.email?.trim().toLowerCase() ?? null;
   if (!email || !/^[^@\s]+@[^@\s]+$/.test(email) || email.length > 320) return { kind: "refused", reason: "no_email" };
-  // An address in a domain an organization verified is that organization's: only its own connection admits a new identity with it.
-  const owner = (await verifiedDomainForEmail(ctx.service.db, ctx.workspace.id, email))?.organizationId ?? null;
-  if (owner !== null && owner !== loaded.connection?.organizationId) return { kind: "refused", reason: "domain_of_organization" };
-  const vouched = identity.emailVerified || (loaded.connection !== null && owner === loaded.connection.organizationId);
-  if (!vouched) return { kind: "refused", reason: "email_unverified" };
+  const refusal = await admissionRefusal(ctx, loaded, identity.emailVerified, email);
+  if (refusal) return { kind: "refused", reason: refusal };
 
   const [existing] = await db.select({ id: users.id, status: users.status }).from(users).where(and(eq(users.workspaceId, wid), eq(users.emailNormalized, email))).limit(1);
   if (existing) {
@@ -123,6 +123,7 @@ export async function resolveIdentity(ctx: EndpointContext, loaded: LoadedProvid
       .returning({ id: federatedIdentities.id });
     if (!linked) throw new ConcurrentFirstSignIn();
     await recordAudit(tx, { workspaceId: wid, type: "user.created", subject: userId, data: { email, via: loaded.connection ? "enterprise_connection" : "social_provider", source: loaded.connection?.id ?? loaded.socialProviderId }, at: now });
+    await joinOrganization(tx, wid, now, pendingLinkOf(loaded, identity, userId));
     return true;
   }).catch((error) => {
     if (error instanceof ConcurrentFirstSignIn) return false;
@@ -130,12 +131,26 @@ export async function resolveIdentity(ctx: EndpointContext, loaded: LoadedProvid
   });
   // A concurrent first sign-in (same identity, or the address registered meanwhile): resolve again against what it wrote.
   if (!created) return resolveIdentity(ctx, loaded, identity);
-  const link = pendingLinkOf(loaded, identity, userId);
-  if (loaded.connection) await joinOrganization(ctx, link);
-  return { kind: "user", userId, link };
+  return { kind: "user", userId, link: pendingLinkOf(loaded, identity, userId) };
 }
 
 class ConcurrentFirstSignIn extends Error {}
+
+/**
+ * Whether this source admits a new identity with this address (null) or why not. The address must
+ * be vouched for, must not be in another organization's verified domain, and through a connection
+ * must meet its organization's rule (`verified_domains` by default, or `any_vouched`).
+ */
+async function admissionRefusal(ctx: EndpointContext, loaded: LoadedProvider, emailVerified: boolean, email: string): Promise<RefusalReason | null> {
+  // An address in a domain an organization verified is that organization's: only its own connection admits a new identity with it.
+  const owner = (await verifiedDomainForEmail(ctx.service.db, ctx.workspace.id, email))?.organizationId ?? null;
+  const connection = loaded.connection;
+  if (owner !== null && owner !== connection?.organizationId) return "domain_of_organization";
+  const inOwnDomain = connection !== null && owner === connection.organizationId;
+  if (!emailVerified && !inOwnDomain) return "email_unverified";
+  if (connection && connection.admission !== "any_vouched" && !inOwnDomain) return "not_admitted";
+  return null;
+}
 
 function identityRow(workspaceId: string, userId: string, link: PendingFederatedLink, now: Date): typeof federatedIdentities.$inferInsert {
   return {
@@ -144,7 +159,7 @@ function identityRow(workspaceId: string, userId: string, link: PendingFederated
     userId,
     connectionId: link.connectionId,
     socialProviderId: link.socialProviderId,
-    source: link.connectionId ? `connection:${link.connectionId}` : `social:${link.socialProviderId}`,
+    source: identitySource(link),
     issuer: link.issuer,
     subject: link.subject,
     email: link.email,
@@ -167,7 +182,7 @@ export async function linkProvedAccount(ctx: EndpointContext, link: PendingFeder
     const [owner] = await ctx.service.db
       .select({ userId: federatedIdentities.userId })
       .from(federatedIdentities)
-      .where(and(eq(federatedIdentities.workspaceId, wid), eq(federatedIdentities.issuer, link.issuer), eq(federatedIdentities.subject, link.subject)))
+      .where(and(eq(federatedIdentities.workspaceId, wid), eq(federatedIdentities.source, identitySource(link)), eq(federatedIdentities.issuer, link.issuer), eq(federatedIdentities.subject, link.subject)))
       .limit(1);
     if (owner?.userId !== link.userId) return false;
   } else {
@@ -179,7 +194,8 @@ export async function linkProvedAccount(ctx: EndpointContext, link: PendingFeder
       at: now,
     });
   }
-  if (link.connectionId && !(await isMember(ctx, link.organizationId!, link.userId))) await joinOrganization(ctx, link);
+  // Admitted by the connection's rule before the proof was asked for (resolveIdentity).
+  if (link.connectionId && !(await isMember(ctx, link.organizationId!, link.userId))) await ctx.service.db.transaction((tx) => joinOrganization(tx, wid, now, link));
   return true;
 }
 
@@ -192,37 +208,34 @@ async function isMember(ctx: EndpointContext, organizationId: string, userId: st
   return row !== undefined;
 }
 
-/** Membership of the connection's organization with its default roles (those that still exist), audited. */
-async function joinOrganization(ctx: EndpointContext, link: PendingFederatedLink): Promise<void> {
+/** Membership of the connection's organization with its default roles (those that still exist), audited; within the caller's transaction. */
+async function joinOrganization(tx: Database, workspaceId: string, now: Date, link: PendingFederatedLink): Promise<void> {
   const { connectionId, organizationId, userId } = link;
   if (!connectionId || !organizationId) return;
-  const wid = ctx.workspace.id;
-  const now = ctx.service.clock.now();
-  const [connection] = await ctx.service.db
+  const wid = workspaceId;
+  const [connection] = await tx
     .select({ defaultRoleIds: enterpriseConnections.defaultRoleIds })
     .from(enterpriseConnections)
     .where(and(eq(enterpriseConnections.workspaceId, wid), eq(enterpriseConnections.id, connectionId)))
     .limit(1);
   const roleIds = connection?.defaultRoleIds ?? [];
-  await ctx.service.db.transaction(async (tx) => {
-    const added = await tx.insert(organizationMembers).values({ id: newId(), workspaceId: wid, organizationId, userId, origin: "sign_in", createdAt: now }).onConflictDoNothing().returning({ id: organizationMembers.id });
-    const held = roleIds.length ? await tx.select({ id: roles.id }).from(roles).where(and(eq(roles.workspaceId, wid), inArray(roles.id, roleIds))) : [];
-    if (held.length) {
-      await tx
-        .insert(userRoles)
-        .values(held.map((r) => ({ id: newId(), workspaceId: wid, userId, roleId: r.id, organizationId, createdAt: now })))
-        .onConflictDoNothing();
-    }
-    if (added.length > 0) {
-      await recordAudit(tx, {
-        workspaceId: wid,
-        type: "authz.organization.member_added",
-        subject: userId,
-        data: { organization_id: organizationId, user_id: userId, via: "enterprise_connection", connection_id: connectionId, roles: held.map((r) => r.id) },
-        at: now,
-      });
-    }
-  });
+  const added = await tx.insert(organizationMembers).values({ id: newId(), workspaceId: wid, organizationId, userId, origin: "sign_in", createdAt: now }).onConflictDoNothing().returning({ id: organizationMembers.id });
+  const held = roleIds.length ? await tx.select({ id: roles.id }).from(roles).where(and(eq(roles.workspaceId, wid), inArray(roles.id, roleIds))) : [];
+  if (held.length) {
+    await tx
+      .insert(userRoles)
+      .values(held.map((r) => ({ id: newId(), workspaceId: wid, userId, roleId: r.id, organizationId, createdAt: now })))
+      .onConflictDoNothing();
+  }
+  if (added.length > 0) {
+    await recordAudit(tx, {
+      workspaceId: wid,
+      type: "authz.organization.member_added",
+      subject: userId,
+      data: { organization_id: organizationId, user_id: userId, via: "enterprise_connection", connection_id: connectionId, roles: held.map((r) => r.id) },
+      at: now,
+    });
+  }
 }
 
 export interface LinkedIdentity {

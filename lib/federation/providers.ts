@@ -27,11 +27,19 @@ export async function socialButtonsFor(ctx: EndpointContext, clientPk: string): 
     .orderBy(asc(socialProviders.position), asc(socialProviders.name));
 }
 
+/**
+ * Who a connection admits on a first sign-in (lib/federation/identities.ts): `verified_domains`
+ * (the default) only addresses in a domain its organization verified; `any_vouched` any address
+ * its upstream vouches for (never one in another organization's verified domain).
+ */
+export type ConnectionAdmission = (typeof enterpriseConnections.$inferSelect)["admission"];
+export const CONNECTION_ADMISSIONS: readonly ConnectionAdmission[] = ["verified_domains", "any_vouched"];
+
 export interface LoadedProvider {
   provider: UpstreamProvider;
   /** The button label or connection name, for pages. */
   displayName: string;
-  connection: { id: string; organizationId: string; defaultRoleIds: string[]; trustUpstreamMfa: boolean } | null;
+  connection: { id: string; organizationId: string; defaultRoleIds: string[]; trustUpstreamMfa: boolean; admission: ConnectionAdmission } | null;
   socialProviderId: string | null;
 }
 
@@ -68,7 +76,7 @@ export async function loadConnection(ctx: EndpointContext, connectionId: string)
   return {
     provider: upstreamFromConnectionRow(c, secretOf(ctx, c.secretEncrypted, connectionSecretPurpose(c.id))),
     displayName: c.name,
-    connection: { id: c.id, organizationId: c.organizationId, defaultRoleIds: c.defaultRoleIds, trustUpstreamMfa: c.trustUpstreamMfa },
+    connection: { id: c.id, organizationId: c.organizationId, defaultRoleIds: c.defaultRoleIds, trustUpstreamMfa: c.trustUpstreamMfa, admission: c.admission },
     socialProviderId: null,
   };
 }

@@ -243,6 +243,7 @@ export const HOSTED_ERRORS = {
     oauthError: "access_denied",
     next: "error.next.use_work_email",
   },
+  federation_not_admitted: { status: 403, title: "error.title.not_member", message: "error.federation_not_admitted", oauthError: "access_denied" },
   federation_account_disabled: { status: 403, title: "error.title.sign_in_failed", message: "error.federation_account_disabled", oauthError: "access_denied" },
   federation_not_member: {
     status: 403,

@@ -117,6 +117,7 @@ export const de = {
   "error.federation_no_email": "Der Anmeldedienst hat keine E-Mail-Adresse übermittelt, daher konnte kein Konto für Sie erstellt werden.",
   "error.federation_email_unverified": "Der Anmeldedienst hat Ihre E-Mail-Adresse nicht bestätigt, daher konnte kein Konto damit erstellt werden.",
   "error.federation_domain_of_organization": "Ihre E-Mail-Adresse gehört zu einer Organisation, die ihre Benutzer über einen eigenen Anbieter anmeldet.",
+  "error.federation_not_admitted": "Die Anmeldung dieser Organisation lässt nur Adressen aus ihren eigenen E-Mail-Domains zu. Melden Sie sich mit Ihrer geschäftlichen Adresse an oder wenden Sie sich an den Administrator der Organisation.",
   "error.federation_account_disabled": "Dieses Konto ist deaktiviert.",
   "error.federation_not_member": "Ihr Konto ist kein Mitglied der Organisation mehr, über die diese Anmeldung läuft.",
   "error.federation_link_failed": "Diese Anmeldung ist bereits mit einem anderen Konto verknüpft und wurde daher nicht mit diesem verknüpft.",

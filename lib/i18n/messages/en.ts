@@ -114,6 +114,7 @@ export const en = {
   "error.federation_no_email": "The sign-in provider did not share an email address, so no account could be created for you.",
   "error.federation_email_unverified": "The sign-in provider has not verified your email address, so no account could be created with it.",
   "error.federation_domain_of_organization": "Your email address belongs to an organization that signs its users in through its own provider.",
+  "error.federation_not_admitted": "The sign-in of this organization admits only addresses in its own email domains. Sign in with your work address, or ask the organization's administrator.",
   "error.federation_account_disabled": "This account is disabled.",
   "error.federation_not_member": "Your account is no longer a member of the organization this sign-in goes through.",
   "error.federation_link_failed": "This sign-in is already linked to another account, so it was not linked to this one.",

@@ -120,6 +120,7 @@ export const fr = {
   "error.federation_no_email": "Le fournisseur de connexion n’a pas partagé d’adresse e-mail\u00a0; aucun compte n’a donc pu être créé pour vous.",
   "error.federation_email_unverified": "Le fournisseur de connexion n’a pas vérifié votre adresse e-mail\u00a0; aucun compte n’a donc pu être créé avec celle-ci.",
   "error.federation_domain_of_organization": "Votre adresse e-mail appartient à une organisation qui connecte ses utilisateurs via son propre fournisseur.",
+  "error.federation_not_admitted": "La connexion de cette organisation n’admet que les adresses de ses propres domaines de messagerie. Connectez-vous avec votre adresse professionnelle ou contactez l’administrateur de l’organisation.",
   "error.federation_account_disabled": "Ce compte est désactivé.",
   "error.federation_not_member": "Votre compte n’est plus membre de l’organisation par laquelle passe cette connexion.",
   "error.federation_link_failed": "Cette connexion est déjà associée à un autre compte\u00a0; elle n’a donc pas été associée à celui-ci.",

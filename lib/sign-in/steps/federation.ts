@@ -16,7 +16,7 @@ import { hostedError, type HostedErrorCode } from "../../hosted/errors";
 import { HOSTED_FORM_LIMIT } from "../../hosted/form-post";
 import type { TransactionRow } from "../../oauth/pending-sign-in";
 import { connectionForAddress } from "../../federation/home-realm";
-import { federatedEvidence, resolveIdentity } from "../../federation/identities";
+import { federatedEvidence, resolveIdentity, type RefusalReason } from "../../federation/identities";
 import { loadConnection, loadSocialProvider, loadSocialProviderById, type LoadedProvider } from "../../federation/providers";
 import { beginRoundTrip, CALLBACK_PATH, consumeRoundTrip, findRoundTrip, finishRoundTrip } from "../../federation/round-trip";
 import { FederationError, type FederationErrorCode } from "../../federation/upstream/contract";
@@ -29,10 +29,11 @@ const UPSTREAM_FAILURE: Record<FederationErrorCode, HostedErrorCode> = {
   misconfigured: "federation_misconfigured",
 };
 
-const REFUSAL: Record<"no_email" | "email_unverified" | "domain_of_organization" | "account_disabled" | "not_member", HostedErrorCode> = {
+const REFUSAL: Record<RefusalReason, HostedErrorCode> = {
   no_email: "federation_no_email",
   email_unverified: "federation_email_unverified",
   domain_of_organization: "federation_domain_of_organization",
+  not_admitted: "federation_not_admitted",
   account_disabled: "federation_account_disabled",
   not_member: "federation_not_member",
 };

@@ -84,6 +84,8 @@ export interface ConnectionInput {
   defaultRoles?: string[];
   trustUpstreamMfa?: boolean;
   active?: boolean;
+  /** Who a first sign-in admits (default `verified_domains`: addresses in the organization's verified domains). */
+  admission?: "verified_domains" | "any_vouched";
 }
 
 /** An OIDC enterprise connection of the organization (by slug); returns its id. */
@@ -101,13 +103,14 @@ export async function addConnection(h: Harness, workspaceId: string, input: Conn
     secretEncrypted: encryptSecret(h.service.config.masterKey, input.clientSecret, connectionSecretPurpose(id)),
     defaultRoleIds: await roleIdsOf(h, workspaceId, input.defaultRoles ?? []),
     trustUpstreamMfa: input.trustUpstreamMfa ?? false,
+    admission: input.admission ?? "verified_domains",
     createdAt: now,
     updatedAt: now,
   });
   return id;
 }
 
-export async function setConnection(h: Harness, connectionId: string, set: Partial<Pick<typeof enterpriseConnections.$inferInsert, "active" | "trustUpstreamMfa">>): Promise<void> {
+export async function setConnection(h: Harness, connectionId: string, set: Partial<Pick<typeof enterpriseConnections.$inferInsert, "active" | "trustUpstreamMfa" | "admission">>): Promise<void> {
   await h.service.db.update(enterpriseConnections).set(set).where(eq(enterpriseConnections.id, connectionId));
 }
 

@@ -7,6 +7,7 @@
 import { and, eq } from "drizzle-orm";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { auditEvents, enterpriseConnections, organizationDomains, organizations, roles } from "../../../db/schema";
+import { summarizeAuditEvent } from "../../../lib/audit/summary";
 import { runOperation } from "../../../lib/console/operation";
 import { domainDns, federationCallbackUri, listConnections } from "../../../lib/console/organizations";
 import { operations } from "../../../lib/console/registry";
@@ -111,6 +112,37 @@ describe("connections", () => {
     expect(out.ok).toBe(true);
     const [after] = await h.service.db.select().from(enterpriseConnections).where(eq(enterpriseConnections.id, c.id));
     expect(after).toMatchObject({ active: false, trustUpstreamMfa: false, defaultRoleIds: [readerRole], secretEncrypted: before.secretEncrypted, config: { issuer: "http://localhost:8080/realms/acme" } });
+  });
+
+  it("admits verified domains only unless the administrator chooses otherwise; the choice is shown and its change audited", async () => {
+    const [c] = await listConnections(h.service, W, acme);
+    expect(c.admission).toBe("verified_domains");
+    const save = (admission?: string) =>
+      run(admin, "saveConnection", { organization_id: acme, connection_id: c.id, name: "Acme Okta", kind: "oidc", issuer: "https://acme.okta.example", client_id: "latchkey", ...(admission ? { admission } : {}) });
+    const before = (await audits("console.organization.connection_saved")).length;
+
+    expect((await save("any_vouched")).ok).toBe(true);
+    expect((await listConnections(h.service, W, acme))[0].admission).toBe("any_vouched");
+    let events = await audits("console.organization.connection_saved");
+    expect(events).toHaveLength(before + 1);
+    expect(events.at(-1)!.data).toMatchObject({ connection_id: c.id, admission: "any_vouched", admission_changed: true, admission_previous: "verified_domains" });
+    const last = events.at(-1)!;
+    const summary = summarizeAuditEvent({ type: last.type, actorEmail: "fed-admin@operators.test", actor: last.actor, subject: last.subject, clientId: null, reason: null, flagged: null, data: last.data as Record<string, unknown> });
+    expect(summary).toBe("fed-admin@operators.test saved an enterprise connection of acme, which now admits anyone its provider vouches for");
+
+    // Saved again unchanged: no change of admission recorded.
+    expect((await save("any_vouched")).ok).toBe(true);
+    events = await audits("console.organization.connection_saved");
+    expect(events.at(-1)!.data).toMatchObject({ admission: "any_vouched", admission_changed: false });
+
+    // A form without the field never widens it: back to the default, and that change is recorded too.
+    expect((await save()).ok).toBe(true);
+    expect((await listConnections(h.service, W, acme))[0].admission).toBe("verified_domains");
+    expect((await audits("console.organization.connection_saved")).at(-1)!.data).toMatchObject({ admission: "verified_domains", admission_changed: true, admission_previous: "any_vouched" });
+
+    const bad = await save("everyone");
+    expect(bad).toMatchObject({ ok: false, fieldErrors: { admission: expect.any(String) } });
+    expect((await listConnections(h.service, W, acme))[0].admission).toBe("verified_domains");
   });
 
   it("refuses a non-https issuer outside loopback, a missing client id, and a role of another workspace", async () => {

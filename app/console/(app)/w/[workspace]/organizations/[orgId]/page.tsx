@@ -75,6 +75,16 @@ function ConnectionForm({
       ) : (
         <p className="text-sm text-slate-500">No roles in this workspace yet: define roles to give new members a default.</p>
       )}
+      <Select
+        name="admission"
+        label="Who a first sign-in admits"
+        defaultValue={connection?.admission ?? "verified_domains"}
+        options={[
+          { value: "verified_domains", label: "Only addresses in this organization's verified domains (recommended)" },
+          { value: "any_vouched", label: "Anyone this connection's provider vouches for" },
+        ]}
+        hint="A first sign-in through the connection adds the user to this organization with the default roles. With the second choice, any verified address the provider asserts joins (never an address in another organization's verified domain): choose it only for a provider that signs in nobody but your own people. Changes are recorded in the audit log."
+      />
       <Checkbox
         name="trust_upstream_mfa"
         label="Trust upstream MFA"
@@ -172,6 +182,7 @@ export default async function OrganizationPage({ params }: { params: Promise<{ w
                   {c.name} <Badge>{c.kind.toUpperCase()}</Badge> {c.active ? <Badge tone="green">enabled</Badge> : <Badge>disabled</Badge>}
                   {c.kind === "saml" ? <Badge tone="amber">not used for sign-in yet</Badge> : null}
                   {c.kind === "oidc" && !c.hasSecret ? <Badge tone="amber">no client secret</Badge> : null}
+                  {c.kind === "oidc" ? c.admission === "any_vouched" ? <Badge tone="amber">admits anyone it vouches for</Badge> : <Badge>admits verified domains only</Badge> : null}
                 </p>
                 <ConnectionForm ws={ws} orgId={org.id} connection={c} roles={roles} readOnly={readOnly} />
               </div>
