@@ -16,7 +16,7 @@ import {
   rotateClientSecret,
   type NewClientSecret,
 } from "../clients/secrets";
-import { exportWorkspace, importWorkspace, WorkspaceFileError } from "../workspaces/file";
+import { exportWorkspace, importWorkspace, WorkspaceFileError, type ImportResult, type MembershipChange } from "../workspaces/file";
 import { isRecord } from "../workspaces/document/checks";
 import { secretReferences } from "../workspaces/document/social-providers";
 import { setUpstreamSecret, UpstreamSecretError, type UpstreamSecretTarget } from "../workspaces/import/secrets";
@@ -27,8 +27,13 @@ export const USAGE = `Usage: latchkey <command> [arguments]
 
 Commands:
   migrate                                      Apply database migrations.
-  workspace import <file>                      Create or update a workspace from a workspace file
-                                               ("-" reads standard input).
+  workspace import <file> [--dry-run] [--prune-members]
+                                               Create or update a workspace from a workspace file
+                                               ("-" reads standard input). Lists the members of its
+                                               organizations that the file does not list: removed when
+                                               an import added them, kept when added in the console or
+                                               by sign-in (--prune-members removes those too).
+                                               --dry-run reports what would change and writes nothing.
   workspace export <workspace> [--out <file>]  Print the workspace file (JSON), or write it to <file>.
   secret create <workspace> <client_id> [--lifetime-days N]
                                                Add a client secret (at most two may be active).
@@ -85,6 +90,8 @@ export type Command = (db: Database, config: Config, clock: Clock, args: Command
 export class UsageError extends Error {}
 
 const VALUE_FLAGS = new Set(["out", "lifetime-days", "overlap-hours"]);
+/** Options that take no value. */
+const SWITCH_FLAGS = new Set(["dry-run", "prune-members"]);
 
 export function parseArgs(argv: readonly string[]): CommandArgs {
   const positional: string[] = [];
@@ -96,6 +103,12 @@ export function parseArgs(argv: readonly string[]): CommandArgs {
     } else if (arg.startsWith("--")) {
       const eq = arg.indexOf("=");
       const name = eq >= 0 ? arg.slice(2, eq) : arg.slice(2);
+      if (SWITCH_FLAGS.has(name)) {
+        if (eq >= 0) throw new UsageError(`--${name} takes no value`);
+        if (flags.has(name)) throw new UsageError(`--${name} given twice`);
+        flags.set(name, "true");
+        continue;
+      }
       if (!VALUE_FLAGS.has(name)) throw new UsageError(`Unknown option --${name}`);
       const value = eq >= 0 ? arg.slice(eq + 1) : argv[++i];
       if (value === undefined || value === "") throw new UsageError(`--${name} needs a value`);
@@ -180,8 +193,8 @@ export function plan(args: CommandArgs): Command {
     return migrateCommand;
   }
   if (group === "workspace" && action === "import") {
-    expectPositional(args, 3, "workspace import <file>");
-    allowFlags(args);
+    expectPositional(args, 3, "workspace import <file> [--dry-run] [--prune-members]");
+    allowFlags(args, "dry-run", "prune-members");
     return importCommand;
   }
   if (group === "workspace" && action === "export") {
@@ -283,13 +296,28 @@ const importCommand: Command = async (db, config, clock, args, io) => {
     return 1;
   }
   try {
-    const result = await importWorkspace(db, doc, { clock, masterKey: config.masterKey, generateSecrets: true, ...(args.env ? { env: args.env } : {}) });
-    const what = result.created
-      ? `created (${result.changes} rows written)`
-      : result.changes === 0
-        ? "already up to date"
-        : `updated (${result.changes} rows changed)`;
-    println(io.out, `Workspace "${result.workspaceId}" ${what}.`);
+    const dryRun = args.flags.has("dry-run");
+    const result = await importWorkspace(db, doc, {
+      clock,
+      masterKey: config.masterKey,
+      generateSecrets: true,
+      pruneMembers: args.flags.has("prune-members"),
+      dryRun,
+      ...(args.env ? { env: args.env } : {}),
+    });
+    const what = dryRun
+      ? result.created
+        ? `would be created (${result.changes} rows)`
+        : result.changes === 0
+          ? "is already up to date"
+          : `would be updated (${result.changes} rows)`
+      : result.created
+        ? `created (${result.changes} rows written)`
+        : result.changes === 0
+          ? "already up to date"
+          : `updated (${result.changes} rows changed)`;
+    println(io.out, `${dryRun ? "Dry run, nothing was written: workspace" : "Workspace"} "${result.workspaceId}" ${what}.`);
+    printMembers(io, result.members, dryRun);
     for (const generated of result.generatedSecrets ?? []) printSecret(io, generated.clientId, { id: generated.secretId, ...generated });
     return 0;
   } catch (error) {
@@ -299,6 +327,22 @@ const importCommand: Command = async (db, config, clock, args, io) => {
     return 1;
   }
 };
+
+const ORIGIN_LABEL: Record<string, string> = { workspace_file: "added by an import", console: "added in the console", sign_in: "joined by signing in" };
+
+/** The members of the file's organizations that the file does not list: what the import removed (or would) and what it kept. */
+function printMembers(io: CommandIO, members: ImportResult["members"], dryRun: boolean): void {
+  const line = (m: MembershipChange) => `  ${m.organization}: ${m.email} (${ORIGIN_LABEL[m.origin] ?? m.origin})`;
+  const count = (n: number) => `${n} member${n === 1 ? "" : "s"}`;
+  if (members.removed.length) {
+    println(io.out, `${dryRun ? "Would remove" : "Removed"} ${count(members.removed.length)} the file does not list:`);
+    for (const m of members.removed) println(io.out, line(m));
+  }
+  if (members.kept.length) {
+    println(io.out, `Kept ${count(members.kept.length)} the file does not list (not added by an import; --prune-members removes them):`);
+    for (const m of members.kept) println(io.out, line(m));
+  }
+}
 
 /** `connection secret` and `social secret`: the secret comes on standard input and is never printed. */
 const upstreamSecretCommand: Command = async (db, config, clock, args, io) => {

@@ -229,7 +229,7 @@ describe("importWorkspace", () => {
     expect(grantRows.find((g) => g.clientPk === worker.id)?.permissions).toEqual(["read:things"]);
   });
 
-  it("is idempotent: re-importing changes nothing and keeps every id", async () => {
+  it("re-importing the same file changes nothing and keeps every id", async () => {
     const id = uniqueId("idem");
     await importWorkspace(db, fullDoc(id), opts);
     const beforeCounts = await counts(id);
@@ -240,7 +240,7 @@ describe("importWorkspace", () => {
 
     clock.advance(HOUR);
     const again = await importWorkspace(db, fullDoc(id), opts);
-    expect(again).toEqual({ workspaceId: id, created: false, changes: 0 });
+    expect(again).toEqual({ workspaceId: id, created: false, changes: 0, members: { removed: [], kept: [] }, dryRun: false });
     expect(await counts(id)).toEqual(beforeCounts);
     expect(await ids(id)).toEqual(beforeIds);
     expect((await clientRow(id, "web")).updatedAt).toEqual(beforeUpdated);
@@ -849,7 +849,7 @@ describe("federation settings", () => {
     expect(exported!.applications.find((a) => a.client_id === "spa")?.social_providers).toEqual(["google", "github"]);
     expect(exported!.organizations[0].domains).toEqual([{ domain: "acme-corp.example", verified: true }, { domain: "acme.example" }]);
     expect(exported!.organizations[0].connections).toEqual([
-      { name: "Acme Okta", issuer: "https://acme.okta.example", client_id: "latchkey-app", default_roles: ["reader"], trust_upstream_mfa: true, enabled: true },
+      { name: "Acme Okta", issuer: "https://acme.okta.example", client_id: "latchkey-app", default_roles: ["reader"], trust_upstream_mfa: true, admission: "verified_domains", enabled: true },
     ]);
     const before = await rows(id);
     // No environment needed: the export refers to none.
@@ -951,5 +951,102 @@ describe("federation settings", () => {
     expect(at("$.organizations[0].connections[1].issuer")[0]).toMatch(/https/);
     expect(at("$.organizations[0].connections[1].client_id")[0]).toMatch(/blank/);
     expect(at("$.organizations[0].connections[1].default_roles[0]")[0]).toMatch(/unknown role "nobody"/);
+  });
+
+  it("sets who a connection admits (verified domains unless the file says any_vouched), exports it, and audits the choice", async () => {
+    const id = uniqueId("fedadm");
+    await importWorkspace(db, federatedDoc(id), { ...opts, env });
+    expect((await rows(id)).connections[0].admission).toBe("verified_domains");
+    const admissionEvents = async () => db.select().from(auditEvents).where(and(eq(auditEvents.workspaceId, id), eq(auditEvents.type, "workspace.connection_admission_set")));
+    expect(await admissionEvents()).toEqual([]);
+
+    const doc = federatedDoc(id);
+    (doc.organizations[0].connections[0] as Record<string, unknown>).admission = "any_vouched";
+    expect((await importWorkspace(db, doc, { ...opts, env })).changes).toBe(1);
+    expect((await rows(id)).connections[0].admission).toBe("any_vouched");
+    expect((await exportWorkspace(db, id))!.organizations[0].connections[0].admission).toBe("any_vouched");
+    const events = await admissionEvents();
+    expect(events.map((e) => e.data)).toEqual([{ connection_id: (await rows(id)).connections[0].id, name: "Acme Okta", admission: "any_vouched", previous: "verified_domains", source: "workspace import" }]);
+
+    // Leaving it out of the file means the default again: never a wider rule by omission.
+    await importWorkspace(db, federatedDoc(id), { ...opts, env });
+    expect((await rows(id)).connections[0].admission).toBe("verified_domains");
+    expect((await admissionEvents()).map((e) => e.data.admission)).toEqual(["any_vouched", "verified_domains"]);
+
+    (doc.organizations[0].connections[0] as Record<string, unknown>).admission = "anyone";
+    const issues = await expectInvalid({ ...doc, id: uniqueId("fedadmbad") });
+    expect(issues.find((i) => i.path === "$.organizations[0].connections[0].admission")?.message).toMatch(/verified_domains/);
+  });
+});
+
+describe("organization members the file does not list", () => {
+  async function memberRows(id: string) {
+    return db
+      .select({ email: users.emailNormalized, origin: organizationMembers.origin })
+      .from(organizationMembers)
+      .innerJoin(users, eq(users.id, organizationMembers.userId))
+      .where(eq(organizationMembers.workspaceId, id))
+      .orderBy(users.emailNormalized);
+  }
+
+  /** A user who joined acme outside the file: by signing in (origin sign_in) or in the console (origin console), with a role there. */
+  async function joinedOutsideTheFile(id: string, email: string, origin: "sign_in" | "console") {
+    const now = clock.now();
+    const [org] = await db.select().from(organizations).where(and(eq(organizations.workspaceId, id), eq(organizations.slug, "acme")));
+    const [role] = await db.select().from(roles).where(and(eq(roles.workspaceId, id), eq(roles.name, "reader")));
+    const userId = `u-${randomBytes(6).toString("hex")}`;
+    await db.insert(users).values({ id: userId, workspaceId: id, email, emailNormalized: email, emailVerified: true, status: "active", createdAt: now, updatedAt: now });
+    await db.insert(organizationMembers).values({ id: `m-${userId}`, workspaceId: id, organizationId: org.id, userId, origin, createdAt: now });
+    await db.insert(userRoles).values({ id: `r-${userId}`, workspaceId: id, userId, roleId: role.id, organizationId: org.id, createdAt: now });
+    return userId;
+  }
+
+  it("keeps members added by sign-in or in the console and reports them; removes those an import added; the import's memberships say so", async () => {
+    const id = uniqueId("keep");
+    await importWorkspace(db, fullDoc(id), opts);
+    expect(await memberRows(id)).toEqual([{ email: "ada@example.test", origin: "workspace_file" }]);
+    const jit = await joinedOutsideTheFile(id, "jit@acme.test", "sign_in");
+    await joinedOutsideTheFile(id, "added@acme.test", "console");
+
+    // The same file again: nothing changes, the two members it does not list are kept and reported.
+    const again = await importWorkspace(db, fullDoc(id), opts);
+    expect(again).toMatchObject({ changes: 0, members: { removed: [], kept: [{ organization: "acme", email: "added@acme.test", origin: "console" }, { organization: "acme", email: "jit@acme.test", origin: "sign_in" }] } });
+    expect((await memberRows(id)).map((m) => m.email)).toEqual(["ada@example.test", "added@acme.test", "jit@acme.test"]);
+    expect(await db.select().from(userRoles).where(and(eq(userRoles.workspaceId, id), eq(userRoles.userId, jit)))).toHaveLength(1);
+
+    // A member the file added and no longer lists is the file's to remove.
+    const doc = fullDoc(id);
+    doc.organizations[0].members = [];
+    doc.users[0].roles = ["reader"];
+    const removed = await importWorkspace(db, doc, opts);
+    expect(removed.members.removed).toEqual([{ organization: "acme", email: "Ada@Example.test", origin: "workspace_file" }]);
+    expect((await memberRows(id)).map((m) => m.email)).toEqual(["added@acme.test", "jit@acme.test"]);
+  });
+
+  it("removes them too when asked to prune, after a dry run that reports the same and writes nothing", async () => {
+    const id = uniqueId("prune");
+    await importWorkspace(db, fullDoc(id), opts);
+    const jit = await joinedOutsideTheFile(id, "jit@acme.test", "sign_in");
+    const before = await memberRows(id);
+
+    const dry = await importWorkspace(db, fullDoc(id), { ...opts, pruneMembers: true, dryRun: true });
+    expect(dry).toMatchObject({ dryRun: true, changes: 1, members: { removed: [{ organization: "acme", email: "jit@acme.test", origin: "sign_in" }], kept: [] } });
+    expect(await memberRows(id)).toEqual(before);
+
+    const pruned = await importWorkspace(db, fullDoc(id), { ...opts, pruneMembers: true });
+    expect(pruned).toMatchObject({ dryRun: false, changes: 1, members: { removed: [{ organization: "acme", email: "jit@acme.test", origin: "sign_in" }], kept: [] } });
+    expect((await memberRows(id)).map((m) => m.email)).toEqual(["ada@example.test"]);
+    // Leaving the organization ends the roles held in it.
+    expect(await db.select().from(userRoles).where(and(eq(userRoles.workspaceId, id), eq(userRoles.userId, jit)))).toEqual([]);
+    const [imported] = await db.select().from(auditEvents).where(and(eq(auditEvents.workspaceId, id), eq(auditEvents.type, "workspace.imported"))).orderBy(sql`${auditEvents.createdAt} desc`).limit(1);
+    expect(imported.data).toMatchObject({ prune_members: true, members_removed: [{ organization: "acme", email: "jit@acme.test", origin: "sign_in" }] });
+  });
+
+  it("a dry run of a new workspace creates nothing and shows no generated secret", async () => {
+    const id = uniqueId("dry");
+    const dry = await importWorkspace(db, fullDoc(id), { ...opts, generateSecrets: true, dryRun: true });
+    expect(dry).toMatchObject({ created: true, dryRun: true });
+    expect(dry.generatedSecrets).toBeUndefined();
+    expect(await exportWorkspace(db, id)).toBeNull();
   });
 });

@@ -41,7 +41,7 @@ export {
   type WorkspaceDocumentInput,
   type WorkspaceFileIssue,
 } from "./document";
-export { importWorkspace, type GeneratedSecret, type ImportOptions, type ImportResult } from "./import";
+export { importWorkspace, type GeneratedSecret, type ImportOptions, type ImportResult, type MembershipChange } from "./import";
 
 const byKey =
   <T>(key: (v: T) => string) =>
@@ -157,6 +157,7 @@ export async function exportWorkspace(db: Database, workspaceId: string): Promis
           client_id: str(c.config.client_id) as string,
           default_roles: c.defaultRoleIds.flatMap((id) => roleById.get(id) ?? []).sort(),
           trust_upstream_mfa: c.trustUpstreamMfa,
+          admission: c.admission,
           enabled: c.active,
         })),
     })),

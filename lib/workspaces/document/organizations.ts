@@ -23,6 +23,12 @@ export const connectionSchema = z.strictObject({
   /** Role names a member gets, in this organization, when the connection first adds them. */
   default_roles: z.array(roleName).default([]),
   trust_upstream_mfa: z.boolean().default(false),
+  /**
+   * Who a first sign-in through the connection admits (and adds to the organization with the
+   * default roles): `verified_domains` only addresses in the organization's verified domains;
+   * `any_vouched` any address the upstream vouches for (except another organization's domain).
+   */
+  admission: z.enum(["verified_domains", "any_vouched"], { error: 'must be "verified_domains" or "any_vouched"' }).default("verified_domains"),
   enabled: z.boolean().default(true),
 });
 

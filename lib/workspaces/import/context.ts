@@ -20,6 +20,23 @@ export interface ImportOptions {
   generateSecrets?: boolean;
   /** Who imported, for the audit log (console operator user id); null for the CLI. */
   actor?: string | null;
+  /**
+   * Also remove the members of a listed organization that the file does not list when the import
+   * did not add them (added in the console, or by a first sign-in through a connection). Without
+   * it they are kept and reported in `members.kept`.
+   */
+  pruneMembers?: boolean;
+  /** Work out the import and report it, then roll it back: nothing is written (no secret is generated). */
+  dryRun?: boolean;
+}
+
+/** A membership of a listed organization that the file does not list. */
+export interface MembershipChange {
+  /** The organization's slug. */
+  organization: string;
+  email: string;
+  /** How it was created: `workspace_file`, `console` or `sign_in`. */
+  origin: string;
 }
 
 export interface GeneratedSecret {
@@ -36,6 +53,10 @@ export interface ImportResult {
   /** Rows inserted, updated or deleted; 0 when the database already matched the file. */
   changes: number;
   generatedSecrets?: GeneratedSecret[];
+  /** Members the file does not list: removed (or, in a dry run, to be removed), and kept. */
+  members: { removed: MembershipChange[]; kept: MembershipChange[] };
+  /** The import was a dry run: nothing was written. */
+  dryRun: boolean;
 }
 
 /** Primary keys of the entities written so far, by their natural key in the file. */
@@ -71,6 +92,7 @@ export interface ImportContext {
   secrets: Map<string, string>;
   ids: ImportIds;
   generated: GeneratedSecret[];
+  members: ImportResult["members"];
   /** The workspace did not exist before (set by the workspace step). */
   created: boolean;
   changes: number;

@@ -23,7 +23,14 @@ import { importUserRoles } from "./user-roles";
 import { importUsers } from "./users";
 import { importWorkspaceRow } from "./workspace";
 
-export type { GeneratedSecret, ImportOptions, ImportResult } from "./context";
+export type { GeneratedSecret, ImportOptions, ImportResult, MembershipChange } from "./context";
+
+/** Ends a dry run's transaction (rolled back), carrying what the import would have done. */
+class DryRunRollback extends Error {
+  constructor(readonly result: ImportResult) {
+    super("dry run");
+  }
+}
 
 /** The sections in the order they are written: each step may use the ids of the steps before it. */
 export const IMPORT_STEPS: readonly ImportStep[] = [
@@ -51,7 +58,7 @@ export async function importWorkspace(db: Database, doc: unknown, opts: ImportOp
   const { clock } = opts;
   const generated: GeneratedSecret[] = [];
 
-  return db.transaction(async (tx) => {
+  const run = db.transaction(async (tx) => {
     const now = clock.now();
     const wid = file.id;
     // Concurrent imports of one workspace run one after the other, so neither duplicates rows.
@@ -68,6 +75,7 @@ export async function importWorkspace(db: Database, doc: unknown, opts: ImportOp
       secrets,
       ids: { clientPk: new Map(), apiPk: new Map(), rolePk: new Map(), orgPk: new Map(), userPk: new Map(), socialPk: new Map() },
       generated,
+      members: { removed: [], kept: [] },
       created: false,
       changes: 0,
     };
@@ -80,16 +88,30 @@ export async function importWorkspace(db: Database, doc: unknown, opts: ImportOp
         workspaceId: wid,
         type: "workspace.imported",
         actor: opts.actor ?? null,
-        data: { created, changes },
+        data: {
+          created,
+          changes,
+          ...(ctx.members.removed.length ? { members_removed: ctx.members.removed } : {}),
+          ...(ctx.members.kept.length ? { members_kept: ctx.members.kept.length } : {}),
+          ...(opts.pruneMembers ? { prune_members: true } : {}),
+        },
         createdAt: now,
       });
     }
 
-    return {
+    const result: ImportResult = {
       workspaceId: wid,
       created,
       changes,
-      ...(generated.length > 0 ? { generatedSecrets: generated } : {}),
+      ...(generated.length > 0 && !opts.dryRun ? { generatedSecrets: generated } : {}),
+      members: ctx.members,
+      dryRun: opts.dryRun === true,
     };
+    if (opts.dryRun) throw new DryRunRollback(result);
+    return result;
+  });
+  return run.catch((error: unknown) => {
+    if (error instanceof DryRunRollback) return error.result;
+    throw error;
   });
 }

@@ -106,6 +106,7 @@ async function importConnections(ctx: ImportContext, i: number, org: Organizatio
       config: { issuer: connection.issuer, client_id: connection.client_id },
       defaultRoleIds: connection.default_roles.map((role) => ctx.ids.rolePk.get(role) as string),
       trustUpstreamMfa: connection.trust_upstream_mfa,
+      admission: connection.admission,
     };
     const secret = connection.client_secret ? ctx.secrets.get(connection.client_secret.env) : undefined;
     const row = existing.find((c) => c.name === name);
@@ -121,6 +122,7 @@ async function importConnections(ctx: ImportContext, i: number, org: Organizatio
         updatedAt: now,
       });
       ctx.changes++;
+      if (desired.admission !== "verified_domains") await admissionSet(ctx, org.slug, id, name, desired.admission, null);
       continue;
     }
     if (row.kind !== "oidc") {
@@ -134,6 +136,19 @@ async function importConnections(ctx: ImportContext, i: number, org: Organizatio
         .set({ ...desired, ...(sealed ? { secretEncrypted: sealed } : {}), updatedAt: now })
         .where(eq(enterpriseConnections.id, row.id));
       ctx.changes++;
+      if (row.admission !== desired.admission) await admissionSet(ctx, org.slug, row.id, name, desired.admission, row.admission);
     }
   }
+}
+
+/** Who a connection admits is an explicit choice: the file setting it other than the default, or changing it, is audited. */
+async function admissionSet(ctx: ImportContext, organizationSlug: string, connectionId: string, name: string, admission: string, previous: string | null): Promise<void> {
+  await recordAudit(ctx.tx, {
+    workspaceId: ctx.wid,
+    type: "workspace.connection_admission_set",
+    actor: ctx.opts.actor ?? null,
+    subject: organizationSlug,
+    data: { connection_id: connectionId, name, admission, previous, source: "workspace import" },
+    at: ctx.now,
+  });
 }
