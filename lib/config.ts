@@ -223,6 +223,11 @@ function loadOrCreateMasterKey(raw: string | undefined, databaseUrl: string | un
   return key;
 }
 
+/** PUBLIC_URL as `loadConfig` reads it, without the rest (for code that needs only the site's origin, such as proxy.ts). */
+export function configuredPublicUrl(env: Record<string, string | undefined> = process.env): string {
+  return parsePublicUrl(env.PUBLIC_URL, parsePort(env.PORT));
+}
+
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const port = parsePort(env.PORT);
   const publicUrl = parsePublicUrl(env.PUBLIC_URL, port);
