@@ -1,5 +1,6 @@
 import { availableParallelism } from "node:os";
 import { hash, verify } from "@node-rs/argon2";
+import { RuleError } from "../http/errors";
 
 /**
  * argon2id at OWASP's parameters (m=19 MiB, t=2, p=1). @node-rs/argon2 hashes on libuv's thread
@@ -12,41 +13,150 @@ const OPTIONS = { algorithm: 2 /* Argon2id */, memoryCost: 19456, timeCost: 2, p
  * machine would leave the event loop a fifth of the CPU while logins run at full speed. One core
  * stays for the event loop (and the database); the other sign-ins wait their turn here.
  */
-const MAX_CONCURRENT_HASHES = Math.max(1, availableParallelism() - 1);
+export const MAX_CONCURRENT_HASHES = Math.max(1, availableParallelism() - 1);
+
+/**
+ * The wait is bounded, and shared fairly between client addresses:
+ *
+ * - one address holds at most PER_ADDRESS_LIMIT hashes, running and waiting together, whatever
+ *   the emails it types (known or not: the queue never looks at them);
+ * - at most QUEUE_LIMIT hashes wait in all (about half a second of work at ~15 ms a hash);
+ * - the waiting addresses take turns, one hash each, so a few addresses with a backlog hold up
+ *   another address's sign-in by one hash each, not by their whole backlog.
+ *
+ * Past either bound the work is refused at once (PasswordWorkRefused): the caller answers "try
+ * again shortly" (429 with Retry-After), without checking or counting anything.
+ */
+export const PER_ADDRESS_LIMIT = 8;
+export const QUEUE_LIMIT = 32 * MAX_CONCURRENT_HASHES;
+/** What a refusal asks the client to wait: the queue drains within about a second. */
+export const RETRY_AFTER_SECONDS = 1;
+
+/**
+ * Hashing on the server's own account (a workspace import, an operator's form in the console, a
+ * rehash after a successful sign-in): it waits its turn like an address but is never refused.
+ */
+export const SERVER_WORK = null;
+
+export class PasswordWorkRefused extends RuleError {
+  readonly retryAfterSeconds = RETRY_AFTER_SECONDS;
+  constructor() {
+    super("Too much password hashing is waiting; try again shortly");
+    this.name = "PasswordWorkRefused";
+  }
+}
+
+/** The argon2 functions the queue runs; replaceable (setHashingWork) so its order can be driven step by step. */
+export interface HashingWork {
+  hash(password: string): Promise<string>;
+  verify(stored: string, password: string): Promise<boolean>;
+}
+
+const ARGON2: HashingWork = { hash: (password) => hash(password, OPTIONS), verify: (stored, password) => verify(stored, password) };
+
+interface Queue {
+  running: number;
+  /** Waiting work per address (FIFO within an address); "" is the server's own work. */
+  waiting: Map<string, (() => void)[]>;
+  /** Addresses with waiting work, in the order of their next turn. */
+  turns: string[];
+  waitingCount: number;
+  /** Running and waiting work per address. */
+  held: Map<string, number>;
+  work: HashingWork;
+}
 
 // Process-wide: the custom server and Next's route bundles each load their own copy of this module.
-const KEY = Symbol.for("latchkey.argon2-slots");
-const slots = ((globalThis as Record<symbol, unknown>)[KEY] ??= { running: 0, waiting: [] }) as { running: number; waiting: (() => void)[] };
+const KEY = Symbol.for("latchkey.argon2-queue");
+const queue = ((globalThis as Record<symbol, unknown>)[KEY] ??= {
+  running: 0,
+  waiting: new Map(),
+  turns: [],
+  waitingCount: 0,
+  held: new Map(),
+  work: ARGON2,
+} satisfies Queue) as Queue;
 
-async function limited<T>(work: () => Promise<T>): Promise<T> {
-  if (slots.running < MAX_CONCURRENT_HASHES) slots.running++;
-  else await new Promise<void>((resolve) => slots.waiting.push(resolve)); // the slot is handed over
+/** Replaces the argon2 functions (null: @node-rs/argon2's again). */
+export function setHashingWork(work: HashingWork | null): void {
+  queue.work = work ?? ARGON2;
+}
+
+/** How much work the queue holds: running, waiting, and per address (running and waiting). */
+export function hashingQueueState(): { running: number; waiting: number; held: Record<string, number> } {
+  return { running: queue.running, waiting: queue.waitingCount, held: Object.fromEntries(queue.held) };
+}
+
+/** Admits `address`'s work (or refuses it at once), waits for its turn, runs it, hands the slot on. */
+async function limited<T>(address: string | null, work: (w: HashingWork) => Promise<T>): Promise<T> {
+  const lane = address ?? "";
+  const held = queue.held.get(lane) ?? 0;
+  if (address !== null && held >= PER_ADDRESS_LIMIT) throw new PasswordWorkRefused();
+  if (queue.running < MAX_CONCURRENT_HASHES) {
+    queue.running++;
+    queue.held.set(lane, held + 1);
+  } else {
+    if (address !== null && queue.waitingCount >= QUEUE_LIMIT) throw new PasswordWorkRefused();
+    queue.held.set(lane, held + 1);
+    await new Promise<void>((resolve) => {
+      const own = queue.waiting.get(lane);
+      if (own) own.push(resolve);
+      else {
+        queue.waiting.set(lane, [resolve]);
+        queue.turns.push(lane);
+      }
+      queue.waitingCount++;
+    }); // the slot is handed over
+  }
   try {
-    return await work();
+    return await work(queue.work);
   } finally {
-    const next = slots.waiting.shift();
-    if (next) next();
-    else slots.running--;
+    const left = (queue.held.get(lane) ?? 1) - 1;
+    if (left > 0) queue.held.set(lane, left);
+    else queue.held.delete(lane);
+    handOver();
   }
 }
 
-export function hashPassword(password: string): Promise<string> {
-  return limited(() => hash(password, OPTIONS));
+/** Gives the freed slot to the address whose turn is next (one hash, then the back of the line). */
+function handOver(): void {
+  const lane = queue.turns.shift();
+  if (lane === undefined) {
+    queue.running--;
+    return;
+  }
+  const own = queue.waiting.get(lane)!;
+  const next = own.shift()!;
+  if (own.length > 0) queue.turns.push(lane);
+  else queue.waiting.delete(lane);
+  queue.waitingCount--;
+  next();
 }
 
-export async function verifyPassword(stored: string, password: string): Promise<boolean> {
-  try {
-    return await limited(() => verify(stored, password));
-  } catch {
-    return false;
-  }
+/**
+ * An argon2id hash of `password`, for the client at `address` (lib/http/client-address.ts), or
+ * SERVER_WORK. Throws PasswordWorkRefused when the queue is full.
+ */
+export function hashPassword(password: string, address: string | null = SERVER_WORK): Promise<string> {
+  return limited(address, (w) => w.hash(password));
+}
+
+/**
+ * Whether `password` matches `stored`, for the client at `address` (or SERVER_WORK); a stored
+ * value that is not a hash is a mismatch. Throws PasswordWorkRefused when the queue is full.
+ */
+export function verifyPassword(stored: string, password: string, address: string | null = SERVER_WORK): Promise<boolean> {
+  return limited(address, (w) => w.verify(stored, password).catch(() => false));
 }
 
 // A real hash of a random value: verifying against it costs the same as a real account, so an
 // unknown email and a wrong password take the same time and give the same answer.
 let decoy: Promise<string> | undefined;
 export function decoyHash(): Promise<string> {
-  decoy ??= hashPassword(crypto.randomUUID());
+  decoy ??= hashPassword(crypto.randomUUID()).catch((error: unknown) => {
+    decoy = undefined;
+    throw error;
+  });
   return decoy;
 }
 

@@ -18,6 +18,7 @@ import { revokeEndpoint } from "../oauth/revoke";
 import { introspectEndpoint } from "../oauth/introspect";
 import { logoutEndpoint } from "../oauth/logout";
 import { passwordSignInEndpoint } from "../sign-in/hosted-sign-in";
+import { PasswordWorkRefused } from "../authn/password";
 import { authorizationCheckEndpoint } from "../authz/check";
 import type { Route } from "../http/route";
 import { emailRoutes } from "../sign-in/steps/email";
@@ -105,6 +106,8 @@ export function tooManyRequests(route: Pick<Route, "errors">, retryAfterSeconds:
 
 /** A failure outside the endpoint itself, in the route's own shape (503 stays 503: fail closed). */
 function routeFailure(route: Pick<Route, "errors">, error: unknown): Response {
+  // The password-hashing queue is full (lib/authn/password.ts): try again shortly.
+  if (error instanceof PasswordWorkRefused) return tooManyRequests(route, error.retryAfterSeconds);
   if (route.errors === "account-security") return handoffFailure("account-security handoff", error);
   if (isUnstorableText(error)) {
     if (route.errors === "hosted") return hostedError("unstorable_request");

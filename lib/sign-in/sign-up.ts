@@ -34,10 +34,11 @@ import {
   sendGate,
   verifyEmailCode,
 } from "../authn/factors/email-otp";
-import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "../authn/password";
+import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, PasswordWorkRefused } from "../authn/password";
+import { clientAddress } from "../http/client-address";
 import { policyFor, type AuthPolicy } from "../authn/policy";
 import { homeRealmRedirect } from "./steps/federation";
-import { identify, signInStep, toSignInPage, updateOpen, type FlowStep } from "./flow";
+import { currentStep, identify, signInStep, toSignInPage, updateOpen, type FlowStep } from "./flow";
 
 /** How the new account will sign in: a password, a passkey, or (when the application accepts neither) its email codes alone. */
 export type SignUpCredential = "password" | "passkey" | "email";
@@ -79,10 +80,16 @@ async function signUpAllowed(ctx: EndpointContext, tx: TransactionRow): Promise<
   return policy.signUp && signUpCredentials(policy).length > 0 ? policy : null;
 }
 
+/** The sign-up is part of the first step: its codes are neither sent nor checked at any later step (a code for a registered address signs in). */
+async function atFirstStep(request: Request, ctx: EndpointContext, tx: TransactionRow): Promise<boolean> {
+  return (await currentStep(ctx, tx, request.headers.get("cookie"))).step.kind === "first_factor";
+}
+
 /** POST /sign-up/email: a code to confirm the address (for a registered address, the account-exists message). */
 export const signUpSendEndpoint = signInStep(async (request, ctx, { tx, form }) => {
   const policy = await signUpAllowed(ctx, tx);
   if (!policy) return toSignInPage(ctx, tx.id, "method_not_allowed");
+  if (!(await atFirstStep(request, ctx, tx))) return toSignInPage(ctx, tx.id);
   if (!emailAvailable(ctx.service.config)) return toSignInPage(ctx, tx.id, "email_unavailable");
   const address = normalizeAddress(form.get("email"));
   if (!address) return toSignInPage(ctx, tx.id, "invalid_email");
@@ -92,12 +99,13 @@ export const signUpSendEndpoint = signInStep(async (request, ctx, { tx, form }) 
 
   const gate = await sendGate(ctx, request, address);
   if (!gate.allowed) return toSignInPage(ctx, tx.id, gate.reason === "cooldown" ? "code_resend_wait" : "rate_limited");
+  // One statement for registered and new addresses alike: the page must not take longer for either.
   const [registered] = await ctx.service.db
-    .select({ id: users.id })
+    .select({ id: users.id, status: users.status })
     .from(users)
     .where(and(eq(users.workspaceId, ctx.workspace.id), eq(users.emailNormalized, address)))
     .limit(1);
-  const user = registered ? await activeUserByAddress(ctx, address) : null;
+  const user = registered?.status === "active" ? registered : null;
   // A registered address gets a sign-in code only where this application accepts one; a disabled account gets nothing.
   const signsIn = user !== null && policy.firstFactors.includes("email_otp");
   const binding = { purpose: "sign_up" as const, bindingId: tx.id };
@@ -115,6 +123,7 @@ export const signUpSendEndpoint = signInStep(async (request, ctx, { tx, form }) 
 /** POST /sign-up/verify: the code. A new address is recorded as proved; a registered one signs in. */
 export const signUpVerifyEndpoint = signInStep(async (request, ctx, { tx, form }) => {
   if (!(await signUpAllowed(ctx, tx))) return toSignInPage(ctx, tx.id, "method_not_allowed");
+  if (!(await atFirstStep(request, ctx, tx))) return toSignInPage(ctx, tx.id, "invalid_code");
   const result = await verifyEmailCode(ctx, request, { purpose: "sign_up", bindingId: tx.id }, form.get("code"));
   if (!result.ok) return toSignInPage(ctx, tx.id, result.reason === "expired" ? "code_expired" : "invalid_code");
   // Registered (when the code was sent, or since): the code was a sign-in code for the account.
@@ -163,7 +172,12 @@ export const signUpAccountEndpoint = signInStep(async (request, ctx, { tx, form 
   if (credential === "password") {
     const password = form.get("password") ?? "";
     if (password.length < PASSWORD_MIN_LENGTH || password.length > PASSWORD_MAX_LENGTH || !isStorableText(password)) return toSignInPage(ctx, tx.id, "weak_password");
-    passwordHash = await hashPassword(password);
+    try {
+      passwordHash = await hashPassword(password, clientAddress(request, ctx.service.config.trustProxy));
+    } catch (error) {
+      if (!(error instanceof PasswordWorkRefused)) throw error;
+      return toSignInPage(ctx, tx.id, "rate_limited"); // the hashing queue is full: nothing was claimed
+    }
   }
 
   const claimed = await claimSignUpAddress(ctx, tx, credential === "passkey");
