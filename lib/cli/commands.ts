@@ -305,17 +305,18 @@ const importCommand: Command = async (db, config, clock, args, io) => {
       dryRun,
       ...(args.env ? { env: args.env } : {}),
     });
+    const rows = `${result.changes} row${result.changes === 1 ? "" : "s"}`;
     const what = dryRun
       ? result.created
-        ? `would be created (${result.changes} rows)`
+        ? `would be created (${rows})`
         : result.changes === 0
           ? "is already up to date"
-          : `would be updated (${result.changes} rows)`
+          : `would be updated (${rows})`
       : result.created
-        ? `created (${result.changes} rows written)`
+        ? `created (${rows} written)`
         : result.changes === 0
           ? "already up to date"
-          : `updated (${result.changes} rows changed)`;
+          : `updated (${rows} changed)`;
     println(io.out, `${dryRun ? "Dry run, nothing was written: workspace" : "Workspace"} "${result.workspaceId}" ${what}.`);
     printMembers(io, result.members, dryRun);
     for (const generated of result.generatedSecrets ?? []) printSecret(io, generated.clientId, { id: generated.secretId, ...generated });

@@ -96,7 +96,7 @@ describe("re-importing the workspace file with a member who joined by signing in
   it("--dry-run --prune-members says what it would remove and removes nothing", async () => {
     const dry = await importFile("--dry-run", "--prune-members");
     expect(dry.code).toBe(0);
-    expect(dry.out).toBe(`Dry run, nothing was written: workspace "${ws}" would be updated (1 rows).\nWould remove 1 member the file does not list:\n  acme: ${JIT.email} (joined by signing in)\n`);
+    expect(dry.out).toBe(`Dry run, nothing was written: workspace "${ws}" would be updated (1 row).\nWould remove 1 member the file does not list:\n  acme: ${JIT.email} (joined by signing in)\n`);
     expect(await jitMembership()).toHaveLength(1);
     expect(await sessionCheck(accessToken)).toBe(200);
   });
@@ -104,7 +104,7 @@ describe("re-importing the workspace file with a member who joined by signing in
   it("--prune-members removes it and says so: the session ends and the connection then refuses the user", async () => {
     const pruned = await importFile("--prune-members");
     expect(pruned.code).toBe(0);
-    expect(pruned.out).toBe(`Workspace "${ws}" updated (1 rows changed).\nRemoved 1 member the file does not list:\n  acme: ${JIT.email} (joined by signing in)\n`);
+    expect(pruned.out).toBe(`Workspace "${ws}" updated (1 row changed).\nRemoved 1 member the file does not list:\n  acme: ${JIT.email} (joined by signing in)\n`);
     expect(await jitMembership()).toEqual([]);
     expect(await sessionCheck(accessToken)).toBe(401);
     await expectHostedError(await signInThroughConnection(), "federation_not_member");
