@@ -8,16 +8,17 @@ import { users } from "../../db/schema";
 import { recordAudit } from "../audit/events";
 import { evidenceFor } from "../authn/evidence";
 import { EMAIL_CODE_TTL_MS, issueEmailCode, sendGate, verifyEmailCode } from "../authn/factors/email-otp";
-import { useRecoveryCode } from "../authn/factors/recovery-codes";
+import { factorGate } from "../authn/factors/limits";
+import { PASSWORD_LIMITS } from "../authn/factors/password";
+import { RECOVERY_CODE_LIMITS, useRecoveryCode } from "../authn/factors/recovery-codes";
 import { assertionGate, verifyAssertion } from "../authn/factors/webauthn";
 import { sendMail } from "../authn/email/transport";
 import { signInCodeMessage } from "../authn/email/templates";
-import { verifyTotp } from "../authn/factors/totp";
+import { TOTP_LIMITS, verifyTotp } from "../authn/factors/totp";
 import type { VerifyResult } from "../authn/factors/contract";
 import { getLiveSession } from "../authn/hosted-session";
 import { decoyHash, PASSWORD_MAX_LENGTH, verifyPassword } from "../authn/password";
 import { sessionMeetsPolicy } from "../authn/policy";
-import { guessingGate } from "../authn/sign-in-limits";
 import { hostedError } from "../hosted/errors";
 import { clientAddress } from "../http/client-address";
 import type { Endpoint, EndpointContext } from "../http/context";
@@ -96,11 +97,11 @@ export const verifyPasswordEndpoint = portalForm(async (request, ctx, { portal, 
   const password = form.get("password") ?? "";
   const user = await userRow(ctx, portal.userId);
   if (!user) return hostedError("portal_session_ended");
-  const gate = await guessingGate(ctx, request, user.normalized, "portal-password");
+  const gate = await factorGate(ctx, request, PASSWORD_LIMITS, user.normalized);
   if (!gate.allowed) return toPortal(ctx, { error: "portal_verification_limited" });
   const ok = password.length > 0 && password.length <= PASSWORD_MAX_LENGTH && (await verifyPassword(user.passwordHash ?? (await decoyHash()), password));
   if (!ok) {
-    await gate.recordFailure();
+    await gate.record();
     return verified(request, ctx, portal, { ok: false, reason: "invalid" });
   }
   return verified(request, ctx, portal, { ok: true, userId: portal.userId, evidence: evidenceFor("password", ctx.service.clock.now()) });
@@ -110,10 +111,10 @@ export const verifyPasswordEndpoint = portalForm(async (request, ctx, { portal, 
 export const verifyTotpEndpoint = portalForm(async (request, ctx, { portal, form }) => {
   const user = await userRow(ctx, portal.userId);
   if (!user) return hostedError("portal_session_ended");
-  const gate = await guessingGate(ctx, request, user.normalized, "totp");
+  const gate = await factorGate(ctx, request, TOTP_LIMITS, user.normalized);
   if (!gate.allowed) return toPortal(ctx, { error: "portal_verification_limited" });
   const result = await verifyTotp(ctx, portal.userId, form.get("code") ?? "");
-  if (!result.ok) await gate.recordFailure();
+  if (!result.ok) await gate.record();
   return verified(request, ctx, portal, result);
 });
 
@@ -121,10 +122,10 @@ export const verifyTotpEndpoint = portalForm(async (request, ctx, { portal, form
 export const verifyRecoveryCodeEndpoint = portalForm(async (request, ctx, { portal, form }) => {
   const user = await userRow(ctx, portal.userId);
   if (!user) return hostedError("portal_session_ended");
-  const gate = await guessingGate(ctx, request, user.normalized, "recovery-code");
+  const gate = await factorGate(ctx, request, RECOVERY_CODE_LIMITS, user.normalized);
   if (!gate.allowed) return toPortal(ctx, { error: "portal_verification_limited" });
   const result = await useRecoveryCode(ctx, portal.userId, form.get("code") ?? "", clientAddress(request, ctx.service.config.trustProxy));
-  if (!result.ok) await gate.recordFailure();
+  if (!result.ok) await gate.record();
   return verified(request, ctx, portal, result);
 });
 
@@ -159,7 +160,7 @@ export const verifyWebAuthnEndpoint = portalForm(async (request, ctx, { portal, 
   const gate = await assertionGate(ctx, request, portal.userId);
   if (!gate.allowed) return toPortal(ctx, { error: "portal_verification_limited" });
   const result = await verifyAssertion(ctx, portalBinding(portal), form.get("response"), { userId: portal.userId, kinds: ["passkey", "security_key"] });
-  if (!result.ok) await gate.recordFailure();
+  if (!result.ok) await gate.record();
   return verified(request, ctx, portal, result);
 });
 

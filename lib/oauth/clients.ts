@@ -6,6 +6,7 @@ import { invalidClient, invalidRequest, OAuthError } from "./errors";
 import { clientAddress } from "../http/client-address";
 import { verifyBrowserOrigin } from "./cors";
 import type { EndpointContext } from "../http/context";
+import { countRequest, FAILURES_PER_5_MINUTES, guardNow, requestBlocked, type GuessingLimits, type RequestLimits } from "../limits/declarations";
 import { credentialKey, credentialMemo } from "./client-memo";
 
 export type ClientRow = typeof clients.$inferSelect;
@@ -63,12 +64,27 @@ export function parseBasic(header: string): { clientId: string; secret: string }
   }
 }
 
-const FAILURE_WINDOW_MS = 5 * 60_000;
+/**
+ * Failed client authentications, per client_id (as sent, known or not) and address: once reached,
+ * that client is refused from that address as `invalid_client` without checking the secret.
+ */
+export const CLIENT_SECRET_LIMITS: GuessingLimits = {
+  name: "authfail",
+  label: "Client secret (HTTP Basic), the account being the client_id",
+  perChallenge: null,
+  perAccountAndAddress: FAILURES_PER_5_MINUTES,
+};
 
-const clientLimitKey = (ctx: EndpointContext, clientId: string) => `client:${ctx.workspace.id}:${clientId}`;
+/** Requests per client, counted at each successful client authentication (token, revocation, introspection), across addresses. */
+export const CLIENT_REQUESTS: RequestLimits = {
+  name: "client",
+  label: "Authenticated client requests",
+  per: "client",
+  rate: { times: 1, scale: "requestsPerMinute", windowMs: 60_000 },
+};
 
 function limitClient(ctx: EndpointContext, clientId: string): void {
-  const decision = ctx.service.limiter.hit(clientLimitKey(ctx, clientId), ctx.service.config.rateLimits.requestsPerMinute, 60_000);
+  const decision = countRequest(ctx.service.limiter, ctx.service.config.rateLimits, CLIENT_REQUESTS, ctx.workspace.id, clientId);
   if (!decision.allowed) {
     throw new OAuthError(429, "rate_limited", "Too many requests for this client; retry after the time in Retry-After", {
       headers: { "Retry-After": String(decision.retryAfterSeconds) },
@@ -81,7 +97,8 @@ interface BasicCredentials {
   clientId: string;
   secret: string;
   secretHash: string;
-  failureKey: string;
+  /** Counts a failed authentication on CLIENT_SECRET_LIMITS. */
+  recordFailure(): Promise<void>;
 }
 
 /**
@@ -91,7 +108,7 @@ interface BasicCredentials {
  */
 function readBasic(request: Request, params: Map<string, string>, ctx: EndpointContext): BasicCredentials | null {
   const authorization = request.headers.get("authorization");
-  const { limiter, config } = ctx.service;
+  const { config } = ctx.service;
   if (params.has("client_secret")) {
     throw invalidRequest("client_secret in the body is not supported; confidential clients use HTTP Basic");
   }
@@ -110,9 +127,13 @@ function readBasic(request: Request, params: Map<string, string>, ctx: EndpointC
   }
   // Repeated failures from one address lock that client out there for a while; as SPEC.md says,
   // the limit surfaces as an authentication failure, and the secret is not even checked.
-  const failureKey = `authfail:${ctx.workspace.id}:${clientId}:${clientAddress(request, config.trustProxy)}`;
-  if (!limiter.blocked(failureKey, config.rateLimits.failuresPer5Minutes, FAILURE_WINDOW_MS).allowed) throw invalidClient("Client authentication failed", true);
-  return { clientId, secret, secretHash: sha256Hex(secret), failureKey };
+  const gate = guardNow(ctx.service.limiter, config.rateLimits, CLIENT_SECRET_LIMITS, {
+    workspaceId: ctx.workspace.id,
+    address: clientAddress(request, config.trustProxy),
+    account: clientId,
+  });
+  if (!gate.allowed) throw invalidClient("Client authentication failed", true);
+  return { clientId, secret, secretHash: sha256Hex(secret), recordFailure: gate.record };
 }
 
 /** The full lookup: the client and its active secrets in one query; the memo is filled on success only. */
@@ -120,7 +141,7 @@ async function lookupBasic(ctx: EndpointContext, basic: BasicCredentials): Promi
   const { client, secrets } = await findClientWithSecrets(ctx, basic.clientId);
   const match = client && client.active && client.type !== "PUBLIC" ? matchSecret(ctx, secrets, basic.secretHash) : null;
   if (!client || !match) {
-    await ctx.service.limiter.recordFailure(basic.failureKey, ctx.service.config.rateLimits.failuresPer5Minutes, FAILURE_WINDOW_MS);
+    await basic.recordFailure();
     throw invalidClient("Client authentication failed", true);
   }
   limitClient(ctx, client.clientId);
@@ -144,7 +165,7 @@ function recall(ctx: EndpointContext, basic: BasicCredentials): RecalledClient |
   const recalled = memo.get(key, ctx.service.clock.now());
   if (!recalled || recalled.client.workspaceId !== ctx.workspace.id || recalled.client.clientId !== basic.clientId) return null;
   const { limiter, config } = ctx.service;
-  if (!limiter.blocked(clientLimitKey(ctx, recalled.client.clientId), config.rateLimits.requestsPerMinute, 60_000).allowed) return null;
+  if (requestBlocked(limiter, config.rateLimits, CLIENT_REQUESTS, ctx.workspace.id, recalled.client.clientId)) return null;
   const authenticated = { client: recalled.client, credentialId: recalled.secretId, method: "client_secret_basic" as const, corsOrigin: null };
   return {
     ...authenticated,

@@ -5,6 +5,7 @@ import { issuerFor, type Endpoint, type EndpointContext, type Workspace } from "
 import { isDependencyFailure, isUnstorableText, json } from "../http/errors";
 import { errorToResponse, notFoundResponse, OAuthError, oauthErrorResponse } from "../oauth/errors";
 import { clientAddress } from "../http/client-address";
+import { countRequest, type RequestLimits } from "../limits/declarations";
 import { badRequest, CheckError, checkErrorResponse, checkUnavailable } from "../authz/errors";
 import { CORS_PATHS, preflight, PUBLIC_DOCUMENT_PATHS, withPublicCors } from "../oauth/cors";
 import { hostedError } from "../hosted/errors";
@@ -125,6 +126,14 @@ function routeFailure(route: Pick<Route, "errors">, error: unknown): Response {
 /** The public documents' answers made outside their endpoint are readable by any origin too. */
 const publicOrNot = (route: Pick<Route, "path">, response: Response) => (PUBLIC_DOCUMENT_PATHS.has(route.path) ? withPublicCors(response) : response);
 
+/** Requests per client address on every route of the issuer table, answered 429 with Retry-After. */
+export const ADDRESS_REQUESTS: RequestLimits = {
+  name: "ip",
+  label: "Requests on every route of the issuer table",
+  per: "client address",
+  rate: { times: 1, scale: "requestsPerMinute", windowMs: 60_000 },
+};
+
 /** Runs one endpoint for a resolved route with the uniform error mapping, in the request's language (lib/i18n). */
 export function runEndpoint(route: Route, request: Request, service: Service, workspaceId: string): Promise<Response> {
   return withRequestLocale(request, () => runResolved(route, request, service, workspaceId));
@@ -135,7 +144,7 @@ async function runResolved(route: Route, request: Request, service: Service, wor
     const workspace = await resolveWorkspace(service, workspaceId);
     if (!workspace) return publicOrNot(route, route.errors === "account-security" ? handoffErrorResponse(handoffNotFound()) : notFoundResponse());
     const address = clientAddress(request, service.config.trustProxy);
-    const limit = service.limiter.hit(`ip:${workspace.id}:${address}`, service.config.rateLimits.requestsPerMinute, 60_000);
+    const limit = countRequest(service.limiter, service.config.rateLimits, ADDRESS_REQUESTS, workspace.id, address);
     if (!limit.allowed) return publicOrNot(route, tooManyRequests(route, limit.retryAfterSeconds));
     return await route.endpoint(request, contextFor(service, workspace));
   } catch (error) {

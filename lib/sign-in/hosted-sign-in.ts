@@ -5,7 +5,8 @@ import type { TransactionRow } from "../oauth/pending-sign-in";
 import { isStorableText } from "../text";
 import { evidenceFor } from "../authn/evidence";
 import { decoyHash, hashPassword, needsRehash, PASSWORD_MAX_LENGTH, verifyPassword } from "../authn/password";
-import { guessingGate } from "../authn/sign-in-limits";
+import { factorGate } from "../authn/factors/limits";
+import { PASSWORD_LIMITS } from "../authn/factors/password";
 import { policyFor } from "../authn/policy";
 import { passwordFailureReason, recordSignInFailure } from "./failures";
 import { identify, signInStep, toSignInPage } from "./flow";
@@ -27,8 +28,8 @@ export const passwordSignInEndpoint: Endpoint = signInStep(async (request, ctx, 
   const elsewhere = await homeRealmRedirect(ctx, tx, email);
   if (elsewhere) return elsewhere;
 
-  // Password guessing: when a limit is reached, no password is checked (see sign-in-limits.ts).
-  const gate = await guessingGate(ctx, request, email);
+  // Password guessing: when a limit is reached, no password is checked (PASSWORD_LIMITS).
+  const gate = await factorGate(ctx, request, PASSWORD_LIMITS, email);
   if (!gate.allowed) {
     await rememberAddress(ctx, tx, typed);
     return toSignInPage(ctx, tx.id, "rate_limited");
@@ -42,7 +43,7 @@ export const passwordSignInEndpoint: Endpoint = signInStep(async (request, ctx, 
   // Always run one argon2id verification so unknown emails and wrong passwords look alike, also in time.
   const ok = await verifyPassword(user?.passwordHash ?? (await decoyHash()), password);
   if (!user || !user.passwordHash || !ok || user.status !== "active") {
-    await gate.recordFailure();
+    await gate.record();
     await recordSignInFailure(ctx, request, { userId: user?.id ?? null, method: "password", reason: passwordFailureReason(user, ok), clientPk: tx.clientPk });
     await rememberAddress(ctx, tx, typed);
     return toSignInPage(ctx, tx.id, "invalid_credentials");

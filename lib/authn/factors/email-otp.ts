@@ -13,20 +13,21 @@
  *   (`consumed_at` set only while it was null, unexpired and under the attempt limit), so of
  *   parallel uses of one code exactly one succeeds.
  *
- * Abuse limits (docs/sign-in.md "Email one-time codes"): a resend cooldown per address, sends
- * per address and per client address, and the guessing limits of lib/authn/sign-in-limits.ts per
- * address and client address and per address. Addresses are counted as typed, registered or not.
+ * Abuse limits (docs/sign-in.md "Email one-time codes"), declared below and enforced by
+ * ./limits.ts: a resend cooldown per address, sends per address and per client address
+ * (EMAIL_CODE_SENDING), and guesses per address and client address and per address
+ * (EMAIL_CODE_GUESSING). Addresses are counted as typed, registered or not.
  */
 import { randomInt } from "node:crypto";
 import { and, desc, eq, gt, isNull, lt, sql } from "drizzle-orm";
 import { factorChallenges, users } from "../../../db/schema";
 import { addMs, MINUTE, SECOND } from "../../clock";
 import { deriveKey, hmacBase64Url, newId, randomToken } from "../../crypto";
-import { clientAddress } from "../../http/client-address";
 import type { EndpointContext } from "../../http/context";
 import { isStorableText } from "../../text";
 import { evidenceFor, type Evidence } from "../evidence";
-import { accountLimitWithOwnerPass, countAll, guessingGate, type Counter } from "../sign-in-limits";
+import { ACCOUNT_FAILURES_PER_HOUR, FAILURES_PER_5_MINUTES, type GuessingLimits } from "../../limits/declarations";
+import { factorGate, knownAfter } from "./limits";
 import type { ChallengeBinding } from "./contract";
 
 export const EMAIL_CODE_TTL_MS = 10 * MINUTE;
@@ -38,8 +39,33 @@ export const RESEND_COOLDOWN_MS = 30 * SECOND;
 export const SEND_WINDOW_MS = 15 * MINUTE;
 export const SENDS_PER_ADDRESS = 5;
 export const SENDS_PER_CLIENT_ADDRESS = 20;
-/** The guessing limits' counters for email codes (lib/authn/sign-in-limits.ts). */
-const GUESSING_SCOPE = "email-otp";
+
+/**
+ * Guesses at email codes, wherever one is checked (sign-in, sign-up, the portal). Only a browser
+ * whose session of the account already passed an email code or a passkey / security key passes
+ * the account ceiling.
+ */
+export const EMAIL_CODE_GUESSING: GuessingLimits = {
+  name: "email-otp",
+  label: "Email code",
+  perChallenge: `${EMAIL_CODE_MAX_ATTEMPTS} answers per code (then it is dead, even for the right code), ${EMAIL_CODE_TTL_MS / MINUTE} minutes, once`,
+  perAccountAndAddress: FAILURES_PER_5_MINUTES,
+  perAccount: ACCOUNT_FAILURES_PER_HOUR,
+  knownDevice: { after: knownAfter("email_otp"), rate: FAILURES_PER_5_MINUTES },
+};
+
+/**
+ * Codes sent, wherever one is asked for (sign-in, sign-up, the portal): per client address, and per
+ * address from every client address. The same browsers as for guessing pass the per-address limit.
+ */
+export const EMAIL_CODE_SENDING: GuessingLimits = {
+  name: "email-send",
+  label: "Email code sent",
+  perChallenge: `one per address per ${RESEND_COOLDOWN_MS / SECOND} seconds`,
+  perAddress: { times: SENDS_PER_CLIENT_ADDRESS, scale: null, windowMs: SEND_WINDOW_MS },
+  perAccount: { times: SENDS_PER_ADDRESS, scale: null, windowMs: SEND_WINDOW_MS },
+  knownDevice: { after: knownAfter("email_otp"), rate: { times: SENDS_PER_ADDRESS, scale: null, windowMs: SEND_WINDOW_MS } },
+};
 
 type Ctx = Pick<EndpointContext, "service" | "workspace">;
 
@@ -88,32 +114,22 @@ export type SendGate =
 
 /**
  * Whether a code may be sent to `address` now. The cooldown is read from the codes themselves
- * (the newest one sent to the address). The per-address limit must not lock the owner out: a
- * browser holding a hosted session cookie of this account passes it (limited per device instead),
- * as for password guessing; otherwise it lifts when its window ends.
+ * (the newest one sent to the address); the rest is EMAIL_CODE_SENDING. The per-address limit
+ * must not lock the owner out: a browser whose session of this account passed an email code (or
+ * stronger) passes it, limited per device instead; otherwise it lifts when its window ends.
  */
 export async function sendGate(ctx: EndpointContext, request: Request, address: string): Promise<SendGate> {
-  const { limiter, config, clock, db } = ctx.service;
-  const ws = ctx.workspace.id;
+  const { clock, db } = ctx.service;
   const t = factorChallenges;
   const [recent] = await db
     .select({ id: t.id })
     .from(t)
-    .where(and(eq(t.workspaceId, ws), eq(t.address, address), eq(t.kind, "email_otp"), gt(t.createdAt, new Date(clock.now().getTime() - RESEND_COOLDOWN_MS))))
+    .where(and(eq(t.workspaceId, ctx.workspace.id), eq(t.address, address), eq(t.kind, "email_otp"), gt(t.createdAt, new Date(clock.now().getTime() - RESEND_COOLDOWN_MS))))
     .limit(1);
   if (recent) return { allowed: false, reason: "cooldown" };
-
-  const source: Counter = { key: `email-send-source:${ws}:${clientAddress(request, config.trustProxy)}`, limit: SENDS_PER_CLIENT_ADDRESS, windowMs: SEND_WINDOW_MS };
-  if (!limiter.blocked(source.key, source.limit, source.windowMs).allowed) return { allowed: false, reason: "limited" };
-  const perAddress = await accountLimitWithOwnerPass(
-    ctx,
-    request,
-    address,
-    { key: `email-send:${ws}:${address}`, limit: SENDS_PER_ADDRESS, windowMs: SEND_WINDOW_MS },
-    (device) => ({ key: `email-send-device:${ws}:${device}`, limit: SENDS_PER_ADDRESS, windowMs: SEND_WINDOW_MS }),
-  );
-  if (!perAddress) return { allowed: false, reason: "limited" };
-  return { allowed: true, recordSend: () => countAll(ctx, [source, ...perAddress]) };
+  const gate = await factorGate(ctx, request, EMAIL_CODE_SENDING, address);
+  if (!gate.allowed) return { allowed: false, reason: "limited" };
+  return { allowed: true, recordSend: gate.record };
 }
 
 export interface IssueInput {
@@ -204,7 +220,7 @@ export async function verifyEmailCode(ctx: EndpointContext, request: Request, bi
   // Not a code at all: nothing to count against the code, and no guess was made.
   if (!new RegExp(`^\\d{${EMAIL_CODE_DIGITS}}$`).test(code)) return { ok: false, reason: "invalid" };
 
-  const gate = await guessingGate(ctx, request, pending.address, GUESSING_SCOPE);
+  const gate = await factorGate(ctx, request, EMAIL_CODE_GUESSING, pending.address);
   if (!gate.allowed) return { ok: false, reason: "invalid" };
 
   const now = ctx.service.clock.now();
@@ -217,7 +233,7 @@ export async function verifyEmailCode(ctx: EndpointContext, request: Request, bi
     .returning({ consumedAt: t.consumedAt, attempts: t.attempts, userId: t.userId, address: t.address });
   if (!row) return { ok: false, reason: "expired" };
   if (!row.consumedAt) {
-    await gate.recordFailure();
+    await gate.record();
     return { ok: false, reason: row.attempts >= EMAIL_CODE_MAX_ATTEMPTS ? "expired" : "invalid" };
   }
   // userId is null for a sign-up's new address: the caller creates the account.

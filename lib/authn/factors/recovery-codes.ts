@@ -15,6 +15,8 @@ import { recordAudit } from "../../audit/events";
 import { evidenceFor } from "../evidence";
 import { decoyHash, hashPassword, verifyPassword } from "../password";
 import type { VerifyResult } from "./contract";
+import { ACCOUNT_FAILURES_PER_HOUR, FAILURES_PER_5_MINUTES, type GuessingLimits } from "../../limits/declarations";
+import { knownAfter } from "./limits";
 
 type Ctx = Pick<EndpointContext, "service" | "workspace">;
 
@@ -25,6 +27,19 @@ const LOOKUP_LENGTH = 4;
 const SECRET_LENGTH = 16;
 /** Longest input worth reading (a code with spaces or dashes around its groups). */
 const MAX_INPUT = 64;
+
+/**
+ * Guessing limits on recovery codes, wherever one is checked. Only a browser whose session of the
+ * account already used a recovery code or a passkey / security key passes the account ceiling.
+ */
+export const RECOVERY_CODE_LIMITS: GuessingLimits = {
+  name: "recovery-code",
+  label: "Recovery code",
+  perChallenge: "each code once",
+  perAccountAndAddress: FAILURES_PER_5_MINUTES,
+  perAccount: ACCOUNT_FAILURES_PER_HOUR,
+  knownDevice: { after: knownAfter("recovery_code"), rate: FAILURES_PER_5_MINUTES },
+};
 
 /** `n` characters of the alphabet, uniform (a byte's low 5 bits). */
 function randomChars(n: number): string {

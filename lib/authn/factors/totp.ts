@@ -19,6 +19,8 @@ import { decryptSecret, encryptSecret, newId, safeEqual } from "../../crypto";
 import type { EndpointContext } from "../../http/context";
 import { evidenceFor } from "../evidence";
 import type { VerifyResult } from "./contract";
+import { ACCOUNT_FAILURES_PER_HOUR, FAILURES_PER_5_MINUTES, type GuessingLimits } from "../../limits/declarations";
+import { knownAfter } from "./limits";
 import { currentLocale } from "../../i18n/request-locale";
 import { translate } from "../../i18n/translate";
 
@@ -31,6 +33,20 @@ const DIGITS = 6;
 const WINDOW = 1;
 /** An unconfirmed enrolment lives as long as the sign-in that started it. */
 export const ENROLMENT_TTL_MS = 10 * MINUTE;
+/**
+ * Guessing limits on authenticator codes, wherever one is checked (the sign-in's second factor,
+ * a step-up, the portal). Only a browser whose session of the account already passed an
+ * authenticator code or a passkey / security key passes the account ceiling.
+ */
+export const TOTP_LIMITS: GuessingLimits = {
+  name: "totp",
+  label: "Authenticator app code",
+  perChallenge: `each ${TOTP_PERIOD_SECONDS}-second step once, ${WINDOW} step either side (replays refused, the enrolment's code included)`,
+  perAccountAndAddress: FAILURES_PER_5_MINUTES,
+  perAccount: ACCOUNT_FAILURES_PER_HOUR,
+  knownDevice: { after: knownAfter("totp"), rate: FAILURES_PER_5_MINUTES },
+};
+
 /** The name a new authenticator app gets, in the language of the browser that adds it (lib/i18n). */
 export const defaultTotpName = () => translate(currentLocale(), "credential.authenticatorApp");
 

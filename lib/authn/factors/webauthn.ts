@@ -33,11 +33,12 @@ import { z } from "zod";
 import { factorChallenges, users, webauthnCredentials } from "../../../db/schema";
 import { addMs, MINUTE } from "../../clock";
 import { newId, randomToken } from "../../crypto";
-import { clientAddress } from "../../http/client-address";
 import type { EndpointContext } from "../../http/context";
+import { FAILURES_PER_5_MINUTES, type Gate, type GuessingLimits } from "../../limits/declarations";
 import { isStorableText } from "../../text";
 import { evidenceFor } from "../evidence";
 import type { ChallengeBinding, VerifyFailure, VerifyResult } from "./contract";
+import { factorGate } from "./limits";
 import { currentLocale } from "../../i18n/request-locale";
 import { translate } from "../../i18n/translate";
 
@@ -403,26 +404,27 @@ export async function verifyRegistration(ctx: Ctx, binding: ChallengeBinding, us
 
 // --- abuse limits ---
 
-const LIMIT_WINDOW_MS = 5 * MINUTE;
-
-export type AssertionGate = { allowed: false } | { allowed: true; recordFailure(): Promise<void> };
-
 /**
- * Failed WebAuthn answers are limited (failuresPer5Minutes per 5 minutes) before any is checked.
- * A signature cannot be guessed, so the limits bound work and noise rather than guessing, and
- * must never let a stranger lock an owner out:
+ * Failed WebAuthn answers, wherever one is checked (sign-in, second factor, the portal), limited
+ * before any is checked. A signature cannot be guessed, so the limits bound work and noise rather
+ * than guessing, and must never let a stranger lock an owner out:
  * - a passkey sign-in does not name its account until it verifies, so it is limited per client
  *   address;
- * - a second factor (the user already identified) is limited per account and address: an
- *   attacker at another address cannot use up the owner's attempts.
+ * - a second factor (the user already identified, named by user id) is limited per account and
+ *   address: an attacker at another address cannot use up the owner's attempts. There is no
+ *   account ceiling: it would bound no guessing and only lock the owner out.
  */
-export async function assertionGate(ctx: EndpointContext, request: Request, userId: string | null): Promise<AssertionGate> {
-  const { limiter, config } = ctx.service;
-  const limit = config.rateLimits.failuresPer5Minutes;
-  const address = clientAddress(request, config.trustProxy);
-  const key = userId === null ? `webauthn-address:${ctx.workspace.id}:${address}` : `webauthn:${ctx.workspace.id}:${userId}:${address}`;
-  if (!limiter.blocked(key, limit, LIMIT_WINDOW_MS).allowed) return { allowed: false };
-  return { allowed: true, recordFailure: () => limiter.recordFailure(key, limit, LIMIT_WINDOW_MS) };
+export const WEBAUTHN_LIMITS: GuessingLimits = {
+  name: "webauthn",
+  label: "Passkey or security key",
+  perChallenge: `each challenge once, ${WEBAUTHN_CHALLENGE_TTL_MS / MINUTE} minutes, at most ${LIVE_CHALLENGES_PER_BINDING} live per sign-in`,
+  unidentified: FAILURES_PER_5_MINUTES,
+  perAccountAndAddress: FAILURES_PER_5_MINUTES,
+};
+
+/** The gate of one WebAuthn answer: per client address when `userId` is null (a passkey sign-in), else per account and address. */
+export function assertionGate(ctx: EndpointContext, request: Request, userId: string | null): Promise<Gate> {
+  return factorGate(ctx, request, WEBAUTHN_LIMITS, userId);
 }
 
 /** The user's address and name for creation options. */

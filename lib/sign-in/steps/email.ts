@@ -26,7 +26,7 @@ import {
 import { emailAvailable, sendMail } from "../../authn/email/transport";
 import { signInCodeMessage } from "../../authn/email/templates";
 import { policyFor } from "../../authn/policy";
-import { identify, signInStep, toSignInPage, updateOpen, type FlowStep } from "../flow";
+import { currentStep, identify, signInStep, toSignInPage, updateOpen, type FlowStep } from "../flow";
 import { signUpRoutes, signUpView, type SignUpView } from "../sign-up";
 import { homeRealmRedirect } from "./federation";
 import { rememberAddress } from "../hosted-sign-in";
@@ -54,9 +54,20 @@ export async function emailView(ctx: EndpointContext, tx: TransactionRow, step: 
   return { available, codeSentTo: pending?.address ?? null, codeDead: pending?.dead ?? false, codeMinutes: EMAIL_CODE_TTL_MS / 60_000, signUp };
 }
 
+/**
+ * Whether the sign-in stands at the first step and it offers email codes: the only step that
+ * sends or checks one. At any later step (a second factor offers an authenticator app, a key or a
+ * recovery code, never an email code) a code posted here is refused like a wrong one, unread.
+ */
+export async function offersEmailCode(request: Request, ctx: EndpointContext, tx: TransactionRow): Promise<boolean> {
+  const { step } = await currentStep(ctx, tx, request.headers.get("cookie"));
+  return step.kind === "first_factor" && step.allowed.includes("email_otp");
+}
+
 /** POST /sign-in/email: sends a sign-in code to the address (or, for an address without an account, sends nothing and shows the same step). */
 export const emailCodeSendEndpoint = signInStep(async (request, ctx, { tx, form }) => {
   if (!(await policyFor(ctx, tx.clientPk)).firstFactors.includes("email_otp")) return toSignInPage(ctx, tx.id, "method_not_allowed");
+  if (!(await offersEmailCode(request, ctx, tx))) return toSignInPage(ctx, tx.id);
   if (!emailAvailable(ctx.service.config)) return toSignInPage(ctx, tx.id, "email_unavailable");
   // What was typed is shown again when the form comes back with an error (kept on the pending sign-in, not in the URL).
   const typed = (form.get("email") ?? "").trim();
@@ -85,6 +96,7 @@ export const emailCodeSendEndpoint = signInStep(async (request, ctx, { tx, form 
 /** POST /sign-in/email/verify: the code as a first factor. */
 export const emailCodeVerifyEndpoint = signInStep(async (request, ctx, { tx, form }) => {
   if (!(await policyFor(ctx, tx.clientPk)).firstFactors.includes("email_otp")) return toSignInPage(ctx, tx.id, "method_not_allowed");
+  if (!(await offersEmailCode(request, ctx, tx))) return toSignInPage(ctx, tx.id, "invalid_code");
   const result = await verifyEmailCode(ctx, request, { purpose: "sign_in", bindingId: tx.id }, form.get("code"));
   if (!result.ok) return toSignInPage(ctx, tx.id, result.reason === "expired" ? "code_expired" : "invalid_code");
   // The account may have been disabled since the code was sent.

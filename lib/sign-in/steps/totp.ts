@@ -14,9 +14,9 @@ import { clientAddressOf } from "../../http/client-address";
 import type { EndpointContext } from "../../http/context";
 import type { Route } from "../../http/route";
 import type { TransactionRow } from "../../oauth/pending-sign-in";
-import { guessingGate, type GuessingGate } from "../../authn/sign-in-limits";
-import { confirmTotpEnrolment, pendingTotpEnrolment, startTotpEnrolment, verifyTotp } from "../../authn/factors/totp";
-import { useRecoveryCode } from "../../authn/factors/recovery-codes";
+import { factorGate, type Gate, type GuessingLimits } from "../../authn/factors/limits";
+import { confirmTotpEnrolment, pendingTotpEnrolment, startTotpEnrolment, TOTP_LIMITS, verifyTotp } from "../../authn/factors/totp";
+import { RECOVERY_CODE_LIMITS, useRecoveryCode } from "../../authn/factors/recovery-codes";
 import { advance, currentStep, prove, signInStep, toSignInPage, updateOpen, type FlowStep } from "../flow";
 import { completeSecondFactorEnrolment, recoveryCodesPurpose } from "../enrolment";
 import { recordSignInFailure } from "../failures";
@@ -38,13 +38,13 @@ async function emailOf(ctx: EndpointContext, userId: string): Promise<{ email: s
 }
 
 /**
- * The guessing limits of a second factor: the password's rules (lib/authn/sign-in-limits.ts: per
- * account and address, per account with the known-browser pass), on counters of its own. A limited
- * attempt is not checked and answers like a wrong code.
+ * The guessing limits a second factor declares (TOTP_LIMITS, RECOVERY_CODE_LIMITS), for the
+ * account's email, as the portal counts them. A limited attempt is not checked and answers like a
+ * wrong code.
  */
-async function secondFactorGate(ctx: EndpointContext, request: Request, userId: string, factor: "totp" | "recovery-code"): Promise<GuessingGate> {
+async function secondFactorGate(ctx: EndpointContext, request: Request, userId: string, limits: GuessingLimits): Promise<Gate> {
   const user = await emailOf(ctx, userId);
-  return user ? guessingGate(ctx, request, user.normalized, factor) : { allowed: false };
+  return user ? factorGate(ctx, request, limits, user.normalized) : { allowed: false, retryAfterSeconds: 0 };
 }
 
 /** The recovery codes the transaction holds, in clear (they are shown until the user confirms saving them). */
@@ -68,11 +68,11 @@ const stepOf = async (request: Request, ctx: EndpointContext, tx: TransactionRow
 const totpSignInEndpoint = signInStep(async (request, ctx, { tx, form }) => {
   const step = await stepOf(request, ctx, tx);
   if (step.kind !== "second_factor" || !step.options.includes("totp") || !tx.userId) return toSignInPage(ctx, tx.id);
-  const gate = await secondFactorGate(ctx, request, tx.userId, "totp");
+  const gate = await secondFactorGate(ctx, request, tx.userId, TOTP_LIMITS);
   const result = gate.allowed ? await verifyTotp(ctx, tx.userId, form.get("code") ?? "") : null;
   if (!result?.ok) {
     if (gate.allowed) {
-      await gate.recordFailure();
+      await gate.record();
       await recordSignInFailure(ctx, request, { userId: tx.userId, method: "totp", reason: "wrong_code", clientPk: tx.clientPk });
     }
     return toSignInPage(ctx, tx.id, "invalid_code");
@@ -84,12 +84,12 @@ const totpSignInEndpoint = signInStep(async (request, ctx, { tx, form }) => {
 const recoveryCodeSignInEndpoint = signInStep(async (request, ctx, { tx, form }) => {
   const step = await stepOf(request, ctx, tx);
   if (step.kind !== "second_factor" || !step.options.includes("recovery_code") || !tx.userId) return toSignInPage(ctx, tx.id);
-  const gate = await secondFactorGate(ctx, request, tx.userId, "recovery-code");
+  const gate = await secondFactorGate(ctx, request, tx.userId, RECOVERY_CODE_LIMITS);
   const ip = clientAddressOf(request.headers, ctx.service.config.trustProxy);
   const result = gate.allowed ? await useRecoveryCode(ctx, tx.userId, form.get("code") ?? "", ip) : null;
   if (!result?.ok) {
     if (gate.allowed) {
-      await gate.recordFailure();
+      await gate.record();
       await recordSignInFailure(ctx, request, { userId: tx.userId, method: "recovery_code", reason: "wrong_code", clientPk: tx.clientPk });
     }
     return toSignInPage(ctx, tx.id, "invalid_recovery_code");

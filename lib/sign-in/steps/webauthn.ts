@@ -78,12 +78,15 @@ const failureReason = (reason: VerifyFailure): SignInFailureReason => (reason ==
 /** POST /sign-in/passkey: a passkey (discoverable, user verified) identifies the user. */
 export const passkeySignInEndpoint = signInStep(async (request, ctx, { tx, form }) => {
   if (!(await policyFor(ctx, tx.clientPk)).firstFactors.includes("passkey")) return toSignInPage(ctx, tx.id, "method_not_allowed");
+  // Only the first step offers a passkey that names its account (a later step asks for the user's own keys at /sign-in/webauthn).
+  const { step } = await currentStep(ctx, tx, request.headers.get("cookie"));
+  if (step.kind !== "first_factor" || !step.allowed.includes("passkey")) return toSignInPage(ctx, tx.id, "webauthn_failed");
   const gate = await assertionGate(ctx, request, null);
   // A limited attempt is not checked and answers like a failed one.
   if (!gate.allowed) return toSignInPage(ctx, tx.id, "webauthn_failed");
   const result = await verifyAssertion(ctx, signInBinding(tx), form.get("response"), { userId: null, kinds: ["passkey"] });
   if (!result.ok) {
-    await gate.recordFailure();
+    await gate.record();
     // Whose passkey it was is not established by a failed assertion: no subject.
     await recordSignInFailure(ctx, request, { userId: null, method: "webauthn", reason: failureReason(result.reason), clientPk: tx.clientPk });
     return toSignInPage(ctx, tx.id, failureMessage(result.reason));
@@ -105,7 +108,7 @@ export const webauthnSecondFactorEndpoint = signInStep(async (request, ctx, { tx
   if (!gate.allowed) return toSignInPage(ctx, tx.id, "webauthn_failed");
   const result = await verifyAssertion(ctx, signInBinding(tx), form.get("response"), { userId: tx.userId, kinds });
   if (!result.ok) {
-    await gate.recordFailure();
+    await gate.record();
     await recordSignInFailure(ctx, request, { userId: tx.userId, method: "webauthn", reason: failureReason(result.reason), clientPk: tx.clientPk });
     return toSignInPage(ctx, tx.id, failureMessage(result.reason));
   }

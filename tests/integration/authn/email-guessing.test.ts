@@ -1,23 +1,25 @@
 /**
- * Guessing limits on email codes (lib/authn/sign-in-limits.ts under the "email-otp" counters):
- * wrong codes per address and client address (RATE_LIMIT_FAILURES per 5 minutes), and per address
- * from every client address (three times that per hour), which the owner's own browser passes. A
- * limited attempt is not checked and answers like a wrong code.
+ * Guessing limits on email codes (EMAIL_CODE_GUESSING, lib/authn/factors/email-otp.ts): wrong
+ * codes per address and client address (RATE_LIMIT_FAILURES per 5 minutes), and per address from
+ * every client address (three times that per hour), which only a browser that passed an email code
+ * (or a stronger factor) for the account passes. A limited attempt is not checked and answers like
+ * a wrong code.
  */
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { and, eq } from "drizzle-orm";
 import { hostedSessions, users } from "../../../db/schema";
-import { RESEND_COOLDOWN_MS } from "../../../lib/authn/factors/email-otp";
-import { ACCOUNT_LIMIT_FACTOR, ACCOUNT_WINDOW_MS } from "../../../lib/authn/sign-in-limits";
+import { EMAIL_CODE_GUESSING, EMAIL_CODE_SENDING, RESEND_COOLDOWN_MS, SEND_WINDOW_MS, SENDS_PER_ADDRESS } from "../../../lib/authn/factors/email-otp";
+import { limitOf } from "../../../lib/limits/declarations";
 import { CLIENT_ADDRESS_HEADER } from "../../../lib/http/client-address";
 import { call, createHarness, Jar, PUBLIC_URL, seed, signIn, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
 import { ADA, SPA, standardWorkspace } from "../../helpers/fixtures";
 import { outcome, startSignIn, viewOf, type PendingSignIn } from "../../helpers/factors/sign-in";
-import { enterSignInCode, latestCode, OUTBOX, requestSignInCode } from "../../helpers/factors/email";
+import { enterSignInCode, latestCode, OUTBOX, requestSignInCode, signInWithEmailCode } from "../../helpers/factors/email";
 
 const PER_ADDRESS = 2;
 let h: Harness;
 const ws = uniqueWorkspaceId("email-guess");
+const ACCOUNT_WINDOW_MS = EMAIL_CODE_GUESSING.perAccount!.windowMs;
 
 beforeAll(async () => {
   h = await createHarness({ mail: OUTBOX, rateLimits: { requestsPerMinute: 100_000, failuresPer5Minutes: PER_ADDRESS } });
@@ -30,6 +32,8 @@ beforeEach(() => {
 });
 
 const from = (ip: string) => ({ [CLIENT_ADDRESS_HEADER]: ip });
+const adaId = async () =>
+  (await h.service.db.select({ id: users.id }).from(users).where(and(eq(users.workspaceId, ws), eq(users.emailNormalized, ADA.email))))[0]!.id;
 const wrong = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, "0");
 
 /** A sign-in with a fresh code for Ada, asked from `ip`. */
@@ -57,11 +61,14 @@ describe("guessing email codes", () => {
     expect(outcome(await enterSignInCode(h, s, code, from("10.2.0.1"))).to).toBe("callback");
   });
 
-  it("per address from every client address, for an hour; the owner's browser passes", async () => {
-    const accountLimit = PER_ADDRESS * ACCOUNT_LIMIT_FACTOR;
-    // An owner who signed in on this browser before (the session has ended since).
+  it("per address from every client address, for an hour; the browser that passed an email code before passes", async () => {
+    const accountLimit = limitOf(EMAIL_CODE_GUESSING.perAccount!, { failuresPer5Minutes: PER_ADDRESS, requestsPerMinute: 0 });
+    // An owner who signed in with an email code on this browser before (the session has ended since).
     const owner = new Jar();
-    await signIn(h, ws, { ...SPA, ...ADA }, owner);
+    await signInWithEmailCode(h, ws, { ...SPA, email: ADA.email }, owner);
+    // Another browser that signed in with the password alone.
+    const passwordOnly = new Jar();
+    await signIn(h, ws, { ...SPA, ...ADA }, passwordOnly);
     const [ada] = await h.service.db.select({ id: users.id }).from(users).where(and(eq(users.workspaceId, ws), eq(users.emailNormalized, ADA.email)));
     await h.service.db.update(hostedSessions).set({ endedAt: h.clock.now(), endReason: "logout" }).where(eq(hostedSessions.userId, ada.id));
 
@@ -76,6 +83,12 @@ describe("guessing email codes", () => {
     const stranger = await withCode("10.3.1.1");
     expect(outcome(await enterSignInCode(h, stranger.s, stranger.code, from("10.3.1.1")))).toEqual({ to: "page", error: "invalid_code" });
 
+    // A browser whose session of the account passed only the password is not known for email codes
+    // (a new sending window, so the code is sent; the guessing ceiling still holds).
+    h.clock.advance(SEND_WINDOW_MS);
+    const walkAround = await withCode("10.3.1.2", passwordOnly);
+    expect(outcome(await enterSignInCode(h, walkAround.s, walkAround.code, from("10.3.1.2")))).toEqual({ to: "page", error: "invalid_code" });
+
     // The owner's browser is let through.
     const mine = await withCode("10.3.2.1", owner);
     expect(outcome(await enterSignInCode(h, mine.s, mine.code, from("10.3.2.1"))).to).toBe("callback");
@@ -84,6 +97,25 @@ describe("guessing email codes", () => {
     h.clock.advance(ACCOUNT_WINDOW_MS);
     const later = await withCode("10.3.1.1");
     expect(outcome(await enterSignInCode(h, later.s, later.code, from("10.3.1.1"))).to).toBe("callback");
+  });
+
+  it("sending: per address from every client address; only a browser that passed an email code before passes", async () => {
+    expect(EMAIL_CODE_SENDING.perAccount).toEqual({ times: SENDS_PER_ADDRESS, scale: null, windowMs: SEND_WINDOW_MS });
+    const owner = new Jar();
+    await signInWithEmailCode(h, ws, { ...SPA, email: ADA.email }, owner);
+    const passwordOnly = new Jar();
+    await signIn(h, ws, { ...SPA, ...ADA }, passwordOnly);
+    await h.service.db.update(hostedSessions).set({ endedAt: h.clock.now(), endReason: "logout" }).where(eq(hostedSessions.userId, await adaId()));
+    // The owner's sign-in sent one; strangers at new client addresses send the rest.
+    for (let i = 1; i < SENDS_PER_ADDRESS; i++) await withCode(`10.5.0.${i}`);
+    const send = async (ip: string, jar = new Jar()) => {
+      h.clock.advance(RESEND_COOLDOWN_MS);
+      return outcome(await requestSignInCode(h, await startSignIn(h, ws, SPA, jar), ADA.email, from(ip)));
+    };
+    expect(await send("10.5.1.1")).toEqual({ to: "page", error: "rate_limited" });
+    // A session made by the password alone proves nothing about the inbox.
+    expect(await send("10.5.1.2", passwordOnly)).toEqual({ to: "page", error: "rate_limited" });
+    expect(await send("10.5.1.3", owner)).toEqual({ to: "page", error: null });
   });
 
   it("counts separately from password guesses", async () => {

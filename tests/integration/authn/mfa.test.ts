@@ -6,13 +6,14 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { and, eq } from "drizzle-orm";
 import { decodeJwt } from "jose";
-import { clients, hostedSessions } from "../../../db/schema";
+import { clients, factorChallenges, hostedSessions, users } from "../../../db/schema";
 import { CLIENT_ADDRESS_HEADER } from "../../../lib/http/client-address";
 import { basic, createHarness, exchangeCode, Jar, seed, signIn, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
 import { SPA, standardWorkspace, WEB } from "../../helpers/fixtures";
-import { outcome, passwordStep, postStep, startSignIn, viewOf, type PendingSignIn } from "../../helpers/factors/sign-in";
-import { codeAt, giveTotp } from "../../helpers/factors/totp";
-import { giveRecoveryCodes } from "../../helpers/factors/recovery-codes";
+import { outcome, passwordStep, postPassword, postStep, startSignIn, viewOf, type PendingSignIn } from "../../helpers/factors/sign-in";
+import { enterSignInCode, latestCode, OUTBOX, requestSignInCode } from "../../helpers/factors/email";
+import { codeAt, giveTotp, signInWithTotp } from "../../helpers/factors/totp";
+import { giveRecoveryCodes, signInWithRecoveryCode } from "../../helpers/factors/recovery-codes";
 
 // 3 failures per account and address per 5 minutes, so 9 per account per hour from all addresses.
 const PER_ADDRESS = 3;
@@ -24,16 +25,22 @@ let h: Harness;
 const ws = uniqueWorkspaceId("mfa");
 const PASSWORD = "a long enough password for tests";
 const user = (name: string) => ({ email: `${name}@example.test`, password: PASSWORD });
-const NAMES = ["first", "stepup", "steps", "addr", "account", "recovery"];
+const NAMES = ["first", "stepup", "steps", "addr", "account", "recovery", "recovery-ceiling", "emailstep"];
 
 beforeAll(async () => {
-  h = await createHarness({ rateLimits: { requestsPerMinute: 100_000, failuresPer5Minutes: PER_ADDRESS } });
+  h = await createHarness({ mail: OUTBOX, rateLimits: { requestsPerMinute: 100_000, failuresPer5Minutes: PER_ADDRESS } });
   const doc = standardWorkspace(ws);
   doc.users.push(...NAMES.map((n) => ({ email: user(n).email, password: PASSWORD, email_verified: true })));
   await seed(h, doc);
   await h.service.db.update(clients).set({ authPolicy: { mfa: "required" } }).where(and(eq(clients.workspaceId, ws), eq(clients.clientId, WEB.client_id)));
   h.service.cache.clear();
 });
+
+/** Ends the user's hosted sessions (the browsers keep their cookies). */
+async function endSessions(name: string) {
+  const [row] = await h.service.db.select({ id: users.id }).from(users).where(and(eq(users.workspaceId, ws), eq(users.emailNormalized, user(name).email)));
+  await h.service.db.update(hostedSessions).set({ endedAt: h.clock.now(), endReason: "logout" }).where(eq(hostedSessions.userId, row!.id));
+}
 
 async function idTokenOf(s: PendingSignIn, callback: URL) {
   const res = await exchangeCode(h, ws, { code: callback.searchParams.get("code")!, redirect_uri: WEB.redirect_uri, verifier: s.verifier, authorization: basic(WEB.client_id, WEB.secret) });
@@ -92,6 +99,27 @@ describe("MFA required", () => {
     expect(outcome(await postStep(h, p, "/sign-in/recovery-codes/saved"))).toEqual({ to: "page", error: null });
     expect((await viewOf(h, p)).step.kind).toBe("second_factor");
   });
+
+  it("acts only on the methods the step offers: an email code at the second-factor step is refused like a wrong code, unread", async () => {
+    const { seed: secret } = await giveTotp(h, ws, user("emailstep").email);
+    const s = await startSignIn(h, ws, WEB);
+    // A code asked for at the first step, then the password instead.
+    expect(outcome(await requestSignInCode(h, s, user("emailstep").email))).toEqual({ to: "page", error: null });
+    const code = (await latestCode(h, ws, user("emailstep").email))!;
+    outcome(await postPassword(h, s, user("emailstep").email, PASSWORD));
+    expect((await viewOf(h, s)).step).toEqual({ kind: "second_factor", options: ["totp"] });
+    expect(outcome(await enterSignInCode(h, s, code))).toEqual({ to: "page", error: "invalid_code" });
+    expect((await viewOf(h, s)).step.kind).toBe("second_factor");
+    // The code was not even read: no attempt counted, not consumed.
+    const [challenge] = await h.service.db.select().from(factorChallenges).where(and(eq(factorChallenges.workspaceId, ws), eq(factorChallenges.bindingId, s.tx)));
+    expect(challenge).toMatchObject({ attempts: 0, consumedAt: null });
+    // Nor is a new code sent from this step.
+    h.clock.advance(60_000);
+    expect(outcome(await requestSignInCode(h, s, user("emailstep").email))).toEqual({ to: "page", error: null });
+    expect(await latestCode(h, ws, user("emailstep").email)).toBe(code);
+    // The step's own method still works.
+    expect(outcome(await postStep(h, s, "/sign-in/totp", { code: codeAt(h, secret) })).to).toBe("callback");
+  });
 });
 
 describe("guessing limits on second factors", () => {
@@ -113,10 +141,11 @@ describe("guessing limits on second factors", () => {
     expect(outcome(await postStep(h, later, "/sign-in/totp", { code: codeAt(h, secret) }, { headers: from("198.51.100.1") })).to).toBe("callback");
   });
 
-  it("per account from every address: a ceiling per hour that the owner's known browser passes; then anyone", async () => {
+  it("per account from every address: a ceiling per hour that only a browser that passed the code before passes; then anyone", async () => {
     const { seed: secret } = await giveTotp(h, ws, user("account").email);
-    // The owner signed in before (to an application without MFA): this browser is a known device.
-    const { jar: owner } = await signIn(h, ws, { ...SPA, ...user("account") });
+    // The owner passed an authenticator code on this browser before: a known device for TOTP.
+    const { jar: owner } = await signInWithTotp(h, ws, { ...WEB, ...user("account"), seed: secret });
+    await endSessions("account");
     h.clock.advance(30_000);
     const wrong = codeAt(h, secret, 10);
     const s = await passwordStep(h, ws, { ...WEB, ...user("account") });
@@ -125,13 +154,45 @@ describe("guessing limits on second factors", () => {
     }
     // A new address, the right code: refused like a wrong one.
     expect(outcome(await postStep(h, s, "/sign-in/totp", { code: codeAt(h, secret) }, { headers: from("192.0.2.200") }))).toEqual({ to: "page", error: "invalid_code" });
+    // A fresh session made by the password alone (at an application without MFA), stepped up here: still refused.
+    for (let i = 0; i < 3; i++) {
+      const { jar } = await signIn(h, ws, { ...SPA, ...user("account") });
+      const walkAround = await startSignIn(h, ws, WEB, jar);
+      expect((await viewOf(h, walkAround)).step.kind).toBe("second_factor");
+      expect(outcome(await postStep(h, walkAround, "/sign-in/totp", { code: codeAt(h, secret) }, { headers: from(`192.0.2.${210 + i}`) }))).toEqual({ to: "page", error: "invalid_code" });
+    }
     // The owner's browser gets in.
-    const mine = await startSignIn(h, ws, WEB, owner);
+    const mine = await passwordStep(h, ws, { ...WEB, ...user("account") }, owner);
     expect(outcome(await postStep(h, mine, "/sign-in/totp", { code: codeAt(h, secret) }, { headers: from("192.0.2.201") })).to).toBe("callback");
 
     h.clock.advance(HOUR);
     const anyone = await passwordStep(h, ws, { ...WEB, ...user("account") });
     expect(outcome(await postStep(h, anyone, "/sign-in/totp", { code: codeAt(h, secret) }, { headers: from("192.0.2.202") })).to).toBe("callback");
+  });
+
+  it("recovery codes: the account ceiling holds against fresh password-only sessions; a browser that used one before passes", async () => {
+    await giveTotp(h, ws, user("recovery-ceiling").email);
+    const codes = await giveRecoveryCodes(h, ws, user("recovery-ceiling").email);
+    const { jar: owner } = await signInWithRecoveryCode(h, ws, { ...WEB, ...user("recovery-ceiling"), code: codes[0]! });
+    await endSessions("recovery-ceiling");
+    const s = await passwordStep(h, ws, { ...WEB, ...user("recovery-ceiling") });
+    for (let i = 0; i < PER_ACCOUNT; i++) {
+      expect(outcome(await postStep(h, s, "/sign-in/recovery-code", { code: "aaaa-aaaaaaaa-aaaaaaaa" }, { headers: from(`198.18.0.${Math.floor(i / PER_ADDRESS)}`) }))).toEqual({
+        to: "page",
+        error: "invalid_recovery_code",
+      });
+    }
+    expect(outcome(await postStep(h, s, "/sign-in/recovery-code", { code: codes[1]! }, { headers: from("198.18.1.1") }))).toEqual({ to: "page", error: "invalid_recovery_code" });
+    for (let i = 0; i < 3; i++) {
+      const { jar } = await signIn(h, ws, { ...SPA, ...user("recovery-ceiling") });
+      const walkAround = await startSignIn(h, ws, WEB, jar);
+      expect(outcome(await postStep(h, walkAround, "/sign-in/recovery-code", { code: codes[1]! }, { headers: from(`198.18.2.${i}`) }))).toEqual({
+        to: "page",
+        error: "invalid_recovery_code",
+      });
+    }
+    const mine = await passwordStep(h, ws, { ...WEB, ...user("recovery-ceiling") }, owner);
+    expect(outcome(await postStep(h, mine, "/sign-in/recovery-code", { code: codes[1]! }, { headers: from("198.18.3.1") })).to).toBe("callback");
   });
 
   it("recovery codes have their own limit, answered like a wrong code", async () => {
