@@ -957,7 +957,8 @@ describe("federation settings", () => {
     const id = uniqueId("fedadm");
     await importWorkspace(db, federatedDoc(id), { ...opts, env });
     expect((await rows(id)).connections[0].admission).toBe("verified_domains");
-    const admissionEvents = async () => db.select().from(auditEvents).where(and(eq(auditEvents.workspaceId, id), eq(auditEvents.type, "workspace.connection_admission_set")));
+    const admissionEvents = async () =>
+      db.select().from(auditEvents).where(and(eq(auditEvents.workspaceId, id), eq(auditEvents.type, "workspace.connection_admission_set"))).orderBy(auditEvents.createdAt);
     expect(await admissionEvents()).toEqual([]);
 
     const doc = federatedDoc(id);
@@ -969,6 +970,7 @@ describe("federation settings", () => {
     expect(events.map((e) => e.data)).toEqual([{ connection_id: (await rows(id)).connections[0].id, name: "Acme Okta", admission: "any_vouched", previous: "verified_domains", source: "workspace import" }]);
 
     // Leaving it out of the file means the default again: never a wider rule by omission.
+    clock.advance(HOUR);
     await importWorkspace(db, federatedDoc(id), { ...opts, env });
     expect((await rows(id)).connections[0].admission).toBe("verified_domains");
     expect((await admissionEvents()).map((e) => e.data.admission)).toEqual(["any_vouched", "verified_domains"]);
@@ -1033,6 +1035,7 @@ describe("organization members the file does not list", () => {
     expect(dry).toMatchObject({ dryRun: true, changes: 1, members: { removed: [{ organization: "acme", email: "jit@acme.test", origin: "sign_in" }], kept: [] } });
     expect(await memberRows(id)).toEqual(before);
 
+    clock.advance(HOUR);
     const pruned = await importWorkspace(db, fullDoc(id), { ...opts, pruneMembers: true });
     expect(pruned).toMatchObject({ dryRun: false, changes: 1, members: { removed: [{ organization: "acme", email: "jit@acme.test", origin: "sign_in" }], kept: [] } });
     expect((await memberRows(id)).map((m) => m.email)).toEqual(["ada@example.test"]);
