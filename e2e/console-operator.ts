@@ -3,7 +3,7 @@
  * console: the setup token e2e/serve.mjs configures, and a sign-in that does the first-run setup
  * when no operator exists yet (the spec order decides which spec meets a fresh server).
  */
-import { expect, type Page } from "@playwright/test";
+import { expect, type Browser, type Page } from "@playwright/test";
 import { LATCHKEY_PORT } from "./env";
 
 export const CONSOLE_BASE = process.env.LATCHKEY_URL ?? `http://localhost:${LATCHKEY_PORT}`;
@@ -39,4 +39,35 @@ export async function signInToConsole(page: Page): Promise<void> {
     await page.waitForLoadState();
   }
   await expect(page).toHaveURL(`${CONSOLE_BASE}/console`);
+}
+
+/**
+ * Invites `who` to `workspace` from the operators page (as the operator signed in on `page`), reads
+ * the link shown once to the inviter, and accepts it in a browser of its own as the invitee would:
+ * a new operator account with the invitee's own name and password. Returns the invitee's page,
+ * signed in to the console.
+ */
+export async function inviteAndAccept(
+  page: Page,
+  browser: Browser,
+  workspace: string,
+  who: { email: string; password: string; name?: string },
+  role: "viewer" | "admin" | "owner",
+): Promise<Page> {
+  await page.goto(`${CONSOLE_BASE}/console/w/${workspace}/operators`);
+  const invite = page.getByRole("form", { name: "Invite an operator" });
+  await invite.getByLabel("Email", { exact: true }).fill(who.email);
+  await invite.getByLabel("Role").selectOption(role);
+  await invite.getByRole("button", { name: "Send invitation" }).click();
+  const link = (await invite.getByTestId("invitation-link").textContent())!.trim();
+  await expect(page.getByRole("table", { name: "Pending invitations" }).getByText(who.email, { exact: true })).toBeVisible();
+  const invitee = await (await browser.newContext()).newPage();
+  await invitee.goto(link);
+  await expect(invitee.getByRole("heading", { name: "Create your operator account", level: 1 })).toBeVisible();
+  await invitee.getByLabel("Name").fill(who.name ?? who.email.split("@")[0]);
+  await invitee.getByLabel("Password", { exact: true }).fill(who.password);
+  await invitee.getByLabel("Repeat the password").fill(who.password);
+  await invitee.getByRole("button", { name: "Create account and accept" }).click();
+  await expect(invitee).toHaveURL(`${CONSOLE_BASE}/console/w/${workspace}`);
+  return invitee;
 }
