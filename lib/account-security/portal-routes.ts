@@ -17,7 +17,7 @@ import { signInCodeMessage } from "../authn/email/templates";
 import { TOTP_LIMITS, verifyTotp } from "../authn/factors/totp";
 import type { VerifyResult } from "../authn/factors/contract";
 import { getLiveSession } from "../authn/hosted-session";
-import { decoyHash, PASSWORD_MAX_LENGTH, verifyPassword } from "../authn/password";
+import { decoyHash, PASSWORD_MAX_LENGTH, PasswordWorkRefused, verifyPassword } from "../authn/password";
 import { sessionMeetsPolicy } from "../authn/policy";
 import { hostedError } from "../hosted/errors";
 import { clientAddress } from "../http/client-address";
@@ -99,7 +99,16 @@ export const verifyPasswordEndpoint = portalForm(async (request, ctx, { portal, 
   if (!user) return hostedError("portal_session_ended");
   const gate = await factorGate(ctx, request, PASSWORD_LIMITS, user.normalized);
   if (!gate.allowed) return toPortal(ctx, { error: "portal_verification_limited" });
-  const ok = password.length > 0 && password.length <= PASSWORD_MAX_LENGTH && (await verifyPassword(user.passwordHash ?? (await decoyHash()), password));
+  let ok = false;
+  if (password.length > 0 && password.length <= PASSWORD_MAX_LENGTH) {
+    try {
+      ok = await verifyPassword(user.passwordHash ?? (await decoyHash()), password, clientAddress(request, ctx.service.config.trustProxy));
+    } catch (error) {
+      // The hashing queue is full: nothing was checked, nothing is counted.
+      if (error instanceof PasswordWorkRefused) return toPortal(ctx, { error: "portal_verification_limited" });
+      throw error;
+    }
+  }
   if (!ok) {
     await gate.record();
     return verified(request, ctx, portal, { ok: false, reason: "invalid" });

@@ -18,8 +18,11 @@ export const MAX_CONCURRENT_HASHES = Math.max(1, availableParallelism() - 1);
 /**
  * The wait is bounded, and shared fairly between client addresses:
  *
- * - one address holds at most PER_ADDRESS_LIMIT hashes, running and waiting together, whatever
- *   the emails it types (known or not: the queue never looks at them);
+ * - one address has at most PER_ADDRESS_LIMIT password attempts in progress at once (a sign-in
+ *   post takes its turn before anything else, PasswordTurn; a lone hash or verification takes it
+ *   for itself), whatever the emails it types, known or not: the queue never looks at them. Four
+ *   at once is far more than people behind one NAT sign in with at ~15 ms a hash, and lets eight
+ *   flooding addresses at most fill the queue;
  * - at most QUEUE_LIMIT hashes wait in all (about half a second of work at ~15 ms a hash);
  * - the waiting addresses take turns, one hash each, so a few addresses with a backlog hold up
  *   another address's sign-in by one hash each, not by their whole backlog.
@@ -27,7 +30,7 @@ export const MAX_CONCURRENT_HASHES = Math.max(1, availableParallelism() - 1);
  * Past either bound the work is refused at once (PasswordWorkRefused): the caller answers "try
  * again shortly" (429 with Retry-After), without checking or counting anything.
  */
-export const PER_ADDRESS_LIMIT = 8;
+export const PER_ADDRESS_LIMIT = 4;
 export const QUEUE_LIMIT = 32 * MAX_CONCURRENT_HASHES;
 /** What a refusal asks the client to wait: the queue drains within about a second. */
 export const RETRY_AFTER_SECONDS = 1;
@@ -61,7 +64,7 @@ interface Queue {
   /** Addresses with waiting work, in the order of their next turn. */
   turns: string[];
   waitingCount: number;
-  /** Running and waiting work per address. */
+  /** Password attempts in progress per address (PasswordTurn). */
   held: Map<string, number>;
   work: HashingWork;
 }
@@ -82,22 +85,53 @@ export function setHashingWork(work: HashingWork | null): void {
   queue.work = work ?? ARGON2;
 }
 
-/** How much work the queue holds: running, waiting, and per address (running and waiting). */
+/** How much work the queue holds: hashes running and waiting, and password attempts in progress per address. */
 export function hashingQueueState(): { running: number; waiting: number; held: Record<string, number> } {
   return { running: queue.running, waiting: queue.waitingCount, held: Object.fromEntries(queue.held) };
 }
 
-/** Admits `address`'s work (or refuses it at once), waits for its turn, runs it, hands the slot on. */
-async function limited<T>(address: string | null, work: (w: HashingWork) => Promise<T>): Promise<T> {
-  const lane = address ?? "";
-  const held = queue.held.get(lane) ?? 0;
-  if (address !== null && held >= PER_ADDRESS_LIMIT) throw new PasswordWorkRefused();
-  if (queue.running < MAX_CONCURRENT_HASHES) {
-    queue.running++;
-    queue.held.set(lane, held + 1);
-  } else {
-    if (address !== null && queue.waitingCount >= QUEUE_LIMIT) throw new PasswordWorkRefused();
-    queue.held.set(lane, held + 1);
+/**
+ * One password attempt of a client address, in progress: taken before the attempt does anything
+ * else, so an address past its share costs nothing but the refusal; released when it ends.
+ */
+export class PasswordTurn {
+  private released = false;
+  private constructor(readonly address: string) {}
+
+  /** The address's turn, or PasswordWorkRefused at once when it has PER_ADDRESS_LIMIT attempts in progress. */
+  static take(address: string): PasswordTurn {
+    const held = queue.held.get(address) ?? 0;
+    if (held >= PER_ADDRESS_LIMIT) throw new PasswordWorkRefused();
+    queue.held.set(address, held + 1);
+    return new PasswordTurn(address);
+  }
+
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    const left = (queue.held.get(this.address) ?? 1) - 1;
+    if (left > 0) queue.held.set(this.address, left);
+    else queue.held.delete(this.address);
+  }
+}
+
+/** Who a hash is for: an attempt's turn, a client address (a turn of its own for this hash), or SERVER_WORK. */
+export type HashingFor = PasswordTurn | string | null;
+
+/** Takes the turn when needed (or refuses at once), waits for a slot, runs the work, hands the slot on. */
+async function limited<T>(who: HashingFor, work: (w: HashingWork) => Promise<T>): Promise<T> {
+  const turn = typeof who === "string" ? PasswordTurn.take(who) : who;
+  try {
+    return await inSlot(turn ? turn.address : "", turn !== null, work);
+  } finally {
+    if (turn !== who) turn?.release();
+  }
+}
+
+async function inSlot<T>(lane: string, refusable: boolean, work: (w: HashingWork) => Promise<T>): Promise<T> {
+  if (queue.running < MAX_CONCURRENT_HASHES) queue.running++;
+  else {
+    if (refusable && queue.waitingCount >= QUEUE_LIMIT) throw new PasswordWorkRefused();
     await new Promise<void>((resolve) => {
       const own = queue.waiting.get(lane);
       if (own) own.push(resolve);
@@ -111,9 +145,6 @@ async function limited<T>(address: string | null, work: (w: HashingWork) => Prom
   try {
     return await work(queue.work);
   } finally {
-    const left = (queue.held.get(lane) ?? 1) - 1;
-    if (left > 0) queue.held.set(lane, left);
-    else queue.held.delete(lane);
     handOver();
   }
 }
@@ -133,20 +164,17 @@ function handOver(): void {
   next();
 }
 
-/**
- * An argon2id hash of `password`, for the client at `address` (lib/http/client-address.ts), or
- * SERVER_WORK. Throws PasswordWorkRefused when the queue is full.
- */
-export function hashPassword(password: string, address: string | null = SERVER_WORK): Promise<string> {
-  return limited(address, (w) => w.hash(password));
+/** An argon2id hash of `password` (see HashingFor). Throws PasswordWorkRefused when the queue is full. */
+export function hashPassword(password: string, who: HashingFor = SERVER_WORK): Promise<string> {
+  return limited(who, (w) => w.hash(password));
 }
 
 /**
- * Whether `password` matches `stored`, for the client at `address` (or SERVER_WORK); a stored
- * value that is not a hash is a mismatch. Throws PasswordWorkRefused when the queue is full.
+ * Whether `password` matches `stored` (see HashingFor); a stored value that is not a hash is a
+ * mismatch. Throws PasswordWorkRefused when the queue is full.
  */
-export function verifyPassword(stored: string, password: string, address: string | null = SERVER_WORK): Promise<boolean> {
-  return limited(address, (w) => w.verify(stored, password).catch(() => false));
+export function verifyPassword(stored: string, password: string, who: HashingFor = SERVER_WORK): Promise<boolean> {
+  return limited(who, (w) => w.verify(stored, password).catch(() => false));
 }
 
 // A real hash of a random value: verifying against it costs the same as a real account, so an

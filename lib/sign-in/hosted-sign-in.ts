@@ -4,7 +4,8 @@ import type { Endpoint, EndpointContext } from "../http/context";
 import type { TransactionRow } from "../oauth/pending-sign-in";
 import { isStorableText } from "../text";
 import { evidenceFor } from "../authn/evidence";
-import { decoyHash, hashPassword, needsRehash, PASSWORD_MAX_LENGTH, verifyPassword } from "../authn/password";
+import { decoyHash, hashPassword, needsRehash, PASSWORD_MAX_LENGTH, PasswordTurn, PasswordWorkRefused, verifyPassword } from "../authn/password";
+import { clientAddress } from "../http/client-address";
 import { factorGate } from "../authn/factors/limits";
 import { PASSWORD_LIMITS } from "../authn/factors/password";
 import { policyFor } from "../authn/policy";
@@ -12,8 +13,22 @@ import { passwordFailureReason, recordSignInFailure } from "./failures";
 import { identify, signInStep, toSignInPage } from "./flow";
 import { homeRealmRedirect } from "./steps/federation";
 
-/** POST /sign-in/password: the password as a first factor (lib/sign-in/flow.ts runs the rest of the sign-in). */
-export const passwordSignInEndpoint: Endpoint = signInStep(async (request, ctx, { tx, form }) => {
+/**
+ * POST /sign-in/password: the password as a first factor (lib/sign-in/flow.ts runs the rest of the
+ * sign-in). The client address's turn of password work is taken before anything else: an address
+ * with its share of attempts in progress is answered 429 "try again shortly" (Retry-After) before
+ * any statement runs or anything is counted, the same for every email (lib/authn/password.ts).
+ */
+export const passwordSignInEndpoint: Endpoint = async (request, ctx) => {
+  const turn = PasswordTurn.take(clientAddress(request, ctx.service.config.trustProxy));
+  try {
+    return await passwordStep(turn)(request, ctx);
+  } finally {
+    turn.release();
+  }
+};
+
+const passwordStep = (turn: PasswordTurn): Endpoint => signInStep(async (request, ctx, { tx, form }) => {
   if (!(await policyFor(ctx, tx.clientPk)).firstFactors.includes("password")) return toSignInPage(ctx, tx.id, "method_not_allowed");
   const typed = (form.get("email") ?? "").trim();
   const email = typed.toLowerCase();
@@ -40,8 +55,18 @@ export const passwordSignInEndpoint: Endpoint = signInStep(async (request, ctx, 
     .from(users)
     .where(and(eq(users.workspaceId, ctx.workspace.id), eq(users.emailNormalized, email)))
     .limit(1);
-  // Always run one argon2id verification so unknown emails and wrong passwords look alike, also in time.
-  const ok = await verifyPassword(user?.passwordHash ?? (await decoyHash()), password);
+  // Always run one argon2id verification, in the client address's turn of the hashing queue, so
+  // unknown emails and wrong passwords look alike, also in time and in the queue.
+  const decoy = await decoyHash();
+  let ok: boolean;
+  try {
+    ok = await verifyPassword(user?.passwordHash ?? decoy, password, turn);
+  } catch (error) {
+    if (!(error instanceof PasswordWorkRefused)) throw error;
+    // The queue is full: no password was checked, nothing is counted.
+    await rememberAddress(ctx, tx, typed);
+    return toSignInPage(ctx, tx.id, "rate_limited");
+  }
   if (!user || !user.passwordHash || !ok || user.status !== "active") {
     await gate.record();
     await recordSignInFailure(ctx, request, { userId: user?.id ?? null, method: "password", reason: passwordFailureReason(user, ok), clientPk: tx.clientPk });

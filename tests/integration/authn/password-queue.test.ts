@@ -1,0 +1,163 @@
+/**
+ * The password-hashing queue (lib/authn/password.ts) seen through the hosted sign-in: a bounded
+ * wait, shared by turns between client addresses, and the same for known and unknown emails.
+ * The argon2 work is held and released by the test (tests/helpers/hashing.ts), so the order in
+ * which the queue admits work is observed directly, never timed.
+ */
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { and, eq } from "drizzle-orm";
+import { auditEvents } from "../../../db/schema";
+import { decoyHash, hashingQueueState, hashPassword, MAX_CONCURRENT_HASHES, PasswordWorkRefused, PER_ADDRESS_LIMIT, QUEUE_LIMIT, SERVER_WORK, verifyPassword } from "../../../lib/authn/password";
+import { CLIENT_ADDRESS_HEADER } from "../../../lib/http/client-address";
+import { runEndpoint } from "../../../lib/server/router";
+import { createHarness, PUBLIC_URL, seed, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
+import { ADA, BOB, SPA, standardWorkspace } from "../../helpers/fixtures";
+import { outcome, postStep, startSignIn, userIdOf, type Outcome } from "../../helpers/factors/sign-in";
+import { holdHashing, stopHolding, type HeldWork } from "../../helpers/hashing";
+
+const FAILURES_PER_5_MINUTES = 2;
+let h: Harness;
+const ws = uniqueWorkspaceId("hash-queue");
+let work: HeldWork | null = null;
+
+beforeAll(async () => {
+  h = await createHarness({ rateLimits: { requestsPerMinute: 100_000, failuresPer5Minutes: FAILURES_PER_5_MINUTES } });
+  await seed(h, standardWorkspace(ws));
+  await decoyHash(); // made once per process, before any work is held
+});
+
+afterEach(async () => {
+  work?.releaseAll();
+  work = null;
+  await until(() => hashingQueueState().running === 0);
+  stopHolding();
+  expect(hashingQueueState()).toEqual({ running: 0, waiting: 0, held: {} });
+});
+
+async function until(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 2000 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+  if (!condition()) throw new Error("the queue never reached the expected state");
+}
+
+/** Holds the argon2 work and fills every running slot with the server's own: everything after waits. */
+async function holdAndOccupySlots(): Promise<HeldWork> {
+  work = holdHashing();
+  for (let i = 0; i < MAX_CONCURRENT_HASHES; i++) void hashPassword(`slot-${i}`, SERVER_WORK);
+  await work.startedCount(MAX_CONCURRENT_HASHES);
+  return work;
+}
+
+/**
+ * A password sign-in from `address` in a new browser: where the answer sent it, or
+ * "too_many_requests" for the 429 page with Retry-After.
+ */
+async function attempt(email: string, password: string, address: string): Promise<Outcome | "too_many_requests"> {
+  const s = await startSignIn(h, ws, SPA);
+  const res = await postStep(h, s, "/sign-in/password", { email, password }, { headers: { [CLIENT_ADDRESS_HEADER]: address } });
+  if (res.status === 429 && Number(res.headers.get("retry-after")) > 0 && res.headers.get("content-type")?.includes("text/html")) return "too_many_requests";
+  return outcome(res);
+}
+
+const heldBy = (address: string) => hashingQueueState().held[address] ?? 0;
+const waiting = () => hashingQueueState().waiting;
+const errorOf = (o: Outcome | "too_many_requests") => (o === "too_many_requests" ? o : o.to === "page" ? o.error : "signed-in");
+
+async function failedSignIns(userId: string): Promise<number> {
+  const rows = await h.service.db
+    .select({ id: auditEvents.id })
+    .from(auditEvents)
+    .where(and(eq(auditEvents.workspaceId, ws), eq(auditEvents.type, "sign_in.failed"), eq(auditEvents.subject, userId)));
+  return rows.length;
+}
+
+describe("the password-hashing queue behind the hosted sign-in", () => {
+  it("answers at once 429 'try again shortly' past an address's share; the password is neither checked nor counted", async () => {
+    const w = await holdAndOccupySlots();
+    const address = "198.51.100.10";
+    const backlog = Array.from({ length: PER_ADDRESS_LIMIT }, (_, i) => attempt(`nobody-${i}@example.test`, "wrong password!", address));
+    await until(() => waiting() === PER_ADDRESS_LIMIT);
+
+    // Answered while all of that address's work is still held: the queue did not make it wait.
+    const refused: (string | null)[] = [];
+    for (let i = 0; i < FAILURES_PER_5_MINUTES + 1; i++) refused.push(errorOf(await attempt(ADA.email, "wrong password!", address)));
+    expect(refused).toEqual(Array(FAILURES_PER_5_MINUTES + 1).fill("too_many_requests"));
+    expect(w.started).not.toContain("wrong password!");
+
+    w.releaseAll();
+    expect((await Promise.all(backlog)).map(errorOf)).toEqual(Array(PER_ADDRESS_LIMIT).fill("invalid_credentials"));
+    // None of the refused attempts counted as a failure: the owner's password works from that address.
+    expect(await failedSignIns(await userIdOf(h, ws, ADA.email))).toBe(0);
+    expect(errorOf(await attempt(ADA.email, ADA.password, address))).toBe("signed-in");
+  });
+
+  it("serves another address ahead of one address's backlog", async () => {
+    const w = await holdAndOccupySlots();
+    const flood = "198.51.100.20";
+    const backlog = Array.from({ length: PER_ADDRESS_LIMIT }, (_, i) => attempt(`nobody-${i}@example.test`, `guess-${i}`, flood));
+    await until(() => waiting() === PER_ADDRESS_LIMIT);
+    const owner = attempt(ADA.email, ADA.password, "203.0.113.20");
+    await until(() => waiting() === PER_ADDRESS_LIMIT + 1);
+
+    w.release("slot-0");
+    await w.startedCount(MAX_CONCURRENT_HASHES + 1);
+    const first = w.started[MAX_CONCURRENT_HASHES]; // whichever of the flood's posts reached the queue first
+    expect(first).toMatch(/^guess-/);
+    w.release(first);
+    await w.startedCount(MAX_CONCURRENT_HASHES + 2);
+    // One of the flood's guesses, then the owner's password: not the flood's whole backlog first.
+    expect(w.started.slice(MAX_CONCURRENT_HASHES)).toEqual([first, ADA.password]);
+    w.releaseAll();
+    expect(errorOf(await owner)).toBe("signed-in");
+    expect((await Promise.all(backlog)).map(errorOf)).toEqual(Array(PER_ADDRESS_LIMIT).fill("invalid_credentials"));
+  });
+
+  it("puts known and unknown emails in the same queue under the same share, and answers both alike when it is used up", async () => {
+    const w = await holdAndOccupySlots();
+    const address = "198.51.100.30";
+    const mixed = Array.from({ length: PER_ADDRESS_LIMIT }, (_, i) =>
+      i % 2 === 0 ? attempt(`nobody-${i}@example.test`, `unknown-${i}`, address) : attempt(BOB.email, `known-${i}`, address),
+    );
+    await until(() => waiting() === PER_ADDRESS_LIMIT);
+    expect(heldBy(address)).toBe(PER_ADDRESS_LIMIT);
+    expect(errorOf(await attempt("someone-new@example.test", "wrong password!", address))).toBe("too_many_requests");
+    expect(errorOf(await attempt(BOB.email, "wrong password!", address))).toBe("too_many_requests");
+
+    w.releaseAll();
+    expect((await Promise.all(mixed)).map(errorOf)).toEqual(Array(PER_ADDRESS_LIMIT).fill("invalid_credentials"));
+    // Each of them was one piece of work in the queue, known or not.
+    expect(w.started.filter((p) => /^(unknown|known)-/.test(p)).sort()).toEqual(
+      Array.from({ length: PER_ADDRESS_LIMIT }, (_, i) => (i % 2 === 0 ? `unknown-${i}` : `known-${i}`)).sort(),
+    );
+  });
+
+  it("answers a new address at once with the form's 'try again shortly' when the whole queue is full", async () => {
+    await holdAndOccupySlots();
+    const waiting: Promise<boolean>[] = [];
+    for (let i = 0; waiting.length < QUEUE_LIMIT; i++) waiting.push(verifyPassword("not a hash", `w-${i}`, `10.2.${Math.floor(i / 4)}.${i % 4}`));
+    await until(() => hashingQueueState().waiting === QUEUE_LIMIT);
+    expect(errorOf(await attempt(ADA.email, ADA.password, "203.0.113.40"))).toBe("rate_limited");
+    work!.releaseAll();
+    await Promise.all(waiting);
+  });
+});
+
+describe("a refusal of the hashing queue reaching the route table", () => {
+  const refusing = async (): Promise<Response> => {
+    throw new PasswordWorkRefused();
+  };
+  const request = () => new Request(`${PUBLIC_URL}/t/${ws}/anything`, { method: "POST" });
+
+  it("is 429 with Retry-After in JSON", async () => {
+    const res = await runEndpoint({ method: "POST", path: "/anything", endpoint: refusing, machine: true }, request(), h.service, ws);
+    expect(res.status).toBe(429);
+    expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(await res.json()).toMatchObject({ error: "rate_limited" });
+  });
+
+  it("is the hosted 'too many requests' page, 429 with Retry-After", async () => {
+    const res = await runEndpoint({ method: "POST", path: "/anything", endpoint: refusing, machine: false, errors: "hosted" }, request(), h.service, ws);
+    expect(res.status).toBe(429);
+    expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(res.headers.get("content-type")).toContain("text/html");
+  });
+});
