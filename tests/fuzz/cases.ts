@@ -4,7 +4,10 @@
  * method, workspace and path variants, header changes, the parameter encoding and the body's
  * encoding, size and framing. `materialize` turns a recipe into the bytes of one request.
  */
+import { readdirSync } from "node:fs";
+import path from "node:path";
 import fc from "fast-check";
+import { routes as tableRoutes } from "../../lib/server/router";
 import { API, M2M, SPA, WEB, MINIMAL, ADA, BOB, ACME } from "../helpers/fixtures";
 import { sha256Base64Url } from "../../lib/crypto";
 import { basic, PUBLIC_URL } from "../helpers/harness";
@@ -16,7 +19,7 @@ export type Param = [string, string];
 export interface RouteSpec {
   name: string;
   method: "GET" | "POST";
-  /** Path relative to the issuer, as in lib/server/router.ts. */
+  /** Path relative to the issuer, as in lib/server/router.ts (a route file's dynamic segment filled in). */
   path: string;
   /** SPEC.md's statuses for this route's own method (success and its errors table). */
   statuses: number[];
@@ -25,83 +28,239 @@ export interface RouteSpec {
   limit?: number;
   names: string[];
   bases: string[];
+  /** The route's own fields, added to a `form:*`, `handoff:*` or `get:*` base (live references such as `@access` allowed). */
+  fields?: Param[];
+  /**
+   * Served by its own route file rather than the route table (app/t/[tenant]/…/route.ts): its
+   * other methods are Next's (404 from the stand-in, Next's 405 without `Allow`).
+   */
+  routeFile?: true;
+  /** The statuses of the table's other routes on the same path, by method (the federation callback's GET and POST). */
+  siblings?: Record<string, number[]>;
 }
 
 const FORM = "application/x-www-form-urlencoded";
 const JSON_TYPE = "application/json";
 
-export const ROUTES: RouteSpec[] = [
-  { name: "discovery", method: "GET", path: "/.well-known/openid-configuration", statuses: [200, 400, 404], names: ["client_id"], bases: ["none", "discovery"] },
-  { name: "jwks", method: "GET", path: "/.well-known/jwks.json", statuses: [200, 400, 404], names: ["client_id"], bases: ["none", "discovery"] },
-  {
+/** A case per route: the table's routes (lib/server/router.ts) by `METHOD /path`, and the route files outside it. */
+export type RouteCase = Omit<RouteSpec, "method" | "path">;
+
+/** Every hosted form post: its step's answer or redirect, a hosted error page (bad form, cross-site, expired, not found, conflict), 413 and 415. */
+const HOSTED_FORM = [200, 303, 400, 401, 403, 404, 409, 413, 415];
+/** The hosted GET routes (portal entry, handoff steps, the federation callback): a page or a redirect, or a hosted error page. */
+const HOSTED_GET = [200, 303, 400, 401, 403, 404, 409];
+/** The account-security handoff (SPEC.md "POST /auth/account/…"): its JSON answer or error body. */
+const HANDOFF = [200, 400, 401, 403, 404, 409, 413, 415];
+
+const signInStep = (name: string, fields: Param[] = []): RouteCase => ({
+  name,
+  statuses: HOSTED_FORM,
+  body: "form",
+  limit: 8 * 1024,
+  names: ["tx", "csrf", ...fields.map(([n]) => n)],
+  bases: ["form:tx", "form:session", "none"],
+  fields,
+});
+
+const portalForm = (name: string, fields: Param[] = []): RouteCase => ({
+  name,
+  statuses: HOSTED_FORM,
+  body: "form",
+  limit: 8 * 1024,
+  names: ["csrf", ...fields.map(([n]) => n)],
+  bases: ["form:session", "form:tx", "none"],
+  fields,
+});
+
+const handoff = (name: string, fields: Param[]): RouteCase => ({
+  name,
+  statuses: HANDOFF,
+  body: "json",
+  limit: 2 * 1024,
+  names: fields.map(([n]) => n),
+  bases: ["handoff:web", "handoff:m2m", "none"],
+  fields,
+});
+
+const hostedGet = (name: string, fields: Param[]): RouteCase => ({ name, statuses: HOSTED_GET, names: fields.map(([n]) => n), bases: ["get:query", "none"], fields });
+
+const STATE = "s".repeat(43);
+
+export const CASES: Record<string, RouteCase> = {
+  "GET /.well-known/openid-configuration": { name: "discovery", statuses: [200, 400, 404], names: ["client_id"], bases: ["none", "discovery"] },
+  "GET /.well-known/jwks.json": { name: "jwks", statuses: [200, 400, 404], names: ["client_id"], bases: ["none", "discovery"] },
+  "GET /oauth2/authorize": {
     name: "authorize",
-    method: "GET",
-    path: "/oauth2/authorize",
     statuses: [303, 400, 404],
     names: ["client_id", "redirect_uri", "response_type", "scope", "state", "nonce", "code_challenge", "code_challenge_method", "resource", "prompt", "response_mode", "request"],
     bases: ["authorize:spa", "authorize:spa-api", "authorize:web", "authorize:m2m", "authorize:minimal"],
   },
-  {
+  "POST /oauth2/token": {
     name: "token",
-    method: "POST",
-    path: "/oauth2/token",
     statuses: [200, 400, 401, 403, 413, 415],
     body: "form",
     limit: 8 * 1024,
     names: ["grant_type", "code", "redirect_uri", "code_verifier", "client_id", "refresh_token", "scope", "resource", "client_secret"],
     bases: ["code:spa", "code:web", "refresh:spa", "refresh:web", "cc:m2m", "none"],
   },
-  { name: "userinfo", method: "GET", path: "/oidc/userinfo", statuses: [200, 401, 403], names: ["access_token", "client_id"], bases: ["bearer:spa", "bearer:web", "bearer:m2m", "none"] },
-  { name: "session check", method: "GET", path: "/oidc/session", statuses: [200, 401, 403, 404], names: ["access_token", "client_id"], bases: ["bearer:spa", "bearer:web", "bearer:m2m", "none"] },
-  {
+  "GET /oidc/userinfo": { name: "userinfo", statuses: [200, 401, 403], names: ["access_token", "client_id"], bases: ["bearer:spa", "bearer:web", "bearer:m2m", "none"] },
+  "GET /oidc/session": { name: "session check", statuses: [200, 401, 403, 404], names: ["access_token", "client_id"], bases: ["bearer:spa", "bearer:web", "bearer:m2m", "none"] },
+  "POST /oauth2/revoke": {
     name: "revoke",
-    method: "POST",
-    path: "/oauth2/revoke",
     statuses: [200, 400, 401, 403, 413, 415],
     body: "form",
     limit: 8 * 1024,
     names: ["token", "token_type_hint", "client_id", "client_secret"],
     bases: ["revoke:spa-access", "revoke:spa-refresh", "revoke:web", "revoke:m2m", "none"],
   },
-  {
+  "POST /oauth2/introspect": {
     name: "introspect",
-    method: "POST",
-    path: "/oauth2/introspect",
     statuses: [200, 400, 401, 403, 413, 415],
     body: "form",
     limit: 8 * 1024,
     names: ["token", "token_type_hint", "client_id", "client_secret"],
     bases: ["introspect:web", "introspect:m2m", "introspect:spa", "none"],
   },
-  {
+  "GET /oidc/logout": {
     name: "logout",
-    method: "GET",
-    path: "/oidc/logout",
     statuses: [303, 400, 404],
     names: ["client_id", "post_logout_redirect_uri", "id_token_hint", "state", "logout_hint"],
     bases: ["logout:spa", "logout:web", "logout:no-grant", "none"],
   },
-  {
+  "POST /sign-in/password": {
     name: "sign-in form post",
-    method: "POST",
-    path: "/sign-in/password",
     statuses: [303, 400, 403, 413, 415],
     body: "form",
     limit: 8 * 1024,
     names: ["tx", "csrf", "email", "password"],
     bases: ["signin:right", "signin:wrong", "signin:unknown"],
   },
-  {
+  "POST /authorization/check": {
     name: "permission check",
-    method: "POST",
-    path: "/authorization/check",
     statuses: [200, 400, 401, 413, 415],
     body: "json",
     limit: 2 * 1024,
     names: ["resource", "permission", "organization_id"],
     bases: ["check:spa", "check:m2m", "check:org", "none"],
   },
-];
+  // The sign-in steps (lib/sign-in/steps/*) and sign-up: hosted form posts on a pending sign-in.
+  "POST /sign-in/email": signInStep("email code: send", [["email", ADA.email]]),
+  "POST /sign-in/email/verify": signInStep("email code: verify", [["code", "123456"]]),
+  "POST /sign-in/email/cancel": signInStep("email code: cancel"),
+  "POST /sign-up/email": signInStep("sign-up: email", [["email", "new-user@example.test"]]),
+  "POST /sign-up/verify": signInStep("sign-up: verify", [["code", "123456"]]),
+  "POST /sign-up/account": signInStep("sign-up: account", [["name", "New User"], ["password", "a long enough password 123"]]),
+  "POST /sign-in/totp": signInStep("TOTP", [["code", "123456"]]),
+  "POST /sign-in/recovery-code": signInStep("recovery code", [["code", "ABCD-EFGH-IJKL"]]),
+  "POST /sign-in/totp/enroll/start": signInStep("TOTP enrolment: start"),
+  "POST /sign-in/totp/enroll": signInStep("TOTP enrolment: confirm", [["code", "123456"]]),
+  "POST /sign-in/recovery-codes/saved": signInStep("recovery codes saved"),
+  "POST /sign-in/passkey": signInStep("passkey", [["response", "{}"]]),
+  "POST /sign-in/passkey/skip": signInStep("passkey offer: skip"),
+  "POST /sign-in/webauthn": signInStep("WebAuthn second factor", [["response", "{}"]]),
+  "POST /sign-in/webauthn/register": signInStep("WebAuthn registration", [["response", "{}"], ["name", "Key"]]),
+  // Federation (lib/sign-in/steps/federation.ts): social providers, single sign-on, the callback.
+  "POST /sign-in/federation": signInStep("federation: start", [["provider", "github"]]),
+  "POST /sign-in/federation/cancel": signInStep("federation: cancel"),
+  "POST /sign-in/sso": signInStep("single sign-on", [["email", "someone@acme.example.test"]]),
+  "GET /federation/callback": hostedGet("federation callback", [["state", STATE], ["code", "upstream-code"], ["iss", "https://upstream.example.test"]]),
+  "POST /federation/callback": { ...signInStep("federation callback (form post)", [["state", STATE], ["code", "upstream-code"]]), bases: ["form:session", "none"] },
+  // The account-security handoff (JSON, client authentication) and its browser steps.
+  "POST /auth/account/configuration": handoff("handoff: configuration", [["callback_uri", "https://web.example.test/account/callback"], ["return_uri", "https://web.example.test/settings"], ["version", "0"]]),
+  "POST /auth/account/launch": handoff("handoff: launch", [["user_token", "@access"], ["state", STATE]]),
+  "POST /auth/account/approve": handoff("handoff: approve", [["user_token", "@access"], ["challenge", "c".repeat(43)], ["state", STATE]]),
+  "GET /auth/account/handoff": hostedGet("handoff: launch URL", [["launch", "l".repeat(43)]]),
+  "GET /auth/account/handoff/continue": hostedGet("handoff: continue", [["launch", "l".repeat(43)]]),
+  "GET /auth/account/complete": hostedGet("handoff: completion", [["completion", "c".repeat(43)]]),
+  // The portal (lib/account-security/*-routes.ts): hosted form posts on a portal session.
+  "GET /auth/account": hostedGet("portal: direct link", [["client_id", WEB.client_id]]),
+  "POST /account/verify/password": portalForm("portal: verify password", [["password", ADA.password]]),
+  "POST /account/verify/totp": portalForm("portal: verify TOTP", [["code", "123456"]]),
+  "POST /account/verify/recovery-code": portalForm("portal: verify recovery code", [["code", "ABCD-EFGH-IJKL"]]),
+  "POST /account/verify/email": portalForm("portal: send email code"),
+  "POST /account/verify/email/code": portalForm("portal: verify email code", [["code", "123456"]]),
+  "POST /account/verify/webauthn": portalForm("portal: verify WebAuthn", [["response", "{}"]]),
+  "POST /account/close": portalForm("portal: close"),
+  "POST /account/credentials/rename": portalForm("portal: rename credential", [["id", "credential-id"], ["name", "Key"]]),
+  "POST /account/credentials/remove": portalForm("portal: remove credential", [["id", "credential-id"]]),
+  "POST /account/authenticator-app/start": portalForm("portal: authenticator app start"),
+  "POST /account/authenticator-app/confirm": portalForm("portal: authenticator app confirm", [["code", "123456"]]),
+  "POST /account/authenticator-app/cancel": portalForm("portal: authenticator app cancel"),
+  "POST /account/webauthn/register": portalForm("portal: WebAuthn registration", [["response", "{}"], ["name", "Key"], ["kind", "passkey"]]),
+  "POST /account/recovery-codes": portalForm("portal: new recovery codes"),
+  "POST /account/recovery-codes/saved": portalForm("portal: recovery codes saved"),
+  "POST /account/applications/sign-out": portalForm("portal: sign an application out", [["grant", "grant-id"]]),
+  // Route files outside the table.
+  "GET /branding/logo/[digest]": { name: "logo", statuses: [200, 304, 404], names: ["v"], bases: ["get:query", "none"], routeFile: true },
+};
+
+/** A route file's path relative to the issuer (`app/t/[tenant]/branding/logo/[digest]/route.ts` → `/branding/logo/[digest]`). */
+export function routeFilePath(file: string): string | null {
+  const match = /^app\/t\/\[tenant\](\/.*)\/route\.ts$/.exec(file);
+  if (!match || match[1].includes("[...")) return null;
+  return match[1];
+}
+
+/** A dynamic segment filled in: the fuzzer needs a concrete path. */
+const concrete = (path: string) => path.replace(/\[[a-z]+\]/g, "0".repeat(64));
+
+/**
+ * What the fuzzer runs: one spec per route of the table (lib/server/router.ts) and per route file
+ * outside it, each with its case. `routeFiles` are the app/t/[tenant]/…/route.ts paths (see
+ * `routeFilePath`). `missing` names every route or route file without a case, and every case that
+ * matches no route (a stale one), so the suite fails rather than skip a route.
+ */
+export function fuzzedRoutes(table: readonly { method: string; path: string }[], routeFiles: string[]): { routes: RouteSpec[]; missing: string[] } {
+  const routes: RouteSpec[] = [];
+  const missing: string[] = [];
+  const used = new Set<string>();
+  for (const route of table) {
+    const key = `${route.method} ${route.path}`;
+    const found = CASES[key];
+    if (!found || found.routeFile) missing.push(`no fuzz case for the route ${key}`);
+    else routes.push({ ...found, method: route.method as RouteSpec["method"], path: route.path });
+    used.add(key);
+  }
+  for (const spec of routes) {
+    const others = routes.filter((r) => r.path === spec.path && r.method !== spec.method);
+    if (others.length) spec.siblings = Object.fromEntries(others.map((r) => [r.method, r.statuses]));
+  }
+  const tablePaths = new Set(table.map((r) => r.path));
+  for (const path of routeFiles) {
+    if (tablePaths.has(path)) continue;
+    const own = Object.entries(CASES).filter(([key, c]) => c.routeFile && key.endsWith(` ${path}`));
+    if (own.length === 0) missing.push(`no fuzz case for the route file of ${path}`);
+    for (const [key, c] of own) {
+      routes.push({ ...c, method: key.split(" ")[0] as RouteSpec["method"], path: concrete(path) });
+      used.add(key);
+    }
+  }
+  for (const key of Object.keys(CASES)) if (!used.has(key)) missing.push(`a fuzz case for ${key}, which is no route`);
+  return { routes, missing };
+}
+
+/** The route files under app/t/[tenant] (paths relative to the issuer), read from the tree. */
+export function routeFiles(root: string): string[] {
+  const out: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(path.join(root, dir), { withFileTypes: true })) {
+      const rel = `${dir}/${entry.name}`;
+      if (entry.isDirectory()) walk(rel);
+      else if (entry.name === "route.ts") {
+        const p = routeFilePath(rel);
+        if (p) out.push(p);
+      }
+    }
+  };
+  walk("app/t/[tenant]");
+  return out.sort();
+}
+
+const generated = fuzzedRoutes(tableRoutes, routeFiles(path.resolve(import.meta.dirname, "..", "..")));
+/** The routes fuzzed, generated from the route table and the route files. */
+export const ROUTES: RouteSpec[] = generated.routes;
+/** Routes without a case (and cases without a route): tests/fuzz/coverage.test.ts fails on any. */
+export const MISSING_CASES: string[] = generated.missing;
 
 /** Values that stand for live ones, resolved when the request is built. */
 const LIVE_REFS = ["@access", "@refresh", "@m2m", "@code", "@id", "@tx", "@csrf", "@session"] as const;
@@ -373,6 +532,8 @@ export const pageRecipe: fc.Arbitrary<PageRecipe> = fc.record({
 interface Base {
   params: Param[];
   headers: Record<string, string>;
+  /** Query parameters of a POST route's base (the handoff's `client_id`). */
+  query?: Param[];
 }
 
 const form = FORM;
@@ -474,8 +635,29 @@ async function baseRequest(name: string, live: Live, spec: RouteSpec, flip = fal
       };
     case "check:m2m":
       return { params: [["resource", API], ["permission", "read:things"], ["organization_id", "@null"]], headers: { ...ct, authorization: `Bearer ${await live.m2mToken()}` } };
+    case "form:tx": {
+      // A live pending sign-in: its id, the browser-binding cookie and the form's CSRF token.
+      const { tx, cookie, csrf } = await live.signInTransaction();
+      const session = flip ? `; ${await live.session()}` : "";
+      return { params: [["tx", tx], ["csrf", csrf], ...fields(spec, live)], headers: { ...ct, cookie: cookie + session, origin: PUBLIC_URL } };
+    }
+    case "form:session":
+      return { params: [["csrf", live.earlier("csrf", 0)], ...fields(spec, live)], headers: { ...ct, cookie: await live.session(), origin: PUBLIC_URL } };
+    case "handoff:web":
+    case "handoff:m2m": {
+      if (spec.fields?.some(([, v]) => v === "@access")) await live.tokens("web");
+      const auth = name === "handoff:web" ? basic(WEB.client_id, WEB.secret) : basic(M2M.client_id, M2M.secret);
+      return { params: fields(spec, live), headers: { ...ct, authorization: auth }, query: [["client_id", name === "handoff:web" ? WEB.client_id : M2M.client_id]] };
+    }
+    case "get:query":
+      return { params: fields(spec, live), headers: flip ? { cookie: await live.session() } : {} };
   }
   throw new Error(`unknown base ${name}`);
+}
+
+/** The route's own fields with their live references resolved. */
+function fields(spec: RouteSpec, live: Live): Param[] {
+  return (spec.fields ?? []).map(([n, v]) => [n, resolve(v, live, 0)] as Param);
 }
 
 /** Resolves a live reference to a value minted earlier; anything else is itself. */
@@ -638,7 +820,7 @@ function echoesOf(params: Param[], request: WireRequest): string[] {
 export async function materialize(r: Recipe, spec: RouteSpec, live: Live): Promise<Built> {
   const base = await baseRequest(r.base, live, spec, r.flip);
   const params = applyMutations(base.params, r.mutations, live);
-  const onQuery = spec.method === "GET" ? params : r.query.map(([n, v]) => [n, resolve(v, live, n.length)] as Param);
+  const onQuery = spec.method === "GET" ? params : [...(base.query ?? []), ...r.query.map(([n, v]) => [n, resolve(v, live, n.length)] as Param)];
   const query = encodeParams(onQuery, r.encoding, spec.method === "GET" ? r.breakage : null);
   const target = `/t/${workspaceSegment(r.workspace, live.ws)}${pathFor(r.path, spec.path)}${query ? `?${query}` : ""}`;
   const body = buildBody(r.body, spec.method === "POST" ? params : onQuery, spec.body, spec.method === "POST" ? r.breakage : null, r.encoding);

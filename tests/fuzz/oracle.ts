@@ -21,6 +21,8 @@ export interface Expectation {
   reachesRoute?: boolean;
   /** Why this set: printed with a failure. */
   rule: string;
+  /** Next answers a route file's other methods with 405 and no `Allow`. */
+  routeFile?: boolean;
 }
 
 /** The statuses allowed for one request to a route of the table. */
@@ -33,6 +35,11 @@ export function expectRoute(spec: RouteSpec, method: string, workspace: Workspac
     if (workspace.kind === "odd") return { allowed: new Set([400, 404, ...EDGE]), rule: "invalid workspace name: 404, or 400 for its encoding" };
     return { allowed: new Set([404, ...EDGE]), rule: "unknown workspace: the generic 404" };
   }
+  // Another route of the table on the same path (HEAD being GET's): that route's statuses.
+  const sibling = spec.siblings?.[method === "HEAD" ? "GET" : method];
+  if (sibling) return { allowed: new Set([...sibling, ...(workspace.kind === "real" ? [] : [400, 404]), ...EDGE]), rule: `${spec.name}: the same path's ${method} route` };
+  // A route file's other methods are Next's: its 405 (or the stand-in's 404).
+  if (spec.routeFile) return { allowed: new Set([404, 405, 501, ...(method === "OPTIONS" ? [204] : []), ...EDGE]), rule: `${spec.name}: a route file's other methods`, routeFile: true };
   // The table answers other methods of its paths (405 with Allow); a CORS preflight is 204 (or 400/403 refusing it).
   // Under a name that is no workspace id the path is not the table's: 404 like any unknown path.
   const unknown = workspace.kind === "odd" ? [400, 404] : [];
@@ -109,7 +116,7 @@ export function judge(method: string, headers: [string, string][], answer: WireA
   if (transportRefusal(answer, headers)) return null;
   if (!NODE_METHODS.has(method) && answer.status !== 400) return `method ${JSON.stringify(method)} is not HTTP; expected the parser's 400, got ${answer.status}`;
   if (!expectation.allowed.has(answer.status)) return `status ${answer.status} is not allowed (${expectation.rule})`;
-  if (answer.status === 405 && !header(answer, "allow")) return "405 without an Allow header";
+  if (answer.status === 405 && !header(answer, "allow") && !expectation.routeFile) return "405 without an Allow header";
   if (tooLarge && answer.status < 400) return `a body past the route's limit was accepted (${answer.status})`;
   return null;
 }
