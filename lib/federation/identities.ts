@@ -220,6 +220,8 @@ async function joinOrganization(tx: Database, workspaceId: string, now: Date, li
     .limit(1);
   const roleIds = connection?.defaultRoleIds ?? [];
   const added = await tx.insert(organizationMembers).values({ id: newId(), workspaceId: wid, organizationId, userId, origin: "sign_in", createdAt: now }).onConflictDoNothing().returning({ id: organizationMembers.id });
+  // Already a member (added meanwhile): the default roles come with admission only, not on top of another membership.
+  if (added.length === 0) return;
   const held = roleIds.length ? await tx.select({ id: roles.id }).from(roles).where(and(eq(roles.workspaceId, wid), inArray(roles.id, roleIds))) : [];
   if (held.length) {
     await tx
@@ -227,15 +229,13 @@ async function joinOrganization(tx: Database, workspaceId: string, now: Date, li
       .values(held.map((r) => ({ id: newId(), workspaceId: wid, userId, roleId: r.id, organizationId, createdAt: now })))
       .onConflictDoNothing();
   }
-  if (added.length > 0) {
-    await recordAudit(tx, {
-      workspaceId: wid,
-      type: "authz.organization.member_added",
-      subject: userId,
-      data: { organization_id: organizationId, user_id: userId, via: "enterprise_connection", connection_id: connectionId, roles: held.map((r) => r.id) },
-      at: now,
-    });
-  }
+  await recordAudit(tx, {
+    workspaceId: wid,
+    type: "authz.organization.member_added",
+    subject: userId,
+    data: { organization_id: organizationId, user_id: userId, via: "enterprise_connection", connection_id: connectionId, roles: held.map((r) => r.id) },
+    at: now,
+  });
 }
 
 export interface LinkedIdentity {

@@ -13,7 +13,7 @@
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { organizationMembers, userRoles } from "../../../db/schema";
-import { ACME, API, authzWorkspace, GLOBEX, WEB } from "../../helpers/fixtures";
+import { ACME, ADA, API, authzWorkspace, GLOBEX, WEB } from "../../helpers/fixtures";
 import { createHarness, seed, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
 import { outcome, postPassword, startSignIn, viewOf } from "../../helpers/factors/sign-in";
 import { startOidcProviderUpstream, type OidcProviderUpstream } from "../../helpers/federation/oidc-provider-upstream";
@@ -44,6 +44,8 @@ const MALLORY = { sub: "mallory-upstream", email: "mallory@gmail.test" };
 const ALICE = { sub: "alice-upstream", email: "alice@acme.test" };
 /** An address in no organization's verified domain. */
 const ERIN = { sub: "erin-upstream", email: "erin@contractor.test" };
+/** The address of a local account (outside every verified domain). */
+const ADA_UPSTREAM = { sub: "ada-upstream", email: ADA.email };
 
 beforeAll(async () => {
   h = await createHarness();
@@ -51,7 +53,7 @@ beforeAll(async () => {
   upstream = await startOidcProviderUpstream({
     redirectUris: [callbackUrlOf(ws)],
     now: () => h.clock.now(),
-    accounts: [MALLORY, ALICE, ERIN].map((a) => ({ ...a, email_verified: true })),
+    accounts: [MALLORY, ALICE, ERIN, ADA_UPSTREAM].map((a) => ({ ...a, email_verified: true })),
   });
   acme = await organizationIdOf(h, ws, ACME);
   globex = await organizationIdOf(h, ws, GLOBEX);
@@ -89,6 +91,12 @@ describe("admission through an enterprise connection", () => {
     await expectHostedError(res, "federation_not_admitted");
     expect(await countsOf(h, ws)).toEqual(before);
     expect(await userByEmail(h, ws, MALLORY.email)).toBeNull();
+  });
+
+  it("refuses the address of an existing local account outside the domains before any link prompt (federation_not_admitted)", async () => {
+    const before = await countsOf(h, ws);
+    await expectHostedError((await through("someone@acme.test", ADA_UPSTREAM.sub)).res, "federation_not_admitted");
+    expect(await countsOf(h, ws)).toEqual(before);
   });
 
   it("admits an address of the organization's verified domain, with the membership (origin sign_in) and the default roles, keyed to this connection", async () => {
