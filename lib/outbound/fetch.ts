@@ -100,7 +100,13 @@ interface Hop {
   body: Buffer | undefined;
 }
 
-function once(url: URL, hop: Hop, policy: OutboundPolicy, signal: AbortSignal): Promise<Response> {
+/** This policy's own connection pools: a kept-alive connection is only ever one this policy checked. */
+interface Agents {
+  http: http.Agent;
+  https: https.Agent;
+}
+
+function once(url: URL, hop: Hop, policy: OutboundPolicy, agents: Agents, signal: AbortSignal): Promise<Response> {
   const maxBytes = policy.maxBytes ?? OUTBOUND_MAX_BYTES;
   if (url.protocol !== "https:" && url.protocol !== "http:") return Promise.reject(new OutboundRefused(`Requests to ${url.protocol} URLs are refused`, "protocol"));
   const host = url.hostname.replace(/^\[|\]$/g, "");
@@ -109,9 +115,10 @@ function once(url: URL, hop: Hop, policy: OutboundPolicy, signal: AbortSignal): 
     const why = (policy.refuse ?? refusedAddress)(host);
     if (why) return Promise.reject(refusal(host, host, why));
   }
-  const client = url.protocol === "https:" ? https : http;
+  const secure = url.protocol === "https:";
+  const client = secure ? https : http;
   return new Promise<Response>((resolve, reject) => {
-    const request = client.request(url, { method: hop.method, headers: hop.headers, lookup: guardedLookup(policy), signal }, (res) => {
+    const request = client.request(url, { method: hop.method, headers: hop.headers, lookup: guardedLookup(policy), agent: secure ? agents.https : agents.http, signal }, (res) => {
       const status = res.statusCode ?? 502;
       const length = Number(res.headers["content-length"]);
       if (Number.isFinite(length) && length > maxBytes) {
@@ -147,6 +154,7 @@ function once(url: URL, hop: Hop, policy: OutboundPolicy, signal: AbortSignal): 
 
 /** The guarded `fetch` (see the file's comment). */
 export function outboundFetch(policy: OutboundPolicy): typeof fetch {
+  const agents: Agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
   return async (input, init = {}) => {
     const request = input instanceof Request ? input : null;
     let url = new URL(request ? request.url : input instanceof URL ? input.href : String(input));
@@ -160,7 +168,7 @@ export function outboundFetch(policy: OutboundPolicy): typeof fetch {
       body: await bodyBytes(init.body ?? (request?.body ? await request.arrayBuffer() : undefined)),
     };
     for (let redirects = 0; ; redirects++) {
-      const response = await once(url, hop, policy, signal);
+      const response = await once(url, hop, policy, agents, signal);
       const location = response.headers.get("location");
       if (mode === "manual" || response.status < 300 || response.status > 399 || response.status === 304 || !location) return response;
       await response.body?.cancel().catch(() => undefined);
