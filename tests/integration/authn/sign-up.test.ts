@@ -10,8 +10,9 @@ import { clients, users, workspaces } from "../../../db/schema";
 import { verifyPassword } from "../../../lib/authn/password";
 import { SEND_WINDOW_MS } from "../../../lib/authn/factors/email-otp";
 import { call, createHarness, exchangeCode, Jar, PUBLIC_URL, seed, signIn, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
-import { ADA, SPA, standardWorkspace } from "../../helpers/fixtures";
-import { outcome, postStep, startSignIn, viewOf, type PendingSignIn } from "../../helpers/factors/sign-in";
+import { ADA, BOB, SPA, standardWorkspace } from "../../helpers/fixtures";
+import { outcome, postPassword, postStep, startSignIn, viewOf, type PendingSignIn } from "../../helpers/factors/sign-in";
+import { codeAt, giveTotp } from "../../helpers/factors/totp";
 import { latestCode, OUTBOX, outboxFor, signUpWithPassword } from "../../helpers/factors/email";
 
 let h: Harness;
@@ -206,6 +207,24 @@ describe("sign-up with a registered address", () => {
     expect(after.passwordHash).toBe(before.passwordHash);
     const res = await exchangeCode(h, ws, { code: (done as { url: URL }).url.searchParams.get("code")!, redirect_uri: SPA.redirect_uri, verifier: b.verifier, client_id: SPA.client_id });
     expect(decodeJwt((await res.json()).id_token)).toMatchObject({ email: ADA.email, amr: ["otp"] });
+  });
+
+  it("acts only at the first step: a registered address's code is refused at the second-factor step, unread", async () => {
+    await setPolicy({ signUp: true }, { mfa: "required" });
+    const { seed: secret } = await giveTotp(h, ws, BOB.email);
+    const s = await start();
+    expect(await step(s, "/sign-up/email", { email: BOB.email })).toEqual({ to: "page", error: null });
+    const code = (await latestCode(h, ws, BOB.email))!;
+    expect(outcome(await postPassword(h, s, BOB.email, BOB.password))).toEqual({ to: "page", error: null });
+    expect((await viewOf(h, s)).step).toEqual({ kind: "second_factor", options: ["totp"] });
+    // The code would make the sign-in multi-factor, but this step offers an authenticator code only.
+    expect(await step(s, "/sign-up/verify", { code })).toEqual({ to: "page", error: "invalid_code" });
+    expect((await viewOf(h, s)).step.kind).toBe("second_factor");
+    // Nor is a code sent from this step.
+    h.clock.advance(60_000);
+    expect(await step(s, "/sign-up/email", { email: BOB.email })).toEqual({ to: "page", error: null });
+    expect(await latestCode(h, ws, BOB.email)).toBe(code);
+    expect((await step(s, "/sign-in/totp", { code: codeAt(h, secret) })).to).toBe("callback");
   });
 
   it("without a code where the application does not accept email codes; nothing the user types opens it", async () => {

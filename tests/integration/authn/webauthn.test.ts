@@ -36,7 +36,7 @@ const PASSWORD_ONLY = app("password-only");
 const NAMES = [
   "offer", "skip", "required", "first", "origin", "rpid", "replay", "expired", "bound", "uv", "counter", "counter2", "zero", "forged", "unknown",
   "foreign", "dup", "dup2", "alg", "eddsa", "rsa", "key", "key-other", "key-uv", "passkey2fa", "enrol-key", "enrol-passkey", "handle",
-  "disabled", "not-allowed", "race", "churn", "sk-first", "reg", "race-factor",
+  "disabled", "not-allowed", "race", "churn", "sk-first", "reg", "race-factor", "passkey-step",
 ];
 const user = (name: string) => ({ email: `${name}@example.test`, password: PASSWORD });
 
@@ -437,6 +437,20 @@ describe("security keys and passkeys as a second factor", () => {
     const claims = await idToken(p, await postSecondFactorKey(h, p, passkey));
     expect(claims.amr).toEqual(["pwd", "hwk", "user", "mfa"]);
     expect(claims.acr).toBe("urn:latchkey:loa:3");
+  });
+
+  it("a passkey posted to the first step's endpoint at the second-factor step is refused (that step takes keys at /sign-in/webauthn)", async () => {
+    const { authenticator } = await withPasskey("passkey-step");
+    const s = await startSignIn(h, ws, MFA);
+    // The first step's options (a challenge for any passkey), then the password.
+    const first = await viewOf(h, s);
+    expect(outcome(await postPassword(h, s, user("passkey-step").email, PASSWORD))).toEqual({ to: "page", error: null });
+    // Posted before the second step's page issues its own challenge (which drops the first step's).
+    const assertion = authenticator.assert(JSON.parse(first.webauthn.options!));
+    expect(outcome(await postStep(h, s, "/sign-in/passkey", { response: JSON.stringify(assertion) }, { csrf: first.csrf }))).toEqual(failed);
+    expect((await viewOf(h, s)).step).toEqual({ kind: "second_factor", options: ["passkey"] });
+    // The step's own endpoint takes it.
+    expect(outcome(await postSecondFactorKey(h, s, authenticator)).to).toBe("callback");
   });
 
   it("enrols a security key when MFA is required and the user has no second factor; the registration counts as the factor", async () => {
