@@ -12,7 +12,7 @@ import { CLIENT_ADDRESS_HEADER } from "../../../lib/http/client-address";
 import { runEndpoint } from "../../../lib/server/router";
 import { createHarness, PUBLIC_URL, seed, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
 import { ADA, BOB, SPA, standardWorkspace } from "../../helpers/fixtures";
-import { outcome, postStep, startSignIn, userIdOf, type Outcome } from "../../helpers/factors/sign-in";
+import { outcome, postStep, startSignIn, userIdOf, viewOf, type Outcome } from "../../helpers/factors/sign-in";
 import { holdHashing, stopHolding, type HeldWork } from "../../helpers/hashing";
 
 const FAILURES_PER_5_MINUTES = 2;
@@ -88,6 +88,32 @@ describe("the password-hashing queue behind the hosted sign-in", () => {
     // None of the refused attempts counted as a failure: the owner's password works from that address.
     expect(await failedSignIns(await userIdOf(h, ws, ADA.email))).toBe(0);
     expect(errorOf(await attempt(ADA.email, ADA.password, address))).toBe("signed-in");
+  });
+
+  it("refuses a post past the address's share before any database statement runs", async () => {
+    await holdAndOccupySlots();
+    const address = "198.51.100.15";
+    const backlog = Array.from({ length: PER_ADDRESS_LIMIT }, (_, i) => attempt(`nobody-${i}@example.test`, "wrong password!", address));
+    await until(() => waiting() === PER_ADDRESS_LIMIT);
+    const s = await startSignIn(h, ws, SPA);
+    const { csrf } = await viewOf(h, s);
+    const session = (h.service.db as unknown as { session: { prepareQuery(query: { sql: string }, ...rest: unknown[]): unknown } }).session;
+    const original = session.prepareQuery;
+    const statements: string[] = [];
+    session.prepareQuery = function (this: unknown, query, ...rest) {
+      statements.push(query.sql);
+      return original.call(this, query, ...rest);
+    };
+    let res: Response;
+    try {
+      res = await postStep(h, s, "/sign-in/password", { email: ADA.email, password: ADA.password }, { csrf, headers: { [CLIENT_ADDRESS_HEADER]: address } });
+    } finally {
+      session.prepareQuery = original;
+    }
+    expect(res.status).toBe(429);
+    expect(statements.filter((sql) => !/"rate_limits"/.test(sql))).toEqual([]);
+    work!.releaseAll();
+    await Promise.all(backlog);
   });
 
   it("serves another address ahead of one address's backlog", async () => {
