@@ -5,6 +5,7 @@
  * cannot create workspaces; a signed-in operator with another email is refused; a used link is
  * refused.
  */
+import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { CONSOLE_BASE as BASE, inviteAndAccept, signInToConsole } from "./console-operator";
 
@@ -14,6 +15,13 @@ const B = `inv-b-${RUN}`;
 const MALLORY = { email: `mallory-${RUN}@tenant.example`, password: "mallory's own passphrase" };
 const ALICE_EMAIL = `alice-${RUN}@victim.example`;
 const M_CHOSEN = "a password mallory chose";
+
+/** No serious or critical WCAG 2.1 A/AA violation on the page as it is now (soft: every page is reported). */
+async function expectAccessible(page: Page, what: string): Promise<void> {
+  const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+  const found = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical").flatMap((v) => v.nodes.map((n) => `${v.id}: ${n.target.join(" ")}`));
+  expect.soft(found, what).toEqual([]);
+}
 
 async function createWorkspace(page: Page, id: string, name: string) {
   await page.goto(`${BASE}/console`);
@@ -62,6 +70,7 @@ test("a tenant cannot take over another workspace's operators through invitation
   const toB = await invite(mallory, B, ALICE_EMAIL, "viewer");
   const squatter = await (await browser.newContext()).newPage();
   await squatter.goto(toB);
+  await expectAccessible(squatter, "create your operator account");
   await squatter.getByLabel("Name").fill("Alice");
   await squatter.getByLabel("Password", { exact: true }).fill(M_CHOSEN);
   await squatter.getByLabel("Repeat the password").fill(M_CHOSEN);
@@ -72,6 +81,7 @@ test("a tenant cannot take over another workspace's operators through invitation
   // A's owner invites alice to A: the link goes to alice (and to A's owner), never to M.
   const toA = await invite(page, A, ALICE_EMAIL, "admin");
   await expect(page.getByRole("table", { name: "Pending invitations" }).getByText(ALICE_EMAIL, { exact: true })).toBeVisible();
+  await expectAccessible(page, "operators page with the one-time link and pending invitations");
 
   // M signs in as "alice": A does not exist for that account, and B's used link is refused.
   const asAlice = await consoleAs(browser, ALICE_EMAIL, M_CHOSEN);
@@ -81,11 +91,13 @@ test("a tenant cannot take over another workspace's operators through invitation
   await asAlice.goto(toB);
   await expect(asAlice.getByRole("heading", { name: "This invitation cannot be used", level: 1 })).toBeVisible();
   await expect(asAlice.getByText("This invitation has already been accepted.")).toBeVisible();
+  await expectAccessible(asAlice, "a used invitation");
 
   // Another operator holding A's link (here M, signed in as M) is refused: it is alice's.
   await mallory.goto(toA);
   await expect(mallory.getByRole("heading", { name: "Signed in as another operator", level: 1 })).toBeVisible();
   await expect(mallory.getByRole("button", { name: /Accept/ })).toHaveCount(0);
+  await expectAccessible(mallory, "signed in as another operator");
   expect((await mallory.goto(`${BASE}/console/w/${A}`))?.status()).toBe(404);
 
   await asAlice.context().close();
@@ -108,12 +120,14 @@ test("an invited operator with an account signs in and accepts; the page names o
   await expect(invitee.getByRole("heading", { name: "Sign in to accept", level: 1 })).toBeVisible();
   await expect(invitee.getByText("Workspace D")).toBeVisible();
   await expect(invitee.getByText("Workspace C")).toHaveCount(0);
+  await expectAccessible(invitee, "sign in to accept");
   await invitee.getByRole("button", { name: `Sign in as ${carol.email}` }).click();
   await expect(invitee).toHaveURL((url) => url.pathname === "/t/system/sign-in");
   await invitee.getByLabel("Email", { exact: true }).fill(carol.email);
   await invitee.getByLabel("Password", { exact: true }).fill(carol.password);
   await invitee.getByRole("button", { name: "Sign in", exact: true }).click();
   await expect(invitee.getByRole("heading", { name: "Accept the invitation", level: 1 })).toBeVisible();
+  await expectAccessible(invitee, "accept the invitation");
   await invitee.getByRole("button", { name: "Accept and open the workspace" }).click();
   await expect(invitee).toHaveURL(`${BASE}/console/w/${D}`);
   await invitee.context().close();
