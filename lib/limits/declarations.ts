@@ -98,14 +98,15 @@ function check(limiter: RateLimiter, base: LimitBase, limits: GuessingLimits, at
   const ws = attempt.workspaceId;
   const named = attempt.account !== null;
   const counters: Counter[] = [];
-  const checks: [boolean, Rate | undefined, string][] = [
-    [true, limits.perAddress, `${name}-source:${ws}:${attempt.address}`],
-    [!named, limits.unidentified, `${name}-unidentified:${ws}:${attempt.address}`],
-    [named, limits.perAccountAndAddress, `${name}:${ws}:${attempt.account}:${attempt.address}`],
+  // Keys are built only for the counters that apply (the client-secret check is on the token endpoint's hot path).
+  const checks: [Rate | undefined, () => string][] = [
+    [limits.perAddress, () => `${name}-source:${ws}:${attempt.address}`],
+    [named ? undefined : limits.unidentified, () => `${name}-unidentified:${ws}:${attempt.address}`],
+    [named ? limits.perAccountAndAddress : undefined, () => `${name}:${ws}:${attempt.account}:${attempt.address}`],
   ];
-  for (const [applies, rate, key] of checks) {
-    if (!applies || !rate) continue;
-    const c = counter(key, rate, base);
+  for (const [rate, key] of checks) {
+    if (!rate) continue;
+    const c = counter(key(), rate, base);
     const d = limiter.blocked(c.key, c.limit, c.windowMs);
     if (!d.allowed) return { allowed: false, retryAfterSeconds: d.retryAfterSeconds };
     counters.push(c);
