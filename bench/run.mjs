@@ -37,7 +37,7 @@ import autocannon from "autocannon";
 import postgres from "postgres";
 import { cpuDelta, cpuSnapshot, findPostmaster, memory } from "./lib/proc.mjs";
 import { BASELINE, SCENARIOS } from "./lib/scenarios.mjs";
-import { grantOf, Human } from "./lib/seed.mjs";
+import { FORM, grantOf, Human, seedTransactions } from "./lib/seed.mjs";
 import { serverNodeArgs } from "../scripts/server-command.mjs";
 import { ensureBuild, gitCommit, openDatabaseTarget, root, run, startProcess, waitReady } from "./lib/stack.mjs";
 
@@ -54,6 +54,9 @@ const { values: opts } = parseArgs({
     json: { type: "string" },
     "no-baseline": { type: "boolean", default: false },
     "no-concurrency": { type: "boolean", default: false },
+    "no-flood": { type: "boolean", default: false },
+    "flood-addresses": { type: "string", default: "4" },
+    "flood-connections": { type: "string", default: "256" },
     limiter: { type: "boolean", default: false },
     serve: { type: "boolean", default: false },
     list: { type: "boolean", default: false },
@@ -73,6 +76,9 @@ if (opts.help) {
       --port P               server port (3400); the calibration baseline uses P+1
       --no-baseline          skip the bare node:http + PostgreSQL calibration run
       --no-concurrency       skip the login + session-check concurrency run
+      --no-flood             skip signin-flood: a normal user's sign-ins while a password flood runs
+      --flood-addresses N    client addresses of the flood (4), sent as X-Forwarded-For (TRUST_PROXY=true)
+      --flood-connections N  the flood's connections, spread over its addresses (256)
       --limiter              keep the rate limiter counting (a limit of 10,000,000/min) instead of off
       --json FILE            results file (default bench/results/<timestamp>.json)
       --serve                set up, print the shared harness target, and keep serving until Ctrl-C
@@ -85,6 +91,7 @@ Environment: DATABASE_URL (use as-is), BENCH_PG_SERVER, BENCH_SKIP_BUILD=1, BENC
 if (opts.list) {
   for (const s of [BASELINE, ...SCENARIOS]) console.log(`${s.name.padEnd(18)} ${s.title}`);
   console.log(`${"concurrency".padEnd(18)} password sign-ins at full speed while the session check runs`);
+  console.log(`${"signin-flood".padEnd(18)} a normal user's password sign-ins (p50/p95) while wrong passwords for unknown emails flood from 4 addresses`);
   process.exit(0);
 }
 
@@ -100,7 +107,7 @@ const settings = {
 const selected = opts.scenarios ? new Set(opts.scenarios.split(",").map((s) => s.trim())) : null;
 const wants = (name) => !selected || selected.has(name);
 for (const name of selected ?? []) {
-  if (![BASELINE, ...SCENARIOS].some((s) => s.name === name) && name !== "concurrency") {
+  if (![BASELINE, ...SCENARIOS].some((s) => s.name === name) && name !== "concurrency" && name !== "signin-flood") {
     console.error(`unknown scenario ${name} (see --list)`);
     process.exit(2);
   }
@@ -226,6 +233,106 @@ async function concurrency(env, target) {
   return { alone: { ...alone, scenario: "session alone" }, during, logins, ratio };
 }
 
+/**
+ * A normal user's password sign-in while a flood of password posts runs, the shape of an attack
+ * on the hashing queue: `--flood-connections` connections (256) spread over `--flood-addresses`
+ * client addresses (4, sent as X-Forwarded-For: the server runs with TRUST_PROXY=true), each post
+ * a wrong password for an email nobody has (a new one each time, so no per-email limit meets it),
+ * sent again as soon as it is answered. The user, from another address, signs in one time after
+ * another with the right password (a fresh seeded transaction each time); the row is the user's
+ * POST latency. Target: p95 < 1 s, every sign-in reaching the client's callback.
+ */
+async function signinFlood(env, target) {
+  const addresses = Number(opts["flood-addresses"]);
+  const connections = Number(opts["flood-connections"]);
+  const { client } = env.human.env;
+  const ttlSeconds = settings.warmup + settings.duration + 600;
+  const floodTxs = await seedTransactions(env.sql, env.template, connections, { redirectUri: client.redirectUri, masterKeyHex: env.masterKeyHex, ttlSeconds });
+  const userTxs = await seedTransactions(env.sql, env.template, 2000, { redirectUri: client.redirectUri, masterKeyHex: env.masterKeyHex, ttlSeconds });
+  const callback = `${client.redirectUri}?code=`;
+  let n = 0;
+  let next = 0;
+  const floodStatus = {};
+  const floods = Array.from({ length: addresses }, (_, a) => ({
+    url: target.url,
+    connections: Math.ceil(connections / addresses),
+    duration: settings.warmup + settings.duration,
+    pipelining: 1,
+    timeout: 30,
+    requests: [
+      {
+        method: "POST",
+        path: `${env.prefix}/sign-in/password`,
+        headers: { "content-type": FORM, origin: env.base, "x-forwarded-for": `10.66.0.${a + 1}` },
+        setupRequest: (r) => {
+          const t = floodTxs[next++ % floodTxs.length];
+          return {
+            ...r,
+            headers: { ...r.headers, cookie: t.cookie },
+            body: new URLSearchParams({ tx: t.txId, csrf: t.csrf, email: `flood-${++n}@nowhere.example`, password: "not the password" }).toString(),
+          };
+        },
+        onResponse: (status, _body, _ctx, headers) => {
+          const key = status === 303 ? `303 ${/error=([a-z_]+)/.exec(headers.location ?? "")?.[1] ?? "?"}` : String(status);
+          floodStatus[key] = (floodStatus[key] ?? 0) + 1;
+        },
+      },
+    ],
+  }));
+  process.stdout.write(`- signin-flood: ${connections} connections from ${addresses} addresses, warm-up ${settings.warmup}s … `);
+  const running = floods.map((o) => new Promise((resolve, reject) => autocannon(o, (err, result) => (err ? reject(err) : resolve(result)))));
+  await sleep(settings.warmup * 1000);
+  process.stdout.write(`measure ${settings.duration}s … `);
+  for (const key of Object.keys(floodStatus)) delete floodStatus[key];
+  const c0 = cpuSnapshot(target.watch);
+  const started = performance.now();
+  const latencies = [];
+  const outcomes = {};
+  let u = 0;
+  while (performance.now() - started < settings.duration * 1000 && u < userTxs.length) {
+    const t = userTxs[u++];
+    const sent = performance.now();
+    const res = await fetch(`${env.base}${env.prefix}/sign-in/password`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": FORM, origin: env.base, cookie: t.cookie, "x-forwarded-for": "10.77.0.100" },
+      body: new URLSearchParams({ tx: t.txId, csrf: t.csrf, email: env.human.env.user.email, password: env.human.env.user.password }).toString(),
+    });
+    await res.arrayBuffer();
+    latencies.push(performance.now() - sent);
+    const location = res.headers.get("location") ?? "";
+    const outcome = res.status === 303 && location.startsWith(callback) ? "signed-in" : `${res.status} ${/error=([a-z_]+)/.exec(location)?.[1] ?? ""}`.trim();
+    outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const cpu = cpuDelta(c0, cpuSnapshot(target.watch));
+  const floodPosts = Object.values(floodStatus).reduce((a, b) => a + b, 0);
+  await Promise.all(running);
+  const sorted = latencies.sort((a, b) => a - b);
+  const at = (p) => Math.round(sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN);
+  const row = {
+    scenario: `signin during flood (${addresses} addresses, ${connections} connections)`,
+    rps: sorted.length / seconds,
+    total: sorted.length,
+    p50: at(50),
+    p90: at(90),
+    p95: at(95),
+    p99: at(99),
+    max: Math.round(sorted.at(-1) ?? NaN),
+    non2xx: sorted.length,
+    badStatus: sorted.length - (outcomes["signed-in"] ?? 0),
+    mismatches: 0,
+    errors: 0,
+    timeouts: 0,
+    userOutcomes: outcomes,
+    flood: { postsPerSecond: floodPosts / seconds, statuses: { ...floodStatus } },
+    cpu,
+    peakRssMiB: memory(target.watch.server).peakMiB,
+  };
+  console.log(`user p50=${row.p50}ms p95=${row.p95}ms max=${row.max}ms (${row.total} sign-ins ${JSON.stringify(outcomes)}); flood ${row.flood.postsPerSecond.toFixed(0)} posts/s ${JSON.stringify(floodStatus)}`);
+  return row;
+}
+
 // ---- table ----
 const fmt = (v, d = 0) => (v === undefined || v === null || Number.isNaN(v) ? "-" : Number(v).toFixed(d));
 function printTable(rows) {
@@ -270,6 +377,8 @@ function targets(rows, conc, peakMiB) {
     add("refresh: >= 1000/s with zero errors", refresh.rps >= 1000 && failures === 0, `${fmt(refresh.rps)}/s, ${failures} failures`);
   }
   if (conc) add("session check keeps >= 50 % of its throughput during logins", conc.ratio >= 0.5, `${(conc.ratio * 100).toFixed(0)} %`);
+  const flood = rows.find((r) => r.scenario.startsWith("signin during flood"));
+  if (flood) add("a normal sign-in during a password flood: p95 < 1 s, all signed in", flood.p95 < 1000 && flood.badStatus === 0 && flood.total > 0, `p95 ${flood.p95} ms, ${flood.total - flood.badStatus}/${flood.total} signed in`);
   add("peak RSS < 400 MB through the whole run", peakMiB * 1.048576 < 400, `${fmt(peakMiB)} MiB`);
   return out;
 }
@@ -295,6 +404,8 @@ async function main() {
     PUBLIC_URL: BASE,
     RATE_LIMIT_PER_MINUTE: opts.limiter ? "10000000" : "0",
     RATE_LIMIT_FAILURES: opts.limiter ? "10000000" : "0",
+    // signin-flood sends its client addresses as X-Forwarded-For (nothing else sends the header).
+    TRUST_PROXY: "true",
   };
 
   log("importing bench/workspace.json");
@@ -368,6 +479,7 @@ async function main() {
   }
   let conc = null;
   if (!opts["no-concurrency"] && wants("concurrency")) conc = await concurrency(scenarioEnv, target);
+  if (!opts["no-flood"] && wants("signin-flood")) rows.push(await signinFlood(scenarioEnv, target));
 
   const finalMem = memory(server.pid);
   const ok = rows.filter((r) => !r.error);
