@@ -10,9 +10,11 @@ import { auditEvents } from "../../../db/schema";
 import { decoyHash, hashingQueueState, hashPassword, MAX_CONCURRENT_HASHES, PasswordWorkRefused, PER_ADDRESS_LIMIT, QUEUE_LIMIT, SERVER_WORK, verifyPassword } from "../../../lib/authn/password";
 import { CLIENT_ADDRESS_HEADER } from "../../../lib/http/client-address";
 import { runEndpoint } from "../../../lib/server/router";
-import { createHarness, PUBLIC_URL, seed, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
-import { ADA, BOB, SPA, standardWorkspace } from "../../helpers/fixtures";
-import { outcome, postStep, startSignIn, userIdOf, viewOf, type Outcome } from "../../helpers/factors/sign-in";
+import { call, createHarness, Jar, PUBLIC_URL, seed, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
+import { livePortalSession } from "../../../lib/account-security/portal-session";
+import { loadPortalView } from "../../../lib/account-security/portal-view";
+import { ADA, BOB, SPA, WEB, standardWorkspace } from "../../helpers/fixtures";
+import { outcome, postPassword, postStep, startSignIn, userIdOf, viewOf, workspaceContext, type Outcome, type PendingSignIn } from "../../helpers/factors/sign-in";
 import { holdHashing, stopHolding, type HeldWork } from "../../helpers/hashing";
 
 const FAILURES_PER_5_MINUTES = 2;
@@ -22,7 +24,9 @@ let work: HeldWork | null = null;
 
 beforeAll(async () => {
   h = await createHarness({ rateLimits: { requestsPerMinute: 100_000, failuresPer5Minutes: FAILURES_PER_5_MINUTES } });
-  await seed(h, standardWorkspace(ws));
+  const doc = standardWorkspace(ws);
+  for (const app of doc.applications) if (app.client_id === WEB.client_id) app.account_security = true;
+  await seed(h, doc);
   await decoyHash(); // made once per process, before any work is held
 });
 
@@ -164,6 +168,46 @@ describe("the password-hashing queue behind the hosted sign-in", () => {
     expect(errorOf(await attempt(ADA.email, ADA.password, "203.0.113.40"))).toBe("rate_limited");
     work!.releaseAll();
     await Promise.all(waiting);
+  });
+});
+
+describe("the portal's password check", () => {
+  /** Ada in the account portal (the application's direct link, signed in with her password): the browser's jar. */
+  async function openPortal(): Promise<Jar> {
+    const jar = new Jar();
+    const link = `/t/${ws}/auth/account?client_id=${WEB.client_id}`;
+    const first = await call(h, link, { cookie: jar.header() });
+    jar.take(first);
+    const location = new URL(first.headers.get("location")!, PUBLIC_URL);
+    const s: PendingSignIn = { workspaceId: ws, tx: location.searchParams.get("tx")!, jar, verifier: "", state: "", nonce: "", client: { client_id: WEB.client_id, redirect_uri: WEB.redirect_uri } };
+    expect((await postPassword(h, s, ADA.email, ADA.password)).status).toBe(303);
+    jar.take(await call(h, link, { cookie: jar.header() }));
+    return jar;
+  }
+
+  async function verifyInPortal(jar: Jar, password: string, address: string): Promise<string> {
+    const ctx = await workspaceContext(h, ws);
+    const { csrf } = await loadPortalView(ctx, (await livePortalSession(ctx, jar.header()))!);
+    const res = await call(h, `/t/${ws}/account/verify/password`, { form: { csrf, password }, cookie: jar.header(), headers: { origin: PUBLIC_URL, [CLIENT_ADDRESS_HEADER]: address } });
+    expect(res.status).toBe(303);
+    return res.headers.get("location")!;
+  }
+
+  it("waits in the same queue under the address's share: past it, 'too many attempts' at once, nothing checked or counted", async () => {
+    const jar = await openPortal();
+    await holdAndOccupySlots();
+    const address = "198.51.100.50";
+    const held = Array.from({ length: PER_ADDRESS_LIMIT }, (_, i) => verifyPassword("not a hash", `held-${i}`, address));
+    await until(() => waiting() === PER_ADDRESS_LIMIT);
+    expect(await verifyInPortal(jar, "not the password", address)).toBe(`/t/${ws}/account?error=portal_verification_limited`);
+    work!.releaseAll();
+    await Promise.all(held);
+    const failed = await h.service.db
+      .select({ id: auditEvents.id })
+      .from(auditEvents)
+      .where(and(eq(auditEvents.workspaceId, ws), eq(auditEvents.type, "account_security.verification_failed")));
+    expect(failed).toHaveLength(0);
+    expect(await verifyInPortal(jar, ADA.password, address)).toBe(`/t/${ws}/account?done=verified`);
   });
 });
 
