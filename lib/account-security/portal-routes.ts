@@ -27,7 +27,7 @@ import { redirect303 } from "../http/response";
 import type { Route } from "../http/route";
 import { findClient } from "../oauth/clients";
 import { openAccountSignIn } from "../oauth/pending-sign-in";
-import { portalBinding, portalVerifyMethods, recordPortalEvidence } from "./evidence";
+import { portalBinding, portalVerifyMethods, recordPortalEvidence, type MfaMethod } from "./evidence";
 import { applicationOrigin, clearPortalCookie, endPortalSession, offersPortal, openPortalSession, type PortalSession } from "./portal-session";
 import { portalForm, toPortal } from "./portal-form";
 import { credentialRoutes } from "./credential-routes";
@@ -65,6 +65,15 @@ async function userRow(ctx: EndpointContext, userId: string) {
     .where(and(eq(users.workspaceId, ctx.workspace.id), eq(users.id, userId)))
     .limit(1);
   return user ?? null;
+}
+
+/**
+ * Whether the portal's verification offers `method` to this account (./evidence.ts
+ * `verifyMethods`): each form acts only on a method offered, and a refused one is not read.
+ */
+async function offers(ctx: EndpointContext, portal: PortalSession, ...method: MfaMethod[]): Promise<boolean> {
+  const { methods } = await portalVerifyMethods(ctx, portal);
+  return method.some((m) => methods.mfa.includes(m));
 }
 
 /** Records a verification made in the portal: evidence on the portal session, and the audit event. */
@@ -118,6 +127,7 @@ export const verifyPasswordEndpoint = portalForm(async (request, ctx, { portal, 
 
 /** An authenticator app code (MFA). */
 export const verifyTotpEndpoint = portalForm(async (request, ctx, { portal, form }) => {
+  if (!(await offers(ctx, portal, "totp"))) return toPortal(ctx, { error: "portal_verification_failed" });
   const user = await userRow(ctx, portal.userId);
   if (!user) return hostedError("portal_session_ended");
   const gate = await factorGate(ctx, request, TOTP_LIMITS, user.normalized);
@@ -129,6 +139,7 @@ export const verifyTotpEndpoint = portalForm(async (request, ctx, { portal, form
 
 /** A recovery code (MFA, standing in for a lost second factor). */
 export const verifyRecoveryCodeEndpoint = portalForm(async (request, ctx, { portal, form }) => {
+  if (!(await offers(ctx, portal, "recovery_code"))) return toPortal(ctx, { error: "portal_verification_failed" });
   const user = await userRow(ctx, portal.userId);
   if (!user) return hostedError("portal_session_ended");
   const gate = await factorGate(ctx, request, RECOVERY_CODE_LIMITS, user.normalized);
@@ -166,6 +177,7 @@ export const verifyEmailCodeEndpoint = portalForm(async (request, ctx, { portal,
 
 /** One of the user's passkeys or security keys (the page's WebAuthn prompt), bound to the portal session. */
 export const verifyWebAuthnEndpoint = portalForm(async (request, ctx, { portal, form }) => {
+  if (!(await offers(ctx, portal, "passkey", "security_key"))) return toPortal(ctx, { error: "portal_verification_failed" });
   const gate = await assertionGate(ctx, request, portal.userId);
   if (!gate.allowed) return toPortal(ctx, { error: "portal_verification_limited" });
   const result = await verifyAssertion(ctx, portalBinding(portal), form.get("response"), { userId: portal.userId, kinds: ["passkey", "security_key"] });

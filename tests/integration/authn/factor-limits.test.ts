@@ -4,15 +4,17 @@
  * browser passes a factor's account ceiling only when its session passed that factor before.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { and, eq } from "drizzle-orm";
-import { clients } from "../../../db/schema";
+import { and, eq, isNull } from "drizzle-orm";
+import { clients, recoveryCodes } from "../../../db/schema";
 import { CLIENT_ADDRESS_HEADER } from "../../../lib/http/client-address";
 import { livePortalSession } from "../../../lib/account-security/portal-session";
 import { loadPortalView } from "../../../lib/account-security/portal-view";
 import { call, createHarness, Jar, PUBLIC_URL, seed, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
 import { SPA, standardWorkspace, WEB } from "../../helpers/fixtures";
-import { outcome, passwordStep, postPassword, postStep, startSignIn, viewOf, workspaceContext, type PendingSignIn } from "../../helpers/factors/sign-in";
+import { outcome, passwordStep, postPassword, postStep, startSignIn, userIdOf, viewOf, workspaceContext, type PendingSignIn } from "../../helpers/factors/sign-in";
 import { codeAt, giveTotp } from "../../helpers/factors/totp";
+import { giveRecoveryCodes } from "../../helpers/factors/recovery-codes";
+import { SoftAuthenticator } from "../../helpers/factors/webauthn";
 
 // 2 failures per account and address per 5 minutes, so 6 per account per hour.
 const PER_ADDRESS = 2;
@@ -27,7 +29,7 @@ beforeAll(async () => {
   h = await createHarness({ rateLimits: { requestsPerMinute: 100_000, failuresPer5Minutes: PER_ADDRESS } });
   const doc = standardWorkspace(ws);
   for (const app of doc.applications) if (app.client_id === WEB.client_id) app.account_security = true;
-  doc.users.push(...["pwd", "totp-portal", "totp-signin"].map((n) => ({ ...person(n), email_verified: true })));
+  doc.users.push(...["pwd", "totp-portal", "totp-signin", "rc-passkey"].map((n) => ({ ...person(n), email_verified: true })));
   await seed(h, doc);
   // Sign-in at SPA requires MFA, so its second-factor step shares counters with WEB's portal.
   await h.service.db.update(clients).set({ authPolicy: { mfa: "required" } }).where(and(eq(clients.workspaceId, ws), eq(clients.clientId, SPA.client_id)));
@@ -99,5 +101,17 @@ describe("one counter per factor across the sign-in and the portal", () => {
     }
     const s = await passwordStep(h, ws, { ...SPA, ...person("totp-portal") });
     expect(outcome(await postStep(h, s, "/sign-in/totp", { code: codeAt(h, secret) }, { headers: from("10.72.1.1") }))).toEqual({ to: "page", error: "invalid_code" });
+  });
+});
+
+describe("the portal acts only on the methods it offers", () => {
+  it("a recovery code is not taken from an account whose only second factor is a passkey (codes stand in for an app or a key): refused, unread", async () => {
+    const userId = await userIdOf(h, ws, person("rc-passkey").email);
+    await new SoftAuthenticator().enrol(h, ws, userId, "passkey");
+    const [code] = await giveRecoveryCodes(h, ws, person("rc-passkey").email);
+    const jar = await openPortal(person("rc-passkey"));
+    expect(await portalPost(jar, "/account/verify/recovery-code", { code: code! }, "10.73.0.1")).toBe("error=portal_verification_failed");
+    const unused = await h.service.db.select().from(recoveryCodes).where(and(eq(recoveryCodes.workspaceId, ws), eq(recoveryCodes.userId, userId), isNull(recoveryCodes.usedAt)));
+    expect(unused).toHaveLength(10);
   });
 });
