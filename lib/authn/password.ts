@@ -113,6 +113,11 @@ export class PasswordTurn {
     return new PasswordTurn(address);
   }
 
+  /** Whether `address` could take a turn now (it has fewer than PER_ADDRESS_LIMIT attempts in progress). */
+  static available(address: string): boolean {
+    return (queue.held.get(address) ?? 0) < PER_ADDRESS_LIMIT;
+  }
+
   release(): void {
     if (this.released) return;
     this.released = true;

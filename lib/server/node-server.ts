@@ -5,14 +5,14 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Socket } from "node:net";
 import type { Service } from "../service";
 import { answerHealth, HEALTH_PATHS, readinessProbe, type ReadinessProbe } from "../http/health";
-import { CLIENT_ADDRESS_HEADER } from "../http/client-address";
+import { CLIENT_ADDRESS_HEADER, clientAddressOf, type HeaderSource } from "../http/client-address";
 import { loggableError } from "../http/errors";
 import { notFoundResponse } from "../oauth/errors";
 import { gateForNext, type GateAnswer } from "../http/next-gate";
 import { nodeRequest } from "../http/node-request";
 import { rawResponse } from "../http/response";
 import { ISSUER_ROUTE_CSP, SECURITY_HEADERS } from "../http/security-headers";
-import { directDecision, runDecision, type Decision } from "./router";
+import { directDecision, refusedPasswordPost, runDecision, type Decision } from "./router";
 
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => unknown;
 
@@ -87,6 +87,16 @@ async function answerDirectly(req: IncomingMessage, res: ServerResponse, service
   await writeResponse(await runDecision(decision, nodeRequest(req, origin, body), service), res, ISSUER_PATH_HEADERS);
 }
 
+/** Node's parsed headers as the client-address rule reads them. */
+function nodeHeaders(req: IncomingMessage): HeaderSource {
+  return {
+    get(name) {
+      const value = req.headers[name];
+      return Array.isArray(value) ? value.join(", ") : (value ?? null);
+    },
+  };
+}
+
 /**
  * The methods the application answers (Next's route handlers and pages, and the route table).
  * Anything else (TRACE, CONNECT-style tunnels, WebDAV verbs) never reaches Next, whose handling
@@ -128,6 +138,8 @@ export function createRequestListener(service: Service, origin: string, next: No
       const refused = gateForNext(method, url, req.headers);
       if (refused?.status === 404) return void writeResponse(notFoundResponse(), res, ISSUER_PATH_HEADERS);
       if (refused) return refuse(res, refused);
+      const early = direct && method === "POST" ? refusedPasswordPost(method, url, clientAddressOf(nodeHeaders(req), service.config.trustProxy) ?? "unknown") : null;
+      if (early) return void answerDirectly(req, res, service, origin, early).catch((error) => failed(res, error));
       void next(req, res);
       return;
     }

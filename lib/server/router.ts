@@ -19,7 +19,7 @@ import { revokeEndpoint } from "../oauth/revoke";
 import { introspectEndpoint } from "../oauth/introspect";
 import { logoutEndpoint } from "../oauth/logout";
 import { passwordSignInEndpoint } from "../sign-in/hosted-sign-in";
-import { PasswordWorkRefused } from "../authn/password";
+import { PasswordTurn, PasswordWorkRefused } from "../authn/password";
 import { authorizationCheckEndpoint } from "../authz/check";
 import type { Route } from "../http/route";
 import { emailRoutes } from "../sign-in/steps/email";
@@ -180,6 +180,18 @@ function decide(method: string, pathname: string, machineOnly: boolean): Decisio
 export function directDecision(method: string, url: string): Decision | null {
   // Only the path matters; `URL` normalizes it (dot segments) as it does for `dispatch`.
   return decide(method, new URL(`http://h${url}`).pathname, true);
+}
+
+/**
+ * A password sign-in post whose client address has its share of password work in progress
+ * (lib/authn/password.ts `PasswordTurn`): its answer is the 429 refusal whoever serves it, so the
+ * production server answers it from the table instead of handing it to Next. Under a flood of such
+ * posts, their cost is what every other request waits behind. Null for anything else.
+ */
+export function refusedPasswordPost(method: string, url: string, address: string): Decision | null {
+  if (method !== "POST" || PasswordTurn.available(address)) return null;
+  const decision = decide(method, new URL(`http://h${url}`).pathname, false);
+  return decision?.kind === "route" && decision.route.endpoint === passwordSignInEndpoint ? decision : null;
 }
 
 /** The methods a table path answers, for `Allow`: HEAD wherever GET is. */

@@ -1,0 +1,73 @@
+/**
+ * The production listener (lib/server/node-server.ts) answers a password sign-in post itself when
+ * its client address has its share of password work in progress: the 429 refusal, without handing
+ * the post to Next, whose cost per request is what a flood of such posts makes everyone wait
+ * behind. Other posts, and the same post once the share is free, still go to Next. Runs the real
+ * listener on loopback with a stand-in for Next that records what reaches it.
+ */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createRequestListener } from "../../lib/server/node-server";
+import { hashingQueueState, PER_ADDRESS_LIMIT, verifyPassword } from "../../lib/authn/password";
+import { createHarness, PUBLIC_URL, seed, uniqueWorkspaceId, type Harness } from "../helpers/harness";
+import { standardWorkspace } from "../helpers/fixtures";
+import { holdHashing, stopHolding } from "../helpers/hashing";
+
+const ws = uniqueWorkspaceId("pw-flood");
+let h: Harness;
+let server: http.Server;
+let port = 0;
+const reachedNext: string[] = [];
+
+beforeAll(async () => {
+  h = await createHarness();
+  await seed(h, standardWorkspace(ws));
+  const next = (req: http.IncomingMessage, res: http.ServerResponse) => {
+    reachedNext.push(`${req.method} ${req.url}`);
+    res.writeHead(200, { "content-type": "text/html" }).end("<p>next</p>");
+  };
+  server = http.createServer(createRequestListener(h.service, PUBLIC_URL, next));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  port = (server.address() as AddressInfo).port;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+function post(path: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+  const body = "tx=t&csrf=c&email=nobody%40example.test&password=x";
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { host: "127.0.0.1", port, method: "POST", path, agent: false, headers: { "content-type": "application/x-www-form-urlencoded", "content-length": Buffer.byteLength(body), origin: PUBLIC_URL } },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (c) => (text += c));
+        res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
+      },
+    );
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+describe("a password sign-in post past its address's share", () => {
+  it("is refused by the listener itself, 429 with Retry-After; other posts and a free share go to Next", async () => {
+    const work = holdHashing();
+    // The loopback address's share, in use (the listener stamps the socket's address).
+    const held = Array.from({ length: PER_ADDRESS_LIMIT }, (_, i) => verifyPassword("not a hash", `held-${i}`, "127.0.0.1"));
+    expect(hashingQueueState().held["127.0.0.1"]).toBe(PER_ADDRESS_LIMIT);
+
+    const refused = await post(`/t/${ws}/sign-in/password`);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers["retry-after"])).toBeGreaterThan(0);
+    expect(refused.headers["content-type"]).toContain("text/html");
+    expect(await post(`/t/${ws}/sign-in/email`)).toMatchObject({ status: 200, body: "<p>next</p>" });
+    expect(reachedNext).toEqual([`POST /t/${ws}/sign-in/email`]);
+
+    work.releaseAll();
+    await Promise.all(held);
+    stopHolding();
+    expect(await post(`/t/${ws}/sign-in/password`)).toMatchObject({ status: 200, body: "<p>next</p>" });
+    expect(reachedNext).toEqual([`POST /t/${ws}/sign-in/email`, `POST /t/${ws}/sign-in/password`]);
+  });
+});
