@@ -139,7 +139,8 @@ export function createRequestListener(service: Service, origin: string, next: No
       if (refused?.status === 404) return void writeResponse(notFoundResponse(), res, ISSUER_PATH_HEADERS);
       if (refused) return refuse(res, refused);
       const early = direct && method === "POST" ? refusedPasswordPost(method, url, clientAddressOf(nodeHeaders(req), service.config.trustProxy) ?? "unknown") : null;
-      if (early) return void answerDirectly(req, res, service, origin, early).catch((error) => failed(res, error));
+      // Refused unread (Node discards the body once the answer is sent).
+      if (early) return void runDecision(early, nodeRequest(req, origin), service).then((response) => writeResponse(response, res, ISSUER_PATH_HEADERS)).catch((error) => failed(res, error));
       void next(req, res);
       return;
     }

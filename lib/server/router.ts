@@ -18,7 +18,7 @@ import { userinfoEndpoint } from "../oauth/userinfo";
 import { revokeEndpoint } from "../oauth/revoke";
 import { introspectEndpoint } from "../oauth/introspect";
 import { logoutEndpoint } from "../oauth/logout";
-import { passwordSignInEndpoint } from "../sign-in/hosted-sign-in";
+import { passwordSignInEndpoint, refusedPasswordPostEndpoint } from "../sign-in/hosted-sign-in";
 import { PasswordTurn, PasswordWorkRefused } from "../authn/password";
 import { authorizationCheckEndpoint } from "../authz/check";
 import type { Route } from "../http/route";
@@ -184,14 +184,15 @@ export function directDecision(method: string, url: string): Decision | null {
 
 /**
  * A password sign-in post whose client address has its share of password work in progress
- * (lib/authn/password.ts `PasswordTurn`): its answer is the 429 refusal whoever serves it, so the
- * production server answers it from the table instead of handing it to Next. Under a flood of such
- * posts, their cost is what every other request waits behind. Null for anything else.
+ * (lib/authn/password.ts `PasswordTurn`) as it arrives: the decision to answer it with the 429
+ * refusal, unread, instead of handing it to Next. Under a flood of such posts, their cost is what
+ * every other request waits behind. Null for anything else.
  */
 export function refusedPasswordPost(method: string, url: string, address: string): Decision | null {
   if (method !== "POST" || PasswordTurn.available(address)) return null;
   const decision = decide(method, new URL(`http://h${url}`).pathname, false);
-  return decision?.kind === "route" && decision.route.endpoint === passwordSignInEndpoint ? decision : null;
+  if (decision?.kind !== "route" || decision.route.endpoint !== passwordSignInEndpoint) return null;
+  return { ...decision, route: { ...decision.route, endpoint: refusedPasswordPostEndpoint } };
 }
 
 /** The methods a table path answers, for `Allow`: HEAD wherever GET is. */

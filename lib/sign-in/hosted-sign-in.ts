@@ -48,6 +48,12 @@ async function tooManyAttempts(): Promise<Response> {
   return lightResponse(page.body, 429, page.headers);
 }
 
+/**
+ * The password post's answer when its address had no turn left as it arrived: the production
+ * listener answers such a post with this, unread, before handing anything to Next (lib/server).
+ */
+export const refusedPasswordPostEndpoint: Endpoint = () => tooManyAttempts();
+
 const passwordStep = (turn: PasswordTurn): Endpoint => signInStep(async (request, ctx, { tx, form }) => {
   if (!(await policyFor(ctx, tx.clientPk)).firstFactors.includes("password")) return toSignInPage(ctx, tx.id, "method_not_allowed");
   const typed = (form.get("email") ?? "").trim();
