@@ -192,6 +192,8 @@ async function measure(env, def, target) {
   const load = { connections: settings.connections, duration: settings.warmup };
   process.stdout.write(`- ${def.name}${sc.note ? ` (${sc.note})` : ""}: warm-up ${settings.warmup}s … `);
   if (settings.warmup > 0) await cannon(target.url, sc, load);
+  // The warm-up's last requests may still be running on the server (sign-ins wait for argon2).
+  await sleep(settings.pause * 1000);
   process.stdout.write(`measure ${settings.duration}s … `);
   const c0 = cpuSnapshot(target.watch);
   const out = await cannon(target.url, sc, { ...load, duration: settings.duration });

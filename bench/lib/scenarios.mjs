@@ -202,6 +202,9 @@ export const SCENARIOS = [
       });
       const { email, password } = env.human.env.user;
       const callback = `${client.redirectUri}?code=`;
+      // Many people signing in, each from an address of their own (X-Forwarded-For; the server runs
+      // with TRUST_PROXY=true): one address may have only a few password attempts in progress at once.
+      let sent = 0;
       return {
         req: {
           method: "POST",
@@ -209,7 +212,7 @@ export const SCENARIOS = [
           headers: { "content-type": FORM, origin: env.base },
         },
         perRequest: supply(txs, (t) => ({
-          headers: { cookie: t.cookie },
+          headers: { cookie: t.cookie, "x-forwarded-for": `10.1.${(sent >> 8) & 255}.${sent++ & 255}` },
           body: new URLSearchParams({ tx: t.txId, csrf: t.csrf, email, password }).toString(),
         })),
         expectStatus: 303,

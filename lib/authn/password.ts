@@ -21,9 +21,9 @@ export const MAX_CONCURRENT_HASHES = Math.max(1, availableParallelism() - 1);
  * - one address has at most PER_ADDRESS_LIMIT password attempts in progress at once (a sign-in
  *   post takes its turn before anything else, PasswordTurn; a lone hash or verification takes it
  *   for itself), whatever the emails it types, known or not: the queue never looks at them. Four
- *   at once is far more than people behind one NAT sign in with at ~15 ms a hash, and lets eight
- *   flooding addresses at most fill the queue;
- * - at most QUEUE_LIMIT hashes wait in all (about half a second of work at ~15 ms a hash);
+ *   at once is far more than people behind one NAT sign in with at ~15 ms a hash; it takes
+ *   sixteen flooding addresses to fill the queue;
+ * - at most QUEUE_LIMIT hashes wait in all (about a second of work at ~15 ms a hash);
  * - the waiting addresses take turns, one hash each, so a few addresses with a backlog hold up
  *   another address's sign-in by one hash each, not by their whole backlog.
  *
@@ -31,7 +31,7 @@ export const MAX_CONCURRENT_HASHES = Math.max(1, availableParallelism() - 1);
  * again shortly" (429 with Retry-After), without checking or counting anything.
  */
 export const PER_ADDRESS_LIMIT = 4;
-export const QUEUE_LIMIT = 32 * MAX_CONCURRENT_HASHES;
+export const QUEUE_LIMIT = 64 * MAX_CONCURRENT_HASHES;
 /** What a refusal asks the client to wait: the queue drains within about a second. */
 export const RETRY_AFTER_SECONDS = 1;
 
