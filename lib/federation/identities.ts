@@ -148,8 +148,23 @@ async function admissionRefusal(ctx: EndpointContext, loaded: LoadedProvider, em
   if (owner !== null && owner !== connection?.organizationId) return "domain_of_organization";
   const inOwnDomain = connection !== null && owner === connection.organizationId;
   if (!emailVerified && !inOwnDomain) return "email_unverified";
-  if (connection && connection.admission !== "any_vouched" && !inOwnDomain) return "not_admitted";
+  if (connection && connection.admission !== "any_vouched" && !inOwnDomain && !(await memberByEmail(ctx, connection.organizationId, email))) return "not_admitted";
   return null;
+}
+
+/**
+ * Whether the account with this address is already a member of the organization (an
+ * administrator added it): the organization admitted it, whatever its domain. The sign-in still
+ * links the identity only after the user proves that account.
+ */
+async function memberByEmail(ctx: EndpointContext, organizationId: string, email: string): Promise<boolean> {
+  const [row] = await ctx.service.db
+    .select({ id: organizationMembers.id })
+    .from(organizationMembers)
+    .innerJoin(users, eq(users.id, organizationMembers.userId))
+    .where(and(eq(organizationMembers.workspaceId, ctx.workspace.id), eq(organizationMembers.organizationId, organizationId), eq(users.emailNormalized, email)))
+    .limit(1);
+  return row !== undefined;
 }
 
 function identityRow(workspaceId: string, userId: string, link: PendingFederatedLink, now: Date): typeof federatedIdentities.$inferInsert {

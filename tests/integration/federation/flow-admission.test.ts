@@ -13,7 +13,7 @@
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { organizationMembers, userRoles } from "../../../db/schema";
-import { ACME, ADA, API, authzWorkspace, GLOBEX, WEB } from "../../helpers/fixtures";
+import { ACME, ADA, API, authzWorkspace, BOB, GLOBEX, WEB } from "../../helpers/fixtures";
 import { createHarness, seed, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
 import { outcome, postPassword, startSignIn, viewOf } from "../../helpers/factors/sign-in";
 import { startOidcProviderUpstream, type OidcProviderUpstream } from "../../helpers/federation/oidc-provider-upstream";
@@ -44,8 +44,9 @@ const MALLORY = { sub: "mallory-upstream", email: "mallory@gmail.test" };
 const ALICE = { sub: "alice-upstream", email: "alice@acme.test" };
 /** An address in no organization's verified domain. */
 const ERIN = { sub: "erin-upstream", email: "erin@contractor.test" };
-/** The address of a local account (outside every verified domain). */
+/** The addresses of local accounts (outside every verified domain): Ada is a member of Acme and Globex, Bob of Globex only. */
 const ADA_UPSTREAM = { sub: "ada-upstream", email: ADA.email };
+const BOB_UPSTREAM = { sub: "bob-upstream", email: BOB.email };
 
 beforeAll(async () => {
   h = await createHarness();
@@ -53,7 +54,7 @@ beforeAll(async () => {
   upstream = await startOidcProviderUpstream({
     redirectUris: [callbackUrlOf(ws)],
     now: () => h.clock.now(),
-    accounts: [MALLORY, ALICE, ERIN, ADA_UPSTREAM].map((a) => ({ ...a, email_verified: true })),
+    accounts: [MALLORY, ALICE, ERIN, ADA_UPSTREAM, BOB_UPSTREAM].map((a) => ({ ...a, email_verified: true })),
   });
   acme = await organizationIdOf(h, ws, ACME);
   globex = await organizationIdOf(h, ws, GLOBEX);
@@ -93,9 +94,9 @@ describe("admission through an enterprise connection", () => {
     expect(await userByEmail(h, ws, MALLORY.email)).toBeNull();
   });
 
-  it("refuses the address of an existing local account outside the domains before any link prompt (federation_not_admitted)", async () => {
+  it("refuses the address of an existing local account outside the domains, not a member, before any link prompt (federation_not_admitted)", async () => {
     const before = await countsOf(h, ws);
-    await expectHostedError((await through("someone@acme.test", ADA_UPSTREAM.sub)).res, "federation_not_admitted");
+    await expectHostedError((await through("someone@acme.test", BOB_UPSTREAM.sub)).res, "federation_not_admitted");
     expect(await countsOf(h, ws)).toEqual(before);
   });
 
@@ -174,5 +175,18 @@ describe("identities keyed per connection: the same upstream (iss, sub) through 
     const before = await countsOf(h, ws);
     await expectHostedError((await through("someone@acme.test", MALLORY.sub)).res, "federation_not_member");
     expect(await countsOf(h, ws)).toEqual(before);
+  });
+});
+
+describe("an account an administrator already added to the organization", () => {
+  it("is admitted under the default rule whatever its domain, and still must prove the account before the identity is linked", async () => {
+    // Ada (ada@example.test, outside Acme's domains) is a member of Acme through the workspace file.
+    const ada = (await userByEmail(h, ws, ADA.email))!;
+    const before = await countsOf(h, ws);
+    const { s, res } = await through("someone@acme.test", ADA_UPSTREAM.sub);
+    expect(outcome(res)).toEqual({ to: "page", error: null });
+    expect((await viewOf(h, s)).federation.linking).toEqual({ email: ADA.email, provider: "Acme" });
+    expect(await countsOf(h, ws)).toEqual(before);
+    expect(await identitiesOf(h, ws, ada.id)).toEqual([]);
   });
 });
