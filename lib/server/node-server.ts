@@ -109,7 +109,19 @@ export interface ListenerOptions {
   direct?: boolean;
   /** The readiness state `/readyz` reports (default: a probe of the service's database). */
   readiness?: ReadinessProbe;
+  /** Waits before a refused password post is answered (default: REFUSAL_HOLD_MS; tests hold and release it). */
+  holdRefusal?: () => Promise<void>;
 }
+
+/**
+ * How long the listener holds a password post it refuses (its address has its share of password
+ * work in progress) before answering 429. A client that posts again as soon as it is answered then
+ * sends at most one post per second per connection, instead of turning the refusals themselves
+ * into the flood every other request waits behind on the event loop. A held post costs a socket
+ * and a timer; the connections an address may hold bound them (HTTP_CONNECTIONS_PER_ADDRESS).
+ */
+export const REFUSAL_HOLD_MS = 1000;
+const holdFor = (ms: number) => () => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * The listener: stamps the client address the limiter keys on (overwriting whatever a client
@@ -119,6 +131,7 @@ export interface ListenerOptions {
 export function createRequestListener(service: Service, origin: string, next: NodeHandler, options: ListenerOptions = {}) {
   const direct = options.direct ?? true;
   const readiness = options.readiness ?? readinessProbe(service.db);
+  const holdRefusal = options.holdRefusal ?? holdFor(REFUSAL_HOLD_MS);
   return (req: IncomingMessage, res: ServerResponse): void => {
     req.headers[CLIENT_ADDRESS_HEADER] = req.socket.remoteAddress ?? "unknown";
     const url = req.url ?? "/";
@@ -139,8 +152,13 @@ export function createRequestListener(service: Service, origin: string, next: No
       if (refused?.status === 404) return void writeResponse(notFoundResponse(), res, ISSUER_PATH_HEADERS);
       if (refused) return refuse(res, refused);
       const early = direct && method === "POST" ? refusedPasswordPost(method, url, clientAddressOf(nodeHeaders(req), service.config.trustProxy) ?? "unknown") : null;
-      // Refused unread (Node discards the body once the answer is sent).
-      if (early) return void runDecision(early, nodeRequest(req, origin), service).then((response) => writeResponse(response, res, ISSUER_PATH_HEADERS)).catch((error) => failed(res, error));
+      // Refused unread (Node discards the body once the answer is sent), after the hold.
+      if (early) {
+        return void holdRefusal()
+          .then(() => runDecision(early, nodeRequest(req, origin), service))
+          .then((response) => writeResponse(response, res, ISSUER_PATH_HEADERS))
+          .catch((error) => failed(res, error));
+      }
       void next(req, res);
       return;
     }

@@ -19,6 +19,10 @@ let h: Harness;
 let server: http.Server;
 let port = 0;
 const reachedNext: string[] = [];
+/** Refusals the listener is holding; `autoRelease` answers them at once (the first test). */
+const heldRefusals: (() => void)[] = [];
+let autoRelease = true;
+const holdRefusal = () => new Promise<void>((resolve) => (autoRelease ? resolve() : heldRefusals.push(resolve)));
 
 beforeAll(async () => {
   h = await createHarness();
@@ -27,7 +31,7 @@ beforeAll(async () => {
     reachedNext.push(`${req.method} ${req.url}`);
     res.writeHead(200, { "content-type": "text/html" }).end("<p>next</p>");
   };
-  server = http.createServer(createRequestListener(h.service, PUBLIC_URL, next));
+  server = http.createServer(createRequestListener(h.service, PUBLIC_URL, next, { holdRefusal }));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   port = (server.address() as AddressInfo).port;
 });
@@ -74,5 +78,23 @@ describe("a password sign-in post past its address's share", () => {
     stopHolding();
     expect(await post(`/t/${ws}/sign-in/password`)).toMatchObject({ status: 200, body: "<p>next</p>" });
     expect(reachedNext).toEqual([`POST /t/${ws}/sign-in/email`, `POST /t/${ws}/sign-in/password`]);
+  });
+
+  it("is answered only after the hold, so a client reposting at once cannot turn refusals into a flood", async () => {
+    const work = holdHashing();
+    const held = Array.from({ length: PER_ADDRESS_LIMIT }, (_, i) => verifyPassword("not a hash", `held-${i}`, "127.0.0.1"));
+    autoRelease = false;
+    let answered = false;
+    const refused = post(`/t/${ws}/sign-in/password`).then((r) => ((answered = true), r));
+    await expect.poll(() => heldRefusals.length).toBe(1);
+    // Held: a round trip on another connection comes back while the refusal is still unanswered.
+    expect((await post(`/t/${ws}/sign-in/email`)).status).toBe(200);
+    expect(answered).toBe(false);
+    heldRefusals.shift()!();
+    expect((await refused).status).toBe(429);
+    autoRelease = true;
+    work.releaseAll();
+    await Promise.all(held);
+    stopHolding();
   });
 });
