@@ -200,19 +200,22 @@ interface Row {
   revokedAt: Date | null;
 }
 
+/** The columns an invitation is read with (Row). */
+const ROW = {
+  id: operatorInvitations.id,
+  workspaceId: operatorInvitations.workspaceId,
+  email: operatorInvitations.email,
+  emailNormalized: operatorInvitations.emailNormalized,
+  role: operatorInvitations.role,
+  expiresAt: operatorInvitations.expiresAt,
+  acceptedAt: operatorInvitations.acceptedAt,
+  revokedAt: operatorInvitations.revokedAt,
+};
+
 async function findByToken(db: Database, token: string): Promise<Row | null> {
   if (!token || token.length > 200) return null;
   const [row] = await db
-    .select({
-      id: operatorInvitations.id,
-      workspaceId: operatorInvitations.workspaceId,
-      email: operatorInvitations.email,
-      emailNormalized: operatorInvitations.emailNormalized,
-      role: operatorInvitations.role,
-      expiresAt: operatorInvitations.expiresAt,
-      acceptedAt: operatorInvitations.acceptedAt,
-      revokedAt: operatorInvitations.revokedAt,
-    })
+    .select(ROW)
     .from(operatorInvitations)
     .where(eq(operatorInvitations.tokenHash, sha256Hex(token)))
     .limit(1);
@@ -268,16 +271,7 @@ async function consume(db: Database, token: string, now: Date, acceptedBy: strin
         emailNormalized === undefined ? undefined : eq(operatorInvitations.emailNormalized, emailNormalized),
       ),
     )
-    .returning({
-      id: operatorInvitations.id,
-      workspaceId: operatorInvitations.workspaceId,
-      email: operatorInvitations.email,
-      emailNormalized: operatorInvitations.emailNormalized,
-      role: operatorInvitations.role,
-      expiresAt: operatorInvitations.expiresAt,
-      acceptedAt: operatorInvitations.acceptedAt,
-      revokedAt: operatorInvitations.revokedAt,
-    });
+    .returning(ROW);
   if (row) return row;
   const found = await findByToken(db, token);
   throw new InvitationError(problemOf(found, now) ?? "wrong_operator");
