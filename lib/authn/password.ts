@@ -100,15 +100,8 @@ export class PasswordTurn {
 
   /** The address's turn, or PasswordWorkRefused at once when it has PER_ADDRESS_LIMIT attempts in progress. */
   static take(address: string): PasswordTurn {
-    const turn = PasswordTurn.tryTake(address);
-    if (!turn) throw new PasswordWorkRefused();
-    return turn;
-  }
-
-  /** As `take`, null instead of an error (a refusal under a flood must cost next to nothing). */
-  static tryTake(address: string): PasswordTurn | null {
     const held = queue.held.get(address) ?? 0;
-    if (held >= PER_ADDRESS_LIMIT) return null;
+    if (held >= PER_ADDRESS_LIMIT) throw new PasswordWorkRefused();
     queue.held.set(address, held + 1);
     return new PasswordTurn(address);
   }

@@ -4,10 +4,7 @@ import type { Endpoint, EndpointContext } from "../http/context";
 import type { TransactionRow } from "../oauth/pending-sign-in";
 import { isStorableText } from "../text";
 import { evidenceFor } from "../authn/evidence";
-import { decoyHash, hashPassword, needsRehash, PASSWORD_MAX_LENGTH, PasswordTurn, PasswordWorkRefused, RETRY_AFTER_SECONDS, verifyPassword } from "../authn/password";
-import { hostedError } from "../hosted/errors";
-import { lightResponse } from "../http/response";
-import { currentLocale } from "../i18n/request-locale";
+import { decoyHash, hashPassword, needsRehash, PASSWORD_MAX_LENGTH, PasswordTurn, PasswordWorkRefused, verifyPassword } from "../authn/password";
 import { clientAddress } from "../http/client-address";
 import { factorGate } from "../authn/factors/limits";
 import { PASSWORD_LIMITS } from "../authn/factors/password";
@@ -19,12 +16,12 @@ import { homeRealmRedirect } from "./steps/federation";
 /**
  * POST /sign-in/password: the password as a first factor (lib/sign-in/flow.ts runs the rest of the
  * sign-in). The client address's turn of password work is taken before anything else: an address
- * with its share of attempts in progress is answered 429 "try again shortly" (Retry-After) before
- * any statement runs or anything is counted, the same for every email (lib/authn/password.ts).
+ * with its share of attempts in progress is refused (PasswordWorkRefused, which the route table
+ * answers 429 "try again shortly" with Retry-After) before any statement runs or anything is
+ * counted, the same for every email (lib/authn/password.ts).
  */
 export const passwordSignInEndpoint: Endpoint = async (request, ctx) => {
-  const turn = PasswordTurn.tryTake(clientAddress(request, ctx.service.config.trustProxy));
-  if (!turn) return tooManyAttempts();
+  const turn = PasswordTurn.take(clientAddress(request, ctx.service.config.trustProxy));
   try {
     return await passwordStep(turn)(request, ctx);
   } finally {
@@ -33,26 +30,10 @@ export const passwordSignInEndpoint: Endpoint = async (request, ctx) => {
 };
 
 /**
- * The route table's 429 page (lib/server/router.ts `tooManyRequests`) with Retry-After, built once
- * per language: a flood's refused posts are answered without rendering anything.
- */
-const refusalPages = new Map<string, { body: string; headers: Record<string, string> }>();
-async function tooManyAttempts(): Promise<Response> {
-  const locale = currentLocale();
-  let page = refusalPages.get(locale);
-  if (!page) {
-    const full = hostedError("too_many_requests");
-    page = { body: await full.text(), headers: { ...Object.fromEntries(full.headers), "Retry-After": String(RETRY_AFTER_SECONDS) } };
-    refusalPages.set(locale, page);
-  }
-  return lightResponse(page.body, 429, page.headers);
-}
-
-/**
  * The password post's answer when its address had no turn left as it arrived: the production
  * listener answers such a post with this, unread, before handing anything to Next (lib/server).
  */
-export const refusedPasswordPostEndpoint: Endpoint = () => tooManyAttempts();
+export const refusedPasswordPostEndpoint: Endpoint = () => Promise.reject(new PasswordWorkRefused());
 
 const passwordStep = (turn: PasswordTurn): Endpoint => signInStep(async (request, ctx, { tx, form }) => {
   if (!(await policyFor(ctx, tx.clientPk)).firstFactors.includes("password")) return toSignInPage(ctx, tx.id, "method_not_allowed");
