@@ -98,10 +98,10 @@ export async function resolveIdentity(ctx: EndpointContext, loaded: LoadedProvid
 
   const email = identity.email?.trim().toLowerCase() ?? null;
   if (!email || !/^[^@\s]+@[^@\s]+$/.test(email) || email.length > 320) return { kind: "refused", reason: "no_email" };
-  const refusal = await admissionRefusal(ctx, loaded, identity.emailVerified, email);
+  const [existing] = await db.select({ id: users.id, status: users.status }).from(users).where(and(eq(users.workspaceId, wid), eq(users.emailNormalized, email))).limit(1);
+  const refusal = await admissionRefusal(ctx, loaded, identity.emailVerified, email, existing?.id ?? null);
   if (refusal) return { kind: "refused", reason: refusal };
 
-  const [existing] = await db.select({ id: users.id, status: users.status }).from(users).where(and(eq(users.workspaceId, wid), eq(users.emailNormalized, email))).limit(1);
   if (existing) {
     if (existing.status !== "active") return { kind: "refused", reason: "account_disabled" };
     return { kind: "link", link: pendingLinkOf(loaded, identity, existing.id) };
@@ -139,32 +139,20 @@ class ConcurrentFirstSignIn extends Error {}
 /**
  * Whether this source admits a new identity with this address (null) or why not. The address must
  * be vouched for, must not be in another organization's verified domain, and through a connection
- * must meet its organization's rule (`verified_domains` by default, or `any_vouched`).
+ * must meet its organization's rule (`verified_domains` by default, or `any_vouched`). The account
+ * that already has the address (`accountId`), when an administrator made it a member of the
+ * organization, is admitted whatever its domain: the sign-in still links the identity only after
+ * the user proves that account.
  */
-async function admissionRefusal(ctx: EndpointContext, loaded: LoadedProvider, emailVerified: boolean, email: string): Promise<RefusalReason | null> {
+async function admissionRefusal(ctx: EndpointContext, loaded: LoadedProvider, emailVerified: boolean, email: string, accountId: string | null): Promise<RefusalReason | null> {
   // An address in a domain an organization verified is that organization's: only its own connection admits a new identity with it.
   const owner = (await verifiedDomainForEmail(ctx.service.db, ctx.workspace.id, email))?.organizationId ?? null;
   const connection = loaded.connection;
   if (owner !== null && owner !== connection?.organizationId) return "domain_of_organization";
   const inOwnDomain = connection !== null && owner === connection.organizationId;
   if (!emailVerified && !inOwnDomain) return "email_unverified";
-  if (connection && connection.admission !== "any_vouched" && !inOwnDomain && !(await memberByEmail(ctx, connection.organizationId, email))) return "not_admitted";
+  if (connection && connection.admission !== "any_vouched" && !inOwnDomain && !(accountId && (await isMember(ctx, connection.organizationId, accountId)))) return "not_admitted";
   return null;
-}
-
-/**
- * Whether the account with this address is already a member of the organization (an
- * administrator added it): the organization admitted it, whatever its domain. The sign-in still
- * links the identity only after the user proves that account.
- */
-async function memberByEmail(ctx: EndpointContext, organizationId: string, email: string): Promise<boolean> {
-  const [row] = await ctx.service.db
-    .select({ id: organizationMembers.id })
-    .from(organizationMembers)
-    .innerJoin(users, eq(users.id, organizationMembers.userId))
-    .where(and(eq(organizationMembers.workspaceId, ctx.workspace.id), eq(organizationMembers.organizationId, organizationId), eq(users.emailNormalized, email)))
-    .limit(1);
-  return row !== undefined;
 }
 
 function identityRow(workspaceId: string, userId: string, link: PendingFederatedLink, now: Date): typeof federatedIdentities.$inferInsert {
