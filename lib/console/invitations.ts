@@ -26,7 +26,7 @@ import type { Service } from "../service";
 import { operatorRoles, requireOperator, type OperatorRole } from "./authz";
 import { email, id } from "./forms";
 import { defineOperation, fieldError, formError } from "./operation";
-import { OPERATOR_PASSWORD_MIN_LENGTH } from "./setup";
+import { createOperatorAccount, OPERATOR_PASSWORD_MIN_LENGTH } from "./setup";
 import { SYSTEM_WORKSPACE_ID, SYSTEM_WORKSPACE_NAME } from "./system";
 
 /** An invitation link is valid for 7 days. */
@@ -319,23 +319,11 @@ export async function acceptInvitationWithNewAccount(
   const passwordHash = await hashPassword(parsed.password);
   return service.db.transaction(async (tx) => {
     const now = service.clock.now();
-    const userId = newId();
     const invitation = await consume(tx, token, now, null);
     // Two invitations of one email (to two workspaces) accepted at once create one account.
     await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`latchkey:operator-email:${invitation.emailNormalized}`}))`);
     if (await operatorByEmail(tx, invitation.emailNormalized)) throw new InvitationError("account_exists");
-    await tx.insert(users).values({
-      id: userId,
-      workspaceId: SYSTEM_WORKSPACE_ID,
-      email: invitation.email,
-      emailNormalized: invitation.emailNormalized,
-      emailVerified: true,
-      name: parsed.name,
-      passwordHash,
-      status: "active",
-      createdAt: now,
-      updatedAt: now,
-    });
+    const userId = await createOperatorAccount(tx, { email: invitation.email, name: parsed.name, passwordHash, now });
     await tx.update(operatorInvitations).set({ acceptedBy: userId }).where(eq(operatorInvitations.id, invitation.id));
     await join(tx, invitation, userId, now, "created", meta.ip ?? null);
     return { userId, workspaceId: invitation.workspaceId };

@@ -139,20 +139,8 @@ export async function completeSetup(service: Service, token: string, input: Setu
     const now = service.clock.now();
     const state = await tokenState(tx, token, now);
     if (state !== "valid") throw new SetupError(state);
-    const userId = newId();
     const email = parsed.email;
-    await tx.insert(users).values({
-      id: userId,
-      workspaceId: SYSTEM_WORKSPACE_ID,
-      email,
-      emailNormalized: email.toLowerCase(),
-      emailVerified: true,
-      name: parsed.name,
-      passwordHash,
-      status: "active",
-      createdAt: now,
-      updatedAt: now,
-    });
+    const userId = await createOperatorAccount(tx, { email, name: parsed.name, passwordHash, now });
     const all = await tx
       .select({ id: workspaces.id })
       .from(workspaces)
@@ -171,6 +159,27 @@ export async function completeSetup(service: Service, token: string, input: Setu
     });
     return { userId };
   });
+}
+
+/**
+ * An operator account: a user of the system workspace, its address taken as verified (setup's
+ * link, or the invitation emailed to it), with the password its owner chose. Returns its id.
+ */
+export async function createOperatorAccount(db: Database, input: { email: string; name: string | null; passwordHash: string; now: Date }): Promise<string> {
+  const id = newId();
+  await db.insert(users).values({
+    id,
+    workspaceId: SYSTEM_WORKSPACE_ID,
+    email: input.email,
+    emailNormalized: input.email.toLowerCase(),
+    emailVerified: true,
+    name: input.name,
+    passwordHash: input.passwordHash,
+    status: "active",
+    createdAt: input.now,
+    updatedAt: input.now,
+  });
+  return id;
 }
 
 export interface SessionCookie {
