@@ -32,6 +32,7 @@ import {
   normalizeAddress,
   pendingEmailCode,
   sendGate,
+  unreadCodeFailure,
   verifyEmailCode,
 } from "../authn/factors/email-otp";
 import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, PasswordWorkRefused } from "../authn/password";
@@ -123,8 +124,10 @@ export const signUpSendEndpoint = signInStep(async (request, ctx, { tx, form }) 
 /** POST /sign-up/verify: the code. A new address is recorded as proved; a registered one signs in. */
 export const signUpVerifyEndpoint = signInStep(async (request, ctx, { tx, form }) => {
   if (!(await signUpAllowed(ctx, tx))) return toSignInPage(ctx, tx.id, "method_not_allowed");
-  if (!(await atFirstStep(request, ctx, tx))) return toSignInPage(ctx, tx.id, "invalid_code");
-  const result = await verifyEmailCode(ctx, request, { purpose: "sign_up", bindingId: tx.id }, form.get("code"));
+  const binding = { purpose: "sign_up" as const, bindingId: tx.id };
+  const result = (await atFirstStep(request, ctx, tx))
+    ? await verifyEmailCode(ctx, request, binding, form.get("code"))
+    : { ok: false as const, reason: await unreadCodeFailure(ctx, binding) };
   if (!result.ok) return toSignInPage(ctx, tx.id, result.reason === "expired" ? "code_expired" : "invalid_code");
   // Registered (when the code was sent, or since): the code was a sign-in code for the account.
   const user = await activeUserByAddress(ctx, result.address);

@@ -28,7 +28,7 @@ import { isStorableText } from "../../text";
 import { evidenceFor, type Evidence } from "../evidence";
 import { ACCOUNT_FAILURES_PER_HOUR, FAILURES_PER_5_MINUTES, type GuessingLimits } from "../../limits/declarations";
 import { factorGate, knownAfter } from "./limits";
-import type { ChallengeBinding } from "./contract";
+import type { ChallengeBinding, VerifyFailure } from "./contract";
 
 export const EMAIL_CODE_TTL_MS = 10 * MINUTE;
 export const EMAIL_CODE_MAX_ATTEMPTS = 5;
@@ -189,6 +189,16 @@ export async function pendingEmailCode(ctx: Ctx, binding: ChallengeBinding): Pro
   if (!row) return null;
   const dead = row.expiresAt.getTime() <= ctx.service.clock.now().getTime() || row.attempts >= EMAIL_CODE_MAX_ATTEMPTS;
   return { address: row.address ?? "", dead };
+}
+
+/**
+ * What a code posted where no code is asked for (a later step of the sign-in) answers, unread and
+ * uncounted: "expired" when the binding has no live code (used, as by a parallel post that won,
+ * dead, or never sent), as verifyEmailCode would say of it; otherwise "invalid", like a wrong code.
+ */
+export async function unreadCodeFailure(ctx: Ctx, binding: ChallengeBinding): Promise<VerifyFailure> {
+  const pending = await pendingEmailCode(ctx, binding);
+  return pending && !pending.dead ? "invalid" : "expired";
 }
 
 async function latest(ctx: Ctx, binding: ChallengeBinding) {

@@ -21,6 +21,7 @@ import {
   normalizeAddress,
   pendingEmailCode,
   sendGate,
+  unreadCodeFailure,
   verifyEmailCode,
 } from "../../authn/factors/email-otp";
 import { emailAvailable, sendMail } from "../../authn/email/transport";
@@ -96,8 +97,10 @@ export const emailCodeSendEndpoint = signInStep(async (request, ctx, { tx, form 
 /** POST /sign-in/email/verify: the code as a first factor. */
 export const emailCodeVerifyEndpoint = signInStep(async (request, ctx, { tx, form }) => {
   if (!(await policyFor(ctx, tx.clientPk)).firstFactors.includes("email_otp")) return toSignInPage(ctx, tx.id, "method_not_allowed");
-  if (!(await offersEmailCode(request, ctx, tx))) return toSignInPage(ctx, tx.id, "invalid_code");
-  const result = await verifyEmailCode(ctx, request, { purpose: "sign_in", bindingId: tx.id }, form.get("code"));
+  const binding = { purpose: "sign_in" as const, bindingId: tx.id };
+  const result = (await offersEmailCode(request, ctx, tx))
+    ? await verifyEmailCode(ctx, request, binding, form.get("code"))
+    : { ok: false as const, reason: await unreadCodeFailure(ctx, binding) };
   if (!result.ok) return toSignInPage(ctx, tx.id, result.reason === "expired" ? "code_expired" : "invalid_code");
   // The account may have been disabled since the code was sent.
   const user = result.userId ? await activeUserByAddress(ctx, result.address) : null;

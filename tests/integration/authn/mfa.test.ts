@@ -25,7 +25,7 @@ let h: Harness;
 const ws = uniqueWorkspaceId("mfa");
 const PASSWORD = "a long enough password for tests";
 const user = (name: string) => ({ email: `${name}@example.test`, password: PASSWORD });
-const NAMES = ["first", "stepup", "steps", "addr", "account", "recovery", "recovery-ceiling", "emailstep"];
+const NAMES = ["first", "stepup", "steps", "addr", "account", "recovery", "recovery-ceiling", "emailstep", "emailused"];
 
 beforeAll(async () => {
   h = await createHarness({ mail: OUTBOX, rateLimits: { requestsPerMinute: 100_000, failuresPer5Minutes: PER_ADDRESS } });
@@ -119,6 +119,17 @@ describe("MFA required", () => {
     expect(await latestCode(h, ws, user("emailstep").email)).toBe(code);
     // The step's own method still works.
     expect(outcome(await postStep(h, s, "/sign-in/totp", { code: codeAt(h, secret) })).to).toBe("callback");
+  });
+
+  it("answers a code already used for the first factor, posted again at the second-factor step, as used (code_expired), as a parallel post that lost the race to it would be", async () => {
+    await giveTotp(h, ws, user("emailused").email);
+    const s = await startSignIn(h, ws, WEB);
+    expect(outcome(await requestSignInCode(h, s, user("emailused").email))).toEqual({ to: "page", error: null });
+    const code = (await latestCode(h, ws, user("emailused").email))!;
+    expect(outcome(await enterSignInCode(h, s, code))).toEqual({ to: "page", error: null });
+    expect((await viewOf(h, s)).step.kind).toBe("second_factor");
+    expect(outcome(await enterSignInCode(h, s, code))).toEqual({ to: "page", error: "code_expired" });
+    expect((await viewOf(h, s)).step.kind).toBe("second_factor");
   });
 });
 
