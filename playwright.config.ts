@@ -17,9 +17,18 @@ const systemChromium = [process.env.CHROMIUM_PATH, "/usr/bin/chromium", "/usr/bi
 
 const ci = !!process.env.CI;
 
+/**
+ * The specs of the embedded database's own path: its first start on a fresh data directory (what
+ * `npm start` does on a fresh clone), the demo sign-in and the console setup. `npm test` runs only
+ * these on the embedded database and every spec on PostgreSQL, the production target
+ * (scripts/test.mjs sets E2E_SCOPE); `npm run test:e2e` runs every spec on either.
+ */
+export const EMBEDDED_PATH_SPECS = ["first-start.spec.ts", "demo.spec.ts", "console.spec.ts"];
+const embeddedPathOnly = process.env.E2E_SCOPE === "embedded";
+
 export default defineConfig({
   testDir: "e2e",
-  testMatch: "**/*.spec.ts",
+  testMatch: embeddedPathOnly ? EMBEDDED_PATH_SPECS.map((spec) => `**/${spec}`) : "**/*.spec.ts",
   fullyParallel: false,
   workers: 1,
   retries: 0,

@@ -1,7 +1,8 @@
 import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase, runMigrations, type Database, type DatabaseHandle } from "../../db/client";
+import type { Database, DatabaseHandle } from "../../db/client";
+import { openFreshEmbeddedDatabase, openTestDatabase } from "../../tests/setup/test-database";
 import {
   apiGrants,
   apis,
@@ -52,9 +53,7 @@ const opts = { clock, masterKey };
 
 beforeAll(async () => {
   // With DATABASE_URL the test files share one PostgreSQL database: every workspace id is unique.
-  const databaseUrl = process.env.DATABASE_URL;
-  handle = databaseUrl ? await openDatabase({ databaseUrl, poolSize: 4 }) : await openDatabase({});
-  await runMigrations(handle, databaseUrl);
+  handle = await openTestDatabase();
   db = handle.db;
 });
 
@@ -723,9 +722,8 @@ describe("client secrets", () => {
 describe("ensureDemoWorkspace", () => {
   it("creates the demo workspace in an empty database, once, and returns the web secret", async () => {
     // Its own in-memory database: the demo is created only when no other workspace exists.
-    const fresh = await openDatabase({});
+    const fresh = await openFreshEmbeddedDatabase();
     try {
-      await runMigrations(fresh);
       await fresh.db.insert(workspaces).values({ id: "system", name: "Operators", system: true, createdAt: clock.now(), updatedAt: clock.now() });
       const first = await ensureDemoWorkspace(fresh.db, { ...opts, publicUrl: "http://localhost:3000" });
       expect(first.created).toBe(true);

@@ -3,7 +3,6 @@
  * workspaces seeded through the workspace file format, and endpoints called with real Requests.
  */
 import { randomBytes } from "node:crypto";
-import { afterAll } from "vitest";
 import type { DatabaseHandle } from "../../db/client";
 import { createService, type Service } from "../../lib/service";
 import type { Clock } from "../../lib/clock";
@@ -33,7 +32,7 @@ export interface Harness {
   handle: DatabaseHandle;
 }
 
-/** One harness per test file; closed after the file. */
+/** One harness per test file; its database is closed after the file (tests/setup/per-file.ts). */
 export async function createHarness(overrides: Partial<Config> = {}): Promise<Harness> {
   const handle = await openTestDatabase();
   const clock = new TestClock();
@@ -53,9 +52,6 @@ export async function createHarness(overrides: Partial<Config> = {}): Promise<Ha
     ...overrides,
   };
   const service = createService(handle.db, config, clock);
-  afterAll(async () => {
-    await handle.close();
-  });
   return { service, clock, handle };
 }
 

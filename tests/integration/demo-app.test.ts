@@ -7,7 +7,7 @@
  */
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { openDatabase, runMigrations } from "../../db/client";
+import { openFreshEmbeddedDatabase } from "../setup/test-database";
 import { clients } from "../../db/schema";
 import { demoNodeHandler, demoUnavailable } from "../../lib/demo/serve";
 import { createService } from "../../lib/service";
@@ -255,9 +255,8 @@ describe("the demo application at /demo", () => {
       await freshDemo();
     }
 
-    const fresh = await openDatabase({});
+    const fresh = await openFreshEmbeddedDatabase();
     try {
-      await runMigrations(fresh);
       const empty = createService(fresh.db, live.service.config, live.service.clock);
       expect(await demoUnavailable(empty)).toContain("This server has no demo workspace");
       expect(await demoUnavailable(live.service)).toBeNull();

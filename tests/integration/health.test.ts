@@ -9,6 +9,7 @@ import type { AddressInfo } from "node:net";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { openDatabase, runMigrations, type DatabaseHandle } from "../../db/client";
+import { openFreshEmbeddedDatabase } from "../setup/test-database";
 import { expectedMigrations, readinessProbe, type ReadinessProbe } from "../../lib/http/health";
 import { createRequestListener } from "../../lib/server/node-server";
 import { createService, type Service } from "../../lib/service";
@@ -119,9 +120,8 @@ describe("/readyz", () => {
   });
 
   it("answers 503 on a database that cannot take writes (default_transaction_read_only), and 200 once it can", async () => {
-    const own: DatabaseHandle = await openDatabase({});
+    const own: DatabaseHandle = await openFreshEmbeddedDatabase();
     try {
-      await runMigrations(own);
       const send = await listen(h.service, readinessProbe(own.db, { cacheMs: 0 }));
       expect((await send("/readyz")).status).toBe(200);
       await own.db.execute(sql`set default_transaction_read_only = on`);

@@ -1,0 +1,16 @@
+import { PGlite } from "@electric-sql/pglite";
+import { openDatabase, runMigrations } from "/work/main/db/client.ts";
+let t = performance.now();
+const h = await openDatabase({});
+console.log("open", (performance.now()-t).toFixed(0)); t = performance.now();
+await runMigrations(h);
+console.log("migrate", (performance.now()-t).toFixed(0)); t = performance.now();
+const pg = (h.db as any).$client as PGlite;
+const dump = await pg.dumpDataDir("none");
+console.log("dump", (performance.now()-t).toFixed(0), dump.size); t = performance.now();
+const p2 = new PGlite({ loadDataDir: dump }); await p2.waitReady;
+console.log("load", (performance.now()-t).toFixed(0)); t = performance.now();
+const r = await p2.query("select count(*) from workspaces"); console.log(r.rows, (performance.now()-t).toFixed(0));
+t = performance.now();
+const p3 = new PGlite(); await p3.waitReady;
+console.log("open2", (performance.now()-t).toFixed(0));
