@@ -25,9 +25,10 @@ interface Started {
 
 /** `npm start` as a fresh clone runs it; resolves once it prints its console line (the last of the start-up lines). */
 async function npmStart(): Promise<Started> {
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !["DATABASE_URL", "MASTER_KEY", "PUBLIC_URL", "SMTP_URL", "WEB_CONCURRENCY"].includes(key)) env[key] = value;
-  const child: ChildProcess = spawn(process.execPath, ["scripts/start.mjs"], { env: { ...env, PORT: String(PORT), DATA_DIR } as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] });
+  // What a fresh clone's shell has: no database URL, master key or public address of an earlier setup.
+  const env = { ...process.env, PORT: String(PORT), DATA_DIR };
+  for (const name of ["DATABASE_URL", "MASTER_KEY", "PUBLIC_URL", "SMTP_URL", "WEB_CONCURRENCY"]) delete env[name];
+  const child: ChildProcess = spawn(process.execPath, ["scripts/start.mjs"], { env, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   child.stdout!.on("data", (chunk: Buffer) => (output += chunk));
   child.stderr!.on("data", (chunk: Buffer) => (output += chunk));
