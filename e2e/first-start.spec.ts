@@ -26,7 +26,7 @@ interface Started {
 /** `npm start` as a fresh clone runs it; resolves once it prints its console line (the last of the start-up lines). */
 async function npmStart(): Promise<Started> {
   // What a fresh clone's shell has: no database URL, master key or public address of an earlier setup.
-  const env = { ...process.env, PORT: String(PORT), DATA_DIR };
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(PORT), DATA_DIR };
   for (const name of ["DATABASE_URL", "MASTER_KEY", "PUBLIC_URL", "SMTP_URL", "WEB_CONCURRENCY"]) delete env[name];
   const child: ChildProcess = spawn(process.execPath, ["scripts/start.mjs"], { env, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
