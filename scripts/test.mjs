@@ -37,7 +37,7 @@ const phases = [
     ],
   ],
   ["build", [[process.execPath, "scripts/build-if-stale.mjs"]]],
-  ["unit", [[process.execPath, "scripts/vitest-run.mjs"]]],
+  ["unit", [[bin("vitest"), "run"]]],
   ["e2e", [[bin("playwright"), "test"]]],
 ];
 
