@@ -3,23 +3,44 @@ import { defineConfig } from "vitest/config";
 
 const root = fileURLToPath(new URL(".", import.meta.url));
 
+/**
+ * Test files that change what a module holds for the whole process (a mocked module, a stubbed
+ * environment variable read at import, React's server renderer): each runs in a process of its
+ * own. Every other file shares its process, and the modules it imports, with the files run before
+ * it: importing the module graph once per process instead of once per file is most of a run's time.
+ */
+const ISOLATED = [
+  "tests/integration/demo-app.test.ts",
+  "tests/integration/server-action-origin.test.ts",
+  "tests/docs/integration-guide.test.ts",
+  "lib/cli/admin-socket.test.ts",
+  "tests/integration/i18n/portal-languages.test.ts",
+  "tests/integration/i18n/hosted-languages.test.ts",
+];
+
+const TESTS = ["lib/**/*.test.ts", "db/**/*.test.ts", "tests/**/*.test.ts"];
+const NOT_TESTS = ["e2e/**", "node_modules/**", ".next/**"];
+
 export default defineConfig({
   resolve: { alias: { "@/": root } },
   test: {
     environment: "node",
-    include: ["lib/**/*.test.ts", "db/**/*.test.ts", "tests/**/*.test.ts"],
-    exclude: ["e2e/**", "node_modules/**", ".next/**"],
-    // With DATABASE_URL set: one fresh, migrated PostgreSQL database per run (see the file).
+    // One migrated embedded image per run and, with DATABASE_URL, one fresh migrated PostgreSQL
+    // database per run (see the file).
     globalSetup: ["tests/setup/database.ts"],
     // Closes the database handles each test file opened (tests/setup/test-database.ts).
     setupFiles: ["tests/setup/per-file.ts"],
-    // Test files run in parallel, two at a time (CI machines have two cores), each in a process of
-    // its own: V8 aborts a process that creates and frees many PGlite instances in worker threads
-    // (nodejs/node#64500), so no process here makes more than the few its file asks for.
+    // Two test processes at a time (CI machines have two cores). Processes, not worker threads:
+    // V8 aborts a process whose worker threads create and free many PGlite instances
+    // (nodejs/node#64500); here a process keeps one.
     pool: "forks",
     maxWorkers: 2,
-    // argon2 hashing costs ~50 ms per call; PGlite start-up and migrations take a second or two.
+    // argon2 hashing costs ~50 ms per call.
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    projects: [
+      { extends: true, test: { name: "shared", isolate: false, include: TESTS, exclude: [...ISOLATED, ...NOT_TESTS] } },
+      { extends: true, test: { name: "isolated", isolate: true, include: ISOLATED, exclude: NOT_TESTS } },
+    ],
   },
 });

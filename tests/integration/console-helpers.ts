@@ -16,6 +16,7 @@ import { newId } from "../../lib/crypto";
 import { contextFor, resolveWorkspace } from "../../lib/server/router";
 import { call, createHarness, Jar, PUBLIC_URL, type Harness } from "../helpers/harness";
 import { createDatabase, dropDatabase, freshDatabaseName } from "../setup/database";
+import { openFreshEmbeddedDatabase } from "../setup/test-database";
 
 export const OPERATOR_PASSWORD = "operator password 0123";
 
@@ -27,13 +28,16 @@ afterAll(async () => {
 /**
  * A harness whose database no other test file sees. Operators (users of the service-wide system
  * workspace) exist per database, and console-authority.test.ts tests the setup that runs while
- * none exists; on PostgreSQL every other file shares the run's database, so a file that signs
- * operators in uses one of its own (PGlite databases are per file already).
+ * none exists; every other file of the run (PostgreSQL) or of the process (embedded) shares its
+ * database, so a file that signs operators in uses one of its own.
  */
 export async function createConsoleHarness(): Promise<Harness> {
   const h = await createHarness();
   const runUrl = inject("databaseUrl");
-  if (!runUrl) return h;
+  if (!runUrl) {
+    const own = await openFreshEmbeddedDatabase();
+    return { service: createService(own.db, h.service.config, h.clock), clock: h.clock, handle: own };
+  }
   const name = freshDatabaseName("latchkey_console");
   const databaseUrl = await createDatabase(runUrl, name);
   const handle = await openDatabase({ databaseUrl, poolSize: 4 });

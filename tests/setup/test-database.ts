@@ -1,14 +1,15 @@
 /**
  * The database a test file should use: the run's fresh PostgreSQL database when DATABASE_URL
  * is set (created and migrated once by tests/setup/database.ts), otherwise an in-memory PGlite
- * of this file's own, loaded from the migrated image the global setup made once per run.
+ * per test process, loaded from the migrated image the global setup made once per run.
  *
- * Loading the image takes about a third of a second; starting an empty PGlite (its initdb) and
- * migrating it took about three, for each of the ~130 test files.
+ * Loading the image takes about half a second; starting an empty PGlite (its initdb) and
+ * migrating it took about three, which every one of the ~130 test files used to pay.
  *
- * Every handle opened here is closed after the test file (tests/setup/per-file.ts). On
- * PostgreSQL all test files share the run's database, so each file must use its own workspace
- * ids (the schema keys everything by workspace).
+ * On either database the files a process runs share one database, so each file must use its own
+ * workspace ids (the schema keys everything by workspace). A file that needs a database no other
+ * file sees opens one with `openFreshEmbeddedDatabase`. Handles other than the shared embedded
+ * one are closed after the test file (tests/setup/per-file.ts).
  */
 import { readFileSync } from "node:fs";
 import { PGlite } from "@electric-sql/pglite";
@@ -33,19 +34,38 @@ function tracked(handle: DatabaseHandle): DatabaseHandle {
   return handle;
 }
 
+let sharedEmbedded: Promise<DatabaseHandle> | undefined;
+
+/**
+ * The run's database for this test file. On PostgreSQL: a pool on the run's database, closed
+ * after the file. On the embedded database: this process's one PGlite, loaded from the image on
+ * first use and kept for the next files this process runs (vitest's `isolate: false` keeps this
+ * module between them), as the run's PostgreSQL database is kept for every file.
+ */
 export async function openTestDatabase(): Promise<DatabaseHandle> {
   const databaseUrl = inject("databaseUrl");
   if (databaseUrl) return tracked(await openDatabase({ databaseUrl, poolSize: 4 }));
-  return openFreshEmbeddedDatabase();
+  sharedEmbedded ??= loadImage().then((pglite) => ({
+    db: drizzle(pglite, { schema }) as unknown as Database,
+    kind: "pglite" as const,
+    // Shared by the files after this one: it lives as long as the process.
+    close: async () => {},
+  }));
+  return sharedEmbedded;
 }
 
-/** An in-memory PGlite with every migration applied, whatever database this run uses: no other test file sees it. */
-export async function openFreshEmbeddedDatabase(): Promise<DatabaseHandle> {
+async function loadImage(): Promise<PGlite> {
   const path = inject("embeddedImage");
   if (!path) throw new Error("the global setup made no migrated embedded image (tests/setup/database.ts)");
   image ??= new Blob([readFileSync(path)]);
   const pglite = new PGlite({ loadDataDir: image });
   await pglite.waitReady;
+  return pglite;
+}
+
+/** An in-memory PGlite with every migration applied, whatever database this run uses: no other test file sees it. */
+export async function openFreshEmbeddedDatabase(): Promise<DatabaseHandle> {
+  const pglite = await loadImage();
   const db = drizzle(pglite, { schema }) as unknown as Database;
   return tracked({ db, kind: "pglite", close: () => pglite.close() });
 }
