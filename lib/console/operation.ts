@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import type { Database } from "../../db/client";
+import type { ConsoleOperationName } from "../audit/catalogue";
 import { foldedEvent, foldingAudit, writeAudit } from "../audit/events";
 import { AuthzModelError } from "../authz/model";
 import { ClientSecretError } from "../clients/secrets";
@@ -35,8 +36,8 @@ export interface OperationOutput<R> {
 }
 
 export interface Operation<S extends z.ZodType, R, P = undefined> {
-  /** Audit type suffix: the event is `console.<name>`. */
-  name: string;
+  /** Audit type suffix: the event is `console.<name>`, a name of the audit catalogue. */
+  name: ConsoleOperationName;
   role: OperatorRole;
   input: S;
   /** Work that must not hold a transaction open (argon2 hashing), run before it; its result goes to `run`. */

@@ -129,14 +129,14 @@ describe("one audit event per console change", () => {
 
   it("an inner event recorded in a nested transaction is folded too; flagged effects flag the operation's event", async () => {
     const op = defineOperation({
-      name: "test.nested",
+      name: "user.updated",
       role: "admin",
       input: z.object({}),
       async run(ctx) {
         await ctx.db.transaction(async (tx) => {
-          await recordAudit(tx as never, { workspaceId: W, type: "inner.one", flagged: "possible_token_theft", at: ctx.now });
+          await recordAudit(tx as never, { workspaceId: W, type: "grant.revoked", flagged: "possible_token_theft", at: ctx.now });
         });
-        await recordAudit(ctx.service.db, { workspaceId: W, type: "inner.two", at: ctx.now });
+        await recordAudit(ctx.service.db, { workspaceId: W, type: "token.revoked", at: ctx.now });
         return { result: null, audit: { target: "x" } };
       },
     });
@@ -144,9 +144,9 @@ describe("one audit event per console change", () => {
     const since = h.clock.now();
     expect(await runOperation(h.service, owner, W, op, {})).toEqual({ ok: true, result: null });
     const events = await h.service.db.select().from(auditEvents).where(and(eq(auditEvents.workspaceId, W), gt(auditEvents.createdAt, new Date(since.getTime() - 1))));
-    expect(events.map((e) => e.type)).toEqual(["console.test.nested"]);
+    expect(events.map((e) => e.type)).toEqual(["console.user.updated"]);
     expect(events[0].flagged).toBe("possible_token_theft");
-    expect((events[0].data.effects as { type: string }[]).map((e) => e.type)).toEqual(["inner.one", "inner.two"]);
+    expect((events[0].data.effects as { type: string }[]).map((e) => e.type)).toEqual(["grant.revoked", "token.revoked"]);
   });
 
   it("every operation in the registry writes exactly one event, of its own type", async () => {
