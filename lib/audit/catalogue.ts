@@ -382,7 +382,7 @@ export const AUDIT_EVENTS = {
       trust_upstream_mfa: "boolean",
       admission: "string",
       admission_changed: "boolean",
-      admission_previous: "string?",
+      admission_previous: "string|null?",
       secret_changed: "boolean",
     },
     line: (e, who) => `${who} saved an enterprise connection of ${e.subject}${e.data.admission_changed === true ? `, which now admits ${admissionText(e.data.admission)}` : ""}`,
