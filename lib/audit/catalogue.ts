@@ -57,6 +57,8 @@ export interface AuditEventSpec<D extends AuditDataSpec = AuditDataSpec> {
   reason?: string;
   /** A security warning: the `flagged` value it carries (always, or when the reason says so). */
   warning?: string;
+  /** Written by a console operation (lib/console/operation.ts): `data` also holds OPERATION_DATA. */
+  operation?: true;
   /** Written by earlier versions only; kept so their rows still read as sentences. */
   legacy?: true;
   data: D;
@@ -97,12 +99,12 @@ const FACTOR_NAMES: Record<string, string> = { totp: "authenticator app", recove
 const event = <const D extends AuditDataSpec = Record<never, never>>(spec: Omit<AuditEventSpec<D>, "data"> & { data?: D }): AuditEventSpec<D> => ({ ...spec, data: (spec.data ?? {}) as D });
 
 /** What every console operation's event carries (lib/console/operation.ts): the operator, their role, what inner writers recorded. */
-const OPERATION_DATA = { operator: "string", role: "string", effects: "json?" } as const;
+export const OPERATION_DATA = { operator: "string", role: "string", effects: "json?" } as const;
 
 /** A console operation's event, `console.<operation>`: in the workspace it changed, the operator as `actor`. */
 const change = <const D extends AuditDataSpec = Record<never, never>>(
   spec: Omit<AuditEventSpec<D>, "data" | "group"> & { data?: D },
-): AuditEventSpec<typeof OPERATION_DATA & D> => ({ ...spec, group: "console", data: { ...OPERATION_DATA, ...(spec.data ?? ({} as D)) } });
+): AuditEventSpec<typeof OPERATION_DATA & D> => ({ ...spec, group: "console", operation: true, data: { ...OPERATION_DATA, ...(spec.data ?? ({} as D)) } });
 
 const USER_ID = "the user's id";
 const USER_EMAIL = "the user's email";

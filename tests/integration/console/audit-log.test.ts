@@ -5,7 +5,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { recordAudit } from "../../../lib/audit/events";
-import { KNOWN_EVENT_TYPES } from "../../../lib/audit/summary";
+import { AUDIT_EVENT_TYPES } from "../../../lib/audit/catalogue";
 import { AUDIT_PAGE_SIZE, auditActors, auditEventLines, auditExportEndpoint, listAuditEvents } from "../../../lib/console/audit";
 import { runOperation } from "../../../lib/console/operation";
 import { operations } from "../../../lib/console/registry";
@@ -67,7 +67,7 @@ describe("summaries", () => {
   });
 
   it("has a summary of its own for every console operation", () => {
-    for (const op of Object.values(operations)) expect(KNOWN_EVENT_TYPES).toContain(`console.${op.name}`);
+    for (const op of Object.values(operations)) expect(AUDIT_EVENT_TYPES).toContain(`console.${op.name}`);
   });
 });
 
