@@ -1,7 +1,7 @@
 /**
  * What real endpoints write is what the audit catalogue (lib/audit/catalogue.ts) declares: an
- * operator's sign-in to the console, a failed hosted sign-in, refresh-token reuse, a revocation
- * request. Every console operation is checked the same way in console/audit-once.test.ts, a factor
+ * operator's sign-in to the console, a workspace file's import, a failed hosted sign-in,
+ * refresh-token reuse, a revocation request. Every console operation is checked the same way in console/audit-once.test.ts, a factor
  * added in the portal in account-security/credentials.test.ts.
  */
 import { and, desc, eq } from "drizzle-orm";
@@ -42,6 +42,12 @@ describe("events written through real endpoints carry what the catalogue declare
     await consoleSignIn(h, "cat-op@operators.test");
     const row = await latest(SYSTEM_WORKSPACE_ID, "console.signed_in");
     expect(row.data).toHaveProperty("console_session");
+    expect(auditCatalogueMismatches(row)).toEqual([]);
+  });
+
+  it("a workspace file's import (written apart from recordAudit)", async () => {
+    const row = await latest(W, "workspace.imported");
+    expect(row.data).toMatchObject({ created: true });
     expect(auditCatalogueMismatches(row)).toEqual([]);
   });
 
