@@ -83,7 +83,7 @@ export async function listCredentials(ctx: Ctx, userId: string): Promise<Credent
   };
 }
 
-async function audit(ctx: Ctx, actor: PortalActor, source: ActionSource, type: AuditEventType, data: Record<string, unknown>): Promise<void> {
+async function audit(ctx: Ctx, actor: PortalActor, source: ActionSource, type: Extract<AuditEventType, `account_security.${string}`>, data: Record<string, unknown>): Promise<void> {
   await recordAudit(ctx.service.db, {
     workspaceId: ctx.workspace.id,
     type,

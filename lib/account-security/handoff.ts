@@ -151,7 +151,7 @@ export async function requireUserToken(ctx: EndpointContext, client: ClientRow, 
 export async function auditHandoff(
   ctx: EndpointContext,
   request: Request,
-  input: { type: AuditEventType; client: Pick<ClientRow, "clientId">; subject?: string | null; data?: Record<string, unknown>; reason?: string },
+  input: { type: Extract<AuditEventType, `account_security.${string}`>; client: Pick<ClientRow, "clientId">; subject?: string | null; data?: Record<string, unknown>; reason?: string },
 ): Promise<void> {
   await recordAudit(ctx.service.db, {
     workspaceId: ctx.workspace.id,

@@ -88,7 +88,7 @@ async function verified(request: Request, ctx: EndpointContext, portal: PortalSe
   return toPortal(ctx, { done: "verified" });
 }
 
-async function audit(request: Request, ctx: EndpointContext, portal: PortalSession, type: AuditEventType, data: Record<string, unknown>): Promise<void> {
+async function audit(request: Request, ctx: EndpointContext, portal: PortalSession, type: Extract<AuditEventType, `account_security.${string}`>, data: Record<string, unknown>): Promise<void> {
   await recordAudit(ctx.service.db, {
     workspaceId: ctx.workspace.id,
     type,
