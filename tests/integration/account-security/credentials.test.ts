@@ -366,3 +366,11 @@ describe("the forms", () => {
     expect(await h.service.db.select().from(webauthnCredentials).where(eq(webauthnCredentials.userId, v.userId))).toEqual([]);
   });
 });
+
+describe("the audit log", () => {
+  it("holds only what the audit catalogue declares for each event written above", async () => {
+    const rows = await h.service.db.select().from(auditEvents).where(eq(auditEvents.workspaceId, ws));
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.flatMap(auditCatalogueMismatches)).toEqual([]);
+  });
+});
