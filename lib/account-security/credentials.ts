@@ -16,6 +16,7 @@ import { totpFactors, users, webauthnCredentials } from "../../db/schema";
 import { decryptSecret, encryptSecret } from "../crypto";
 import { isStorableText } from "../text";
 import type { EndpointContext } from "../http/context";
+import type { AuditEventType } from "../audit/catalogue";
 import { recordAudit } from "../audit/events";
 import { listFactors, removeFactor } from "../authn/factors";
 import type { EnrolledFactor } from "../authn/factors/contract";
@@ -82,7 +83,7 @@ export async function listCredentials(ctx: Ctx, userId: string): Promise<Credent
   };
 }
 
-async function audit(ctx: Ctx, actor: PortalActor, source: ActionSource, type: string, data: Record<string, unknown>): Promise<void> {
+async function audit(ctx: Ctx, actor: PortalActor, source: ActionSource, type: Extract<AuditEventType, `account_security.${string}`>, data: Record<string, unknown>): Promise<void> {
   await recordAudit(ctx.service.db, {
     workspaceId: ctx.workspace.id,
     type,

@@ -6,6 +6,7 @@
  * judged (lib/authority's access-token chain), and the endpoint wrapper that answers every failure
  * in the handoff's own error shape (./errors.ts). Never a 500 for something a client sent.
  */
+import type { AuditEventType } from "../audit/catalogue";
 import { recordAudit } from "../audit/events";
 import { addMs, SECOND } from "../clock";
 import type { Endpoint, EndpointContext } from "../http/context";
@@ -150,7 +151,7 @@ export async function requireUserToken(ctx: EndpointContext, client: ClientRow, 
 export async function auditHandoff(
   ctx: EndpointContext,
   request: Request,
-  input: { type: string; client: Pick<ClientRow, "clientId">; subject?: string | null; data?: Record<string, unknown>; reason?: string },
+  input: { type: Extract<AuditEventType, `account_security.${string}`>; client: Pick<ClientRow, "clientId">; subject?: string | null; data?: Record<string, unknown>; reason?: string },
 ): Promise<void> {
   await recordAudit(ctx.service.db, {
     workspaceId: ctx.workspace.id,

@@ -5,6 +5,7 @@
  */
 import { and, eq } from "drizzle-orm";
 import { users } from "../../db/schema";
+import type { AuditEventType } from "../audit/catalogue";
 import { recordAudit } from "../audit/events";
 import { evidenceFor } from "../authn/evidence";
 import { EMAIL_CODE_TTL_MS, issueEmailCode, sendGate, verifyEmailCode } from "../authn/factors/email-otp";
@@ -87,7 +88,7 @@ async function verified(request: Request, ctx: EndpointContext, portal: PortalSe
   return toPortal(ctx, { done: "verified" });
 }
 
-async function audit(request: Request, ctx: EndpointContext, portal: PortalSession, type: string, data: Record<string, unknown>): Promise<void> {
+async function audit(request: Request, ctx: EndpointContext, portal: PortalSession, type: Extract<AuditEventType, `account_security.${string}`>, data: Record<string, unknown>): Promise<void> {
   await recordAudit(ctx.service.db, {
     workspaceId: ctx.workspace.id,
     type,

@@ -2,24 +2,26 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { auditEvents } from "../../db/schema";
 import { newId } from "../crypto";
 import type { Database } from "../../db/client";
+import type { AuditData, AuditEventType } from "./catalogue";
 
-export interface AuditInput {
+/** An event to write: its type is a name of the catalogue (./catalogue.ts), its `data` that type's declared keys. */
+export interface AuditInput<T extends AuditEventType = AuditEventType> {
   workspaceId: string;
-  type: string;
+  type: T;
   actor?: string | null;
   clientId?: string | null;
   subject?: string | null;
   reason?: string | null;
   /** Set to e.g. "possible_token_theft" to surface the event as a security warning. */
   flagged?: string | null;
-  data?: Record<string, unknown>;
+  data?: AuditData<T>;
   ip?: string | null;
   at: Date;
 }
 
 /** An event a change's own writer recorded while a console operation ran, folded into that operation's one event. */
 export interface FoldedAuditEvent {
-  type: string;
+  type: AuditEventType;
   subject?: string;
   client_id?: string;
   reason?: string;
@@ -54,17 +56,18 @@ export function foldedEvent(input: AuditInput): FoldedAuditEvent {
   };
 }
 
-export async function recordAudit(db: Database, input: AuditInput): Promise<void> {
+export async function recordAudit<T extends AuditEventType>(db: Database, input: AuditInput<T>): Promise<void> {
   const collector = folding.getStore();
   if (collector) {
-    collector.push(input);
+    // Its data was checked against its type where it was written.
+    collector.push(input as unknown as AuditInput);
     return;
   }
   await writeAudit(db, input);
 }
 
 /** Writes the event whatever runs around it: the console operation's own event. */
-export async function writeAudit(db: Database, input: AuditInput): Promise<void> {
+export async function writeAudit<T extends AuditEventType>(db: Database, input: AuditInput<T>): Promise<void> {
   await db.insert(auditEvents).values({
     id: newId(),
     workspaceId: input.workspaceId,

@@ -12,6 +12,7 @@ import type { Database } from "../../db/client";
 import { clients, clientSecrets } from "../../db/schema";
 import { addMs, DAY, HOUR, type Clock } from "../clock";
 import { newId, randomToken, sha256Hex } from "../crypto";
+import type { AuditData, AuditEventType } from "../audit/catalogue";
 import { recordAudit } from "../audit/events";
 
 export const SECRET_PREFIX = "lks_";
@@ -139,7 +140,7 @@ async function insertSecret(tx: Database, client: ClientRow, secret: string, lif
   return { id: row.id, secret, expiresAt: row.expiresAt };
 }
 
-async function audit(tx: Database, client: ClientRow, type: string, actor: string | null | undefined, now: Date, data: Record<string, unknown>) {
+async function audit<T extends AuditEventType>(tx: Database, client: ClientRow, type: T, actor: string | null | undefined, now: Date, data: AuditData<T>) {
   await recordAudit(tx, { workspaceId: client.workspaceId, type, actor: actor ?? null, clientId: client.clientId, data, at: now });
 }
 

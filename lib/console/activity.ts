@@ -9,6 +9,7 @@
 import { and, count, countDistinct, eq, gte, isNotNull, isNull, lt, sql, type SQL } from "drizzle-orm";
 import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
 import { auditEvents, hostedSessions, recoveryCodes, refreshTokens, totpFactors, users, webauthnCredentials } from "../../db/schema";
+import type { AuditEventType } from "../audit/catalogue";
 import { DAY } from "../clock";
 import type { Service } from "../service";
 
@@ -66,7 +67,7 @@ export async function workspaceActivity(service: Service, workspaceId: string): 
   const days = activityDays(now);
   const start = new Date(`${days[0]}T00:00:00Z`);
   const end = new Date(new Date(`${days[days.length - 1]}T00:00:00Z`).getTime() + DAY);
-  const audit = (type: string) => perDay(service, auditEvents, auditEvents.createdAt, and(eq(auditEvents.workspaceId, workspaceId), eq(auditEvents.type, type)), start, end);
+  const audit = (type: AuditEventType) => perDay(service, auditEvents, auditEvents.createdAt, and(eq(auditEvents.workspaceId, workspaceId), eq(auditEvents.type, type)), start, end);
   const [signIns, failed, tokens, reuse, factors] = await Promise.all([
     perDay(service, hostedSessions, hostedSessions.createdAt, eq(hostedSessions.workspaceId, workspaceId), start, end),
     audit("sign_in.failed"),

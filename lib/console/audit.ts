@@ -1,14 +1,16 @@
 /**
  * The audit log as operators read it: console changes (who, what, when, from where) and the
  * protocol's security events (grant.revoked, refresh.reuse_detected flagged as possible token
- * theft, session.logout, sign_in.failed, …), newest first, filtered by actor, type and time,
- * paged by keyset; each with its one-line summary (lib/audit/summary.ts). The same filters
- * export the events as JSON lines.
+ * theft, session.logout, sign_in.failed, …), newest first, filtered by actor, type, the audit
+ * catalogue's group and time, paged by keyset; each with its one-line summary
+ * (lib/audit/summary.ts, from lib/audit/catalogue.ts). The same filters export the events as JSON
+ * lines.
  */
-import { and, desc, eq, gte, inArray, isNotNull, isNull, like, lt, lte, or, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, gte, inArray, isNotNull, isNull, like, lt, lte, or, type SQL } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import type { Database } from "../../db/client";
 import { auditEvents, grants, users } from "../../db/schema";
+import { auditGroupTypes, isAuditGroup, type AuditGroup } from "../audit/catalogue";
 import { summarizeAuditEvent } from "../audit/summary";
 import { parseCookieHeader } from "../http/cookies";
 import type { Service } from "../service";
@@ -21,6 +23,8 @@ export const SYSTEM_ACTOR = "system";
 export interface AuditFilter {
   /** An exact type, or a prefix ending in `*` such as `console.*`. */
   type?: string;
+  /** A group of the audit catalogue: its event types. */
+  group?: AuditGroup;
   /** An operator's or user's email, or `system` for protocol events (no actor). */
   actor?: string;
   from?: Date;
@@ -80,6 +84,7 @@ async function conditions(db: Database, workspaceId: string, filter: AuditFilter
   return and(
     eq(auditEvents.workspaceId, workspaceId),
     type ? (type.endsWith("*") ? like(auditEvents.type, `${escapeLike(type.slice(0, -1))}%`) : eq(auditEvents.type, type)) : undefined,
+    filter.group ? inArray(auditEvents.type, auditGroupTypes(filter.group)) : undefined,
     actorCondition,
     filter.from ? gte(auditEvents.createdAt, filter.from) : undefined,
     filter.to ? lte(auditEvents.createdAt, filter.to) : undefined,
@@ -135,16 +140,6 @@ export async function listAuditEvents(service: Service, workspaceId: string, fil
   };
 }
 
-/** The event types this workspace has, for the filter. */
-export async function auditEventTypes(service: Service, workspaceId: string): Promise<string[]> {
-  const rows = await service.db
-    .selectDistinct({ type: auditEvents.type })
-    .from(auditEvents)
-    .where(eq(auditEvents.workspaceId, workspaceId))
-    .orderBy(sql`1`);
-  return rows.map((r) => r.type);
-}
-
 /** The people who appear as actors in this workspace's log (emails), for the actor filter. */
 export async function auditActors(service: Service, workspaceId: string): Promise<string[]> {
   const rows = await service.db
@@ -160,8 +155,10 @@ export async function auditActors(service: Service, workspaceId: string): Promis
 /** The page's query string as a filter (the audit page and the export read the same names). */
 export function auditFilterFromQuery(query: URLSearchParams): AuditFilter {
   const text = (name: string, max: number) => query.get(name)?.trim().slice(0, max) || undefined;
+  const group = text("group", 100);
   return {
     type: text("type", 100),
+    group: group && isAuditGroup(group) ? group : undefined,
     actor: text("actor", 320),
     from: parseUtc(query.get("from")),
     to: parseUtc(query.get("to")),

@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import type { Database } from "../../db/client";
+import type { AuditData, ConsoleOperationName } from "../audit/catalogue";
 import { foldedEvent, foldingAudit, writeAudit } from "../audit/events";
 import { AuthzModelError } from "../authz/model";
 import { ClientSecretError } from "../clients/secrets";
@@ -21,30 +22,33 @@ export interface OperationContext {
   now: Date;
 }
 
-export interface AuditNote {
+/** What an operation's event carries beyond what runOperation adds (the operator, their role, the folded effects): its declared keys. */
+export type OperationData<N extends ConsoleOperationName> = Omit<AuditData<`console.${N}`>, "operator" | "role" | "effects">;
+
+export interface AuditNote<N extends ConsoleOperationName = ConsoleOperationName> {
   /** Short, human-readable subject of the change, e.g. the client_id or the user's email. */
   target?: string;
   clientId?: string | null;
-  data?: Record<string, unknown>;
+  data?: OperationData<N>;
 }
 
-export interface OperationOutput<R> {
+export interface OperationOutput<R, N extends ConsoleOperationName = ConsoleOperationName> {
   result: R;
   /** Null when nothing changed (a form saved as it was): no audit event then. */
-  audit: AuditNote | null;
+  audit: AuditNote<N> | null;
 }
 
-export interface Operation<S extends z.ZodType, R, P = undefined> {
-  /** Audit type suffix: the event is `console.<name>`. */
-  name: string;
+export interface Operation<S extends z.ZodType, R, P = undefined, N extends ConsoleOperationName = ConsoleOperationName> {
+  /** Audit type suffix: the event is `console.<name>`, a name of the audit catalogue. */
+  name: N;
   role: OperatorRole;
   input: S;
   /** Work that must not hold a transaction open (argon2 hashing), run before it; its result goes to `run`. */
   prepare?: (input: z.output<S>) => Promise<P>;
-  run(ctx: OperationContext, input: z.output<S>, prepared: P): Promise<OperationOutput<R>>;
+  run(ctx: OperationContext, input: z.output<S>, prepared: P): Promise<OperationOutput<R, N>>;
 }
 
-export function defineOperation<S extends z.ZodType, R, P = undefined>(op: Operation<S, R, P>): Operation<S, R, P> {
+export function defineOperation<S extends z.ZodType, R, P = undefined, N extends ConsoleOperationName = ConsoleOperationName>(op: Operation<S, R, P, N>): Operation<S, R, P, N> {
   return op;
 }
 

@@ -1,5 +1,6 @@
 // Who changes the model (the Change every write takes) and the audit event each write records.
 import type { Database } from "../../../db/client";
+import type { AuditData, AuditEventType } from "../../audit/catalogue";
 import { recordAudit } from "../../audit/events";
 import type { Clock } from "../../clock";
 
@@ -11,6 +12,6 @@ export interface Change {
   actor?: string | null;
 }
 
-export async function audit(db: Database, change: Change, type: string, data: Record<string, unknown>): Promise<void> {
+export async function audit<T extends AuditEventType>(db: Database, change: Change, type: T, data: AuditData<T>): Promise<void> {
   await recordAudit(db, { workspaceId: change.workspaceId, type, actor: change.actor ?? null, data, at: change.clock.now() });
 }

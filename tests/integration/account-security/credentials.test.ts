@@ -19,6 +19,7 @@ import { totpCode, stepAt } from "../../../lib/authn/factors/totp";
 import { EVIDENCE_REUSE_MS } from "../../../lib/authn/evidence";
 import { SECOND } from "../../../lib/clock";
 import { call, createHarness, Jar, PUBLIC_URL, seed, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
+import { auditCatalogueMismatches } from "../../helpers/audit";
 import { WEB, standardWorkspace } from "../../helpers/fixtures";
 import { postPassword, userIdOf, workspaceContext, type PendingSignIn } from "../../helpers/factors/sign-in";
 import { giveTotp } from "../../helpers/factors/totp";
@@ -121,6 +122,7 @@ describe("authenticator apps", () => {
     expect((await credentialsOf(v)).authenticatorApps).toHaveLength(1);
     const [event] = await eventsOf(v.userId, "account_security.credential_added");
     expect(event).toMatchObject({ actor: v.userId, data: expect.objectContaining({ kind: "totp" }) });
+    expect(auditCatalogueMismatches(event)).toEqual([]);
   });
 
   it("is refused without fresh evidence (older than ten minutes), and nothing is started", async () => {
@@ -362,5 +364,13 @@ describe("the forms", () => {
     expect(noPortal.status).toBe(401);
     expect(await h.service.db.select().from(totpFactors).where(eq(totpFactors.userId, v.userId))).toEqual([]);
     expect(await h.service.db.select().from(webauthnCredentials).where(eq(webauthnCredentials.userId, v.userId))).toEqual([]);
+  });
+});
+
+describe("the audit log", () => {
+  it("holds only what the audit catalogue declares for each event written above", async () => {
+    const rows = await h.service.db.select().from(auditEvents).where(eq(auditEvents.workspaceId, ws));
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.flatMap(auditCatalogueMismatches)).toEqual([]);
   });
 });

@@ -15,6 +15,7 @@ import { SECOND } from "../../../lib/clock";
 import { createService } from "../../../lib/service";
 import { openDatabase } from "../../../db/client";
 import { sha256Hex } from "../../../lib/crypto";
+import { auditCatalogueMismatches } from "../../helpers/audit";
 import { b64url, basic, call, createHarness, exchangeCode, Jar, PUBLIC_URL, seed, signIn, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
 import { ADA, BOB, M2M, SPA, WEB, standardWorkspace } from "../../helpers/fixtures";
 import { outcome, postPassword, postStep, workspaceContext, type PendingSignIn } from "../../helpers/factors/sign-in";
@@ -503,5 +504,13 @@ describe("approve and completion", () => {
     const redemptions = await Promise.all(Array.from({ length: 20 }, () => call(h, target.pathname + target.search, { cookie: `lk_session=${jar.get("lk_session")}` })));
     expect(redemptions.filter((r) => r.status === 303)).toHaveLength(1);
     expect(redemptions.filter((r) => r.status === 400)).toHaveLength(19);
+  });
+});
+
+describe("the audit log", () => {
+  it("holds only what the audit catalogue declares for each event written above", async () => {
+    const rows = await h.service.db.select().from(auditEvents).where(eq(auditEvents.workspaceId, ws));
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.flatMap(auditCatalogueMismatches)).toEqual([]);
   });
 });

@@ -5,8 +5,8 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { recordAudit } from "../../../lib/audit/events";
-import { KNOWN_EVENT_TYPES } from "../../../lib/audit/summary";
-import { AUDIT_PAGE_SIZE, auditActors, auditEventLines, auditExportEndpoint, listAuditEvents } from "../../../lib/console/audit";
+import { AUDIT_EVENT_TYPES, AUDIT_GROUPS } from "../../../lib/audit/catalogue";
+import { AUDIT_PAGE_SIZE, auditActors, auditEventLines, auditExportEndpoint, auditFilterFromQuery, listAuditEvents } from "../../../lib/console/audit";
 import { runOperation } from "../../../lib/console/operation";
 import { operations } from "../../../lib/console/registry";
 import { ensureSystemWorkspace } from "../../../lib/console/system";
@@ -67,7 +67,7 @@ describe("summaries", () => {
   });
 
   it("has a summary of its own for every console operation", () => {
-    for (const op of Object.values(operations)) expect(KNOWN_EVENT_TYPES).toContain(`console.${op.name}`);
+    for (const op of Object.values(operations)) expect(AUDIT_EVENT_TYPES).toContain(`console.${op.name}`);
   });
 });
 
@@ -96,6 +96,15 @@ describe("filters", () => {
     expect(seen).toHaveLength(AUDIT_PAGE_SIZE * 2 + 5);
     expect(new Set(seen).size).toBe(seen.length);
   });
+
+  it("by the catalogue's group: each of its groups from the page's query, nothing else", async () => {
+    for (const group of Object.keys(AUDIT_GROUPS)) expect(auditFilterFromQuery(new URLSearchParams({ group })).group).toBe(group);
+    for (const group of ["", "console.*", "hasOwnProperty", "CONSOLE"]) expect(auditFilterFromQuery(new URLSearchParams({ group })).group).toBeUndefined();
+    expect((await listAuditEvents(h.service, W, { group: "console" })).entries.map((e) => e.type)).toEqual(["console.user.status_changed", "console.application.status_changed"]);
+    expect((await listAuditEvents(h.service, W, { group: "tokens" })).entries.map((e) => e.type)).toEqual(["refresh.reuse_detected"]);
+    expect((await listAuditEvents(h.service, W, { group: "account_security" })).entries).toEqual([]);
+    expect((await listAuditEvents(h.service, W, { group: "sign_in", actor: "system" })).entries.every((e) => e.type === "session.logout")).toBe(true);
+  });
 });
 
 describe("export", () => {
@@ -113,6 +122,11 @@ describe("export", () => {
     expect(lines.map((l) => l.type)).toEqual(["console.user.status_changed", "console.application.status_changed"]);
     expect(lines[1]).toMatchObject({ summary: "alice@operators.test disabled application web", actor_email: "alice@operators.test", client_id: "web", data: { active: false }, time: expect.stringMatching(/Z$/) });
     expect(Object.keys(lines[0]).sort()).toEqual(["actor", "actor_email", "client_id", "data", "flagged", "id", "ip", "reason", "subject", "subject_email", "summary", "time", "type"]);
+  });
+
+  it("exports a group of the catalogue", async () => {
+    const lines = (await (await exportAs(viewer, W, "?group=tokens")).text()).trimEnd().split("\n").map((l) => JSON.parse(l));
+    expect(lines.map((l) => l.type)).toEqual(["refresh.reuse_detected"]);
   });
 
   it("exports every matching event across batches, and only this workspace's", async () => {

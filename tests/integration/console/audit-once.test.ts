@@ -19,6 +19,7 @@ import { ensureSystemWorkspace, SYSTEM_WORKSPACE_ID } from "../../../lib/console
 import { domainDns } from "../../../lib/console/organizations";
 import { systemResolveTxt, txtRecordFor } from "../../../lib/federation/domains";
 import { z } from "zod";
+import { auditCatalogueMismatches } from "../../helpers/audit";
 import { ADA, API, BOB, SPA, standardWorkspace, WEB } from "../../helpers/fixtures";
 import { seed, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
 import { humanTokens } from "../../helpers/lifecycle";
@@ -129,14 +130,14 @@ describe("one audit event per console change", () => {
 
   it("an inner event recorded in a nested transaction is folded too; flagged effects flag the operation's event", async () => {
     const op = defineOperation({
-      name: "test.nested",
+      name: "user.updated",
       role: "admin",
       input: z.object({}),
       async run(ctx) {
         await ctx.db.transaction(async (tx) => {
-          await recordAudit(tx as never, { workspaceId: W, type: "inner.one", flagged: "possible_token_theft", at: ctx.now });
+          await recordAudit(tx as never, { workspaceId: W, type: "grant.revoked", flagged: "possible_token_theft", at: ctx.now });
         });
-        await recordAudit(ctx.service.db, { workspaceId: W, type: "inner.two", at: ctx.now });
+        await recordAudit(ctx.service.db, { workspaceId: W, type: "token.revoked", at: ctx.now });
         return { result: null, audit: { target: "x" } };
       },
     });
@@ -144,12 +145,12 @@ describe("one audit event per console change", () => {
     const since = h.clock.now();
     expect(await runOperation(h.service, owner, W, op, {})).toEqual({ ok: true, result: null });
     const events = await h.service.db.select().from(auditEvents).where(and(eq(auditEvents.workspaceId, W), gt(auditEvents.createdAt, new Date(since.getTime() - 1))));
-    expect(events.map((e) => e.type)).toEqual(["console.test.nested"]);
+    expect(events.map((e) => e.type)).toEqual(["console.user.updated"]);
     expect(events[0].flagged).toBe("possible_token_theft");
-    expect((events[0].data.effects as { type: string }[]).map((e) => e.type)).toEqual(["inner.one", "inner.two"]);
+    expect((events[0].data.effects as { type: string }[]).map((e) => e.type)).toEqual(["grant.revoked", "token.revoked"]);
   });
 
-  it("every operation in the registry writes exactly one event, of its own type", async () => {
+  it("every operation in the registry writes exactly one event, of its own type, carrying what the catalogue declares", async () => {
     // Sessions and grants to end: Ada signs in to the web application.
     await humanTokens(h, W, WEB, ADA);
     const ada = await userId(ADA.email);
@@ -201,6 +202,8 @@ describe("one audit event per console change", () => {
       if (!out.ok) throw new Error(`${name}: ${JSON.stringify(out)}`);
       const events = await h.service.db.select().from(auditEvents).where(and(inArray(auditEvents.workspaceId, [W, SYSTEM_WORKSPACE_ID]), gt(auditEvents.createdAt, new Date(since.getTime() - 1))));
       expect(events.map((e) => e.type), name).toEqual([`console.${operations[name].name}`]);
+      // What it carries is what the audit catalogue declares for it (and for each folded effect).
+      expect(auditCatalogueMismatches(events[0]), name).toEqual([]);
       covered.add(name);
     }
     // A new operation without a step here is a change nobody proved is audited once.

@@ -5,14 +5,15 @@ import { Card } from "@/components/ui/card";
 import { PageHeader } from "@/components/ui/page-header";
 import { CursorPagination } from "@/components/ui/pagination";
 import { EmptyState } from "@/components/ui/table";
-import { KNOWN_EVENT_TYPES } from "@/lib/audit/summary";
-import { auditActors, auditEventTypes, auditFilterFromQuery, listAuditEvents, SYSTEM_ACTOR } from "@/lib/console/audit";
+import { AUDIT_EVENT_TYPES, AUDIT_EVENTS, AUDIT_GROUPS, type AuditGroup } from "@/lib/audit/catalogue";
+import { auditActors, auditFilterFromQuery, listAuditEvents, SYSTEM_ACTOR } from "@/lib/console/audit";
 import { getService } from "@/lib/service";
 import { pageAccess } from "../../../../_lib/session";
 
 export const metadata: Metadata = { title: "Audit log" };
 
-const PRESETS = ["console.*", "refresh.reuse_detected", "grant.revoked", "sign_in.failed", "session.logout", "token.revoked", "client.secret.*", "authz.*", "account_security.*"];
+/** The catalogue's groups, in its order, for the group filter. */
+const GROUPS = Object.entries(AUDIT_GROUPS) as [AuditGroup, string][];
 
 export default async function AuditPage({ params, searchParams }: { params: Promise<{ workspace: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const [{ workspace }, query] = await Promise.all([params, searchParams]);
@@ -23,10 +24,10 @@ export default async function AuditPage({ params, searchParams }: { params: Prom
   const qs = new URLSearchParams(Object.entries(query).flatMap(([k, v]) => (typeof v === "string" ? [[k, v] as [string, string]] : [])));
   const filter = auditFilterFromQuery(qs);
   const raw = (name: string) => (typeof query[name] === "string" ? (query[name] as string).slice(0, 320) : "");
-  const [page, types, actors] = await Promise.all([listAuditEvents(service, ws, filter), auditEventTypes(service, ws), auditActors(service, ws)]);
-  const typeOptions = [...new Set([...PRESETS, ...types, ...KNOWN_EVENT_TYPES])];
+  const [page, actors] = await Promise.all([listAuditEvents(service, ws, filter), auditActors(service, ws)]);
   const filters: Record<string, string> = {};
   for (const name of ["type", "actor", "from", "to"]) if (raw(name).trim()) filters[name] = raw(name).trim();
+  if (filter.group) filters.group = filter.group;
   if (filter.flaggedOnly) filters.flagged = "1";
   const href = (cursor: string) => `${base}/audit?${new URLSearchParams({ ...filters, before: cursor })}`;
   const exportHref = `${base}/audit/export${Object.keys(filters).length ? `?${new URLSearchParams(filters)}` : ""}`;
@@ -44,15 +45,30 @@ export default async function AuditPage({ params, searchParams }: { params: Prom
         }
       />
       <Card>
-        <form method="get" className="mb-4 grid grid-cols-2 items-end gap-2 sm:gap-3 lg:grid-cols-[1.2fr_1.2fr_1fr_1fr_auto_auto]" aria-label="Filter the audit log">
+        <form method="get" className="mb-4 grid grid-cols-2 items-end gap-2 sm:gap-3 lg:grid-cols-[1fr_1.2fr_1.2fr_1fr_1fr_auto_auto]" aria-label="Filter the audit log">
+          <div>
+            <label htmlFor="audit-group" className="block text-sm font-medium text-slate-700">
+              Group
+            </label>
+            <select id="audit-group" name="group" defaultValue={filter.group ?? ""} className={inputClass}>
+              <option value="">All events</option>
+              {GROUPS.map(([group, label]) => (
+                <option key={group} value={group}>
+                  {label}
+                </option>
+              ))}
+            </select>
+          </div>
           <div>
             <label htmlFor="audit-type" className="block text-sm font-medium text-slate-700">
               Type <span className="hidden font-normal text-slate-600 sm:inline">(exact, or prefix*)</span>
             </label>
             <input id="audit-type" name="type" list="audit-types" defaultValue={raw("type")} placeholder="console.*" title="An exact type, or a prefix ending in *" className={inputClass} autoComplete="off" />
             <datalist id="audit-types">
-              {typeOptions.map((t) => (
-                <option key={t} value={t} />
+              {AUDIT_EVENT_TYPES.map((t) => (
+                <option key={t} value={t}>
+                  {AUDIT_EVENTS[t].summary}
+                </option>
               ))}
             </datalist>
           </div>
