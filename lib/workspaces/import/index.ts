@@ -5,8 +5,7 @@
  */
 import { sql } from "drizzle-orm";
 import type { Database } from "../../../db/client";
-import { auditEvents } from "../../../db/schema";
-import { newId } from "../../crypto";
+import { writeAudit } from "../../audit/events";
 import { validateWorkspaceDocument } from "../document";
 import { importApiGrants } from "./api-grants";
 import { importApis } from "./apis";
@@ -83,8 +82,7 @@ export async function importWorkspace(db: Database, doc: unknown, opts: ImportOp
     const { created, changes } = ctx;
 
     if (changes > 0) {
-      await tx.insert(auditEvents).values({
-        id: newId(),
+      await writeAudit(tx, {
         workspaceId: wid,
         type: "workspace.imported",
         actor: opts.actor ?? null,
@@ -95,7 +93,7 @@ export async function importWorkspace(db: Database, doc: unknown, opts: ImportOp
           ...(ctx.members.kept.length ? { members_kept: ctx.members.kept.length } : {}),
           ...(opts.pruneMembers ? { prune_members: true } : {}),
         },
-        createdAt: now,
+        at: now,
       });
     }
 
