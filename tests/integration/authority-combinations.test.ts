@@ -426,5 +426,5 @@ describe("the authority chain over combinations of dead links", () => {
       const issued = expectedRefusal(s.combination, "grant") === null;
       expect(byGrant.get(s.grantId) ?? 0, `${label(s)} access tokens of the family`).toBe(issued ? 2 : 1);
     }
-  });
+  }, 180_000);
 });

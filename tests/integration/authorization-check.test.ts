@@ -4,7 +4,7 @@ import { clients, grants, hostedSessions, organizationMembers, organizations, us
 import { createService } from "../../lib/service";
 import { revokeClientSecret, rotateClientSecret, listClientSecrets } from "../../lib/clients/secrets";
 import { assignUserRole, organizationIds, removeUserRole, setApiGrant } from "../../lib/authz/model";
-import { openTestDatabase } from "../setup/test-database";
+import { openOwnTestDatabase } from "../setup/test-database";
 import { basic, call, createHarness, exchangeCode, seed, signIn, uniqueWorkspaceId, type Harness } from "../helpers/harness";
 import { ACME, ADA, API, authzWorkspace, BOB, GLOBEX, M2M, OTHER_API, SPA, WEB } from "../helpers/fixtures";
 
@@ -460,7 +460,7 @@ describe("POST /authorization/check: request rules", () => {
 
 describe("POST /authorization/check: unavailable authority", () => {
   it("answers 503, never a decision, when the database fails", async () => {
-    const handle = await openTestDatabase();
+    const handle = await openOwnTestDatabase();
     const broken = { ...h, service: createService(handle.db, h.service.config, h.clock), handle };
     const local = uniqueWorkspaceId("check-503");
     await seed(broken, authzWorkspace(local));

@@ -63,6 +63,16 @@ async function loadImage(): Promise<PGlite> {
   return pglite;
 }
 
+/**
+ * A database handle of the caller's own, which it may close (to see how the service answers when
+ * its database goes away) without closing the shared one: a pool of its own on the run's
+ * PostgreSQL database, or a fresh embedded database.
+ */
+export async function openOwnTestDatabase(): Promise<DatabaseHandle> {
+  const databaseUrl = inject("databaseUrl");
+  return databaseUrl ? tracked(await openDatabase({ databaseUrl, poolSize: 2 })) : openFreshEmbeddedDatabase();
+}
+
 /** An in-memory PGlite with every migration applied, whatever database this run uses: no other test file sees it. */
 export async function openFreshEmbeddedDatabase(): Promise<DatabaseHandle> {
   const pglite = await loadImage();
