@@ -4,7 +4,7 @@
  * page and the declarations disagree). A new declaration is listed here.
  */
 import { DEFAULT_RATE_LIMITS } from "../config";
-import { EMAIL_CODE_GUESSING, EMAIL_CODE_SENDING } from "../authn/factors/email-otp";
+import { EMAIL_CODE_GUESSING, EMAIL_CODE_SENDING } from "../authn/factors/email-code";
 import { PASSWORD_LIMITS } from "../authn/factors/password";
 import { RECOVERY_CODE_LIMITS } from "../authn/factors/recovery-codes";
 import { TOTP_LIMITS } from "../authn/factors/totp";
@@ -15,12 +15,12 @@ import { CLIENT_REQUESTS, CLIENT_SECRET_LIMITS } from "../oauth/clients";
 import { ADDRESS_REQUESTS } from "./router";
 
 export const GUESSING_LIMITS: Declared<GuessingLimits>[] = [
-  { limits: PASSWORD_LIMITS, declaredIn: "`lib/authn/factors/password.ts` (`PASSWORD_LIMITS`)" },
-  { limits: EMAIL_CODE_GUESSING, declaredIn: "`lib/authn/factors/email-otp.ts` (`EMAIL_CODE_GUESSING`)" },
-  { limits: EMAIL_CODE_SENDING, declaredIn: "`lib/authn/factors/email-otp.ts` (`EMAIL_CODE_SENDING`)" },
-  { limits: TOTP_LIMITS, declaredIn: "`lib/authn/factors/totp.ts` (`TOTP_LIMITS`)" },
-  { limits: RECOVERY_CODE_LIMITS, declaredIn: "`lib/authn/factors/recovery-codes.ts` (`RECOVERY_CODE_LIMITS`)" },
-  { limits: WEBAUTHN_LIMITS, declaredIn: "`lib/authn/factors/webauthn.ts` (`WEBAUTHN_LIMITS`)" },
+  { limits: PASSWORD_LIMITS, declaredIn: "`lib/authn/factors/password/password.ts` (`PASSWORD_LIMITS`)" },
+  { limits: EMAIL_CODE_GUESSING, declaredIn: "`lib/authn/factors/email-code/email-code.ts` (`EMAIL_CODE_GUESSING`)" },
+  { limits: EMAIL_CODE_SENDING, declaredIn: "`lib/authn/factors/email-code/email-code.ts` (`EMAIL_CODE_SENDING`)" },
+  { limits: TOTP_LIMITS, declaredIn: "`lib/authn/factors/totp/totp.ts` (`TOTP_LIMITS`)" },
+  { limits: RECOVERY_CODE_LIMITS, declaredIn: "`lib/authn/factors/recovery-codes/recovery-codes.ts` (`RECOVERY_CODE_LIMITS`)" },
+  { limits: WEBAUTHN_LIMITS, declaredIn: "`lib/authn/factors/webauthn/webauthn.ts` (`WEBAUTHN_LIMITS`)" },
   { limits: CLIENT_SECRET_LIMITS, declaredIn: "`lib/oauth/clients.ts` (`CLIENT_SECRET_LIMITS`)" },
 ];
 
