@@ -9,10 +9,10 @@
  * (./credential-routes.ts); this module does the change and its audit event. Failures are values (`{ ok: false, reason }`), which the routes turn into the
  * hosted error catalogue's messages.
  */
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import QRCode from "qrcode";
 import type { PublicKeyCredentialCreationOptionsJSON } from "@simplewebauthn/server";
-import { totpFactors, users, webauthnCredentials } from "../../db/schema";
+import { users, webauthnCredentials } from "../../db/schema";
 import { decryptSecret, encryptSecret } from "../crypto";
 import { isStorableText } from "../text";
 import type { EndpointContext } from "../http/context";

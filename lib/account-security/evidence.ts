@@ -28,7 +28,7 @@ import { isMultiFactor, evidenceSince, readEvidence, strengthOf, EVIDENCE_REUSE_
 import { emailAvailable } from "../authn/email/transport";
 import { enrolledSummary } from "../authn/factors";
 import type { ChallengeBinding } from "../authn/factors/contract";
-import type { HeldKind } from "../authn/factors/registry";
+import type { EnrollableKind, HeldKind } from "../authn/factors/registry";
 import { effectivePolicy, readPolicy, type AuthPolicy, type EnrolledSummary } from "../authn/policy";
 import type { EndpointContext } from "../http/context";
 import { workspaces } from "../../db/schema";
@@ -40,7 +40,7 @@ export type EvidenceNeed = "add" | { remove: Strength } | "recovery_codes";
 /** A primary verification method the user can use in the portal. */
 export type PrimaryMethod = "password" | "email_otp" | "passkey";
 /** A further factor the user can add to make the verification multi-factor. */
-export type MfaMethod = "totp" | "security_key" | "passkey" | "recovery_code";
+export type MfaMethod = EnrollableKind | "recovery_code";
 
 /** Why a change cannot proceed yet, and what the user can do about it. */
 export interface VerifyPlan {

@@ -6,10 +6,10 @@
  * enabling them again does not bring an old session back. Deleting a user removes them with
  * everything they hold.
  */
-import { and, asc, count, desc, eq, gt, ilike, inArray, isNotNull, isNull, max, or } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, ilike, inArray, isNull, max, or } from "drizzle-orm";
 import { z } from "zod";
 import type { Database } from "../../db/client";
-import { accessTokens, accountSecurityPortalSessions, clients, grants, hostedSessions, recoveryCodes, totpFactors, users, webauthnCredentials } from "../../db/schema";
+import { accessTokens, accountSecurityPortalSessions, clients, grants, hostedSessions, users } from "../../db/schema";
 import { chains, nowValue, selectGrantChain, sessionIsLive } from "../authority";
 import { FACTORS, HELD_KINDS, type HeldKind } from "../authn/factors/registry";
 import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "../authn/password";
