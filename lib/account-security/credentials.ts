@@ -6,8 +6,9 @@
  * Every function acts for the portal's user only (`PortalActor`): a factor id of another user
  * matches nothing and answers `not_found`, like an unknown one. The step-up evidence each action
  * needs, and the policy's last required factor, are ./evidence.ts's, asked by the routes
- * (./credential-routes.ts); this module does the change and its audit event. Failures are values (`{ ok: false, reason }`), which the routes turn into the
- * hosted error catalogue's messages.
+ * (./credential-routes.ts); this module does the change and its audit event (an addition's is
+ * written by the factor's enrolment itself, as in the sign-in). Failures are values
+ * (`{ ok: false, reason }`), which the routes turn into the hosted error catalogue's messages.
  */
 import { and, eq } from "drizzle-orm";
 import QRCode from "qrcode";

@@ -7,7 +7,8 @@
  *
  *   enroll    → create the factor for a user, completed only with a proof that it works
  *               (a TOTP code, a WebAuthn attestation); not every factor is enrolled (password,
- *               email code: the account's own);
+ *               email code: the account's own); a completed enrolment is audited by the factor
+ *               itself (`account_security.credential_added`), whichever flow enrols it;
  *   challenge → issue what the user must answer (an email code, a WebAuthn challenge), stored
  *               server-side, bound to what it is for (a pending sign-in), short-lived, single use;
  *   verify    → check the answer once (atomically consumed) and return the evidence record
