@@ -14,6 +14,8 @@
  *   POST /account/recovery-codes/saved      the user saved them: they are not shown again
  *   POST /account/applications/sign-out     sign out of one application (its grant and tokens)
  */
+import { strengthOf } from "../authn/evidence";
+import { HELD_KINDS } from "../authn/factors/registry";
 import type { WebAuthnKind } from "../authn/factors/webauthn";
 import { clientAddressOf } from "../http/client-address";
 import type { EndpointContext } from "../http/context";
@@ -36,7 +38,7 @@ import {
   type PortalActor,
   type RemovableKind,
 } from "./credentials";
-import { requireEvidence, requireRemovalEvidence, strengthOfFactor, type EvidenceNeed, type VerifyPlan } from "./evidence";
+import { requireEvidence, requireRemovalEvidence, type EvidenceNeed, type VerifyPlan } from "./evidence";
 import { portalForm, toPortal } from "./portal-form";
 import { PORTAL_PATH, type PortalSession } from "./portal-session";
 
@@ -74,7 +76,8 @@ function askToVerify(ctx: EndpointContext, plan: VerifyPlan, change: "add" | "re
 }
 
 const isWebAuthnKind = (v: string | null): v is WebAuthnKind => v === "passkey" || v === "security_key";
-const isRemovableKind = (v: string | null): v is RemovableKind => isWebAuthnKind(v) || v === "totp";
+/** Every kind a user holds can be removed one by one, but the recovery-code set (replaced by generating a new one). */
+const isRemovableKind = (v: string | null): v is RemovableKind => v !== "recovery_code" && (HELD_KINDS as readonly (string | null)[]).includes(v);
 
 export const renameCredentialEndpoint = portalForm(async (request, ctx, { portal, form }) => {
   const refused = await stepUp(ctx, portal, "add");
@@ -93,7 +96,7 @@ export const removeCredentialEndpoint = portalForm(async (request, ctx, { portal
   // The policy's last required factor is refused before any verification is asked for. A flagged
   // credential (refused since its counter went backwards) never counts towards the policy, so
   // removing it takes nothing away: only the evidence is asked for.
-  const verdict = factor.flagged ? await requireEvidence(ctx, portal, { remove: strengthOfFactor(kind) }) : await requireRemovalEvidence(ctx, portal, kind);
+  const verdict = factor.flagged ? await requireEvidence(ctx, portal, { remove: strengthOf(kind) }) : await requireRemovalEvidence(ctx, portal, kind);
   if ("lastRequired" in verdict) return failed(ctx, "last_required_factor");
   if (!verdict.ok) return askToVerify(ctx, verdict.verify, "remove");
   const result = await removeCredential(ctx, portal, kind, id, sourceOf(request, ctx));

@@ -6,21 +6,23 @@
  * Every function acts for the portal's user only (`PortalActor`): a factor id of another user
  * matches nothing and answers `not_found`, like an unknown one. The step-up evidence each action
  * needs, and the policy's last required factor, are ./evidence.ts's, asked by the routes
- * (./credential-routes.ts); this module does the change and its audit event. Failures are values (`{ ok: false, reason }`), which the routes turn into the
- * hosted error catalogue's messages.
+ * (./credential-routes.ts); this module does the change and its audit event (an addition's is
+ * written by the factor's enrolment itself, as in the sign-in). Failures are values
+ * (`{ ok: false, reason }`), which the routes turn into the hosted error catalogue's messages.
  */
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import QRCode from "qrcode";
 import type { PublicKeyCredentialCreationOptionsJSON } from "@simplewebauthn/server";
-import { totpFactors, users, webauthnCredentials } from "../../db/schema";
+import { users, webauthnCredentials } from "../../db/schema";
 import { decryptSecret, encryptSecret } from "../crypto";
 import { isStorableText } from "../text";
 import type { EndpointContext } from "../http/context";
 import type { AuditEventType } from "../audit/catalogue";
 import { recordAudit } from "../audit/events";
-import { listFactors, removeFactor } from "../authn/factors";
-import type { EnrolledFactor } from "../authn/factors/contract";
-import { confirmTotpEnrolment, pendingTotpEnrolment, startTotpEnrolment } from "../authn/factors/totp";
+import { listFactors, removeFactor, type HeldFactor } from "../authn/factors";
+import type { EnrolmentSource } from "../authn/factors/contract";
+import type { HeldKind } from "../authn/factors/registry";
+import { cancelTotpEnrolment, confirmTotpEnrolment, pendingTotpEnrolment, startTotpEnrolment } from "../authn/factors/totp";
 import { generateRecoveryCodes, RECOVERY_CODE_COUNT } from "../authn/factors/recovery-codes";
 import { registrationOptions, registrationUser, verifyRegistration, type WebAuthnKind } from "../authn/factors/webauthn";
 // Registrations in the portal: their challenges are bound to the portal session, as its verifications are.
@@ -63,9 +65,9 @@ export const CREDENTIAL_NAME_MAX = 64;
 
 /** The factors the portal lists, by section. */
 export interface CredentialList {
-  passkeys: EnrolledFactor[];
-  securityKeys: EnrolledFactor[];
-  authenticatorApps: EnrolledFactor[];
+  passkeys: HeldFactor[];
+  securityKeys: HeldFactor[];
+  authenticatorApps: HeldFactor[];
   /** The recovery-code set: how many remain of how many, and when it was generated; null when the user has none. */
   recoveryCodes: { remaining: number; total: number; createdAt: Date; lastUsedAt: Date | null } | null;
 }
@@ -95,6 +97,9 @@ async function audit(ctx: Ctx, actor: PortalActor, source: ActionSource, type: E
   });
 }
 
+/** An enrolment in the portal, as its audit event records it (the factor writes the event). */
+const enrolmentSource = (actor: PortalActor, source: ActionSource): EnrolmentSource => ({ ip: source.ip, context: { portal_session: actor.id } });
+
 /** A name as typed: trimmed, inner whitespace collapsed; null when it cannot be a name. */
 export function normalizeCredentialName(input: string): string | null {
   const name = input.trim().replace(/\s+/g, " ");
@@ -122,10 +127,10 @@ export async function renameCredential(ctx: Ctx, actor: PortalActor, credentialI
 
 // --- remove ---
 
-export type RemovableKind = Exclude<EnrolledFactor["kind"], "recovery_code">;
+export type RemovableKind = Exclude<HeldKind, "recovery_code">;
 
 /** The user's factor of `kind` and `id`, as the portal lists it; null when the user has no such factor. */
-export async function findCredential(ctx: Ctx, userId: string, kind: RemovableKind, id: string): Promise<EnrolledFactor | null> {
+export async function findCredential(ctx: Ctx, userId: string, kind: RemovableKind, id: string): Promise<HeldFactor | null> {
   return (await listFactors(ctx, userId)).find((f) => f.kind === kind && f.id === id) ?? null;
 }
 
@@ -172,17 +177,14 @@ export async function pendingAuthenticatorApp(ctx: Ctx, actor: PortalActor): Pro
 export async function confirmAuthenticatorApp(ctx: Ctx, actor: PortalActor, code: string, source: ActionSource): Promise<CredentialResult> {
   const pending = await pendingTotpEnrolment(ctx, actor.userId, actor.createdAt);
   if (!pending) return fail("expired");
-  const result = await confirmTotpEnrolment(ctx, actor.userId, pending.factorId, code);
+  const result = await confirmTotpEnrolment(ctx, actor.userId, pending.factorId, code, enrolmentSource(actor, source));
   if (!result.ok) return fail(result.reason === "invalid" ? "invalid" : "expired");
-  await audit(ctx, actor, source, "account_security.credential_added", { kind: "totp", factor_id: pending.factorId });
   return { ok: true };
 }
 
 /** Drops an unfinished authenticator app of the user ("Cancel"). */
 export async function cancelAuthenticatorApp(ctx: Ctx, actor: PortalActor): Promise<void> {
-  await ctx.service.db
-    .delete(totpFactors)
-    .where(and(eq(totpFactors.workspaceId, ctx.workspace.id), eq(totpFactors.userId, actor.userId), sql`${totpFactors.confirmedAt} is null`));
+  await cancelTotpEnrolment(ctx, actor.userId);
 }
 
 // --- passkeys and security keys ---
@@ -206,12 +208,8 @@ export async function addWebAuthnCredential(
 ): Promise<CredentialResult<{ id: string }>> {
   const name = nameInput.trim() ? normalizeCredentialName(nameInput) : null;
   if (nameInput.trim() && !name) return fail("invalid_name");
-  const result = await verifyRegistration(ctx, portalBinding(actor), actor.userId, kind, responseText);
+  const result = await verifyRegistration(ctx, portalBinding(actor), actor.userId, kind, responseText, enrolmentSource(actor, source), name);
   if (!result.ok) return fail(result.reason === "flagged" ? "invalid" : result.reason);
-  if (name) {
-    await ctx.service.db.update(webauthnCredentials).set({ name }).where(and(eq(webauthnCredentials.workspaceId, ctx.workspace.id), eq(webauthnCredentials.id, result.credentialRowId)));
-  }
-  await audit(ctx, actor, source, "account_security.credential_added", { kind, factor_id: result.credentialRowId });
   return { ok: true, id: result.credentialRowId };
 }
 

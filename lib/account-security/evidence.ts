@@ -24,10 +24,11 @@
  */
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { accountSecurityPortalSessions, users } from "../../db/schema";
-import { isMultiFactor, evidenceSince, readEvidence, EVIDENCE_REUSE_MS, STRENGTHS, type Evidence, type EvidenceMethod, type Strength } from "../authn/evidence";
+import { isMultiFactor, evidenceSince, readEvidence, strengthOf, EVIDENCE_REUSE_MS, STRENGTHS, type Evidence, type EvidenceMethod, type Strength } from "../authn/evidence";
 import { emailAvailable } from "../authn/email/transport";
 import { enrolledSummary } from "../authn/factors";
 import type { ChallengeBinding } from "../authn/factors/contract";
+import type { EnrollableKind, HeldKind } from "../authn/factors/registry";
 import { effectivePolicy, readPolicy, type AuthPolicy, type EnrolledSummary } from "../authn/policy";
 import type { EndpointContext } from "../http/context";
 import { workspaces } from "../../db/schema";
@@ -39,7 +40,7 @@ export type EvidenceNeed = "add" | { remove: Strength } | "recovery_codes";
 /** A primary verification method the user can use in the portal. */
 export type PrimaryMethod = "password" | "email_otp" | "passkey";
 /** A further factor the user can add to make the verification multi-factor. */
-export type MfaMethod = "totp" | "security_key" | "passkey" | "recovery_code";
+export type MfaMethod = EnrollableKind | "recovery_code";
 
 /** Why a change cannot proceed yet, and what the user can do about it. */
 export interface VerifyPlan {
@@ -171,13 +172,11 @@ export async function recordPortalEvidence(ctx: EndpointContext, portal: PortalS
   });
 }
 
-/** A factor the portal may remove: its kind (the strength follows from it). */
-export type RemovableFactor = "passkey" | "security_key" | "totp";
-
-/** The strength a factor of this kind proves (removing it needs a fresh event at least as strong). */
-export function strengthOfFactor(kind: RemovableFactor): Strength {
-  return kind === "totp" ? "possession" : "phishing_resistant";
-}
+/**
+ * A factor the portal may remove: its kind. Removing it needs a fresh event at least as strong as
+ * the factor's own evidence (lib/authn/evidence.ts `strengthOf`).
+ */
+export type RemovableFactor = Exclude<HeldKind, "recovery_code">;
 
 /**
  * Whether removing one factor of `kind` would take away the last factor the policy requires:
@@ -204,5 +203,5 @@ export async function requireRemovalEvidence(
 ): Promise<EvidenceVerdict | { ok: false; lastRequired: true }> {
   const [{ policy, methods, enrolled }, fresh] = await Promise.all([portalVerifyMethods(ctx, portal), freshEvidence(ctx, portal)]);
   if (isLastRequiredFactor(policy, enrolled, kind)) return { ok: false, lastRequired: true };
-  return judgeEvidence({ remove: strengthOfFactor(kind) }, policy, methods, fresh);
+  return judgeEvidence({ remove: strengthOf(kind) }, policy, methods, fresh);
 }

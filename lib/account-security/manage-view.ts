@@ -5,7 +5,6 @@
  * up), new recovery codes to show once, the application sessions and the security alerts; and the
  * verdicts of the stronger changes, so the page can ask for the right verification.
  */
-import { evidenceFor } from "../authn/evidence";
 import type { EndpointContext } from "../http/context";
 import { listSecurityAlerts, type SecurityAlert } from "./alerts";
 import { listApplicationSessions, type ApplicationSession } from "./applications";
@@ -43,7 +42,6 @@ export async function loadManageView(ctx: EndpointContext, portal: PortalSession
   const [passkey, securityKey] = canAdd
     ? await Promise.all([credentialCreationOptions(ctx, portal, "passkey"), credentialCreationOptions(ctx, portal, "security_key")])
     : [null, null];
-  const now = ctx.service.clock.now();
   return {
     credentials,
     pendingApp,
@@ -52,8 +50,8 @@ export async function loadManageView(ctx: EndpointContext, portal: PortalSession
     applications,
     alerts,
     verdicts: {
-      removePhishingResistant: judge({ remove: evidenceFor("passkey", now).strength }),
-      removePossession: judge({ remove: evidenceFor("totp", now).strength }),
+      removePhishingResistant: judge({ remove: "phishing_resistant" }),
+      removePossession: judge({ remove: "possession" }),
       recoveryCodes: judge("recovery_codes"),
     },
   };

@@ -8,7 +8,7 @@ import { users } from "../../db/schema";
 import type { AuditEventType } from "../audit/catalogue";
 import { recordAudit } from "../audit/events";
 import { evidenceFor } from "../authn/evidence";
-import { EMAIL_CODE_TTL_MS, issueEmailCode, sendGate, verifyEmailCode } from "../authn/factors/email-otp";
+import { EMAIL_CODE_TTL_MS, issueEmailCode, sendGate, verifyEmailCode } from "../authn/factors/email-code";
 import { factorGate } from "../authn/factors/limits";
 import { PASSWORD_LIMITS } from "../authn/factors/password";
 import { RECOVERY_CODE_LIMITS, useRecoveryCode } from "../authn/factors/recovery-codes";

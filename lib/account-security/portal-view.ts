@@ -6,13 +6,12 @@
  */
 import { and, eq } from "drizzle-orm";
 import { users } from "../../db/schema";
-import { listFactors } from "../authn/factors";
-import type { EnrolledFactor } from "../authn/factors/contract";
+import { listFactors, type HeldFactor } from "../authn/factors";
 import { csrfToken } from "../http/csrf";
 import { hostedErrorText, type HostedErrorCode } from "../hosted/errors";
 import type { Locale } from "../i18n/locales";
 import type { EndpointContext } from "../http/context";
-import { pendingEmailCode } from "../authn/factors/email-otp";
+import { pendingEmailCode } from "../authn/factors/email-code";
 import { secondFactorOptions } from "../authn/factors/webauthn";
 import { freshEvidence, judgeEvidence, portalBinding, portalVerifyMethods, type EvidenceVerdict, type VerifyMethods } from "./evidence";
 import type { PortalSession } from "./portal-session";
@@ -41,7 +40,7 @@ export interface PortalView {
    */
   webauthnOptions: string | null;
   /** The user's enrolled factors (passkeys, authenticator apps, security keys, recovery codes). */
-  factors: EnrolledFactor[];
+  factors: HeldFactor[];
   /** Notices shown at the top (a `?done=` or `?error=` of the last form post). */
   notice: string | null;
   error: string | null;

@@ -742,10 +742,11 @@ export const AUDIT_EVENTS = {
   }),
   "account_security.credential_added": event({
     group: "account_security",
-    summary: "A user added a factor in the portal (passkey, security key, authenticator app)",
+    summary: "A user added a factor (passkey, security key, authenticator app), in the portal or while signing in",
     subject: USER_ID,
-    data: { ...PORTAL, kind: "string", factor_id: "string" },
-    line: (e, _who, user) => `${user} added a ${str(e.data.kind)?.replace(/_/g, " ") ?? "factor"} in the portal`,
+    // Where it was added: the portal session, or the sign-in's transaction id.
+    data: { portal_session: "string?", sign_in: "string?", kind: "string", factor_id: "string" },
+    line: (e, _who, user) => `${user} added a ${str(e.data.kind)?.replace(/_/g, " ") ?? "factor"} ${e.data.sign_in ? "while signing in" : "in the portal"}`,
   }),
   "account_security.credential_removed": event({
     group: "account_security",

@@ -9,21 +9,41 @@
  */
 import type { StoredEvidence } from "../../db/schema";
 import { MINUTE } from "../clock";
+import { EMAIL_CODE_EVIDENCE } from "./factors/email-code/evidence";
+import { STRENGTHS, type EvidenceRule, type Strength } from "./factors/evidence-rule";
+import { PASSWORD_EVIDENCE } from "./factors/password/evidence";
+import { RECOVERY_CODE_EVIDENCE } from "./factors/recovery-codes/evidence";
+import { TOTP_EVIDENCE } from "./factors/totp/evidence";
+import { PASSKEY_EVIDENCE, SECURITY_KEY_EVIDENCE } from "./factors/webauthn/evidence";
 
-export const EVIDENCE_METHODS = ["password", "email_otp", "passkey", "security_key", "totp", "recovery_code", "federated", "federated_mfa"] as const;
-export type EvidenceMethod = (typeof EVIDENCE_METHODS)[number];
+/** Methods that are not a factor of Latchkey's: a sign-in at another identity provider (lib/federation). */
+const FEDERATED = { method: "federated", amr: ["fed"], strength: "knowledge", categories: ["knowledge"], primary: true } as const satisfies EvidenceRule;
+/**
+ * A federated sign-in whose upstream said it used several factors (`amr` with "mfa"), through a
+ * connection configured to trust that: two categories Latchkey did not see, never
+ * phishing-resistant (we cannot tell what the upstream used). "fed" is not registered in RFC 8176;
+ * it is the value Microsoft Entra ID uses for a federated sign-in.
+ */
+const FEDERATED_MFA = { method: "federated_mfa", amr: ["fed", "mfa"], strength: "possession", categories: ["knowledge", "possession"], primary: true } as const satisfies EvidenceRule;
 
 /**
- * How hard the event is to steal or relay, weakest first (the order is the comparison):
- * - `knowledge`: a reusable secret the user types (a password), or a method whose factors
- *   Latchkey did not see (federation);
- * - `possession`: a one-time value from something the user holds (an email inbox, an authenticator
- *   app, a printed recovery code); still typed, so a phishing page can relay it;
- * - `phishing_resistant`: a WebAuthn signature, bound by the browser to our origin, which a
- *   look-alike site cannot obtain or relay.
+ * Every method's evidence, as each factor declares it in its folder (lib/authn/factors/<kind>/evidence.ts),
+ * then the federated ones. The order is the order of EVIDENCE_METHODS.
  */
-export const STRENGTHS = ["knowledge", "possession", "phishing_resistant"] as const;
-export type Strength = (typeof STRENGTHS)[number];
+export const EVIDENCE_RULES = [
+  PASSWORD_EVIDENCE,
+  EMAIL_CODE_EVIDENCE,
+  PASSKEY_EVIDENCE,
+  SECURITY_KEY_EVIDENCE,
+  TOTP_EVIDENCE,
+  RECOVERY_CODE_EVIDENCE,
+  FEDERATED,
+  FEDERATED_MFA,
+] as const;
+export type EvidenceMethod = (typeof EVIDENCE_RULES)[number]["method"];
+export const EVIDENCE_METHODS: readonly EvidenceMethod[] = EVIDENCE_RULES.map((r) => r.method);
+
+export { STRENGTHS, type Strength };
 
 /** One authentication event of a hosted session. */
 export interface Evidence {
@@ -42,43 +62,12 @@ export interface Evidence {
   at: string;
 }
 
-/**
- * The NIST factor categories an event proves. A passkey is verified by the authenticator itself
- * (WebAuthn user verification, required for passkeys: a PIN or a biometric, so knowledge or
- * inherence; Latchkey cannot tell which, only that it is not possession), so one passkey is two
- * categories. A federated sign-in counts as one category, knowledge (what an upstream sign-in is
- * unless it says otherwise): an authenticator app or a passkey after it makes MFA, a password does
- * not. Only a connection that trusts its upstream's MFA records two (`federated_mfa`).
- */
-type FactorCategory = "knowledge" | "possession" | "user_verification";
+const METHODS = Object.fromEntries(EVIDENCE_RULES.map((r): [EvidenceMethod, EvidenceRule] => [r.method, r])) as Record<EvidenceMethod, EvidenceRule>;
 
-interface MethodRule {
-  amr: readonly string[];
-  strength: Strength;
-  categories: readonly FactorCategory[];
-  /**
-   * Whether the method establishes who the user is (it can open a session, and a re-entry of it
-   * moves auth_time). The others only add to a session that already has a primary event.
-   */
-  primary: boolean;
+/** The strength every event of `method` has (as its factor declares it). */
+export function strengthOf(method: EvidenceMethod): Strength {
+  return METHODS[method].strength;
 }
-
-/** "fed" is not registered in RFC 8176; it is the value Microsoft Entra ID uses for a federated sign-in. */
-const METHODS: Record<EvidenceMethod, MethodRule> = {
-  password: { amr: ["pwd"], strength: "knowledge", categories: ["knowledge"], primary: true },
-  email_otp: { amr: ["otp"], strength: "possession", categories: ["possession"], primary: true },
-  passkey: { amr: ["hwk", "user"], strength: "phishing_resistant", categories: ["possession", "user_verification"], primary: true },
-  federated: { amr: ["fed"], strength: "knowledge", categories: ["knowledge"], primary: true },
-  /**
-   * A federated sign-in whose upstream said it used several factors (`amr` with "mfa"), through a
-   * connection configured to trust that: two categories Latchkey did not see, never
-   * phishing-resistant (we cannot tell what the upstream used).
-   */
-  federated_mfa: { amr: ["fed", "mfa"], strength: "possession", categories: ["knowledge", "possession"], primary: true },
-  totp: { amr: ["otp"], strength: "possession", categories: ["possession"], primary: false },
-  recovery_code: { amr: ["otp"], strength: "possession", categories: ["possession"], primary: false },
-  security_key: { amr: ["hwk"], strength: "phishing_resistant", categories: ["possession"], primary: false },
-};
 
 /** Service-defined assurance levels (`acr`), lowest first. */
 export const ACR = {

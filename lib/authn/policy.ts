@@ -13,14 +13,15 @@ import { z } from "zod";
 import { clientSocialProviders, clients, workspaces } from "../../db/schema";
 import type { EndpointContext } from "../http/context";
 import { completesMultiFactor, isMultiFactor, readEvidence, type Evidence, type EvidenceMethod } from "./evidence";
+import { ENROLLABLE_KINDS, type EnrollableKind } from "./factors/registry";
 import type { HostedSession } from "./hosted-session";
 
 export const FIRST_FACTORS = ["password", "email_otp", "passkey"] as const;
 export type FirstFactor = (typeof FIRST_FACTORS)[number];
 export const MFA_MODES = ["off", "required"] as const;
 export const PASSKEY_ENROLLMENT = ["never", "offer", "require"] as const;
-/** Second factors a user can enrol when MFA is required (recovery codes come with the first of them). */
-export const ENROLLABLE_SECOND_FACTORS = ["totp", "security_key", "passkey"] as const;
+/** Second factors a user can enrol when MFA is required, as the factors declare it (recovery codes come with the first of them). */
+export const ENROLLABLE_SECOND_FACTORS = ENROLLABLE_KINDS;
 
 export interface AuthPolicy {
   /** Methods that may open a session (identify the user). At least one. */
@@ -111,7 +112,7 @@ export interface EnrolledSummary {
 }
 
 /** A further factor the user can be asked for when MFA is required (the password, after an email code). */
-export type SecondFactorOption = "totp" | "security_key" | "passkey" | "password" | "recovery_code";
+export type SecondFactorOption = EnrollableKind | "password" | "recovery_code";
 
 export type NextStep =
   /** Nothing proved yet that this application accepts: identify the user with an allowed first factor. */
@@ -119,7 +120,7 @@ export type NextStep =
   /** MFA is required and the user has second factors: ask for one of them. */
   | { kind: "second_factor"; options: SecondFactorOption[] }
   /** MFA is required and the user has none: enrol one before the sign-in completes. */
-  | { kind: "enroll_second_factor"; options: (typeof ENROLLABLE_SECOND_FACTORS)[number][] }
+  | { kind: "enroll_second_factor"; options: EnrollableKind[] }
   /** Offer (or require) a passkey to a user who has none. */
   | { kind: "passkey_offer"; required: boolean }
   | { kind: "done" };

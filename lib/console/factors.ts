@@ -6,22 +6,16 @@
 import { and, eq } from "drizzle-orm";
 import { z } from "zod";
 import { users } from "../../db/schema";
-import type { EnrolledFactor } from "../authn/factors/contract";
-import { listFactors, removeFactor } from "../authn/factors";
+import { listFactors, removeFactor, type HeldFactor } from "../authn/factors";
+import { HELD_KINDS, labelOf, type HeldKind } from "../authn/factors/registry";
 import type { Service } from "../service";
 import { id } from "./forms";
 import { defineOperation, formError } from "./operation";
 
-export type { EnrolledFactor };
+export type EnrolledFactor = HeldFactor;
 
-export const FACTOR_KIND_LABELS: Record<EnrolledFactor["kind"], string> = {
-  passkey: "Passkey",
-  security_key: "Security key",
-  totp: "Authenticator app",
-  recovery_code: "Recovery codes",
-};
-
-const FACTOR_KINDS = ["passkey", "security_key", "totp", "recovery_code"] as const satisfies readonly EnrolledFactor["kind"][];
+/** What the console calls each kind a user can hold, as its factor names it. */
+export const FACTOR_KIND_LABELS = Object.fromEntries(HELD_KINDS.map((kind) => [kind, labelOf(kind)])) as Record<HeldKind, string>;
 
 export async function userFactors(service: Service, workspace: { id: string; name: string }, userId: string): Promise<EnrolledFactor[]> {
   return listFactors({ service, workspace }, userId);
@@ -33,7 +27,7 @@ export const removeUserFactor = defineOperation({
   role: "admin",
   input: z.object({
     user_id: id("user"),
-    kind: z.enum(FACTOR_KINDS, { error: "Unknown kind of factor" }),
+    kind: z.enum(HELD_KINDS as [HeldKind, ...HeldKind[]], { error: "Unknown kind of factor" }),
     factor_id: id("factor"),
   }),
   async run(ctx, input) {

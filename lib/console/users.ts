@@ -6,11 +6,12 @@
  * enabling them again does not bring an old session back. Deleting a user removes them with
  * everything they hold.
  */
-import { and, asc, count, desc, eq, gt, ilike, inArray, isNotNull, isNull, max, or } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, ilike, inArray, isNull, max, or } from "drizzle-orm";
 import { z } from "zod";
 import type { Database } from "../../db/client";
-import { accessTokens, accountSecurityPortalSessions, clients, grants, hostedSessions, recoveryCodes, totpFactors, users, webauthnCredentials } from "../../db/schema";
+import { accessTokens, accountSecurityPortalSessions, clients, grants, hostedSessions, users } from "../../db/schema";
 import { chains, nowValue, selectGrantChain, sessionIsLive } from "../authority";
+import { FACTORS, HELD_KINDS, type HeldKind } from "../authn/factors/registry";
 import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "../authn/password";
 import { assignUserRole, removeUserRole } from "../authz/model";
 import { newId } from "../crypto";
@@ -25,7 +26,7 @@ export const USERS_PAGE_SIZE = 25;
 
 export type UserRow = Omit<typeof users.$inferSelect, "passwordHash"> & { hasPassword: boolean };
 
-export type FactorKind = "passkey" | "security_key" | "totp" | "recovery_code";
+export type FactorKind = HeldKind;
 
 /**
  * A listed user with when they last signed in (their newest hosted session) and were last seen,
@@ -102,29 +103,12 @@ async function lastActivity(db: Database, workspaceId: string, userIds: string[]
   return new Map(rows.map((r) => [r.userId, { signIn: r.signIn ? new Date(r.signIn) : null, seen: r.seen ? new Date(r.seen) : null }]));
 }
 
-/** The kinds of factor each user holds: passkeys and security keys, a confirmed TOTP, unused recovery codes. */
+/** The kinds of factor each user holds (a usable one: a confirmed authenticator app, an unused recovery code), in the registry's order. */
 async function factorKindsOf(db: Database, workspaceId: string, userIds: string[]): Promise<Map<string, FactorKind[]>> {
   const out = new Map<string, FactorKind[]>();
   if (userIds.length === 0) return out;
-  const [keys, totp, codes] = await Promise.all([
-    db
-      .selectDistinct({ userId: webauthnCredentials.userId, kind: webauthnCredentials.kind })
-      .from(webauthnCredentials)
-      .where(and(eq(webauthnCredentials.workspaceId, workspaceId), inArray(webauthnCredentials.userId, userIds))),
-    db
-      .selectDistinct({ userId: totpFactors.userId })
-      .from(totpFactors)
-      .where(and(eq(totpFactors.workspaceId, workspaceId), inArray(totpFactors.userId, userIds), isNotNull(totpFactors.confirmedAt))),
-    db
-      .selectDistinct({ userId: recoveryCodes.userId })
-      .from(recoveryCodes)
-      .where(and(eq(recoveryCodes.workspaceId, workspaceId), inArray(recoveryCodes.userId, userIds), isNull(recoveryCodes.usedAt))),
-  ]);
-  const add = (userId: string, kind: FactorKind) => out.set(userId, [...(out.get(userId) ?? []), kind]);
-  for (const k of keys.filter((k) => k.kind === "passkey")) add(k.userId, "passkey");
-  for (const k of keys.filter((k) => k.kind === "security_key")) add(k.userId, "security_key");
-  for (const t of totp) add(t.userId, "totp");
-  for (const c of codes) add(c.userId, "recovery_code");
+  const held = (await Promise.all(FACTORS.map((f) => (f.held ? f.held.holders(db, workspaceId, userIds) : Promise.resolve([]))))).flat();
+  for (const kind of HELD_KINDS) for (const h of held.filter((h) => h.kind === kind)) out.set(h.userId, [...(out.get(h.userId) ?? []), kind]);
   return out;
 }
 

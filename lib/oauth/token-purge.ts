@@ -60,7 +60,7 @@ export async function purgeExpiredSignInRows(
     .delete(authorizationTransactions)
     .where(and(lt(authorizationTransactions.expiresAt, cutoff), ws === undefined ? undefined : eq(authorizationTransactions.workspaceId, ws)))
     .returning({ id: authorizationTransactions.id });
-  // An unconfirmed enrolment can be completed for 10 minutes (lib/authn/factors/totp.ts ENROLMENT_TTL_MS).
+  // An unconfirmed enrolment can be completed for 10 minutes (lib/authn/factors/totp/totp.ts ENROLMENT_TTL_MS).
   const enrolments = await service.db
     .delete(totpFactors)
     .where(and(isNull(totpFactors.confirmedAt), lt(totpFactors.createdAt, new Date(now - 10 * MINUTE - PURGE_GRACE_MS)), ws === undefined ? undefined : eq(totpFactors.workspaceId, ws)))

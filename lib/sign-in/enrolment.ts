@@ -7,12 +7,19 @@
 import type { EndpointContext } from "../http/context";
 import type { TransactionRow } from "../oauth/pending-sign-in";
 import { encryptSecret } from "../crypto";
+import { clientAddressOf } from "../http/client-address";
+import type { EnrolmentSource } from "../authn/factors/contract";
 import type { Evidence } from "../authn/evidence";
 import { generateRecoveryCodes, recoveryCodesLeft } from "../authn/factors/recovery-codes";
 import { prove, toSignInPage } from "./flow";
 
 /** The purpose the transaction's recovery codes are encrypted under, bound to the transaction. */
 export const recoveryCodesPurpose = (txId: string) => `sign-in-recovery-codes:${txId}`;
+
+/** An enrolment in this sign-in, as the factor's audit event records it (the same event as the portal's). */
+export function enrolmentSource(request: Request, ctx: EndpointContext, tx: TransactionRow): EnrolmentSource {
+  return { ip: clientAddressOf(request.headers, ctx.service.config.trustProxy), context: { sign_in: tx.id } };
+}
 
 export async function completeSecondFactorEnrolment(request: Request, ctx: EndpointContext, tx: TransactionRow, event: Evidence): Promise<Response> {
   if (!tx.userId) return toSignInPage(ctx, tx.id);

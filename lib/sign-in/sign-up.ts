@@ -1,6 +1,6 @@
 /**
  * Self-service sign-up (policy field `signUp`, off by default): an email address proved by a
- * one-time code (lib/authn/factors/email-otp.ts), then a password or a passkey.
+ * one-time code (lib/authn/factors/email-code/email-code.ts), then a password or a passkey.
  *
  *   1. POST /sign-up/email    a code to confirm the address;
  *   2. POST /sign-up/verify   the code: the transaction records the proved address (no account yet);
@@ -34,7 +34,7 @@ import {
   sendGate,
   unreadCodeFailure,
   verifyEmailCode,
-} from "../authn/factors/email-otp";
+} from "../authn/factors/email-code";
 import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, PasswordWorkRefused } from "../authn/password";
 import { clientAddress } from "../http/client-address";
 import { policyFor, type AuthPolicy } from "../authn/policy";

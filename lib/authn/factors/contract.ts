@@ -1,9 +1,14 @@
 /**
- * The contract every sign-in factor follows (one module per factor in this folder):
+ * The contract every sign-in factor follows: one folder per factor (`<kind>/`), whose `index.ts`
+ * exports one descriptor (`Factor`) that ./registry.ts lists, and which the sign-in, step-up, the
+ * portal and the console read. A descriptor names its evidence (`<kind>/evidence.ts`), its declared
+ * guessing limits, the audit events it writes, the hosted error codes it is shown as, and its
+ * functions:
  *
  *   enroll    → create the factor for a user, completed only with a proof that it works
  *               (a TOTP code, a WebAuthn attestation); not every factor is enrolled (password,
- *               email code: the account's own);
+ *               email code: the account's own); a completed enrolment is audited by the factor
+ *               itself (`account_security.credential_added`), whichever flow enrols it;
  *   challenge → issue what the user must answer (an email code, a WebAuthn challenge), stored
  *               server-side, bound to what it is for (a pending sign-in), short-lived, single use;
  *   verify    → check the answer once (atomically consumed) and return the evidence record
@@ -13,7 +18,12 @@
  * turns the reason into the page's message (lib/hosted/errors.ts). A limited attempt answers
  * like a wrong one (`invalid`), so no page tells a guesser more than a wrong answer would.
  */
+import type { Database } from "../../../db/client";
 import type { Evidence, EvidenceMethod } from "../evidence";
+import type { SignInFormError } from "../../hosted/errors";
+import type { EndpointContext } from "../../http/context";
+import type { GuessingLimits } from "../../limits/declarations";
+import type { EvidenceRule } from "./evidence-rule";
 
 /** What a challenge is bound to: the purpose and the id of the thing (a transaction id for a pending sign-in). */
 export interface ChallengeBinding {
@@ -32,8 +42,8 @@ export type VerifyFailure =
 export type VerifyResult = { ok: true; userId: string; evidence: Evidence } | { ok: false; reason: VerifyFailure };
 
 /** One enrolled factor of a user, as the console and the portal list it. */
-export interface EnrolledFactor {
-  kind: Extract<EvidenceMethod, "passkey" | "security_key" | "totp" | "recovery_code">;
+export interface EnrolledFactor<K extends EvidenceMethod = EvidenceMethod> {
+  kind: K;
   /** The row id (for recovery codes: the user's set, named by the user id). */
   id: string;
   name: string;
@@ -43,4 +53,56 @@ export interface EnrolledFactor {
   remaining?: number;
   /** A WebAuthn credential refused after its counter went backwards. */
   flagged?: boolean;
+}
+
+/**
+ * Where an enrolment happened, for its audit event: the enrolling user's client address, and what
+ * it belongs to (`{ portal_session }` in the portal, `{ sign_in }` in the sign-in), added to the
+ * event's data.
+ */
+export interface EnrolmentSource {
+  ip: string | null;
+  context: Record<string, string>;
+}
+
+type Ctx = Pick<EndpointContext, "service" | "workspace">;
+
+/** A factor's function: each keeps its own parameters (a code, a WebAuthn response, a binding). */
+type Operation = (...args: never[]) => Promise<unknown>;
+
+/** What a user holds of a factor: listed by the console and the portal, removed by them. */
+export interface HeldFactors<K extends EvidenceMethod> {
+  list(ctx: Ctx, userId: string): Promise<EnrolledFactor<K>[]>;
+  /** Which of `userIds` hold one (a usable one: confirmed, a code unused), by kind: the console's list of users. */
+  holders(db: Database, workspaceId: string, userIds: string[]): Promise<{ userId: string; kind: K }[]>;
+  /** Removes one (a recovery-code "factor" is the whole set); true when something was removed. */
+  remove(ctx: Ctx, userId: string, kind: K, id: string): Promise<boolean>;
+}
+
+export interface Factor<K extends EvidenceMethod = EvidenceMethod> {
+  /** Its folder under lib/authn/factors/. */
+  folder: string;
+  /** The evidence it yields, one rule per kind (a WebAuthn credential is a passkey or a security key). */
+  evidence: readonly EvidenceRule<K>[];
+  /** What the console calls each kind (English, as the console is). */
+  labels: Readonly<Record<K, string>>;
+  /** Its guessing limits (lib/limits/declarations.ts), counted by ./limits.ts `factorGate` in every flow. */
+  limits: readonly GuessingLimits[];
+  /** The audit event types its functions write (lib/audit). */
+  events: readonly string[];
+  /** The hosted error codes (lib/hosted/errors.ts `SIGN_IN_FORM_ERRORS`) its failures are shown as in the sign-in. */
+  errors: readonly SignInFormError[];
+  /** The kinds a user can enrol as a second factor when MFA is required (lib/authn/policy.ts), in the order offered. */
+  enrollable: readonly K[];
+  /** What the user holds of it (null: the account's own, nothing to list: a password, an email code). */
+  held: HeldFactors<K> | null;
+  /**
+   * Enrolment: `start` what the user must prove with (null when the proof comes with no step
+   * before it), `complete` it with the proof; a completed enrolment writes
+   * `account_security.credential_added` whichever flow enrols it. Null when nothing is enrolled.
+   */
+  enrol: { start: Operation | null; complete: Operation } | null;
+  /** Issues what the user must answer (null when the user answers with what they hold: a password, an app's code). */
+  challenge: Operation | null;
+  verify: Operation;
 }

@@ -23,7 +23,7 @@ import {
   sendGate,
   unreadCodeFailure,
   verifyEmailCode,
-} from "../../authn/factors/email-otp";
+} from "../../authn/factors/email-code";
 import { emailAvailable, sendMail } from "../../authn/email/transport";
 import { signInCodeMessage } from "../../authn/email/templates";
 import { policyFor } from "../../authn/policy";

@@ -18,7 +18,7 @@ import { factorGate, type Gate, type GuessingLimits } from "../../authn/factors/
 import { confirmTotpEnrolment, pendingTotpEnrolment, startTotpEnrolment, TOTP_LIMITS, verifyTotp } from "../../authn/factors/totp";
 import { RECOVERY_CODE_LIMITS, useRecoveryCode } from "../../authn/factors/recovery-codes";
 import { advance, currentStep, prove, signInStep, toSignInPage, updateOpen, type FlowStep } from "../flow";
-import { completeSecondFactorEnrolment, recoveryCodesPurpose } from "../enrolment";
+import { completeSecondFactorEnrolment, enrolmentSource, recoveryCodesPurpose } from "../enrolment";
 import { recordSignInFailure } from "../failures";
 
 export interface TotpView {
@@ -111,7 +111,7 @@ const totpEnrolConfirmEndpoint = signInStep(async (request, ctx, { tx, form }) =
   if (!atTotpEnrolment(await stepOf(request, ctx, tx)) || !tx.userId) return toSignInPage(ctx, tx.id);
   const pending = await pendingTotpEnrolment(ctx, tx.userId, tx.createdAt);
   if (!pending) return toSignInPage(ctx, tx.id, "enrollment_failed");
-  const result = await confirmTotpEnrolment(ctx, tx.userId, pending.factorId, form.get("code") ?? "");
+  const result = await confirmTotpEnrolment(ctx, tx.userId, pending.factorId, form.get("code") ?? "", enrolmentSource(request, ctx, tx));
   if (!result.ok) return toSignInPage(ctx, tx.id, result.reason === "invalid" ? "invalid_code" : "enrollment_failed");
   return completeSecondFactorEnrolment(request, ctx, tx, result.evidence);
 });

@@ -28,7 +28,7 @@ import {
   verifyRegistration,
   type WebAuthnKind,
 } from "../../authn/factors/webauthn";
-import { completeSecondFactorEnrolment } from "../enrolment";
+import { completeSecondFactorEnrolment, enrolmentSource } from "../enrolment";
 import { recordSignInFailure, type SignInFailureReason } from "../failures";
 import { homeRealmRedirect } from "./federation";
 import { advance, currentStep, identify, prove, signInStep, toSignInPage, updateOpen, type FlowStep } from "../flow";
@@ -129,7 +129,7 @@ export const webauthnRegisterEndpoint = signInStep(async (request, ctx, { tx, fo
   const allowed: string[] = step.kind === "enroll_second_factor" ? step.options : ["passkey"];
   if (!isWebAuthnKind(kind) || !allowed.includes(kind)) return toSignInPage(ctx, tx.id, "method_not_allowed");
 
-  const result = await verifyRegistration(ctx, enrolBinding(tx), userId, kind, form.get("response"));
+  const result = await verifyRegistration(ctx, enrolBinding(tx), userId, kind, form.get("response"), enrolmentSource(request, ctx, tx));
   if (!result.ok) return toSignInPage(ctx, tx.id, "enrollment_failed");
   if (step.kind === "enroll_second_factor") {
     return completeSecondFactorEnrolment(request, ctx, tx, evidenceFor(kind, ctx.service.clock.now(), result.credentialRowId));

@@ -1,5 +1,5 @@
 /**
- * Guessing limits on email codes (EMAIL_CODE_GUESSING, lib/authn/factors/email-otp.ts): wrong
+ * Guessing limits on email codes (EMAIL_CODE_GUESSING, lib/authn/factors/email-code/email-code.ts): wrong
  * codes per address and client address (RATE_LIMIT_FAILURES per 5 minutes), and per address from
  * every client address (three times that per hour), which only a browser that passed an email code
  * (or a stronger factor) for the account passes. A limited attempt is not checked and answers like
@@ -8,7 +8,7 @@
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { and, eq } from "drizzle-orm";
 import { hostedSessions, users } from "../../../db/schema";
-import { EMAIL_CODE_GUESSING, EMAIL_CODE_SENDING, RESEND_COOLDOWN_MS, SEND_WINDOW_MS, SENDS_PER_ADDRESS } from "../../../lib/authn/factors/email-otp";
+import { EMAIL_CODE_GUESSING, EMAIL_CODE_SENDING, RESEND_COOLDOWN_MS, SEND_WINDOW_MS, SENDS_PER_ADDRESS } from "../../../lib/authn/factors/email-code";
 import { limitOf } from "../../../lib/limits/declarations";
 import { CLIENT_ADDRESS_HEADER } from "../../../lib/http/client-address";
 import { call, createHarness, Jar, PUBLIC_URL, seed, signIn, uniqueWorkspaceId, type Harness } from "../../helpers/harness";

@@ -1,5 +1,5 @@
 /**
- * Email one-time codes (lib/authn/factors/email-otp.ts, lib/sign-in/steps/email.ts): the
+ * Email one-time codes (lib/authn/factors/email-code/email-code.ts, lib/sign-in/steps/email.ts): the
  * sign-in by code and every rule of the code: 6 digits, 10 minutes, 5 attempts, hashed at rest,
  * bound to the sign-in and the address, the resend cooldown, the send limits, the outbox, and
  * pages that look the same whether or not an address has an account.
@@ -10,7 +10,7 @@ import { decodeJwt } from "jose";
 import { and, eq } from "drizzle-orm";
 import { clients, factorChallenges, hostedSessions, mailOutbox, users } from "../../../db/schema";
 import { readEvidence } from "../../../lib/authn/evidence";
-import { EMAIL_CODE_TTL_MS, RESEND_COOLDOWN_MS, SEND_WINDOW_MS, SENDS_PER_ADDRESS, SENDS_PER_CLIENT_ADDRESS } from "../../../lib/authn/factors/email-otp";
+import { EMAIL_CODE_TTL_MS, RESEND_COOLDOWN_MS, SEND_WINDOW_MS, SENDS_PER_ADDRESS, SENDS_PER_CLIENT_ADDRESS } from "../../../lib/authn/factors/email-code";
 import { CLIENT_ADDRESS_HEADER } from "../../../lib/http/client-address";
 import { createHarness, exchangeCode, Jar, seed, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
 import { ADA, BOB, SPA, standardWorkspace } from "../../helpers/fixtures";

@@ -6,7 +6,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { and, eq } from "drizzle-orm";
 import { decodeJwt } from "jose";
-import { clients, factorChallenges, hostedSessions, users } from "../../../db/schema";
+import { auditEvents, clients, factorChallenges, hostedSessions, totpFactors, users, webauthnCredentials } from "../../../db/schema";
 import { CLIENT_ADDRESS_HEADER } from "../../../lib/http/client-address";
 import { basic, createHarness, exchangeCode, Jar, seed, signIn, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
 import { SPA, standardWorkspace, WEB } from "../../helpers/fixtures";
@@ -14,6 +14,7 @@ import { outcome, passwordStep, postPassword, postStep, startSignIn, viewOf, typ
 import { enterSignInCode, latestCode, OUTBOX, requestSignInCode } from "../../helpers/factors/email";
 import { codeAt, giveTotp, signInWithTotp } from "../../helpers/factors/totp";
 import { giveRecoveryCodes, signInWithRecoveryCode } from "../../helpers/factors/recovery-codes";
+import { postRegistration, SoftAuthenticator } from "../../helpers/factors/webauthn";
 
 // 3 failures per account and address per 5 minutes, so 9 per account per hour from all addresses.
 const PER_ADDRESS = 3;
@@ -25,7 +26,7 @@ let h: Harness;
 const ws = uniqueWorkspaceId("mfa");
 const PASSWORD = "a long enough password for tests";
 const user = (name: string) => ({ email: `${name}@example.test`, password: PASSWORD });
-const NAMES = ["first", "stepup", "steps", "addr", "account", "recovery", "recovery-ceiling", "emailstep", "emailused"];
+const NAMES = ["first", "stepup", "steps", "addr", "account", "recovery", "recovery-ceiling", "emailstep", "emailused", "audited"];
 
 beforeAll(async () => {
   h = await createHarness({ mail: OUTBOX, rateLimits: { requestsPerMinute: 100_000, failuresPer5Minutes: PER_ADDRESS } });
@@ -66,6 +67,32 @@ describe("MFA required", () => {
     const o = outcome(await postStep(h, next, "/sign-in/totp", { code: codeAt(h, secret) }));
     if (o.to !== "callback") throw new Error(`refused: ${o.error}`);
     expect(await idTokenOf(next, o.url)).toMatchObject({ amr: ["pwd", "otp", "mfa"], acr: "urn:latchkey:loa:2" });
+  });
+
+  it("audits an enrolment at the sign-in as the portal does: account_security.credential_added, the factor and the sign-in", async () => {
+    const s = await passwordStep(h, ws, { ...WEB, ...user("audited") });
+    const [row] = await h.service.db.select({ id: users.id }).from(users).where(and(eq(users.workspaceId, ws), eq(users.emailNormalized, user("audited").email)));
+    const added = () => h.service.db.select().from(auditEvents).where(and(eq(auditEvents.workspaceId, ws), eq(auditEvents.type, "account_security.credential_added"), eq(auditEvents.subject, row!.id)));
+    await postStep(h, s, "/sign-in/totp/enroll/start");
+    const { secret } = (await viewOf(h, s)).totp.enrollment!;
+    expect(await added()).toEqual([]);
+    await postStep(h, s, "/sign-in/totp/enroll", { code: codeAt(h, secret) });
+    const [factor] = await h.service.db.select({ id: totpFactors.id }).from(totpFactors).where(eq(totpFactors.userId, row!.id));
+    const events = await added();
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ actor: row!.id, subject: row!.id });
+    expect(events[0]!.data).toEqual({ kind: "totp", factor_id: factor!.id, sign_in: s.tx });
+
+    // A security key added at the same step of another sign-in is audited alike.
+    await h.service.db.delete(totpFactors).where(eq(totpFactors.userId, row!.id));
+    h.clock.advance(30_000);
+    const again = await passwordStep(h, ws, { ...WEB, ...user("audited") });
+    const { res } = await postRegistration(h, again, new SoftAuthenticator(), "security_key");
+    expect(outcome(res).to).toBe("callback");
+    const [key] = await h.service.db.select({ id: webauthnCredentials.id }).from(webauthnCredentials).where(eq(webauthnCredentials.userId, row!.id));
+    const keyEvent = (await added()).find((e) => e.data.kind === "security_key");
+    expect(keyEvent).toMatchObject({ actor: row!.id, subject: row!.id });
+    expect(keyEvent!.data).toEqual({ kind: "security_key", factor_id: key!.id, sign_in: again.tx });
   });
 
   it("steps up a live password session with a code: the same session, a new secret, the factor in its evidence", async () => {

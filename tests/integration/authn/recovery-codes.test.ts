@@ -1,5 +1,5 @@
 /**
- * Recovery codes (lib/authn/factors/recovery-codes.ts): ten codes of 80 secret bits, stored as
+ * Recovery codes (lib/authn/factors/recovery-codes/recovery-codes.ts): ten codes of 80 secret bits, stored as
  * argon2id hashes, each used once (also under races), a new set voids the old one, a use is
  * audited and counts as a second factor; and the set an enrolment gives is shown once.
  */

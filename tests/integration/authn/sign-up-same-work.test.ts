@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { and, eq } from "drizzle-orm";
 import { users, workspaces } from "../../../db/schema";
 import { mailSettled } from "../../../lib/authn/email/transport";
-import { SEND_WINDOW_MS } from "../../../lib/authn/factors/email-otp";
+import { SEND_WINDOW_MS } from "../../../lib/authn/factors/email-code";
 import { createHarness, seed, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
 import { ADA, BOB, SPA, standardWorkspace } from "../../helpers/fixtures";
 import { outcome, postStep, startSignIn, viewOf } from "../../helpers/factors/sign-in";

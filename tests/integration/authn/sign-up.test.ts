@@ -8,7 +8,7 @@ import { decodeJwt } from "jose";
 import { and, eq } from "drizzle-orm";
 import { clients, users, workspaces } from "../../../db/schema";
 import { verifyPassword } from "../../../lib/authn/password";
-import { SEND_WINDOW_MS } from "../../../lib/authn/factors/email-otp";
+import { SEND_WINDOW_MS } from "../../../lib/authn/factors/email-code";
 import { call, createHarness, exchangeCode, Jar, PUBLIC_URL, seed, signIn, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
 import { ADA, BOB, SPA, standardWorkspace } from "../../helpers/fixtures";
 import { outcome, postPassword, postStep, startSignIn, viewOf, type PendingSignIn } from "../../helpers/factors/sign-in";

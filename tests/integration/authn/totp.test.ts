@@ -1,5 +1,5 @@
 /**
- * Authenticator apps (lib/authn/factors/totp.ts, lib/sign-in/steps/totp.ts): the enrolment in the
+ * Authenticator apps (lib/authn/factors/totp/totp.ts, lib/sign-in/steps/totp.ts): the enrolment in the
  * sign-in, the ±1 step window, one use per step (the enrolment's code included), the seed
  * encrypted at rest, unconfirmed enrolments, and one success among parallel uses of a step.
  */

@@ -1,5 +1,5 @@
 /**
- * Abuse limits on WebAuthn answers (lib/authn/factors/webauthn.ts `assertionGate`): a passkey
+ * Abuse limits on WebAuthn answers (lib/authn/factors/webauthn/webauthn.ts `assertionGate`): a passkey
  * sign-in names no account until it verifies, so its failures are counted per client address; a
  * second factor's per account and address. A limited attempt is not checked (the credential's
  * counter does not move) and answers exactly like a failed one; nobody elsewhere is locked out,

@@ -1,6 +1,6 @@
 /**
- * Passkeys and security keys (lib/authn/factors/webauthn.ts, lib/sign-in/steps/webauthn.ts):
- * real WebAuthn responses from a software authenticator (tests/helpers/factors/webauthn.ts),
+ * Passkeys and security keys (lib/authn/factors/webauthn/webauthn.ts, lib/sign-in/steps/webauthn.ts):
+ * real WebAuthn responses from a software authenticator (tests/helpers/factors/webauthn/webauthn.ts),
  * through the sign-in's step endpoints. Each rule has a test that fails without it: the exact
  * origin and RP ID, challenges single-use, short-lived and bound to their sign-in, user
  * verification for passkeys, the signature counter (and flagging), unknown and foreign

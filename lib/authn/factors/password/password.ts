@@ -3,8 +3,8 @@
  * argon2id (lib/authn/password.ts). Its guessing limits are declared here and counted on the same
  * counters in the sign-in and in the portal's re-verification.
  */
-import { ACCOUNT_FAILURES_PER_HOUR, FAILURES_PER_5_MINUTES, type GuessingLimits } from "../../limits/declarations";
-import { knownAfter } from "./limits";
+import { ACCOUNT_FAILURES_PER_HOUR, FAILURES_PER_5_MINUTES, type GuessingLimits } from "../../../limits/declarations";
+import { knownAfter } from "../limits";
 
 export const PASSWORD_LIMITS: GuessingLimits = {
   name: "password",

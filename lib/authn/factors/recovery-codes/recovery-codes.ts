@@ -7,16 +7,17 @@
  * under races: one conditional UPDATE ... WHERE used_at IS NULL RETURNING. Generating a new set
  * deletes the old one in the same transaction.
  */
-import { and, count, eq, isNull } from "drizzle-orm";
-import { recoveryCodes } from "../../../db/schema";
-import { newId, randomToken } from "../../crypto";
-import type { EndpointContext } from "../../http/context";
-import { recordAudit } from "../../audit/events";
-import { evidenceFor } from "../evidence";
-import { decoyHash, hashPassword, verifyPassword } from "../password";
-import type { VerifyResult } from "./contract";
-import { ACCOUNT_FAILURES_PER_HOUR, FAILURES_PER_5_MINUTES, type GuessingLimits } from "../../limits/declarations";
-import { knownAfter } from "./limits";
+import { and, count, eq, inArray, isNull, sql } from "drizzle-orm";
+import { recoveryCodes } from "../../../../db/schema";
+import { newId, randomToken } from "../../../crypto";
+import type { Database } from "../../../../db/client";
+import type { EndpointContext } from "../../../http/context";
+import { recordAudit } from "../../../audit/events";
+import { evidenceFor } from "../../evidence";
+import { decoyHash, hashPassword, verifyPassword } from "../../password";
+import type { EnrolledFactor, VerifyResult } from "../contract";
+import { ACCOUNT_FAILURES_PER_HOUR, FAILURES_PER_5_MINUTES, type GuessingLimits } from "../../../limits/declarations";
+import { knownAfter } from "../limits";
 
 type Ctx = Pick<EndpointContext, "service" | "workspace">;
 
@@ -118,4 +119,39 @@ export async function useRecoveryCode(ctx: Ctx, userId: string, input: string, i
   const remaining = await recoveryCodesLeft(ctx, userId);
   await recordAudit(ctx.service.db, { workspaceId: ws, type: "recovery_code.used", subject: userId, data: { remaining }, ip, at: now });
   return { ok: true, userId, evidence: evidenceFor("recovery_code", now) };
+}
+
+/** The user's set of codes as one held factor (named by the user id): how many remain; none when the user has no set. */
+export async function listRecoveryCodes(ctx: Ctx, userId: string): Promise<EnrolledFactor<"recovery_code">[]> {
+  const [set] = await ctx.service.db
+    .select({
+      total: count(),
+      remaining: sql<number>`count(*) filter (where ${recoveryCodes.usedAt} is null)`,
+      createdAt: sql<Date | string>`min(${recoveryCodes.createdAt})`,
+      lastUsedAt: sql<Date | string | null>`max(${recoveryCodes.usedAt})`,
+    })
+    .from(recoveryCodes)
+    .where(and(eq(recoveryCodes.workspaceId, ctx.workspace.id), eq(recoveryCodes.userId, userId)));
+  if (!set || Number(set.total) === 0) return [];
+  const date = (v: Date | string | null) => (v === null ? null : new Date(v));
+  return [{ kind: "recovery_code", id: userId, name: "Recovery codes", createdAt: date(set.createdAt)!, lastUsedAt: date(set.lastUsedAt), remaining: Number(set.remaining) }];
+}
+
+/** Which of `userIds` have an unused recovery code. */
+export async function recoveryCodeHolders(db: Database, workspaceId: string, userIds: string[]): Promise<{ userId: string; kind: "recovery_code" }[]> {
+  if (userIds.length === 0) return [];
+  const rows = await db
+    .selectDistinct({ userId: recoveryCodes.userId })
+    .from(recoveryCodes)
+    .where(and(eq(recoveryCodes.workspaceId, workspaceId), inArray(recoveryCodes.userId, userIds), isNull(recoveryCodes.usedAt)));
+  return rows.map((r) => ({ userId: r.userId, kind: "recovery_code" }));
+}
+
+/** Removes the user's whole set of codes; true when there was one. */
+export async function removeRecoveryCodes(ctx: Ctx, userId: string): Promise<boolean> {
+  const gone = await ctx.service.db
+    .delete(recoveryCodes)
+    .where(and(eq(recoveryCodes.workspaceId, ctx.workspace.id), eq(recoveryCodes.userId, userId)))
+    .returning({ id: recoveryCodes.id });
+  return gone.length > 0;
 }

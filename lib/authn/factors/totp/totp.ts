@@ -11,18 +11,20 @@
  *   a sign-in; starting a new enrolment replaces the user's unconfirmed ones, completing one
  *   removes the others, and one left unconfirmed past ENROLMENT_TTL_MS cannot be completed.
  */
-import { and, desc, eq, gt, isNotNull, isNull, lt, or } from "drizzle-orm";
+import { and, desc, eq, gt, inArray, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
 import { Secret, TOTP } from "otpauth";
-import { totpFactors } from "../../../db/schema";
-import { MINUTE } from "../../clock";
-import { decryptSecret, encryptSecret, newId, safeEqual } from "../../crypto";
-import type { EndpointContext } from "../../http/context";
-import { evidenceFor } from "../evidence";
-import type { VerifyResult } from "./contract";
-import { ACCOUNT_FAILURES_PER_HOUR, FAILURES_PER_5_MINUTES, type GuessingLimits } from "../../limits/declarations";
-import { knownAfter } from "./limits";
-import { currentLocale } from "../../i18n/request-locale";
-import { translate } from "../../i18n/translate";
+import { totpFactors } from "../../../../db/schema";
+import { MINUTE } from "../../../clock";
+import { decryptSecret, encryptSecret, newId, safeEqual } from "../../../crypto";
+import type { Database } from "../../../../db/client";
+import type { EndpointContext } from "../../../http/context";
+import { evidenceFor } from "../../evidence";
+import type { EnrolledFactor, EnrolmentSource, VerifyResult } from "../contract";
+import { recordCredentialAdded } from "../enrolment";
+import { ACCOUNT_FAILURES_PER_HOUR, FAILURES_PER_5_MINUTES, type GuessingLimits } from "../../../limits/declarations";
+import { knownAfter } from "../limits";
+import { currentLocale } from "../../../i18n/request-locale";
+import { translate } from "../../../i18n/translate";
 
 type Ctx = Pick<EndpointContext, "service" | "workspace">;
 
@@ -124,9 +126,10 @@ export async function pendingTotpEnrolment(ctx: Ctx, userId: string, since: Date
 
 /**
  * Completes the enrolment of `factorId` with a code from the app: the factor is confirmed and the
- * code's step recorded as used, in one conditional UPDATE (a second completion finds it confirmed).
+ * code's step recorded as used, in one conditional UPDATE (a second completion finds it confirmed),
+ * and the addition is audited (`account_security.credential_added`, wherever it is enrolled).
  */
-export async function confirmTotpEnrolment(ctx: Ctx, userId: string, factorId: string, input: string): Promise<VerifyResult> {
+export async function confirmTotpEnrolment(ctx: Ctx, userId: string, factorId: string, input: string, source: EnrolmentSource): Promise<VerifyResult> {
   const code = normalizeCode(input);
   const now = ctx.service.clock.now();
   const ws = ctx.workspace.id;
@@ -154,6 +157,7 @@ export async function confirmTotpEnrolment(ctx: Ctx, userId: string, factorId: s
   if (!confirmed) return { ok: false, reason: "expired" };
   // Any other unfinished enrolment of the user (another tab, an abandoned one) goes with it.
   await ctx.service.db.delete(totpFactors).where(and(eq(totpFactors.workspaceId, ws), eq(totpFactors.userId, userId), isNull(totpFactors.confirmedAt)));
+  await recordCredentialAdded(ctx, userId, { kind: "totp", factorId: confirmed.id }, source);
   return { ok: true, userId, evidence: evidenceFor("totp", now, confirmed.id) };
 }
 
@@ -189,4 +193,38 @@ export async function verifyTotp(ctx: Ctx, userId: string, input: string): Promi
     if (taken) return { ok: true, userId, evidence: evidenceFor("totp", now, taken.id) };
   }
   return { ok: false, reason: "invalid" };
+}
+
+/** The user's confirmed authenticator apps, newest first. */
+export async function listTotpFactors(ctx: Ctx, userId: string): Promise<EnrolledFactor<"totp">[]> {
+  const rows = await ctx.service.db
+    .select()
+    .from(totpFactors)
+    .where(and(eq(totpFactors.workspaceId, ctx.workspace.id), eq(totpFactors.userId, userId), isNotNull(totpFactors.confirmedAt)))
+    .orderBy(sql`${totpFactors.createdAt} desc`);
+  return rows.map((t) => ({ kind: "totp", id: t.id, name: t.name, createdAt: t.createdAt, lastUsedAt: t.lastUsedAt }));
+}
+
+/** Which of `userIds` have a confirmed authenticator app. */
+export async function totpHolders(db: Database, workspaceId: string, userIds: string[]): Promise<{ userId: string; kind: "totp" }[]> {
+  if (userIds.length === 0) return [];
+  const rows = await db
+    .selectDistinct({ userId: totpFactors.userId })
+    .from(totpFactors)
+    .where(and(eq(totpFactors.workspaceId, workspaceId), inArray(totpFactors.userId, userIds), isNotNull(totpFactors.confirmedAt)));
+  return rows.map((r) => ({ userId: r.userId, kind: "totp" }));
+}
+
+/** Removes one of the user's authenticator apps; true when it was there. */
+export async function removeTotpFactor(ctx: Ctx, userId: string, _kind: "totp", id: string): Promise<boolean> {
+  const gone = await ctx.service.db
+    .delete(totpFactors)
+    .where(and(eq(totpFactors.workspaceId, ctx.workspace.id), eq(totpFactors.userId, userId), eq(totpFactors.id, id)))
+    .returning({ id: totpFactors.id });
+  return gone.length > 0;
+}
+
+/** Drops the user's unfinished authenticator app ("Cancel"). */
+export async function cancelTotpEnrolment(ctx: Ctx, userId: string): Promise<void> {
+  await ctx.service.db.delete(totpFactors).where(and(eq(totpFactors.workspaceId, ctx.workspace.id), eq(totpFactors.userId, userId), isNull(totpFactors.confirmedAt)));
 }

@@ -28,19 +28,21 @@ import {
   type PublicKeyCredentialRequestOptionsJSON,
   type RegistrationResponseJSON,
 } from "@simplewebauthn/server";
-import { and, desc, eq, gt, isNull, lt, notInArray } from "drizzle-orm";
+import { and, desc, eq, gt, inArray, isNull, lt, notInArray, sql } from "drizzle-orm";
 import { z } from "zod";
-import { factorChallenges, users, webauthnCredentials } from "../../../db/schema";
-import { addMs, MINUTE } from "../../clock";
-import { newId, randomToken } from "../../crypto";
-import type { EndpointContext } from "../../http/context";
-import { FAILURES_PER_5_MINUTES, type Gate, type GuessingLimits } from "../../limits/declarations";
-import { isStorableText } from "../../text";
-import { evidenceFor } from "../evidence";
-import type { ChallengeBinding, VerifyFailure, VerifyResult } from "./contract";
-import { factorGate } from "./limits";
-import { currentLocale } from "../../i18n/request-locale";
-import { translate } from "../../i18n/translate";
+import { factorChallenges, users, webauthnCredentials } from "../../../../db/schema";
+import { addMs, MINUTE } from "../../../clock";
+import { newId, randomToken } from "../../../crypto";
+import type { Database } from "../../../../db/client";
+import type { EndpointContext } from "../../../http/context";
+import { FAILURES_PER_5_MINUTES, type Gate, type GuessingLimits } from "../../../limits/declarations";
+import { isStorableText } from "../../../text";
+import { evidenceFor } from "../../evidence";
+import type { ChallengeBinding, EnrolledFactor, EnrolmentSource, VerifyFailure, VerifyResult } from "../contract";
+import { recordCredentialAdded } from "../enrolment";
+import { factorGate } from "../limits";
+import { currentLocale } from "../../../i18n/request-locale";
+import { translate } from "../../../i18n/translate";
 
 type Ctx = Pick<EndpointContext, "service" | "workspace">;
 
@@ -346,10 +348,20 @@ export type RegistrationResult =
 
 /**
  * Verifies a registration (the JSON startRegistration returns) against a challenge issued to
- * `userId` for `binding`, and stores the credential. A passkey registration must verify the
- * user; every registration must show presence and use an algorithm of WEBAUTHN_ALGORITHMS.
+ * `userId` for `binding`, and stores the credential, named `name` (or the kind's default name),
+ * and audits the addition (`account_security.credential_added`, wherever it is enrolled). A
+ * passkey registration must verify the user; every registration must show presence and use an
+ * algorithm of WEBAUTHN_ALGORITHMS.
  */
-export async function verifyRegistration(ctx: Ctx, binding: ChallengeBinding, userId: string, kind: WebAuthnKind, responseText: string | null): Promise<RegistrationResult> {
+export async function verifyRegistration(
+  ctx: Ctx,
+  binding: ChallengeBinding,
+  userId: string,
+  kind: WebAuthnKind,
+  responseText: string | null,
+  source: EnrolmentSource,
+  name: string | null = null,
+): Promise<RegistrationResult> {
   const parsed = registrationSchema.safeParse(parseJson(responseText));
   if (!parsed.success) return { ok: false, reason: "invalid" };
   const response = parsed.data as RegistrationResponseJSON;
@@ -390,8 +402,8 @@ export async function verifyRegistration(ctx: Ctx, binding: ChallengeBinding, us
       transports: (response.response.transports ?? []).filter((t) => TRANSPORTS.has(t)),
       kind,
       rpId: rp.id,
-      // Named in the language of the browser that adds it (lib/i18n); the user can rename it.
-      name: translate(currentLocale(), kind === "passkey" ? "credential.passkey" : "credential.securityKey"),
+      // Unless named, named in the language of the browser that adds it (lib/i18n); the user can rename it.
+      name: name ?? translate(currentLocale(), kind === "passkey" ? "credential.passkey" : "credential.securityKey"),
       backedUp: info.credentialBackedUp,
       createdAt: now,
     })
@@ -399,6 +411,7 @@ export async function verifyRegistration(ctx: Ctx, binding: ChallengeBinding, us
     .onConflictDoNothing({ target: [w.workspaceId, w.credentialId] })
     .returning({ id: w.id });
   if (!stored) return { ok: false, reason: "duplicate" };
+  await recordCredentialAdded(ctx, userId, { kind, factorId: stored.id }, source);
   return { ok: true, credentialRowId: stored.id, kind };
 }
 
@@ -435,4 +448,35 @@ export async function registrationUser(ctx: Ctx, userId: string): Promise<Regist
     .where(and(eq(users.workspaceId, ctx.workspace.id), eq(users.id, userId)))
     .limit(1);
   return user ?? null;
+}
+
+/** The user's passkeys and security keys (flagged ones too, marked), newest first. */
+export async function listWebAuthnCredentials(ctx: Ctx, userId: string): Promise<EnrolledFactor<WebAuthnKind>[]> {
+  const w = webauthnCredentials;
+  const rows = await ctx.service.db
+    .select()
+    .from(w)
+    .where(and(eq(w.workspaceId, ctx.workspace.id), eq(w.userId, userId)))
+    .orderBy(sql`${w.createdAt} desc`);
+  return rows.map((r) => ({ kind: r.kind, id: r.id, name: r.name, createdAt: r.createdAt, lastUsedAt: r.lastUsedAt, flagged: r.flaggedAt !== null }));
+}
+
+/** Which of `userIds` have a passkey or a security key, by kind. */
+export async function webAuthnHolders(db: Database, workspaceId: string, userIds: string[]): Promise<{ userId: string; kind: WebAuthnKind }[]> {
+  if (userIds.length === 0) return [];
+  const w = webauthnCredentials;
+  return db
+    .selectDistinct({ userId: w.userId, kind: w.kind })
+    .from(w)
+    .where(and(eq(w.workspaceId, workspaceId), inArray(w.userId, userIds)));
+}
+
+/** Removes one of the user's credentials of `kind`; true when it was there. */
+export async function removeWebAuthnCredential(ctx: Ctx, userId: string, kind: WebAuthnKind, id: string): Promise<boolean> {
+  const w = webauthnCredentials;
+  const gone = await ctx.service.db
+    .delete(w)
+    .where(and(eq(w.workspaceId, ctx.workspace.id), eq(w.userId, userId), eq(w.id, id), eq(w.kind, kind)))
+    .returning({ id: w.id });
+  return gone.length > 0;
 }

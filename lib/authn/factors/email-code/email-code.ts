@@ -20,15 +20,15 @@
  */
 import { randomInt } from "node:crypto";
 import { and, desc, eq, gt, isNull, lt, sql } from "drizzle-orm";
-import { factorChallenges, users } from "../../../db/schema";
-import { addMs, MINUTE, SECOND } from "../../clock";
-import { deriveKey, hmacBase64Url, newId, randomToken } from "../../crypto";
-import type { EndpointContext } from "../../http/context";
-import { isStorableText } from "../../text";
-import { evidenceFor, type Evidence } from "../evidence";
-import { ACCOUNT_FAILURES_PER_HOUR, FAILURES_PER_5_MINUTES, type GuessingLimits } from "../../limits/declarations";
-import { factorGate, knownAfter } from "./limits";
-import type { ChallengeBinding, VerifyFailure } from "./contract";
+import { factorChallenges, users } from "../../../../db/schema";
+import { addMs, MINUTE, SECOND } from "../../../clock";
+import { deriveKey, hmacBase64Url, newId, randomToken } from "../../../crypto";
+import type { EndpointContext } from "../../../http/context";
+import { isStorableText } from "../../../text";
+import { evidenceFor, type Evidence } from "../../evidence";
+import { ACCOUNT_FAILURES_PER_HOUR, FAILURES_PER_5_MINUTES, type GuessingLimits } from "../../../limits/declarations";
+import { factorGate, knownAfter } from "../limits";
+import type { ChallengeBinding, VerifyFailure } from "../contract";
 
 export const EMAIL_CODE_TTL_MS = 10 * MINUTE;
 export const EMAIL_CODE_MAX_ATTEMPTS = 5;

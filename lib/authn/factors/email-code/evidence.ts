@@ -1,0 +1,4 @@
+import type { EvidenceRule } from "../evidence-rule";
+
+/** A code sent to the account's address: possession of the inbox; it identifies the user. */
+export const EMAIL_CODE_EVIDENCE = { method: "email_otp", amr: ["otp"], strength: "possession", categories: ["possession"], primary: true } as const satisfies EvidenceRule;

@@ -1,0 +1,26 @@
+/**
+ * The account's password as a factor: no challenge (the user types the secret), verified by
+ * argon2id (lib/authn/password.ts) under PASSWORD_LIMITS; nothing to enrol or list (the account's
+ * own, set at sign-up or by an administrator).
+ */
+import { verifyPassword } from "../../password";
+import type { Factor } from "../contract";
+import { PASSWORD_EVIDENCE } from "./evidence";
+import { PASSWORD_LIMITS } from "./password";
+
+export { PASSWORD_EVIDENCE } from "./evidence";
+export * from "./password";
+
+export const PASSWORD_FACTOR = {
+  folder: "password",
+  evidence: [PASSWORD_EVIDENCE],
+  labels: { password: "Password" },
+  limits: [PASSWORD_LIMITS],
+  events: [],
+  errors: ["invalid_credentials", "rate_limited"],
+  enrollable: [],
+  held: null,
+  enrol: null,
+  challenge: null,
+  verify: verifyPassword,
+} as const satisfies Factor<"password">;

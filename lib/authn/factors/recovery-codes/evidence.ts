@@ -1,0 +1,4 @@
+import type { EvidenceRule } from "../evidence-rule";
+
+/** A printed recovery code: possession, standing in for a lost second factor; a second factor only. */
+export const RECOVERY_CODE_EVIDENCE = { method: "recovery_code", amr: ["otp"], strength: "possession", categories: ["possession"], primary: false } as const satisfies EvidenceRule;

@@ -1,0 +1,24 @@
+/**
+ * Recovery codes as a factor (./recovery-codes.ts): a set generated with the first second factor
+ * (or anew in the portal), each code verified once; the set is listed and removed as one.
+ */
+import type { Factor } from "../contract";
+import { RECOVERY_CODE_EVIDENCE } from "./evidence";
+import { generateRecoveryCodes, listRecoveryCodes, recoveryCodeHolders, RECOVERY_CODE_LIMITS, removeRecoveryCodes, useRecoveryCode } from "./recovery-codes";
+
+export { RECOVERY_CODE_EVIDENCE } from "./evidence";
+export * from "./recovery-codes";
+
+export const RECOVERY_CODES_FACTOR = {
+  folder: "recovery-codes",
+  evidence: [RECOVERY_CODE_EVIDENCE],
+  labels: { recovery_code: "Recovery codes" },
+  limits: [RECOVERY_CODE_LIMITS],
+  events: ["recovery_codes.generated", "recovery_code.used"],
+  errors: ["invalid_recovery_code"],
+  enrollable: [],
+  held: { list: listRecoveryCodes, holders: recoveryCodeHolders, remove: removeRecoveryCodes },
+  enrol: { start: null, complete: generateRecoveryCodes },
+  challenge: null,
+  verify: useRecoveryCode,
+} as const satisfies Factor<"recovery_code">;

@@ -1,0 +1,95 @@
+import { describe, expect, it } from "vitest";
+import { DEFAULT_RATE_LIMITS } from "../../config";
+import { HOSTED_ERRORS, SIGN_IN_FORM_ERRORS } from "../../hosted/errors";
+import { CATALOGUES } from "../../i18n/translate";
+import { limitOf, type GuessingLimits, type Rate } from "../../limits/declarations";
+import { EVIDENCE_RULES, STRENGTHS } from "../evidence";
+import { ENROLLABLE_KINDS, FACTORS, HELD_KINDS, labelOf } from "./registry";
+
+const base = DEFAULT_RATE_LIMITS;
+const at = (rate: Rate | undefined) => (rate ? limitOf(rate, base) : null);
+/** A declaration as the table of limits reads it: its name, and its ceilings at the default settings. */
+const ceilings = (l: GuessingLimits) => ({
+  name: l.name,
+  perAddress: at(l.perAddress),
+  unidentified: at(l.unidentified),
+  perAccountAndAddress: at(l.perAccountAndAddress),
+  perAccount: at(l.perAccount),
+  knownDevice: l.knownDevice ? { after: [...l.knownDevice.after], rate: at(l.knownDevice.rate) } : null,
+});
+
+describe("the factors' registry", () => {
+  it("lists each factor's declared guessing limits, by folder", () => {
+    const none = { perAddress: null, unidentified: null };
+    const guessing = { ...none, perAccountAndAddress: 10, perAccount: 30 };
+    expect(Object.fromEntries(FACTORS.map((f) => [f.folder, f.limits.map(ceilings)]))).toEqual({
+      password: [{ name: "password", ...guessing, knownDevice: { after: ["password", "email_otp", "passkey", "security_key", "totp", "recovery_code"], rate: 10 } }],
+      "email-code": [
+        { name: "email-otp", ...guessing, knownDevice: { after: ["email_otp", "passkey", "security_key"], rate: 10 } },
+        { name: "email-send", perAddress: 20, unidentified: null, perAccountAndAddress: null, perAccount: 5, knownDevice: { after: ["email_otp", "passkey", "security_key"], rate: 5 } },
+      ],
+      webauthn: [{ name: "webauthn", perAddress: null, unidentified: 10, perAccountAndAddress: 10, perAccount: null, knownDevice: null }],
+      totp: [{ name: "totp", ...guessing, knownDevice: { after: ["passkey", "security_key", "totp"], rate: 10 } }],
+      "recovery-codes": [{ name: "recovery-code", ...guessing, knownDevice: { after: ["passkey", "security_key", "recovery_code"], rate: 10 } }],
+    });
+  });
+
+  it("lists the audit events each factor writes, by folder: an enrolled factor records its addition wherever it is enrolled", () => {
+    expect(Object.fromEntries(FACTORS.map((f) => [f.folder, [...f.events]]))).toEqual({
+      password: [],
+      "email-code": [],
+      webauthn: ["account_security.credential_added"],
+      totp: ["account_security.credential_added"],
+      "recovery-codes": ["recovery_codes.generated", "recovery_code.used"],
+    });
+    for (const f of FACTORS) if (f.enrollable.length > 0) expect(f.events).toContain("account_security.credential_added");
+  });
+
+  it("gives every kind its evidence (amr, strength), once, as lib/authn/evidence.ts reads it", () => {
+    const kinds = FACTORS.flatMap((f) => f.evidence.map((e) => e.method));
+    expect(new Set(kinds).size).toBe(kinds.length);
+    // Every method the evidence knows is a factor's, but a sign-in at another identity provider.
+    expect(EVIDENCE_RULES.filter((r) => !r.method.startsWith("federated")).map((r) => r.method).sort()).toEqual([...kinds].sort());
+    for (const f of FACTORS) {
+      for (const e of f.evidence) {
+        expect(EVIDENCE_RULES).toContain(e);
+        expect(e.amr.length, e.method).toBeGreaterThan(0);
+        expect(STRENGTHS).toContain(e.strength);
+        expect(e.categories.length, e.method).toBeGreaterThan(0);
+      }
+    }
+    expect(Object.fromEntries(FACTORS.flatMap((f) => f.evidence.map((e) => [e.method, { amr: [...e.amr], strength: e.strength }])))).toEqual({
+      password: { amr: ["pwd"], strength: "knowledge" },
+      email_otp: { amr: ["otp"], strength: "possession" },
+      passkey: { amr: ["hwk", "user"], strength: "phishing_resistant" },
+      security_key: { amr: ["hwk"], strength: "phishing_resistant" },
+      totp: { amr: ["otp"], strength: "possession" },
+      recovery_code: { amr: ["otp"], strength: "possession" },
+    });
+  });
+
+  it("names every kind for the console, and has the sign-in form's messages for every error code in all three catalogues", () => {
+    for (const f of FACTORS) {
+      for (const e of f.evidence) expect(labelOf(e.method), e.method).toMatch(/\S/);
+      expect(f.errors.length, f.folder).toBeGreaterThan(0);
+      for (const code of f.errors) {
+        expect(SIGN_IN_FORM_ERRORS).toContain(code);
+        const entry = HOSTED_ERRORS[code];
+        for (const [locale, catalogue] of Object.entries(CATALOGUES)) {
+          for (const key of [entry.title, entry.message]) expect(catalogue[key], `${f.folder} ${code} ${key} (${locale})`).toMatch(/\S/);
+        }
+      }
+    }
+  });
+
+  it("has what a held factor needs: listed, removed, enrolled; enrolled kinds are its own", () => {
+    for (const f of FACTORS) {
+      const own = f.evidence.map((e) => e.method as string);
+      for (const k of f.enrollable) expect(own).toContain(k);
+      expect(f.held === null, f.folder).toBe(f.enrol === null);
+      expect(typeof f.verify).toBe("function");
+    }
+    expect(HELD_KINDS).toEqual(["passkey", "security_key", "totp", "recovery_code"]);
+    expect(ENROLLABLE_KINDS).toEqual(["totp", "security_key", "passkey"]);
+  });
+});

@@ -1,0 +1,34 @@
+/**
+ * Passkeys and security keys, two kinds of one factor (./webauthn.ts): enrolled by a
+ * registration, challenged and verified by an assertion, listed, renamed and removed.
+ */
+import type { Factor } from "../contract";
+import { PASSKEY_EVIDENCE, SECURITY_KEY_EVIDENCE } from "./evidence";
+import {
+  listWebAuthnCredentials,
+  registrationOptions,
+  removeWebAuthnCredential,
+  secondFactorOptions,
+  verifyAssertion,
+  verifyRegistration,
+  webAuthnHolders,
+  WEBAUTHN_LIMITS,
+} from "./webauthn";
+
+export { PASSKEY_EVIDENCE, SECURITY_KEY_EVIDENCE } from "./evidence";
+export * from "./webauthn";
+
+export const WEBAUTHN_FACTOR = {
+  folder: "webauthn",
+  evidence: [PASSKEY_EVIDENCE, SECURITY_KEY_EVIDENCE],
+  labels: { passkey: "Passkey", security_key: "Security key" },
+  limits: [WEBAUTHN_LIMITS],
+  events: ["account_security.credential_added"],
+  errors: ["webauthn_failed", "credential_refused", "enrollment_failed", "passkey_required"],
+  // Offered in this order after an authenticator app.
+  enrollable: ["security_key", "passkey"],
+  held: { list: listWebAuthnCredentials, holders: webAuthnHolders, remove: removeWebAuthnCredential },
+  enrol: { start: registrationOptions, complete: verifyRegistration },
+  challenge: secondFactorOptions,
+  verify: verifyAssertion,
+} as const satisfies Factor<"passkey" | "security_key">;
