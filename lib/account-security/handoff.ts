@@ -10,7 +10,7 @@ import { recordAudit } from "../audit/events";
 import { addMs, SECOND } from "../clock";
 import type { Endpoint, EndpointContext } from "../http/context";
 import { clientAddress } from "../http/client-address";
-import { BodyTooLarge, dependencyFailureSummary, isDependencyFailure, isUnstorableText, loggableError } from "../http/errors";
+import { BodyTooLarge, failureResponse } from "../http/errors";
 import { mediaType, readBody } from "../http/form";
 import { hasExactlyMembers } from "../http/json";
 import { loadTokenAuthority, type HumanToken } from "../oauth/authority";
@@ -19,12 +19,10 @@ import { OAuthError } from "../oauth/errors";
 import { isStorableText } from "../text";
 import {
   handoffBadRequest,
-  HandoffError,
-  handoffErrorResponse,
+  handoffFailures,
   handoffInvalidClient,
   handoffPayloadTooLarge,
   handoffRateLimited,
-  handoffUnavailable,
   handoffUnstorable,
   handoffUnsupportedMediaType,
   notAvailable,
@@ -170,21 +168,7 @@ export function handoffEndpoint(name: string, handler: Endpoint): Endpoint {
     try {
       return await handler(request, ctx);
     } catch (error) {
-      return handoffFailure(name, error);
+      return failureResponse(handoffFailures, error, name);
     }
   };
-}
-
-/** The handoff's answer for any failure, inside or outside the endpoint (lib/server/router.ts). */
-export function handoffFailure(name: string, error: unknown): Response {
-  if (error instanceof HandoffError) return handoffErrorResponse(error);
-  if (error instanceof OAuthError && error.status === 429) return handoffErrorResponse(handoffRateLimited(Number(error.options.headers?.["Retry-After"] ?? "60")));
-  if (isUnstorableText(error)) return handoffErrorResponse(handoffUnstorable());
-  if (isDependencyFailure(error)) {
-    console.error(`[latchkey] ${name}: dependency failure: ${dependencyFailureSummary(error)}`);
-    return handoffErrorResponse(handoffUnavailable());
-  }
-  const id = crypto.randomUUID();
-  console.error(`[latchkey] ${name}: internal error (${id}): ${loggableError(error)}`);
-  return handoffErrorResponse(new HandoffError(500, "SERVER_ERROR", `Internal error (request ${id})`));
 }

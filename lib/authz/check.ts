@@ -11,7 +11,7 @@
  * is 503, never an answer.
  */
 import type { Endpoint, EndpointContext } from "../http/context";
-import { BodyTooLarge, isDependencyFailure, isUnstorableText, loggableError } from "../http/errors";
+import { BodyTooLarge, failureResponse } from "../http/errors";
 import { isStorableText } from "../text";
 import { mediaType, readBody } from "../http/form";
 import { hasExactlyMembers } from "../http/json";
@@ -20,10 +20,8 @@ import { bearerToken } from "../oauth/bearer";
 import { lightResponse } from "../http/response";
 import {
   badRequest,
-  CheckError,
-  checkErrorResponse,
+  checkFailures,
   checkPayloadTooLarge,
-  checkUnavailable,
   checkUnsupportedMediaType,
   invalidCheckToken,
 } from "./errors";
@@ -107,16 +105,6 @@ export const authorizationCheckEndpoint: Endpoint = async (request, ctx) => {
   try {
     return await check(request, ctx);
   } catch (error) {
-    if (error instanceof CheckError) return checkErrorResponse(error);
-    if (isUnstorableText(error)) return checkErrorResponse(badRequest(UNSTORABLE));
-    if (isDependencyFailure(error)) {
-      // The driver's message can carry the query and its parameters (a token hash): log the cause only.
-      const cause = (error as { cause?: unknown }).cause;
-      console.error("[latchkey] authorization check: dependency failure:", cause instanceof Error ? cause.message : (error as Error).name);
-      return checkErrorResponse(checkUnavailable());
-    }
-    const id = crypto.randomUUID();
-    console.error(`[latchkey] authorization check: internal error (${id}): ${loggableError(error)}`);
-    return checkErrorResponse(new CheckError(500, "server_error", `Internal error (request ${id})`));
+    return failureResponse(checkFailures, error, "authorization check");
   }
 };

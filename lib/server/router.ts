@@ -2,13 +2,12 @@ import { eq } from "drizzle-orm";
 import { workspaces } from "../../db/schema";
 import type { Service } from "../service";
 import { issuerFor, type Endpoint, type EndpointContext, type Workspace } from "../http/context";
-import { isDependencyFailure, isUnstorableText, json } from "../http/errors";
-import { errorToResponse, notFoundResponse, OAuthError, oauthErrorResponse } from "../oauth/errors";
+import { failureResponse, json, type ErrorFamily } from "../http/errors";
+import { hostedFailures, notFoundResponse, oauthFailures } from "../oauth/errors";
 import { clientAddress } from "../http/client-address";
 import { countRequest, type RequestLimits } from "../limits/declarations";
-import { badRequest, CheckError, checkErrorResponse, checkUnavailable } from "../authz/errors";
+import { checkFailures } from "../authz/errors";
 import { CORS_PATHS, preflight, PUBLIC_DOCUMENT_PATHS, withPublicCors } from "../oauth/cors";
-import { hostedError } from "../hosted/errors";
 import { withRequestLocale } from "../i18n/request-locale";
 import { authorizeEndpoint } from "../oauth/authorize";
 import { discoveryEndpoint, jwksEndpoint } from "../oauth/discovery";
@@ -28,8 +27,7 @@ import { webauthnRoutes } from "../sign-in/steps/webauthn";
 import { federationRoutes } from "../sign-in/steps/federation";
 import { handoffRoutes } from "../account-security/handoff-routes";
 import { portalRoutes } from "../account-security/portal-routes";
-import { handoffErrorResponse, handoffNotFound, handoffRateLimited } from "../account-security/errors";
-import { handoffFailure } from "../account-security/handoff";
+import { handoffFailures } from "../account-security/errors";
 
 export type { Route } from "../http/route";
 
@@ -93,34 +91,21 @@ export function contextFor(service: Service, workspace: Workspace): EndpointCont
   return { service, workspace, issuer: issuerFor(service.config.publicUrl, workspace.id), basePath: `/t/${workspace.id}` };
 }
 
-export function tooManyRequests(route: Pick<Route, "errors">, retryAfterSeconds: number): Response {
-  const headers = { "Retry-After": String(retryAfterSeconds) };
-  if (route.errors === "hosted") {
-    const page = hostedError("too_many_requests");
-    page.headers.set("Retry-After", headers["Retry-After"]);
-    return page;
-  }
-  if (route.errors === "account-security") return handoffErrorResponse(handoffRateLimited(retryAfterSeconds));
-  if (route.errors === "problem") return checkErrorResponse(new CheckError(429, "rate_limited", "Too many requests; retry after the time in Retry-After", headers));
-  return oauthErrorResponse(new OAuthError(429, "rate_limited", "Too many requests; retry after the time in Retry-After", { headers }));
-}
+/** Each route's error family (lib/http/errors.ts `ErrorFamily`), by the name its table entry declares. */
+const FAMILIES: Record<NonNullable<Route["errors"]>, ErrorFamily> = {
+  oauth: oauthFailures,
+  hosted: hostedFailures,
+  problem: checkFailures,
+  "account-security": handoffFailures,
+};
+
+const familyOf = (route: Pick<Route, "errors">): ErrorFamily => FAMILIES[route.errors ?? "oauth"];
 
 /** A failure outside the endpoint itself, in the route's own shape (503 stays 503: fail closed). */
-function routeFailure(route: Pick<Route, "errors">, error: unknown): Response {
+function routeFailure(route: Pick<Route, "errors" | "method" | "path">, error: unknown): Response {
   // The password-hashing queue is full (lib/authn/password.ts): try again shortly.
-  if (error instanceof PasswordWorkRefused) return tooManyRequests(route, error.retryAfterSeconds);
-  if (route.errors === "account-security") return handoffFailure("account-security handoff", error);
-  if (isUnstorableText(error)) {
-    if (route.errors === "hosted") return hostedError("unstorable_request");
-    if (route.errors === "problem") return checkErrorResponse(badRequest("The request contains a character that is not accepted (U+0000)"));
-  }
-  if (route.errors === "hosted" && isDependencyFailure(error)) {
-    const page = hostedError("temporarily_unavailable");
-    page.headers.set("Retry-After", "5");
-    return page;
-  }
-  if (route.errors === "problem" && isDependencyFailure(error)) return checkErrorResponse(checkUnavailable());
-  return errorToResponse(error);
+  if (error instanceof PasswordWorkRefused) return familyOf(route).rateLimited(error.retryAfterSeconds);
+  return failureResponse(familyOf(route), error, `${route.method} ${route.path}`);
 }
 
 /** The public documents' answers made outside their endpoint are readable by any origin too. */
@@ -142,10 +127,10 @@ export function runEndpoint(route: Route, request: Request, service: Service, wo
 async function runResolved(route: Route, request: Request, service: Service, workspaceId: string): Promise<Response> {
   try {
     const workspace = await resolveWorkspace(service, workspaceId);
-    if (!workspace) return publicOrNot(route, route.errors === "account-security" ? handoffErrorResponse(handoffNotFound()) : notFoundResponse());
+    if (!workspace) return publicOrNot(route, familyOf(route).notFound());
     const address = clientAddress(request, service.config.trustProxy);
     const limit = countRequest(service.limiter, service.config.rateLimits, ADDRESS_REQUESTS, workspace.id, address);
-    if (!limit.allowed) return publicOrNot(route, tooManyRequests(route, limit.retryAfterSeconds));
+    if (!limit.allowed) return publicOrNot(route, familyOf(route).rateLimited(limit.retryAfterSeconds));
     return await route.endpoint(request, contextFor(service, workspace));
   } catch (error) {
     return publicOrNot(route, routeFailure(route, error));
