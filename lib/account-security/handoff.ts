@@ -10,9 +10,8 @@ import { recordAudit } from "../audit/events";
 import { addMs, SECOND } from "../clock";
 import type { Endpoint, EndpointContext } from "../http/context";
 import { clientAddress } from "../http/client-address";
-import { BodyTooLarge, failureResponse } from "../http/errors";
-import { mediaType, readBody } from "../http/form";
-import { hasExactlyMembers } from "../http/json";
+import { failureResponse } from "../http/errors";
+import { readJsonObject } from "../http/json";
 import { loadTokenAuthority, type HumanToken } from "../oauth/authority";
 import { authenticateClient, type ClientRow } from "../oauth/clients";
 import { OAuthError } from "../oauth/errors";
@@ -31,7 +30,7 @@ import {
 } from "./errors";
 
 /** Handoff bodies are small: the same 2 KiB as the permission check. */
-export const HANDOFF_BODY_LIMIT = 2 * 1024;
+const HANDOFF_BODY_LIMIT = 2 * 1024;
 /** SPEC: a launch is single use and expires after 120 seconds. */
 export const LAUNCH_TTL_MS = 120 * SECOND;
 /** SPEC: a completion handle lives at most 30 seconds and is single use. */
@@ -87,23 +86,13 @@ export async function readHandoffCall(request: Request, ctx: EndpointContext, me
   const clientId = queryClientId(request);
   const client = await authenticate(request, ctx, clientId);
   if (client.type !== "WEB_CONFIDENTIAL") throw notAvailable("Only confidential server web applications (WEB_CONFIDENTIAL) can use the backend handoff");
-  if (mediaType(request) !== "application/json") throw handoffUnsupportedMediaType();
-  let text: string;
-  try {
-    text = await readBody(request, HANDOFF_BODY_LIMIT);
-  } catch (error) {
-    if (error instanceof BodyTooLarge) throw handoffPayloadTooLarge(HANDOFF_BODY_LIMIT);
-    throw error;
-  }
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw handoffBadRequest("The body is not valid JSON");
-  }
-  if (typeof body !== "object" || body === null || Array.isArray(body)) throw handoffBadRequest("The body must be a JSON object");
-  if (!hasExactlyMembers(text, members)) throw handoffBadRequest(`The body must have exactly the members ${members.join(", ")}, once each`);
-  return { client, body: body as Record<string, unknown> };
+  const body = await readJsonObject(request, {
+    limit: HANDOFF_BODY_LIMIT,
+    members,
+    membersDescription: `The body must have exactly the members ${members.join(", ")}, once each`,
+    refuse: { unsupportedMediaType: handoffUnsupportedMediaType, tooLarge: handoffPayloadTooLarge, badRequest: handoffBadRequest },
+  });
+  return { client, body };
 }
 
 /** A nonempty string member of at most `max` characters that the database can hold. */

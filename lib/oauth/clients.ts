@@ -271,23 +271,6 @@ async function findClientWithSecrets(ctx: EndpointContext, clientId: string): Pr
   return { client: rows[0]?.client, secrets };
 }
 
-/** Returns the id of the active secret that matches, comparing hashes in constant time. */
-export async function verifyClientSecret(ctx: EndpointContext, clientPk: string, secret: string): Promise<string | null> {
-  const now = ctx.service.clock.now();
-  const rows = await ctx.service.db
-    .select({ id: clientSecrets.id, secretHash: clientSecrets.secretHash, lastUsedAt: clientSecrets.lastUsedAt })
-    .from(clientSecrets)
-    .where(
-      and(
-        eq(clientSecrets.workspaceId, ctx.workspace.id),
-        eq(clientSecrets.clientPk, clientPk),
-        isNull(clientSecrets.revokedAt),
-        gt(clientSecrets.expiresAt, now),
-      ),
-    );
-  return matchSecret(ctx, rows, sha256Hex(secret))?.id ?? null;
-}
-
 /** The active secret whose hash matches, compared in constant time; records its use at most once a minute. */
 function matchSecret(ctx: EndpointContext, rows: ActiveSecret[], presented: string): ActiveSecret | null {
   let match: ActiveSecret | undefined;

@@ -9,11 +9,7 @@ import { clientCredentialsGrant } from "./grants/client-credentials";
 import { refreshTokenGrant } from "./grants/refresh-token";
 import type { GrantHandler } from "./grants/types";
 
-const registry = new Map<string, GrantHandler>([authorizationCodeGrant, refreshTokenGrant, clientCredentialsGrant].map((g) => [g.grantType, g]));
-
-export function registerGrant(grant: GrantHandler): void {
-  registry.set(grant.grantType, grant);
-}
+const registry: ReadonlyMap<string, GrantHandler> = new Map<string, GrantHandler>([authorizationCodeGrant, refreshTokenGrant, clientCredentialsGrant].map((g) => [g.grantType, g]));
 
 export const tokenEndpoint: Endpoint = async (request, ctx) => {
   let client: AuthenticatedClient;
