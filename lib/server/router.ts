@@ -5,7 +5,8 @@ import { issuerFor, type Endpoint, type EndpointContext, type Workspace } from "
 import { failureResponse, json, type ErrorFamily } from "../http/errors";
 import { hostedFailures, notFoundResponse, oauthFailures } from "../oauth/errors";
 import { clientAddress } from "../http/client-address";
-import { countRequest, type RequestLimits } from "../limits/declarations";
+import { countRequests, type RequestLimits } from "../limits/declarations";
+import { CLIENT_REQUESTS } from "../oauth/clients";
 import { checkFailures } from "../authz/errors";
 import { CORS_PATHS, preflight, PUBLIC_DOCUMENT_PATHS, withPublicCors } from "../oauth/cors";
 import { withRequestLocale } from "../i18n/request-locale";
@@ -36,11 +37,11 @@ export const routes: Route[] = [
   { method: "GET", path: "/.well-known/openid-configuration", endpoint: discoveryEndpoint, machine: true },
   { method: "GET", path: "/.well-known/jwks.json", endpoint: jwksEndpoint, machine: true },
   { method: "GET", path: "/oauth2/authorize", endpoint: authorizeEndpoint, machine: false, errors: "hosted" },
-  { method: "POST", path: "/oauth2/token", endpoint: tokenEndpoint, machine: true },
+  { method: "POST", path: "/oauth2/token", endpoint: tokenEndpoint, machine: true, limits: [CLIENT_REQUESTS] },
   { method: "GET", path: "/oidc/userinfo", endpoint: userinfoEndpoint, machine: true },
   { method: "GET", path: "/oidc/session", endpoint: sessionCheckEndpoint, machine: true },
-  { method: "POST", path: "/oauth2/revoke", endpoint: revokeEndpoint, machine: true },
-  { method: "POST", path: "/oauth2/introspect", endpoint: introspectEndpoint, machine: true },
+  { method: "POST", path: "/oauth2/revoke", endpoint: revokeEndpoint, machine: true, limits: [CLIENT_REQUESTS] },
+  { method: "POST", path: "/oauth2/introspect", endpoint: introspectEndpoint, machine: true, limits: [CLIENT_REQUESTS] },
   { method: "GET", path: "/oidc/logout", endpoint: logoutEndpoint, machine: false, errors: "hosted" },
   { method: "POST", path: "/sign-in/password", endpoint: passwordSignInEndpoint, machine: false, errors: "hosted" },
   { method: "POST", path: "/authorization/check", endpoint: authorizationCheckEndpoint, machine: true, errors: "problem" },
@@ -119,6 +120,19 @@ export const ADDRESS_REQUESTS: RequestLimits = {
   rate: { times: 1, scale: "requestsPerMinute", windowMs: 60_000 },
 };
 
+/** The limits every route of the table has, before its own (`Route.limits`). */
+export const EVERY_ROUTE_LIMITS: readonly RequestLimits[] = [ADDRESS_REQUESTS];
+
+const declared = new WeakMap<Route, readonly RequestLimits[]>();
+
+/** A route's request limits: the table's, then its own. */
+export function routeLimits(route: Route): readonly RequestLimits[] {
+  if (!route.limits?.length) return EVERY_ROUTE_LIMITS;
+  let limits = declared.get(route);
+  if (!limits) declared.set(route, (limits = [...EVERY_ROUTE_LIMITS, ...route.limits]));
+  return limits;
+}
+
 /** Runs one endpoint for a resolved route with the uniform error mapping, in the request's language (lib/i18n). */
 export function runEndpoint(route: Route, request: Request, service: Service, workspaceId: string): Promise<Response> {
   return withRequestLocale(request, () => runResolved(route, request, service, workspaceId));
@@ -128,10 +142,12 @@ async function runResolved(route: Route, request: Request, service: Service, wor
   try {
     const workspace = await resolveWorkspace(service, workspaceId);
     if (!workspace) return publicOrNot(route, familyOf(route).notFound());
+    // The route's declared limits: those per client address now, the rest where the endpoint names their subject.
+    const limits = routeLimits(route);
     const address = clientAddress(request, service.config.trustProxy);
-    const limit = countRequest(service.limiter, service.config.rateLimits, ADDRESS_REQUESTS, workspace.id, address);
+    const limit = countRequests(service.limiter, service.config.rateLimits, limits, "client address", workspace.id, address);
     if (!limit.allowed) return publicOrNot(route, familyOf(route).rateLimited(limit.retryAfterSeconds));
-    return await route.endpoint(request, contextFor(service, workspace));
+    return await route.endpoint(request, { ...contextFor(service, workspace), requestLimits: limits });
   } catch (error) {
     return publicOrNot(route, routeFailure(route, error));
   }
