@@ -49,7 +49,7 @@ const DEPENDENCY_MESSAGE = /PGlite is closed|Connection terminated|connect ECONN
  * nor a 500. Drivers wrap the socket error, so the whole `cause` chain is read (and an
  * AggregateError's errors: Node tries each address of a host).
  */
-export function isDependencyFailure(error: unknown): boolean {
+function isDependencyFailure(error: unknown): boolean {
   for (const e of errorCauses(error)) {
     if (e instanceof RuleError) return false;
     const code = (e as { code?: unknown }).code;
@@ -78,7 +78,7 @@ const errorCauses = (error: unknown): Error[] => causes(error).filter((e): e is 
  * 22P05 (untranslatable character, e.g. `\u0000` in `jsonb`). Input that slipped past the edge
  * check: a client error (400), never a 500 or a 503.
  */
-export function isUnstorableText(error: unknown): boolean {
+function isUnstorableText(error: unknown): boolean {
   for (const e of errorCauses(error)) {
     const code = (e as { code?: unknown }).code;
     if (code === "22021" || code === "22P05") return true;
@@ -104,7 +104,7 @@ export function loggableError(error: unknown): string {
 }
 
 /** A dependency failure in one log line: the error and its first cause, without statement parameters. */
-export function dependencyFailureSummary(error: unknown): string {
+function dependencyFailureSummary(error: unknown): string {
   return loggableError(error).split("\n").slice(0, 2).join("; ");
 }
 
