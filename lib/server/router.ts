@@ -113,7 +113,7 @@ function routeFailure(route: Pick<Route, "errors" | "method" | "path">, error: u
 const publicOrNot = (route: Pick<Route, "path">, response: Response) => (PUBLIC_DOCUMENT_PATHS.has(route.path) ? withPublicCors(response) : response);
 
 /** Requests per client address on every route of the issuer table, answered 429 with Retry-After. */
-export const ADDRESS_REQUESTS: RequestLimits = {
+const ADDRESS_REQUESTS: RequestLimits = {
   name: "ip",
   label: "Requests on every route of the issuer table",
   per: "client address",
@@ -126,7 +126,7 @@ export const EVERY_ROUTE_LIMITS: readonly RequestLimits[] = [ADDRESS_REQUESTS];
 const declared = new WeakMap<Route, readonly RequestLimits[]>();
 
 /** A route's request limits: the table's, then its own. */
-export function routeLimits(route: Route): readonly RequestLimits[] {
+function routeLimits(route: Route): readonly RequestLimits[] {
   if (!route.limits?.length) return EVERY_ROUTE_LIMITS;
   let limits = declared.get(route);
   if (!limits) declared.set(route, (limits = [...EVERY_ROUTE_LIMITS, ...route.limits]));
