@@ -17,7 +17,7 @@ const LAYERS = {
   "lib/limits": [],
   "lib/outbound": [],
   "lib/service.ts": ["lib/limits", "lib/outbound"],
-  "lib/http": ["lib/service.ts"],
+  "lib/http": ["lib/limits", "lib/service.ts"],
   "lib/forms": [],
   "lib/branding": [],
   "lib/hosted": ["lib/branding", "lib/http"],

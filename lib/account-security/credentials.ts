@@ -18,7 +18,7 @@ import { decryptSecret, encryptSecret } from "../crypto";
 import { isStorableText } from "../text";
 import type { EndpointContext } from "../http/context";
 import type { AuditEventType } from "../audit/catalogue";
-import { recordAudit } from "../audit/events";
+import { auditPortal } from "./portal-session";
 import { listFactors, removeFactor, type HeldFactor } from "../authn/factors";
 import type { EnrolmentSource } from "../authn/factors/contract";
 import type { HeldKind } from "../authn/factors/registry";
@@ -85,16 +85,8 @@ export async function listCredentials(ctx: Ctx, userId: string): Promise<Credent
   };
 }
 
-async function audit(ctx: Ctx, actor: PortalActor, source: ActionSource, type: Extract<AuditEventType, `account_security.${string}`>, data: Record<string, unknown>): Promise<void> {
-  await recordAudit(ctx.service.db, {
-    workspaceId: ctx.workspace.id,
-    type,
-    actor: actor.userId,
-    subject: actor.userId,
-    data: { ...data, portal_session: actor.id },
-    ip: source.ip,
-    at: ctx.service.clock.now(),
-  });
+function audit(ctx: Ctx, actor: PortalActor, source: ActionSource, type: Extract<AuditEventType, `account_security.${string}`>, data: Record<string, unknown>): Promise<void> {
+  return auditPortal(ctx, actor, source, type, data);
 }
 
 /** An enrolment in the portal, as its audit event records it (the factor writes the event). */

@@ -3,7 +3,8 @@
  * ones). Every answer is `{"error": CODE, "error_description": text}` with `Cache-Control:
  * no-store` and `Referrer-Policy: no-referrer`; docs/account-security.md lists the codes.
  */
-import { json, RuleError } from "../http/errors";
+import { json, RuleError, type ErrorFamily } from "../http/errors";
+import { OAuthError } from "../oauth/errors";
 
 export type HandoffErrorCode =
   | "INVALID_REQUEST"
@@ -61,3 +62,20 @@ export const handoffRateLimited = (retryAfterSeconds: number) =>
 export const handoffUnavailable = () =>
   new HandoffError(503, "TEMPORARILY_UNAVAILABLE", "Authority cannot be confirmed right now; try again later", { "Retry-After": "5" });
 export const handoffUnstorable = () => handoffBadRequest("The request contains a character that is not accepted (U+0000)");
+
+/**
+ * The handoff's error family, for failures inside its endpoints and around them (lib/server/router.ts).
+ * The per-client request limit of the one client authentication (an OAuth 429) is answered in this shape too.
+ */
+export const handoffFailures: ErrorFamily = {
+  rule: (error) => {
+    if (error instanceof HandoffError) return handoffErrorResponse(error);
+    if (error instanceof OAuthError && error.status === 429) return handoffErrorResponse(handoffRateLimited(Number(error.options.headers?.["Retry-After"] ?? "60")));
+    return null;
+  },
+  unstorable: () => handoffErrorResponse(handoffUnstorable()),
+  unavailable: () => handoffErrorResponse(handoffUnavailable()),
+  internal: (requestId) => handoffErrorResponse(new HandoffError(500, "SERVER_ERROR", `Internal error (request ${requestId})`)),
+  rateLimited: (retryAfterSeconds) => handoffErrorResponse(handoffRateLimited(retryAfterSeconds)),
+  notFound: () => handoffErrorResponse(handoffNotFound()),
+};

@@ -26,10 +26,11 @@ import { getLiveSession, type HostedSession } from "../authn/hosted-session";
 import { sessionMeetsPolicy } from "../authn/policy";
 import { randomToken, sha256Hex } from "../crypto";
 import type { EndpointContext } from "../http/context";
-import { isDependencyFailure, isUnstorableText, loggableError } from "../http/errors";
+import { failureResponse } from "../http/errors";
 import { redirect303 } from "../http/response";
 import { hostedError } from "../hosted/errors";
 import type { ClientRow } from "../oauth/clients";
+import { hostedFailures } from "../oauth/errors";
 import { openAccountSignIn } from "../oauth/pending-sign-in";
 import { COMPLETION_PATH } from "./approve";
 import { auditHandoff } from "./handoff";
@@ -182,14 +183,7 @@ function browserRoute(name: string, handler: (request: Request, ctx: EndpointCon
     try {
       return await handler(request, ctx);
     } catch (error) {
-      if (isUnstorableText(error)) return hostedError("unstorable_request");
-      if (isDependencyFailure(error)) {
-        const page = hostedError("temporarily_unavailable");
-        page.headers.set("Retry-After", "5");
-        return page;
-      }
-      console.error(`[latchkey] ${name}: internal error: ${loggableError(error)}`);
-      throw error;
+      return failureResponse(hostedFailures, error, name);
     }
   };
 }

@@ -11,21 +11,18 @@ import { recordAudit } from "../audit/events";
 import { addMs, SECOND } from "../clock";
 import type { Endpoint, EndpointContext } from "../http/context";
 import { clientAddress } from "../http/client-address";
-import { BodyTooLarge, dependencyFailureSummary, isDependencyFailure, isUnstorableText, loggableError } from "../http/errors";
-import { mediaType, readBody } from "../http/form";
-import { hasExactlyMembers } from "../http/json";
+import { failureResponse } from "../http/errors";
+import { readJsonObject } from "../http/json";
 import { loadTokenAuthority, type HumanToken } from "../oauth/authority";
 import { authenticateClient, type ClientRow } from "../oauth/clients";
 import { OAuthError } from "../oauth/errors";
 import { isStorableText } from "../text";
 import {
   handoffBadRequest,
-  HandoffError,
-  handoffErrorResponse,
+  handoffFailures,
   handoffInvalidClient,
   handoffPayloadTooLarge,
   handoffRateLimited,
-  handoffUnavailable,
   handoffUnstorable,
   handoffUnsupportedMediaType,
   notAvailable,
@@ -34,7 +31,7 @@ import {
 } from "./errors";
 
 /** Handoff bodies are small: the same 2 KiB as the permission check. */
-export const HANDOFF_BODY_LIMIT = 2 * 1024;
+const HANDOFF_BODY_LIMIT = 2 * 1024;
 /** SPEC: a launch is single use and expires after 120 seconds. */
 export const LAUNCH_TTL_MS = 120 * SECOND;
 /** SPEC: a completion handle lives at most 30 seconds and is single use. */
@@ -90,23 +87,13 @@ export async function readHandoffCall(request: Request, ctx: EndpointContext, me
   const clientId = queryClientId(request);
   const client = await authenticate(request, ctx, clientId);
   if (client.type !== "WEB_CONFIDENTIAL") throw notAvailable("Only confidential server web applications (WEB_CONFIDENTIAL) can use the backend handoff");
-  if (mediaType(request) !== "application/json") throw handoffUnsupportedMediaType();
-  let text: string;
-  try {
-    text = await readBody(request, HANDOFF_BODY_LIMIT);
-  } catch (error) {
-    if (error instanceof BodyTooLarge) throw handoffPayloadTooLarge(HANDOFF_BODY_LIMIT);
-    throw error;
-  }
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw handoffBadRequest("The body is not valid JSON");
-  }
-  if (typeof body !== "object" || body === null || Array.isArray(body)) throw handoffBadRequest("The body must be a JSON object");
-  if (!hasExactlyMembers(text, members)) throw handoffBadRequest(`The body must have exactly the members ${members.join(", ")}, once each`);
-  return { client, body: body as Record<string, unknown> };
+  const body = await readJsonObject(request, {
+    limit: HANDOFF_BODY_LIMIT,
+    members,
+    membersDescription: `The body must have exactly the members ${members.join(", ")}, once each`,
+    refuse: { unsupportedMediaType: handoffUnsupportedMediaType, tooLarge: handoffPayloadTooLarge, badRequest: handoffBadRequest },
+  });
+  return { client, body };
 }
 
 /** A nonempty string member of at most `max` characters that the database can hold. */
@@ -171,21 +158,7 @@ export function handoffEndpoint(name: string, handler: Endpoint): Endpoint {
     try {
       return await handler(request, ctx);
     } catch (error) {
-      return handoffFailure(name, error);
+      return failureResponse(handoffFailures, error, name);
     }
   };
-}
-
-/** The handoff's answer for any failure, inside or outside the endpoint (lib/server/router.ts). */
-export function handoffFailure(name: string, error: unknown): Response {
-  if (error instanceof HandoffError) return handoffErrorResponse(error);
-  if (error instanceof OAuthError && error.status === 429) return handoffErrorResponse(handoffRateLimited(Number(error.options.headers?.["Retry-After"] ?? "60")));
-  if (isUnstorableText(error)) return handoffErrorResponse(handoffUnstorable());
-  if (isDependencyFailure(error)) {
-    console.error(`[latchkey] ${name}: dependency failure: ${dependencyFailureSummary(error)}`);
-    return handoffErrorResponse(handoffUnavailable());
-  }
-  const id = crypto.randomUUID();
-  console.error(`[latchkey] ${name}: internal error (${id}): ${loggableError(error)}`);
-  return handoffErrorResponse(new HandoffError(500, "SERVER_ERROR", `Internal error (request ${id})`));
 }

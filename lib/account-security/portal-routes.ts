@@ -6,7 +6,6 @@
 import { and, eq } from "drizzle-orm";
 import { users } from "../../db/schema";
 import type { AuditEventType } from "../audit/catalogue";
-import { recordAudit } from "../audit/events";
 import { evidenceFor } from "../authn/evidence";
 import { EMAIL_CODE_TTL_MS, issueEmailCode, sendGate, verifyEmailCode } from "../authn/factors/email-code";
 import { factorGate } from "../authn/factors/limits";
@@ -29,7 +28,7 @@ import type { Route } from "../http/route";
 import { findClient } from "../oauth/clients";
 import { openAccountSignIn } from "../oauth/pending-sign-in";
 import { portalBinding, portalVerifyMethods, recordPortalEvidence, type MfaMethod } from "./evidence";
-import { applicationOrigin, clearPortalCookie, endPortalSession, offersPortal, openPortalSession, type PortalSession } from "./portal-session";
+import { applicationOrigin, auditPortal, clearPortalCookie, endPortalSession, offersPortal, openPortalSession, type PortalSession } from "./portal-session";
 import { portalForm, toPortal } from "./portal-form";
 import { credentialRoutes } from "./credential-routes";
 
@@ -88,16 +87,8 @@ async function verified(request: Request, ctx: EndpointContext, portal: PortalSe
   return toPortal(ctx, { done: "verified" });
 }
 
-async function audit(request: Request, ctx: EndpointContext, portal: PortalSession, type: Extract<AuditEventType, `account_security.${string}`>, data: Record<string, unknown>): Promise<void> {
-  await recordAudit(ctx.service.db, {
-    workspaceId: ctx.workspace.id,
-    type,
-    actor: portal.userId,
-    subject: portal.userId,
-    data: { ...data, portal_session: portal.id, client: portal.clientPk },
-    ip: clientAddress(request, ctx.service.config.trustProxy),
-    at: ctx.service.clock.now(),
-  });
+function audit(request: Request, ctx: EndpointContext, portal: PortalSession, type: Extract<AuditEventType, `account_security.${string}`>, data: Record<string, unknown>): Promise<void> {
+  return auditPortal(ctx, portal, { ip: clientAddress(request, ctx.service.config.trustProxy) }, type, data);
 }
 
 /** The local password, when the account has one and the application's policy enables it. */

@@ -21,6 +21,7 @@ import { addMs, MINUTE } from "../clock";
 import type { EndpointContext } from "../http/context";
 import { clearCookie, parseCookieHeader, serializeCookie } from "../http/cookies";
 import { recordAudit } from "../audit/events";
+import type { AuditEventType } from "../audit/catalogue";
 import type { ClientRow } from "../oauth/clients";
 
 /** SPEC: a portal session lasts at most 30 minutes. */
@@ -86,19 +87,44 @@ export async function openPortalSession(
     createdAt: now,
     expiresAt: addMs(now, PORTAL_SESSION_MS),
   });
-  await recordAudit(ctx.service.db, {
-    workspaceId: ctx.workspace.id,
-    type: "account_security.portal_opened",
-    actor: input.userId,
-    subject: input.userId,
-    data: { portal_session: token.id, client: input.clientPk, grant: input.grantId, via: input.grantId ? "handoff" : "direct_link" },
-    at: now,
+  await auditPortal(ctx, { id: token.id, userId: input.userId, clientPk: input.clientPk }, { ip: null }, "account_security.portal_opened", {
+    grant: input.grantId,
+    via: input.grantId ? "handoff" : "direct_link",
   });
   return {
     id: token.id,
     cookie: serializeCookie(PORTAL_COOKIE, token.token, ctx.basePath, PORTAL_SESSION_MS / 1000),
     location: `${ctx.basePath}${PORTAL_PATH}`,
   };
+}
+
+/** Who acts in the portal: the portal session and its user, and the application where known. */
+export interface PortalAuditActor {
+  id: string;
+  userId: string;
+  clientPk?: string | null;
+}
+
+/**
+ * The one audit record of the account-security portal: the user as actor and subject, the portal
+ * session, the application (`client`, its internal id) where known, and the request's address.
+ */
+export async function auditPortal(
+  ctx: Pick<EndpointContext, "service" | "workspace">,
+  actor: PortalAuditActor,
+  source: { ip: string | null },
+  type: Extract<AuditEventType, `account_security.${string}`>,
+  data: Record<string, unknown> = {},
+): Promise<void> {
+  await recordAudit(ctx.service.db, {
+    workspaceId: ctx.workspace.id,
+    type,
+    actor: actor.userId,
+    subject: actor.userId,
+    data: { ...data, portal_session: actor.id, ...(actor.clientPk ? { client: actor.clientPk } : {}) },
+    ip: source.ip,
+    at: ctx.service.clock.now(),
+  });
 }
 
 export function clearPortalCookie(ctx: EndpointContext): string {

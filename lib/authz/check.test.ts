@@ -1,18 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { PermissionFacts, TokenAuthority } from "../oauth/authority";
-import { decide, topLevelMemberNames } from "./check";
-
-describe("topLevelMemberNames", () => {
-  it("lists the top-level member names as written, duplicates included", () => {
-    expect(topLevelMemberNames('{"a":1,"b":{"c":2,"d":[{"e":3}]},"a":"x"}')).toEqual(["a", "b", "a"]);
-  });
-
-  it("is not fooled by colons, quotes, escapes and braces inside strings", () => {
-    expect(topLevelMemberNames('{"a":"x:\\"y\\":{","b\\u0022":"}","c" :\n null}')).toEqual(["a", 'b"', "c"]);
-    expect(topLevelMemberNames('{"a":["b",{"c":"d"}],"e":"\\\\"}')).toEqual(["a", "e"]);
-    expect(topLevelMemberNames("{}")).toEqual([]);
-  });
-});
+import { decide } from "./check";
 
 const human: TokenAuthority = {
   kind: "human",

@@ -11,24 +11,21 @@
  * is 503, never an answer.
  */
 import type { Endpoint, EndpointContext } from "../http/context";
-import { BodyTooLarge, isDependencyFailure, isUnstorableText, loggableError } from "../http/errors";
+import { failureResponse } from "../http/errors";
 import { isStorableText } from "../text";
-import { mediaType, readBody } from "../http/form";
-import { hasExactlyMembers } from "../http/json";
+import { readJsonObject } from "../http/json";
 import { loadTokenAuthorityWithPermission, type PermissionFacts, type TokenAuthority } from "../oauth/authority";
 import { bearerToken } from "../oauth/bearer";
 import { lightResponse } from "../http/response";
 import {
   badRequest,
-  CheckError,
-  checkErrorResponse,
+  checkFailures,
   checkPayloadTooLarge,
-  checkUnavailable,
   checkUnsupportedMediaType,
   invalidCheckToken,
 } from "./errors";
 
-export const CHECK_BODY_LIMIT = 2 * 1024;
+const CHECK_BODY_LIMIT = 2 * 1024;
 
 export interface CheckRequest {
   resource: string;
@@ -38,31 +35,17 @@ export interface CheckRequest {
 
 const MEMBERS = ["organization_id", "permission", "resource"];
 
-export { topLevelMemberNames } from "../http/json";
-
 /** The request rules: no query, no Origin, JSON of at most 2 KiB with exactly the three members. */
-export async function readCheckRequest(request: Request): Promise<CheckRequest> {
+async function readCheckRequest(request: Request): Promise<CheckRequest> {
   if (request.url.includes("?")) throw badRequest("The permission check takes no query string");
   if (request.headers.has("origin")) throw badRequest("The permission check is called by API servers, not from a browser origin");
-  if (mediaType(request) !== "application/json") throw checkUnsupportedMediaType();
-  let text: string;
-  try {
-    text = await readBody(request, CHECK_BODY_LIMIT);
-  } catch (error) {
-    if (error instanceof BodyTooLarge) throw checkPayloadTooLarge(CHECK_BODY_LIMIT);
-    throw error;
-  }
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw badRequest("The body is not valid JSON");
-  }
-  if (typeof body !== "object" || body === null || Array.isArray(body)) throw badRequest("The body must be a JSON object");
-  if (!hasExactlyMembers(text, MEMBERS)) {
-    throw badRequest("The body must have exactly the members resource, permission and organization_id, once each");
-  }
-  const { resource, permission, organization_id: organizationId } = body as Record<string, unknown>;
+  const body = await readJsonObject(request, {
+    limit: CHECK_BODY_LIMIT,
+    members: MEMBERS,
+    membersDescription: "The body must have exactly the members resource, permission and organization_id, once each",
+    refuse: { unsupportedMediaType: checkUnsupportedMediaType, tooLarge: checkPayloadTooLarge, badRequest },
+  });
+  const { resource, permission, organization_id: organizationId } = body;
   if (typeof resource !== "string" || resource === "") throw badRequest("resource must be a nonempty string");
   if (typeof permission !== "string" || permission === "") throw badRequest("permission must be a nonempty string");
   if (organizationId !== null && (typeof organizationId !== "string" || organizationId === "")) {
@@ -107,16 +90,6 @@ export const authorizationCheckEndpoint: Endpoint = async (request, ctx) => {
   try {
     return await check(request, ctx);
   } catch (error) {
-    if (error instanceof CheckError) return checkErrorResponse(error);
-    if (isUnstorableText(error)) return checkErrorResponse(badRequest(UNSTORABLE));
-    if (isDependencyFailure(error)) {
-      // The driver's message can carry the query and its parameters (a token hash): log the cause only.
-      const cause = (error as { cause?: unknown }).cause;
-      console.error("[latchkey] authorization check: dependency failure:", cause instanceof Error ? cause.message : (error as Error).name);
-      return checkErrorResponse(checkUnavailable());
-    }
-    const id = crypto.randomUUID();
-    console.error(`[latchkey] authorization check: internal error (${id}): ${loggableError(error)}`);
-    return checkErrorResponse(new CheckError(500, "server_error", `Internal error (request ${id})`));
+    return failureResponse(checkFailures, error, "authorization check");
   }
 };

@@ -4,7 +4,9 @@
  * served as application/problem+json with no-store. Callers branch on the status, never on the
  * body: every non-200 answer is a denial.
  */
+import type { ErrorFamily } from "../http/errors";
 import { lightResponse } from "../http/response";
+import { notFoundResponse } from "../oauth/errors";
 export type CheckProblem =
   | "bad_request"
   | "invalid_token"
@@ -51,3 +53,14 @@ export function checkErrorResponse(error: CheckError): Response {
     { "Content-Type": "application/problem+json", "Cache-Control": "no-store", Pragma: "no-cache", ...error.headers },
   );
 }
+
+/** The permission check's error family: its problem document (an unknown workspace is the generic 404 of every route). */
+export const checkFailures: ErrorFamily = {
+  rule: (error) => (error instanceof CheckError ? checkErrorResponse(error) : null),
+  unstorable: () => checkErrorResponse(badRequest("The request contains a character that is not accepted (U+0000)")),
+  unavailable: () => checkErrorResponse(checkUnavailable()),
+  internal: (requestId) => checkErrorResponse(new CheckError(500, "server_error", `Internal error (request ${requestId})`)),
+  rateLimited: (retryAfterSeconds) =>
+    checkErrorResponse(new CheckError(429, "rate_limited", "Too many requests; retry after the time in Retry-After", { "Retry-After": String(retryAfterSeconds) })),
+  notFound: notFoundResponse,
+};

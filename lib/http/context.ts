@@ -1,3 +1,4 @@
+import type { RequestLimits } from "../limits/declarations";
 import type { Service } from "../service";
 
 export interface Workspace {
@@ -13,6 +14,12 @@ export interface EndpointContext {
   issuer: string;
   /** `/t/{workspace}`: the path prefix, also the hosted cookies' Path. */
   basePath: string;
+  /**
+   * The request limits declared for the route being served (lib/http/route.ts `limits`), for
+   * those counted per a subject the endpoint learns: the client, once authenticated. None outside
+   * a route.
+   */
+  requestLimits?: readonly RequestLimits[];
 }
 
 export type Endpoint = (request: Request, ctx: EndpointContext) => Promise<Response>;

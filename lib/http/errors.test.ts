@@ -1,5 +1,19 @@
-import { describe, expect, it } from "vitest";
-import { isDependencyFailure, RuleError } from "./errors";
+import { describe, expect, it, vi } from "vitest";
+import { failureResponse, RuleError, type ErrorFamily } from "./errors";
+
+const status = (code: number) => () => new Response(null, { status: code });
+/** A family that tells the classes of failure apart by status alone. */
+const probe: ErrorFamily = { rule: () => null, unstorable: status(400), unavailable: status(503), internal: status(500), rateLimited: status(429), notFound: status(404) };
+
+/** Whether the one failure mapping (`failureResponse`) takes `error` for a dependency failure: a 503. */
+function isDependencyFailure(error: unknown): boolean {
+  const log = vi.spyOn(console, "error").mockImplementation(() => {});
+  try {
+    return failureResponse(probe, error).status === 503;
+  } finally {
+    log.mockRestore();
+  }
+}
 
 /** A database error as drizzle reports it: the driver's error (with its SQLSTATE) as the cause. */
 const wrapped = (code: string) => new Error("Failed query: select 1", { cause: Object.assign(new Error("database error"), { code }) });

@@ -49,8 +49,8 @@ const DEPENDENCY_MESSAGE = /PGlite is closed|Connection terminated|connect ECONN
  * nor a 500. Drivers wrap the socket error, so the whole `cause` chain is read (and an
  * AggregateError's errors: Node tries each address of a host).
  */
-export function isDependencyFailure(error: unknown): boolean {
-  for (const e of causes(error)) {
+function isDependencyFailure(error: unknown): boolean {
+  for (const e of errorCauses(error)) {
     if (e instanceof RuleError) return false;
     const code = (e as { code?: unknown }).code;
     if (typeof code === "string" && (DRIVER_CODES.has(code) || DEPENDENCY_SQLSTATE.test(code))) return true;
@@ -60,18 +60,26 @@ export function isDependencyFailure(error: unknown): boolean {
   return false;
 }
 
-/** Walks an error and its `cause` chain (drivers and drizzle wrap the database's error). */
-function* causes(error: unknown): Generator<Error> {
-  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = (e as { cause?: unknown }).cause, depth++) yield e;
+/**
+ * An error and its `cause` chain, outermost first, at most 10 links (drivers, drizzle and
+ * openid-client wrap the error that matters): every value, the last one possibly not an Error.
+ */
+export function causes(error: unknown): unknown[] {
+  const chain: unknown[] = [];
+  for (let e: unknown = error; e !== undefined && e !== null && chain.length < 10; e = e instanceof Error ? e.cause : undefined) chain.push(e);
+  return chain;
 }
+
+/** The Error links of `causes(error)`. */
+const errorCauses = (error: unknown): Error[] => causes(error).filter((e): e is Error => e instanceof Error);
 
 /**
  * The database refused a text value: 22021 (invalid byte sequence, e.g. U+0000 in `text`) or
  * 22P05 (untranslatable character, e.g. `\u0000` in `jsonb`). Input that slipped past the edge
  * check: a client error (400), never a 500 or a 503.
  */
-export function isUnstorableText(error: unknown): boolean {
-  for (const e of causes(error)) {
+function isUnstorableText(error: unknown): boolean {
+  for (const e of errorCauses(error)) {
     const code = (e as { code?: unknown }).code;
     if (code === "22021" || code === "22P05") return true;
   }
@@ -85,7 +93,7 @@ export function isUnstorableText(error: unknown): boolean {
 export function loggableError(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const lines: string[] = [];
-  for (const e of causes(error)) {
+  for (const e of errorCauses(error)) {
     const query = (e as { query?: unknown }).query;
     const code = (e as { code?: unknown }).code;
     const head = typeof query === "string" && "params" in e ? `Failed query: ${query}` : e.message;
@@ -96,6 +104,46 @@ export function loggableError(error: unknown): string {
 }
 
 /** A dependency failure in one log line: the error and its first cause, without statement parameters. */
-export function dependencyFailureSummary(error: unknown): string {
+function dependencyFailureSummary(error: unknown): string {
   return loggableError(error).split("\n").slice(0, 2).join("; ");
+}
+
+/**
+ * One route's error family: how it answers each class of failure in its own shape (the OAuth
+ * JSON body, the permission check's problem document, the account-security handoff's error body,
+ * a hosted page). `failureResponse` decides the class; the family only words the answer.
+ */
+export interface ErrorFamily {
+  /** The family's answer to a rule error it knows (keeping that error's status); null for anything else. */
+  rule(error: unknown): Response | null;
+  /** Text the database cannot store: a client error (400). */
+  unstorable(): Response;
+  /** Authority cannot be confirmed right now (a dependency failure): 503, fail closed. */
+  unavailable(): Response;
+  /** Anything else: a 500 that names only the request id under which the log shows the error. */
+  internal(requestId: string): Response;
+  /** Too many requests (a declared limit is reached): 429 with Retry-After. */
+  rateLimited(retryAfterSeconds: number): Response;
+  /** The route's workspace does not exist. */
+  notFound(): Response;
+}
+
+/**
+ * The one failure mapping of every boundary: a rule error keeps its status, unstorable text is
+ * 400, a dependency failure 503 (logged in one line, without statement parameters), anything else
+ * a 500 that leaks nothing but a request id (the error logged in full under it). `where` names the
+ * boundary in the log.
+ */
+export function failureResponse(family: ErrorFamily, error: unknown, where?: string): Response {
+  const ruled = family.rule(error);
+  if (ruled) return ruled;
+  if (isUnstorableText(error)) return family.unstorable();
+  const at = where ? `${where}: ` : "";
+  if (isDependencyFailure(error)) {
+    console.error(`[latchkey] ${at}dependency failure: ${dependencyFailureSummary(error)}`);
+    return family.unavailable();
+  }
+  const id = crypto.randomUUID();
+  console.error(`[latchkey] ${at}internal error (${id}): ${loggableError(error)}`);
+  return family.internal(id);
 }

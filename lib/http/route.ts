@@ -1,3 +1,4 @@
+import type { RequestLimits } from "../limits/declarations";
 import type { Endpoint } from "./context";
 
 /** One entry of the route table (lib/server/router.ts); feature modules export theirs. */
@@ -18,4 +19,11 @@ export interface Route {
    * handoff's error body (lib/account-security/errors.ts).
    */
   errors?: "oauth" | "hosted" | "problem" | "account-security";
+  /**
+   * This endpoint's request limits besides the table's own (every route's per-address limit,
+   * lib/server/router.ts), declared here and enforced by the route runner through the one limiter:
+   * those per client address before the endpoint runs, those per client when the endpoint's client
+   * authentication (lib/oauth/clients.ts) names the client. Answered 429 with Retry-After.
+   */
+  limits?: readonly RequestLimits[];
 }

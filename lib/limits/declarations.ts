@@ -5,7 +5,7 @@
  * same counters wherever it is verified (sign-in, step-up, the portal, sign-up). docs/security.md's
  * table of limits is rendered from the declarations (./table.ts) and tested against them.
  */
-import type { RateLimiter } from "./rate-limit";
+import type { Decision, RateLimiter } from "./rate-limit";
 
 /** The configured numbers a rate may scale from. */
 export interface LimitBase {
@@ -158,24 +158,45 @@ export function guardNow(limiter: RateLimiter, base: LimitBase, limits: Guessing
   return d.allowed ? allowed(limiter, [...counters, account]) : { allowed: false, retryAfterSeconds: d.retryAfterSeconds };
 }
 
-/** A limit on requests (every request counts, not only failures): per client address, or per client. */
+/**
+ * What a request limit counts per: the client address (known before the endpoint runs) or the
+ * authenticated client (known once the endpoint's client authentication succeeds). Also the
+ * table's wording.
+ */
+export type RequestSubject = "client address" | "client";
+
+/**
+ * A limit on requests (every request counts, not only failures), declared beside the routes it
+ * applies to (lib/server/router.ts and the feature modules' route lists).
+ */
 export interface RequestLimits {
   name: string;
   /** What is counted, as the table of limits names it. */
   label: string;
-  /** What one counter is per: the table's wording. */
-  per: string;
+  /** What one counter is per. */
+  per: RequestSubject;
   rate: Rate;
 }
 
-/** Counts one request against a request limit for `subject` (a client address, a client id). */
-export function countRequest(limiter: RateLimiter, base: LimitBase, limits: RequestLimits, workspaceId: string, subject: string) {
-  return limiter.hit(`${limits.name}:${workspaceId}:${subject}`, limitOf(limits.rate, base), limits.rate.windowMs);
+const requestKey = (limits: RequestLimits, workspaceId: string, subject: string) => `${limits.name}:${workspaceId}:${subject}`;
+
+/**
+ * The one enforcement of declared request limits: counts one request for `subject` (a client
+ * address, a client id) on each of `declared` that is counted `per` that subject. The first limit
+ * reached refuses, with its Retry-After.
+ */
+export function countRequests(limiter: RateLimiter, base: LimitBase, declared: readonly RequestLimits[], per: RequestSubject, workspaceId: string, subject: string): Decision {
+  for (const limits of declared) {
+    if (limits.per !== per) continue;
+    const decision = limiter.hit(requestKey(limits, workspaceId, subject), limitOf(limits.rate, base), limits.rate.windowMs);
+    if (!decision.allowed) return decision;
+  }
+  return { allowed: true, retryAfterSeconds: 0 };
 }
 
-/** Whether a request limit is reached for `subject`, without counting. */
-export function requestBlocked(limiter: RateLimiter, base: LimitBase, limits: RequestLimits, workspaceId: string, subject: string): boolean {
-  return !limiter.blocked(`${limits.name}:${workspaceId}:${subject}`, limitOf(limits.rate, base), limits.rate.windowMs).allowed;
+/** Whether one of `declared`, counted `per` that subject, is reached for `subject`, without counting. */
+export function requestsBlocked(limiter: RateLimiter, base: LimitBase, declared: readonly RequestLimits[], per: RequestSubject, workspaceId: string, subject: string): boolean {
+  return declared.some((limits) => limits.per === per && !limiter.blocked(requestKey(limits, workspaceId, subject), limitOf(limits.rate, base), limits.rate.windowMs).allowed);
 }
 
 const MINUTE = 60_000;

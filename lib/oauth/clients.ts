@@ -6,7 +6,7 @@ import { invalidClient, invalidRequest, OAuthError } from "./errors";
 import { clientAddress } from "../http/client-address";
 import { verifyBrowserOrigin } from "./cors";
 import type { EndpointContext } from "../http/context";
-import { countRequest, FAILURES_PER_5_MINUTES, guardNow, requestBlocked, type GuessingLimits, type RequestLimits } from "../limits/declarations";
+import { countRequests, FAILURES_PER_5_MINUTES, guardNow, requestsBlocked, type GuessingLimits, type RequestLimits } from "../limits/declarations";
 import { credentialKey, credentialMemo } from "./client-memo";
 
 export type ClientRow = typeof clients.$inferSelect;
@@ -75,7 +75,11 @@ export const CLIENT_SECRET_LIMITS: GuessingLimits = {
   perAccountAndAddress: FAILURES_PER_5_MINUTES,
 };
 
-/** Requests per client, counted at each successful client authentication (token, revocation, introspection), across addresses. */
+/**
+ * Requests per client, across addresses: declared by the routes whose endpoint authenticates
+ * clients (token, revocation, introspection, the account-security handoff's calls) and counted
+ * at each successful client authentication of those routes.
+ */
 export const CLIENT_REQUESTS: RequestLimits = {
   name: "client",
   label: "Authenticated client requests",
@@ -83,8 +87,10 @@ export const CLIENT_REQUESTS: RequestLimits = {
   rate: { times: 1, scale: "requestsPerMinute", windowMs: 60_000 },
 };
 
+/** Counts the request on the route's declared limits per client (EndpointContext `requestLimits`). */
 function limitClient(ctx: EndpointContext, clientId: string): void {
-  const decision = countRequest(ctx.service.limiter, ctx.service.config.rateLimits, CLIENT_REQUESTS, ctx.workspace.id, clientId);
+  const { limiter, config } = ctx.service;
+  const decision = countRequests(limiter, config.rateLimits, ctx.requestLimits ?? [], "client", ctx.workspace.id, clientId);
   if (!decision.allowed) {
     throw new OAuthError(429, "rate_limited", "Too many requests for this client; retry after the time in Retry-After", {
       headers: { "Retry-After": String(decision.retryAfterSeconds) },
@@ -165,7 +171,7 @@ function recall(ctx: EndpointContext, basic: BasicCredentials): RecalledClient |
   const recalled = memo.get(key, ctx.service.clock.now());
   if (!recalled || recalled.client.workspaceId !== ctx.workspace.id || recalled.client.clientId !== basic.clientId) return null;
   const { limiter, config } = ctx.service;
-  if (requestBlocked(limiter, config.rateLimits, CLIENT_REQUESTS, ctx.workspace.id, recalled.client.clientId)) return null;
+  if (requestsBlocked(limiter, config.rateLimits, ctx.requestLimits ?? [], "client", ctx.workspace.id, recalled.client.clientId)) return null;
   const authenticated = { client: recalled.client, credentialId: recalled.secretId, method: "client_secret_basic" as const, corsOrigin: null };
   return {
     ...authenticated,
@@ -269,23 +275,6 @@ async function findClientWithSecrets(ctx: EndpointContext, clientId: string): Pr
   const secrets: ActiveSecret[] = [];
   for (const row of rows) if (row.secretId !== null && row.secretHash !== null) secrets.push({ id: row.secretId, secretHash: row.secretHash, lastUsedAt: row.lastUsedAt });
   return { client: rows[0]?.client, secrets };
-}
-
-/** Returns the id of the active secret that matches, comparing hashes in constant time. */
-export async function verifyClientSecret(ctx: EndpointContext, clientPk: string, secret: string): Promise<string | null> {
-  const now = ctx.service.clock.now();
-  const rows = await ctx.service.db
-    .select({ id: clientSecrets.id, secretHash: clientSecrets.secretHash, lastUsedAt: clientSecrets.lastUsedAt })
-    .from(clientSecrets)
-    .where(
-      and(
-        eq(clientSecrets.workspaceId, ctx.workspace.id),
-        eq(clientSecrets.clientPk, clientPk),
-        isNull(clientSecrets.revokedAt),
-        gt(clientSecrets.expiresAt, now),
-      ),
-    );
-  return matchSecret(ctx, rows, sha256Hex(secret))?.id ?? null;
 }
 
 /** The active secret whose hash matches, compared in constant time; records its use at most once a minute. */

@@ -7,6 +7,7 @@ import { invalidRequest, notFound, unstorableText } from "./errors";
 import { unstorableParameter } from "../http/form";
 import { findClient, type ClientRow } from "./clients";
 import { getPublicJwks } from "./keys";
+import { GRANTS } from "./grants";
 
 /** Scopes a client can request: its identity scopes plus the permissions of its granted, active APIs. */
 export async function scopesForClient(ctx: EndpointContext, client: ClientRow): Promise<string[]> {
@@ -60,7 +61,7 @@ export const discoveryEndpoint: Endpoint = publicDocument(async (request, ctx) =
       scopes_supported: scopes,
       response_types_supported: ["code"],
       response_modes_supported: ["query"],
-      grant_types_supported: ["authorization_code", "refresh_token", "client_credentials"],
+      grant_types_supported: [...GRANTS.keys()],
       subject_types_supported: ["pairwise"],
       id_token_signing_alg_values_supported: ["ES256"],
       token_endpoint_auth_methods_supported: ["client_secret_basic", "none"],

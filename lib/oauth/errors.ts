@@ -1,4 +1,5 @@
-import { dependencyFailureSummary, isDependencyFailure, isUnstorableText, json, loggableError, RuleError } from "../http/errors";
+import { failureResponse, json, RuleError, type ErrorFamily } from "../http/errors";
+import { hostedError } from "../hosted/errors";
 
 /** An OAuth boundary error: status, `error` code, description, and whether it may reach the client. */
 export class OAuthError extends RuleError {
@@ -40,15 +41,40 @@ export function notFoundResponse(): Response {
   return oauthErrorResponse(notFound());
 }
 
-/** Last-resort mapping: rule errors keep their status; anything else is 503 (dependency) or a bare 500. */
-export function errorToResponse(error: unknown, requestId?: string): Response {
-  if (error instanceof OAuthError) return oauthErrorResponse(error);
-  if (isUnstorableText(error)) return oauthErrorResponse(unstorableText());
-  if (isDependencyFailure(error)) {
-    console.error(`[latchkey] dependency failure${requestId ? ` (${requestId})` : ""}: ${dependencyFailureSummary(error)}`);
-    return oauthErrorResponse(unavailable());
-  }
-  const id = requestId ?? crypto.randomUUID();
-  console.error(`[latchkey] internal error (${id}): ${loggableError(error)}`);
-  return json({ error: "server_error", error_description: `Internal error (request ${id})` }, 500);
+const rateLimited = (retryAfterSeconds: number) =>
+  new OAuthError(429, "rate_limited", "Too many requests; retry after the time in Retry-After", { headers: { "Retry-After": String(retryAfterSeconds) } });
+
+/** The OAuth boundary's error family: the JSON error body of RFC 6749. */
+export const oauthFailures: ErrorFamily = {
+  rule: (error) => (error instanceof OAuthError ? oauthErrorResponse(error) : null),
+  unstorable: () => oauthErrorResponse(unstorableText()),
+  unavailable: () => oauthErrorResponse(unavailable()),
+  internal: (requestId) => json({ error: "server_error", error_description: `Internal error (request ${requestId})` }, 500),
+  rateLimited: (retryAfterSeconds) => oauthErrorResponse(rateLimited(retryAfterSeconds)),
+  notFound: notFoundResponse,
+};
+
+/**
+ * The browser routes' family (authorize, logout, the hosted sign-in's posts): hosted pages for
+ * unstorable text, a dependency failure and a limit; an OAuth rule error and a 500 as the OAuth
+ * boundary answers them.
+ */
+export const hostedFailures: ErrorFamily = {
+  ...oauthFailures,
+  unstorable: () => hostedError("unstorable_request"),
+  unavailable: () => {
+    const page = hostedError("temporarily_unavailable");
+    page.headers.set("Retry-After", "5");
+    return page;
+  },
+  rateLimited: (retryAfterSeconds) => {
+    const page = hostedError("too_many_requests");
+    page.headers.set("Retry-After", String(retryAfterSeconds));
+    return page;
+  },
+};
+
+/** The OAuth family's answer to any failure (lib/http/errors.ts `failureResponse`). */
+export function errorToResponse(error: unknown): Response {
+  return failureResponse(oauthFailures, error);
 }

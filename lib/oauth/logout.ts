@@ -4,12 +4,13 @@ import { recordAudit } from "../audit/events";
 import { chains, grantSource, liveSql, nowValue, selectGrantChain } from "../authority";
 import { clearSessionCookie, endHostedSession, getLiveSession } from "../authn/hosted-session";
 import type { Endpoint, EndpointContext } from "../http/context";
-import { dependencyFailureSummary, isDependencyFailure } from "../http/errors";
+import { failureResponse, type ErrorFamily } from "../http/errors";
 import { unstorableParameter } from "../http/form";
 import { inTransaction } from "../http/transaction";
 import { hostedError } from "../hosted/errors";
 import { HOSTED_PAGE_HEADERS } from "../hosted/html";
 import { findClient } from "./clients";
+import { hostedFailures } from "./errors";
 import { subjectFor } from "./issue";
 
 const ACCEPTED = new Set(["client_id", "post_logout_redirect_uri"]);
@@ -34,13 +35,12 @@ export const logoutEndpoint: Endpoint = async (request, ctx) => {
     return await logout(request, ctx);
   } catch (error) {
     // A browser lands here: show a page, not the JSON of the machine endpoints. Nothing was ended.
-    if (isDependencyFailure(error)) {
-      console.error(`[latchkey] logout: dependency failure: ${dependencyFailureSummary(error)}`);
-      return hostedError("logout_unavailable");
-    }
-    throw error;
+    return failureResponse(LOGOUT_FAILURES, error, "logout");
   }
 };
+
+/** The hosted family, with the logout's own page when authority cannot be confirmed. */
+const LOGOUT_FAILURES: ErrorFamily = { ...hostedFailures, unavailable: () => hostedError("logout_unavailable") };
 
 async function logout(request: Request, ctx: EndpointContext): Promise<Response> {
   const query = new URL(request.url).searchParams;

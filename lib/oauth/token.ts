@@ -4,16 +4,8 @@ import { errorToResponse, invalidRequest, unsupportedGrantType } from "./errors"
 import { answerUnknownClientError, withCors } from "./cors";
 import { readOAuthForm } from "./form";
 import { authenticateClient, type AuthenticatedClient } from "./clients";
-import { authorizationCodeGrant } from "./grants/authorization-code";
-import { clientCredentialsGrant } from "./grants/client-credentials";
-import { refreshTokenGrant } from "./grants/refresh-token";
+import { GRANTS } from "./grants";
 import type { GrantHandler } from "./grants/types";
-
-const registry = new Map<string, GrantHandler>([authorizationCodeGrant, refreshTokenGrant, clientCredentialsGrant].map((g) => [g.grantType, g]));
-
-export function registerGrant(grant: GrantHandler): void {
-  registry.set(grant.grantType, grant);
-}
 
 export const tokenEndpoint: Endpoint = async (request, ctx) => {
   let client: AuthenticatedClient;
@@ -23,7 +15,7 @@ export const tokenEndpoint: Endpoint = async (request, ctx) => {
     params = await readOAuthForm(request);
     const grantType = params.get("grant_type");
     if (!grantType) throw invalidRequest("grant_type is required");
-    const found = registry.get(grantType);
+    const found = GRANTS.get(grantType);
     if (!found) throw unsupportedGrantType(`grant_type ${grantType} is not supported`);
     grant = found;
     client = await authenticateClient(request, params, ctx);

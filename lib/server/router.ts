@@ -2,13 +2,13 @@ import { eq } from "drizzle-orm";
 import { workspaces } from "../../db/schema";
 import type { Service } from "../service";
 import { issuerFor, type Endpoint, type EndpointContext, type Workspace } from "../http/context";
-import { isDependencyFailure, isUnstorableText, json } from "../http/errors";
-import { errorToResponse, notFoundResponse, OAuthError, oauthErrorResponse } from "../oauth/errors";
+import { failureResponse, json, type ErrorFamily } from "../http/errors";
+import { hostedFailures, notFoundResponse, oauthFailures } from "../oauth/errors";
 import { clientAddress } from "../http/client-address";
-import { countRequest, type RequestLimits } from "../limits/declarations";
-import { badRequest, CheckError, checkErrorResponse, checkUnavailable } from "../authz/errors";
+import { countRequests, type RequestLimits } from "../limits/declarations";
+import { CLIENT_REQUESTS } from "../oauth/clients";
+import { checkFailures } from "../authz/errors";
 import { CORS_PATHS, preflight, PUBLIC_DOCUMENT_PATHS, withPublicCors } from "../oauth/cors";
-import { hostedError } from "../hosted/errors";
 import { withRequestLocale } from "../i18n/request-locale";
 import { authorizeEndpoint } from "../oauth/authorize";
 import { discoveryEndpoint, jwksEndpoint } from "../oauth/discovery";
@@ -28,8 +28,7 @@ import { webauthnRoutes } from "../sign-in/steps/webauthn";
 import { federationRoutes } from "../sign-in/steps/federation";
 import { handoffRoutes } from "../account-security/handoff-routes";
 import { portalRoutes } from "../account-security/portal-routes";
-import { handoffErrorResponse, handoffNotFound, handoffRateLimited } from "../account-security/errors";
-import { handoffFailure } from "../account-security/handoff";
+import { handoffFailures } from "../account-security/errors";
 
 export type { Route } from "../http/route";
 
@@ -38,11 +37,11 @@ export const routes: Route[] = [
   { method: "GET", path: "/.well-known/openid-configuration", endpoint: discoveryEndpoint, machine: true },
   { method: "GET", path: "/.well-known/jwks.json", endpoint: jwksEndpoint, machine: true },
   { method: "GET", path: "/oauth2/authorize", endpoint: authorizeEndpoint, machine: false, errors: "hosted" },
-  { method: "POST", path: "/oauth2/token", endpoint: tokenEndpoint, machine: true },
+  { method: "POST", path: "/oauth2/token", endpoint: tokenEndpoint, machine: true, limits: [CLIENT_REQUESTS] },
   { method: "GET", path: "/oidc/userinfo", endpoint: userinfoEndpoint, machine: true },
   { method: "GET", path: "/oidc/session", endpoint: sessionCheckEndpoint, machine: true },
-  { method: "POST", path: "/oauth2/revoke", endpoint: revokeEndpoint, machine: true },
-  { method: "POST", path: "/oauth2/introspect", endpoint: introspectEndpoint, machine: true },
+  { method: "POST", path: "/oauth2/revoke", endpoint: revokeEndpoint, machine: true, limits: [CLIENT_REQUESTS] },
+  { method: "POST", path: "/oauth2/introspect", endpoint: introspectEndpoint, machine: true, limits: [CLIENT_REQUESTS] },
   { method: "GET", path: "/oidc/logout", endpoint: logoutEndpoint, machine: false, errors: "hosted" },
   { method: "POST", path: "/sign-in/password", endpoint: passwordSignInEndpoint, machine: false, errors: "hosted" },
   { method: "POST", path: "/authorization/check", endpoint: authorizationCheckEndpoint, machine: true, errors: "problem" },
@@ -93,46 +92,46 @@ export function contextFor(service: Service, workspace: Workspace): EndpointCont
   return { service, workspace, issuer: issuerFor(service.config.publicUrl, workspace.id), basePath: `/t/${workspace.id}` };
 }
 
-export function tooManyRequests(route: Pick<Route, "errors">, retryAfterSeconds: number): Response {
-  const headers = { "Retry-After": String(retryAfterSeconds) };
-  if (route.errors === "hosted") {
-    const page = hostedError("too_many_requests");
-    page.headers.set("Retry-After", headers["Retry-After"]);
-    return page;
-  }
-  if (route.errors === "account-security") return handoffErrorResponse(handoffRateLimited(retryAfterSeconds));
-  if (route.errors === "problem") return checkErrorResponse(new CheckError(429, "rate_limited", "Too many requests; retry after the time in Retry-After", headers));
-  return oauthErrorResponse(new OAuthError(429, "rate_limited", "Too many requests; retry after the time in Retry-After", { headers }));
-}
+/** Each route's error family (lib/http/errors.ts `ErrorFamily`), by the name its table entry declares. */
+const FAMILIES: Record<NonNullable<Route["errors"]>, ErrorFamily> = {
+  oauth: oauthFailures,
+  hosted: hostedFailures,
+  problem: checkFailures,
+  "account-security": handoffFailures,
+};
+
+const familyOf = (route: Pick<Route, "errors">): ErrorFamily => FAMILIES[route.errors ?? "oauth"];
 
 /** A failure outside the endpoint itself, in the route's own shape (503 stays 503: fail closed). */
-function routeFailure(route: Pick<Route, "errors">, error: unknown): Response {
+function routeFailure(route: Pick<Route, "errors" | "method" | "path">, error: unknown): Response {
   // The password-hashing queue is full (lib/authn/password.ts): try again shortly.
-  if (error instanceof PasswordWorkRefused) return tooManyRequests(route, error.retryAfterSeconds);
-  if (route.errors === "account-security") return handoffFailure("account-security handoff", error);
-  if (isUnstorableText(error)) {
-    if (route.errors === "hosted") return hostedError("unstorable_request");
-    if (route.errors === "problem") return checkErrorResponse(badRequest("The request contains a character that is not accepted (U+0000)"));
-  }
-  if (route.errors === "hosted" && isDependencyFailure(error)) {
-    const page = hostedError("temporarily_unavailable");
-    page.headers.set("Retry-After", "5");
-    return page;
-  }
-  if (route.errors === "problem" && isDependencyFailure(error)) return checkErrorResponse(checkUnavailable());
-  return errorToResponse(error);
+  if (error instanceof PasswordWorkRefused) return familyOf(route).rateLimited(error.retryAfterSeconds);
+  return failureResponse(familyOf(route), error, `${route.method} ${route.path}`);
 }
 
 /** The public documents' answers made outside their endpoint are readable by any origin too. */
 const publicOrNot = (route: Pick<Route, "path">, response: Response) => (PUBLIC_DOCUMENT_PATHS.has(route.path) ? withPublicCors(response) : response);
 
 /** Requests per client address on every route of the issuer table, answered 429 with Retry-After. */
-export const ADDRESS_REQUESTS: RequestLimits = {
+const ADDRESS_REQUESTS: RequestLimits = {
   name: "ip",
   label: "Requests on every route of the issuer table",
   per: "client address",
   rate: { times: 1, scale: "requestsPerMinute", windowMs: 60_000 },
 };
+
+/** The limits every route of the table has, before its own (`Route.limits`). */
+export const EVERY_ROUTE_LIMITS: readonly RequestLimits[] = [ADDRESS_REQUESTS];
+
+const declared = new WeakMap<Route, readonly RequestLimits[]>();
+
+/** A route's request limits: the table's, then its own. */
+function routeLimits(route: Route): readonly RequestLimits[] {
+  if (!route.limits?.length) return EVERY_ROUTE_LIMITS;
+  let limits = declared.get(route);
+  if (!limits) declared.set(route, (limits = [...EVERY_ROUTE_LIMITS, ...route.limits]));
+  return limits;
+}
 
 /** Runs one endpoint for a resolved route with the uniform error mapping, in the request's language (lib/i18n). */
 export function runEndpoint(route: Route, request: Request, service: Service, workspaceId: string): Promise<Response> {
@@ -142,11 +141,13 @@ export function runEndpoint(route: Route, request: Request, service: Service, wo
 async function runResolved(route: Route, request: Request, service: Service, workspaceId: string): Promise<Response> {
   try {
     const workspace = await resolveWorkspace(service, workspaceId);
-    if (!workspace) return publicOrNot(route, route.errors === "account-security" ? handoffErrorResponse(handoffNotFound()) : notFoundResponse());
+    if (!workspace) return publicOrNot(route, familyOf(route).notFound());
+    // The route's declared limits: those per client address now, the rest where the endpoint names their subject.
+    const limits = routeLimits(route);
     const address = clientAddress(request, service.config.trustProxy);
-    const limit = countRequest(service.limiter, service.config.rateLimits, ADDRESS_REQUESTS, workspace.id, address);
-    if (!limit.allowed) return publicOrNot(route, tooManyRequests(route, limit.retryAfterSeconds));
-    return await route.endpoint(request, contextFor(service, workspace));
+    const limit = countRequests(service.limiter, service.config.rateLimits, limits, "client address", workspace.id, address);
+    if (!limit.allowed) return publicOrNot(route, familyOf(route).rateLimited(limit.retryAfterSeconds));
+    return await route.endpoint(request, { ...contextFor(service, workspace), requestLimits: limits });
   } catch (error) {
     return publicOrNot(route, routeFailure(route, error));
   }

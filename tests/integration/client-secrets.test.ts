@@ -3,7 +3,8 @@ import { and, eq } from "drizzle-orm";
 import { auditEvents, clients, clientSecrets } from "../../db/schema";
 import { sha256Hex } from "../../lib/crypto";
 import { contextFor, resolveWorkspace } from "../../lib/server/router";
-import { verifyClientSecret } from "../../lib/oauth/clients";
+import { authenticateClient } from "../../lib/oauth/clients";
+import { OAuthError } from "../../lib/oauth/errors";
 import {
   ClientSecretError,
   createClientSecret,
@@ -122,22 +123,31 @@ describe("a new client secret", () => {
   });
 });
 
-describe("verifyClientSecret", () => {
-  it("returns the matching active secret among several, and nothing for a wrong, revoked or expired one", async () => {
+describe("client authentication by secret", () => {
+  it("finds the matching active secret among several, and nothing for a wrong, revoked or expired one", async () => {
     const ws = await workspace();
     const ctx = contextFor(h.service, (await resolveWorkspace(h.service, ws))!);
-    const [client] = await h.service.db.select().from(clients).where(and(eq(clients.workspaceId, ws), eq(clients.clientId, M2M.client_id)));
+    /** The secret that HTTP Basic authentication matched, or null when it refused the client. */
+    const matched = async (secret: string): Promise<string | null> => {
+      const request = new Request("https://h/", { method: "POST", headers: { authorization: basic(M2M.client_id, secret) } });
+      try {
+        return (await authenticateClient(request, new Map(), ctx)).credentialId;
+      } catch (error) {
+        if (error instanceof OAuthError && error.error === "invalid_client") return null;
+        throw error;
+      }
+    };
     const added = await createClientSecret(h.service.db, { ...ref(ws), lifetimeDays: 1 });
     const [preset] = (await listClientSecrets(h.service.db, ref(ws))).filter((s) => s.id !== added.id);
-    expect(await verifyClientSecret(ctx, client.id, added.secret)).toBe(added.id);
-    expect(await verifyClientSecret(ctx, client.id, M2M.secret)).toBe(preset.id);
-    expect(await verifyClientSecret(ctx, client.id, M2M.secret + "x")).toBeNull();
-    expect(await verifyClientSecret(ctx, client.id, "")).toBeNull();
-    expect(await verifyClientSecret(ctx, client.id, sha256Hex(M2M.secret))).toBeNull();
+    expect(await matched(added.secret)).toBe(added.id);
+    expect(await matched(M2M.secret)).toBe(preset.id);
+    expect(await matched(M2M.secret + "x")).toBeNull();
+    expect(await matched("")).toBeNull();
+    expect(await matched(sha256Hex(M2M.secret))).toBeNull();
     await revokeClientSecret(h.service.db, { ...ref(ws), secretId: preset.id });
-    expect(await verifyClientSecret(ctx, client.id, M2M.secret)).toBeNull();
+    expect(await matched(M2M.secret)).toBeNull();
     h.clock.advance(DAY);
-    expect(await verifyClientSecret(ctx, client.id, added.secret)).toBeNull();
+    expect(await matched(added.secret)).toBeNull();
   });
 });
 

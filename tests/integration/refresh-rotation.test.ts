@@ -6,14 +6,13 @@
 import { randomBytes } from "node:crypto";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { and, eq, isNull, sql } from "drizzle-orm";
-import { accessTokens, apiGrants, apis, auditEvents, clients, grants, hostedSessions, organizations, refreshTokens, roles, userRoles, users } from "../../db/schema";
+import { accessTokens, apiGrants, apis, auditEvents, clients, grants, hostedSessions, organizations, refreshTokens, rolePermissions, roles, userRoles, users } from "../../db/schema";
 import { sha256Hex } from "../../lib/crypto";
 import { contextFor, resolveWorkspace } from "../../lib/server/router";
 import { OAuthError } from "../../lib/oauth/errors";
 import { createService } from "../../lib/service";
 import { findClient } from "../../lib/oauth/clients";
 import { effectiveHumanScope, effectiveHumanScopeSql, subjectFor } from "../../lib/oauth/issue";
-import { userPermissions } from "../../lib/oauth/permissions";
 import { isIdentityScope } from "../../lib/oauth/scopes";
 import { refreshTokenGrant } from "../../lib/oauth/grants/refresh-token";
 import { purgeExpiredAccessTokens } from "../../lib/oauth/token-purge";
@@ -405,7 +404,18 @@ async function expectedScope(input: { requested: string[]; clientPk: string; use
     .where(and(eq(apiGrants.workspaceId, ws), eq(apiGrants.clientPk, input.clientPk), eq(apiGrants.apiId, input.apiId)))
     .limit(1);
   if (!grant) return identity;
-  const held = await userPermissions(h.service.db, ws, input.userId, input.apiId, input.organizationId);
+  const roleRows = await h.service.db
+    .select({ permissions: rolePermissions.permissions })
+    .from(userRoles)
+    .innerJoin(rolePermissions, and(eq(rolePermissions.roleId, userRoles.roleId), eq(rolePermissions.apiId, input.apiId)))
+    .where(
+      and(
+        eq(userRoles.workspaceId, ws),
+        eq(userRoles.userId, input.userId),
+        input.organizationId === null ? isNull(userRoles.organizationId) : eq(userRoles.organizationId, input.organizationId),
+      ),
+    );
+  const held = new Set(roleRows.flatMap((r) => r.permissions));
   return [...identity, ...wanted.filter((p) => grant.permissions.includes(p) && held.has(p))];
 }
 

@@ -8,6 +8,7 @@
  */
 import * as client from "openid-client";
 import { OutboundRefused } from "../../outbound/fetch";
+import { causes } from "../../http/errors";
 import { FederationError, type UpstreamCall } from "./contract";
 
 /** Each upstream call gets this long before it counts as unavailable. */
@@ -68,16 +69,6 @@ export function guardedFetch(call: UpstreamCall): client.CustomFetch {
 /** The GET the GitHub API calls make (same wrapper, plain fetch options). */
 export async function guardedGet(call: UpstreamCall, url: URL, headers: Record<string, string>): Promise<Response> {
   return guardedFetch(call)(url.href, { method: "GET", headers, body: undefined, redirect: "manual" });
-}
-
-function causes(error: unknown): unknown[] {
-  const chain: unknown[] = [];
-  let current: unknown = error;
-  while (current !== undefined && current !== null && chain.length < 10) {
-    chain.push(current);
-    current = current instanceof Error ? current.cause : undefined;
-  }
-  return chain;
 }
 
 /**
