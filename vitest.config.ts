@@ -5,8 +5,8 @@ const root = fileURLToPath(new URL(".", import.meta.url));
 
 /**
  * Test files that change what a module holds for the whole process (a mocked module, a stubbed
- * environment variable read at import, React's server renderer): each runs in a process of its
- * own. Every other file shares its process, and the modules it imports, with the files run before
+ * environment variable read at import, React's server renderer, Next's handler loaded in the
+ * process): each runs in a process of its own. Every other file shares its process, and the modules it imports, with the files run before
  * it: importing the module graph once per process instead of once per file is most of a run's time.
  */
 const ISOLATED = [
@@ -16,6 +16,9 @@ const ISOLATED = [
   "lib/cli/admin-socket.test.ts",
   "tests/integration/i18n/portal-languages.test.ts",
   "tests/integration/i18n/hosted-languages.test.ts",
+  // Next's production handler in the test process (NODE_ENV, the service holder).
+  "tests/fuzz/endpoints-first-half.test.ts",
+  "tests/fuzz/endpoints-second-half.test.ts",
 ];
 
 const TESTS = ["lib/**/*.test.ts", "db/**/*.test.ts", "tests/**/*.test.ts"];

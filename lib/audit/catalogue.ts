@@ -110,7 +110,8 @@ const USER_ID = "the user's id";
 const USER_EMAIL = "the user's email";
 const AT_APP = "the user's subject as the application sees it";
 const CLIENT = "the application's client_id";
-const PORTAL = { portal_session: "string" } as const;
+// The application the portal was opened from is recorded where it is known.
+const PORTAL = { portal_session: "string", client: "string?" } as const;
 const FOOTPRINT = { sessions_ended: "number?", grants_ended: "number?", portal_sessions_ended: "number?" } as const;
 
 export const AUDIT_EVENTS = {

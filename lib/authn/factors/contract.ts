@@ -19,6 +19,7 @@
  * like a wrong one (`invalid`), so no page tells a guesser more than a wrong answer would.
  */
 import type { Database } from "../../../db/client";
+import type { AuditEventType } from "../../audit/catalogue";
 import type { Evidence, EvidenceMethod } from "../evidence";
 import type { SignInFormError } from "../../hosted/errors";
 import type { EndpointContext } from "../../http/context";
@@ -88,8 +89,8 @@ export interface Factor<K extends EvidenceMethod = EvidenceMethod> {
   labels: Readonly<Record<K, string>>;
   /** Its guessing limits (lib/limits/declarations.ts), counted by ./limits.ts `factorGate` in every flow. */
   limits: readonly GuessingLimits[];
-  /** The audit event types its functions write (lib/audit). */
-  events: readonly string[];
+  /** The audit event types its functions write (lib/audit/catalogue.ts). */
+  events: readonly AuditEventType[];
   /** The hosted error codes (lib/hosted/errors.ts `SIGN_IN_FORM_ERRORS`) its failures are shown as in the sign-in. */
   errors: readonly SignInFormError[];
   /** The kinds a user can enrol as a second factor when MFA is required (lib/authn/policy.ts), in the order offered. */

@@ -8,6 +8,9 @@
  * Allow for a known path's other methods, 413 for bodies past the limit, 429 from edge limits);
  * and a body past the route's limit is never accepted.
  *
+ * The routes are fuzzed in two halves, one test file each (endpoints-first-half.test.ts,
+ * endpoints-second-half.test.ts), so the two test processes of a run share the work.
+ *
  * FUZZ_RUNS cases per property (default 200); FUZZ_SEED fixes the seed (default 20261122, so a
  * failure reproduces; `random` draws one, as `npm run fuzz` does). fast-check prints the seed and
  * the path of a failure: rerun with FUZZ_SEED=<seed> to reproduce it. FUZZ_REPORT=1 collects every
@@ -27,15 +30,6 @@ const REPORT = process.env.FUZZ_REPORT === "1";
 const TIME_LIMIT_MS = Number(process.env.FUZZ_TIME_LIMIT_MS || Math.max(60_000, RUNS * 250));
 
 let world: World;
-
-beforeAll(async () => {
-  world = await startWorld();
-  console.log(`[fuzz] ${RUNS} cases per property, seed ${SEED} (FUZZ_SEED=${SEED} reproduces); Next's paths served by the ${world.handler}`);
-}, 120_000);
-
-afterAll(async () => {
-  await world?.close();
-});
 
 const clip = (s: string, n = 240) => (s.length > n ? `${s.slice(0, n)}… (${s.length} chars)` : s);
 
@@ -99,39 +93,54 @@ async function fuzz<T>(name: string, index: number, arbitrary: fc.Arbitrary<T>, 
 
 const PER_TEST_TIMEOUT = TIME_LIMIT_MS + 30_000;
 
-describe("fuzzing every endpoint through the production listener", () => {
-  ROUTES.forEach((spec, index) => {
-    it(
-      `${spec.method} ${spec.path} (${spec.name})`,
-      () =>
-        fuzz(spec.name, index, recipe(spec), async (r) => {
-          const expectation = expectRoute(spec, r.method, r.workspace, r.path);
-          return {
-            built: await materialize(r, spec, world.live),
-            expectation,
-            limit: spec.limit,
-            extra: (request, answer) => corsProblem(spec, request.method, !!expectation.reachesRoute, request.headers, answer),
-            shape: `${r.workspace.kind} workspace, ${r.path} path`,
-          };
-        }),
-      PER_TEST_TIMEOUT,
-    );
-  });
+/** Fuzzes half of the routes (`half` 0: the even positions of the table; 1: the odd ones and the hosted pages). */
+export function fuzzHalf(half: 0 | 1): void {
+  describe("fuzzing every endpoint through the production listener", () => {
+    beforeAll(async () => {
+      world = await startWorld();
+      console.log(`[fuzz] ${RUNS} cases per property, seed ${SEED} (FUZZ_SEED=${SEED} reproduces); Next's paths served by the ${world.handler}`);
+    }, 120_000);
 
-  it(
-    "hosted pages, unknown and reserved paths, paths outside the issuers",
-    () =>
-      fuzz("pages", ROUTES.length, pageRecipe, async (r) => ({
-        built: await materializePage(r, world.live),
-        expectation: expectPage(r.page, r.method, r.workspace),
-        limit: undefined,
-        shape: `${r.workspace.kind} workspace, ${r.page.kind}`,
-      })),
-    PER_TEST_TIMEOUT,
-  );
+    afterAll(async () => {
+      await world?.close();
+    });
 
-  afterAll(() => {
-    if (!REPORT) return;
-    console.log(`[fuzz] ${surveyed.size} distinct failures:\n\n${[...surveyed].map(([sig, report]) => `## ${sig}\n${report}`).join("\n\n")}`);
+    ROUTES.forEach((spec, index) => {
+      if (index % 2 !== half) return;
+      it(
+        `${spec.method} ${spec.path} (${spec.name})`,
+        () =>
+          fuzz(spec.name, index, recipe(spec), async (r) => {
+            const expectation = expectRoute(spec, r.method, r.workspace, r.path);
+            return {
+              built: await materialize(r, spec, world.live),
+              expectation,
+              limit: spec.limit,
+              extra: (request, answer) => corsProblem(spec, request.method, !!expectation.reachesRoute, request.headers, answer),
+              shape: `${r.workspace.kind} workspace, ${r.path} path`,
+            };
+          }),
+        PER_TEST_TIMEOUT,
+      );
+    });
+
+    if (half === 1) {
+      it(
+        "hosted pages, unknown and reserved paths, paths outside the issuers",
+        () =>
+          fuzz("pages", ROUTES.length, pageRecipe, async (r) => ({
+            built: await materializePage(r, world.live),
+            expectation: expectPage(r.page, r.method, r.workspace),
+            limit: undefined,
+            shape: `${r.workspace.kind} workspace, ${r.page.kind}`,
+          })),
+        PER_TEST_TIMEOUT,
+      );
+    }
+
+    afterAll(() => {
+      if (!REPORT) return;
+      console.log(`[fuzz] ${surveyed.size} distinct failures:\n\n${[...surveyed].map(([sig, report]) => `## ${sig}\n${report}`).join("\n\n")}`);
+    });
   });
-});
+}
