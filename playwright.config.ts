@@ -25,10 +25,16 @@ const ci = !!process.env.CI;
  */
 export const EMBEDDED_PATH_SPECS = ["first-start.spec.ts", "demo.spec.ts", "console.spec.ts"];
 const embeddedPathOnly = process.env.E2E_SCOPE === "embedded";
+/**
+ * The first start runs on a fresh embedded data directory whatever the suite's database is, so
+ * `npm test` on PostgreSQL leaves it to the embedded run instead of running it a second time.
+ */
+const EMBEDDED_ONLY = process.env.E2E_SCOPE === "all" && process.env.DATABASE_URL ? ["**/first-start.spec.ts"] : [];
 
 export default defineConfig({
   testDir: "e2e",
   testMatch: embeddedPathOnly ? EMBEDDED_PATH_SPECS.map((spec) => `**/${spec}`) : "**/*.spec.ts",
+  testIgnore: EMBEDDED_ONLY,
   fullyParallel: false,
   workers: 1,
   retries: 0,

@@ -75,16 +75,18 @@ async function writeEmbeddedImage(): Promise<string> {
   }
 }
 
-export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+interface RunDatabases {
+  embeddedImage: string;
+  databaseUrl: string | undefined;
+  teardown(): Promise<void>;
+}
+
+async function prepareRun(): Promise<RunDatabases> {
   const image = await writeEmbeddedImage();
-  project.provide("embeddedImage", image);
   const removeImage = async () => rmSync(image, { force: true });
 
   const serverUrl = process.env.DATABASE_URL;
-  if (!serverUrl) {
-    project.provide("databaseUrl", undefined);
-    return removeImage;
-  }
+  if (!serverUrl) return { embeddedImage: image, databaseUrl: undefined, teardown: removeImage };
   const name = freshDatabaseName("latchkey_test");
   const databaseUrl = await createDatabase(serverUrl, name);
   try {
@@ -99,12 +101,35 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await dropDatabase(serverUrl, name);
     throw error;
   }
-  project.provide("databaseUrl", databaseUrl);
   process.env.DATABASE_URL = databaseUrl;
+  return {
+    embeddedImage: image,
+    databaseUrl,
+    teardown: async () => {
+      process.env.DATABASE_URL = serverUrl;
+      await removeImage();
+      await dropDatabase(serverUrl, name);
+    },
+  };
+}
 
+/**
+ * The run's databases are made once, whichever of the run's projects (vitest.config.ts) sets up
+ * first, and removed after the last one is done: every project's files see the same ones.
+ */
+const RUN = Symbol.for("latchkey.test-run-databases");
+type Holder = { prepared?: Promise<RunDatabases>; projects: number };
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const holder: Holder = ((globalThis as Record<symbol, Holder>)[RUN] ??= { projects: 0 });
+  holder.projects++;
+  holder.prepared ??= prepareRun();
+  const run = await holder.prepared;
+  project.provide("embeddedImage", run.embeddedImage);
+  project.provide("databaseUrl", run.databaseUrl);
   return async () => {
-    process.env.DATABASE_URL = serverUrl;
-    await removeImage();
-    await dropDatabase(serverUrl, name);
+    if (--holder.projects > 0) return;
+    holder.prepared = undefined;
+    await run.teardown();
   };
 }
