@@ -32,6 +32,8 @@ describe("sign_in.failed", () => {
   it("records a wrong password against the account, an unknown address without one, and a success not at all", async () => {
     const ada = (await h.service.db.select({ id: users.id }).from(users).where(and(eq(users.workspaceId, W), eq(users.emailNormalized, ADA.email))))[0].id;
     await expect(signIn(h, W, { ...SPA, email: ADA.email, password: "wrong password 123" })).rejects.toThrow();
+    // A second apart, so that the events' order is their times' order (the clock is the test's).
+    h.clock.advance(1000);
     await expect(signIn(h, W, { ...SPA, email: "typo-secret-hunter2@example.test", password: "wrong password 123" })).rejects.toThrow();
     await signIn(h, W, { ...SPA, ...ADA });
     const rows = await failures();
@@ -51,6 +53,7 @@ describe("sign_in.failed", () => {
     const s = await passwordStep(h, W, { ...WEB, ...MFA_USER });
     const wrong = codeAt(h, secret, 5);
     expect(outcome(await postStep(h, s, "/sign-in/totp", { code: wrong }))).toEqual({ to: "page", error: "invalid_code" });
+    h.clock.advance(1000);
     expect(outcome(await postStep(h, s, "/sign-in/recovery-code", { code: "zzzz-aaaaaaaa-aaaaaaaa" }))).toEqual({ to: "page", error: "invalid_recovery_code" });
     // The right code signs in and records nothing more.
     expect(outcome(await postStep(h, s, "/sign-in/totp", { code: codeAt(h, secret) })).to).toBe("callback");
