@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 /**
- * `npm test`: every check, in the order that fails fastest, on the database the environment
- * names (DATABASE_URL, else the embedded database), with each phase's wall time at the end.
+ * `npm test`: every check on the database the environment names (DATABASE_URL, else the
+ * embedded database), with each phase's wall time at the end.
  *
+ *   build      the production build, skipped when it is newer than every source (scripts/build-if-stale.mjs)
  *   typecheck  tsc, incremental (tsconfig.tsbuildinfo): a second run over unchanged sources takes seconds
  *   lint       ESLint and dependency-cruiser, both with their caches under node_modules/.cache
- *   build      the production build, skipped when it is newer than every source (scripts/build-if-stale.mjs)
  *   unit       vitest: unit and integration tests against a fresh database
  *   e2e        Playwright in Chromium against the production build
  *
@@ -28,7 +28,10 @@ const cache = (name) => path.join(root, "node_modules", ".cache", name);
 const database = process.env.DATABASE_URL ? "PostgreSQL" : "embedded";
 const e2eScope = database === "embedded" && process.env.E2E_ALL !== "1" ? "embedded" : "all";
 
+// The build first: it writes the route types (.next/types) that the type check includes, so a
+// second run's incremental type check finds nothing new.
 const phases = [
+  ["build", [[process.execPath, "scripts/build-if-stale.mjs"]]],
   ["typecheck", [[bin("tsc"), "--noEmit"]]],
   [
     "lint",
@@ -37,7 +40,6 @@ const phases = [
       [bin("depcruise"), "lib", "components", "app", "--config", ".dependency-cruiser.cjs", "--cache", cache("dependency-cruiser")],
     ],
   ],
-  ["build", [[process.execPath, "scripts/build-if-stale.mjs"]]],
   ["unit", [[bin("vitest"), "run"]]],
   ["e2e", [[bin("playwright"), "test"]]],
 ];
