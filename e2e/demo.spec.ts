@@ -8,6 +8,7 @@ import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
 import { DEMO_USER, demoWorkspace } from "../lib/workspaces/demo";
 import { LATCHKEY_PORT } from "./env";
+import { demoHostedSignIn } from "./demo-sign-in";
 import { importWorkspace, type ExportedWorkspace } from "./federation-admin";
 
 const BASE = `http://localhost:${LATCHKEY_PORT}`;
@@ -22,16 +23,6 @@ test.beforeAll(async () => {
   await importWorkspace(demoWorkspace(BASE) as unknown as ExportedWorkspace);
 });
 
-/** The hosted sign-in page: the demo user's password, then "Not now" on the passkey offer the demo workspace makes. */
-async function hostedSignIn(page: Page): Promise<void> {
-  await expect(page).toHaveURL(new RegExp(`^${BASE}/t/demo/sign-in`));
-  await page.getByLabel("Email", { exact: true }).fill(DEMO_USER.email);
-  await page.getByLabel("Password", { exact: true }).fill(DEMO_USER.password);
-  await page.getByRole("button", { name: "Sign in", exact: true }).click();
-  await page.getByRole("button", { name: "Not now" }).click();
-  await expect(page).toHaveURL(`${BASE}/demo`);
-}
-
 test("landing page → demo application: sign in, see the claims, UserInfo and session check, refresh, sign out, revoke", async ({ page }) => {
   await page.goto(`${BASE}/`);
   await expect(page.getByText(`Sign in as ${DEMO_USER.email} with the password ${DEMO_USER.password}.`)).toBeVisible();
@@ -40,7 +31,7 @@ test("landing page → demo application: sign in, see the claims, UserInfo and s
   await expect(page).toHaveURL(`${BASE}/demo`);
   expect(await accessibilityViolations(page)).toEqual([]);
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
-  await hostedSignIn(page);
+  await demoHostedSignIn(page, BASE);
 
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Signed in as Demo User");
   await expect(page.getByText(DEMO_USER.email, { exact: true })).toBeVisible();
@@ -66,7 +57,7 @@ test("landing page → demo application: sign in, see the claims, UserInfo and s
 
   // The hosted session ended: signing in asks for the password again. Then revoke.
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
-  await hostedSignIn(page);
+  await demoHostedSignIn(page, BASE);
   await page.getByRole("button", { name: "Revoke" }).click();
   await expect(page.getByText(/Revoked the refresh token/)).toBeVisible();
   await expect(check).toContainText("no longer valid");

@@ -13,6 +13,7 @@ import { rmSync } from "node:fs";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
 import { DEMO_USER } from "../lib/workspaces/demo";
+import { demoHostedSignIn } from "./demo-sign-in";
 
 const PORT = 3131;
 const BASE = `http://localhost:${PORT}`;
@@ -74,12 +75,7 @@ test("npm start on a fresh data directory: the demo sign-in, the console setup l
     await page.goto(`${BASE}/`);
     await page.getByRole("link", { name: "Sign in to the demo application" }).click();
     await page.getByRole("button", { name: "Sign in", exact: true }).click();
-    await expect(page).toHaveURL(new RegExp(`^${BASE}/t/demo/sign-in`));
-    await page.getByLabel("Email", { exact: true }).fill(DEMO_USER.email);
-    await page.getByLabel("Password", { exact: true }).fill(DEMO_USER.password);
-    await page.getByRole("button", { name: "Sign in", exact: true }).click();
-    await page.getByRole("button", { name: "Not now" }).click();
-    await expect(page).toHaveURL(`${BASE}/demo`);
+    await demoHostedSignIn(page, BASE);
     await expect(page.getByRole("heading", { level: 1 })).toHaveText("Signed in as Demo User");
 
     // The printed one-time link opens the setup form.

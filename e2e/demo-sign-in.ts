@@ -1,0 +1,16 @@
+/**
+ * The demo user's hosted sign-in, as the demo application starts it: the demo password, then
+ * "Not now" on the passkey offer the demo workspace makes, back at `<base>/demo`. Shared by the
+ * specs that sign in to the demo (demo.spec.ts, first-start.spec.ts).
+ */
+import { expect, type Page } from "@playwright/test";
+import { DEMO_USER } from "../lib/workspaces/demo";
+
+export async function demoHostedSignIn(page: Page, base: string): Promise<void> {
+  await expect(page).toHaveURL(new RegExp(`^${base}/t/demo/sign-in`));
+  await page.getByLabel("Email", { exact: true }).fill(DEMO_USER.email);
+  await page.getByLabel("Password", { exact: true }).fill(DEMO_USER.password);
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await page.getByRole("button", { name: "Not now" }).click();
+  await expect(page).toHaveURL(`${base}/demo`);
+}
