@@ -1,5 +1,5 @@
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { generatedSection } from "../../tests/helpers/generated-doc";
 import { limiterKey } from "../limits/rate-limit";
 import { GUESSING_LIMITS, limitsTables, REQUEST_LIMITS } from "./limits";
 
@@ -8,12 +8,7 @@ const END = "<!-- declared-limits:end -->";
 
 describe("the declared limits", () => {
   it("are the table docs/security.md shows (when this fails, paste the expected tables between the markers)", () => {
-    const page = readFileSync(new URL("../../docs/security.md", import.meta.url), "utf8");
-    const start = page.indexOf(START);
-    const end = page.indexOf(END);
-    expect(start).toBeGreaterThan(-1);
-    expect(end).toBeGreaterThan(start);
-    expect(page.slice(start + START.length, end).trim()).toBe(limitsTables());
+    expect(generatedSection("docs/security.md", START, END)).toBe(limitsTables());
   });
 
   it("name one set of counters each, kept readable by the limiter", () => {
