@@ -9,6 +9,14 @@
  *   unit       vitest: unit and integration tests against a fresh database
  *   e2e        Playwright in Chromium against the production build
  *
+ * After the build, two lanes run at once: typecheck, lint and unit one after the other, and e2e
+ * beside them. The unit tests keep both cores busy while the browser, the e2e server and its
+ * database mostly wait on each other, so the e2e phase costs little wall time of its own. Its
+ * output goes to .test-data/e2e-<database>.log and is printed once the first lane is done (the
+ * two would interleave line by line otherwise). TEST_SERIAL=1 runs the phases one after another.
+ * A failure in one lane stops the other (Playwright is interrupted, so its server drops its
+ * database).
+ *
  * The e2e phase runs the whole Playwright suite on PostgreSQL, the production target, but for the
  * first start on a fresh embedded data directory, which the embedded run covers. On the embedded
  * database it runs the specs of the embedded path (EMBEDDED_PATH_SPECS in playwright.config.ts:
@@ -18,7 +26,8 @@
  * So `.ci/run`, which runs `npm test` once per database, type-checks, lints and builds once in
  * effect: the second run finds the caches and the build current.
  */
-import { spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
+import { createWriteStream, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -27,11 +36,12 @@ const bin = (name) => path.join(root, "node_modules", ".bin", name);
 const cache = (name) => path.join(root, "node_modules", ".cache", name);
 const database = process.env.DATABASE_URL ? "PostgreSQL" : "embedded";
 const e2eScope = database === "embedded" && process.env.E2E_ALL !== "1" ? "embedded" : "all";
+const serial = process.env.TEST_SERIAL === "1";
 
 // The build first: it writes the route types (.next/types) that the type check includes, so a
-// second run's incremental type check finds nothing new.
-const phases = [
-  ["build", [[process.execPath, "scripts/build-if-stale.mjs"]]],
+// second run's incremental type check finds nothing new; and the e2e server serves it.
+const BUILD = ["build", [[process.execPath, "scripts/build-if-stale.mjs"]]];
+const CHECKS = [
   ["typecheck", [[bin("tsc"), "--noEmit"]]],
   [
     "lint",
@@ -41,34 +51,80 @@ const phases = [
     ],
   ],
   ["unit", [[bin("vitest"), "run"]]],
-  ["e2e", [[bin("playwright"), "test"]]],
 ];
+const E2E = ["e2e", [[bin("playwright"), "test"]]];
 
-const times = [];
+const times = new Map();
 const started = Date.now();
 const seconds = (ms) => `${Math.round(ms / 1000)} s`;
+const running = new Set();
 
 function summary(failed) {
-  console.log(`\n[test] ${database} database${failed ? `: ${failed} failed` : ""}`);
+  console.log(`\n[test] ${database} database${failed ? `: ${failed} failed` : ""}${serial ? "" : " (e2e beside typecheck, lint and unit)"}`);
   for (const [name, ms] of times) console.log(`[test]   ${name.padEnd(10)} ${seconds(ms).padStart(6)}`);
   console.log(`[test]   ${"total".padEnd(10)} ${seconds(Date.now() - started).padStart(6)}`);
 }
 
-for (const [name, commands] of phases) {
-  const phaseStarted = Date.now();
-  console.log(`\n[test] ${name}${name === "e2e" ? ` (${e2eScope === "embedded" ? "the embedded path's specs" : "every spec"})` : ""}`);
-  for (const [command, ...args] of commands) {
-    const r = spawnSync(command, args, {
-      cwd: root,
-      stdio: "inherit",
-      env: { ...process.env, ...(name === "e2e" ? { E2E_SCOPE: e2eScope } : {}) },
-    });
-    if (r.status !== 0) {
-      times.push([name, Date.now() - phaseStarted]);
-      summary(name);
-      process.exit(r.status ?? 1);
+/** Runs one command; its output goes to the terminal, or to `log` (a write stream) when given. */
+function run([command, ...args], env, log) {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: root, env: { ...process.env, ...env }, stdio: log ? ["ignore", "pipe", "pipe"] : "inherit" });
+    running.add(child);
+    if (log) {
+      child.stdout.pipe(log, { end: false });
+      child.stderr.pipe(log, { end: false });
     }
-  }
-  times.push([name, Date.now() - phaseStarted]);
+    child.on("close", (code, signal) => {
+      running.delete(child);
+      resolve(code ?? (signal ? 1 : 0));
+    });
+  });
 }
-summary();
+
+/** Runs phases one after another; resolves to the name of the first that failed, or null. */
+async function lane(phases, log) {
+  for (const [name, commands] of phases) {
+    if (stopped) return null;
+    const phaseStarted = Date.now();
+    const say = (line) => (log ? log.write(`${line}\n`) : console.log(line));
+    say(`\n[test] ${name}${name === "e2e" ? ` (${e2eScope === "embedded" ? "the embedded path's specs" : "every spec"})` : ""}`);
+    for (const command of commands) {
+      const status = await run(command, name === "e2e" ? { E2E_SCOPE: e2eScope } : {}, log);
+      if (status !== 0) {
+        times.set(name, Date.now() - phaseStarted);
+        return stopped ? null : name;
+      }
+    }
+    times.set(name, Date.now() - phaseStarted);
+  }
+  return null;
+}
+
+let stopped = false;
+/** Stops the other lane: SIGINT, which Playwright answers by closing its web server (and its database). */
+function stopOthers() {
+  stopped = true;
+  for (const child of running) child.kill("SIGINT");
+}
+
+let failed = await lane([BUILD]);
+if (!failed && serial) failed = await lane([...CHECKS, E2E]);
+else if (!failed) {
+  const logFile = path.join(root, ".test-data", `e2e-${database === "embedded" ? "embedded" : "postgres"}.log`);
+  mkdirSync(path.dirname(logFile), { recursive: true });
+  const log = createWriteStream(logFile);
+  console.log(`\n[test] e2e runs beside the checks; its output: ${path.relative(root, logFile)} (printed below when done)`);
+  const e2e = lane([E2E], log).then((name) => {
+    if (name) stopOthers();
+    return name;
+  });
+  const checks = await lane(CHECKS);
+  if (checks) stopOthers();
+  const e2eFailed = await e2e;
+  await new Promise((resolve) => log.end(resolve));
+  console.log(`\n[test] e2e output (${path.relative(root, logFile)}):`);
+  process.stdout.write(readFileSync(logFile));
+  failed = checks ?? e2eFailed;
+}
+summary(failed);
+process.exit(failed ? 1 : 0);
