@@ -4,6 +4,8 @@ import { HOSTED_ERRORS, SIGN_IN_FORM_ERRORS } from "../../hosted/errors";
 import { CATALOGUES } from "../../i18n/translate";
 import { limitOf, type GuessingLimits, type Rate } from "../../limits/declarations";
 import { EVIDENCE_RULES, STRENGTHS } from "../evidence";
+import type { EvidenceRule } from "./evidence-rule";
+import { FACTOR_EVIDENCE_RULES } from "./evidence-rules";
 import { ENROLLABLE_KINDS, FACTORS, HELD_KINDS, labelOf } from "./registry";
 
 const base = DEFAULT_RATE_LIMITS;
@@ -48,6 +50,9 @@ describe("the factors' registry", () => {
   it("gives every kind its evidence (amr, strength), once, as lib/authn/evidence.ts reads it", () => {
     const kinds = FACTORS.flatMap((f) => f.evidence.map((e) => e.method));
     expect(new Set(kinds).size).toBe(kinds.length);
+    // The list lib/authn/evidence.ts reads holds each descriptor's rules, the same objects, in the registry's order.
+    expect(FACTOR_EVIDENCE_RULES).toHaveLength(kinds.length);
+    FACTORS.flatMap((f): readonly EvidenceRule[] => f.evidence).forEach((rule, i) => expect(FACTOR_EVIDENCE_RULES[i], rule.method).toBe(rule));
     // Every method the evidence knows is a factor's, but a sign-in at another identity provider.
     expect(EVIDENCE_RULES.filter((r) => !r.method.startsWith("federated")).map((r) => r.method).sort()).toEqual([...kinds].sort());
     for (const f of FACTORS) {

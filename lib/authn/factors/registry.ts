@@ -1,7 +1,8 @@
 /**
  * Every factor, one descriptor per folder (./contract.ts `Factor`). The kinds of factor the rest of
  * the service names (what a user can enrol, hold, list and remove) are derived from this list; a
- * new factor is one line here (and its evidence in lib/authn/evidence.ts `EVIDENCE_RULES`).
+ * new factor is one line here, and its evidence one line in ./evidence-rules.ts (the plain-data list
+ * lib/authn/evidence.ts reads, in the same order).
  */
 import { strengthOf, STRENGTHS } from "../evidence";
 import { EMAIL_CODE_FACTOR } from "./email-code";

@@ -5,7 +5,7 @@
  */
 import { verifyPassword } from "../../password";
 import type { Factor } from "../contract";
-import { PASSWORD_EVIDENCE } from "./evidence";
+import { PASSWORD_EVIDENCE_RULES } from "./evidence";
 import { PASSWORD_LIMITS } from "./password";
 
 export { PASSWORD_EVIDENCE } from "./evidence";
@@ -13,7 +13,7 @@ export * from "./password";
 
 export const PASSWORD_FACTOR = {
   folder: "password",
-  evidence: [PASSWORD_EVIDENCE],
+  evidence: PASSWORD_EVIDENCE_RULES,
   labels: { password: "Password" },
   limits: [PASSWORD_LIMITS],
   events: [],

@@ -3,7 +3,7 @@
  * (or anew in the portal), each code verified once; the set is listed and removed as one.
  */
 import type { Factor } from "../contract";
-import { RECOVERY_CODE_EVIDENCE } from "./evidence";
+import { RECOVERY_CODES_EVIDENCE_RULES } from "./evidence";
 import { generateRecoveryCodes, listRecoveryCodes, recoveryCodeHolders, RECOVERY_CODE_LIMITS, removeRecoveryCodes, useRecoveryCode } from "./recovery-codes";
 
 export { RECOVERY_CODE_EVIDENCE } from "./evidence";
@@ -11,7 +11,7 @@ export * from "./recovery-codes";
 
 export const RECOVERY_CODES_FACTOR = {
   folder: "recovery-codes",
-  evidence: [RECOVERY_CODE_EVIDENCE],
+  evidence: RECOVERY_CODES_EVIDENCE_RULES,
   labels: { recovery_code: "Recovery codes" },
   limits: [RECOVERY_CODE_LIMITS],
   events: ["recovery_codes.generated", "recovery_code.used"],

@@ -3,7 +3,7 @@
  * registration, challenged and verified by an assertion, listed, renamed and removed.
  */
 import type { Factor } from "../contract";
-import { PASSKEY_EVIDENCE, SECURITY_KEY_EVIDENCE } from "./evidence";
+import { WEBAUTHN_EVIDENCE_RULES } from "./evidence";
 import {
   listWebAuthnCredentials,
   registrationOptions,
@@ -20,7 +20,7 @@ export * from "./webauthn";
 
 export const WEBAUTHN_FACTOR = {
   folder: "webauthn",
-  evidence: [PASSKEY_EVIDENCE, SECURITY_KEY_EVIDENCE],
+  evidence: WEBAUTHN_EVIDENCE_RULES,
   labels: { passkey: "Passkey", security_key: "Security key" },
   limits: [WEBAUTHN_LIMITS],
   events: ["account_security.credential_added"],
