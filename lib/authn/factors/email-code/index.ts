@@ -12,10 +12,12 @@ export * from "./email-code";
 export const EMAIL_CODE_FACTOR = {
   folder: "email-code",
   evidence: EMAIL_CODE_EVIDENCE_RULES,
+  roles: { email_otp: { further: null, portalPrimary: "first_factor" } },
   labels: { email_otp: "Email code" },
   limits: [EMAIL_CODE_GUESSING, EMAIL_CODE_SENDING],
   events: [],
   errors: ["invalid_code", "code_expired", "code_resend_wait", "rate_limited", "email_unavailable", "invalid_email"],
+  failedSignIn: null,
   enrollable: [],
   held: null,
   enrol: null,

@@ -14,10 +14,12 @@ export * from "./password";
 export const PASSWORD_FACTOR = {
   folder: "password",
   evidence: PASSWORD_EVIDENCE_RULES,
+  roles: { password: { further: "first_factor", portalPrimary: "first_factor" } },
   labels: { password: "Password" },
   limits: [PASSWORD_LIMITS],
   events: [],
   errors: ["invalid_credentials", "rate_limited"],
+  failedSignIn: "password",
   enrollable: [],
   held: null,
   enrol: null,

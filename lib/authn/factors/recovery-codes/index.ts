@@ -12,10 +12,12 @@ export * from "./recovery-codes";
 export const RECOVERY_CODES_FACTOR = {
   folder: "recovery-codes",
   evidence: RECOVERY_CODES_EVIDENCE_RULES,
+  roles: { recovery_code: { further: "backup", portalPrimary: null } },
   labels: { recovery_code: "Recovery codes" },
   limits: [RECOVERY_CODE_LIMITS],
   events: ["recovery_codes.generated", "recovery_code.used"],
   errors: ["invalid_recovery_code"],
+  failedSignIn: "recovery_code",
   enrollable: [],
   held: { list: listRecoveryCodes, holders: recoveryCodeHolders, remove: removeRecoveryCodes },
   enrol: { start: null, complete: generateRecoveryCodes },

@@ -12,10 +12,12 @@ export * from "./totp";
 export const TOTP_FACTOR = {
   folder: "totp",
   evidence: TOTP_EVIDENCE_RULES,
+  roles: { totp: { further: "enrolled", portalPrimary: null } },
   labels: { totp: "Authenticator app" },
   limits: [TOTP_LIMITS],
   events: ["account_security.credential_added"],
   errors: ["invalid_code", "enrollment_failed"],
+  failedSignIn: "totp",
   enrollable: ["totp"],
   held: { list: listTotpFactors, holders: totpHolders, remove: removeTotpFactor },
   enrol: { start: startTotpEnrolment, complete: confirmTotpEnrolment },
