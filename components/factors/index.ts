@@ -12,9 +12,9 @@ import { TOTP_PARTS } from "./totp";
 import type { FactorParts } from "./types";
 import { WEBAUTHN_PARTS } from "./webauthn";
 
-export type { FactorParts, PortalPartProps, StepPartProps, StepView } from "./types";
+export type { StepView } from "./types";
 
-export const FACTOR_PARTS: Readonly<Record<FactorKind, FactorParts>> = {
+const FACTOR_PARTS: Readonly<Record<FactorKind, FactorParts>> = {
   password: PASSWORD_PARTS,
   email_otp: EMAIL_CODE_PARTS,
   passkey: WEBAUTHN_PARTS,
