@@ -1,9 +1,7 @@
 import type { PortalView } from "@/lib/account-security/portal-view";
 import type { VerifyPlan } from "@/lib/account-security/evidence";
 import { hostedErrorText } from "@/lib/hosted/errors";
-import { WebAuthnForm } from "@/components/hosted/webauthn-form";
-import { Divider, inputClass, primaryButtonClass, secondaryButtonClass } from "@/components/hosted/steps/step-form";
-import { PortalForm } from "./portal-form";
+import { partsOf } from "@/components/factors";
 import { translator } from "@/lib/i18n/translate";
 import type { Locale } from "@/lib/i18n/locales";
 import { PortalSection } from "./frame";
@@ -39,82 +37,18 @@ export function VerifySection({ view, plan, locale }: { view: PortalView; plan?:
     );
   }
   const primary = verdict.reason === "primary";
-  const form = { basePath: view.basePath, txId: "", csrf: view.csrf };
-  const webauthn = view.webauthnOptions && (primary ? verdict.primary.includes("passkey") : verdict.mfa.some((m) => m === "passkey" || m === "security_key"));
+  // Each kind offered, through its factor's part (components/factors): a WebAuthn ceremony first, then the typed forms in the order offered.
+  const parts = partsOf(primary ? verdict.primary : verdict.mfa).flatMap(({ portal }) => {
+    const Part = portal && (primary ? portal.primary : portal.mfa);
+    return portal && Part && portal.shown(view) ? [{ Part, leads: portal.leads }] : [];
+  });
+  const shown = [...parts.filter((p) => p.leads), ...parts.filter((p) => !p.leads)];
   return (
     <PortalSection title={t("portal.verify.title")}>
       <p className="mb-3 text-sm text-slate-600">{t(REASON[verdict.reason])}</p>
-      {webauthn ? (
-        <WebAuthnForm
-          {...form}
-          path="/account/verify/webauthn"
-          ceremony="get"
-          optionsJSON={view.webauthnOptions!}
-          label={t(primary ? "portal.verify.usePasskey" : "portal.verify.usePasskeyOrKey")}
-          failedMessage={t("portal.verify.webauthnFailed")}
-          primary
-        />
-      ) : null}
-      {primary && verdict.primary.includes("password") ? (
-        <>
-          {webauthn ? <Divider label={t("signIn.or")} /> : null}
-          <PortalForm view={view} path="/account/verify/password">
-            <label htmlFor="portal-password" className="block text-sm font-medium text-slate-700">
-              {t("signIn.password")}
-            </label>
-            <input id="portal-password" name="password" type="password" autoComplete="current-password" required className={inputClass} />
-            <button type="submit" className={primaryButtonClass}>
-              {t("portal.verify.withPassword")}
-            </button>
-          </PortalForm>
-        </>
-      ) : null}
-      {primary && verdict.primary.includes("email_otp") ? (
-        <>
-          <Divider label={t("signIn.or")} />
-          {view.emailCodeSent ? (
-            <PortalForm view={view} path="/account/verify/email/code">
-              <label htmlFor="portal-email-code" className="block text-sm font-medium text-slate-700">
-                {t("portal.verify.emailCode")}
-              </label>
-              <input id="portal-email-code" name="code" type="text" inputMode="numeric" pattern="[0-9 ]*" maxLength={8} autoComplete="one-time-code" required className={inputClass} />
-              <button type="submit" className={primaryButtonClass}>
-                {t("portal.verify.withCode")}
-              </button>
-            </PortalForm>
-          ) : null}
-          <PortalForm view={view} path="/account/verify/email" className="mt-3">
-            <button type="submit" className={secondaryButtonClass}>
-              {t(view.emailCodeSent ? "emailCode.resend" : "portal.verify.emailMe")}
-            </button>
-          </PortalForm>
-        </>
-      ) : null}
-      {!primary && verdict.mfa.includes("totp") ? (
-        <>
-          {webauthn ? <Divider label={t("signIn.or")} /> : null}
-          <PortalForm view={view} path="/account/verify/totp">
-            <label htmlFor="portal-totp" className="block text-sm font-medium text-slate-700">
-              {t("mfa.totpCode")}
-            </label>
-            <input id="portal-totp" name="code" type="text" inputMode="numeric" pattern="[0-9 ]*" maxLength={8} autoComplete="one-time-code" required className={inputClass} />
-            <button type="submit" className={primaryButtonClass}>
-              {t("portal.verify.confirm")}
-            </button>
-          </PortalForm>
-        </>
-      ) : null}
-      {!primary && verdict.mfa.includes("recovery_code") ? (
-        <PortalForm view={view} path="/account/verify/recovery-code" className="mt-4 space-y-3">
-          <label htmlFor="portal-recovery" className="block text-sm font-medium text-slate-700">
-            {t("portal.verify.orRecovery")}
-          </label>
-          <input id="portal-recovery" name="code" type="text" autoComplete="off" required className={inputClass} />
-          <button type="submit" className={secondaryButtonClass}>
-            {t("portal.verify.withRecovery")}
-          </button>
-        </PortalForm>
-      ) : null}
+      {shown.map(({ Part }, i) => (
+        <Part key={i} view={view} t={t} verdict={verdict} after={i > 0} />
+      ))}
     </PortalSection>
   );
 }

@@ -26,9 +26,21 @@ import { and, eq, isNull, sql } from "drizzle-orm";
 import { accountSecurityPortalSessions, users } from "../../db/schema";
 import { isMultiFactor, evidenceSince, readEvidence, strengthOf, EVIDENCE_REUSE_MS, STRENGTHS, type Evidence, type EvidenceMethod, type Strength } from "../authn/evidence";
 import { emailAvailable } from "../authn/email/transport";
-import { enrolledSummary } from "../authn/factors";
+import { enrolledSummary, NOTHING_ENROLLED } from "../authn/factors";
 import type { ChallengeBinding } from "../authn/factors/contract";
-import type { EnrollableKind, HeldKind } from "../authn/factors/registry";
+import {
+  BACKUP_KINDS,
+  identifiesUser,
+  isHeldKind,
+  PORTAL_PRIMARY_KINDS,
+  roleOf,
+  SECOND_FACTOR_KINDS,
+  type BackupKind,
+  type FactorKind,
+  type HeldKind,
+  type PortalPrimaryKind,
+  type SecondFactorKind,
+} from "../authn/factors/registry";
 import { effectivePolicy, readPolicy, type AuthPolicy, type EnrolledSummary } from "../authn/policy";
 import type { EndpointContext } from "../http/context";
 import { workspaces } from "../../db/schema";
@@ -37,10 +49,10 @@ import type { PortalSession } from "./portal-session";
 /** What a change needs: adding a credential, removing a factor of a strength, new recovery codes. */
 export type EvidenceNeed = "add" | { remove: Strength } | "recovery_codes";
 
-/** A primary verification method the user can use in the portal. */
-export type PrimaryMethod = "password" | "email_otp" | "passkey";
-/** A further factor the user can add to make the verification multi-factor. */
-export type MfaMethod = EnrollableKind | "recovery_code";
+/** A primary verification method the user can use in the portal (a kind's role `portalPrimary`). */
+export type PrimaryMethod = PortalPrimaryKind;
+/** A further factor the user can add to make the verification multi-factor: a second factor, or a backup beside one. */
+export type MfaMethod = SecondFactorKind | BackupKind;
 
 /** Why a change cannot proceed yet, and what the user can do about it. */
 export interface VerifyPlan {
@@ -61,7 +73,7 @@ export interface VerifyPlan {
 
 export type EvidenceVerdict = { ok: true } | { ok: false; verify: VerifyPlan };
 
-const PRIMARY: readonly EvidenceMethod[] = ["password", "email_otp", "passkey"];
+const PRIMARY: readonly EvidenceMethod[] = PORTAL_PRIMARY_KINDS;
 const atLeast = (s: Strength, min: Strength) => STRENGTHS.indexOf(s) >= STRENGTHS.indexOf(min);
 
 /** The strength a change needs a fresh event to have. */
@@ -82,16 +94,14 @@ export interface VerifyMethods {
 
 /** `emailUsable`: the address is verified and the server can send mail. */
 export function verifyMethods(policy: AuthPolicy, enrolled: EnrolledSummary, emailUsable: boolean): VerifyMethods {
-  const primary: PrimaryMethod[] = [];
-  if (enrolled.hasPassword && policy.firstFactors.includes("password")) primary.push("password");
-  if (emailUsable && policy.firstFactors.includes("email_otp")) primary.push("email_otp");
-  if (enrolled.passkeys > 0) primary.push("passkey");
-  const mfa: MfaMethod[] = [];
-  if (enrolled.totp > 0) mfa.push("totp");
-  if (enrolled.securityKeys > 0) mfa.push("security_key");
-  if (enrolled.passkeys > 0) mfa.push("passkey");
-  if (enrolled.recoveryCodesLeft > 0 && (enrolled.totp > 0 || enrolled.securityKeys > 0)) mfa.push("recovery_code");
-  return { primary, mfa, hasSecondFactor: enrolled.totp + enrolled.securityKeys + enrolled.passkeys > 0 };
+  // The account's own factors: a password, an address that receives codes.
+  const own: Readonly<Record<Exclude<FactorKind, HeldKind>, boolean>> = { password: enrolled.hasPassword, email_otp: emailUsable };
+  const has = (kind: FactorKind) => (isHeldKind(kind) ? enrolled[kind] > 0 : own[kind]);
+  const accepts = (kind: FactorKind) => (policy.firstFactors as readonly FactorKind[]).includes(kind);
+  const primary = PORTAL_PRIMARY_KINDS.filter((k) => has(k) && (roleOf(k).portalPrimary === "held" || accepts(k)));
+  const second = SECOND_FACTOR_KINDS.filter(has);
+  const backups = second.some((k) => !identifiesUser(k)) ? BACKUP_KINDS.filter(has) : [];
+  return { primary, mfa: [...second, ...backups], hasSecondFactor: second.length > 0 };
 }
 
 /**
@@ -130,7 +140,7 @@ export async function portalVerifyMethods(ctx: EndpointContext, portal: PortalSe
     .innerJoin(workspaces, eq(workspaces.id, users.workspaceId))
     .where(and(eq(users.workspaceId, ctx.workspace.id), eq(users.id, portal.userId)))
     .limit(1);
-  const enrolled = (await enrolledSummary(ctx, portal.userId)) ?? { hasPassword: false, passkeys: 0, securityKeys: 0, totp: 0, recoveryCodesLeft: 0 };
+  const enrolled = (await enrolledSummary(ctx, portal.userId)) ?? NOTHING_ENROLLED;
   const policy = effectivePolicy(row?.workspacePolicy, readPolicy(portal.client.authPolicy));
   // An email code needs a verified address and a server that can send mail.
   const emailUsable = (row?.emailVerified ?? false) && emailAvailable(ctx.service.config);
@@ -173,23 +183,24 @@ export async function recordPortalEvidence(ctx: EndpointContext, portal: PortalS
 }
 
 /**
- * A factor the portal may remove: its kind. Removing it needs a fresh event at least as strong as
- * the factor's own evidence (lib/authn/evidence.ts `strengthOf`).
+ * A factor the portal may remove one of: a second factor (role `"enrolled"`). Removing it needs a
+ * fresh event at least as strong as the factor's own evidence (lib/authn/evidence.ts `strengthOf`).
  */
-export type RemovableFactor = Exclude<HeldKind, "recovery_code">;
+export type RemovableFactor = SecondFactorKind;
 
 /**
  * Whether removing one factor of `kind` would take away the last factor the policy requires:
- * - with MFA required, the last second factor (authenticator app, security key, passkey);
- * - with passkeys required (enrolment "require", or passkeys as the only first factor), the last passkey.
+ * - with MFA required, the last second factor (lib/authn/factors/registry.ts `SECOND_FACTOR_KINDS`:
+ *   authenticator app, security key, passkey);
+ * - the last one of the only first factor the policy accepts (passkeys as the only first factor);
+ * - with passkey enrolment "require" (a rule about passkeys by name), the last passkey.
  * Such a removal is refused whatever the evidence.
  */
 export function isLastRequiredFactor(policy: AuthPolicy, enrolled: EnrolledSummary, kind: RemovableFactor): boolean {
-  const after = { totp: enrolled.totp, security_key: enrolled.securityKeys, passkey: enrolled.passkeys };
-  after[kind] -= 1;
-  if (policy.mfa === "required" && after.totp + after.security_key + after.passkey <= 0) return true;
-  const passkeysRequired = policy.passkeyEnrollment === "require" || (policy.firstFactors.length === 1 && policy.firstFactors[0] === "passkey");
-  return kind === "passkey" && passkeysRequired && after.passkey <= 0;
+  const after = (k: SecondFactorKind) => enrolled[k] - (k === kind ? 1 : 0);
+  if (policy.mfa === "required" && SECOND_FACTOR_KINDS.reduce((n, k) => n + after(k), 0) <= 0) return true;
+  const onlyFirstFactor = policy.firstFactors.length === 1 && policy.firstFactors[0] === kind;
+  return (onlyFirstFactor || (kind === "passkey" && policy.passkeyEnrollment === "require")) && after(kind) <= 0;
 }
 
 /**

@@ -9,12 +9,8 @@
  */
 import type { StoredEvidence } from "../../db/schema";
 import { MINUTE } from "../clock";
-import { EMAIL_CODE_EVIDENCE } from "./factors/email-code/evidence";
 import { STRENGTHS, type EvidenceRule, type Strength } from "./factors/evidence-rule";
-import { PASSWORD_EVIDENCE } from "./factors/password/evidence";
-import { RECOVERY_CODE_EVIDENCE } from "./factors/recovery-codes/evidence";
-import { TOTP_EVIDENCE } from "./factors/totp/evidence";
-import { PASSKEY_EVIDENCE, SECURITY_KEY_EVIDENCE } from "./factors/webauthn/evidence";
+import { FACTOR_EVIDENCE_RULES } from "./factors/evidence-rules";
 
 /** Methods that are not a factor of Latchkey's: a sign-in at another identity provider (lib/federation). */
 const FEDERATED = { method: "federated", amr: ["fed"], strength: "knowledge", categories: ["knowledge"], primary: true } as const satisfies EvidenceRule;
@@ -27,19 +23,10 @@ const FEDERATED = { method: "federated", amr: ["fed"], strength: "knowledge", ca
 const FEDERATED_MFA = { method: "federated_mfa", amr: ["fed", "mfa"], strength: "possession", categories: ["knowledge", "possession"], primary: true } as const satisfies EvidenceRule;
 
 /**
- * Every method's evidence, as each factor declares it in its folder (lib/authn/factors/<kind>/evidence.ts),
- * then the federated ones. The order is the order of EVIDENCE_METHODS.
+ * Every method's evidence: the factors' (lib/authn/factors/evidence-rules.ts, each declared in its
+ * folder), then the federated ones. The order is the order of EVIDENCE_METHODS.
  */
-export const EVIDENCE_RULES = [
-  PASSWORD_EVIDENCE,
-  EMAIL_CODE_EVIDENCE,
-  PASSKEY_EVIDENCE,
-  SECURITY_KEY_EVIDENCE,
-  TOTP_EVIDENCE,
-  RECOVERY_CODE_EVIDENCE,
-  FEDERATED,
-  FEDERATED_MFA,
-] as const;
+export const EVIDENCE_RULES = [...FACTOR_EVIDENCE_RULES, FEDERATED, FEDERATED_MFA] as const;
 export type EvidenceMethod = (typeof EVIDENCE_RULES)[number]["method"];
 export const EVIDENCE_METHODS: readonly EvidenceMethod[] = EVIDENCE_RULES.map((r) => r.method);
 

@@ -3,7 +3,7 @@ import { evidenceFor } from "./evidence";
 import { DEFAULT_POLICY, effectivePolicy, meetsPolicy, nextStep, readPolicy, type AuthPolicy, type EnrolledSummary } from "./policy";
 
 const at = new Date("2026-11-23T10:00:00Z");
-const none: EnrolledSummary = { hasPassword: true, passkeys: 0, securityKeys: 0, totp: 0, recoveryCodesLeft: 0 };
+const none: EnrolledSummary = { hasPassword: true, passkey: 0, security_key: 0, totp: 0, recovery_code: 0 };
 const policy = (p: Partial<AuthPolicy> = {}): AuthPolicy => ({ ...DEFAULT_POLICY, ...p });
 const pwd = evidenceFor("password", at);
 
@@ -32,13 +32,13 @@ describe("the authentication policy", () => {
 
   it("requires a second factor when MFA is required, offering what the user has", () => {
     const mfa = policy({ mfa: "required" });
-    expect(nextStep(mfa, { ...none, totp: 1, recoveryCodesLeft: 10 }, [pwd])).toEqual({ kind: "second_factor", options: ["totp", "recovery_code"] });
-    expect(nextStep(mfa, { ...none, securityKeys: 1, passkeys: 1 }, [pwd])).toEqual({ kind: "second_factor", options: ["security_key", "passkey"] });
+    expect(nextStep(mfa, { ...none, totp: 1, recovery_code: 10 }, [pwd])).toEqual({ kind: "second_factor", options: ["totp", "recovery_code"] });
+    expect(nextStep(mfa, { ...none, security_key: 1, passkey: 1 }, [pwd])).toEqual({ kind: "second_factor", options: ["security_key", "passkey"] });
     // Recovery codes alone are not a second factor to be asked for: the user must enrol one.
-    expect(nextStep(mfa, { ...none, recoveryCodesLeft: 10 }, [pwd])).toEqual({ kind: "enroll_second_factor", options: ["totp", "security_key", "passkey"] });
+    expect(nextStep(mfa, { ...none, recovery_code: 10 }, [pwd])).toEqual({ kind: "enroll_second_factor", options: ["totp", "security_key", "passkey"] });
     expect(nextStep(mfa, { ...none, totp: 1 }, [pwd, evidenceFor("totp", at, "t1")])).toEqual({ kind: "done" });
     // A passkey is two factor categories by itself.
-    expect(nextStep(mfa, { ...none, passkeys: 1 }, [evidenceFor("passkey", at, "p1")])).toEqual({ kind: "done" });
+    expect(nextStep(mfa, { ...none, passkey: 1 }, [evidenceFor("passkey", at, "p1")])).toEqual({ kind: "done" });
     // An email code and a password are two categories too (knowledge + possession).
     expect(meetsPolicy(mfa, [pwd, evidenceFor("email_otp", at)])).toBe(true);
     expect(meetsPolicy(mfa, [pwd])).toBe(false);
@@ -48,8 +48,8 @@ describe("the authentication policy", () => {
     const mfa = policy({ mfa: "required" });
     const otp = evidenceFor("email_otp", at);
     // An authenticator app after an email code is two possession factors: not MFA, so not offered.
-    expect(nextStep(mfa, { ...none, totp: 1, recoveryCodesLeft: 10 }, [otp])).toEqual({ kind: "second_factor", options: ["password"] });
-    expect(nextStep(mfa, { ...none, hasPassword: false, totp: 1, passkeys: 1, recoveryCodesLeft: 10 }, [otp])).toEqual({ kind: "second_factor", options: ["passkey"] });
+    expect(nextStep(mfa, { ...none, totp: 1, recovery_code: 10 }, [otp])).toEqual({ kind: "second_factor", options: ["password"] });
+    expect(nextStep(mfa, { ...none, hasPassword: false, totp: 1, passkey: 1, recovery_code: 10 }, [otp])).toEqual({ kind: "second_factor", options: ["passkey"] });
     // No password and no passkey: the only enrolment that helps is a passkey.
     expect(nextStep(mfa, { ...none, hasPassword: false, totp: 1 }, [otp])).toEqual({ kind: "enroll_second_factor", options: ["passkey"] });
     // The password is offered only where the application accepts passwords.
@@ -62,7 +62,7 @@ describe("the authentication policy", () => {
     expect(nextStep(policy({ passkeyEnrollment: "require" }), none, [pwd])).toEqual({ kind: "passkey_offer", required: true });
     expect(nextStep(policy({ passkeyEnrollment: "offer" }), none, [pwd], true)).toEqual({ kind: "done" });
     expect(nextStep(policy({ passkeyEnrollment: "require" }), none, [pwd], true)).toEqual({ kind: "passkey_offer", required: true });
-    expect(nextStep(policy({ passkeyEnrollment: "offer" }), { ...none, passkeys: 1 }, [pwd])).toEqual({ kind: "done" });
+    expect(nextStep(policy({ passkeyEnrollment: "offer" }), { ...none, passkey: 1 }, [pwd])).toEqual({ kind: "done" });
     expect(nextStep(policy({ passkeyEnrollment: "never" }), none, [pwd])).toEqual({ kind: "done" });
   });
 });

@@ -13,7 +13,7 @@ import { z } from "zod";
 import { clientSocialProviders, clients, workspaces } from "../../db/schema";
 import type { EndpointContext } from "../http/context";
 import { completesMultiFactor, isMultiFactor, readEvidence, type Evidence, type EvidenceMethod } from "./evidence";
-import { ENROLLABLE_KINDS, type EnrollableKind } from "./factors/registry";
+import { BACKUP_KINDS, ENROLLABLE_KINDS, FURTHER_FIRST_FACTORS, SECOND_FACTOR_KINDS, type EnrollableKind, type FurtherFirstFactor, type FurtherKind, type HeldKind } from "./factors/registry";
 import type { HostedSession } from "./hosted-session";
 
 export const FIRST_FACTORS = ["password", "email_otp", "passkey"] as const;
@@ -102,17 +102,15 @@ export async function sessionMeetsPolicy(ctx: Pick<EndpointContext, "service" | 
   return meetsPolicy(await policyFor(ctx, clientPk), readEvidence(session.evidence));
 }
 
-/** What the user has enrolled, as the policy needs to know it. */
-export interface EnrolledSummary {
-  hasPassword: boolean;
-  passkeys: number;
-  securityKeys: number;
-  totp: number;
-  recoveryCodesLeft: number;
-}
+/**
+ * What the user has enrolled, as the policy needs to know it: how many usable ones of each kind
+ * held (lib/authn/factors/registry.ts `HELD_KINDS`; a recovery-code set counts its unused codes),
+ * and whether the account has a password.
+ */
+export type EnrolledSummary = { hasPassword: boolean } & Readonly<Record<HeldKind, number>>;
 
-/** A further factor the user can be asked for when MFA is required (the password, after an email code). */
-export type SecondFactorOption = EnrollableKind | "password" | "recovery_code";
+/** A further factor the user can be asked for when MFA is required, as each kind's role declares it (lib/authn/factors/contract.ts `FactorRole`). */
+export type SecondFactorOption = FurtherKind;
 
 export type NextStep =
   /** Nothing proved yet that this application accepts: identify the user with an allowed first factor. */
@@ -160,22 +158,19 @@ export function nextStep(policy: AuthPolicy & { socialProviderIds?: readonly str
     // Only what would make the evidence multi-factor is offered: after an email code (possession),
     // an authenticator app or a security key (possession too) would not; a passkey or the password would.
     const completes = (method: EvidenceMethod) => completesMultiFactor(evidence, method);
-    const has: [SecondFactorOption, boolean][] = [
-      ["totp", enrolled.totp > 0],
-      ["security_key", enrolled.securityKeys > 0],
-      ["passkey", enrolled.passkeys > 0],
-      ["password", enrolled.hasPassword && policy.firstFactors.includes("password")],
-    ];
-    const options = has.filter(([option, held]) => held && completes(option)).map(([option]) => option);
+    const holds = (kind: HeldKind) => enrolled[kind] > 0;
+    // The account's own factors a role offers as a further factor, when the application accepts them as a first factor.
+    const own: Readonly<Record<FurtherFirstFactor, boolean>> = { password: enrolled.hasPassword };
+    const options: SecondFactorOption[] = [...SECOND_FACTOR_KINDS.filter(holds), ...FURTHER_FIRST_FACTORS.filter((k) => own[k] && policy.firstFactors.includes(k))].filter(completes);
     if (options.length === 0) {
       return { kind: "enroll_second_factor", options: ENROLLABLE_SECOND_FACTORS.filter((f) => completes(f)) };
     }
     // Recovery codes stand in for a lost second factor, so they come with (never instead of) one.
-    if (enrolled.recoveryCodesLeft > 0 && completes("recovery_code") && options.some((o) => o !== "password")) options.push("recovery_code");
+    if (options.some((o) => (SECOND_FACTOR_KINDS as readonly SecondFactorOption[]).includes(o))) options.push(...BACKUP_KINDS.filter((k) => holds(k) && completes(k)));
     return { kind: "second_factor", options };
   }
   // "require" is met only by a passkey: declining does not count.
-  if (policy.passkeyEnrollment === "require" ? enrolled.passkeys === 0 : policy.passkeyEnrollment === "offer" && enrolled.passkeys === 0 && !passkeyOfferAnswered) {
+  if (policy.passkeyEnrollment === "require" ? enrolled.passkey === 0 : policy.passkeyEnrollment === "offer" && enrolled.passkey === 0 && !passkeyOfferAnswered) {
     return { kind: "passkey_offer", required: policy.passkeyEnrollment === "require" };
   }
   return { kind: "done" };

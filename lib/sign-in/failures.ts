@@ -8,12 +8,13 @@
  * limiter's, and recording them would let a flood write without bound).
  */
 import { recordAudit } from "../audit/events";
+import type { FACTORS } from "../authn/factors/registry";
 import type { EndpointContext } from "../http/context";
 import { clientAddressOf } from "../http/client-address";
 
 export type SignInFailureReason = "wrong_password" | "unknown_account" | "no_password" | "account_disabled" | "wrong_code" | "assertion_failed" | "credential_refused";
-/** The factor that failed: the password, an authenticator-app code, a recovery code, or a passkey / security key. */
-export type SignInFailureMethod = "password" | "totp" | "recovery_code" | "webauthn";
+/** The factor that failed, as its descriptor names its failures (`failedSignIn`: "webauthn" for a passkey or a security key). */
+export type SignInFailureMethod = NonNullable<(typeof FACTORS)[number]["failedSignIn"]>;
 
 export async function recordSignInFailure(
   ctx: EndpointContext,

@@ -102,7 +102,7 @@ export async function currentStep(ctx: EndpointContext, tx: TransactionRow, cook
   const session = await steppedUpSession(ctx, tx, cookieHeader);
   const enrolled = tx.userId ? await enrolledSummary(ctx, tx.userId) : null;
   // An account just signed up with a passkey (lib/sign-in/sign-up.ts) gets it before anything else.
-  if (tx.signUpWithPasskey && enrolled && enrolled.passkeys === 0) return { step: { kind: "passkey_offer", required: true }, policy };
+  if (tx.signUpWithPasskey && enrolled && enrolled.passkey === 0) return { step: { kind: "passkey_offer", required: true }, policy };
   return { step: nextStep(policy, enrolled, provedSoFar(tx, session), tx.passkeyOfferAnswered), policy };
 }
 

@@ -219,11 +219,11 @@ describe("a user's factors", () => {
   });
 
   it("removes one, audited, and it is gone from what the sign-in's policy sees", async () => {
-    expect(await enrolledSummary(ctx(), ada)).toMatchObject({ passkeys: 1, totp: 1, recoveryCodesLeft: 7 });
+    expect(await enrolledSummary(ctx(), ada)).toMatchObject({ passkey: 1, totp: 1, recovery_code: 7 });
     expect(await run(admin, "removeUserFactor", { user_id: ada, kind: "totp", factor_id: totpId })).toEqual({ ok: true, result: null });
-    expect(await enrolledSummary(ctx(), ada)).toMatchObject({ passkeys: 1, totp: 0, recoveryCodesLeft: 7 });
+    expect(await enrolledSummary(ctx(), ada)).toMatchObject({ passkey: 1, totp: 0, recovery_code: 7 });
     expect(await run(admin, "removeUserFactor", { user_id: ada, kind: "recovery_code", factor_id: ada })).toEqual({ ok: true, result: null });
-    expect(await enrolledSummary(ctx(), ada)).toMatchObject({ recoveryCodesLeft: 0 });
+    expect(await enrolledSummary(ctx(), ada)).toMatchObject({ recovery_code: 0 });
 
     const events = await audits("console.user.factor_removed");
     expect(events).toHaveLength(2);
@@ -240,7 +240,7 @@ describe("a user's factors", () => {
     expect(await run(admin, "removeUserFactor", { user_id: ada, kind: "security_key", factor_id: passkeyId })).toMatchObject({ ok: false });
     expect(await run(admin, "removeUserFactor", { user_id: await userId(BOB.email), kind: "passkey", factor_id: passkeyId })).toMatchObject({ ok: false });
     expect(await run(admin, "removeUserFactor", { user_id: ada, kind: "password", factor_id: ada })).toMatchObject({ ok: false, fieldErrors: { kind: expect.any(String) } });
-    expect((await enrolledSummary(ctx(), ada))?.passkeys).toBe(1);
+    expect((await enrolledSummary(ctx(), ada))?.passkey).toBe(1);
   });
 });
 

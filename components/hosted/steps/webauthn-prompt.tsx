@@ -5,8 +5,8 @@ import { WebAuthnForm } from "../webauthn-form";
 
 type View = Extract<SignInView, { kind: "step" }>;
 
-/** "Use your security key" (or passkey) at the second-factor step. */
-export function SecurityKeyPrompt({ view }: { view: View }) {
+/** "Use your security key" (or passkey) at the second-factor step; `primary`: the step's primary button (no typed code before it). */
+export function SecurityKeyPrompt({ view, primary }: { view: View; primary: boolean }) {
   if (view.step.kind !== "second_factor" || !view.webauthn.options) return null;
   const t = translator(view.locale);
   const options = new Set(view.step.options);
@@ -20,7 +20,7 @@ export function SecurityKeyPrompt({ view }: { view: View }) {
       ceremony="get"
       optionsJSON={view.webauthn.options}
       label={label}
-      primary={!options.has("totp")}
+      primary={primary}
       failedMessage={signInFormMessage("webauthn_failed", view.locale)!}
       unsupportedMessage={t("passkey.unsupported")}
     />

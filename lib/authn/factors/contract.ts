@@ -80,11 +80,45 @@ export interface HeldFactors<K extends EvidenceMethod> {
   remove(ctx: Ctx, userId: string, kind: K, id: string): Promise<boolean>;
 }
 
+/**
+ * A kind's part in the authentication policy: what it stands in for when MFA is asked (the
+ * sign-in's second-factor step, lib/authn/policy.ts `nextStep`) and how the portal's step-up offers
+ * it (lib/account-security/evidence.ts `verifyMethods`). Whether it identifies the user is its
+ * evidence's `primary`; whichever role, only a kind that would make the evidence multi-factor is
+ * offered in the sign-in.
+ */
+export interface FactorRole {
+  /**
+   * As a further factor, once the user is identified:
+   * - `"enrolled"`: a second factor the user enrols (its factor's `enrollable`), offered when the
+   *   user holds one. These are the user's second factors: the portal asks a user who holds one
+   *   for MFA, and under a policy that requires MFA the last of them cannot be removed.
+   * - `"backup"`: offered when the user holds one, only beside an `"enrolled"` kind, never alone
+   *   (recovery codes stand in for a lost second factor): in the sign-in, beside any one offered;
+   *   in the portal, beside one held that does not identify the user (a passkey verifies by itself
+   *   there).
+   * - `"first_factor"`: the account's own, offered in the sign-in when the account has it and the
+   *   application accepts it as a first factor (the password, after an email code); not in the
+   *   portal, where it is a primary verification.
+   * - null: never.
+   */
+  further: "enrolled" | "backup" | "first_factor" | null;
+  /**
+   * As the portal's primary verification (proving who the user is, within ten minutes):
+   * - `"first_factor"`: when the account has it and the application accepts it as a first factor;
+   * - `"held"`: when the user holds one, whatever the application accepts;
+   * - null: never.
+   */
+  portalPrimary: "first_factor" | "held" | null;
+}
+
 export interface Factor<K extends EvidenceMethod = EvidenceMethod> {
   /** Its folder under lib/authn/factors/. */
   folder: string;
   /** The evidence it yields, one rule per kind (a WebAuthn credential is a passkey or a security key). */
   evidence: readonly EvidenceRule<K>[];
+  /** Each kind's part in the policy and the portal's step-up. */
+  roles: Readonly<Record<K, FactorRole>>;
   /** What the console calls each kind (English, as the console is). */
   labels: Readonly<Record<K, string>>;
   /** Its guessing limits (lib/limits/declarations.ts), counted by ./limits.ts `factorGate` in every flow. */
@@ -93,6 +127,11 @@ export interface Factor<K extends EvidenceMethod = EvidenceMethod> {
   events: readonly AuditEventType[];
   /** The hosted error codes (lib/hosted/errors.ts `SIGN_IN_FORM_ERRORS`) its failures are shown as in the sign-in. */
   errors: readonly SignInFormError[];
+  /**
+   * The method a failed sign-in with it is recorded as (audit `sign_in.failed`, `data.method`;
+   * lib/sign-in/failures.ts); null when they are not recorded (an email code's).
+   */
+  failedSignIn: string | null;
   /** The kinds a user can enrol as a second factor when MFA is required (lib/authn/policy.ts), in the order offered. */
   enrollable: readonly K[];
   /** What the user holds of it (null: the account's own, nothing to list: a password, an email code). */

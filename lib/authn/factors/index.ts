@@ -7,7 +7,7 @@ import { users } from "../../../db/schema";
 import type { EndpointContext } from "../../http/context";
 import type { EnrolledSummary } from "../policy";
 import type { EnrolledFactor } from "./contract";
-import { FACTORS, type HeldKind } from "./registry";
+import { FACTORS, HELD_KINDS, type HeldKind } from "./registry";
 
 type Ctx = Pick<EndpointContext, "service" | "workspace">;
 
@@ -26,14 +26,13 @@ export async function enrolledSummary(ctx: Ctx, userId: string): Promise<Enrolle
   if (!user) return null;
   // A flagged credential never verifies; a recovery-code set counts its unused codes.
   const usable = (kind: HeldKind) => held.filter((f) => f.kind === kind && !f.flagged).reduce((n, f) => n + (f.remaining ?? 1), 0);
-  return {
-    hasPassword: Boolean(user.hasPassword),
-    passkeys: usable("passkey"),
-    securityKeys: usable("security_key"),
-    totp: usable("totp"),
-    recoveryCodesLeft: usable("recovery_code"),
-  };
+  return { hasPassword: Boolean(user.hasPassword), ...counts(usable) };
 }
+
+const counts = (count: (kind: HeldKind) => number) => Object.fromEntries(HELD_KINDS.map((k) => [k, count(k)])) as Record<HeldKind, number>;
+
+/** The summary of an account that has nothing: no password, nothing held. */
+export const NOTHING_ENROLLED: EnrolledSummary = { hasPassword: false, ...counts(() => 0) };
 
 /** Every enrolled factor of the user (confirmed ones only), newest first within each kind, in the registry's order. */
 export async function listFactors(ctx: Ctx, userId: string): Promise<HeldFactor[]> {

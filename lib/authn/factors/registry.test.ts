@@ -3,8 +3,22 @@ import { DEFAULT_RATE_LIMITS } from "../../config";
 import { HOSTED_ERRORS, SIGN_IN_FORM_ERRORS } from "../../hosted/errors";
 import { CATALOGUES } from "../../i18n/translate";
 import { limitOf, type GuessingLimits, type Rate } from "../../limits/declarations";
-import { EVIDENCE_RULES, STRENGTHS } from "../evidence";
-import { ENROLLABLE_KINDS, FACTORS, HELD_KINDS, labelOf } from "./registry";
+import { policies, summaries } from "../../../tests/helpers/factor-combinations";
+import { completesMultiFactor, EVIDENCE_RULES, evidenceFor, isMultiFactor, STRENGTHS, type Evidence, type EvidenceMethod } from "../evidence";
+import { hasAllowedFirstFactor, nextStep, type AuthPolicy, type EnrolledSummary, type NextStep, type SecondFactorOption } from "../policy";
+import type { EvidenceRule } from "./evidence-rule";
+import { FACTOR_EVIDENCE_RULES } from "./evidence-rules";
+import {
+  BACKUP_KINDS,
+  ENROLLABLE_KINDS,
+  FACTORS,
+  FURTHER_FIRST_FACTORS,
+  HELD_KINDS,
+  labelOf,
+  PORTAL_PRIMARY_KINDS,
+  roleOf,
+  SECOND_FACTOR_KINDS,
+} from "./registry";
 
 const base = DEFAULT_RATE_LIMITS;
 const at = (rate: Rate | undefined) => (rate ? limitOf(rate, base) : null);
@@ -48,6 +62,9 @@ describe("the factors' registry", () => {
   it("gives every kind its evidence (amr, strength), once, as lib/authn/evidence.ts reads it", () => {
     const kinds = FACTORS.flatMap((f) => f.evidence.map((e) => e.method));
     expect(new Set(kinds).size).toBe(kinds.length);
+    // The list lib/authn/evidence.ts reads holds each descriptor's rules, the same objects, in the registry's order.
+    expect(FACTOR_EVIDENCE_RULES).toHaveLength(kinds.length);
+    FACTORS.flatMap((f): readonly EvidenceRule[] => f.evidence).forEach((rule, i) => expect(FACTOR_EVIDENCE_RULES[i], rule.method).toBe(rule));
     // Every method the evidence knows is a factor's, but a sign-in at another identity provider.
     expect(EVIDENCE_RULES.filter((r) => !r.method.startsWith("federated")).map((r) => r.method).sort()).toEqual([...kinds].sort());
     for (const f of FACTORS) {
@@ -92,4 +109,72 @@ describe("the factors' registry", () => {
     expect(HELD_KINDS).toEqual(["passkey", "security_key", "totp", "recovery_code"]);
     expect(ENROLLABLE_KINDS).toEqual(["totp", "security_key", "passkey"]);
   });
+
+  it("declares every kind's role; the lists derived from the roles are the ones the sign-in and the portal offer, in their order", () => {
+    for (const f of FACTORS) {
+      for (const e of f.evidence) {
+        const role = roleOf(e.method);
+        expect(role, e.method).toBeDefined();
+        // A second factor is one the user enrols; an account's own factor offered as a further one identifies the user.
+        expect(role.further === "enrolled", e.method).toBe((f.enrollable as readonly string[]).includes(e.method));
+        if (role.further === "first_factor") expect(e.primary, e.method).toBe(true);
+        if (role.portalPrimary !== null) expect(e.primary, e.method).toBe(true);
+        if (role.portalPrimary === "held" || role.further === "backup") expect(HELD_KINDS, e.method).toContain(e.method);
+      }
+      // A factor whose failed sign-ins are recorded names them once; the names are what audit `sign_in.failed` records.
+      expect(f.failedSignIn === null || typeof f.failedSignIn === "string", f.folder).toBe(true);
+    }
+    expect(SECOND_FACTOR_KINDS).toEqual(["totp", "security_key", "passkey"]);
+    expect(BACKUP_KINDS).toEqual(["recovery_code"]);
+    expect(FURTHER_FIRST_FACTORS).toEqual(["password"]);
+    expect(PORTAL_PRIMARY_KINDS).toEqual(["password", "email_otp", "passkey"]);
+    expect(FACTORS.map((f) => f.failedSignIn)).toEqual(["password", null, "webauthn", "totp", "recovery_code"]);
+  });
+
+  it("makes nextStep offer exactly what the policy's explicit rules offered, for every held combination, policy and evidence", () => {
+    const at = new Date("2026-11-23T10:00:00Z");
+    const evidences: Evidence[][] = [
+      [],
+      [evidenceFor("password", at)],
+      [evidenceFor("email_otp", at)],
+      [evidenceFor("passkey", at, "p1")],
+      [evidenceFor("security_key", at, "s1")],
+      [evidenceFor("federated", at, "connection:c1")],
+      [evidenceFor("federated_mfa", at, "connection:c1")],
+      [evidenceFor("federated", at, "social:s1")],
+      [evidenceFor("password", at), evidenceFor("totp", at, "t1")],
+      [evidenceFor("email_otp", at), evidenceFor("password", at)],
+    ];
+    let checked = 0;
+    for (const policy of policies())
+      for (const enrolled of summaries())
+        for (const evidence of evidences)
+          for (const answered of [false, true]) {
+            expect(nextStep(policy, enrolled, evidence, answered)).toEqual(previousNextStep(policy, enrolled, evidence, answered));
+            checked++;
+          }
+    expect(checked).toBeGreaterThan(10_000);
+  });
 });
+
+/** nextStep as it was written before the factors declared their roles: every kind by name. */
+function previousNextStep(policy: AuthPolicy, enrolled: EnrolledSummary, evidence: readonly Evidence[], passkeyOfferAnswered: boolean): NextStep {
+  if (!hasAllowedFirstFactor(policy, evidence)) return { kind: "first_factor", allowed: [...policy.firstFactors] };
+  if (policy.mfa === "required" && !isMultiFactor(evidence)) {
+    const completes = (method: EvidenceMethod) => completesMultiFactor(evidence, method);
+    const has: [SecondFactorOption, boolean][] = [
+      ["totp", enrolled.totp > 0],
+      ["security_key", enrolled.security_key > 0],
+      ["passkey", enrolled.passkey > 0],
+      ["password", enrolled.hasPassword && policy.firstFactors.includes("password")],
+    ];
+    const options = has.filter(([option, held]) => held && completes(option)).map(([option]) => option);
+    if (options.length === 0) return { kind: "enroll_second_factor", options: (["totp", "security_key", "passkey"] as const).filter((f) => completes(f)) };
+    if (enrolled.recovery_code > 0 && completes("recovery_code") && options.some((o) => o !== "password")) options.push("recovery_code");
+    return { kind: "second_factor", options };
+  }
+  if (policy.passkeyEnrollment === "require" ? enrolled.passkey === 0 : policy.passkeyEnrollment === "offer" && enrolled.passkey === 0 && !passkeyOfferAnswered) {
+    return { kind: "passkey_offer", required: policy.passkeyEnrollment === "require" };
+  }
+  return { kind: "done" };
+}

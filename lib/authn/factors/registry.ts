@@ -1,9 +1,11 @@
 /**
  * Every factor, one descriptor per folder (./contract.ts `Factor`). The kinds of factor the rest of
  * the service names (what a user can enrol, hold, list and remove) are derived from this list; a
- * new factor is one line here (and its evidence in lib/authn/evidence.ts `EVIDENCE_RULES`).
+ * new factor is one line here, and its evidence one line in ./evidence-rules.ts (the plain-data list
+ * lib/authn/evidence.ts reads, in the same order).
  */
 import { strengthOf, STRENGTHS } from "../evidence";
+import type { FactorRole } from "./contract";
 import { EMAIL_CODE_FACTOR } from "./email-code";
 import { PASSWORD_FACTOR } from "./password";
 import { RECOVERY_CODES_FACTOR } from "./recovery-codes";
@@ -44,3 +46,56 @@ export function factorOf<K extends FactorKind>(kind: K): Extract<Descriptor, { e
 export function labelOf(kind: FactorKind): string {
   return (factorOf(kind).labels as Readonly<Record<FactorKind, string>>)[kind];
 }
+
+/** Every kind, in the registry's order. */
+const KINDS: readonly FactorKind[] = FACTORS.flatMap((f): readonly FactorKind[] => f.evidence.map((e) => e.method));
+const ROLES = Object.fromEntries(FACTORS.flatMap((f) => f.evidence.map((e) => [e.method, (f.roles as Readonly<Record<FactorKind, FactorRole>>)[e.method]]))) as Readonly<
+  Record<FactorKind, FactorRole>
+>;
+const IDENTIFIES = new Set<FactorKind>(FACTORS.flatMap((f) => f.evidence.filter((e) => e.primary).map((e) => e.method)));
+
+/** The kinds whose declared role (./contract.ts `FactorRole`) matches `R`, as a type. */
+type KindsWith<R> = { [D in Descriptor as D["folder"]]: { [K in keyof D["roles"]]: D["roles"][K] extends R ? K : never }[keyof D["roles"]] }[Descriptor["folder"]];
+
+/** The kinds whose role has `value` in `field`, in the registry's order. */
+function kindsWith<F extends keyof FactorRole, V extends FactorRole[F]>(field: F, value: V): KindsWith<Record<F, V>>[] {
+  return KINDS.filter((k) => ROLES[k][field] === value) as KindsWith<Record<F, V>>[];
+}
+
+/** What `kind` is in the policy and the portal's step-up, as its factor declares it. */
+export function roleOf(kind: FactorKind): FactorRole {
+  return ROLES[kind];
+}
+
+/** Whether `kind` identifies the user (its evidence is primary): a passkey does, a security key does not. */
+export function identifiesUser(kind: FactorKind): boolean {
+  return IDENTIFIES.has(kind);
+}
+
+export function isHeldKind(kind: FactorKind): kind is HeldKind {
+  return (HELD_KINDS as readonly FactorKind[]).includes(kind);
+}
+
+/**
+ * The user's second factors (role `"enrolled"`), in the order they are enrolled and offered. The
+ * type check fails if a kind declared `"enrolled"` is not in its factor's `enrollable`.
+ */
+export type SecondFactorKind = KindsWith<{ further: "enrolled" }>;
+export const SECOND_FACTOR_KINDS: readonly SecondFactorKind[] = ENROLLABLE_KINDS.filter((k): k is SecondFactorKind => ROLES[k].further === "enrolled");
+
+/** Kinds offered only beside a second factor (role `"backup"`: recovery codes). */
+export type BackupKind = KindsWith<{ further: "backup" }>;
+export const BACKUP_KINDS: readonly BackupKind[] = kindsWith("further", "backup");
+
+/** The account's own first factors offered as a further factor when the application accepts them (role `"first_factor"`: the password). */
+export type FurtherFirstFactor = KindsWith<{ further: "first_factor" }>;
+export const FURTHER_FIRST_FACTORS: readonly FurtherFirstFactor[] = kindsWith("further", "first_factor");
+
+/** What the sign-in may offer as a further factor. */
+export type FurtherKind = SecondFactorKind | BackupKind | FurtherFirstFactor;
+
+/** The portal's primary verifications (role `portalPrimary`), in the registry's order. */
+export type PortalPrimaryKind = KindsWith<{ portalPrimary: "first_factor" | "held" }>;
+export const PORTAL_PRIMARY_KINDS: readonly PortalPrimaryKind[] = [...kindsWith("portalPrimary", "first_factor"), ...kindsWith("portalPrimary", "held")].sort(
+  (a, b) => KINDS.indexOf(a) - KINDS.indexOf(b),
+);

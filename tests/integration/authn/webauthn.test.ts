@@ -252,7 +252,7 @@ describe("what a passkey sign-in refuses", () => {
     s = await startSignIn(h, ws, DEFAULT_APP);
     expect(outcome(await postPasskey(h, s, authenticator, { counter: 100 }))).toEqual({ to: "page", error: "credential_refused" });
     const ctx = contextFor(h.service, (await resolveWorkspace(h.service, ws))!);
-    expect((await enrolledSummary(ctx, await userId("counter")))?.passkeys).toBe(0);
+    expect((await enrolledSummary(ctx, await userId("counter")))?.passkey).toBe(0);
     expect(credential.rowId).toBe(flagged.id);
   });
 

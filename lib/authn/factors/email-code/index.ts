@@ -4,18 +4,20 @@
  */
 import type { Factor } from "../contract";
 import { EMAIL_CODE_GUESSING, EMAIL_CODE_SENDING, issueEmailCode, verifyEmailCode } from "./email-code";
-import { EMAIL_CODE_EVIDENCE } from "./evidence";
+import { EMAIL_CODE_EVIDENCE_RULES } from "./evidence";
 
 export { EMAIL_CODE_EVIDENCE } from "./evidence";
 export * from "./email-code";
 
 export const EMAIL_CODE_FACTOR = {
   folder: "email-code",
-  evidence: [EMAIL_CODE_EVIDENCE],
+  evidence: EMAIL_CODE_EVIDENCE_RULES,
+  roles: { email_otp: { further: null, portalPrimary: "first_factor" } },
   labels: { email_otp: "Email code" },
   limits: [EMAIL_CODE_GUESSING, EMAIL_CODE_SENDING],
   events: [],
   errors: ["invalid_code", "code_expired", "code_resend_wait", "rate_limited", "email_unavailable", "invalid_email"],
+  failedSignIn: null,
   enrollable: [],
   held: null,
   enrol: null,

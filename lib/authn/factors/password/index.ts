@@ -5,7 +5,7 @@
  */
 import { verifyPassword } from "../../password";
 import type { Factor } from "../contract";
-import { PASSWORD_EVIDENCE } from "./evidence";
+import { PASSWORD_EVIDENCE_RULES } from "./evidence";
 import { PASSWORD_LIMITS } from "./password";
 
 export { PASSWORD_EVIDENCE } from "./evidence";
@@ -13,11 +13,13 @@ export * from "./password";
 
 export const PASSWORD_FACTOR = {
   folder: "password",
-  evidence: [PASSWORD_EVIDENCE],
+  evidence: PASSWORD_EVIDENCE_RULES,
+  roles: { password: { further: "first_factor", portalPrimary: "first_factor" } },
   labels: { password: "Password" },
   limits: [PASSWORD_LIMITS],
   events: [],
   errors: ["invalid_credentials", "rate_limited"],
+  failedSignIn: "password",
   enrollable: [],
   held: null,
   enrol: null,

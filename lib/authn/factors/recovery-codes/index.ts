@@ -3,7 +3,7 @@
  * (or anew in the portal), each code verified once; the set is listed and removed as one.
  */
 import type { Factor } from "../contract";
-import { RECOVERY_CODE_EVIDENCE } from "./evidence";
+import { RECOVERY_CODES_EVIDENCE_RULES } from "./evidence";
 import { generateRecoveryCodes, listRecoveryCodes, recoveryCodeHolders, RECOVERY_CODE_LIMITS, removeRecoveryCodes, useRecoveryCode } from "./recovery-codes";
 
 export { RECOVERY_CODE_EVIDENCE } from "./evidence";
@@ -11,11 +11,13 @@ export * from "./recovery-codes";
 
 export const RECOVERY_CODES_FACTOR = {
   folder: "recovery-codes",
-  evidence: [RECOVERY_CODE_EVIDENCE],
+  evidence: RECOVERY_CODES_EVIDENCE_RULES,
+  roles: { recovery_code: { further: "backup", portalPrimary: null } },
   labels: { recovery_code: "Recovery codes" },
   limits: [RECOVERY_CODE_LIMITS],
   events: ["recovery_codes.generated", "recovery_code.used"],
   errors: ["invalid_recovery_code"],
+  failedSignIn: "recovery_code",
   enrollable: [],
   held: { list: listRecoveryCodes, holders: recoveryCodeHolders, remove: removeRecoveryCodes },
   enrol: { start: null, complete: generateRecoveryCodes },

@@ -3,7 +3,7 @@
  * verified by a code, listed and removed; no challenge (the app shows the code).
  */
 import type { Factor } from "../contract";
-import { TOTP_EVIDENCE } from "./evidence";
+import { TOTP_EVIDENCE_RULES } from "./evidence";
 import { confirmTotpEnrolment, listTotpFactors, totpHolders, removeTotpFactor, startTotpEnrolment, TOTP_LIMITS, verifyTotp } from "./totp";
 
 export { TOTP_EVIDENCE } from "./evidence";
@@ -11,11 +11,13 @@ export * from "./totp";
 
 export const TOTP_FACTOR = {
   folder: "totp",
-  evidence: [TOTP_EVIDENCE],
+  evidence: TOTP_EVIDENCE_RULES,
+  roles: { totp: { further: "enrolled", portalPrimary: null } },
   labels: { totp: "Authenticator app" },
   limits: [TOTP_LIMITS],
   events: ["account_security.credential_added"],
   errors: ["invalid_code", "enrollment_failed"],
+  failedSignIn: "totp",
   enrollable: ["totp"],
   held: { list: listTotpFactors, holders: totpHolders, remove: removeTotpFactor },
   enrol: { start: startTotpEnrolment, complete: confirmTotpEnrolment },

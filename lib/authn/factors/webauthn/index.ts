@@ -3,7 +3,7 @@
  * registration, challenged and verified by an assertion, listed, renamed and removed.
  */
 import type { Factor } from "../contract";
-import { PASSKEY_EVIDENCE, SECURITY_KEY_EVIDENCE } from "./evidence";
+import { WEBAUTHN_EVIDENCE_RULES } from "./evidence";
 import {
   listWebAuthnCredentials,
   registrationOptions,
@@ -20,11 +20,14 @@ export * from "./webauthn";
 
 export const WEBAUTHN_FACTOR = {
   folder: "webauthn",
-  evidence: [PASSKEY_EVIDENCE, SECURITY_KEY_EVIDENCE],
+  evidence: WEBAUTHN_EVIDENCE_RULES,
+  // A passkey identifies the user and is a second factor too; a security key is only the latter.
+  roles: { passkey: { further: "enrolled", portalPrimary: "held" }, security_key: { further: "enrolled", portalPrimary: null } },
   labels: { passkey: "Passkey", security_key: "Security key" },
   limits: [WEBAUTHN_LIMITS],
   events: ["account_security.credential_added"],
   errors: ["webauthn_failed", "credential_refused", "enrollment_failed", "passkey_required"],
+  failedSignIn: "webauthn",
   // Offered in this order after an authenticator app.
   enrollable: ["security_key", "passkey"],
   held: { list: listWebAuthnCredentials, holders: webAuthnHolders, remove: removeWebAuthnCredential },

@@ -1,0 +1,96 @@
+import { Divider, inputClass, primaryButtonClass, secondaryButtonClass, StepForm } from "@/components/hosted/steps/step-form";
+import { PortalForm } from "@/components/portal/portal-form";
+import type { FactorParts, PortalPartProps, StepPartProps } from "./types";
+
+const formOf = (view: StepPartProps["view"]) => ({ basePath: view.basePath, txId: view.txId, csrf: view.csrf });
+
+/** The base32 secret in groups of four, easier to type into an app that cannot scan. */
+const grouped = (secret: string) => secret.match(/.{1,4}/g)?.join(" ") ?? secret;
+
+/** An authenticator code at the second-factor step. */
+function TotpSecondFactor({ view, t }: StepPartProps) {
+  return (
+    <StepForm {...formOf(view)} path="/sign-in/totp" className="mt-4 space-y-4">
+      <div>
+        <label htmlFor="totp-code" className="block text-sm font-medium text-slate-700">
+          {t("mfa.totpCode")}
+        </label>
+        <input id="totp-code" name="code" type="text" inputMode="numeric" pattern="[0-9 ]*" maxLength={8} autoComplete="one-time-code" required autoFocus className={inputClass} />
+      </div>
+      <button type="submit" className={primaryButtonClass}>
+        {t("mfa.verify")}
+      </button>
+    </StepForm>
+  );
+}
+
+/** Setting up an authenticator app: a QR code and the secret, confirmed by a first code; or the button that starts it. */
+function TotpEnrol({ view, t }: StepPartProps) {
+  const enrollment = view.totp.enrollment;
+  const form = formOf(view);
+  return enrollment ? (
+    <div className="mt-4 space-y-4">
+      <p className="text-sm text-slate-700">{t("mfa.scan")}</p>
+      {/* eslint-disable-next-line @next/next/no-img-element -- an inline SVG data URL, generated per enrolment */}
+      <img src={enrollment.qrSvg} alt={t("mfa.qrAlt")} width={192} height={192} className="mx-auto h-48 w-48" />
+      <p className="text-center">
+        <span className="sr-only">{t("mfa.setupKey")} </span>
+        <code id="totp-secret" data-secret={enrollment.secret} className="inline-block select-all rounded bg-slate-100 px-2 py-1 font-mono text-sm leading-6 text-slate-800">
+          {grouped(enrollment.secret)}
+        </code>
+      </p>
+      <StepForm {...form} path="/sign-in/totp/enroll" className="space-y-4">
+        <div>
+          <label htmlFor="totp-code" className="block text-sm font-medium text-slate-700">
+            {t("mfa.appCode")}
+          </label>
+          <input id="totp-code" name="code" type="text" inputMode="numeric" pattern="[0-9 ]*" maxLength={8} autoComplete="one-time-code" required autoFocus className={inputClass} />
+        </div>
+        <button type="submit" className={primaryButtonClass}>
+          {t("mfa.verifyAndContinue")}
+        </button>
+      </StepForm>
+    </div>
+  ) : (
+    <StepForm {...form} path="/sign-in/totp/enroll/start" className="mt-4">
+      <button type="submit" className={primaryButtonClass}>
+        {t("mfa.setUpApp")}
+      </button>
+    </StepForm>
+  );
+}
+
+/** Under the enrolment options, while a setup is under way: a new secret. */
+function TotpEnrolAfter({ view, t }: StepPartProps) {
+  if (!view.totp.enrollment) return null;
+  return (
+    <StepForm {...formOf(view)} path="/sign-in/totp/enroll/start" className="mt-4">
+      <button type="submit" className={secondaryButtonClass}>
+        {t("mfa.newKey")}
+      </button>
+    </StepForm>
+  );
+}
+
+function TotpPortal({ view, t, after }: PortalPartProps) {
+  return (
+    <>
+      {after ? <Divider label={t("signIn.or")} /> : null}
+      <PortalForm view={view} path="/account/verify/totp">
+        <label htmlFor="portal-totp" className="block text-sm font-medium text-slate-700">
+          {t("mfa.totpCode")}
+        </label>
+        <input id="portal-totp" name="code" type="text" inputMode="numeric" pattern="[0-9 ]*" maxLength={8} autoComplete="one-time-code" required className={inputClass} />
+        <button type="submit" className={primaryButtonClass}>
+          {t("portal.verify.confirm")}
+        </button>
+      </PortalForm>
+    </>
+  );
+}
+
+export const TOTP_PARTS: FactorParts = {
+  secondFactor: { Part: TotpSecondFactor, takesFocus: true },
+  enrol: { Part: TotpEnrol, After: TotpEnrolAfter },
+  portal: { primary: null, mfa: TotpPortal, shown: () => true, leads: false },
+};
