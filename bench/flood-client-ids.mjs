@@ -25,7 +25,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { memory } from "./lib/proc.mjs";
-import { serverNodeArgs } from "../scripts/server-command.mjs";
+import { SERVER_ENTRY, serverNodeArgs } from "../scripts/server-command.mjs";
 import { ensureBuild, openDatabaseTarget, root, run, startProcess, waitReady } from "./lib/stack.mjs";
 
 const FLAT_MIB = 48;
@@ -120,7 +120,7 @@ async function main() {
   delete env.WEB_CONCURRENCY;
   log("importing bench/workspace.json");
   await run(process.execPath, ["--import", "tsx", "cli/latchkey.ts", "workspace", "import", "bench/workspace.json"], env);
-  const server = startProcess("server", [...serverNodeArgs(env), "server.ts"], env);
+  const server = startProcess("server", [...serverNodeArgs(env), SERVER_ENTRY], env);
   cleanups.push(() => server.stop());
   await waitReady(`${base}/t/bench/.well-known/openid-configuration`, server);
   let exited = null;

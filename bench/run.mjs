@@ -13,7 +13,7 @@
 // 2. Creates a throwaway database latchkey_bench_<ts> on postgres://postgres@127.0.0.1:5432
 //    (BENCH_PG_SERVER to change the server), or uses DATABASE_URL as given.
 // 3. Imports bench/workspace.json with the CLI (`latchkey workspace import`).
-// 4. Starts the production server as one node process (`node --import tsx server.ts`,
+// 4. Starts the production server as one node process (the compiled server, as `npm start` runs it,
 //    NODE_ENV=production) with RATE_LIMIT_PER_MINUTE=0 and RATE_LIMIT_FAILURES=0: the limiter
 //    keys on the client address, and all the load comes from 127.0.0.1, so with the defaults
 //    (1200 requests/min per address) it would answer 429 within a second. Its hot path (one
@@ -38,7 +38,7 @@ import postgres from "postgres";
 import { cpuDelta, cpuSnapshot, findPostmaster, memory } from "./lib/proc.mjs";
 import { BASELINE, SCENARIOS } from "./lib/scenarios.mjs";
 import { FORM, grantOf, Human, seedTransactions } from "./lib/seed.mjs";
-import { serverNodeArgs } from "../scripts/server-command.mjs";
+import { SERVER_ENTRY, serverNodeArgs } from "../scripts/server-command.mjs";
 import { ensureBuild, gitCommit, openDatabaseTarget, root, run, startProcess, waitReady } from "./lib/stack.mjs";
 
 const { values: opts } = parseArgs({
@@ -417,7 +417,7 @@ async function main() {
   // The server as `npm start` runs it (scripts/server-command.mjs); BENCH_SERVER_NODE_ARGS adds node
   // flags for the server only, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" (later flags win).
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean);
-  const server = startProcess("server", [...serverNodeArgs(env), ...nodeArgs, "server.ts"], env);
+  const server = startProcess("server", [...serverNodeArgs(env), ...nodeArgs, SERVER_ENTRY], env);
   cleanups.push(() => server.stop());
   await waitReady(`${BASE}/t/${WORKSPACE}/.well-known/openid-configuration`, server);
   log(`server pid ${server.pid}`);

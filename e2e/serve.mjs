@@ -3,9 +3,9 @@
  * Playwright's web server for the e2e suite: the production build of Latchkey on a fresh,
  * seeded data store.
  *
- * 1. `next build`, unless the last build started after every source file changed, or
- *    .next/BUILD_ID is newer than every source file (E2E_REBUILD=1 forces a build,
- *    E2E_SKIP_BUILD=1 skips it).
+ * 1. The production build (`next build`, then the compiled server), unless it is newer than every
+ *    source file (scripts/build-if-stale.mjs; E2E_REBUILD=1 forces a build, E2E_SKIP_BUILD=1
+ *    skips it).
  * 2. A fresh data store: with DATABASE_URL, a new database `latchkey_e2e_<ts>_<rand>` on that
  *    server (MASTER_KEY is taken from the environment or generated); otherwise a new embedded
  *    database in .test-data/e2e-<ts>.
@@ -14,7 +14,8 @@
  *    e2e/fixtures/e2e-workspace.json, whose upstream client secrets are environment references
  *    (upstreamSecrets below); before the server starts: the embedded database admits one
  *    process at a time.
- * 4. `tsx server.ts` on port 3111 (E2E_PORT). SIGTERM/SIGINT are forwarded; when the server
+ * 4. The compiled server, started as `npm start` starts it (scripts/server-command.mjs), on port
+ *    3111 (E2E_PORT). SIGTERM/SIGINT are forwarded; when the server
  *    exits the database is dropped (or the data directory removed; E2E_KEEP_DATA=1 keeps it).
  *
  * Specs that must reach the same data store (e.g. to run the CLI against it) read
@@ -25,12 +26,15 @@
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import postgres from "postgres";
+import { buildIsCurrent } from "../scripts/build-if-stale.mjs";
+import { buildServer } from "../scripts/build-server.mjs";
+import { SERVER_ENTRY, serverNodeArgs } from "../scripts/server-command.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 process.chdir(root);
@@ -41,7 +45,6 @@ const APP_PORT = Number(process.env.E2E_APP_PORT || 3112);
 const PUBLIC_URL = `http://localhost:${PORT}`;
 const WORKSPACE_FILE = "e2e/fixtures/e2e-workspace.json";
 const IDP_WORKSPACE_FILE = "e2e/fixtures/e2e-idp-workspace.json";
-const BUILD_STAMP = path.join(".next", "e2e-build-started");
 const tsx = path.join(root, "node_modules", ".bin", "tsx");
 const next = path.join(root, "node_modules", ".bin", "next");
 
@@ -79,38 +82,15 @@ function run(command, args, env) {
   });
 }
 
-const SOURCES = ["app", "components", "lib", "db", "public", "next.config.ts", "proxy.ts", "package.json", "package-lock.json", "tsconfig.json", "postcss.config.mjs"];
-
-function newestSourceChange(entry) {
-  if (!existsSync(entry)) return 0;
-  const stats = statSync(entry);
-  if (!stats.isDirectory()) return entry.endsWith(".test.ts") ? 0 : stats.mtimeMs;
-  let newest = stats.mtimeMs; // catches deletions and renames
-  for (const name of readdirSync(entry)) {
-    if (name === "node_modules") continue;
-    newest = Math.max(newest, newestSourceChange(path.join(entry, name)));
-  }
-  return newest;
-}
-
-function buildIsCurrent() {
-  const buildId = path.join(".next", "BUILD_ID");
-  if (!existsSync(buildId)) return false;
-  const newest = Math.max(...SOURCES.map(newestSourceChange));
-  const started = existsSync(BUILD_STAMP) ? Number(readFileSync(BUILD_STAMP, "utf8")) : NaN;
-  if (Number.isFinite(started) && newest < started) return true;
-  // A build made outside this script (`npm test` builds first: scripts/build-if-stale.mjs).
-  return newest < statSync(buildId).mtimeMs;
-}
-
+/** The production build, as `npm start` makes it (the staleness rule is scripts/build-if-stale.mjs's). */
 async function build(env) {
   if (process.env.E2E_SKIP_BUILD === "1") return log("E2E_SKIP_BUILD=1: using the existing build");
   if (process.env.E2E_REBUILD !== "1" && buildIsCurrent()) return log("the production build is current");
-  const started = Date.now();
   log("next build");
   const code = await run(next, ["build"], env);
   if (code !== 0) throw new Error(`next build failed (exit ${code})`);
-  writeFileSync(BUILD_STAMP, String(started));
+  log("compiling the server");
+  await buildServer();
 }
 
 /** A fresh data store for this run; returns the environment pointing at it. */
@@ -247,7 +227,7 @@ async function main() {
 
   publishStore(env);
   await releasePort();
-  log(`starting server.ts on ${PUBLIC_URL}`);
+  log(`starting the compiled server on ${PUBLIC_URL}`);
   // e2e/console.spec.ts opens the console's first-run setup link, so it must know the token:
   // the server uses a configured CONSOLE_SETUP_TOKEN instead of a random one (docs/console.md).
   const CONSOLE_SETUP_TOKEN = process.env.CONSOLE_SETUP_TOKEN || "e2e-console-setup-token-0123456789abcdef";
@@ -257,7 +237,7 @@ async function main() {
   // The federation spec's upstream identity providers listen on loopback (e2e/federation-upstreams.ts):
   // a development setting lets the server's requests reach them (docs/configuration.md).
   const ALLOW_PRIVATE_UPSTREAMS = "true";
-  const code = await run(tsx, ["server.ts"], { ...env, NODE_ENV: "production", PORT: String(PORT), PUBLIC_URL, CONSOLE_SETUP_TOKEN, LATCHKEY_TEST_CLOCK_FILE, ALLOW_PRIVATE_UPSTREAMS });
+  const code = await run(process.execPath, [...serverNodeArgs(), SERVER_ENTRY], { ...env, NODE_ENV: "production", PORT: String(PORT), PUBLIC_URL, CONSOLE_SETUP_TOKEN, LATCHKEY_TEST_CLOCK_FILE, ALLOW_PRIVATE_UPSTREAMS });
   log(`server exited (${code})`);
   await finish(stopping ? 0 : code || 1);
 }

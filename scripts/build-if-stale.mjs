@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// `next build` unless the production build is current: .next/BUILD_ID exists and is newer than
-// every source file. Used by `npm test` (the dispatch-equivalence test and the e2e suite need
-// the build) and by `npm run bench`. REBUILD=1 forces a build.
+// The production build unless it is current: `next build` when .next/BUILD_ID is missing or older
+// than a source file, then the compiled server (scripts/build-server.mjs) when it is missing or
+// older than a source file. The one staleness rule of `npm start`, `npm test` (the dispatch tests
+// and the e2e suite need the build), the e2e server and `npm run bench`. REBUILD=1 forces a build.
 //
 // Waits first for a `next build` of this checkout that someone else is running: two builds
 // writing one .next directory break each other.
@@ -10,10 +11,11 @@ import { existsSync, readdirSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
+import { buildServer, SERVER_BUNDLE } from "./build-server.mjs";
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
-const SOURCES = ["app", "components", "lib", "db", "public", "next.config.ts", "proxy.ts", "package.json", "package-lock.json", "tsconfig.json", "postcss.config.mjs"];
+const SOURCES = ["app", "components", "lib", "db", "public", "server.ts", "next.config.ts", "proxy.ts", "package.json", "package-lock.json", "tsconfig.json", "postcss.config.mjs"];
 
 function newest(entry) {
   if (!existsSync(entry)) return 0;
@@ -27,11 +29,11 @@ function newest(entry) {
   return latest;
 }
 
-/** The production build exists and .next/BUILD_ID is newer than every source file. */
+const newerThanSources = (file) => existsSync(file) && statSync(file).mtimeMs > Math.max(...SOURCES.map((s) => newest(path.join(root, s))));
+
+/** The production build exists: .next/BUILD_ID and the compiled server are newer than every source file. */
 export function buildIsCurrent() {
-  const id = path.join(root, ".next", "BUILD_ID");
-  if (!existsSync(id)) return false;
-  return statSync(id).mtimeMs > Math.max(...SOURCES.map((s) => newest(path.join(root, s))));
+  return newerThanSources(path.join(root, ".next", "BUILD_ID")) && newerThanSources(path.join(root, SERVER_BUNDLE));
 }
 
 /** A `next build` of this checkout run by another process (its working directory is ours). */
@@ -53,19 +55,32 @@ function otherBuildRunning() {
     });
 }
 
-export async function ensureBuild({ log = (m) => console.log(`[build] ${m}`), force = process.env.REBUILD === "1" } = {}) {
+/**
+ * Builds what is stale. `quiet` keeps Next's output (its route table) out of the way unless the
+ * build fails, as `npm start` shows it.
+ */
+export async function ensureBuild({ log = (m) => console.log(`[build] ${m}`), force = process.env.REBUILD === "1", quiet = false } = {}) {
   for (let waited = 0; otherBuildRunning(); waited += 5) {
     if (waited % 60 === 0) log("another `next build` of this checkout is running; waiting for it");
     await sleep(5000);
   }
-  if (!force && buildIsCurrent()) return log("the production build is current (.next/BUILD_ID is newer than the sources)");
-  log("next build");
-  const r = spawnSync(process.execPath, [path.join(root, "node_modules", "next", "dist", "bin", "next"), "build"], {
-    cwd: root,
-    stdio: ["ignore", "inherit", "inherit"],
-    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
-  });
-  if (r.status !== 0) throw new Error(`next build failed (exit ${r.status})`);
+  if (!force && buildIsCurrent()) return log("the production build is current (.next/BUILD_ID and the compiled server are newer than the sources)");
+  if (force || !newerThanSources(path.join(root, ".next", "BUILD_ID"))) {
+    log("next build");
+    const r = spawnSync(process.execPath, [path.join(root, "node_modules", "next", "dist", "bin", "next"), "build"], {
+      cwd: root,
+      stdio: ["ignore", quiet ? "pipe" : "inherit", quiet ? "pipe" : "inherit"],
+      maxBuffer: 64 * 1024 * 1024,
+      env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
+    });
+    if (r.status !== 0) {
+      // Shown in full only when it fails, when quiet.
+      if (quiet) process.stdout.write(`${r.stdout ?? ""}${r.stderr ?? ""}`);
+      throw new Error(`next build failed (exit ${r.status})`);
+    }
+  }
+  log(`compiling the server (${SERVER_BUNDLE})`);
+  await buildServer();
 }
 
 if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {

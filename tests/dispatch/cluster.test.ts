@@ -11,9 +11,10 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { createDatabase, dropDatabase, freshDatabaseName } from "../setup/database";
+import { SERVER_ENTRY, serverNodeArgs } from "../../scripts/server-command.mjs";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
-const built = existsSync(path.join(root, ".next", "BUILD_ID"));
+const built = existsSync(path.join(root, ".next", "BUILD_ID")) && existsSync(path.join(root, SERVER_ENTRY));
 const ci = !!process.env.CI && process.env.CI !== "0" && process.env.CI !== "false";
 const databaseUrl = inject("databaseUrl");
 
@@ -28,7 +29,7 @@ function freePort(): Promise<number> {
 
 function start(env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
   let output = "";
-  const child = spawn(process.execPath, ["--import", "tsx", "server.ts"], {
+  const child = spawn(process.execPath, [...serverNodeArgs(), SERVER_ENTRY], {
     cwd: root,
     env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", ...env },
     stdio: ["ignore", "pipe", "pipe"],

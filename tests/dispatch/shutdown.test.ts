@@ -13,9 +13,10 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, afterEach, describe, expect, inject, it } from "vitest";
 import { createDatabase, dropDatabase, freshDatabaseName } from "../setup/database";
+import { SERVER_ENTRY, serverNodeArgs } from "../../scripts/server-command.mjs";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
-const built = existsSync(path.join(root, ".next", "BUILD_ID"));
+const built = existsSync(path.join(root, ".next", "BUILD_ID")) && existsSync(path.join(root, SERVER_ENTRY));
 const ci = !!process.env.CI && process.env.CI !== "0" && process.env.CI !== "false";
 const databaseUrl = inject("databaseUrl");
 
@@ -36,7 +37,7 @@ interface Started {
 
 function start(env: Record<string, string>): Started {
   let output = "";
-  const child = spawn(process.execPath, ["--import", "tsx", "server.ts"], {
+  const child = spawn(process.execPath, [...serverNodeArgs(), SERVER_ENTRY], {
     cwd: root,
     env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", ...env },
     stdio: ["ignore", "pipe", "pipe"],
