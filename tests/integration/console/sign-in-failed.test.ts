@@ -49,6 +49,8 @@ describe("sign_in.failed", () => {
     const userId = (await h.service.db.select({ id: users.id }).from(users).where(and(eq(users.workspaceId, W), eq(users.emailNormalized, MFA_USER.email))))[0].id;
     const { seed: secret } = await giveTotp(h, W, MFA_USER.email);
     await giveRecoveryCodes(h, W, MFA_USER.email);
+    // Later than the previous test's events, which are ordered by time like these.
+    h.clock.advance(1000);
     const before = (await failures()).length;
     const s = await passwordStep(h, W, { ...WEB, ...MFA_USER });
     const wrong = codeAt(h, secret, 5);
