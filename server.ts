@@ -4,11 +4,13 @@
 // workers that share the port (node:cluster); otherwise one process does both. SIGTERM drains
 // each serving process within SHUTDOWN_TIMEOUT, then closes the database (docs/configuration.md).
 import cluster from "node:cluster";
+import { existsSync } from "node:fs";
+import path from "node:path";
 import next from "next";
 import { startAdminSocket } from "./lib/cli/admin-socket";
 import { ConfigError, DEFAULT_SERVER_SETTINGS, loadConfig, type Config } from "./lib/config";
 import { readinessProbe } from "./lib/http/health";
-import { createNodeServer, createRequestListener } from "./lib/server/node-server";
+import { createNodeServer, createRequestListener, type NodeHandler } from "./lib/server/node-server";
 import { closeService, getService, type Service } from "./lib/service";
 import { startAccessTokenPurge } from "./lib/oauth/token-purge";
 import { mailSettled, mailStartupLine } from "./lib/authn/email/transport";
@@ -47,8 +49,26 @@ const CLOSE_BOUND_MS = 5_000;
  */
 async function serve(service: Service, config: Config): Promise<() => Promise<void>> {
   const app = next({ dev, hostname: "0.0.0.0", port: config.port, dir: process.cwd() });
-  const handle = app.getRequestHandler();
-  await app.prepare();
+  // Next's server (its configuration, manifests and renderers: about half of an idle process's
+  // heap) is prepared on the first request it handles, a page, not at start: the machine-facing
+  // endpoints never need it, so a process that serves only them never carries it, and the
+  // collector has that much less to mark. In development, prepare starts the compiler at once.
+  if (dev) await app.prepare();
+  else if (!existsSync(path.join(process.cwd(), ".next", "BUILD_ID"))) fail("no production build in .next (run npm run build, or npm start, which builds first)");
+  let nextHandler: Promise<NodeHandler> | undefined = dev ? Promise.resolve(app.getRequestHandler()) : undefined;
+  const handle: NodeHandler = async (req, res) => {
+    let handler: NodeHandler;
+    try {
+      handler = await (nextHandler ??= app.prepare().then(() => app.getRequestHandler()));
+    } catch (error) {
+      nextHandler = undefined; // the next page request tries again
+      console.error(`latchkey: the pages could not be prepared: ${error instanceof Error ? error.message : String(error)}`);
+      if (!res.headersSent) res.writeHead(503, { "content-type": "text/plain; charset=utf-8", "retry-after": "5" });
+      res.end("Service unavailable");
+      return;
+    }
+    return handler(req, res);
+  };
   const settings = config.server ?? DEFAULT_SERVER_SETTINGS;
   const readiness = readinessProbe(service.db);
   const http = createNodeServer(demoNodeHandler(service, createRequestListener(service, config.publicUrl, handle, { readiness })), {
