@@ -10,6 +10,7 @@ import next from "next";
 import { startAdminSocket } from "./lib/cli/admin-socket";
 import { ConfigError, DEFAULT_SERVER_SETTINGS, loadConfig, type Config } from "./lib/config";
 import { readinessProbe } from "./lib/http/health";
+import { clusterSource, collectProcessMetrics, processSource, startMetricsListener } from "./lib/server/metrics";
 import { createNodeServer, createRequestListener, type NodeHandler } from "./lib/server/node-server";
 import { closeService, getService, type Service } from "./lib/service";
 import { startAccessTokenPurge } from "./lib/oauth/token-purge";
@@ -136,6 +137,11 @@ async function primary(config: Config) {
   let stopServing = async () => {};
   if (config.workers > 1) stopServing = await forkWorkers(config.workers);
   else stopServing = await serve(service, config);
+  // The Prometheus listener (lib/server/metrics.ts): this process's metrics, or the workers' sum.
+  if (config.metrics && config.workers <= 1) collectProcessMetrics();
+  const metrics = config.metrics
+    ? await startMetricsListener(config.metrics, config.workers > 1 ? clusterSource() : processSource()).catch((error: Error) => fail(`METRICS_PORT ${config.metrics!.port}: ${error.message}`))
+    : undefined;
 
   const issuer = `${config.publicUrl}/t/demo`;
   const workers = config.workers > 1 ? `, ${config.workers} workers` : "";
@@ -143,6 +149,7 @@ async function primary(config: Config) {
   console.log(`  Demo issuer:     ${issuer}`);
   console.log(`  Discovery:       ${issuer}/.well-known/openid-configuration`);
   console.log(`  ${mailStartupLine(config)}`);
+  if (config.metrics) console.log(`  Metrics:         http://${config.metrics.host.includes(":") ? `[${config.metrics.host}]` : config.metrics.host}:${metrics?.port ?? config.metrics.port}/metrics`);
   if (process.env.LATCHKEY_TEST_CLOCK_FILE) console.log(`  Clock:           shifted by ${process.env.LATCHKEY_TEST_CLOCK_FILE} (LATCHKEY_TEST_CLOCK_FILE: end-to-end tests only)`);
   // The demo sign-in is shown on every start while the demo user still has the demo password.
   if (demo.created || (await demoSignInStillWorks(service.db))) {
@@ -165,6 +172,7 @@ async function primary(config: Config) {
   onStopSignal(async () => {
     stopPurge();
     await stopServing();
+    await metrics?.close();
     // Messages already accepted (codes the user is waiting for) go out before the database closes.
     await mailSettled();
     await adminSocket?.close();
@@ -206,6 +214,8 @@ async function forkWorkers(count: number): Promise<() => Promise<void>> {
 
 /** A cluster worker: the primary has prepared the database; this process only serves. */
 async function worker(config: Config) {
+  // Collected here, answered by the first process (lib/server/metrics.ts).
+  if (config.metrics) collectProcessMetrics(undefined, { clusterWorker: true });
   const service = await getService();
   const stopServing = await serve(service, config);
   onStopSignal(async () => {

@@ -34,6 +34,12 @@ describe("configuration", () => {
     expect(loadConfig({ DATA_DIR: dir(), TRUST_PROXY: "true", HTTP_CONNECTIONS_PER_ADDRESS: "1000" }).server?.connectionsPerAddress).toBe(1000);
   });
 
+  it("serves no metrics unless METRICS_PORT is set; then on loopback unless METRICS_HOST says otherwise", () => {
+    expect(loadConfig({ DATA_DIR: dir() }).metrics).toBeNull();
+    expect(loadConfig({ DATA_DIR: dir(), METRICS_PORT: "9464" }).metrics).toEqual({ port: 9464, host: "127.0.0.1" });
+    expect(loadConfig({ DATA_DIR: dir(), METRICS_PORT: "9464", METRICS_HOST: "0.0.0.0" }).metrics).toEqual({ port: 9464, host: "0.0.0.0" });
+  });
+
   it("derives PUBLIC_URL from PORT and keeps an explicit origin without a trailing slash", () => {
     expect(loadConfig({ DATA_DIR: dir(), PORT: "4000" }).publicUrl).toBe("http://localhost:4000");
     expect(loadConfig({ DATA_DIR: dir(), PUBLIC_URL: "https://auth.example.com/" }).publicUrl).toBe("https://auth.example.com");
@@ -60,6 +66,12 @@ describe("configuration", () => {
     ["HTTP_REQUEST_TIMEOUT", { HTTP_REQUEST_TIMEOUT: "1.5" }],
     ["HTTP_CONNECTIONS_PER_ADDRESS", { HTTP_CONNECTIONS_PER_ADDRESS: "many" }],
     ["SHUTDOWN_TIMEOUT", { SHUTDOWN_TIMEOUT: "-1" }],
+    ["METRICS_PORT", { METRICS_PORT: "0" }],
+    ["METRICS_PORT", { METRICS_PORT: "metrics" }],
+    // Never the issuer's listener.
+    ["METRICS_PORT", { PORT: "4000", METRICS_PORT: "4000" }],
+    ["METRICS_HOST", { METRICS_HOST: "0.0.0.0" }],
+    ["METRICS_HOST", { METRICS_PORT: "9464", METRICS_HOST: "bad host" }],
   ];
   for (const [variable, env] of invalid) {
     it(`stops with one line naming ${variable} for ${JSON.stringify(env)}`, () => {

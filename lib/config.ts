@@ -25,6 +25,17 @@ export interface Config {
    * https PUBLIC_URL). Off when left out.
    */
   allowPrivateUpstreams?: boolean;
+  /**
+   * The Prometheus listener (METRICS_PORT, METRICS_HOST): a port of its own, never the issuer's;
+   * null or left out: none (lib/server/metrics.ts, docs/configuration.md).
+   */
+  metrics?: MetricsSettings | null;
+}
+
+export interface MetricsSettings {
+  port: number;
+  /** The address it binds: loopback unless METRICS_HOST says otherwise (a scraper on another host needs 0.0.0.0). */
+  host: string;
 }
 
 /**
@@ -179,6 +190,19 @@ function parseWorkers(raw: string | undefined, databaseUrl: string | undefined):
   return workers;
 }
 
+function parseMetricsSettings(env: Record<string, string | undefined>, port: number): MetricsSettings | null {
+  const raw = env.METRICS_PORT;
+  if (raw === undefined || raw === "") {
+    if (env.METRICS_HOST) throw new ConfigError("METRICS_HOST needs METRICS_PORT");
+    return null;
+  }
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 65535) throw new ConfigError(`METRICS_PORT must be a port number from 1 to 65535 (got "${raw}")`);
+  if (Number(raw) === port) throw new ConfigError("METRICS_PORT must differ from PORT: metrics are never served on the issuer's listener");
+  const host = env.METRICS_HOST === undefined || env.METRICS_HOST === "" ? "127.0.0.1" : env.METRICS_HOST;
+  if (!/^[0-9A-Za-z.:-]{1,253}$/.test(host)) throw new ConfigError(`METRICS_HOST must be an address or a host name (got "${host}")`);
+  return { port: Number(raw), host };
+}
+
 function parseDatabaseUrl(raw: string | undefined): string | undefined {
   if (raw === undefined || raw === "") return undefined;
   let url: URL;
@@ -244,5 +268,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const server = parseServerSettings(env, trustProxy);
   const mail = parseMailSettings(env, publicUrl);
   const allowPrivateUpstreams = parseAllowPrivateUpstreams(env.ALLOW_PRIVATE_UPSTREAMS, publicUrl);
-  return { port, publicUrl, databaseUrl, dataDir, masterKey, rateLimits, trustProxy, workers, server, mail, allowPrivateUpstreams };
+  const metrics = parseMetricsSettings(env, port);
+  return { port, publicUrl, databaseUrl, dataDir, masterKey, rateLimits, trustProxy, workers, server, mail, allowPrivateUpstreams, metrics };
 }

@@ -1,0 +1,137 @@
+/**
+ * The Prometheus listener of the real server (lib/server/metrics.ts, on the production build):
+ * METRICS_PORT serves the process's metrics (heap, garbage collections) on a listener of its own;
+ * the issuer's listener never answers them. With
+ * WEB_CONCURRENCY (PostgreSQL) the first process answers with the workers' sum. Needs the
+ * production build like the equivalence test (under CI=1 a missing build fails instead of skipping).
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import net from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterAll, afterEach, describe, expect, inject, it } from "vitest";
+import { createDatabase, dropDatabase, freshDatabaseName } from "../setup/database";
+import { SERVER_ENTRY, serverNodeArgs } from "../../scripts/server-command.mjs";
+
+const root = path.resolve(import.meta.dirname, "..", "..");
+const built = existsSync(path.join(root, ".next", "BUILD_ID")) && existsSync(path.join(root, SERVER_ENTRY));
+const ci = !!process.env.CI && process.env.CI !== "0" && process.env.CI !== "false";
+const databaseUrl = inject("databaseUrl");
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const probe = net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+interface Started {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+function start(env: Record<string, string>): Started {
+  let output = "";
+  const child = spawn(process.execPath, [...serverNodeArgs(), SERVER_ENTRY], {
+    cwd: root,
+    env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", METRICS_PORT: "", METRICS_HOST: "", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  child.stdout!.on("data", (chunk) => (output += chunk));
+  child.stderr!.on("data", (chunk) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  return { child, output: () => output, exited };
+}
+
+async function listening(server: Started): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  while (!server.output().includes("Latchkey is listening")) {
+    if (server.child.exitCode !== null) throw new Error(`the server exited:\n${server.output()}`);
+    if (Date.now() > deadline) throw new Error(`the server did not start:\n${server.output()}`);
+    await sleep(200);
+  }
+}
+
+/** One sample's value: `name{labels} value` (the first line that matches). */
+function sample(text: string, name: string, labels = ""): number | undefined {
+  const line = text.split("\n").find((l) => l.startsWith(`${name}${labels ? `{${labels}}` : ""} `) || (!labels && l.startsWith(`${name}{`)));
+  return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(" ") + 1));
+}
+
+describe.runIf(built || ci)("the metrics listener of the real server", () => {
+  const running: Started[] = [];
+  const dataDirs: string[] = [];
+  const ownName = freshDatabaseName();
+  let ownDatabase: string | undefined;
+  const MASTER_KEY = randomBytes(32).toString("hex");
+  const database = async () => (ownDatabase ??= await createDatabase(databaseUrl!, ownName));
+
+  afterEach(async () => {
+    for (const server of running.splice(0)) {
+      if (server.child.exitCode === null) {
+        server.child.kill("SIGTERM");
+        await server.exited;
+      }
+    }
+  });
+  afterAll(async () => {
+    for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
+    if (ownDatabase) await dropDatabase(databaseUrl!, ownName);
+  });
+
+  async function env(extra: Record<string, string>): Promise<Record<string, string>> {
+    const port = await freePort();
+    const base: Record<string, string> = { PORT: String(port), ...extra };
+    if (databaseUrl) return { ...base, DATABASE_URL: await database(), MASTER_KEY };
+    const dir = mkdtempSync(path.join(tmpdir(), "latchkey-metrics-"));
+    dataDirs.push(dir);
+    return { ...base, DATA_DIR: dir };
+  }
+
+  it("serves the heap and the garbage collections on METRICS_PORT, never on the issuer's listener", async () => {
+    const metricsPort = await freePort();
+    const e = await env({ METRICS_PORT: String(metricsPort) });
+    const server = start(e);
+    running.push(server);
+    await listening(server);
+    expect(server.output()).toContain(`Metrics:         http://127.0.0.1:${metricsPort}/metrics`);
+
+    // Some work, so that the collector has run.
+    for (let i = 0; i < 50; i++) await (await fetch(`http://127.0.0.1:${e.PORT}/t/demo/.well-known/openid-configuration`)).arrayBuffer();
+    (await fetch(`http://127.0.0.1:${e.PORT}/`)).body?.cancel();
+    const scrape = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
+    expect(scrape.status).toBe(200);
+    expect(scrape.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
+    const text = await scrape.text();
+    expect(sample(text, "nodejs_heap_size_used_bytes")).toBeGreaterThan(1_000_000);
+    expect(text).toMatch(/^nodejs_gc_duration_seconds_count\{kind="(major|minor|incremental|weakcb)"\} \d+$/m);
+    expect(sample(text, "process_resident_memory_bytes")).toBeGreaterThan(1_000_000);
+    // Only /metrics, only read.
+    expect((await fetch(`http://127.0.0.1:${metricsPort}/`)).status).toBe(404);
+    expect((await fetch(`http://127.0.0.1:${metricsPort}/metrics`, { method: "POST" })).status).toBe(404);
+    // The issuer's listener does not answer them.
+    const onIssuer = await fetch(`http://127.0.0.1:${e.PORT}/metrics`);
+    expect(onIssuer.status).toBe(404);
+    expect(await onIssuer.text()).not.toContain("nodejs_heap_size_used_bytes");
+  });
+
+  it.runIf(Boolean(databaseUrl))("WEB_CONCURRENCY=2: the first process answers with its workers' metrics (summed)", async () => {
+    const metricsPort = await freePort();
+    const e = await env({ METRICS_PORT: String(metricsPort), WEB_CONCURRENCY: "2" });
+    const server = start(e);
+    running.push(server);
+    await listening(server);
+    for (let i = 0; i < 50; i++) (await fetch(`http://127.0.0.1:${e.PORT}/`)).body?.cancel();
+    const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    // The workers answered (a worker that does not makes the scrape time out with 503).
+    const heap = sample(text, "nodejs_heap_size_used_bytes");
+    expect(heap).toBeGreaterThan(2 * 10_000_000);
+    expect(text).toMatch(/^nodejs_gc_duration_seconds_count\{kind="[a-z]+"\} \d+$/m);
+  });
+});
