@@ -35,6 +35,7 @@ import { parseArgs } from "node:util";
 import { setTimeout as sleep } from "node:timers/promises";
 import autocannon from "autocannon";
 import postgres from "postgres";
+import { scrapeServerMetrics } from "./lib/metrics.mjs";
 import { cpuDelta, cpuSnapshot, findPostmaster, memory } from "./lib/proc.mjs";
 import { BASELINE, SCENARIOS } from "./lib/scenarios.mjs";
 import { FORM, grantOf, Human, seedTransactions } from "./lib/seed.mjs";
@@ -187,6 +188,15 @@ function summarize(name, { result, counts }, cpu, mem, extra = {}) {
   };
 }
 
+let metricsUrl;
+let startupMetrics;
+/** The server's heap and collections now (null for a target without our metrics listener). */
+const serverMetrics = (target) => (target.ours && metricsUrl ? scrapeServerMetrics(metricsUrl) : Promise.resolve(null));
+/** What the window cost in collections, and the heap at its end. */
+function gcOf(m0, m1) {
+  return m0 && m1 ? { majorGcs: m1.majorGcs - m0.majorGcs, gcs: m1.gcs - m0.gcs, majorGcSeconds: m1.majorGcSeconds - m0.majorGcSeconds, heapUsedMiB: m1.heapUsedMiB } : {};
+}
+
 async function measure(env, def, target) {
   const sc = await def.prepare(env);
   const load = { connections: settings.connections, duration: settings.warmup };
@@ -195,10 +205,11 @@ async function measure(env, def, target) {
   // The warm-up's last requests may still be running on the server (sign-ins wait for argon2).
   await sleep(settings.pause * 1000);
   process.stdout.write(`measure ${settings.duration}s … `);
+  const m0 = await serverMetrics(target);
   const c0 = cpuSnapshot(target.watch);
   const out = await cannon(target.url, sc, { ...load, duration: settings.duration });
   const c1 = cpuSnapshot(target.watch);
-  const row = summarize(def.name, out, cpuDelta(c0, c1), memory(target.memoryPid ?? target.watch.server));
+  const row = summarize(def.name, out, cpuDelta(c0, c1), memory(target.memoryPid ?? target.watch.server), gcOf(m0, await serverMetrics(target)));
   if (sc.perRequest) row.supplyUsed = `${sc.perRequest.used()}/${sc.perRequest.total}`;
   console.log(`${row.rps.toFixed(0)} req/s p50=${row.p50}ms p99=${row.p99}ms bad-status=${row.badStatus} mismatch=${row.mismatches} err=${row.errors}`);
   await sleep(settings.pause * 1000);
@@ -221,6 +232,7 @@ async function concurrency(env, target) {
     ]);
   }
   process.stdout.write(`measure ${settings.duration}s … `);
+  const m0 = await serverMetrics(target);
   const c0 = cpuSnapshot(target.watch);
   const [s, l] = await Promise.all([
     cannon(target.url, session, { connections: settings.connections, duration: settings.duration }),
@@ -228,7 +240,7 @@ async function concurrency(env, target) {
   ]);
   const cpu = cpuDelta(c0, cpuSnapshot(target.watch));
   const mem = memory(target.watch.server);
-  const during = summarize("session during logins", s, cpu, mem);
+  const during = summarize("session during logins", s, cpu, mem, gcOf(m0, await serverMetrics(target)));
   const logins = summarize("signin during session checks", l, cpu, mem, { supplyUsed: `${signin.perRequest.used()}/${signin.perRequest.total}` });
   const ratio = during.rps / alone.rps;
   console.log(`session ${during.rps.toFixed(0)} req/s (alone ${alone.rps.toFixed(0)}: ${(ratio * 100).toFixed(0)} %), sign-ins ${logins.rps.toFixed(0)}/s`);
@@ -338,7 +350,7 @@ async function signinFlood(env, target) {
 // ---- table ----
 const fmt = (v, d = 0) => (v === undefined || v === null || Number.isNaN(v) ? "-" : Number(v).toFixed(d));
 function printTable(rows) {
-  const header = ["scenario", "req/s", "p50 ms", "p99 ms", "non-2xx", "bad status", "mismatch", "err", "cpu% server", "cpu% pg", "cpu% runner", "peak RSS MiB"];
+  const header = ["scenario", "req/s", "p50 ms", "p99 ms", "non-2xx", "bad status", "mismatch", "err", "cpu% server", "cpu% pg", "cpu% runner", "peak RSS MiB", "major GCs", "heap MiB"];
   const table = rows.map((r) => [
     r.scenario,
     fmt(r.rps),
@@ -352,6 +364,8 @@ function printTable(rows) {
     fmt(r.cpu.pg),
     fmt(r.cpu.runner),
     fmt(r.peakRssMiB),
+    fmt(r.majorGcs),
+    fmt(r.heapUsedMiB),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => row[i].length)));
   const line = (cells) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(" | ")} |`;
@@ -360,28 +374,32 @@ function printTable(rows) {
   for (const row of table) console.log(line(row));
 }
 
+/**
+ * The goals of docs/performance.md that one run can check (the 2x-peer goals need the peer in the
+ * same run: `npm run bench:compare`). Password sign-ins are judged by docs/performance.md's
+ * argon2-alone figure, not here.
+ */
 function targets(rows, conc, peakMiB) {
   const by = (name) => rows.find((r) => r.scenario === name);
   const out = [];
   const add = (name, met, detail) => out.push({ name, met, detail });
-  for (const n of ["cc", "introspect"]) {
-    const r = by(n);
-    if (r) add(`${n}: p99 < 25 ms at ${settings.connections} connections`, r.p99 < 25, `p99 ${r.p99} ms`);
-  }
   const base = by(BASELINE.name);
-  for (const n of ["session", "check-allowed", "check-denied"]) {
+  const share = (n, min) => {
     const r = by(n);
-    if (r && base) add(`${n}: >= 70 % of bare node:http + one PostgreSQL select`, r.rps >= 0.7 * base.rps, `${((r.rps / base.rps) * 100).toFixed(0)} % (${fmt(r.rps)} vs ${fmt(base.rps)} req/s)`);
+    if (r && base) add(`${n}: >= ${min} % of bare node:http + one PostgreSQL select`, r.rps >= (min / 100) * base.rps, `${((r.rps / base.rps) * 100).toFixed(0)} % (${fmt(r.rps)} vs ${fmt(base.rps)} req/s)`);
+  };
+  for (const n of ["session", "check-allowed", "userinfo"]) share(n, 50);
+  share("refresh", 15);
+  share("code", 5);
+  if (conc) add("session check during password sign-ins: >= 50 % of its rate alone", conc.ratio >= 0.5, `${(conc.ratio * 100).toFixed(0)} %`);
+  if (startupMetrics) add("heap used after start-up: <= 60 MB", startupMetrics.heapUsedMiB * 1.048576 <= 60, `${(startupMetrics.heapUsedMiB * 1.048576).toFixed(1)} MB`);
+  add("peak RSS through the run: <= 350 MiB", peakMiB <= 350, `${fmt(peakMiB)} MiB`);
+  const loaded = rows.filter((r) => r.majorGcs !== undefined && r.total > 0);
+  if (loaded.length) {
+    const worst = loaded.reduce((w, r) => (r.majorGcs / settings.duration > w.majorGcs / settings.duration ? r : w));
+    const perMinute = (worst.majorGcs / settings.duration) * 60;
+    add("major collections at full load: a handful per minute (<= 10)", perMinute <= 10, `${perMinute.toFixed(0)}/min at most (${worst.scenario})`);
   }
-  const refresh = by("refresh");
-  if (refresh) {
-    const failures = refresh.badStatus + refresh.mismatches + refresh.errors + refresh.timeouts;
-    add("refresh: >= 1000/s with zero errors", refresh.rps >= 1000 && failures === 0, `${fmt(refresh.rps)}/s, ${failures} failures`);
-  }
-  if (conc) add("session check keeps >= 50 % of its throughput during logins", conc.ratio >= 0.5, `${(conc.ratio * 100).toFixed(0)} %`);
-  const flood = rows.find((r) => r.scenario.startsWith("signin during flood"));
-  if (flood) add("a normal sign-in during a password flood: p95 < 1 s, all signed in", flood.p95 < 1000 && flood.badStatus === 0 && flood.total > 0, `p95 ${flood.p95} ms, ${flood.total - flood.badStatus}/${flood.total} signed in`);
-  add("peak RSS < 400 MB through the whole run", peakMiB * 1.048576 < 400, `${fmt(peakMiB)} MiB`);
   return out;
 }
 
@@ -408,6 +426,8 @@ async function main() {
     RATE_LIMIT_FAILURES: opts.limiter ? "10000000" : "0",
     // signin-flood sends its client addresses as X-Forwarded-For (nothing else sends the header).
     TRUST_PROXY: "true",
+    // Its heap and garbage collections, read around each measurement (bench/lib/metrics.mjs).
+    METRICS_PORT: process.env.METRICS_PORT || String(PORT + 2),
   };
 
   log("importing bench/workspace.json");
@@ -421,6 +441,9 @@ async function main() {
   cleanups.push(() => server.stop());
   await waitReady(`${BASE}/t/${WORKSPACE}/.well-known/openid-configuration`, server);
   log(`server pid ${server.pid}`);
+  metricsUrl = `http://127.0.0.1:${env.METRICS_PORT}/metrics`;
+  startupMetrics = await scrapeServerMetrics(metricsUrl);
+  log(`heap used after start-up: ${startupMetrics.heapUsedMiB.toFixed(1)} MiB (RSS ${startupMetrics.rssMiB.toFixed(0)} MiB)`);
 
   const sql = postgres(database.url, { max: 2, onnotice: () => {} });
   cleanups.push(() => sql.end({ timeout: 5 }));
@@ -448,7 +471,7 @@ async function main() {
   };
 
   const postmaster = findPostmaster();
-  const target = { url: BASE, watch: { server: server.pid, ...(postmaster ? { pg: postmaster } : {}) } };
+  const target = { url: BASE, ours: true, watch: { server: server.pid, ...(postmaster ? { pg: postmaster } : {}) } };
 
   if (opts.serve) {
     console.log(`\nServing. Point the shared harness at it (from a copy of ../shared/bench with its dependencies installed):\n`);
@@ -492,7 +515,7 @@ async function main() {
   console.log("answers whose status is not the expected one (303 for the sign-in POST); mismatch = expected status, wrong body/Location.");
   if (conc) console.log(`concurrency: the session check keeps ${(conc.ratio * 100).toFixed(0)} % of its throughput while ${fmt(conc.logins.rps)} sign-ins/s run.`);
   const goals = targets(ok, conc, finalMem.peakMiB);
-  console.log("\nTargets (issue 6) checkable within this run (the 2x-peer targets need the shared harness, see docs/performance.md):");
+  console.log("\nGoals checkable within this run (docs/performance.md; the 2x-peer goals need the peer: npm run bench:compare):");
   for (const g of goals) console.log(`  ${g.met ? "met   " : "MISSED"}  ${g.name}: ${g.detail}`);
   for (const r of rows.filter((r) => r.error)) console.log(`  ERROR   ${r.scenario}: ${r.error}`);
 
@@ -509,6 +532,7 @@ async function main() {
     settings,
     serverEnv: { UV_THREADPOOL_SIZE: process.env.UV_THREADPOOL_SIZE ?? null, nodeArgs: process.env.BENCH_SERVER_NODE_ARGS ?? null, limiter: opts.limiter },
     peakRssMiB: finalMem.peakMiB,
+    startupHeapUsedMiB: startupMetrics?.heapUsedMiB ?? null,
   };
   writeFileSync(file, JSON.stringify({ meta, rows, concurrency: conc, targets: goals }, null, 2));
   log(`wrote ${path.relative(process.cwd(), file)}`);
