@@ -129,12 +129,15 @@ async function main() {
     mkdirSync(path.dirname(json), { recursive: true });
     log(`harness run ${i} of ${RUNS}`);
     const before = await scrapeServerMetrics(metricsUrl);
-    const r = spawnSync("bash", ["run-all.sh", ...harnessArgs], {
-      cwd: HARNESS,
-      stdio: "inherit",
-      env: { ...process.env, ...ours, DATABASE_URL: peerDb, JSON_OUT: json, SKIP: process.env.SKIP ?? "peer-mem,next" },
+    const status = await new Promise((resolve) => {
+      const child = spawn("bash", ["run-all.sh", ...harnessArgs], {
+        cwd: HARNESS,
+        stdio: "inherit",
+        env: { ...process.env, ...ours, DATABASE_URL: peerDb, JSON_OUT: json, SKIP: process.env.SKIP ?? "peer-mem,next" },
+      });
+      child.on("exit", (code) => resolve(code));
     });
-    if (r.status !== 0) throw new Error(`run-all.sh failed (exit ${r.status})`);
+    if (status !== 0) throw new Error(`run-all.sh failed (exit ${status})`);
     const after = await scrapeServerMetrics(metricsUrl);
     runs.push({
       rows: JSON.parse(readFileSync(json, "utf8")).rows,

@@ -21,7 +21,8 @@ const MiB = 1024 * 1024;
 
 /** Heap used, resident memory and collection counts (major: mark-compact) as the server reports them. */
 export async function scrapeServerMetrics(url) {
-  const response = await fetch(url);
+  // A connection per scrape: a pooled one may have been closed by the server while this process waited.
+  const response = await fetch(url, { headers: { connection: "close" } });
   if (response.status !== 200) throw new Error(`metrics answered ${response.status} at ${url}`);
   const text = await response.text();
   return {
