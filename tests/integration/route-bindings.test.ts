@@ -74,6 +74,11 @@ async function answer(handlers: Handlers, method: Method, subpath: string) {
 describe("the route files", () => {
   const files = routeFiles();
 
+  it("find one route per method and path: a path a factor declares cannot take another route's place", () => {
+    const keys = routes.map((r) => `${r.method} ${r.path}`);
+    expect(keys.filter((k, i) => keys.indexOf(k) !== i)).toEqual([]);
+  });
+
   it("bind every route of the table exactly once: by its own file or by the one catch-all below which it lies", () => {
     for (const route of routes) {
       const binding = files.filter((f) => (f.catchAll ? f.path !== "" && route.path.startsWith(`${f.path}/`) : f.path === route.path));
