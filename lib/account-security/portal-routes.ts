@@ -119,8 +119,9 @@ export const verifyPasswordEndpoint = portalForm(async (request, ctx, { portal, 
 /**
  * A code typed for a factor answered by a typed code (lib/authn/factors/contract.ts
  * `TypedCodeAnswer`: an authenticator app's code, a recovery code), at the portal path the factor
- * declares: only when the portal offers its kind, under its guessing gate for the account, a
- * wrong code recorded on the gate.
+ * declares: only when the portal offers its kind (as MFA: a second factor or a backup; the type
+ * check fails for any other kind), under its guessing gate for the account, a wrong code recorded
+ * on the gate.
  */
 function typedCodeVerificationEndpoint({ answer }: TypedCodeFactor): Endpoint {
   return portalForm(async (request, ctx, { portal, form }) => {
