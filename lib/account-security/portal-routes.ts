@@ -10,11 +10,10 @@ import { evidenceFor } from "../authn/evidence";
 import { EMAIL_CODE_TTL_MS, issueEmailCode, sendGate, verifyEmailCode } from "../authn/factors/email-code";
 import { factorGate } from "../authn/factors/limits";
 import { PASSWORD_LIMITS } from "../authn/factors/password";
-import { RECOVERY_CODE_LIMITS, useRecoveryCode } from "../authn/factors/recovery-codes";
 import { assertionGate, verifyAssertion } from "../authn/factors/webauthn";
 import { sendMail } from "../authn/email/transport";
 import { signInCodeMessage } from "../authn/email/templates";
-import { TOTP_LIMITS, verifyTotp } from "../authn/factors/totp";
+import { TYPED_CODE_FACTORS, type TypedCodeFactor } from "../authn/factors/registry";
 import type { VerifyResult } from "../authn/factors/contract";
 import { getLiveSession } from "../authn/hosted-session";
 import { decoyHash, PASSWORD_MAX_LENGTH, PasswordWorkRefused, verifyPassword } from "../authn/password";
@@ -117,29 +116,34 @@ export const verifyPasswordEndpoint = portalForm(async (request, ctx, { portal, 
   return verified(request, ctx, portal, { ok: true, userId: portal.userId, evidence: evidenceFor("password", ctx.service.clock.now()) });
 });
 
-/** An authenticator app code (MFA). */
-export const verifyTotpEndpoint = portalForm(async (request, ctx, { portal, form }) => {
-  if (!(await offers(ctx, portal, "totp"))) return toPortal(ctx, { error: "portal_verification_failed" });
-  const user = await userRow(ctx, portal.userId);
-  if (!user) return hostedError("portal_session_ended");
-  const gate = await factorGate(ctx, request, TOTP_LIMITS, user.normalized);
-  if (!gate.allowed) return toPortal(ctx, { error: "portal_verification_limited" });
-  const result = await verifyTotp(ctx, portal.userId, form.get("code") ?? "");
-  if (!result.ok) await gate.record();
-  return verified(request, ctx, portal, result);
-});
+/**
+ * A code typed for a factor answered by a typed code (lib/authn/factors/contract.ts
+ * `TypedCodeAnswer`: an authenticator app's code, a recovery code), at the portal path the factor
+ * declares: only when the portal offers its kind (as MFA: a second factor or a backup; the type
+ * check fails for any other kind), under its guessing gate for the account, a wrong code recorded
+ * on the gate.
+ */
+function typedCodeVerificationEndpoint({ answer }: TypedCodeFactor): Endpoint {
+  return portalForm(async (request, ctx, { portal, form }) => {
+    if (!(await offers(ctx, portal, answer.kind))) return toPortal(ctx, { error: "portal_verification_failed" });
+    const user = await userRow(ctx, portal.userId);
+    if (!user) return hostedError("portal_session_ended");
+    const gate = await factorGate(ctx, request, answer.gate, user.normalized);
+    if (!gate.allowed) return toPortal(ctx, { error: "portal_verification_limited" });
+    const result = await answer.check(ctx, portal.userId, form.get("code") ?? "", clientAddress(request, ctx.service.config.trustProxy));
+    if (!result.ok) await gate.record();
+    return verified(request, ctx, portal, result);
+  });
+}
 
-/** A recovery code (MFA, standing in for a lost second factor). */
-export const verifyRecoveryCodeEndpoint = portalForm(async (request, ctx, { portal, form }) => {
-  if (!(await offers(ctx, portal, "recovery_code"))) return toPortal(ctx, { error: "portal_verification_failed" });
-  const user = await userRow(ctx, portal.userId);
-  if (!user) return hostedError("portal_session_ended");
-  const gate = await factorGate(ctx, request, RECOVERY_CODE_LIMITS, user.normalized);
-  if (!gate.allowed) return toPortal(ctx, { error: "portal_verification_limited" });
-  const result = await useRecoveryCode(ctx, portal.userId, form.get("code") ?? "", clientAddress(request, ctx.service.config.trustProxy));
-  if (!result.ok) await gate.record();
-  return verified(request, ctx, portal, result);
-});
+/** One portal verification per factor answered by a typed code, at its declared path, in the registry's order. */
+const typedCodeVerificationRoutes: Route[] = TYPED_CODE_FACTORS.map((factor): Route => ({
+  method: "POST",
+  path: factor.answer.portalPath,
+  endpoint: typedCodeVerificationEndpoint(factor),
+  machine: false,
+  errors: "hosted",
+}));
 
 /** The portal form helpers live in ./portal-form.ts (shared with ./credential-routes.ts). */
 export { portalForm, toPortal, type PortalFormInput } from "./portal-form";
@@ -187,8 +191,7 @@ export const closePortalEndpoint = portalForm(async (request, ctx, { portal }) =
 export const portalRoutes: Route[] = [
   { method: "GET", path: "/auth/account", endpoint: directLinkEndpoint, machine: false, errors: "hosted" },
   { method: "POST", path: "/account/verify/password", endpoint: verifyPasswordEndpoint, machine: false, errors: "hosted" },
-  { method: "POST", path: "/account/verify/totp", endpoint: verifyTotpEndpoint, machine: false, errors: "hosted" },
-  { method: "POST", path: "/account/verify/recovery-code", endpoint: verifyRecoveryCodeEndpoint, machine: false, errors: "hosted" },
+  ...typedCodeVerificationRoutes,
   { method: "POST", path: "/account/verify/email", endpoint: sendEmailCodeEndpoint, machine: false, errors: "hosted" },
   { method: "POST", path: "/account/verify/email/code", endpoint: verifyEmailCodeEndpoint, machine: false, errors: "hosted" },
   { method: "POST", path: "/account/verify/webauthn", endpoint: verifyWebAuthnEndpoint, machine: false, errors: "hosted" },

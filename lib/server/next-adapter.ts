@@ -2,7 +2,7 @@
 import { getService } from "../service";
 import { errorToResponse, notFoundResponse } from "../oauth/errors";
 import { toWebResponse } from "../http/response";
-import { dispatch, findRoute, runEndpoint, type Route } from "./router";
+import { dispatch, findRoute, routes, runEndpoint, type Route } from "./router";
 
 type RouteContext = { params: Promise<{ tenant: string }> };
 type Handler = (request: Request, context: RouteContext) => Promise<Response>;
@@ -35,6 +35,7 @@ const tableAnswer: Handler = async (request) => {
 };
 
 const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
+type Method = (typeof METHODS)[number];
 
 /**
  * Every method of one table path, for a route.ts: the table's endpoints for its methods, and for
@@ -42,12 +43,57 @@ const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as 
  * itself and 405 with an empty body, unlike the production server's direct path):
  * `export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = routeHandlers("/oauth2/token")`.
  */
-export function routeHandlers(path: string): Record<(typeof METHODS)[number], Handler> {
-  const handlers = {} as Record<(typeof METHODS)[number], Handler>;
+export function routeHandlers(path: string): Record<Method, Handler> {
+  const handlers = {} as Record<Method, Handler>;
   for (const method of METHODS) {
     const route = method === "GET" || method === "POST" ? findRoute(method, path) : undefined;
     handlers[method] = route ? handlerFor(route) : tableAnswer;
   }
   if (!findRoute("GET", path) && !findRoute("POST", path)) throw new Error(`No route for ${path}`);
   return handlers;
+}
+
+const notFound: Handler = async () => notFoundResponse();
+
+/**
+ * What a path under an issuer that no route file binds is answered (app/t/[tenant]/[...rest]/route.ts):
+ * the generic 404 for the methods that file declares, HEAD as its GET, and OPTIONS as Next answers
+ * for it (Next's own answer for a route file without OPTIONS: 204 with the methods it has).
+ */
+const OUTSIDE_TABLE: Record<Method, Handler> = {
+  GET: notFound,
+  HEAD: notFound,
+  POST: notFound,
+  PUT: notFound,
+  PATCH: notFound,
+  DELETE: notFound,
+  OPTIONS: async () => new Response(null, { status: 204, headers: { Allow: "DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT" } }),
+};
+
+/** The path under the issuer of a request Next handed to a route file below app/t/[tenant] (the URL's own, not decoded). */
+function issuerSubpath(request: Request): string {
+  return new URL(request.url).pathname.replace(/^\/t\/[^/]+/, "");
+}
+
+/**
+ * Every method of every table path below `prefix`, for one catch-all route.ts there
+ * (`app/t/[tenant]/sign-in/[...step]/route.ts`): a request for a table path is answered as that
+ * path's own `routeHandlers` would answer it; any other path below `prefix` exactly as the
+ * issuer's catch-all of unknown paths answers it (`OUTSIDE_TABLE`). The routes come from the
+ * table, so a route added below `prefix` (a factor's sign-in step, its portal verification) needs
+ * no binding file: `export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = routesBelow("/sign-in")`.
+ */
+export function routesBelow(prefix: `/${string}`): Record<Method, Handler> {
+  const bound = new Map(pathsBelow(prefix).map((path) => [path, routeHandlers(path)]));
+  if (bound.size === 0) throw new Error(`No route below ${prefix}`);
+  const handlers = {} as Record<Method, Handler>;
+  for (const method of METHODS) {
+    handlers[method] = (request, context) => (bound.get(issuerSubpath(request)) ?? OUTSIDE_TABLE)[method](request, context);
+  }
+  return handlers;
+}
+
+/** The table paths `routesBelow(prefix)` binds. */
+export function pathsBelow(prefix: `/${string}`): string[] {
+  return [...new Set(routes.filter((r) => r.path.startsWith(`${prefix}/`)).map((r) => r.path))];
 }

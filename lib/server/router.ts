@@ -22,10 +22,7 @@ import { passwordSignInEndpoint, refusedPasswordPostEndpoint } from "../sign-in/
 import { PasswordTurn, PasswordWorkRefused } from "../authn/password";
 import { authorizationCheckEndpoint } from "../authz/check";
 import type { Route } from "../http/route";
-import { emailRoutes } from "../sign-in/steps/email";
-import { totpRoutes } from "../sign-in/steps/totp";
-import { webauthnRoutes } from "../sign-in/steps/webauthn";
-import { federationRoutes } from "../sign-in/steps/federation";
+import { signInStepRoutes } from "../sign-in/steps/routes";
 import { handoffRoutes } from "../account-security/handoff-routes";
 import { portalRoutes } from "../account-security/portal-routes";
 import { handoffFailures } from "../account-security/errors";
@@ -45,13 +42,11 @@ export const routes: Route[] = [
   { method: "GET", path: "/oidc/logout", endpoint: logoutEndpoint, machine: false, errors: "hosted" },
   { method: "POST", path: "/sign-in/password", endpoint: passwordSignInEndpoint, machine: false, errors: "hosted" },
   { method: "POST", path: "/authorization/check", endpoint: authorizationCheckEndpoint, machine: true, errors: "problem" },
-  // The sign-in steps of each factor (lib/sign-in/steps/*): hosted form posts.
-  ...emailRoutes,
-  ...totpRoutes,
-  ...webauthnRoutes,
-  // Signing in through enterprise connections and social providers (lib/federation).
-  ...federationRoutes,
-  // The account-security portal (lib/account-security): the backend handoff and the portal.
+  // The sign-in's steps (lib/sign-in/steps/routes.ts): hosted form posts, each factor's, sign-up's
+  // and those of enterprise connections and social providers (lib/federation).
+  ...signInStepRoutes,
+  // The account-security portal (lib/account-security): the backend handoff and the portal, its
+  // verification by each factor included.
   ...handoffRoutes,
   ...portalRoutes,
 ];

@@ -12,7 +12,10 @@
  *   challenge → issue what the user must answer (an email code, a WebAuthn challenge), stored
  *               server-side, bound to what it is for (a pending sign-in), short-lived, single use;
  *   verify    → check the answer once (atomically consumed) and return the evidence record
- *               (lib/authn/evidence.ts `evidenceFor`) the sign-in adds to what the user proved.
+ *               (lib/authn/evidence.ts `evidenceFor`) the sign-in adds to what the user proved;
+ *   answer    → how the user answers it as a further factor, when that is a typed code (an
+ *               authenticator app's, a recovery code): the sign-in's step and the portal's
+ *               verification are then built for it (`TypedCodeAnswer`), routes included.
  *
  * Failures are values, not exceptions: a factor answers `{ ok: false, reason }` and the caller
  * turns the reason into the page's message (lib/hosted/errors.ts). A limited attempt answers
@@ -112,6 +115,31 @@ export interface FactorRole {
   portalPrimary: "first_factor" | "held" | null;
 }
 
+/**
+ * A factor answered by a code the user types (an authenticator app's, a recovery code), as a
+ * further factor. One procedure answers it, in the sign-in (lib/sign-in/steps/typed-code.ts, at
+ * the `second_factor` step when the step offers `kind`) and in the portal's verification
+ * (lib/account-security/portal-routes.ts, when the portal offers `kind`): the factor's
+ * guessing gate for the account (`gate`, ./limits.ts `factorGate`), `check`, the gate recorded on a
+ * wrong code, and in the sign-in the failure recorded as the factor's `failedSignIn` and the page
+ * shown with `wrong`. Both routes are bound from these paths; nothing else names them.
+ */
+export interface TypedCodeAnswer<K extends EvidenceMethod = EvidenceMethod> {
+  by: "typed_code";
+  /** The kind the step or the portal must offer for the code to be read. */
+  kind: K;
+  /** The sign-in step's form post (field `code`). */
+  signInPath: `/sign-in/${string}`;
+  /** The portal's verification form post (field `code`). */
+  portalPath: `/account/verify/${string}`;
+  /** The guessing limits counted for the account on every code checked (one of the factor's `limits`). */
+  gate: GuessingLimits;
+  /** Checks the code once for the user; `ip` is the client address, for the factor's own audit event. */
+  check: (ctx: Ctx, userId: string, code: string, ip: string | null) => Promise<VerifyResult>;
+  /** The hosted error code (one of the factor's `errors`) the sign-in shows a wrong or limited code as. */
+  wrong: SignInFormError;
+}
+
 export interface Factor<K extends EvidenceMethod = EvidenceMethod> {
   /** Its folder under lib/authn/factors/. */
   folder: string;
@@ -145,4 +173,10 @@ export interface Factor<K extends EvidenceMethod = EvidenceMethod> {
   /** Issues what the user must answer (null when the user answers with what they hold: a password, an app's code). */
   challenge: Operation | null;
   verify: Operation;
+  /**
+   * How it is answered as a further factor when that is a typed code (`TypedCodeAnswer`); null
+   * when it is answered some other way (a password form, an emailed code's own steps, a WebAuthn
+   * ceremony), by step modules of their own.
+   */
+  answer: TypedCodeAnswer<K> | null;
 }

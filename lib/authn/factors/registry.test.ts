@@ -18,6 +18,7 @@ import {
   PORTAL_PRIMARY_KINDS,
   roleOf,
   SECOND_FACTOR_KINDS,
+  TYPED_CODE_FACTORS,
 } from "./registry";
 
 const base = DEFAULT_RATE_LIMITS;
@@ -129,6 +130,31 @@ describe("the factors' registry", () => {
     expect(FURTHER_FIRST_FACTORS).toEqual(["password"]);
     expect(PORTAL_PRIMARY_KINDS).toEqual(["password", "email_otp", "passkey"]);
     expect(FACTORS.map((f) => f.failedSignIn)).toEqual(["password", null, "webauthn", "totp", "recovery_code"]);
+  });
+
+  it("declares how each factor is answered: a typed code at its own paths, under its own limits, shown as its own error", () => {
+    const answers = Object.fromEntries(
+      FACTORS.map((f) => [f.folder, f.answer && { kind: f.answer.kind, signInPath: f.answer.signInPath, portalPath: f.answer.portalPath, gate: f.answer.gate.name, wrong: f.answer.wrong }]),
+    );
+    expect(answers).toEqual({
+      password: null,
+      "email-code": null,
+      webauthn: null,
+      totp: { kind: "totp", signInPath: "/sign-in/totp", portalPath: "/account/verify/totp", gate: "totp", wrong: "invalid_code" },
+      "recovery-codes": { kind: "recovery_code", signInPath: "/sign-in/recovery-code", portalPath: "/account/verify/recovery-code", gate: "recovery-code", wrong: "invalid_recovery_code" },
+    });
+    for (const f of TYPED_CODE_FACTORS) {
+      const factor = FACTORS.find((d) => d.folder === f.folder)!;
+      expect(factor.evidence.map((e) => e.method as string), f.folder).toContain(f.answer.kind);
+      expect(factor.limits, f.folder).toContain(f.answer.gate);
+      expect(factor.errors as readonly string[], f.folder).toContain(f.answer.wrong);
+      expect(f.failedSignIn, f.folder).toBeTruthy();
+      // A code is offered as a further factor: the sign-in's step and the portal's MFA offer only such kinds.
+      expect(roleOf(f.answer.kind).further, f.folder).not.toBeNull();
+    }
+    const paths = TYPED_CODE_FACTORS.flatMap((f) => [f.answer.signInPath, f.answer.portalPath]);
+    expect(new Set(paths).size).toBe(paths.length);
+    expect(TYPED_CODE_FACTORS.map((f) => f.folder)).toEqual(["totp", "recovery-codes"]);
   });
 
   it("makes nextStep offer exactly what the policy's explicit rules offered, for every held combination, policy and evidence", () => {

@@ -5,7 +5,7 @@
  * lib/authn/evidence.ts reads, in the same order).
  */
 import { strengthOf, STRENGTHS } from "../evidence";
-import type { FactorRole } from "./contract";
+import type { FactorRole, TypedCodeAnswer } from "./contract";
 import { EMAIL_CODE_FACTOR } from "./email-code";
 import { PASSWORD_FACTOR } from "./password";
 import { RECOVERY_CODES_FACTOR } from "./recovery-codes";
@@ -99,3 +99,22 @@ export type PortalPrimaryKind = KindsWith<{ portalPrimary: "first_factor" | "hel
 export const PORTAL_PRIMARY_KINDS: readonly PortalPrimaryKind[] = [...kindsWith("portalPrimary", "first_factor"), ...kindsWith("portalPrimary", "held")].sort(
   (a, b) => KINDS.indexOf(a) - KINDS.indexOf(b),
 );
+
+type AnsweredByTypedCode = Extract<Descriptor, { answer: { by: "typed_code" } }>;
+/** The kinds answered by a typed code (./contract.ts `TypedCodeAnswer`). */
+export type TypedCodeKind = AnsweredByTypedCode["answer"]["kind"];
+
+/** A factor answered by a typed code, as the sign-in's step and the portal's verification read it. */
+export interface TypedCodeFactor {
+  folder: string;
+  answer: TypedCodeAnswer<TypedCodeKind>;
+  /** What a wrong code in the sign-in is recorded as (audit `sign_in.failed`): every such factor records them. */
+  failedSignIn: NonNullable<Descriptor["failedSignIn"]>;
+}
+
+/**
+ * The factors answered by a typed code, in the registry's order: each has its sign-in step
+ * (lib/sign-in/steps/typed-code.ts) and its portal verification (lib/account-security/portal-routes.ts)
+ * built from its `answer`, routes included. The type check fails if one records no failed sign-in.
+ */
+export const TYPED_CODE_FACTORS: readonly TypedCodeFactor[] = FACTORS.filter((f): f is AnsweredByTypedCode => f.answer?.by === "typed_code");

@@ -1,50 +1,27 @@
 /**
- * Authenticator apps and recovery codes in the sign-in: the view and the endpoints.
+ * Authenticator apps and recovery codes in the sign-in: the view, the enrolment and the
+ * acknowledgement of the recovery codes. Their codes as a further factor are answered by the
+ * typed-code step (./typed-code.ts), at the paths their factors declare.
  *
  * Every endpoint first asks the flow where the sign-in stands and acts only at its own step: an
- * authenticator code or a recovery code only when the `second_factor` step offers it, an
  * enrolment only at `enroll_second_factor` (so a first factor alone can never add a second factor
  * to an account that has one), the acknowledgement only at `recovery_codes`.
  */
-import { and, eq } from "drizzle-orm";
 import QRCode from "qrcode";
-import { users } from "../../../db/schema";
 import { decryptSecret } from "../../crypto";
-import { clientAddressOf } from "../../http/client-address";
 import type { EndpointContext } from "../../http/context";
 import type { Route } from "../../http/route";
 import type { TransactionRow } from "../../oauth/pending-sign-in";
-import { factorGate, type Gate, type GuessingLimits } from "../../authn/factors/limits";
-import { confirmTotpEnrolment, pendingTotpEnrolment, startTotpEnrolment, TOTP_LIMITS, verifyTotp } from "../../authn/factors/totp";
-import { RECOVERY_CODE_LIMITS, useRecoveryCode } from "../../authn/factors/recovery-codes";
-import { advance, currentStep, prove, signInStep, toSignInPage, updateOpen, type FlowStep } from "../flow";
+import { confirmTotpEnrolment, pendingTotpEnrolment, startTotpEnrolment } from "../../authn/factors/totp";
+import { advance, currentStep, signInStep, toSignInPage, updateOpen, type FlowStep } from "../flow";
 import { completeSecondFactorEnrolment, enrolmentSource, recoveryCodesPurpose } from "../enrolment";
-import { recordSignInFailure } from "../failures";
+import { accountEmail } from "./typed-code";
 
 export interface TotpView {
   /** During enrolment: the otpauth:// URI as a QR code (an SVG data URL) and the base32 secret. */
   enrollment: { qrSvg: string; secret: string } | null;
   /** At the recovery-codes step: the codes, shown once. */
   recoveryCodes: string[] | null;
-}
-
-async function emailOf(ctx: EndpointContext, userId: string): Promise<{ email: string; normalized: string } | null> {
-  const [user] = await ctx.service.db
-    .select({ email: users.email, normalized: users.emailNormalized })
-    .from(users)
-    .where(and(eq(users.workspaceId, ctx.workspace.id), eq(users.id, userId)))
-    .limit(1);
-  return user ?? null;
-}
-
-/**
- * The guessing limits a second factor declares (TOTP_LIMITS, RECOVERY_CODE_LIMITS), for the
- * account's email, as the portal counts them. A limited attempt is not checked and answers like a
- * wrong code.
- */
-async function secondFactorGate(ctx: EndpointContext, request: Request, userId: string, limits: GuessingLimits): Promise<Gate> {
-  const user = await emailOf(ctx, userId);
-  return user ? factorGate(ctx, request, limits, user.normalized) : { allowed: false, retryAfterSeconds: 0 };
 }
 
 /** The recovery codes the transaction holds, in clear (they are shown until the user confirms saving them). */
@@ -56,46 +33,13 @@ export function transactionRecoveryCodes(ctx: EndpointContext, tx: TransactionRo
 export async function totpView(ctx: EndpointContext, tx: TransactionRow, step: FlowStep): Promise<TotpView> {
   if (step.kind === "recovery_codes") return { enrollment: null, recoveryCodes: transactionRecoveryCodes(ctx, tx) };
   if (step.kind !== "enroll_second_factor" || !step.options.includes("totp") || !tx.userId) return { enrollment: null, recoveryCodes: null };
-  const pending = await pendingTotpEnrolment(ctx, tx.userId, tx.createdAt, { issuer: ctx.workspace.name, account: (await emailOf(ctx, tx.userId))?.email ?? "account" });
+  const pending = await pendingTotpEnrolment(ctx, tx.userId, tx.createdAt, { issuer: ctx.workspace.name, account: (await accountEmail(ctx, tx.userId))?.email ?? "account" });
   if (!pending) return { enrollment: null, recoveryCodes: null };
   const svg = await QRCode.toString(pending.uri, { type: "svg", errorCorrectionLevel: "M", margin: 1 });
   return { enrollment: { qrSvg: `data:image/svg+xml;base64,${Buffer.from(svg).toString("base64")}`, secret: pending.secret }, recoveryCodes: null };
 }
 
 const stepOf = async (request: Request, ctx: EndpointContext, tx: TransactionRow) => (await currentStep(ctx, tx, request.headers.get("cookie"))).step;
-
-/** POST /sign-in/totp: an authenticator code as the second factor. */
-const totpSignInEndpoint = signInStep(async (request, ctx, { tx, form }) => {
-  const step = await stepOf(request, ctx, tx);
-  if (step.kind !== "second_factor" || !step.options.includes("totp") || !tx.userId) return toSignInPage(ctx, tx.id);
-  const gate = await secondFactorGate(ctx, request, tx.userId, TOTP_LIMITS);
-  const result = gate.allowed ? await verifyTotp(ctx, tx.userId, form.get("code") ?? "") : null;
-  if (!result?.ok) {
-    if (gate.allowed) {
-      await gate.record();
-      await recordSignInFailure(ctx, request, { userId: tx.userId, method: "totp", reason: "wrong_code", clientPk: tx.clientPk });
-    }
-    return toSignInPage(ctx, tx.id, "invalid_code");
-  }
-  return prove(request, ctx, tx, result.evidence);
-});
-
-/** POST /sign-in/recovery-code: a recovery code in place of the second factor. */
-const recoveryCodeSignInEndpoint = signInStep(async (request, ctx, { tx, form }) => {
-  const step = await stepOf(request, ctx, tx);
-  if (step.kind !== "second_factor" || !step.options.includes("recovery_code") || !tx.userId) return toSignInPage(ctx, tx.id);
-  const gate = await secondFactorGate(ctx, request, tx.userId, RECOVERY_CODE_LIMITS);
-  const ip = clientAddressOf(request.headers, ctx.service.config.trustProxy);
-  const result = gate.allowed ? await useRecoveryCode(ctx, tx.userId, form.get("code") ?? "", ip) : null;
-  if (!result?.ok) {
-    if (gate.allowed) {
-      await gate.record();
-      await recordSignInFailure(ctx, request, { userId: tx.userId, method: "recovery_code", reason: "wrong_code", clientPk: tx.clientPk });
-    }
-    return toSignInPage(ctx, tx.id, "invalid_recovery_code");
-  }
-  return prove(request, ctx, tx, result.evidence);
-});
 
 const atTotpEnrolment = (step: FlowStep) => step.kind === "enroll_second_factor" && step.options.includes("totp");
 
@@ -125,8 +69,6 @@ const recoveryCodesSavedEndpoint = signInStep(async (request, ctx, { tx }) => {
 });
 
 export const totpRoutes: Route[] = [
-  { method: "POST", path: "/sign-in/totp", endpoint: totpSignInEndpoint, machine: false, errors: "hosted" },
-  { method: "POST", path: "/sign-in/recovery-code", endpoint: recoveryCodeSignInEndpoint, machine: false, errors: "hosted" },
   { method: "POST", path: "/sign-in/totp/enroll/start", endpoint: totpEnrolStartEndpoint, machine: false, errors: "hosted" },
   { method: "POST", path: "/sign-in/totp/enroll", endpoint: totpEnrolConfirmEndpoint, machine: false, errors: "hosted" },
   { method: "POST", path: "/sign-in/recovery-codes/saved", endpoint: recoveryCodesSavedEndpoint, machine: false, errors: "hosted" },

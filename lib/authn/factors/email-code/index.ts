@@ -23,4 +23,5 @@ export const EMAIL_CODE_FACTOR = {
   enrol: null,
   challenge: issueEmailCode,
   verify: verifyEmailCode,
+  answer: null,
 } as const satisfies Factor<"email_otp">;

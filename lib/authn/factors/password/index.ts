@@ -25,4 +25,5 @@ export const PASSWORD_FACTOR = {
   enrol: null,
   challenge: null,
   verify: verifyPassword,
+  answer: null,
 } as const satisfies Factor<"password">;

@@ -23,4 +23,13 @@ export const RECOVERY_CODES_FACTOR = {
   enrol: { start: null, complete: generateRecoveryCodes },
   challenge: null,
   verify: useRecoveryCode,
+  answer: {
+    by: "typed_code",
+    kind: "recovery_code",
+    signInPath: "/sign-in/recovery-code",
+    portalPath: "/account/verify/recovery-code",
+    gate: RECOVERY_CODE_LIMITS,
+    check: useRecoveryCode,
+    wrong: "invalid_recovery_code",
+  },
 } as const satisfies Factor<"recovery_code">;

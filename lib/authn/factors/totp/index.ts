@@ -23,4 +23,13 @@ export const TOTP_FACTOR = {
   enrol: { start: startTotpEnrolment, complete: confirmTotpEnrolment },
   challenge: null,
   verify: verifyTotp,
+  answer: {
+    by: "typed_code",
+    kind: "totp",
+    signInPath: "/sign-in/totp",
+    portalPath: "/account/verify/totp",
+    gate: TOTP_LIMITS,
+    check: verifyTotp,
+    wrong: "invalid_code",
+  },
 } as const satisfies Factor<"totp">;

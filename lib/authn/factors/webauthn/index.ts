@@ -34,4 +34,5 @@ export const WEBAUTHN_FACTOR = {
   enrol: { start: registrationOptions, complete: verifyRegistration },
   challenge: secondFactorOptions,
   verify: verifyAssertion,
+  answer: null,
 } as const satisfies Factor<"passkey" | "security_key">;
