@@ -67,7 +67,7 @@ function sample(text: string, name: string, labels = ""): number | undefined {
 describe.runIf(built || ci)("the metrics listener of the real server", () => {
   const running: Started[] = [];
   const dataDirs: string[] = [];
-  const ownName = freshDatabaseName();
+  const ownName = freshDatabaseName("latchkey_metrics");
   let ownDatabase: string | undefined;
   const MASTER_KEY = randomBytes(32).toString("hex");
   const database = async () => (ownDatabase ??= await createDatabase(databaseUrl!, ownName));
