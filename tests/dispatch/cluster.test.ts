@@ -3,42 +3,15 @@
  * Starts the real server (server.ts) against this run's PostgreSQL database; needs the production
  * build like the equivalence test (under CI=1 a missing build fails instead of skipping).
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
-import { createServer } from "node:net";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { createDatabase, dropDatabase, freshDatabaseName } from "../setup/database";
-import { SERVER_ENTRY, serverNodeArgs } from "../../scripts/server-command.mjs";
+import { built, freePort, root, runRealServer, startRealServer as start } from "../helpers/real-server";
 
-const root = path.resolve(import.meta.dirname, "..", "..");
-const built = existsSync(path.join(root, ".next", "BUILD_ID")) && existsSync(path.join(root, SERVER_ENTRY));
-const ci = !!process.env.CI && process.env.CI !== "0" && process.env.CI !== "false";
 const databaseUrl = inject("databaseUrl");
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-function start(env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
-  let output = "";
-  const child = spawn(process.execPath, [...serverNodeArgs(), SERVER_ENTRY], {
-    cwd: root,
-    env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  child.stdout!.on("data", (chunk) => (output += chunk));
-  child.stderr!.on("data", (chunk) => (output += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  return { child, output: () => output, exited };
-}
 
 const workerPids = (pid: number) =>
   spawnSync("pgrep", ["-P", String(pid)], { encoding: "utf8" })
@@ -63,7 +36,7 @@ describe("WEB_CONCURRENCY", () => {
     expect(server.output()).toMatch(/^latchkey: WEB_CONCURRENCY above 1 needs DATABASE_URL/m);
   });
 
-  describe.skipIf(!databaseUrl || (!built && !ci))("with PostgreSQL", () => {
+  describe.skipIf(!databaseUrl || !runRealServer)("with PostgreSQL", () => {
     let server: ReturnType<typeof start> | undefined;
     // A database of its own: the server seeds and repoints the demo workspace at start-up, which
     // must not reach the workspaces other test files keep in this run's shared database.

@@ -5,58 +5,15 @@
  * WEB_CONCURRENCY (PostgreSQL) the first process answers with the workers' sum. Needs the
  * production build like the equivalence test (under CI=1 a missing build fails instead of skipping).
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import net from "node:net";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, afterEach, describe, expect, inject, it } from "vitest";
 import { createDatabase, dropDatabase, freshDatabaseName } from "../setup/database";
-import { SERVER_ENTRY, serverNodeArgs } from "../../scripts/server-command.mjs";
+import { freePort, listening, runRealServer, startRealServer as start, type RealServer as Started } from "../helpers/real-server";
 
-const root = path.resolve(import.meta.dirname, "..", "..");
-const built = existsSync(path.join(root, ".next", "BUILD_ID")) && existsSync(path.join(root, SERVER_ENTRY));
-const ci = !!process.env.CI && process.env.CI !== "0" && process.env.CI !== "false";
 const databaseUrl = inject("databaseUrl");
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-interface Started {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-function start(env: Record<string, string>): Started {
-  let output = "";
-  const child = spawn(process.execPath, [...serverNodeArgs(), SERVER_ENTRY], {
-    cwd: root,
-    env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", METRICS_PORT: "", METRICS_HOST: "", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  child.stdout!.on("data", (chunk) => (output += chunk));
-  child.stderr!.on("data", (chunk) => (output += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  return { child, output: () => output, exited };
-}
-
-async function listening(server: Started): Promise<void> {
-  const deadline = Date.now() + 120_000;
-  while (!server.output().includes("Latchkey is listening")) {
-    if (server.child.exitCode !== null) throw new Error(`the server exited:\n${server.output()}`);
-    if (Date.now() > deadline) throw new Error(`the server did not start:\n${server.output()}`);
-    await sleep(200);
-  }
-}
 
 /** One sample's value: `name{labels} value` (the first line that matches). */
 function sample(text: string, name: string, labels = ""): number | undefined {
@@ -64,7 +21,7 @@ function sample(text: string, name: string, labels = ""): number | undefined {
   return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(" ") + 1));
 }
 
-describe.runIf(built || ci)("the metrics listener of the real server", () => {
+describe.runIf(runRealServer)("the metrics listener of the real server", () => {
   const running: Started[] = [];
   const dataDirs: string[] = [];
   const ownName = freshDatabaseName("latchkey_metrics");

@@ -4,58 +4,18 @@
  * the process exits 0; with WEB_CONCURRENCY (PostgreSQL) the same through the workers. Needs the
  * production build like the equivalence test (under CI=1 a missing build fails instead of skipping).
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, afterEach, describe, expect, inject, it } from "vitest";
 import { createDatabase, dropDatabase, freshDatabaseName } from "../setup/database";
-import { SERVER_ENTRY, serverNodeArgs } from "../../scripts/server-command.mjs";
+import { built, freePort, listening, runRealServer, startRealServer as start, type RealServer as Started } from "../helpers/real-server";
 
-const root = path.resolve(import.meta.dirname, "..", "..");
-const built = existsSync(path.join(root, ".next", "BUILD_ID")) && existsSync(path.join(root, SERVER_ENTRY));
-const ci = !!process.env.CI && process.env.CI !== "0" && process.env.CI !== "false";
 const databaseUrl = inject("databaseUrl");
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-interface Started {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-function start(env: Record<string, string>): Started {
-  let output = "";
-  const child = spawn(process.execPath, [...serverNodeArgs(), SERVER_ENTRY], {
-    cwd: root,
-    env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  child.stdout!.on("data", (chunk) => (output += chunk));
-  child.stderr!.on("data", (chunk) => (output += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  return { child, output: () => output, exited };
-}
-
-async function listening(server: Started): Promise<void> {
-  const deadline = Date.now() + 120_000;
-  while (!server.output().includes("Latchkey is listening")) {
-    if (server.child.exitCode !== null) throw new Error(`the server exited:\n${server.output()}`);
-    if (Date.now() > deadline) throw new Error(`the server did not start:\n${server.output()}`);
-    await sleep(200);
-  }
-}
 
 /** A raw connection that records what the server sends and when it closes. */
 function connect(port: number): Promise<{ socket: net.Socket; received: () => string; closed: Promise<void> }> {
@@ -126,7 +86,7 @@ async function drainOnSigterm(server: Started, port: number): Promise<void> {
   expect(server.output()).not.toContain("cut off");
 }
 
-describe.runIf(built || ci)("graceful shutdown of the real server", () => {
+describe.runIf(runRealServer)("graceful shutdown of the real server", () => {
   let server: Started | undefined;
   let dataDir: string | undefined;
   // A PostgreSQL database of its own: the server seeds and repoints the demo workspace at
@@ -167,7 +127,7 @@ describe.runIf(built || ci)("graceful shutdown of the real server", () => {
   }, 180_000);
 });
 
-if (!built && !ci) {
+if (!runRealServer) {
   describe("graceful shutdown of the real server", () => {
     it.skip("needs the production build: run `npm run build` (npm test builds first)", () => {});
   });
