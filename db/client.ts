@@ -17,6 +17,15 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
+/**
+ * PostgreSQL settings of the embedded database in DATA_DIR (written to its postgresql.conf at each
+ * start). PostgreSQL's default 128 MB of shared buffers is most of the process's memory in
+ * WebAssembly, which never shrinks; 16 MB holds a development or small installation's working set
+ * (the files are cached by the operating system underneath) and keeps ~100 MiB off the resident
+ * memory of `npm start` (docs/performance.md).
+ */
+export const EMBEDDED_SERVER_SETTINGS = ["shared_buffers = 16MB"];
+
 export const migrationsFolder = path.join(/*turbopackIgnore: true*/ process.cwd(), "db", "migrations");
 
 /** Serializes concurrent migrators across processes that share one PostgreSQL server. */
@@ -47,7 +56,7 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
     const dir = path.join(options.dataDir, "pgdata");
     mkdirSync(options.dataDir, { recursive: true });
     release = lockDataDir(options.dataDir);
-    pglite = new PGlite(dir);
+    pglite = new PGlite(dir, { postgresqlconf: EMBEDDED_SERVER_SETTINGS });
   } else {
     pglite = new PGlite();
   }
