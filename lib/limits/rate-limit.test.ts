@@ -86,6 +86,27 @@ describe("the limiter's memory", () => {
     expect(stats.longestKey).toBeLessThanOrEqual(MAX_KEY_LENGTH);
   }, 120_000);
 
+  it("counts the hits of a sync still waiting for the database: a slow answer lets no request past the limit", async () => {
+    const { db } = fakeDatabase();
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    // Every upsert answers only once the gate opens, as a busy database would.
+    const slow = {
+      ...(db as unknown as Record<string, unknown>),
+      insert: () => {
+        const inner = (db as unknown as { insert: () => { values: (v: unknown) => { onConflictDoUpdate: () => { returning: () => Promise<unknown> } } } }).insert();
+        return { values: (v: unknown) => ({ onConflictDoUpdate: () => ({ returning: async () => (await gate, inner.values(v).onConflictDoUpdate().returning()) }) }) };
+      },
+    } as unknown as Database;
+    const limiter = new RateLimiter(slow, new Clock());
+    // The first hit starts a sync that has not answered when the next ones arrive.
+    const decisions = Array.from({ length: 5 }, () => limiter.hit("client:ws:slow", 3, 60_000).allowed);
+    expect(decisions).toEqual([true, true, true, false, false]);
+    release();
+    await limiter.flush();
+    expect(limiter.hit("client:ws:slow", 3, 60_000).allowed).toBe(false);
+  });
+
   it("asking whether a key is blocked holds nothing", () => {
     const limiter = new RateLimiter(fakeDatabase().db, new Clock());
     for (let i = 0; i < 1000; i++) expect(limiter.blocked(`authfail:ws:client-${i}:10.0.0.1`, 10, WINDOW).allowed).toBe(true);

@@ -14,6 +14,8 @@ interface Counter {
   shared: number;
   /** Hits counted here and not yet added to the database. */
   pending: number;
+  /** Hits on their way to the database (a sync in flight): counted until its answer includes them. */
+  sending: number;
   lastSync: number;
   syncing: Promise<void> | null;
 }
@@ -24,6 +26,9 @@ export interface Decision {
 }
 
 const SYNC_INTERVAL_MS = 250;
+
+/** What the counter holds for its window: the shared count, hits on their way to it, and hits not sent yet. */
+const counted = (c: Counter) => c.shared + c.sending + c.pending;
 /** Keys are often built from client text (client ids, emails): longer ones are kept as a digest. */
 export const MAX_KEY_LENGTH = 128;
 /** Counters held in memory; the database keeps every count, so a dropped counter only resyncs. */
@@ -45,7 +50,7 @@ export function limiterKey(key: string): string {
 /**
  * Fixed-window counters whose state lives in the `rate_limits` table, so a limit holds across
  * several instances of the service. Each instance decides from the last shared count plus its
- * own unsynced hits and adds those to the database in the background at most every 250 ms per
+ * own hits not in it yet (those not sent, and those of a sync still waiting for its answer) and adds those to the database in the background at most every 250 ms per
  * key, so the hot path never waits for the limiter. Failures (`recordFailure`) sync at once.
  *
  * Memory is bounded whatever the keys: at most MAX_ENTRIES counters of keys of at most
@@ -77,7 +82,7 @@ export class RateLimiter {
     }
     if (c) this.counters.delete(key); // re-inserted last: eviction goes oldest window first
     else if (this.counters.size >= MAX_ENTRIES) this.makeRoom(now);
-    c = { windowStart, windowEnd: windowStart + windowMs, limit, shared: 0, pending: 0, lastSync: 0, syncing: null };
+    c = { windowStart, windowEnd: windowStart + windowMs, limit, shared: 0, pending: 0, sending: 0, lastSync: 0, syncing: null };
     this.counters.set(key, c);
     return c;
   }
@@ -91,7 +96,7 @@ export class RateLimiter {
   }
 
   private makeRoom(now: number) {
-    const reached = (c: Counter) => c.shared + c.pending >= c.limit;
+    const reached = (c: Counter) => counted(c) >= c.limit;
     const busy = (c: Counter) => c.pending > 0 || c.syncing !== null;
     for (const [key, c] of this.counters) if (c.windowEnd <= now && !busy(c)) this.counters.delete(key);
     for (const [key, c] of this.counters) {
@@ -114,7 +119,7 @@ export class RateLimiter {
     if (limit <= 0) return { allowed: true, retryAfterSeconds: 0 };
     const k = limiterKey(key);
     const c = this.counter(k, limit, windowMs);
-    if (c.shared + c.pending >= limit) return { allowed: false, retryAfterSeconds: this.retryAfter(c) };
+    if (counted(c) >= limit) return { allowed: false, retryAfterSeconds: this.retryAfter(c) };
     c.pending++;
     if (!c.syncing && this.clock.now().getTime() - c.lastSync >= SYNC_INTERVAL_MS) void this.sync(k, c);
     return { allowed: true, retryAfterSeconds: 0 };
@@ -124,7 +129,7 @@ export class RateLimiter {
   blocked(key: string, limit: number, windowMs: number): Decision {
     if (limit <= 0) return { allowed: true, retryAfterSeconds: 0 };
     const c = this.current(limiterKey(key), windowMs);
-    return c && c.shared + c.pending >= limit ? { allowed: false, retryAfterSeconds: this.retryAfter(c) } : { allowed: true, retryAfterSeconds: 0 };
+    return c && counted(c) >= limit ? { allowed: false, retryAfterSeconds: this.retryAfter(c) } : { allowed: true, retryAfterSeconds: 0 };
   }
 
   /** Counts a failure and waits for the shared count, so other instances see it at once. */
@@ -141,6 +146,7 @@ export class RateLimiter {
     if (c.syncing) return c.syncing.then(() => (c.pending > 0 ? this.sync(key, c) : undefined));
     const add = c.pending;
     c.pending = 0;
+    c.sending += add;
     c.lastSync = this.clock.now().getTime();
     const windowStart = new Date(c.windowStart);
     c.syncing = this.db
@@ -154,15 +160,20 @@ export class RateLimiter {
         },
       })
       .returning({ count: rateLimits.count })
-      .then(([row]) => {
-        if (row) c.shared = row.count;
-        else c.shared += add;
-        if (Math.random() < 0.001) void this.db.delete(rateLimits).where(lt(rateLimits.windowStart, new Date(c.windowStart - 3600_000))).catch(() => {});
-      })
-      .catch(() => {
-        // The limiter is not an authority: if the database is away, keep counting locally.
-        c.shared += add;
-      })
+      .then(
+        ([row]) => {
+          // The answer includes what was sent: from now on it is in the shared count.
+          c.sending -= add;
+          if (row) c.shared = row.count;
+          else c.shared += add;
+          if (Math.random() < 0.001) void this.db.delete(rateLimits).where(lt(rateLimits.windowStart, new Date(c.windowStart - 3600_000))).catch(() => {});
+        },
+        () => {
+          // The limiter is not an authority: if the database is away, keep counting locally.
+          c.sending -= add;
+          c.shared += add;
+        },
+      )
       .finally(() => {
         c.syncing = null;
       });
