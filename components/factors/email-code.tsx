@@ -1,4 +1,4 @@
-import { Divider, inputClass, primaryButtonClass, secondaryButtonClass } from "@/components/hosted/steps/step-form";
+import { Divider, OneTimeCodeField, primaryButtonClass, secondaryButtonClass } from "@/components/hosted/steps/step-form";
 import { PortalForm } from "@/components/portal/portal-form";
 import type { FactorParts, PortalPartProps } from "./types";
 
@@ -9,10 +9,7 @@ function EmailCodePortal({ view, t }: PortalPartProps) {
       <Divider label={t("signIn.or")} />
       {view.emailCodeSent ? (
         <PortalForm view={view} path="/account/verify/email/code">
-          <label htmlFor="portal-email-code" className="block text-sm font-medium text-slate-700">
-            {t("portal.verify.emailCode")}
-          </label>
-          <input id="portal-email-code" name="code" type="text" inputMode="numeric" pattern="[0-9 ]*" maxLength={8} autoComplete="one-time-code" required className={inputClass} />
+          <OneTimeCodeField id="portal-email-code" label={t("portal.verify.emailCode")} />
           <button type="submit" className={primaryButtonClass}>
             {t("portal.verify.withCode")}
           </button>

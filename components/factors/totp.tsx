@@ -1,4 +1,4 @@
-import { Divider, inputClass, primaryButtonClass, secondaryButtonClass, StepForm } from "@/components/hosted/steps/step-form";
+import { Divider, OneTimeCodeField, primaryButtonClass, secondaryButtonClass, StepForm } from "@/components/hosted/steps/step-form";
 import { PortalForm } from "@/components/portal/portal-form";
 import type { FactorParts, PortalPartProps, StepPartProps } from "./types";
 
@@ -12,10 +12,7 @@ function TotpSecondFactor({ view, t }: StepPartProps) {
   return (
     <StepForm {...formOf(view)} path="/sign-in/totp" className="mt-4 space-y-4">
       <div>
-        <label htmlFor="totp-code" className="block text-sm font-medium text-slate-700">
-          {t("mfa.totpCode")}
-        </label>
-        <input id="totp-code" name="code" type="text" inputMode="numeric" pattern="[0-9 ]*" maxLength={8} autoComplete="one-time-code" required autoFocus className={inputClass} />
+        <OneTimeCodeField id="totp-code" label={t("mfa.totpCode")} autoFocus />
       </div>
       <button type="submit" className={primaryButtonClass}>
         {t("mfa.verify")}
@@ -41,10 +38,7 @@ function TotpEnrol({ view, t }: StepPartProps) {
       </p>
       <StepForm {...form} path="/sign-in/totp/enroll" className="space-y-4">
         <div>
-          <label htmlFor="totp-code" className="block text-sm font-medium text-slate-700">
-            {t("mfa.appCode")}
-          </label>
-          <input id="totp-code" name="code" type="text" inputMode="numeric" pattern="[0-9 ]*" maxLength={8} autoComplete="one-time-code" required autoFocus className={inputClass} />
+          <OneTimeCodeField id="totp-code" label={t("mfa.appCode")} autoFocus />
         </div>
         <button type="submit" className={primaryButtonClass}>
           {t("mfa.verifyAndContinue")}
@@ -77,10 +71,7 @@ function TotpPortal({ view, t, after }: PortalPartProps) {
     <>
       {after ? <Divider label={t("signIn.or")} /> : null}
       <PortalForm view={view} path="/account/verify/totp">
-        <label htmlFor="portal-totp" className="block text-sm font-medium text-slate-700">
-          {t("mfa.totpCode")}
-        </label>
-        <input id="portal-totp" name="code" type="text" inputMode="numeric" pattern="[0-9 ]*" maxLength={8} autoComplete="one-time-code" required className={inputClass} />
+        <OneTimeCodeField id="portal-totp" label={t("mfa.totpCode")} />
         <button type="submit" className={primaryButtonClass}>
           {t("portal.verify.confirm")}
         </button>

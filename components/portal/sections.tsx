@@ -9,7 +9,7 @@ import type { ManageView } from "@/lib/account-security/manage-view";
 import type { EvidenceVerdict } from "@/lib/account-security/evidence";
 import type { EnrolledFactor } from "@/lib/authn/factors/contract";
 import { WebAuthnForm } from "@/components/hosted/webauthn-form";
-import { inputClass, secondaryButtonClass } from "@/components/hosted/steps/step-form";
+import { inputClass, OneTimeCodeField, secondaryButtonClass } from "@/components/hosted/steps/step-form";
 import { formatUtc } from "@/components/ui/time";
 import { translator, type Translate } from "@/lib/i18n/translate";
 import type { Locale } from "@/lib/i18n/locales";
@@ -182,10 +182,7 @@ export function FactorsSection({ view, manage, locale }: SectionProps) {
                 {t("portal.cantScan")} <code className="break-all font-mono text-slate-800">{manage.pendingApp.secret}</code>
               </p>
               <PortalForm view={view} path="/account/authenticator-app/confirm">
-                <label htmlFor="portal-totp-code" className="block text-sm font-medium text-slate-700">
-                  {t("mfa.appCode")}
-                </label>
-                <input id="portal-totp-code" name="code" inputMode="numeric" autoComplete="one-time-code" pattern="[0-9 ]*" maxLength={8} required className={inputClass} />
+                <OneTimeCodeField id="portal-totp-code" label={t("mfa.appCode")} />
                 <button type="submit" className={addButton}>
                   {t("portal.addApp")}
                 </button>

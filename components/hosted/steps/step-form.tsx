@@ -27,6 +27,22 @@ export const primaryButtonClass =
 export const secondaryButtonClass =
   "w-full rounded-md border border-slate-300 bg-white px-4 py-2 text-sm font-semibold text-slate-800 shadow-sm hover:bg-slate-50 focus:outline-none focus:ring-2 focus:ring-indigo-300";
 
+/**
+ * A code from an authenticator app or an email, typed as digits (spaces allowed), with its label:
+ * the same field in the sign-in's steps and in the portal (their wrappers differ, so it is the
+ * label and the input only).
+ */
+export function OneTimeCodeField({ id, label, autoFocus = false }: { id: string; label: string; autoFocus?: boolean }) {
+  return (
+    <>
+      <label htmlFor={id} className="block text-sm font-medium text-slate-700">
+        {label}
+      </label>
+      <input id={id} name="code" type="text" inputMode="numeric" pattern="[0-9 ]*" maxLength={8} autoComplete="one-time-code" required autoFocus={autoFocus} className={inputClass} />
+    </>
+  );
+}
+
 export function FormError({ message }: { message?: string }) {
   return message ? (
     <p role="alert" className="rounded-md border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800">
