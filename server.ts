@@ -215,7 +215,7 @@ async function forkWorkers(count: number): Promise<() => Promise<void>> {
 /** A cluster worker: the primary has prepared the database; this process only serves. */
 async function worker(config: Config) {
   // Collected here, answered by the first process (lib/server/metrics.ts).
-  if (config.metrics) collectProcessMetrics(undefined, { clusterWorker: true });
+  if (config.metrics) collectProcessMetrics({ clusterWorker: true });
   const service = await getService();
   const stopServing = await serve(service, config);
   onStopSignal(async () => {

@@ -15,7 +15,7 @@
  * process's figure.
  */
 import { createServer, type Server } from "node:http";
-import { AggregatorRegistry, collectDefaultMetrics, register, type Registry } from "prom-client";
+import { AggregatorRegistry, collectDefaultMetrics, register } from "prom-client";
 import type { MetricsSettings } from "../config";
 
 /**
@@ -23,8 +23,8 @@ import type { MetricsSettings } from "../config";
  * then also answers the first process's requests for them (an AggregatorRegistry adds that
  * listener to the worker's cluster channel).
  */
-export function collectProcessMetrics(registry: Registry = register, { clusterWorker = false } = {}): void {
-  collectDefaultMetrics({ register: registry });
+export function collectProcessMetrics({ clusterWorker = false } = {}): void {
+  collectDefaultMetrics({ register });
   if (clusterWorker) new AggregatorRegistry();
 }
 
@@ -74,9 +74,9 @@ export async function startMetricsListener(settings: MetricsSettings, source: ()
   };
 }
 
-/** This process's registry as a scrape answer. */
-export function processSource(registry: Registry = register): () => Promise<{ body: string; contentType: string }> {
-  return async () => ({ body: await registry.metrics(), contentType: registry.contentType });
+/** This process's metrics as a scrape answer. */
+export function processSource(): () => Promise<{ body: string; contentType: string }> {
+  return async () => ({ body: await register.metrics(), contentType: register.contentType });
 }
 
 /** The sum of the cluster's workers, for the first process (which serves no requests itself). */
