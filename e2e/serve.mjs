@@ -32,8 +32,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import postgres from "postgres";
-import { buildIsCurrent } from "../scripts/build-if-stale.mjs";
-import { buildServer } from "../scripts/build-server.mjs";
+import { ensureBuild } from "../scripts/build-if-stale.mjs";
 import { SERVER_ENTRY, serverNodeArgs } from "../scripts/server-command.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -46,7 +45,6 @@ const PUBLIC_URL = `http://localhost:${PORT}`;
 const WORKSPACE_FILE = "e2e/fixtures/e2e-workspace.json";
 const IDP_WORKSPACE_FILE = "e2e/fixtures/e2e-idp-workspace.json";
 const tsx = path.join(root, "node_modules", ".bin", "tsx");
-const next = path.join(root, "node_modules", ".bin", "next");
 
 const log = (message) => console.log(`[e2e] ${message}`);
 
@@ -82,15 +80,10 @@ function run(command, args, env) {
   });
 }
 
-/** The production build, as `npm start` makes it (the staleness rule is scripts/build-if-stale.mjs's). */
-async function build(env) {
+/** The production build, as `npm start` makes it (scripts/build-if-stale.mjs), while the port answers 503. */
+async function build() {
   if (process.env.E2E_SKIP_BUILD === "1") return log("E2E_SKIP_BUILD=1: using the existing build");
-  if (process.env.E2E_REBUILD !== "1" && buildIsCurrent()) return log("the production build is current");
-  log("next build");
-  const code = await run(next, ["build"], env);
-  if (code !== 0) throw new Error(`next build failed (exit ${code})`);
-  log("compiling the server");
-  await buildServer();
+  await ensureBuild({ log, force: process.env.E2E_REBUILD === "1", onChild: (c) => (child = c) });
 }
 
 /** A fresh data store for this run; returns the environment pointing at it. */
@@ -216,7 +209,7 @@ async function importFixture(fixture, env) {
 async function main() {
   releasePort = await holdPort(PORT);
   const base = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
-  await build(base);
+  await build();
   if (stopping) return finish(143);
 
   const env = { ...(await freshDataStore(base)), ...upstreamSecrets() };

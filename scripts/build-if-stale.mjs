@@ -1,12 +1,12 @@
 #!/usr/bin/env node
 // The production build unless it is current: `next build` when .next/BUILD_ID is missing or older
-// than a source file, then the compiled server (scripts/build-server.mjs) when it is missing or
-// older than a source file. The one staleness rule of `npm start`, `npm test` (the dispatch tests
+// than what Next reads, then the compiled server (scripts/build-server.mjs) when it is missing or
+// older than what it reads (the same, and server.ts). The one staleness rule of `npm start`, `npm test` (the dispatch tests
 // and the e2e suite need the build), the e2e server and `npm run bench`. REBUILD=1 forces a build.
 //
 // Waits first for a `next build` of this checkout that someone else is running: two builds
 // writing one .next directory break each other.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -15,7 +15,10 @@ import { buildServer, SERVER_BUNDLE } from "./build-server.mjs";
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
-const SOURCES = ["app", "components", "lib", "db", "public", "server.ts", "next.config.ts", "proxy.ts", "package.json", "package-lock.json", "tsconfig.json", "postcss.config.mjs"];
+/** What `next build` reads. */
+const NEXT_SOURCES = ["app", "components", "lib", "db", "public", "next.config.ts", "proxy.ts", "package.json", "package-lock.json", "tsconfig.json", "postcss.config.mjs"];
+/** What the compiled server reads besides: its entry (its modules and packages are among the above). */
+const SERVER_ENTRY_SOURCE = "server.ts";
 
 function newest(entry) {
   if (!existsSync(entry)) return 0;
@@ -29,11 +32,19 @@ function newest(entry) {
   return latest;
 }
 
-const newerThanSources = (file) => existsSync(file) && statSync(file).mtimeMs > Math.max(...SOURCES.map((s) => newest(path.join(root, s))));
+const mtime = (file) => (existsSync(file) ? statSync(file).mtimeMs : 0);
 
-/** The production build exists: .next/BUILD_ID and the compiled server are newer than every source file. */
+/** Which parts of the production build are older than their sources (one walk of the sources). */
+function stale() {
+  const nextSources = Math.max(...NEXT_SOURCES.map((s) => newest(path.join(root, s))));
+  const serverSources = Math.max(nextSources, newest(path.join(root, SERVER_ENTRY_SOURCE)));
+  return { next: mtime(path.join(root, ".next", "BUILD_ID")) <= nextSources, server: mtime(path.join(root, SERVER_BUNDLE)) <= serverSources };
+}
+
+/** The production build exists: .next/BUILD_ID and the compiled server are newer than their sources. */
 export function buildIsCurrent() {
-  return newerThanSources(path.join(root, ".next", "BUILD_ID")) && newerThanSources(path.join(root, SERVER_BUNDLE));
+  const { next, server } = stale();
+  return !next && !server;
 }
 
 /** A `next build` of this checkout run by another process (its working directory is ours). */
@@ -55,29 +66,44 @@ function otherBuildRunning() {
     });
 }
 
+/** Runs `next build`; its output is the terminal's, or kept and shown only if it fails (`quiet`). */
+function nextBuild({ quiet, onChild }) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(root, "node_modules", "next", "dist", "bin", "next"), "build"], {
+      cwd: root,
+      stdio: ["ignore", quiet ? "pipe" : "inherit", quiet ? "pipe" : "inherit"],
+      env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
+    });
+    onChild?.(child);
+    const output = [];
+    child.stdout?.on("data", (chunk) => output.push(chunk));
+    child.stderr?.on("data", (chunk) => output.push(chunk));
+    child.on("error", reject);
+    child.on("close", (code, signal) => {
+      if (code === 0) return resolve();
+      if (quiet) process.stdout.write(Buffer.concat(output));
+      reject(new Error(`next build failed (${signal ?? `exit ${code}`})`));
+    });
+  });
+}
+
 /**
- * Builds what is stale. `quiet` keeps Next's output (its route table) out of the way unless the
- * build fails, as `npm start` shows it.
+ * Builds what is stale: `next build` when .next/BUILD_ID is older than what Next reads, the
+ * compiled server when it is older than what it reads. `quiet` keeps Next's output (its route
+ * table) out of the way unless the build fails, as `npm start` shows it; `onChild` is given the
+ * build's process (the e2e server stops it on a signal). The build runs beside the event loop, so
+ * a caller can go on answering meanwhile.
  */
-export async function ensureBuild({ log = (m) => console.log(`[build] ${m}`), force = process.env.REBUILD === "1", quiet = false } = {}) {
+export async function ensureBuild({ log = (m) => console.log(`[build] ${m}`), force = process.env.REBUILD === "1", quiet = false, onChild } = {}) {
   for (let waited = 0; otherBuildRunning(); waited += 5) {
     if (waited % 60 === 0) log("another `next build` of this checkout is running; waiting for it");
     await sleep(5000);
   }
-  if (!force && buildIsCurrent()) return log("the production build is current (.next/BUILD_ID and the compiled server are newer than the sources)");
-  if (force || !newerThanSources(path.join(root, ".next", "BUILD_ID"))) {
+  const { next, server } = force ? { next: true, server: true } : stale();
+  if (!next && !server) return log("the production build is current (.next/BUILD_ID and the compiled server are newer than the sources)");
+  if (next) {
     log("next build");
-    const r = spawnSync(process.execPath, [path.join(root, "node_modules", "next", "dist", "bin", "next"), "build"], {
-      cwd: root,
-      stdio: ["ignore", quiet ? "pipe" : "inherit", quiet ? "pipe" : "inherit"],
-      maxBuffer: 64 * 1024 * 1024,
-      env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
-    });
-    if (r.status !== 0) {
-      // Shown in full only when it fails, when quiet.
-      if (quiet) process.stdout.write(`${r.stdout ?? ""}${r.stderr ?? ""}`);
-      throw new Error(`next build failed (exit ${r.status})`);
-    }
+    await nextBuild({ quiet, onChild });
   }
   log(`compiling the server (${SERVER_BUNDLE})`);
   await buildServer();
