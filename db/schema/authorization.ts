@@ -178,6 +178,24 @@ export const accessTokens = pgTable(
   (t) => [index("access_tokens_grant_idx").on(t.workspaceId, t.grantId), index("access_tokens_expiry_idx").on(t.expiresAt)],
 );
 
+/**
+ * Revoked workload (M2M) access tokens: the deny list. Workload tokens are sealed and never
+ * stored (lib/oauth/workload-token.ts), so a revocation records the token's id here until the
+ * token's own expiry; every reader of a workload token checks it in the same statement as the
+ * rest of its authority. Rows are purged an hour after `expires_at`, like access tokens.
+ */
+export const revokedWorkloadTokens = pgTable(
+  "revoked_workload_tokens",
+  {
+    tokenId: text("token_id").primaryKey(),
+    workspaceId: text("workspace_id").notNull(),
+    clientPk: text("client_pk").notNull(),
+    expiresAt: ts("expires_at").notNull(),
+    revokedAt: ts("revoked_at").notNull(),
+  },
+  (t) => [index("revoked_workload_tokens_expiry_idx").on(t.expiresAt)],
+);
+
 /** An upstream identity waiting on the pending sign-in for the user to prove the local account with its email. */
 export interface PendingFederatedLink {
   /** The local account the upstream's email matches. */

@@ -13,7 +13,19 @@
  */
 import { sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
-import { accessTokens, apis, clients, clientSecrets, enterpriseConnections, grants, hostedSessions, organizationMembers, organizations, users } from "../../db/schema";
+import {
+  accessTokens,
+  apis,
+  clients,
+  clientSecrets,
+  enterpriseConnections,
+  grants,
+  hostedSessions,
+  organizationMembers,
+  organizations,
+  revokedWorkloadTokens,
+  users,
+} from "../../db/schema";
 
 /**
  * The links, in the order they are judged: the first dead one is the refusal. The token endpoint
@@ -173,12 +185,36 @@ export const sessionConnectionActiveSql = sql<boolean | null>`(select ${sessionC
 /** Where a statement's chain starts: the API reference is the token's or the grant's. */
 export interface ChainSource {
   apiId: SQLWrapper;
-  /** Present when the statement reads an access token. */
-  token?: boolean;
+  /** Present when the statement reads an access token: whether that token itself is dead. */
+  token?: (now: SQLWrapper) => SQL;
 }
 
 export const grantSource: ChainSource = { apiId: grants.apiId };
-export const accessTokenSource: ChainSource = { apiId: accessTokens.apiId, token: true };
+export const accessTokenSource: ChainSource = {
+  apiId: accessTokens.apiId,
+  token: (now) => sql`(${accessTokens.revokedAt} is not null or ${passedSql(accessTokens.expiresAt, now)})`,
+};
+
+/** What a sealed workload token carries (lib/oauth/workload-token.ts), as the statement's values. */
+export interface SealedToken {
+  workspaceId: SQLWrapper;
+  tokenId: SQLWrapper;
+  clientPk: SQLWrapper;
+  credentialId: SQLWrapper;
+  apiId: SQLWrapper;
+  expiresAt: SQLWrapper;
+}
+
+/**
+ * A sealed workload token: no row, its facts are the statement's values. The token link is dead
+ * once it expires or its id is on the deny list (revocation); the rest of the chain as for a
+ * stored workload token.
+ */
+export const sealedTokenSource = (token: SealedToken): ChainSource => ({
+  apiId: token.apiId,
+  token: (now) => sql`(${passedSql(token.expiresAt, now)} or exists (select 1 from ${revokedWorkloadTokens}
+    where ${revokedWorkloadTokens.tokenId} = ${token.tokenId} and ${revokedWorkloadTokens.workspaceId} = ${token.workspaceId}))`,
+});
 /** A hosted session without a grant (code exchange, the browser's session): no API. */
 export const sessionSource: ChainSource = { apiId: sql`null::text` };
 
@@ -191,8 +227,7 @@ const passedSql = (at: SQLWrapper, now: SQLWrapper) => sql`(${at} is null or ${a
 export function deadLinkSql(link: Link, chain: Chain, source: ChainSource, now: SQLWrapper): SQL {
   switch (link) {
     case "token":
-      if (!source.token) return sql`true`;
-      return sql`(${accessTokens.revokedAt} is not null or ${passedSql(accessTokens.expiresAt, now)})`;
+      return source.token ? source.token(now) : sql`true`;
     case "grant":
       return sql`(${grants.revokedAt} is not null or ${passedSql(grants.idleExpiresAt, now)} or ${passedSql(grants.absoluteExpiresAt, now)})`;
     case "credential":

@@ -4,6 +4,7 @@ export {
   accessTokenSource,
   grantSource,
   sessionSource,
+  sealedTokenSource,
   chains,
   deadLinkSql,
   linkIsLive,
@@ -20,6 +21,7 @@ export {
   type ChainFacts,
   type ChainSource,
   type Link,
+  type SealedToken,
 } from "./chain";
 export {
   selectAccessTokenChain,
@@ -30,4 +32,6 @@ export {
   selectHostedSessionChain,
   selectRefreshTokenChain,
   selectRefreshTokenVerdict,
+  selectSealedTokenVerdict,
+  selectSealedTokenVerdictForCaller,
 } from "./statements";

@@ -20,6 +20,7 @@ import {
   credential,
   grantSource,
   refusalSql,
+  sealedTokenSource,
   sessionConnectionActiveSql,
   sessionMembershipIdSql,
   sessionOrganizationActiveSql,
@@ -28,6 +29,7 @@ import {
   type Chain,
   type ChainSource,
   type Link,
+  type SealedToken,
 } from "./chain";
 
 /** A column as an aliased, typed expression, decoded as the column is (dates stay dates). */
@@ -202,4 +204,39 @@ export function selectAccessTokenChainForCaller<F extends SelectedFields>(
     .rightJoin(callerCredential, and(eq(accessTokens.workspaceId, match.workspaceId), eq(accessTokens.tokenHash, match.tokenHash)))
     .innerJoin(callerClient, and(eq(callerClient.id, callerCredential.clientPk), eq(callerClient.workspaceId, callerCredential.workspaceId)))
     .where(and(eq(callerCredential.workspaceId, match.workspaceId), eq(callerCredential.id, match.credentialId), eq(callerCredential.clientPk, match.clientPk)));
+}
+
+/**
+ * A sealed workload token (lib/oauth/workload-token.ts) and its chain (`chains.workloadToken`):
+ * the token's client, the credential that obtained it and its API, read by primary key, with the
+ * deny list; the token's own facts are the statement's values. The client is the FROM item: a
+ * token of a deleted client is no token (no row), as for stored tokens. For the hot paths: the
+ * verdict (`refusal`) and the caller's columns only.
+ */
+export function selectSealedTokenVerdict<F extends SelectedFields>(db: Database, now: SQLWrapper, token: SealedToken, extra: F) {
+  return db
+    .select({ refusal: refusal(refusalSql(chains.workloadToken, sealedTokenSource(token), now)), ...extra })
+    .from(clients)
+    .leftJoin(credential, and(eq(credential.id, token.credentialId), eq(credential.workspaceId, token.workspaceId), eq(credential.clientPk, clients.id)))
+    .leftJoin(apis, and(eq(apis.id, token.apiId), eq(apis.workspaceId, token.workspaceId)));
+}
+
+/**
+ * `selectSealedTokenVerdict` for introspection with a memoized caller of the token's own client
+ * (only a client's own tokens can be active): plus `callerLive`, the caller's secret unrevoked and
+ * unexpired and the client active, of the type and client_id recalled.
+ */
+export function selectSealedTokenVerdictForCaller<F extends SelectedFields>(
+  db: Database,
+  now: SQLWrapper,
+  token: SealedToken,
+  extra: F,
+  caller: { credentialId: SQLWrapper; clientType: SQLWrapper; clientId: SQLWrapper },
+) {
+  const callerLive = sql<boolean>`(${callerCredential.revokedAt} is null and ${callerCredential.expiresAt} > ${now} and ${clients.active}
+    and ${clients.type} = ${caller.clientType} and ${clients.clientId} = ${caller.clientId})`;
+  return selectSealedTokenVerdict(db, now, token, { ...extra, callerLive }).innerJoin(
+    callerCredential,
+    and(eq(callerCredential.id, caller.credentialId), eq(callerCredential.clientPk, clients.id), eq(callerCredential.workspaceId, token.workspaceId)),
+  );
 }

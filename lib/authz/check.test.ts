@@ -5,7 +5,6 @@ import { decide } from "./check";
 const human: TokenAuthority = {
   kind: "human",
   active: true,
-  tokenHash: "h",
   clientPk: "c",
   clientId: "spa",
   subject: "s",

@@ -3,6 +3,7 @@ import { and, asc, count, desc, eq, gt, isNotNull, isNull, lt, not, sql } from "
 import { z } from "zod";
 import {
   accessTokens,
+  revokedWorkloadTokens,
   apis,
   auditEvents,
   clients,
@@ -222,8 +223,8 @@ export async function workspaceFootprint(service: Service, workspaceId: string):
 
 /**
  * Deletes a workspace and everything in it: every table that belongs to a workspace cascades from
- * it (applications, users, sessions, grants, refresh tokens, keys, the audit log); access tokens,
- * which have no foreign keys, are deleted here. Its issuer stops answering at once. Owners only,
+ * it (applications, users, sessions, grants, refresh tokens, keys, the audit log); access tokens
+ * and the deny list of workload tokens, which have no foreign keys, are deleted here. Its issuer stops answering at once. Owners only,
  * confirmed by typing the workspace id; never the system workspace. The event is recorded in the
  * system workspace's audit log, since the workspace's own goes with it.
  */
@@ -242,6 +243,7 @@ export const deleteWorkspace = defineOperation({
       ctx.db.select({ n: count() }).from(users).where(eq(users.workspaceId, wid)),
     ]);
     await ctx.db.delete(accessTokens).where(eq(accessTokens.workspaceId, wid));
+    await ctx.db.delete(revokedWorkloadTokens).where(eq(revokedWorkloadTokens.workspaceId, wid));
     await ctx.db.delete(workspaces).where(eq(workspaces.id, wid));
     await recordAudit(ctx.db, {
       workspaceId: SYSTEM_WORKSPACE_ID,

@@ -8,12 +8,15 @@ import {
   nowPlaceholder,
   selectAccessTokenChainForCaller,
   selectAccessTokenVerdict,
+  selectSealedTokenVerdict,
+  selectSealedTokenVerdictForCaller,
   tokenChain,
   type Link,
+  type SealedToken,
 } from "../authority";
+import { isWorkloadTokenFormat, openWorkloadToken, type WorkloadTokenClaims } from "./workload-token";
 
 interface Common {
-  tokenHash: string;
   clientPk: string;
   clientId: string;
   subject: string;
@@ -81,6 +84,12 @@ const tokenHash = sql.placeholder("tokenHash");
  * them and the API. Returns null for unknown tokens.
  */
 export async function loadTokenAuthority(ctx: EndpointContext, token: string): Promise<TokenAuthority | null> {
+  if (isWorkloadTokenFormat(token)) {
+    const claims = openSealed(ctx, token);
+    if (!claims) return null;
+    const [sealed] = await sealedLookupStatement(ctx.service.db, sealedValues(ctx, claims));
+    return sealed ? sealedAuthority(claims, sealed) : null;
+  }
   const [row] = await lookupStatement(ctx.service.db, { workspaceId: ctx.workspace.id, tokenHash: sha256Hex(token), now: at(ctx).toISOString() });
   if (!row) return null;
   return toAuthority(row);
@@ -126,6 +135,19 @@ export async function loadTokenAuthorityForCaller(
   token: string,
   recalled: RecalledCaller,
 ): Promise<{ callerLive: boolean; authority: TokenAuthority | null }> {
+  // A sealed token that does not open, or is another client's, is inactive whatever its chain: the
+  // stored-token statement below then confirms the caller alone (no row has a sealed token's hash).
+  const claims = isWorkloadTokenFormat(token) ? openSealed(ctx, token) : null;
+  if (claims && claims.clientPk === recalled.clientPk) {
+    const [sealed] = await sealedCallerStatement(ctx.service.db, {
+      ...sealedValues(ctx, claims),
+      callerCredentialId: recalled.credentialId,
+      clientType: recalled.clientType,
+      clientId: recalled.clientId,
+    });
+    if (!sealed) return { callerLive: false, authority: null };
+    return { callerLive: sealed.callerLive === true, authority: sealedAuthority(claims, sealed) };
+  }
   const [row] = await callerLookupStatement(ctx.service.db, {
     workspaceId: ctx.workspace.id,
     tokenHash: sha256Hex(token),
@@ -141,11 +163,71 @@ export async function loadTokenAuthorityForCaller(
   return { callerLive: row.callerLive === true, authority };
 }
 
+// ---------------------------------------------------------------------------------------------
+// Sealed workload tokens (lib/oauth/workload-token.ts): the claims come from the token, the
+// current authority from one statement by primary keys (lib/authority, selectSealedTokenVerdict).
+
+const sealedToken: SealedToken = {
+  workspaceId,
+  tokenId: sql.placeholder("tokenId"),
+  clientPk: sql.placeholder("clientPk"),
+  credentialId: sql.placeholder("credentialId"),
+  apiId: sql`${sql.placeholder("apiId")}::text`,
+  expiresAt: sql`${sql.placeholder("expiresAt")}::timestamptz`,
+};
+const sealedFields = { clientId: clients.clientId, audience: apis.audience };
+const sealedWhere = () => and(eq(clients.workspaceId, workspaceId), eq(clients.id, sql.placeholder("clientPk")));
+
+const sealedLookupStatement = reusable("latchkey_sealed_token_authority", (db) =>
+  selectSealedTokenVerdict(db, nowPlaceholder(), sealedToken, sealedFields).where(sealedWhere()).limit(1),
+);
+
+const sealedCallerStatement = reusable("latchkey_sealed_token_authority_for_caller", (db) =>
+  selectSealedTokenVerdictForCaller(db, nowPlaceholder(), sealedToken, sealedFields, {
+    credentialId: sql.placeholder("callerCredentialId"),
+    clientType: sql.placeholder("clientType"),
+    clientId: sql.placeholder("clientId"),
+  })
+    .where(sealedWhere())
+    .limit(1),
+);
+
+function openSealed(ctx: EndpointContext, token: string): WorkloadTokenClaims | null {
+  return openWorkloadToken(ctx.service.config.masterKey, ctx.workspace.id, token, at(ctx));
+}
+
+function sealedValues(ctx: EndpointContext, claims: WorkloadTokenClaims) {
+  return {
+    workspaceId: ctx.workspace.id,
+    tokenId: claims.id,
+    clientPk: claims.clientPk,
+    credentialId: claims.credentialId,
+    apiId: claims.apiId,
+    expiresAt: claims.expiresAt.toISOString(),
+    now: at(ctx).toISOString(),
+  };
+}
+
+function sealedAuthority(claims: WorkloadTokenClaims, row: { refusal: Link | null; clientId: string; audience: string | null }): WorkloadToken {
+  return {
+    kind: "workload",
+    clientPk: claims.clientPk,
+    clientId: row.clientId,
+    subject: row.clientId,
+    scope: claims.scope,
+    audience: row.audience,
+    apiId: claims.apiId,
+    issuedAt: claims.issuedAt,
+    expiresAt: claims.expiresAt,
+    credentialId: claims.credentialId,
+    active: row.refusal === null,
+  };
+}
+
 /** The token as the endpoints see it; `active` is the statement's judgment of the chain (`refusal`). */
 function toAuthority(row: TokenRow): TokenAuthority | null {
   const kind = tokenChain({ tokenGrantId: row.grantId, tokenSessionId: row.sessionId, tokenUserId: row.userId, tokenCredentialId: row.credentialId });
   const common = {
-    tokenHash: row.tokenHash,
     clientPk: row.clientPk,
     clientId: row.clientId,
     subject: row.subject,
@@ -258,6 +340,17 @@ export async function loadTokenAuthorityWithPermission(
   token: string,
   probe: PermissionProbe,
 ): Promise<{ authority: TokenAuthority; facts: PermissionFacts; refusal: Link | null } | null> {
+  if (isWorkloadTokenFormat(token)) {
+    const claims = openSealed(ctx, token);
+    if (!claims) return null;
+    const [sealed] = await sealedProbeStatement(ctx.service.db, { ...sealedValues(ctx, claims), permission: probe.permission });
+    if (!sealed) return null;
+    return {
+      authority: sealedAuthority(claims, sealed),
+      refusal: sealed.refusal,
+      facts: { apiDefines: sealed.apiDefines === true, clientGrantIncludes: sealed.clientGrantIncludes === true, userHolds: false, sessionOrganizationCurrent: true },
+    };
+  }
   const now = at(ctx);
   const [row] = await probeStatement(ctx.service.db, {
     workspaceId: ctx.workspace.id,
@@ -283,3 +376,27 @@ export async function loadTokenAuthorityWithPermission(
     },
   };
 }
+
+/** The permission facts of a sealed workload token: its API still defines the permission, and its client's grant still includes it. */
+const sealedProbeStatement = reusable("latchkey_sealed_token_permission_probe", (db) => {
+  const clientGrantIncludes = exists(
+    db
+      .select({ one: sql`1` })
+      .from(apiGrants)
+      .where(
+        and(
+          eq(apiGrants.workspaceId, workspaceId),
+          eq(apiGrants.clientPk, clients.id),
+          eq(apiGrants.apiId, sealedToken.apiId),
+          sql`${apiGrants.permissions} @> ${asJsonbArray}`,
+        ),
+      ),
+  );
+  return selectSealedTokenVerdict(db, nowPlaceholder(), sealedToken, {
+    ...sealedFields,
+    apiDefines: sql<boolean>`coalesce(${apis.permissions} @> ${asJsonbArray}, false)`,
+    clientGrantIncludes: sql<boolean>`${clientGrantIncludes}`,
+  })
+    .where(sealedWhere())
+    .limit(1);
+});

@@ -1,5 +1,5 @@
 import { and, eq, isNull } from "drizzle-orm";
-import { accessTokens, grants, refreshTokens } from "../../db/schema";
+import { accessTokens, grants, refreshTokens, revokedWorkloadTokens } from "../../db/schema";
 import { recordAudit } from "../audit/events";
 import { sha256Hex } from "../crypto";
 import type { Endpoint, EndpointContext } from "../http/context";
@@ -11,6 +11,7 @@ import { authenticateClient, type AuthenticatedClient } from "./clients";
 import { revokeGrant } from "./grants/refresh-token";
 import { subjectFor } from "./issue";
 import { lightResponse } from "../http/response";
+import { isWorkloadTokenFormat, openWorkloadToken } from "./workload-token";
 
 /**
  * Body parameters of revocation and introspection. The client-authentication names are let
@@ -78,8 +79,41 @@ async function revokeFamily(ctx: EndpointContext, client: AuthenticatedClient, g
   });
 }
 
+/** The audit event of a workload token's revocation (stored or sealed). */
+async function workloadTokenRevoked(ctx: EndpointContext, client: AuthenticatedClient, subject: string, now: Date): Promise<void> {
+  await recordAudit(ctx.service.db, {
+    workspaceId: ctx.workspace.id,
+    type: "token.revoked",
+    clientId: client.client.clientId,
+    subject,
+    reason: REASON,
+    data: { token_type: "access_token", principal_type: "workload" },
+    at: now,
+  });
+}
+
+/**
+ * A sealed workload token (lib/oauth/workload-token.ts) revokes only itself: its id goes on the
+ * deny list until the token's expiry. True when the token opened (whether or not it was this
+ * client's); an expired one is already dead and needs no entry.
+ */
+async function revokeSealedToken(ctx: EndpointContext, client: AuthenticatedClient, token: string): Promise<boolean> {
+  const now = ctx.service.clock.now();
+  const claims = openWorkloadToken(ctx.service.config.masterKey, ctx.workspace.id, token, now);
+  if (!claims) return false;
+  if (claims.clientPk !== client.client.id || claims.expiresAt.getTime() <= now.getTime()) return true;
+  const denied = await ctx.service.db
+    .insert(revokedWorkloadTokens)
+    .values({ tokenId: claims.id, workspaceId: ctx.workspace.id, clientPk: claims.clientPk, expiresAt: claims.expiresAt, revokedAt: now })
+    .onConflictDoNothing()
+    .returning({ tokenId: revokedWorkloadTokens.tokenId });
+  if (denied.length > 0) await workloadTokenRevoked(ctx, client, client.client.clientId, now);
+  return true;
+}
+
 /** Returns true when the token was found in that table (whether or not it belonged to this client). */
-async function revokeAccessToken(ctx: EndpointContext, client: AuthenticatedClient, hash: string): Promise<boolean> {
+async function revokeAccessToken(ctx: EndpointContext, client: AuthenticatedClient, token: string, hash: string): Promise<boolean> {
+  if (isWorkloadTokenFormat(token)) return revokeSealedToken(ctx, client, token);
   const [row] = await ctx.service.db
     .select({ clientPk: accessTokens.clientPk, grantId: accessTokens.grantId, userId: accessTokens.userId, subject: accessTokens.subject })
     .from(accessTokens)
@@ -99,17 +133,7 @@ async function revokeAccessToken(ctx: EndpointContext, client: AuthenticatedClie
     .set({ revokedAt: now })
     .where(and(eq(accessTokens.workspaceId, ctx.workspace.id), eq(accessTokens.tokenHash, hash), isNull(accessTokens.revokedAt)))
     .returning({ hash: accessTokens.tokenHash });
-  if (revoked.length > 0) {
-    await recordAudit(ctx.service.db, {
-      workspaceId: ctx.workspace.id,
-      type: "token.revoked",
-      clientId: client.client.clientId,
-      subject: row.subject,
-      reason: REASON,
-      data: { token_type: "access_token", principal_type: "workload" },
-      at: now,
-    });
-  }
+  if (revoked.length > 0) await workloadTokenRevoked(ctx, client, row.subject, now);
   return true;
 }
 
@@ -128,7 +152,7 @@ async function revokeRefreshToken(ctx: EndpointContext, client: AuthenticatedCli
 /**
  * POST /oauth2/revoke (RFC 7009). The client authenticates as on the token endpoint. A human
  * token, access or refresh, ends its whole grant (refresh family) and every access token issued
- * from it; a workload token ends only itself. The answer is 200 with no body whether the token
+ * from it; a workload token ends only itself (a sealed one through the deny list). The answer is 200 with no body whether the token
  * was revoked, unknown, already dead or another client's, so nothing about it is disclosed.
  * Database failures surface as 503: never a partial "success" by guess.
  */
@@ -148,7 +172,7 @@ export const revokeEndpoint: Endpoint = async (request, ctx) => {
     // One transaction: the family, its access tokens and the audit event change together or not at all.
     await inTransaction(ctx, async (tx) => {
       for (const kind of order) {
-        const found = kind === "access_token" ? await revokeAccessToken(tx, client, hash) : await revokeRefreshToken(tx, client, hash);
+        const found = kind === "access_token" ? await revokeAccessToken(tx, client, token, hash) : await revokeRefreshToken(tx, client, hash);
         if (found) return;
       }
     });

@@ -1,5 +1,5 @@
 import { and, eq, inArray, isNull, lt } from "drizzle-orm";
-import { accessTokens, accountSecurityPortalSessions, authorizationTransactions, factorChallenges, mailOutbox, totpFactors } from "../../db/schema";
+import { accessTokens, accountSecurityPortalSessions, authorizationTransactions, factorChallenges, mailOutbox, revokedWorkloadTokens, totpFactors } from "../../db/schema";
 import type { Service } from "../service";
 import { DAY, HOUR, MINUTE } from "../clock";
 
@@ -20,7 +20,10 @@ const BATCH = 5_000;
 /** Per run; the rest waits for the next run rather than keeping the database busy. */
 const MAX_BATCHES = 20;
 
-/** Deletes the expired rows (of one workspace when given: tests share one database between files). */
+/**
+ * Deletes the expired rows, and the deny-list entries of sealed workload tokens that have expired
+ * (of one workspace when given: tests share one database between files). Returns how many.
+ */
 export async function purgeExpiredAccessTokens(service: Service, options: { workspaceId?: string } = {}): Promise<number> {
   const cutoff = new Date(service.clock.now().getTime() - PURGE_GRACE_MS);
   const expired = lt(accessTokens.expiresAt, cutoff);
@@ -32,7 +35,11 @@ export async function purgeExpiredAccessTokens(service: Service, options: { work
     total += deleted.length;
     if (deleted.length < BATCH) break;
   }
-  return total;
+  // The deny list of sealed workload tokens: an entry is needed only until its token expires.
+  const denied = lt(revokedWorkloadTokens.expiresAt, cutoff);
+  const deniedWhere = options.workspaceId === undefined ? denied : and(denied, eq(revokedWorkloadTokens.workspaceId, options.workspaceId));
+  const undenied = await service.db.delete(revokedWorkloadTokens).where(deniedWhere).returning({ tokenId: revokedWorkloadTokens.tokenId });
+  return total + undenied.length;
 }
 
 /** Development-outbox messages are kept a week: long enough to look up a test message, short enough not to pile up codes. */

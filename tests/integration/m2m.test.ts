@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { and, eq } from "drizzle-orm";
-import { accessTokens, apis, clientSecrets } from "../../db/schema";
+import { apis, clientSecrets } from "../../db/schema";
+import { openWorkloadToken } from "../../lib/oauth/workload-token";
 import { sha256Hex } from "../../lib/crypto";
 import { createClientSecret } from "../../lib/clients/secrets";
 import { authorizeQuery, basic, call, createHarness, seed, uniqueWorkspaceId, type Harness } from "../helpers/harness";
@@ -32,7 +33,8 @@ describe("grant_type=client_credentials", () => {
     const body = await res.json();
     expect(Object.keys(body).sort()).toEqual(["access_token", "expires_in", "scope", "token_type"]);
     expect(body).toMatchObject({ token_type: "Bearer", expires_in: 300, scope: "read:things" });
-    expect(body.access_token).toMatch(/^lka_[A-Za-z0-9_-]{43}$/);
+    // Sealed (lib/oauth/workload-token.ts): opaque, base64url after its prefix.
+    expect(body.access_token).toMatch(/^lkw_[A-Za-z0-9_-]+$/);
   });
 
   it("grants exactly the requested permissions, in the requested order", async () => {
@@ -56,10 +58,14 @@ describe("grant_type=client_credentials", () => {
 
   it("binds the token to the credential that obtained it, with the client_id as subject", async () => {
     const body = await (await m2m({ resource: API, scope: "read:things" })).json();
-    const [row] = await h.service.db.select().from(accessTokens).where(eq(accessTokens.tokenHash, sha256Hex(body.access_token)));
+    const claims = openWorkloadToken(h.service.config.masterKey, ws, body.access_token, h.clock.now());
     const [secret] = await h.service.db.select().from(clientSecrets).where(and(eq(clientSecrets.workspaceId, ws), eq(clientSecrets.secretHash, sha256Hex(M2M.secret))));
-    expect(row).toMatchObject({ credentialId: secret.id, subject: M2M.client_id, grantId: null, userId: null, sessionId: null, scope: ["read:things"] });
-    expect(row.expiresAt.getTime() - row.createdAt.getTime()).toBe(300_000);
+    expect(claims).toMatchObject({ credentialId: secret.id, scope: ["read:things"] });
+    expect(claims!.expiresAt.getTime() - claims!.issuedAt.getTime()).toBe(300_000);
+    const introspected = await (
+      await call(h, `/t/${ws}/oauth2/introspect`, { form: { token: body.access_token }, headers: { authorization: basic(M2M.client_id, M2M.secret) } })
+    ).json();
+    expect(introspected).toMatchObject({ active: true, sub: M2M.client_id, client_id: M2M.client_id, principal_type: "workload" });
   });
 
   it("accepts a matching body client_id with Basic and refuses a different one", async () => {

@@ -1,65 +1,48 @@
 import { and, eq, gt, isNull, sql } from "drizzle-orm";
 import { reusable } from "../../../db/reusable";
-import { accessTokens, apiGrants, apis, clients, clientSecrets } from "../../../db/schema";
+import { apiGrants, apis, clients, clientSecrets } from "../../../db/schema";
 import { addMs } from "../../clock";
-import { sha256Hex } from "../../crypto";
 import type { EndpointContext } from "../../http/context";
 import { invalidGrant, invalidRequest, invalidScope } from "../errors";
 import { checksCredentialLiveness, type AuthenticatedClient } from "../clients";
-import { ACCESS_TOKEN_TTL_MS, newAccessToken } from "../issue";
+import { ACCESS_TOKEN_TTL_MS } from "../issue";
+import { newWorkloadTokenId, sealWorkloadToken } from "../workload-token";
 import { hasDuplicates, isIdentityScope, MAX_M2M_SCOPES, splitScope } from "../scopes";
 import type { GrantHandler } from "./types";
 
 const param = (name: string) => sql.placeholder(name);
 
 /**
- * The workload token insert of the grant below, built and prepared once. It is also the
- * liveness check of a memoized credential: nothing is inserted unless the secret is unrevoked and
- * unexpired and its client is still an active M2M client with this client_id.
+ * The authority a workload token is sealed with (lib/oauth/workload-token.ts), built and prepared
+ * once: a read, never a write. It is also the liveness check of a memoized credential: no row
+ * unless the secret is unrevoked and unexpired, its client is still an active M2M client with
+ * this client_id, and the resource is an active API whose grant to the client and whose
+ * definition both include every requested permission.
  */
-const issueStatement = reusable("latchkey_issue_workload_token", (db) =>
+const authorityStatement = reusable("latchkey_workload_token_authority", (db) =>
   db
-    .insert(accessTokens)
-    .select(
-      db
-        .select({
-          tokenHash: sql`${param("tokenHash")}`.as("token_hash"),
-          workspaceId: clientSecrets.workspaceId,
-          clientPk: clientSecrets.clientPk,
-          grantId: sql`null`.as("grant_id"),
-          userId: sql`null`.as("user_id"),
-          sessionId: sql`null`.as("session_id"),
-          credentialId: clientSecrets.id,
-          subject: sql`${param("subject")}`.as("subject"),
-          scope: sql`${param("scope")}::jsonb`.as("scope"),
-          apiId: apis.id,
-          createdAt: sql`${param("now")}::timestamptz`.as("created_at"),
-          expiresAt: sql`${param("expiresAt")}::timestamptz`.as("expires_at"),
-          revokedAt: sql`null`.as("revoked_at"),
-        })
-        .from(clientSecrets)
-        .innerJoin(clients, and(eq(clients.id, clientSecrets.clientPk), eq(clients.workspaceId, clientSecrets.workspaceId)))
-        .innerJoin(apiGrants, and(eq(apiGrants.workspaceId, clientSecrets.workspaceId), eq(apiGrants.clientPk, clientSecrets.clientPk)))
-        .innerJoin(apis, eq(apis.id, apiGrants.apiId))
-        .where(
-          and(
-            eq(clientSecrets.workspaceId, param("workspaceId")),
-            eq(clientSecrets.id, param("credentialId")),
-            eq(clientSecrets.clientPk, param("clientPk")),
-            isNull(clientSecrets.revokedAt),
-            gt(clientSecrets.expiresAt, sql`${param("now")}::timestamptz`),
-            eq(clients.active, true),
-            eq(clients.type, "M2M"),
-            eq(clients.clientId, param("subject")),
-            eq(apis.audience, param("resource")),
-            eq(apis.active, true),
-            sql`${apiGrants.permissions} @> ${param("scope")}::jsonb`,
-            sql`${apis.permissions} @> ${param("scope")}::jsonb`,
-          ),
-        )
-        .limit(1),
+    .select({ apiId: apis.id })
+    .from(clientSecrets)
+    .innerJoin(clients, and(eq(clients.id, clientSecrets.clientPk), eq(clients.workspaceId, clientSecrets.workspaceId)))
+    .innerJoin(apiGrants, and(eq(apiGrants.workspaceId, clientSecrets.workspaceId), eq(apiGrants.clientPk, clientSecrets.clientPk)))
+    .innerJoin(apis, eq(apis.id, apiGrants.apiId))
+    .where(
+      and(
+        eq(clientSecrets.workspaceId, param("workspaceId")),
+        eq(clientSecrets.id, param("credentialId")),
+        eq(clientSecrets.clientPk, param("clientPk")),
+        isNull(clientSecrets.revokedAt),
+        gt(clientSecrets.expiresAt, sql`${param("now")}::timestamptz`),
+        eq(clients.active, true),
+        eq(clients.type, "M2M"),
+        eq(clients.clientId, param("clientId")),
+        eq(apis.audience, param("resource")),
+        eq(apis.active, true),
+        sql`${apiGrants.permissions} @> ${param("scope")}::jsonb`,
+        sql`${apis.permissions} @> ${param("scope")}::jsonb`,
+      ),
     )
-    .returning({ tokenHash: accessTokens.tokenHash }),
+    .limit(1),
 );
 
 interface WorkloadRequest {
@@ -86,26 +69,32 @@ function readRequest(params: Map<string, string>, { client, credentialId, method
 }
 
 /**
- * Hot path, one statement: the token is inserted only while the credential and its client are
- * still active (a secret revoked since authentication, by a concurrent rotation, yields no token
- * rather than one dead on arrival) and the resource is an active API whose grant to this client
- * and whose definition both include every requested permission. Null when nothing was inserted.
+ * Hot path, one read and no write: the token is sealed only while the credential and its client
+ * are still active (a secret revoked since authentication, by a concurrent rotation, yields no
+ * token rather than one dead on arrival) and the resource is an active API whose grant to this
+ * client and whose definition both include every requested permission. Null when they are not.
  */
 async function issue(ctx: EndpointContext, { client, credentialId }: AuthenticatedClient, { resource, scope }: WorkloadRequest) {
   const now = ctx.service.clock.now();
-  const token = newAccessToken();
-  const inserted = await issueStatement(ctx.service.db, {
-    tokenHash: sha256Hex(token),
+  const [authority] = await authorityStatement(ctx.service.db, {
     workspaceId: ctx.workspace.id,
     credentialId,
     clientPk: client.id,
-    subject: client.clientId,
+    clientId: client.clientId,
     scope: JSON.stringify(scope),
     resource,
     now: now.toISOString(),
-    expiresAt: addMs(now, ACCESS_TOKEN_TTL_MS).toISOString(),
   });
-  if (inserted.length === 0) return null;
+  if (!authority) return null;
+  const token = sealWorkloadToken(ctx.service.config.masterKey, ctx.workspace.id, {
+    id: newWorkloadTokenId(),
+    clientPk: client.id,
+    credentialId: credentialId!,
+    apiId: authority.apiId,
+    scope,
+    issuedAt: now,
+    expiresAt: addMs(now, ACCESS_TOKEN_TTL_MS),
+  });
   return { access_token: token, token_type: "Bearer", expires_in: ACCESS_TOKEN_TTL_MS / 1000, scope: scope.join(" ") };
 }
 
@@ -137,8 +126,8 @@ async function issueOrExplain(params: Map<string, string>, authenticated: Authen
  * broadened, never silently narrowed. The token is bound to the secret that obtained it, and its
  * subject is the client_id. No refresh token, no ID token.
  *
- * With a memoized credential (`unconfirmed`), the insert is the request's only statement. Any
- * refusal, and an insert of nothing, is answered only after a full authentication, so a secret or
+ * With a memoized credential (`unconfirmed`), the authority read is the request's only statement. Any
+ * refusal, and a read of nothing, is answered only after a full authentication, so a secret or
  * client that is no longer live gets invalid_client, and every other error is the same as ever.
  */
 export const clientCredentialsGrant: GrantHandler = {
@@ -155,14 +144,9 @@ export const clientCredentialsGrant: GrantHandler = {
     }
     const issued = request && (await issue(ctx, authenticated, request));
     if (issued) {
-      try {
-        unconfirmed.confirm();
-      } catch (error) {
-        // Concurrent requests used up the client's budget since it was checked (429): the token
-        // just inserted is never disclosed; withdraw it.
-        await ctx.service.db.delete(accessTokens).where(eq(accessTokens.tokenHash, sha256Hex(issued.access_token))).catch(() => {});
-        throw error;
-      }
+      // Concurrent requests may have used up the client's budget since it was checked (429): the
+      // token sealed above is then never disclosed (nothing was stored).
+      unconfirmed.confirm();
       return issued;
     }
     return issueOrExplain(params, await unconfirmed.authenticate(), ctx);
