@@ -89,7 +89,7 @@ export default async function ApiPage({ params }: { params: Promise<{ workspace:
                 title={`Deactivate ${api.name}?`}
                 consequences={
                   <p>
-                    Applications can no longer request it, and every token for it ({footprint.grants} user grants, {footprint.accessTokens} unexpired access tokens) fails
+                    Applications can no longer request it, and every token for it ({footprint.grants} user grants, {footprint.accessTokens} unexpired user access tokens, and every service token, which is not stored and so not counted) fails
                     introspection, the permission check and refresh while it is inactive. Nothing is deleted: activating it again restores those that have not expired.
                   </p>
                 }
@@ -112,7 +112,7 @@ export default async function ApiPage({ params }: { params: Promise<{ workspace:
                 <>
                   <p>
                     This removes the API, its permissions from every role, its access from {footprint.applications} applications, and ends every user grant for it (
-                    {footprint.grants}) with their refresh tokens and its {footprint.accessTokens} unexpired access tokens: introspection says inactive, the permission check
+                    {footprint.grants}) with their refresh tokens its {footprint.accessTokens} unexpired user access tokens and every service token for it: introspection says inactive, the permission check
                     refuses them, and refresh fails with invalid_grant.
                   </p>
                   <p>Users stay signed in to their applications; only what was granted for this API ends.</p>

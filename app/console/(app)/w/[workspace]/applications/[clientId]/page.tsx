@@ -249,7 +249,7 @@ export default async function ApplicationPage({ params }: { params: Promise<{ wo
                 {app.active ? (
                   <ConfirmButton
                     title={`Disable ${app.name}?`}
-                    message={`No one can sign in to it, and every token and grant it holds (${footprint.grants} grants, ${footprint.accessTokens} unexpired access tokens) fails introspection, UserInfo, the permission check and refresh while it is disabled. Nothing is deleted: enabling it again restores those that have not expired.`}
+                    message={`No one can sign in to it, and every token and grant it holds (${footprint.grants} grants, ${footprint.accessTokens} unexpired user access tokens, and every service token, which is not stored and so not counted) fails introspection, UserInfo, the permission check and refresh while it is disabled. Nothing is deleted: enabling it again restores those that have not expired.`}
                     confirmLabel="Disable"
                     size="md"
                   >
@@ -270,7 +270,7 @@ export default async function ApplicationPage({ params }: { params: Promise<{ wo
                 <>
                   <p>
                     This removes the application{confidential ? ", its client secrets" : ""} and its API access, and ends every grant it holds ({footprint.grants}) with their refresh
-                    tokens, and its {footprint.accessTokens} unexpired access tokens: from now on introspection says inactive, UserInfo and the permission check refuse them, and
+                    tokens, its {footprint.accessTokens} unexpired user access tokens, and every service token it was issued: from now on introspection says inactive, UserInfo and the permission check refuse them, and
                     refresh fails.
                   </p>
                   <p>Users&apos; hosted sessions stay (they serve other applications). A new application with the same client id inherits nothing.</p>
