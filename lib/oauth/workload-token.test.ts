@@ -31,6 +31,13 @@ describe("sealed workload tokens", () => {
     expect(openWorkloadToken(key, "ws-a", sealed, new Date(issuedAt.getTime() + 30 * MINUTE))).toEqual(claims);
   });
 
+  it("have ids and IVs that never repeat across many tokens (the random pool hands out each byte once)", () => {
+    const ids = new Set(Array.from({ length: 5000 }, () => newWorkloadTokenId()));
+    expect(ids.size).toBe(5000);
+    const ivs = new Set(Array.from({ length: 5000 }, () => Buffer.from(sealWorkloadToken(key, "ws-a", claims).slice(4), "base64url").subarray(5, 17).toString("hex")));
+    expect(ivs.size).toBe(5000);
+  });
+
   it("show nothing of their claims", () => {
     const text = Buffer.from(sealed.slice(4), "base64url").toString("latin1");
     for (const value of [claims.clientPk, claims.credentialId, claims.apiId, claims.id, "read:things"]) expect(text).not.toContain(value);
