@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHash, createHmac, createSecretKey, hkdfSync, randomBytes, timingSafeEqual, type KeyObject } from "node:crypto";
 
 /**
  * Random bytes are taken from a pool refilled 4 KiB at a time from the CSPRNG: one `randomBytes`
@@ -8,7 +8,7 @@ const POOL_SIZE = 4096;
 let pool = randomBytes(POOL_SIZE);
 let poolOffset = 0;
 
-function pooledRandom(bytes: number): Buffer {
+export function pooledRandom(bytes: number): Buffer {
   if (bytes > POOL_SIZE) return randomBytes(bytes);
   if (poolOffset + bytes > POOL_SIZE) {
     pool = randomBytes(POOL_SIZE);
@@ -31,8 +31,19 @@ export function sha256Base64Url(value: string): string {
   return createHash("sha256").update(value).digest("base64url");
 }
 
+// Keys as key objects, by the buffer that holds them: a raw key is imported again on every HMAC,
+// which cost more than the HMAC itself on the refresh path (pairwise subjects).
+const keyObjects = new WeakMap<Buffer, KeyObject>();
+
+/** The key object of a long-lived key buffer (never mutated after it is made). */
+export function secretKeyOf(key: Buffer): KeyObject {
+  let object = keyObjects.get(key);
+  if (!object) keyObjects.set(key, (object = createSecretKey(key)));
+  return object;
+}
+
 export function hmacBase64Url(key: Buffer, value: string): string {
-  return createHmac("sha256", key).update(value).digest("base64url");
+  return createHmac("sha256", secretKeyOf(key)).update(value).digest("base64url");
 }
 
 /** Constant-time comparison of two strings of any length. */

@@ -6,11 +6,10 @@ import type { Service } from "../service";
  * authentication host, so two clients cannot correlate users through it.
  */
 export function pairwiseSubject(service: Service, workspaceId: string, clientId: string, userId: string): string {
-  let key = service.cache.get("pairwise-key") as Buffer | undefined;
-  if (!key) {
-    key = deriveKey(service.config.masterKey, "pairwise-subject");
-    service.cache.set("pairwise-key", key);
+  let cached = service.cache.get("pairwise-key") as { key: Buffer; host: string } | undefined;
+  if (!cached) {
+    cached = { key: deriveKey(service.config.masterKey, "pairwise-subject"), host: new URL(service.config.publicUrl).host };
+    service.cache.set("pairwise-key", cached);
   }
-  const host = new URL(service.config.publicUrl).host;
-  return hmacBase64Url(key, `${host}\n${workspaceId}\n${clientId}\n${userId}`);
+  return hmacBase64Url(cached.key, `${cached.host}\n${workspaceId}\n${clientId}\n${userId}`);
 }

@@ -15,8 +15,8 @@
  * IV (12 bytes) · ciphertext · tag (16 bytes). The version byte, hour and workspace id are the
  * additional authenticated data.
  */
-import { createCipheriv, createDecipheriv, createSecretKey, randomBytes, type KeyObject } from "node:crypto";
-import { deriveKey } from "../crypto";
+import { createCipheriv, createDecipheriv, type KeyObject } from "node:crypto";
+import { deriveKey, pooledRandom, secretKeyOf } from "../crypto";
 import { HOUR } from "../clock";
 
 export const WORKLOAD_TOKEN_PREFIX = "lkw_";
@@ -49,33 +49,17 @@ function hourKey(masterKey: Buffer, hour: number): KeyObject {
   if (!byHour) keys.set(masterKey, (byHour = new Map()));
   let key = byHour.get(hour);
   if (!key) {
-    key = createSecretKey(deriveKey(masterKey, `workload-token:${hour}`));
+    key = secretKeyOf(deriveKey(masterKey, `workload-token:${hour}`));
     byHour.set(hour, key);
     if (byHour.size > 4) byHour.delete(byHour.keys().next().value!);
   }
   return key;
 }
 
-// Random bytes for ids and IVs, drawn from the CSPRNG a few KiB at a time (a call per token costs
-// more than the cipher); every byte is handed out once.
-const POOL = 4096;
-let pool = Buffer.alloc(0);
-let taken = 0;
-
-function random(bytes: number): Buffer {
-  if (taken + bytes > pool.length) {
-    pool = randomBytes(POOL);
-    taken = 0;
-  }
-  const out = Buffer.from(pool.subarray(taken, taken + bytes));
-  taken += bytes;
-  return out;
-}
-
 const aad = (header: Buffer, workspaceId: string) => Buffer.concat([header, Buffer.from(workspaceId, "utf8")]);
 
 export function newWorkloadTokenId(): string {
-  return random(16).toString("base64url");
+  return pooledRandom(16).toString("base64url");
 }
 
 /** Seals the claims for `workspaceId` under the key of the hour they were issued in. */
@@ -84,7 +68,7 @@ export function sealWorkloadToken(masterKey: Buffer, workspaceId: string, claims
   const header = Buffer.alloc(HEADER);
   header.writeUInt8(VERSION, 0);
   header.writeUInt32BE(hour, 1);
-  const iv = random(IV);
+  const iv = pooledRandom(IV);
   const cipher = createCipheriv("aes-256-gcm", hourKey(masterKey, hour), iv);
   cipher.setAAD(aad(header, workspaceId));
   const plaintext = JSON.stringify([claims.id, claims.clientPk, claims.credentialId, claims.apiId, claims.issuedAt.getTime(), claims.expiresAt.getTime(), claims.scope]);
