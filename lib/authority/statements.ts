@@ -171,9 +171,10 @@ export function selectConsoleSessionChain<F extends SelectedFields>(db: Database
 
 /**
  * A hosted session and its chain: the user, the session's organization and connection, and, when
- * `clientPk` is given, that client (`chains.codeExchange`; otherwise `chains.hostedSession`).
+ * `clientPk` is given (a value or a prepared statement's placeholder), that client
+ * (`chains.codeExchange`; otherwise `chains.hostedSession`).
  */
-export function selectHostedSessionChain<F extends SelectedFields>(db: Database, now: SQLWrapper, extra: F, clientPk: string | null = null) {
+export function selectHostedSessionChain<F extends SelectedFields>(db: Database, now: SQLWrapper, extra: F, clientPk: string | SQLWrapper | null = null) {
   const chain = clientPk === null ? chains.hostedSession : chains.codeExchange;
   return db
     .select({ ...sessionFacts, ...clientFacts, refusal: refusal(refusalSql(chain, sessionSource, now)), ...extra })

@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, inject, it } from "vitest";
 import { createLocalJWKSet, decodeJwt, jwtVerify } from "jose";
 import { basic, call, createHarness, exchangeCode, PUBLIC_URL, seed, signIn, uniqueWorkspaceId, type Harness } from "../helpers/harness";
 import { ADA, API, BOB, M2M, SPA, WEB, standardWorkspace } from "../helpers/fixtures";
@@ -257,5 +257,21 @@ describe("the token endpoint's edge", () => {
     const res = await token("%E0%A4%A=broken&grant_type=authorization_code&client_id=spa");
     const text = await res.text();
     expect(text).not.toMatch(/at .*\.ts:\d+/);
+  });
+});
+
+describe.runIf(Boolean(inject("databaseUrl")))("authorization_code grant: a code raced (PostgreSQL)", () => {
+  it("gives one of 10 parallel redemptions the tokens, and the replays revoke them", async () => {
+    const { code, verifier } = await spaCode();
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => exchangeCode(h, ws, { code, redirect_uri: SPA.redirect_uri, verifier, client_id: SPA.client_id }).then(async (r) => ({ status: r.status, body: await r.json() }))),
+    );
+    const won = answers.filter((a) => a.status === 200);
+    expect(won).toHaveLength(1);
+    for (const lost of answers.filter((a) => a.status !== 200)) expect(lost).toMatchObject({ status: 400, body: { error: "invalid_grant" } });
+    // The replays ended what the winner got.
+    expect((await call(h, `/t/${ws}/oidc/session`, { headers: { authorization: `Bearer ${won[0].body.access_token}` } })).status).toBe(401);
+    const refresh = await token({ grant_type: "refresh_token", refresh_token: won[0].body.refresh_token, client_id: SPA.client_id });
+    expect((await refresh.json()).error).toBe("invalid_grant");
   });
 });
