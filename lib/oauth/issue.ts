@@ -103,11 +103,30 @@ export interface HumanIssue {
   apiId: string | null;
 }
 
+const at = (name: string) => sql`${param(name)}::timestamptz`;
+
+/** The human access token's insert, built once (the code exchange's; refresh rotation inserts inside its own statement). */
+const accessTokenInsert = reusable("latchkey_insert_access_token", (db) =>
+  db.insert(accessTokens).values({
+    tokenHash: typed("tokenHash"),
+    workspaceId: typed("workspaceId"),
+    clientPk: typed("clientPk"),
+    grantId: typed("grantId"),
+    userId: typed("userId"),
+    sessionId: typed("sessionId"),
+    subject: typed("subject"),
+    scope: sql`${param("scope")}::jsonb`,
+    apiId: typed("apiId"),
+    createdAt: at("createdAt"),
+    expiresAt: at("expiresAt"),
+  }),
+);
+
 /** Inserts an opaque 5-minute access token; only its hash is stored. */
 export async function insertHumanAccessToken(ctx: EndpointContext, input: HumanIssue, subject: string): Promise<{ token: string; expiresIn: number }> {
   const now = ctx.service.clock.now();
   const token = newAccessToken();
-  await ctx.service.db.insert(accessTokens).values({
+  await accessTokenInsert(ctx.service.db, {
     tokenHash: sha256Hex(token),
     workspaceId: ctx.workspace.id,
     clientPk: input.clientPk,
@@ -115,21 +134,30 @@ export async function insertHumanAccessToken(ctx: EndpointContext, input: HumanI
     userId: input.userId,
     sessionId: input.sessionId,
     subject,
-    scope: input.scope,
+    scope: JSON.stringify(input.scope),
     apiId: input.apiId,
-    createdAt: now,
-    expiresAt: addMs(now, ACCESS_TOKEN_TTL_MS),
+    createdAt: now.toISOString(),
+    expiresAt: addMs(now, ACCESS_TOKEN_TTL_MS).toISOString(),
   });
   return { token, expiresIn: ACCESS_TOKEN_TTL_MS / 1000 };
 }
 
+const refreshTokenInsert = reusable("latchkey_insert_refresh_token", (db) =>
+  db.insert(refreshTokens).values({
+    tokenHash: typed("tokenHash"),
+    workspaceId: typed("workspaceId"),
+    grantId: typed("grantId"),
+    state: "current",
+    createdAt: at("createdAt"),
+  }),
+);
+
 export async function insertRefreshToken(ctx: EndpointContext, grantId: string, token = newRefreshToken()): Promise<string> {
-  await ctx.service.db.insert(refreshTokens).values({
+  await refreshTokenInsert(ctx.service.db, {
     tokenHash: sha256Hex(token),
     workspaceId: ctx.workspace.id,
     grantId,
-    state: "current",
-    createdAt: ctx.service.clock.now(),
+    createdAt: ctx.service.clock.now().toISOString(),
   });
   return token;
 }

@@ -32,6 +32,32 @@ const consumeStatement = reusable("latchkey_consume_code", (db) =>
     .returning(),
 );
 
+const text = (name: string) => sql`${param(name)}::text`;
+const at = (name: string) => sql`${param(name)}::timestamptz`;
+
+/** The grant the exchange creates; nothing when a concurrent replay created it (revoked) first. */
+const grantInsert = reusable("latchkey_insert_grant", (db) =>
+  db
+    .insert(grants)
+    .values({
+      id: text("id"),
+      workspaceId: text("workspaceId"),
+      clientPk: text("clientPk"),
+      userId: text("userId"),
+      sessionId: text("sessionId"),
+      credentialId: text("credentialId"),
+      scope: sql`${param("scope")}::jsonb`,
+      apiId: text("apiId"),
+      subject: text("subject"),
+      createdAt: at("now"),
+      lastUsedAt: at("now"),
+      idleExpiresAt: at("idleExpiresAt"),
+      absoluteExpiresAt: at("absoluteExpiresAt"),
+    })
+    .onConflictDoNothing()
+    .returning({ id: grants.id }),
+);
+
 /** The hosted session's chain (lib/authority): the session, its user, the client, the session's organization and connection. */
 const sessionChainStatement = reusable("latchkey_code_session_chain", (db) =>
   selectHostedSessionChain(db, nowPlaceholder(), { session: hostedSessions }, param("clientPk"))
@@ -113,25 +139,20 @@ export const authorizationCodeGrant: GrantHandler = {
       const session = authority.session;
       const subject = subjectFor(ctx, client.clientId, consumed.userId);
 
-      const inserted = await db
-        .insert(grants)
-        .values({
-          id: grantId,
-          workspaceId: ctx.workspace.id,
-          clientPk: client.id,
-          userId: consumed.userId,
-          sessionId: session.id,
-          credentialId,
-          scope: consumed.scope,
-          apiId: consumed.apiId,
-          subject,
-          createdAt: now,
-          lastUsedAt: now,
-          idleExpiresAt: addMs(now, REFRESH_IDLE_MS),
-          absoluteExpiresAt: addMs(now, REFRESH_ABSOLUTE_MS),
-        })
-        .onConflictDoNothing()
-        .returning({ id: grants.id });
+      const inserted = await grantInsert(db, {
+        id: grantId,
+        workspaceId: ctx.workspace.id,
+        clientPk: client.id,
+        userId: consumed.userId,
+        sessionId: session.id,
+        credentialId: credentialId ?? null,
+        scope: JSON.stringify(consumed.scope),
+        apiId: consumed.apiId,
+        subject,
+        now: now.toISOString(),
+        idleExpiresAt: addMs(now, REFRESH_IDLE_MS).toISOString(),
+        absoluteExpiresAt: addMs(now, REFRESH_ABSOLUTE_MS).toISOString(),
+      });
       // A concurrent replay got there first and created the grant revoked.
       if (inserted.length === 0) throw invalidGrant("The authorization code is invalid, expired or already used");
 
