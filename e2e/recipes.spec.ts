@@ -1,5 +1,6 @@
 /**
- * docs/recipes/: each recipe's application, its code taken verbatim from its page, runs against
+ * docs/recipes/: each recipe's application, its code taken verbatim from its page (the same as its
+ * examples/ folder: tests/docs/recipes.test.ts), registered from examples/recipes.json, runs against
  * the real hosted pages in Chromium: sign-in (state, nonce, PKCE, Basic, the ES256 ID token), the
  * session check, a refresh, hosted logout back to the registered destination, a second sign-in
  * (the hosted session is gone, so the password is asked again), and revocation, after which the
@@ -21,6 +22,9 @@ const GOPATH = "/usr/share/gocode";
 
 interface Recipe {
   name: string;
+  /** Its application in examples/recipes.json, and the origin examples/README.md starts it on. */
+  clientId: string;
+  exampleOrigin: string;
   page: string;
   /** The fence's language: the page's first block of it is the whole program. */
   language: string;
@@ -38,6 +42,8 @@ const PYTHON = ["/usr/bin/python3", "python3"].find((python) => spawnSync(python
 const RECIPES: Recipe[] = [
   {
     name: "Python: Flask + Authlib",
+    clientId: "recipe-python",
+    exampleOrigin: "http://localhost:4100",
     page: "authlib.md",
     language: "python",
     file: "app.py",
@@ -47,6 +53,8 @@ const RECIPES: Recipe[] = [
   },
   {
     name: "Go: x/oauth2 + go-oidc",
+    clientId: "recipe-go",
+    exampleOrigin: "http://localhost:4200",
     page: "go.md",
     language: "go",
     file: "main.go",
@@ -72,7 +80,12 @@ function programOf(recipe: Recipe): string {
   return block[1]!;
 }
 
-const USER = { email: "ada@recipes.example", name: "Ada", password: "a long recipe password" };
+/** examples/recipes.json: the examples' applications and user, which this spec registers (moved to its ports). */
+const EXAMPLES = JSON.parse(readFileSync(path.join(process.cwd(), "examples", "recipes.json"), "utf8")) as {
+  applications: { client_id: string; secret?: string }[];
+  users: { email: string; password: string }[];
+};
+const USER = EXAMPLES.users[0]!;
 
 async function waitForListening(url: string, child: ChildProcess, output: () => string): Promise<void> {
   for (let i = 0; i < 300; i++) {
@@ -102,29 +115,18 @@ for (const recipe of RECIPES) {
 
     const origin = `http://localhost:${recipe.port}`;
     const workspaceId = `recipes-${randomBytes(3).toString("hex")}`;
-    const clientId = `recipe-${recipe.language}`;
+    const clientId = recipe.clientId;
     const secret = `lks_${randomBytes(24).toString("base64url")}`;
     let child: ChildProcess | undefined;
     let dir = "";
     let output = "";
 
     test.beforeAll(async () => {
-      await importWorkspace({
-        id: workspaceId,
-        name: `Recipes (${recipe.name})`,
-        applications: [
-          {
-            client_id: clientId,
-            name: recipe.name,
-            type: "WEB_CONFIDENTIAL",
-            redirect_uris: [`${origin}/callback`],
-            post_logout_redirect_uris: [`${origin}/signed-out`],
-            identity_scopes: ["openid", "email", "profile", "offline_access"],
-            secret,
-          },
-        ],
-        users: [{ ...USER, email_verified: true }],
-      } as unknown as ExportedWorkspace);
+      // The examples' file, this recipe's application alone, its addresses moved to this spec's port.
+      const application = EXAMPLES.applications.find((a) => a.client_id === recipe.clientId);
+      if (!application) throw new Error(`examples/recipes.json has no application ${recipe.clientId}`);
+      const moved = JSON.parse(JSON.stringify({ ...application, secret }).replaceAll(recipe.exampleOrigin, origin)) as object;
+      await importWorkspace({ ...EXAMPLES, id: workspaceId, name: `Recipes (${recipe.name})`, applications: [moved] } as unknown as ExportedWorkspace);
       dir = mkdtempSync(path.join(tmpdir(), "latchkey-recipe-"));
       writeFileSync(path.join(dir, recipe.file), programOf(recipe));
       child = recipe.start(dir, {
