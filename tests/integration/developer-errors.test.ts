@@ -174,7 +174,7 @@ describe("a body client_secret: the header to send instead, on every endpoint th
     ["/oauth2/introspect", { token: "lka_unknown" }],
   ] as const) {
     it(`${endpoint}: without Basic, and beside it`, async () => {
-      for (const headers of [{}, { authorization: basic(WEB.client_id, WEB.secret) }]) {
+      for (const headers of [{}, { authorization: basic(WEB.client_id, WEB.secret) }] as Record<string, string>[]) {
         const res = await call(prod, `/t/${ws}${endpoint}`, { form: { ...form, client_id: WEB.client_id, client_secret: WEB.secret }, headers });
         expect(res.status).toBe(400);
         const text = await res.text();
