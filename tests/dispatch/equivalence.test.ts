@@ -104,6 +104,8 @@ const b64url = (n = 32) => randomBytes(n).toString("base64url");
 function normalize(text: string): string {
   return text
     .replace(/"access_token":"lka_[A-Za-z0-9_-]{43}"/g, '"access_token":"<lka_>"')
+    // Sealed workload (M2M) tokens: fresh IV and ciphertext on every issue.
+    .replace(/"access_token":"lkw_[A-Za-z0-9_-]+"/g, '"access_token":"<lkw_>"')
     .replace(/"refresh_token":"lkr_[A-Za-z0-9_-]{43}"/g, '"refresh_token":"<lkr_>"')
     .replace(/"id_token":"[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+"/g, '"id_token":"<jwt>"')
     .replace(/\?launch=[A-Za-z0-9_-]{43}"/g, '?launch=<handle>"')
@@ -259,7 +261,7 @@ describe.runIf(built || ci)("dispatch equivalence: direct path vs Next route han
     await same("POST", token, m2m, `grant_type=client_credentials&resource=${encodeURIComponent(API)}&scope=write%3Athings`);
     await same("POST", token, m2m, `grant_type=client_credentials&resource=${encodeURIComponent(API)}&scope=read%3Athings&x=${"a".repeat(9000)}`);
     const cc = await same("POST", token, m2m, `grant_type=client_credentials&resource=${encodeURIComponent(API)}&scope=read%3Athings`);
-    expect(JSON.parse(cc.body).access_token).toMatch(/^lka_/);
+    expect(JSON.parse(cc.body).access_token).toMatch(/^lkw_/);
     await same("POST", token, { ...FORM, authorization: basic(WEB.id, WEB.secret) }, "grant_type=refresh_token&refresh_token=lkr_unknown");
     // A refresh and a code exchange on each side: fresh tokens, same shape and headers.
     const [a, b] = [await humanTokens(), await humanTokens()];
