@@ -52,6 +52,11 @@ for (const colorScheme of ["light", "dark"] as const) {
       await page.goto(`${ISSUER}/oauth2/authorize?client_id=no-such-client&response_type=code&scope=openid`);
       await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
       await expectAccessible(page, "hosted error page");
+      // With the lines for the developer: an unregistered redirect URI on this localhost server
+      // lists the registered ones and links to the application's console page.
+      await page.goto(`${ISSUER}/oauth2/authorize?client_id=e2e-web&redirect_uri=${encodeURIComponent(`${APP}/not-registered`)}`);
+      await expect(page.getByRole("link", { name: "Change this application's redirect URIs in the console" })).toHaveAttribute("href", `${BASE}/console/w/e2e/applications/e2e-web`);
+      await expectAccessible(page, "hosted error page with the developer's details");
 
       // Signed in, then the account-security portal.
       await toSignInPage(page);

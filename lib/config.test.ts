@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig, mailSettings, parseMasterKey } from "./config";
+import { ConfigError, isLoopbackPublicUrl, loadConfig, mailSettings, parseMasterKey } from "./config";
 
 const dir = () => mkdtempSync(path.join(tmpdir(), "latchkey-config-"));
 
@@ -87,6 +87,14 @@ describe("configuration", () => {
       expect(message).not.toContain("\n");
     });
   }
+
+  it("calls a PUBLIC_URL a development one only on plain http to this machine (hosted error pages say more there)", () => {
+    for (const url of ["http://localhost:3000", "http://127.0.0.1:8080", "http://[::1]:3000", "http://LOCALHOST"]) expect(isLoopbackPublicUrl(loadConfig({ PUBLIC_URL: url, DATA_DIR: dir() }).publicUrl), url).toBe(true);
+    expect(isLoopbackPublicUrl(loadConfig({ DATA_DIR: dir() }).publicUrl)).toBe(true);
+    for (const url of ["https://localhost:3000", "https://auth.example.com", "http://auth.example.com", "http://10.0.0.1:3000", "http://localhost.example.com"]) {
+      expect(isLoopbackPublicUrl(loadConfig({ PUBLIC_URL: url, DATA_DIR: dir() }).publicUrl), url).toBe(false);
+    }
+  });
 
   it("accepts a master key as hex or base64url", () => {
     const hex = "ab".repeat(32);

@@ -247,6 +247,17 @@ function loadOrCreateMasterKey(raw: string | undefined, databaseUrl: string | un
   return key;
 }
 
+/**
+ * Whether PUBLIC_URL is plain http on this machine (localhost, 127.0.0.1, [::1]): a development
+ * issuer, which only someone on that machine reaches under that name. Its hosted error pages say
+ * more than a production issuer tells an unauthenticated caller (an application's registered
+ * redirect URIs on a mismatch, lib/oauth/authorize.ts).
+ */
+export function isLoopbackPublicUrl(publicUrl: string): boolean {
+  const url = new URL(publicUrl);
+  return url.protocol === "http:" && ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname);
+}
+
 /** PUBLIC_URL as `loadConfig` reads it, without the rest (for code that needs only the site's origin, such as proxy.ts). */
 export function configuredPublicUrl(env: Record<string, string | undefined> = process.env): string {
   return parsePublicUrl(env.PUBLIC_URL, parsePort(env.PORT));

@@ -87,6 +87,7 @@ export function hostedErrorPageCss(): string {
   const { light, dark } = SURFACES;
   return `body{margin:0;font-family:ui-sans-serif,system-ui,-apple-system,"Segoe UI",sans-serif;background:${light.page};color:#0f172a;display:flex;min-height:100vh;align-items:center;justify-content:center}
 main{max-width:28rem;margin:1rem;padding:2rem;background:${light.card};border:1px solid #e2e8f0;border-radius:.75rem;box-shadow:0 1px 2px rgba(0,0,0,.05)}
-h1{font-size:1.25rem;margin:0 0 .75rem}p{line-height:1.5;color:#334155;margin:0 0 .75rem}code{font-size:.85rem;background:${light.muted};padding:.1rem .3rem;border-radius:.25rem}
-@media (prefers-color-scheme: dark){:root{color-scheme:dark}body{background:${dark.page};color:#f1f5f9}main{background:${dark.card};border-color:#334155}p{color:#cbd5e1}code{background:${dark.muted}}}`;
+h1{font-size:1.25rem;margin:0 0 .75rem}p{line-height:1.5;color:#334155;margin:0 0 .75rem}code{font-size:.85rem;background:${light.muted};padding:.1rem .3rem;border-radius:.25rem;overflow-wrap:anywhere}
+ul{margin:0 0 .75rem;padding-left:1.25rem;color:#334155}li{margin:.25rem 0}a{color:#3730a3}
+@media (prefers-color-scheme: dark){:root{color-scheme:dark}body{background:${dark.page};color:#f1f5f9}main{background:${dark.card};border-color:#334155}p,ul{color:#cbd5e1}code{background:${dark.muted}}a{color:#a5b4fc}}`;
 }

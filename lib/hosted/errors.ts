@@ -284,11 +284,26 @@ type MessageOf<C extends HostedErrorCode> = (typeof HOSTED_ERRORS)[C]["message"]
 /** The parameters a code's message takes (its `{name}`s), or undefined when its text has none. */
 export type HostedErrorParams<C extends HostedErrorCode> = MessageOf<C> extends ParameterisedKey ? MessageParams<MessageOf<C>> : undefined;
 
+/**
+ * A line under the page's message for whoever wrote the request (lib/hosted/html.ts
+ * `HostedErrorDetail`), by message key: shown in the page's language, with the values it names
+ * (each as code) or as a link to `link`.
+ */
+export interface HostedErrorDetailLine {
+  message: MessageKey;
+  params?: Record<string, string | number>;
+  values?: readonly string[];
+  /** An absolute URL on this server; the line's text is the link. */
+  link?: string;
+}
+
 export interface HostedErrorOverrides {
   /** The page's "Error code: …" instead of the entry's (the console callback shows its own codes). */
   oauthError?: string;
   /** The language; by default the request's (lib/i18n/request-locale.ts), English outside one. */
   locale?: Locale;
+  /** Lines under the message that say what was received and where to fix it. */
+  details?: readonly HostedErrorDetailLine[];
 }
 
 type Args<C extends HostedErrorCode> = HostedErrorParams<C> extends undefined ? [overrides?: HostedErrorOverrides] : [params: HostedErrorParams<C>, overrides?: HostedErrorOverrides];
@@ -318,7 +333,12 @@ export function hostedError<C extends HostedErrorCode>(code: C, ...args: Args<C>
   const { overrides } = split(code, args);
   const locale = overrides.locale ?? currentLocale();
   const { title, message } = hostedErrorText(code, ...args);
-  return hostedErrorPage(entry.status, title, message, overrides.oauthError ?? entry.oauthError, entry.next ? translateWith(CATALOGUES, locale, entry.next) : undefined, locale);
+  const details = (overrides.details ?? []).map((line) => {
+    const text = translateWith(CATALOGUES, locale, line.message, line.params);
+    return { text, values: line.values, link: line.link === undefined ? undefined : { href: line.link, text } };
+  });
+  const next = entry.next ? translateWith(CATALOGUES, locale, entry.next) : undefined;
+  return hostedErrorPage(entry.status, title, message, overrides.oauthError ?? entry.oauthError, next, locale, details);
 }
 
 /**

@@ -3,6 +3,8 @@
 // static files and the console's server actions; everything under an issuer that is not a page is
 // the route table's (lib/server/router.ts), which answers every method itself.
 
+import { isIssuerRoutePath } from "./issuer-paths";
+
 /** Pages under an issuer, by path relative to it: GET and HEAD only. */
 const HOSTED_PAGES = new Set(["/sign-in"]);
 
@@ -52,9 +54,11 @@ export function gateForNext(method: string, url: string, headers: Record<string,
   }
   // Next decodes dynamic segments and throws on a malformed escape (%FF, %C3%28). Under an issuer
   // such a path names no route: the generic 404 every unknown path gets.
-  if (!decodable(pathname)) return pathname.startsWith("/t/") ? { status: 404, error: "Not found" } : { status: 400, error: "The request path is not valid percent-encoded UTF-8" };
+  const issuer = isIssuerRoutePath(pathname);
+  if (!decodable(pathname)) return issuer ? { status: 404, error: "Not found" } : { status: 400, error: "The request path is not valid percent-encoded UTF-8" };
   const readOnly = method === "GET" || method === "HEAD";
-  if (pathname.startsWith("/t/")) {
+  // An issuer's paths (RFC 8414's metadata path included): the route table answers every method itself.
+  if (issuer) {
     for (const name of NEXT_INTERNAL_HEADERS) delete headers[name];
     const subpath = /^\/t\/[^/]+(\/.*)$/.exec(pathname)?.[1];
     if (!readOnly && subpath !== undefined && HOSTED_PAGES.has(subpath)) return { status: 405, error: "Method not allowed", allow: READ_ONLY };

@@ -2,7 +2,8 @@ import { and, eq } from "drizzle-orm";
 import { apiGrants, apis } from "../../db/schema";
 import type { Endpoint, EndpointContext } from "../http/context";
 import { unstorableParameter } from "../http/form";
-import { hostedError } from "../hosted/errors";
+import { isLoopbackPublicUrl } from "../config";
+import { hostedError, type HostedErrorDetailLine } from "../hosted/errors";
 import { getLiveSession } from "../authn/hosted-session";
 import { sessionMeetsPolicy } from "../authn/policy";
 import { errorRedirect, issueCodeRedirect, type CodeRequest } from "./authorization-response";
@@ -14,8 +15,64 @@ const REQUIRED = ["client_id", "redirect_uri", "response_type", "scope", "state"
 const KNOWN = new Set([...REQUIRED, "resource"]);
 const UNSUPPORTED = new Set(["prompt", "max_age", "login_hint", "organization", "connection", "response_mode", "audience"]);
 const BASE64URL_24_128 = /^[A-Za-z0-9_-]{24,128}$/;
+/** Where settings for common client libraries are written down: errors about what a library sends point there. */
+export const RECIPES_PATH = "docs/recipes/README.md";
+/** The longest received value a hosted error page shows (the longest a redirect URI may be registered). */
+const SHOWN_VALUE_LIMIT = 2000;
 /** base64url of a SHA-256 digest, unpadded: exactly 43 characters. */
 const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
+
+/**
+ * What was received for a state or nonce that breaks the 24–128 base64url rule, never the value
+ * itself: its length in characters and whether it is base64url.
+ */
+function receivedShape(value: string): { length: number; base64url: boolean } {
+  return { length: [...value].length, base64url: /^[A-Za-z0-9_-]*$/.test(value) };
+}
+
+/** The nonce refusal sent to the callback: the rule, what was received, where the settings are. ASCII only (RFC 6749 §4.1.2.1). */
+function nonceDescription(value: string): string {
+  const { length, base64url } = receivedShape(value);
+  const received = base64url ? `${length} characters, all base64url` : `${length} characters, not all base64url (only A-Z, a-z, 0-9, - and _, without = padding)`;
+  return `nonce must be 24-128 base64url characters; received ${received}. Settings for common client libraries: ${RECIPES_PATH}`;
+}
+
+/** The hosted page's lines for an unusable state: how many were received, the one's shape, where the settings are. */
+function stateDetails(states: string[]): HostedErrorDetailLine[] {
+  let received: HostedErrorDetailLine;
+  if (states.length === 0) received = { message: "error.detail.state_none" };
+  else if (states.length > 1) received = { message: "error.detail.state_repeated", params: { count: states.length } };
+  else {
+    const { length, base64url } = receivedShape(states[0]);
+    received = { message: base64url ? "error.detail.received_base64url" : "error.detail.received_not_base64url", params: { length } };
+  }
+  return [received, { message: "error.detail.recipes", values: [RECIPES_PATH] }];
+}
+
+const shown = (value: string) => (value.length > SHOWN_VALUE_LIMIT ? `${value.slice(0, SHOWN_VALUE_LIMIT)}…` : value);
+
+/** The console page of an application, where its redirect URIs are edited (app/console/(app)/w/[workspace]/applications/[clientId]). */
+export function consoleApplicationUrl(publicUrl: string, workspaceId: string, clientId: string): string {
+  return `${publicUrl}/console/w/${workspaceId}/applications/${encodeURIComponent(clientId)}`;
+}
+
+/**
+ * The hosted page's lines for a redirect URI that is not one of the client's: what was received
+ * and, on a development issuer only (PUBLIC_URL on http loopback), what is registered and where to
+ * change it. A production issuer never lists an application's callbacks to an unauthenticated caller.
+ */
+function redirectUriDetails(ctx: EndpointContext, client: ClientRow, received: string[]): HostedErrorDetailLine[] {
+  const lines: HostedErrorDetailLine[] = [];
+  if (received.length === 0 || (received.length === 1 && received[0] === "")) lines.push({ message: "error.detail.redirect_uri_none" });
+  else if (received.length === 1) lines.push({ message: "error.detail.redirect_uri_received", values: [shown(received[0])] });
+  else lines.push({ message: "error.detail.redirect_uri_repeated", params: { count: received.length }, values: received.map(shown) });
+  const { publicUrl } = ctx.service.config;
+  if (isLoopbackPublicUrl(publicUrl)) {
+    lines.push(client.redirectUris.length > 0 ? { message: "error.detail.redirect_uris_registered", values: client.redirectUris } : { message: "error.detail.redirect_uris_none_registered" });
+    lines.push({ message: "error.detail.edit_application", link: consoleApplicationUrl(publicUrl, ctx.workspace.id, client.clientId) });
+  }
+  return lines;
+}
 
 /** An authorization-request error raised after client and redirect URI are verified: it goes to the callback. */
 class RedirectableError extends Error {
@@ -57,7 +114,7 @@ const steps: Step[] = [
   },
   function nonce(params, _ctx, acc) {
     const value = params.get("nonce")!;
-    if (!BASE64URL_24_128.test(value)) throw new RedirectableError("invalid_request", "nonce must be 24–128 base64url characters");
+    if (!BASE64URL_24_128.test(value)) throw new RedirectableError("invalid_request", nonceDescription(value));
     if (value === acc.state) throw new RedirectableError("invalid_request", "nonce must be generated independently of state");
     acc.nonce = value;
   },
@@ -120,14 +177,14 @@ export const authorizeEndpoint: Endpoint = async (request, ctx) => {
     return hostedError("machine_client");
   }
   if (redirectUris.length !== 1 || !client.redirectUris.includes(redirectUris[0])) {
-    return hostedError("invalid_redirect_uri");
+    return hostedError("invalid_redirect_uri", { details: redirectUriDetails(ctx, client, redirectUris) });
   }
   const redirectUri = redirectUris[0];
   const states = params.getAll("state");
   const state = states.length === 1 ? states[0] : null;
   if (state === null || !BASE64URL_24_128.test(state)) {
     // Without a usable state the client cannot correlate an error response: show it here instead.
-    return hostedError("invalid_state");
+    return hostedError("invalid_state", { details: stateDetails(states) });
   }
   const acc: Partial<ValidatedAuthorization> = { client, redirectUri, state };
   try {

@@ -108,6 +108,15 @@ interface BasicCredentials {
 }
 
 /**
+ * The refusal of a body `client_secret` (client_secret_post), on every endpoint that
+ * authenticates clients: it says which header to send instead, and never echoes the secret.
+ */
+export const bodySecretRefused = () =>
+  invalidRequest(
+    "client_secret in the body is not supported; confidential clients use HTTP Basic: send the header Authorization: Basic base64(urlencode(client_id):urlencode(client_secret)) and leave client_secret out of the body",
+  );
+
+/**
  * The refusals made before any lookup, in SPEC.md's order: body secrets, private-key JWT, a
  * non-Basic scheme, an `Origin` header, a mismatched body `client_id`, and the per-address
  * failure block. Null when the request carries no Authorization header (a public client).
@@ -115,9 +124,7 @@ interface BasicCredentials {
 function readBasic(request: Request, params: Map<string, string>, ctx: EndpointContext): BasicCredentials | null {
   const authorization = request.headers.get("authorization");
   const { config } = ctx.service;
-  if (params.has("client_secret")) {
-    throw invalidRequest("client_secret in the body is not supported; confidential clients use HTTP Basic");
-  }
+  if (params.has("client_secret")) throw bodySecretRefused();
   if (params.has("client_assertion") || params.has("client_assertion_type")) {
     throw invalidRequest("Private-key JWT client authentication is not supported");
   }

@@ -117,14 +117,13 @@ export function answerUnknownClientError(error: unknown, request: Request, ctx: 
 }
 
 /**
- * Preflight: the client is not known yet (no body, no token), so the origin must be registered by
- * some active public client of the workspace; the real request then checks its own client.
- * The public documents answer any origin.
+ * Preflight for the issuer's path `subpath`: the client is not known yet (no body, no token), so
+ * the origin must be registered by some active public client of the workspace; the real request
+ * then checks its own client. The public documents answer any origin.
  */
-export async function preflight(request: Request, ctx: EndpointContext): Promise<Response> {
+export async function preflight(request: Request, ctx: EndpointContext, subpath: string): Promise<Response> {
   const origin = request.headers.get("origin");
   if (!origin) return lightResponse(null, 400, {});
-  const subpath = new URL(request.url).pathname.slice(ctx.basePath.length);
   if (PUBLIC_DOCUMENT_PATHS.has(subpath)) {
     return lightResponse(null, 204, {
       "Access-Control-Allow-Origin": "*",

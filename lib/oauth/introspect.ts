@@ -6,10 +6,10 @@ import { epochSeconds } from "../clock";
 import { sha256Hex } from "../crypto";
 import type { Endpoint, EndpointContext } from "../http/context";
 import { json } from "../http/errors";
-import { invalidClient, invalidRequest } from "./errors";
+import { invalidClient } from "./errors";
 import { readOAuthForm } from "./form";
 import { loadTokenAuthority, loadTokenAuthorityForCaller, type TokenAuthority } from "./authority";
-import { authenticateClient, recallClient, type AuthenticatedClient } from "./clients";
+import { authenticateClient, bodySecretRefused, recallClient, type AuthenticatedClient } from "./clients";
 import { subjectFor } from "./issue";
 import { readTokenParameters, TOKEN_ENDPOINT_PARAMETERS } from "./revoke";
 
@@ -94,7 +94,7 @@ export const introspectEndpoint: Endpoint = async (request, ctx) => {
   const params = await readOAuthForm(request, TOKEN_ENDPOINT_PARAMETERS);
   if (!request.headers.has("authorization")) {
     // As on the token endpoint, a body secret is a malformed request rather than a failed login.
-    if (params.has("client_secret")) throw invalidRequest("client_secret in the body is not supported; confidential clients use HTTP Basic");
+    if (params.has("client_secret")) throw bodySecretRefused();
     // Public clients stop here, before any lookup.
     throw invalidClient("Introspection requires confidential client authentication with HTTP Basic", true);
   }

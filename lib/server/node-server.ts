@@ -9,6 +9,7 @@ import { CLIENT_ADDRESS_HEADER, clientAddressOf, type HeaderSource } from "../ht
 import { loggableError } from "../http/errors";
 import { notFoundResponse } from "../oauth/errors";
 import { gateForNext, type GateAnswer } from "../http/next-gate";
+import { mayBeIssuerPath } from "../http/issuer-paths";
 import { nodeRequest } from "../http/node-request";
 import { rawResponse } from "../http/response";
 import { ISSUER_ROUTE_CSP, SECURITY_HEADERS } from "../http/security-headers";
@@ -125,7 +126,8 @@ const holdFor = (ms: number) => () => new Promise<void>((resolve) => setTimeout(
 
 /**
  * The listener: stamps the client address the limiter keys on (overwriting whatever a client
- * sent under that name), answers `/healthz` and `/readyz`, then machine-facing endpoints directly,
+ * sent under that name), answers `/healthz` and `/readyz`, then machine-facing endpoints directly
+ * (under `/t/`, and RFC 8414's `/.well-known/oauth-authorization-server/t/…`),
  * methods the application does not serve with 405/501, and hands the rest to `next`.
  */
 export function createRequestListener(service: Service, origin: string, next: NodeHandler, options: ListenerOptions = {}) {
@@ -145,7 +147,7 @@ export function createRequestListener(service: Service, origin: string, next: No
       }
     }
     const served = SERVED_METHODS.has(method);
-    const decision = (direct || !served) && url.startsWith("/t/") ? directDecision(method, url) : null;
+    const decision = (direct || !served) && mayBeIssuerPath(url) ? directDecision(method, url) : null;
     if (!decision) {
       if (!served) return refuse(res, { status: 501, error: "Method not implemented" });
       const refused = gateForNext(method, url, req.headers);

@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import { workspaces } from "../../db/schema";
 import type { Service } from "../service";
 import { issuerFor, type Endpoint, type EndpointContext, type Workspace } from "../http/context";
+import { metadataWorkspace, splitIssuerPath } from "../http/issuer-paths";
 import { failureResponse, json, type ErrorFamily } from "../http/errors";
 import { hostedFailures, notFoundResponse, oauthFailures } from "../oauth/errors";
 import { clientAddress } from "../http/client-address";
@@ -31,6 +32,7 @@ export type { Route } from "../http/route";
 
 /** Every endpoint under `/t/{workspace}`: the one table the custom server and the route.ts files share. */
 export const routes: Route[] = [
+  // Also RFC 8414's /.well-known/oauth-authorization-server/t/{workspace} (`issuerRequest`).
   { method: "GET", path: "/.well-known/openid-configuration", endpoint: discoveryEndpoint, machine: true },
   { method: "GET", path: "/.well-known/jwks.json", endpoint: jwksEndpoint, machine: true },
   { method: "GET", path: "/oauth2/authorize", endpoint: authorizeEndpoint, machine: false, errors: "hosted" },
@@ -60,10 +62,21 @@ export function findRoute(method: string, subpath: string): Route | undefined {
   return byKey.get(`${method} ${subpath}`);
 }
 
-/** Splits `/t/{workspace}/{rest}`; null when the path is not under an issuer. */
-export function splitIssuerPath(pathname: string): { workspaceId: string; subpath: string } | null {
-  const match = /^\/t\/([a-z0-9][a-z0-9-]{0,62})(\/.*)$/.exec(pathname);
-  return match ? { workspaceId: match[1], subpath: match[2] } : null;
+export { splitIssuerPath };
+
+/** The discovery document's path under the issuer. */
+const DISCOVERY_PATH = "/.well-known/openid-configuration";
+
+/**
+ * The issuer and path a request names: a path under `/t/{workspace}`, or RFC 8414's metadata
+ * path for that issuer, which answers as its discovery document does (the same route: content,
+ * query, CORS, caching, limits and errors).
+ */
+function issuerRequest(pathname: string): { workspaceId: string; subpath: string } | null {
+  const split = splitIssuerPath(pathname);
+  if (split) return split;
+  const workspaceId = metadataWorkspace(pathname);
+  return workspaceId === null ? null : { workspaceId, subpath: DISCOVERY_PATH };
 }
 
 const WORKSPACE_TTL_MS = 5_000;
@@ -156,7 +169,7 @@ export type Decision =
 
 /** What dispatch does for a path; null when the request is not ours to answer (Next serves it). */
 function decide(method: string, pathname: string, machineOnly: boolean): Decision | null {
-  const split = splitIssuerPath(pathname);
+  const split = issuerRequest(pathname);
   if (!split) return null;
   // Reserved API families: no released API exists; they fail closed right here, like an unknown route.
   if (RESERVED_PREFIXES.some((p) => split.subpath === p || split.subpath.startsWith(`${p}/`))) return { kind: "not-found" };
@@ -204,8 +217,10 @@ export function runDecision(decision: Decision, request: Request, service: Servi
   switch (decision.kind) {
     case "not-found":
       return Promise.resolve(notFoundResponse());
-    case "preflight":
-      return runEndpoint({ method: "GET", path: decision.subpath, endpoint: preflight, machine: true }, request, service, decision.workspaceId);
+    case "preflight": {
+      const { subpath } = decision;
+      return runEndpoint({ method: "GET", path: subpath, endpoint: (r, ctx) => preflight(r, ctx, subpath), machine: true }, request, service, decision.workspaceId);
+    }
     case "method-not-allowed":
       return Promise.resolve(
         json({ error: "invalid_request", error_description: "Method not allowed" }, 405, {

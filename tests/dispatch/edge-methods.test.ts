@@ -8,7 +8,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createRequestListener } from "../../lib/server/node-server";
+import { createRequestListener, ISSUER_PATH_HEADERS } from "../../lib/server/node-server";
 import { notFoundResponse } from "../../lib/oauth/errors";
 import { createHarness, PUBLIC_URL, seed, uniqueWorkspaceId, type Harness } from "../helpers/harness";
 import { standardWorkspace } from "../helpers/fixtures";
@@ -198,5 +198,44 @@ describe("requests Next would answer with a 500 or a redirect never reach it", (
     headersAtNext.length = 0;
     await send("GET", "/console", { rsc: "1" });
     expect(headersAtNext[0].rsc).toBe("1");
+  });
+});
+
+describe("RFC 8414's metadata path, /.well-known/oauth-authorization-server/t/{workspace}", () => {
+  const metadata = `/.well-known/oauth-authorization-server/t/${ws}`;
+
+  it("is answered on the direct path, never by Next, as the issuer's discovery document with the issuer routes' headers", async () => {
+    reachedNext.length = 0;
+    for (const query of ["", "?client_id=spa", "?client_id=nope", "?x=1"]) {
+      const direct = await send("GET", `${metadata}${query}`);
+      const discovery = await send("GET", `/t/${ws}/.well-known/openid-configuration${query}`);
+      expect({ ...direct, headers: withoutDate(direct.headers) }, query).toEqual({ ...discovery, headers: withoutDate(discovery.headers) });
+    }
+    const res = await send("GET", metadata);
+    expect(res.status).toBe(200);
+    for (const [name, value] of Object.entries(ISSUER_PATH_HEADERS)) expect(res.headers[name], name).toBe(value);
+    expect(JSON.parse(res.body).issuer).toBe(`${PUBLIC_URL}/t/${ws}`);
+    const unknown = await send("GET", "/.well-known/oauth-authorization-server/t/no-such-workspace");
+    expect([unknown.status, unknown.headers["access-control-allow-origin"]]).toEqual([404, "*"]);
+    expect(reachedNext).toEqual([]);
+  });
+
+  it("answers HEAD, a preflight, and 405 with Allow for other methods, before Next", async () => {
+    reachedNext.length = 0;
+    const head = await send("HEAD", metadata);
+    expect([head.status, head.body]).toEqual([200, ""]);
+    const preflight = await send("OPTIONS", metadata, { origin: "https://anywhere.example", "access-control-request-method": "GET" });
+    expect([preflight.status, preflight.headers["access-control-allow-origin"]]).toEqual([204, "*"]);
+    for (const method of ["POST", "DELETE", "TRACE"]) {
+      const res = await send(method, metadata);
+      expect([method, res.status, res.headers.allow]).toEqual([method, 405, "GET, HEAD"]);
+    }
+    expect(reachedNext).toEqual([]);
+  });
+
+  it("leaves every other path below /.well-known to Next, as before", async () => {
+    reachedNext.length = 0;
+    for (const path of [`${metadata}/`, `${metadata}/x`, "/.well-known/oauth-authorization-server", "/.well-known/oauth-authorization-server/t/UPPER"]) await send("GET", path);
+    expect(reachedNext).toEqual([`GET ${metadata}/`, `GET ${metadata}/x`, "GET /.well-known/oauth-authorization-server", "GET /.well-known/oauth-authorization-server/t/UPPER"]);
   });
 });

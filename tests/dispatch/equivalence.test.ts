@@ -104,6 +104,7 @@ const b64url = (n = 32) => randomBytes(n).toString("base64url");
 function normalize(text: string): string {
   return text
     .replace(/"access_token":"lka_[A-Za-z0-9_-]{43}"/g, '"access_token":"<lka_>"')
+    // Sealed workload (M2M) tokens: fresh IV and ciphertext on every issue.
     .replace(/"access_token":"lkw_[A-Za-z0-9_-]+"/g, '"access_token":"<lkw_>"')
     .replace(/"refresh_token":"lkr_[A-Za-z0-9_-]{43}"/g, '"refresh_token":"<lkr_>"')
     .replace(/"id_token":"[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+"/g, '"id_token":"<jwt>"')
@@ -234,9 +235,17 @@ describe.runIf(built || ci)("dispatch equivalence: direct path vs Next route han
       `/t/no-such-workspace/.well-known/openid-configuration`,
       `${issuer}/.well-known/jwks.json`,
       `${issuer}/.well-known/jwks.json?x=1`,
+      // RFC 8414's metadata path of the issuer: its discovery document.
+      `/.well-known/oauth-authorization-server${issuer}`,
+      `/.well-known/oauth-authorization-server${issuer}?client_id=${WEB.id}`,
+      `/.well-known/oauth-authorization-server${issuer}?client_id=nope`,
+      `/.well-known/oauth-authorization-server${issuer}?bogus=1`,
+      `/.well-known/oauth-authorization-server/t/no-such-workspace`,
     ]) {
       await same("GET", target);
     }
+    const metadata = await same("GET", `/.well-known/oauth-authorization-server${issuer}?client_id=${WEB.id}`);
+    expect(metadata.body).toBe((await same("GET", `${issuer}/.well-known/openid-configuration?client_id=${WEB.id}`)).body);
     const doc = JSON.parse((await same("GET", `${issuer}/.well-known/openid-configuration`)).body);
     expect(doc.issuer).toBe(`${PUBLIC_URL}${issuer}`);
   });
@@ -348,6 +357,10 @@ describe.runIf(built || ci)("dispatch equivalence: direct path vs Next route han
     expect((await same("HEAD", `${issuer}/oidc/session`)).status).toBe(401);
     await same("HEAD", `${issuer}/oauth2/token`);
     await same("DELETE", `${issuer}/oauth2/revoke`);
+    const metadata = `/.well-known/oauth-authorization-server${issuer}`;
+    expect((await same("HEAD", metadata)).status).toBe(200);
+    expect((await same("OPTIONS", metadata, { origin: SPA.origin, "access-control-request-method": "GET" })).status).toBe(204);
+    expect((await same("POST", metadata, FORM, "x=1")).status).toBe(405);
     await same("PUT", `${issuer}/oauth2/authorize`, FORM, "x=1");
   });
 });

@@ -81,6 +81,14 @@ describe("the route table's answers", () => {
     }
   });
 
+  it("RFC 8414's metadata path of an issuer is a route path; nothing else below /.well-known at the root is", () => {
+    expect(ISSUER_ROUTE_PATH.test("/.well-known/oauth-authorization-server/t/demo")).toBe(true);
+    expect(run("/.well-known/oauth-authorization-server/t/demo").policy).toBe(ISSUER_ROUTE_CSP);
+    for (const path of ["/.well-known/oauth-authorization-server", "/.well-known/oauth-authorization-server/t/demo/x", "/.well-known/openid-configuration", "/.well-known/oauth-authorization-server/demo"]) {
+      expect(ISSUER_ROUTE_PATH.test(path), path).toBe(false);
+    }
+  });
+
   it("get one fixed policy through Next, the same the direct path sends, with no script allowed", () => {
     for (const route of routes) {
       const { policy } = run(`/t/demo${route.path}`);

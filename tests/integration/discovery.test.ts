@@ -93,3 +93,69 @@ describe("GET /.well-known/jwks.json", () => {
     expect(a).not.toBe(b);
   });
 });
+
+describe("GET /.well-known/oauth-authorization-server/t/{workspace} (RFC 8414 §3.1)", () => {
+  const metadata = (query = "", options: Parameters<typeof call>[2] = {}) => call(h, `/.well-known/oauth-authorization-server/t/${ws}${query}`, options);
+  const discovery = (query = "", options: Parameters<typeof call>[2] = {}) => call(h, `/t/${ws}/.well-known/openid-configuration${query}`, options);
+  const answer = async (res: Response) => ({ status: res.status, headers: Object.fromEntries(res.headers), body: await res.text() });
+
+  it("is the issuer's discovery document: the same content, CORS and caching, with and without client_id", async () => {
+    for (const query of ["", "?client_id=spa", "?client_id=minimal"]) {
+      const [viaMetadata, viaDiscovery] = [await answer(await metadata(query)), await answer(await discovery(query))];
+      expect(viaMetadata, query).toEqual(viaDiscovery);
+      expect(viaMetadata.status).toBe(200);
+      expect(viaMetadata.headers["access-control-allow-origin"]).toBe("*");
+      expect(viaMetadata.headers["cache-control"]).toBe("public, max-age=60");
+    }
+    // RFC 8414 §3.3: the issuer is the one whose metadata URL was asked for.
+    const doc = await (await metadata()).json();
+    expect(doc.issuer).toBe(issuer);
+    expect(doc.token_endpoint).toBe(`${issuer}/oauth2/token`);
+    expect((await (await metadata("?client_id=spa")).json()).scopes_supported).toEqual(["email", "openid", "profile", "read:things", "write:things"]);
+  });
+
+  it("answers an unknown workspace, an unknown client and a bad query exactly as discovery does", async () => {
+    const unknownWorkspace = await answer(await call(h, "/.well-known/oauth-authorization-server/t/no-such-workspace"));
+    expect(unknownWorkspace).toEqual(await answer(await call(h, "/t/no-such-workspace/.well-known/openid-configuration")));
+    expect(unknownWorkspace.status).toBe(404);
+    expect(JSON.parse(unknownWorkspace.body)).toEqual({ error: "invalid_request", error_description: "Not found" });
+    expect(unknownWorkspace.headers["access-control-allow-origin"]).toBe("*");
+    for (const query of ["?client_id=nope", "?foo=1", "?client_id=spa&client_id=web"]) {
+      const res = await answer(await metadata(query));
+      expect(res, query).toEqual(await answer(await discovery(query)));
+      expect(res.status).toBeGreaterThanOrEqual(400);
+    }
+  });
+
+  it("answers HEAD, a CORS preflight and another method as discovery does", async () => {
+    for (const [method, headers] of [
+      ["HEAD", {}],
+      ["OPTIONS", { origin: "https://anywhere.example", "access-control-request-method": "GET" }],
+      ["POST", {}],
+      ["DELETE", {}],
+    ] as [string, Record<string, string>][]) {
+      const [viaMetadata, viaDiscovery] = [await answer(await metadata("", { method, headers })), await answer(await discovery("", { method, headers }))];
+      expect(viaMetadata, method).toEqual(viaDiscovery);
+    }
+    const preflight = await metadata("", { method: "OPTIONS", headers: { origin: "https://anywhere.example", "access-control-request-method": "GET" } });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get("access-control-allow-origin")).toBe("*");
+    const post = await metadata("", { method: "POST" });
+    expect(post.status).toBe(405);
+    expect(post.headers.get("allow")).toBe("GET, HEAD");
+  });
+
+  it("is only at RFC 8414's path: not under the issuer, not with a trailing segment", async () => {
+    // Not table routes (599: the harness's mark for what Next answers; Next's 404s there).
+    for (const path of [
+      `/t/${ws}/.well-known/oauth-authorization-server`,
+      `/.well-known/oauth-authorization-server/t/${ws}/`,
+      `/.well-known/oauth-authorization-server/t/${ws}/oauth2/token`,
+      `/.well-known/oauth-authorization-server/${ws}`,
+      "/.well-known/oauth-authorization-server",
+      `/.well-known/openid-configuration/t/${ws}`,
+    ]) {
+      expect((await call(h, path)).status, path).toBe(599);
+    }
+  });
+});
