@@ -36,7 +36,7 @@ const LAYERS = {
     "lib/server", "lib/account-security", "lib/workspaces", "lib/sign-in", "lib/federation", "lib/authz", "lib/oauth", "lib/authn", "lib/authority",
     "lib/clients", "lib/audit", "lib/branding", "lib/hosted", "lib/forms", "lib/http", "lib/service.ts",
   ],
-  "lib/demo": ["lib/server", "lib/workspaces", "lib/hosted", "lib/http", "lib/service.ts"],
+  "lib/demo": ["lib/server", "lib/account-security", "lib/workspaces", "lib/hosted", "lib/http", "lib/service.ts"],
   "lib/cli": ["lib/console", "lib/workspaces", "lib/federation", "lib/clients", "lib/oauth", "lib/http", "lib/service.ts"],
 };
 

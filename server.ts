@@ -15,7 +15,7 @@ import { createNodeServer, createRequestListener, type NodeHandler } from "./lib
 import { closeService, getService, type Service } from "./lib/service";
 import { startAccessTokenPurge } from "./lib/oauth/token-purge";
 import { mailSettled, mailStartupLine } from "./lib/authn/email/transport";
-import { DEMO_USER, demoClientsLine, demoSignInStillWorks, ensureDemoWorkspace } from "./lib/workspaces/demo";
+import { DEMO_USER, DEMO_WEB_CLIENT_ID, DEMO_WEB_URIS, demoClientsLine, demoSignInStillWorks, ensureDemoWorkspace } from "./lib/workspaces/demo";
 import { DEMO_BASE_PATH, demoNodeHandler } from "./lib/demo/serve";
 import { ensureSystemWorkspace } from "./lib/console/system";
 import { configuredSetupToken, issueSetupToken, SetupTokenConfigError } from "./lib/console/setup";
@@ -158,7 +158,9 @@ async function primary(config: Config) {
     console.log(`  Demo clients:    ${demoClientsLine()}`);
     if (demo.webSecret) console.log(`  demo-web secret: ${demo.webSecret}   (shown once; rotate with: npm run latchkey -- secret rotate demo demo-web)`);
   }
-  if (demo.repointed) console.log(`  Demo clients ${demo.repointed.join(", ")} now return to ${config.publicUrl}${DEMO_BASE_PATH}/callback (the demo application).`);
+  const repointedApp = demo.repointed?.filter((id) => id !== DEMO_WEB_CLIENT_ID) ?? [];
+  if (repointedApp.length) console.log(`  Demo clients ${repointedApp.join(", ")} now return to ${config.publicUrl}${DEMO_BASE_PATH}/callback (the demo application).`);
+  if (demo.repointed?.includes(DEMO_WEB_CLIENT_ID)) console.log(`  Demo client ${DEMO_WEB_CLIENT_ID} now registers the integration guide's ${DEMO_WEB_URIS.callback} and ${DEMO_WEB_URIS.signedOut}, and offline_access.`);
   if (setup) {
     console.log(`  Console setup:   ${setup.url}`);
     console.log(`                   (one-time link to create the first operator; expires ${setup.expiresAt.toISOString()}; a new one is printed at each start until then)`);

@@ -46,6 +46,16 @@ test("landing page → demo application: sign in, see the claims, UserInfo and s
   const cookie = (await page.context().cookies(`${BASE}/demo`)).find((c) => c.name === "latchkey_demo")!;
   expect(cookie).toMatchObject({ httpOnly: true, sameSite: "Lax", path: "/demo" });
 
+  // Security settings: one click from the sign-in to the account-security portal (the hosted
+  // session is reused), whose way back is the demo application, not the server's root.
+  await page.getByRole("button", { name: "Security settings" }).click();
+  await expect(page).toHaveURL(`${BASE}/t/demo/account`);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Security settings");
+  await expect(page.getByRole("link", { name: "Back to Demo application" })).toHaveAttribute("href", `${BASE}/demo`);
+  await page.getByRole("button", { name: "Done: back to Demo application" }).click();
+  await expect(page).toHaveURL(`${BASE}/demo`);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Signed in as Demo User");
+
   await page.getByRole("button", { name: "Refresh tokens" }).click();
   await expect(page.getByText(/Refreshed: new access token #[0-9a-f]{8} until .* refresh token rotated #[0-9a-f]{8} → #[0-9a-f]{8}/)).toBeVisible();
   await expect(page.getByText("refreshed 1 time.")).toBeVisible();

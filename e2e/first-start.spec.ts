@@ -9,7 +9,7 @@
  * It starts its own server (port 3131) beside the suite's, so it runs on either database.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
 import { DEMO_USER } from "../lib/workspaces/demo";
@@ -50,6 +50,14 @@ async function stop(started: Started): Promise<void> {
 }
 
 const line = (output: string, label: string) => output.match(new RegExp(`^ {2}${label}:\\s+(\\S+)`, "m"))?.[1];
+/** The labels of the start-up lines ("  Demo issuer:     …"), in order. */
+const labels = (output: string) => [...output.matchAll(/^ {2}(\S[^:\n]*): /gm)].map((m) => m[1]!);
+/** The README's sample of what the first start prints. */
+function readmeSample(): string {
+  const readme = readFileSync(path.join(process.cwd(), "README.md"), "utf8");
+  const from = readme.indexOf("then prints something like:");
+  return /^```\n([\s\S]*?)^```$/m.exec(readme.slice(from))![1]!;
+}
 
 test.beforeAll(() => rmSync(DATA_DIR, { recursive: true, force: true }));
 test.afterAll(() => rmSync(DATA_DIR, { recursive: true, force: true }));
@@ -64,6 +72,9 @@ test("npm start on a fresh data directory: the demo sign-in, the console setup l
     expect(line(output, "Demo issuer")).toBe(`${BASE}/t/demo`);
     expect(line(output, "Demo sign-in")).toBe(DEMO_USER.email);
     expect(line(output, "demo-web secret")).toMatch(/^lks_/);
+    // The README's sample shows the same lines, in the same order.
+    expect(labels(readmeSample())).toEqual(labels(output));
+    expect(readmeSample()).toMatch(/^Latchkey is listening on http:\/\/localhost:3000 \(embedded database in /m);
     setupUrl = line(output, "Console setup");
     expect(setupUrl).toMatch(new RegExp(`^${BASE}/console/setup\\?token=`));
 

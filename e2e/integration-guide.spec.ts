@@ -1,45 +1,41 @@
 /**
  * docs/integration.md's code in a real browser: its `latchkey.ts` (lib/demo/latchkey.ts, the
- * guide's blocks verbatim) runs as the customer's server on http://localhost:<port>, with the
- * confidential application of the guide's workspace file (imported through the CLI, its addresses
- * moved to that port), behind the small relying party the demo application uses (lib/demo/app.ts).
- * Chromium signs in on the real hosted pages, the server exchanges the code, checks the session,
- * refreshes, revokes and signs out through hosted logout.
+ * guide's blocks verbatim) runs as the customer's server on http://localhost:<port>, signing in
+ * with the demo workspace's `demo-web` (lib/workspaces/demo.ts, the document `npm start` imports,
+ * here under an id of its own with its localhost:4000 addresses moved to that port), behind the
+ * small relying party the demo application uses (lib/demo/app.ts). Chromium signs in on the real
+ * hosted pages, the server exchanges the code, checks the session, refreshes, revokes and signs
+ * out through hosted logout.
  */
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
 import http from "node:http";
-import path from "node:path";
 import { expect, test } from "@playwright/test";
 import { createDemoApp } from "../lib/demo/app";
 import { connect, registrationFromEnv } from "../lib/demo/latchkey";
+import { DEMO_USER, DEMO_WEB_CLIENT_ID, demoWorkspace } from "../lib/workspaces/demo";
 import { APP_PORT, LATCHKEY_PORT } from "./env";
 import { importWorkspace, type ExportedWorkspace } from "./federation-admin";
 
 /** The guide's application, on a port of its own beside the e2e customer app. */
 const GUIDE_APP_PORT = APP_PORT + 4;
 const APP_ORIGIN = `http://localhost:${GUIDE_APP_PORT}`;
-const guide = readFileSync(path.join(process.cwd(), "docs", "integration.md"), "utf8");
-const file = JSON.parse([...guide.matchAll(/^```json\n([\s\S]*?)^```$/gm)].map((m) => m[1]!).find((b) => b.includes('"WEB_CONFIDENTIAL"') && b.includes('"users"'))!) as {
-  id: string;
-  applications: { client_id: string; redirect_uris: string[]; post_logout_redirect_uris: string[]; secret?: string }[];
-  users: { email: string; password: string }[];
-};
-const user = file.users[0]!;
-const workspaceId = `${file.id}-${randomBytes(3).toString("hex")}`;
+const user = DEMO_USER;
+const workspaceId = `demo-guide-${randomBytes(3).toString("hex")}`;
 const secret = `lks_${randomBytes(24).toString("base64url")}`;
 let server: http.Server;
 
 test.beforeAll(async () => {
-  // The guide's file, its localhost:4000 addresses moved to this application's port; the secret
-  // set in the file (the import would print one: tests/docs/integration-guide.test.ts covers that).
-  const moved = JSON.parse(JSON.stringify(file).replaceAll("http://localhost:4000", APP_ORIGIN)) as typeof file;
-  moved.applications[0]!.secret = secret;
+  // The demo workspace as the first start writes it, demo-web's localhost:4000 addresses moved to
+  // this application's port; the secret set in the file (the first start prints a generated one:
+  // tests/docs/integration-guide.test.ts covers that).
+  const moved = JSON.parse(JSON.stringify(demoWorkspace(`http://localhost:${LATCHKEY_PORT}`)).replaceAll("http://localhost:4000", APP_ORIGIN)) as ReturnType<typeof demoWorkspace>;
+  Object.assign(moved.applications.find((a) => a.client_id === DEMO_WEB_CLIENT_ID)!, { secret });
   await importWorkspace({ ...moved, id: workspaceId } as unknown as ExportedWorkspace);
 
+  // The guide's code unchanged: only the environment it reads.
   const registration = registrationFromEnv({
     LATCHKEY_ISSUER: `http://localhost:${LATCHKEY_PORT}/t/${workspaceId}`,
-    LATCHKEY_CLIENT_ID: file.applications[0]!.client_id,
+    LATCHKEY_CLIENT_ID: DEMO_WEB_CLIENT_ID,
     LATCHKEY_CLIENT_SECRET: secret,
     APP_ORIGIN,
   });
@@ -73,13 +69,15 @@ test("the guide's module signs in on the hosted pages, checks the session, refre
   await page.getByLabel("Email", { exact: true }).fill(user.email);
   await page.getByLabel("Password", { exact: true }).fill(user.password);
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  // The demo workspace offers a passkey after the password.
+  await page.getByRole("button", { name: "Not now" }).click();
 
   // Back through /auth/callback (code exchanged, ID token verified, UserInfo fetched) to the app.
   await expect(page).toHaveURL(`${APP_ORIGIN}/auth`);
-  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Signed in as Ada");
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Signed in as Demo User");
   const check = page.locator("section", { has: page.getByRole("heading", { name: "Session check" }) });
   await expect(check).toContainText("HTTP 200, so still valid");
-  await expect(page.locator("section", { has: page.getByRole("heading", { name: "ID token claims" }) }).locator("pre")).toContainText(`"aud": "${file.applications[0]!.client_id}"`);
+  await expect(page.locator("section", { has: page.getByRole("heading", { name: "ID token claims" }) }).locator("pre")).toContainText(`"aud": "${DEMO_WEB_CLIENT_ID}"`);
 
   await page.getByRole("button", { name: "Refresh tokens" }).click();
   await expect(page.getByText(/refresh token rotated/)).toBeVisible();
@@ -94,7 +92,8 @@ test("the guide's module signs in on the hosted pages, checks the session, refre
   await page.getByLabel("Email", { exact: true }).fill(user.email);
   await page.getByLabel("Password", { exact: true }).fill(user.password);
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
-  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Signed in as Ada");
+  await page.getByRole("button", { name: "Not now" }).click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Signed in as Demo User");
 
   await page.getByRole("button", { name: "Revoke" }).click();
   await expect(check).toContainText("no longer valid");

@@ -238,13 +238,14 @@ test("oidc-client-ts on a registered origin: sign-in, UserInfo, session check, r
     ]);
   });
 
-  await test.step("hosted logout after revocation fails: it needs the grant that revocation ended", async () => {
+  await test.step("hosted logout after revocation ends nothing (it needs the grant that revocation ended), and links back", async () => {
     const from = traffic.navigations.length;
     await page.getByRole("button", { name: "Sign out" }).click();
     await navigatesTo(page, traffic, `${ISSUER}/oidc/logout`, from);
     const logout = traffic.navigations.slice(from).find((u) => u.href.startsWith(`${ISSUER}/oidc/logout`))!;
     expect(paramNames(logout)).toEqual(["client_id", "post_logout_redirect_uri"]);
-    await expect(page.getByRole("alert")).toContainText("no active sign-in");
+    await expect(page.getByRole("heading", { level: 1 })).toHaveText("You are signed out of E2E browser app");
+    await expect(page.getByRole("link", { name: "Continue to E2E browser app" })).toHaveAttribute("href", `${SPA}/signed-out`);
   });
 
   await test.step("signing in again skips the form: the hosted session is still alive", async () => {

@@ -91,14 +91,18 @@ test("refresh, introspection and revocation through openid-client; logout after 
   expect(refused.body.detail).toContain("invalid_grant");
   expect((await appPost(page, "/lifecycle/introspect")).status).toBe(401);
 
-  // Hosted logout after revocation: the grant it needs is gone, so Latchkey shows its own error
-  // page and sends the browser nowhere.
+  // Hosted logout after revocation: the grant it needs is gone, so Latchkey ends nothing and sends
+  // the browser nowhere by itself; its page says the user is signed out of the application and
+  // offers the registered destination as a link (no dead end).
   const navigations = recordNavigations(page);
   await submitForm(page, "/lifecycle/logout");
-  await expect(page.getByRole("alert")).toBeVisible();
   await expect(page).toHaveURL((url) => url.href.startsWith(`${ISSUER}/oidc/logout?`));
-  await expect(page.getByRole("heading")).toHaveText("Sign-out failed");
+  await expect(page.getByRole("heading")).toHaveText("You are signed out of E2E web");
+  await expect(page.getByText("You are still signed in to Latchkey in this browser")).toBeVisible();
+  await page.waitForTimeout(500);
   expect(navigations.some((u) => u.startsWith(`${APP}/signed-out`))).toBe(false);
+  await page.getByRole("link", { name: "Continue to E2E web" }).click();
+  await expect(page).toHaveURL(`${APP}/signed-out`);
 });
 
 test("hosted logout through buildEndSessionUrl, then revocation: the session ends for good", async ({ page }) => {

@@ -1,8 +1,16 @@
-// `npm start`: build the app when there is no build or sources changed since (scripts/build-if-stale.mjs),
-// then run the compiled server (scripts/server-command.mjs).
-import { spawn } from "node:child_process";
-import { buildIsCurrent, ensureBuild } from "./build-if-stale.mjs";
-import { SERVER_ENTRY, serverNodeArgs } from "./server-command.mjs";
+// `npm start`: check the Node.js version (scripts/node-version.mjs), build the app when there is no
+// build or sources changed since (scripts/build-if-stale.mjs), then run the compiled server
+// (scripts/server-command.mjs). The rest is imported only once the version is known to be enough.
+import { nodeVersionProblem } from "./node-version.mjs";
+
+const tooOld = nodeVersionProblem(process.versions.node);
+if (tooOld) {
+  console.error(tooOld);
+  process.exit(1);
+}
+const { spawn } = await import("node:child_process");
+const { buildIsCurrent, ensureBuild } = await import("./build-if-stale.mjs");
+const { SERVER_ENTRY, serverNodeArgs } = await import("./server-command.mjs");
 
 if (!buildIsCurrent()) {
   console.log("Building Latchkey (first start or sources changed; a few minutes on a small machine)…");

@@ -17,6 +17,11 @@ export const clients = pgTable(
     active: boolean("active").notNull().default(true),
     redirectUris: jsonb("redirect_uris").$type<string[]>().notNull().default([]),
     postLogoutRedirectUris: jsonb("post_logout_redirect_uris").$type<string[]>().notNull().default([]),
+    /**
+     * The application's home page, on the origin of its first redirect URI (optional): where the
+     * account-security portal's "Back to …" link and "Done" go after the direct link.
+     */
+    homeUri: text("home_uri"),
     allowedOrigins: jsonb("allowed_origins").$type<string[]>().notNull().default([]),
     identityScopes: jsonb("identity_scopes").$type<string[]>().notNull().default(["openid"]),
     /** Whether the application offers the account-security portal. */

@@ -27,7 +27,7 @@ import type { Route } from "../http/route";
 import { findClient } from "../oauth/clients";
 import { openAccountSignIn } from "../oauth/pending-sign-in";
 import { portalBinding, portalVerifyMethods, recordPortalEvidence, type MfaMethod } from "./evidence";
-import { applicationOrigin, auditPortal, clearPortalCookie, endPortalSession, offersPortal, openPortalSession, type PortalSession } from "./portal-session";
+import { auditPortal, directLinkReturnUri, clearPortalCookie, endPortalSession, offersPortal, openPortalSession, type PortalSession } from "./portal-session";
 import { portalForm, toPortal } from "./portal-form";
 import { credentialRoutes } from "./credential-routes";
 
@@ -45,15 +45,15 @@ export const directLinkEndpoint: Endpoint = async (request, ctx) => {
   if (clientIds.length !== 1 || !clientIds[0]) return hostedError(clientIds.length > 1 ? "client_id_duplicated" : "client_id_missing");
   const client = await findClient(ctx, clientIds[0]);
   if (!client || !client.active) return hostedError("unknown_application");
-  const origin = applicationOrigin(client);
-  if (!offersPortal(client) || origin === null) return hostedError("account_not_available");
+  const returnUri = directLinkReturnUri(client);
+  if (!offersPortal(client) || returnUri === null) return hostedError("account_not_available");
 
   const session = await getLiveSession(ctx, request.headers.get("cookie"));
   if (!session || !(await sessionMeetsPolicy(ctx, client.id, session))) {
     const returnTo = `${ctx.basePath}/auth/account?client_id=${encodeURIComponent(client.clientId)}`;
     return openAccountSignIn(ctx, { clientPk: client.id, returnTo }, session ?? undefined);
   }
-  const portal = await openPortalSession(ctx, { userId: session.userId, sessionId: session.id, clientPk: client.id, grantId: null, returnUri: `${origin}/` });
+  const portal = await openPortalSession(ctx, { userId: session.userId, sessionId: session.id, clientPk: client.id, grantId: null, returnUri });
   return redirect303(portal.location, [["Set-Cookie", portal.cookie]]);
 };
 

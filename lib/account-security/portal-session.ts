@@ -65,6 +65,17 @@ export function applicationOrigin(client: Pick<ClientRow, "redirectUris">): stri
 }
 
 /**
+ * Where the portal's "Back to …" link and "Done" go after the direct link: the application's
+ * registered home page when it has one (`home_uri`, on the origin of its first redirect URI), else
+ * that origin. (A backend handoff goes back to the handoff's `return_uri` instead.)
+ */
+export function directLinkReturnUri(client: Pick<ClientRow, "redirectUris" | "homeUri">): string | null {
+  const origin = applicationOrigin(client);
+  if (origin === null) return null;
+  return client.homeUri && URL.canParse(client.homeUri) && new URL(client.homeUri).origin === origin ? client.homeUri : `${origin}/`;
+}
+
+/**
  * Opens a portal session for a live hosted session (the caller has judged it and the application
  * offers the portal). `cookie` is the Set-Cookie value of the portal cookie, `location` the portal
  * page's path to redirect to.

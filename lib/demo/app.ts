@@ -5,6 +5,8 @@
  *
  *   GET  {base}            signed out: the sign-in buttons; signed in: the user, the ID token's
  *                          claims, UserInfo's answer, the session check's answer, and the buttons
+ *                          (with "Security settings", the account-security portal's direct link,
+ *                          when the application offers the portal)
  *   POST {base}/start      code flow with PKCE, state and nonce (field `app`: "standard" or "mfa")
  *   GET  {callback path}   the registered redirect URI: the transaction consumed once, the code exchanged
  *   POST {base}/refresh    refresh grant (the refresh token rotates)
@@ -40,6 +42,12 @@ export interface DemoAppOptions {
   hint?: () => Promise<string | null>;
   /** Why the application cannot sign anyone in right now (asked on every request), or null. */
   unavailable?: () => Promise<string | null>;
+  /**
+   * Whether the signed-in application offers Latchkey's account-security portal (asked when the
+   * signed-in page is drawn): then the page has a "Security settings" button, the portal's direct
+   * link for this client (docs/account-security.md). Absent: no button.
+   */
+  offersPortal?: (clientId: string) => Promise<boolean>;
   /** Discovery (the guide's `connect`); replaceable in tests. */
   connect?: (registration: Registration) => Promise<Latchkey>;
 }
@@ -162,6 +170,7 @@ ${events}
     const check = await latchkey.sessionCheck(lk, signedIn).catch((error: unknown) => ({ status: 0, body: { error: errorText(error) } }));
     const valid = await latchkey.checkSession(lk, signedIn);
     const name = typeof signedIn.userinfo.name === "string" ? signedIn.userinfo.name : typeof signedIn.claims.name === "string" ? signedIn.claims.name : "";
+    const security = options.offersPortal ? await securitySettings(lk.registration, await options.offersPortal(lk.registration.clientId)) : "";
     const email = typeof signedIn.userinfo.email === "string" ? signedIn.userinfo.email : "";
     return page(
       200,
@@ -179,6 +188,7 @@ ${events}
 <form method="post" action="${base}/revoke"><button type="submit" class="secondary">Revoke</button></form>
 <form method="post" action="${base}/logout"><button type="submit" class="secondary">Sign out</button></form>
 </div></section>
+${security}
 <section aria-labelledby="claims"><h2 id="claims">ID token claims</h2><pre>${esc(JSON.stringify(signedIn.claims, null, 2))}</pre></section>
 <section aria-labelledby="userinfo"><h2 id="userinfo">UserInfo</h2><pre>${esc(JSON.stringify(signedIn.userinfo, null, 2))}</pre></section>`,
       browser,
@@ -299,6 +309,22 @@ ${events}
       return page(502, "Something failed", `<h1>Something failed</h1><p>${esc(errorText(error))}</p>${back(base)}`);
     }
   };
+}
+
+/**
+ * The "Security settings" section: the portal's direct link for this client, a plain GET to the
+ * issuer (no state to keep: the portal opens on the user's hosted session, or asks them to sign
+ * in, and never signs anyone in to this application). The portal's "Back to …" comes back to the
+ * application's registered home page.
+ */
+function securitySettings(registration: Registration, offered: boolean): string {
+  const heading = `<h2 id="security">Security settings</h2>`;
+  if (!offered) {
+    return `<section aria-labelledby="security">${heading}<p>Latchkey's account-security portal is switched off for <code>${esc(registration.clientId)}</code>: an operator switches it on in the console (the application's page, "Offer the account-security portal").</p></section>`;
+  }
+  return `<section aria-labelledby="security">${heading}
+<p>Passkeys, authenticator apps, security keys, recovery codes and the applications signed in as you, on Latchkey's account-security portal (<code>${esc(registration.issuer.href)}/auth/account</code>).</p>
+<div class="actions"><form method="get" action="${esc(registration.issuer.href)}/auth/account"><input type="hidden" name="client_id" value="${esc(registration.clientId)}"><button type="submit">Security settings</button></form></div></section>`;
 }
 
 function layout(base: string, title: string, body: string): string {

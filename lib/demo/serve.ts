@@ -8,6 +8,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { and, eq } from "drizzle-orm";
 import { clients, workspaces } from "../../db/schema";
+import { offersPortal } from "../account-security/portal-session";
 import { nodeRequest } from "../http/node-request";
 import { writeResponse, type NodeHandler } from "../server/node-server";
 import type { Service } from "../service";
@@ -44,6 +45,14 @@ export function demoApplication(service: Service): (request: Request) => Promise
     registrations: { standard: registration(DEMO_SPA_CLIENT_ID), mfa: registration(DEMO_MFA_CLIENT_ID) },
     hint: async () => ((await demoSignInStillWorks(service.db)) ? `Sign in as ${DEMO_USER.email} with the password ${DEMO_USER.password}.` : null),
     unavailable: () => demoUnavailable(service),
+    offersPortal: async (clientId) => {
+      const [row] = await service.db
+        .select({ accountSecurity: clients.accountSecurity, active: clients.active, type: clients.type })
+        .from(clients)
+        .where(and(eq(clients.workspaceId, DEMO_WORKSPACE_ID), eq(clients.clientId, clientId)))
+        .limit(1);
+      return !!row && offersPortal(row);
+    },
   });
   handlers.set(service, handler);
   return handler;

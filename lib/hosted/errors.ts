@@ -92,7 +92,6 @@ export const HOSTED_ERRORS = {
   logout_unknown_application: signOutFailed("error.unknown_application", 404),
   logout_unregistered_destination: signOutFailed("error.logout_unregistered_destination"),
   logout_no_session: signOutFailed("error.logout_no_session"),
-  logout_no_grant: signOutFailed("error.logout_no_grant"),
   logout_unavailable: {
     status: 503,
     title: "error.title.sign_out_unavailable",

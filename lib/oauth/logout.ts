@@ -9,6 +9,7 @@ import { unstorableParameter } from "../http/form";
 import { inTransaction } from "../http/transaction";
 import { hostedError } from "../hosted/errors";
 import { HOSTED_PAGE_HEADERS } from "../hosted/html";
+import { signedOutOfApplicationPage } from "../hosted/notice-page";
 import { findClient } from "./clients";
 import { hostedFailures } from "./errors";
 import { subjectFor } from "./issue";
@@ -28,7 +29,9 @@ const REFUSED: ReadonlySet<string> = new Set(["id_token_hint", "state", "logout_
  * session. Success ends the hosted session — every grant of the session then fails the session
  * check and refresh, since both join it — clears the cookie and answers 303 to the destination.
  * Every failure is a hosted error page and never a redirect: an unverified destination is never
- * followed. A grant revoked before logout therefore makes logout fail here, as SPEC.md warns.
+ * followed. A grant revoked before logout therefore makes logout fail here, as SPEC.md warns: the
+ * page then says the user is signed out of that application and links to the (registered)
+ * destination, leaving the hosted session as it is.
  */
 export const logoutEndpoint: Endpoint = async (request, ctx) => {
   try {
@@ -75,7 +78,10 @@ async function logout(request: Request, ctx: EndpointContext): Promise<Response>
       ),
     )
     .limit(1);
-  if (!grant) return hostedError("logout_no_grant");
+  // No live grant of this application here (revoked first, say): the user is signed out of it
+  // already. Say so and offer the registered destination, without ending the hosted session
+  // (nothing of this application's authority stands on it) and without redirecting by itself.
+  if (!grant) return signedOutOfApplicationPage({ application: client.name, destination });
 
   // A concurrent logout may have ended it a moment ago: the outcome is the same, recorded once.
   await inTransaction(ctx, async (tx) => {

@@ -22,6 +22,15 @@ export function demoAppUris(publicUrl: string): { home: string; callback: string
   return { home: `${publicUrl}/demo`, callback: `${publicUrl}/demo/callback` };
 }
 
+/**
+ * `demo-web`'s addresses: the integration guide's application (docs/integration.md), whose code
+ * uses `${APP_ORIGIN}/auth/callback` and `${APP_ORIGIN}/signed-out` with APP_ORIGIN
+ * http://localhost:4000.
+ */
+export const DEMO_WEB_URIS = { callback: "http://localhost:4000/auth/callback", signedOut: "http://localhost:4000/signed-out" } as const;
+/** What earlier releases registered for demo-web, which the guide's code never used. */
+const FORMER_DEMO_WEB = { redirectUris: ["http://localhost:4000/callback"], postLogout: ["http://localhost:4000/"] };
+
 /** The demo workspace's file, its demo application's addresses under `publicUrl`. */
 export function demoWorkspace(publicUrl: string) {
   const app = demoAppUris(publicUrl);
@@ -38,8 +47,11 @@ export function demoWorkspace(publicUrl: string) {
         type: "PUBLIC",
         redirect_uris: [app.callback],
         post_logout_redirect_uris: [app.home],
+        // The account-security portal's "Back to Demo application" returns to /demo, not to the server's root.
+        home_uri: app.home,
         allowed_origins: [],
         identity_scopes: ["openid", "email", "profile"],
+        account_security: true,
       },
       {
         // The same application, registered again to show one that requires MFA: sign in with
@@ -49,19 +61,23 @@ export function demoWorkspace(publicUrl: string) {
         type: "PUBLIC",
         redirect_uris: [app.callback],
         post_logout_redirect_uris: [app.home],
+        home_uri: app.home,
         allowed_origins: [],
         identity_scopes: ["openid", "email", "profile"],
+        account_security: true,
         auth_policy: { mfa: "required" },
       },
       {
-        // The integration guide's application (docs/integration.md), on a port of its own.
+        // The integration guide's application (docs/integration.md), on a port of its own: the
+        // guide's code works with this registration unchanged (tests/docs/integration-guide.test.ts).
         client_id: DEMO_WEB_CLIENT_ID,
         name: "Demo web app",
         type: "WEB_CONFIDENTIAL",
-        redirect_uris: ["http://localhost:4000/callback"],
-        post_logout_redirect_uris: ["http://localhost:4000/"],
+        redirect_uris: [DEMO_WEB_URIS.callback],
+        post_logout_redirect_uris: [DEMO_WEB_URIS.signedOut],
         allowed_origins: [],
-        identity_scopes: ["openid", "email", "profile"],
+        identity_scopes: ["openid", "email", "profile", "offline_access"],
+        account_security: true,
       },
     ],
     apis: [],
@@ -102,8 +118,9 @@ const demoOwnedRedirect = (uri: string) => uri === `${FORMER_DEMO_ORIGIN}/callba
  *
  * When the demo workspace exists already, its two demo-application clients are pointed at this
  * server's /demo (`publicUrl`) if they still carry only addresses the demo itself registered (an
- * earlier release's http://localhost:5173, or another PUBLIC_URL's /demo/callback); addresses
- * someone registered by hand are left alone. `repointed` names the clients changed.
+ * earlier release's http://localhost:5173, or another PUBLIC_URL's /demo/callback), and demo-web
+ * gets the integration guide's addresses and offline_access if it still has exactly an earlier
+ * release's; addresses someone registered by hand are left alone. `repointed` names the clients changed.
  */
 export async function ensureDemoWorkspace(
   db: Database,
@@ -126,17 +143,39 @@ export async function ensureDemoWorkspace(
 async function repointDemoApplication(db: Database, opts: Pick<ImportOptions, "clock"> & { publicUrl: string }): Promise<{ created: false; repointed?: string[] }> {
   const app = demoAppUris(opts.publicUrl);
   const rows = await db
-    .select({ id: clients.id, clientId: clients.clientId, redirectUris: clients.redirectUris, postLogout: clients.postLogoutRedirectUris, origins: clients.allowedOrigins })
+    .select({ id: clients.id, clientId: clients.clientId, redirectUris: clients.redirectUris, postLogout: clients.postLogoutRedirectUris, origins: clients.allowedOrigins, scopes: clients.identityScopes, homeUri: clients.homeUri })
     .from(clients)
-    .where(and(eq(clients.workspaceId, DEMO_WORKSPACE_ID), inArray(clients.clientId, [DEMO_SPA_CLIENT_ID, DEMO_MFA_CLIENT_ID])));
+    .where(and(eq(clients.workspaceId, DEMO_WORKSPACE_ID), inArray(clients.clientId, [DEMO_SPA_CLIENT_ID, DEMO_MFA_CLIENT_ID, DEMO_WEB_CLIENT_ID])));
   const repointed: string[] = [];
   for (const row of rows) {
+    if (row.clientId === DEMO_WEB_CLIENT_ID) {
+      // demo-web as an earlier release registered it, exactly: given the guide's addresses and offline_access.
+      const former = sameList(row.redirectUris, FORMER_DEMO_WEB.redirectUris) && sameList(row.postLogout, FORMER_DEMO_WEB.postLogout);
+      if (!former) continue;
+      await db
+        .update(clients)
+        .set({
+          redirectUris: [DEMO_WEB_URIS.callback],
+          postLogoutRedirectUris: [DEMO_WEB_URIS.signedOut],
+          identityScopes: row.scopes.includes("offline_access") ? row.scopes : [...row.scopes, "offline_access"],
+          updatedAt: opts.clock.now(),
+        })
+        .where(eq(clients.id, row.id));
+      repointed.push(row.clientId);
+      continue;
+    }
+    if (row.homeUri === null && sameList(row.redirectUris, [app.callback])) {
+      // Registered before home pages were: the portal's way back goes to /demo rather than the server's root.
+      await db.update(clients).set({ homeUri: app.home, updatedAt: opts.clock.now() }).where(eq(clients.id, row.id));
+      continue;
+    }
     if (row.redirectUris.includes(app.callback) || row.redirectUris.length === 0 || !row.redirectUris.every(demoOwnedRedirect)) continue;
     await db
       .update(clients)
       .set({
         redirectUris: [app.callback],
         postLogoutRedirectUris: [app.home],
+        homeUri: app.home,
         allowedOrigins: row.origins.filter((o) => o !== FORMER_DEMO_ORIGIN),
         updatedAt: opts.clock.now(),
       })
@@ -145,6 +184,8 @@ async function repointDemoApplication(db: Database, opts: Pick<ImportOptions, "c
   }
   return repointed.length ? { created: false, repointed: repointed.sort() } : { created: false };
 }
+
+const sameList = (a: string[], b: string[]) => a.length === b.length && a.every((v, i) => v === b[i]);
 
 export const DEMO_USER = { email: "demo@example.com", password: "demo-password" } as const;
 

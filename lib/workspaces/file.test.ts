@@ -475,6 +475,36 @@ describe("invalid files", () => {
   });
 });
 
+describe("home_uri (the application's home page)", () => {
+  it("must be an https (or loopback http) URI on the origin of the first redirect URI; M2M has none; it is stored, exported and cleared", async () => {
+    const id = uniqueId("home");
+    const doc = (home: string | undefined, type = "WEB_CONFIDENTIAL", redirect = ["https://a.example.test/cb", "https://b.example.test/cb"]) => ({
+      id,
+      name: "H",
+      applications: [{ client_id: "c", name: "C", type, redirect_uris: type === "M2M" ? [] : redirect, ...(home === undefined ? {} : { home_uri: home }) }],
+    });
+    const problem = async (d: unknown) => (await expectInvalid(d)).map((i) => `${i.path}: ${i.message}`);
+    expect(await problem(doc("https://b.example.test/"))).toEqual(["$.applications[0].home_uri: must be on the origin of the application's first redirect URI"]);
+    expect(await problem(doc("http://a.example.test/"))).toEqual(["$.applications[0].home_uri: must use https (http is allowed only for localhost, 127.0.0.1 and [::1])"]);
+    expect((await problem(doc("https://a.example.test/#top")))[0]).toMatch(/fragment/);
+    expect((await problem(doc("/home")))[0]).toMatch(/absolute URI/);
+    expect((await problem(doc("https://a.example.test/", "WEB_CONFIDENTIAL", [])))[0]).toMatch(/origin of the application's first redirect URI/);
+    expect((await problem(doc("https://a.example.test/", "M2M")))[0]).toMatch(/M2M clients have no users/);
+
+    await importWorkspace(db, doc("https://a.example.test/home?x=1"), opts);
+    const [row] = await db.select().from(clients).where(and(eq(clients.workspaceId, id), eq(clients.clientId, "c")));
+    expect(row.homeUri).toBe("https://a.example.test/home?x=1");
+    expect((await exportWorkspace(db, id))!.applications[0]).toMatchObject({ home_uri: "https://a.example.test/home?x=1" });
+    // Left out: none (the file is the whole registration), and the export leaves it out too.
+    await importWorkspace(db, doc(undefined), opts);
+    const [cleared] = await db.select().from(clients).where(and(eq(clients.workspaceId, id), eq(clients.clientId, "c")));
+    expect(cleared.homeUri).toBeNull();
+    expect((await exportWorkspace(db, id))!.applications[0]).not.toHaveProperty("home_uri");
+    // Loopback http, as for redirect URIs.
+    await importWorkspace(db, doc("http://localhost:4000/", "PUBLIC", ["http://localhost:4000/callback"]), opts);
+  });
+});
+
 describe("exportWorkspace", () => {
   it("round-trips: export then import is a no-op, and imports elsewhere to the same document", async () => {
     const id = uniqueId("exp");

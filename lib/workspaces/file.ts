@@ -103,6 +103,7 @@ export async function exportWorkspace(db: Database, workspaceId: string): Promis
       type: c.type,
       redirect_uris: c.redirectUris,
       post_logout_redirect_uris: c.postLogoutRedirectUris,
+      ...(c.homeUri ? { home_uri: c.homeUri } : {}),
       allowed_origins: c.allowedOrigins,
       identity_scopes: c.identityScopes as WorkspaceDocument["applications"][number]["identity_scopes"],
       active: c.active,

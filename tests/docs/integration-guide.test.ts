@@ -1,12 +1,17 @@
 /**
- * docs/integration.md works as written. Its workspace file is imported with the command it shows
- * (which prints the secret the guide's code then uses); the TypeScript blocks marked
- * `<!-- guide:run -->` form one module, kept verbatim in lib/demo/latchkey.ts (the demo application's
- * code, so the project's type check covers it), which runs as the customer against the production listener on
- * http://localhost (so the guide's `allowInsecureRequests` branch is the one taken): discovery, the authorization URL, the hosted sign-in driven like a browser
- * (fetch and cookies), the callback and code exchange, UserInfo, the session check, refresh,
- * hosted logout and revocation. The paths, commands, console labels and key-rotation timings the
- * guide names are checked against the repository.
+ * docs/integration.md works as written, with the application `npm start` registers for it: the
+ * demo workspace's confidential `demo-web` (lib/workspaces/demo.ts, the document the first start
+ * imports, here under an id of this run's own), so the guide and the demo cannot drift apart. The
+ * TypeScript blocks marked `<!-- guide:run -->` form one module, kept verbatim in
+ * lib/demo/latchkey.ts (the demo application's code, so the project's type check covers it), which
+ * runs unchanged (its defaults: APP_ORIGIN http://localhost:4000, /auth/callback, /signed-out,
+ * offline_access) as the customer against the production listener on http://localhost (so the
+ * guide's `allowInsecureRequests` branch is the one taken): discovery, the authorization URL, the
+ * hosted sign-in driven like a browser (fetch and cookies), the callback and code exchange,
+ * UserInfo, the session check, refresh, hosted logout and revocation. The guide's own workspace
+ * file is imported with the command it shows (which prints the secret), and registers what
+ * demo-web does. The paths, commands, console labels and key-rotation timings the guide names are
+ * checked against the repository.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
@@ -18,6 +23,8 @@ import { runCommand, USAGE } from "../../lib/cli/commands";
 import { applicationKinds } from "../../lib/console/applications";
 import { JWKS_MAX_AGE_MS, RETIRED_KEY_PUBLISHED_MS } from "../../lib/oauth/keys";
 import type { Service } from "../../lib/service";
+import { DEMO_USER, DEMO_WEB_CLIENT_ID, demoWorkspace } from "../../lib/workspaces/demo";
+import { importWorkspace } from "../../lib/workspaces/file";
 import { Browser, startLiveServer, type LiveServer } from "../helpers/guide/live-server";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
@@ -33,17 +40,22 @@ type Guide = typeof import("../../lib/demo/latchkey");
 
 const workspaceFile = JSON.parse(blocks("json").find((b) => b.includes('"users"') && b.includes('"WEB_CONFIDENTIAL"'))!) as {
   id: string;
-  applications: { client_id: string; redirect_uris: string[]; post_logout_redirect_uris: string[] }[];
+  applications: { client_id: string; redirect_uris: string[]; post_logout_redirect_uris: string[]; identity_scopes: string[] }[];
   users: { email: string; password: string }[];
 };
-const user = workspaceFile.users[0]!;
-const app = workspaceFile.applications[0]!;
+const guideApp = workspaceFile.applications[0]!;
 const APP_ORIGIN = "http://localhost:4000"; // the guide's default application origin
+/** The demo workspace's demo-web, which the guide's code signs in with. */
+const demoWeb = () => demoWorkspace(publicUrl).applications.find((a) => a.client_id === DEMO_WEB_CLIENT_ID)!;
+const user = DEMO_USER;
 
 let service: Service;
 let publicUrl: string;
 let issuer: string;
-let workspaceId: string;
+/** The demo workspace, under an id unique to this run (PostgreSQL runs share one database). */
+let demoId: string;
+/** The guide's own workspace file, imported as the guide says. */
+let acmeId: string;
 let importOutput = "";
 let guideModule: Guide;
 let lk: import("../../lib/demo/latchkey").Latchkey;
@@ -54,25 +66,31 @@ beforeAll(async () => {
   live = await startLiveServer();
   ({ service, publicUrl } = live);
 
-  // The guide's workspace file, under an id unique to this run (PostgreSQL runs share one database).
-  workspaceId = `${workspaceFile.id}-${randomBytes(3).toString("hex")}`;
-  issuer = `${publicUrl}/t/${workspaceId}`;
+  // The demo workspace as the first start creates it, with demo-web's secret generated (and shown once).
+  demoId = `demo-${randomBytes(3).toString("hex")}`;
+  issuer = `${publicUrl}/t/${demoId}`;
+  const demo = await importWorkspace(service.db, { ...demoWorkspace(publicUrl), id: demoId }, { clock: service.clock, masterKey: service.config.masterKey, generateSecrets: true });
+  const secret = demo.generatedSecrets?.find((g) => g.clientId === DEMO_WEB_CLIENT_ID)?.secret;
+  expect(secret).toMatch(/^lks_/);
+
+  // The guide's workspace file, imported with the command it shows.
+  acmeId = `${workspaceFile.id}-${randomBytes(3).toString("hex")}`;
   const out: string[] = [];
   const status = await runCommand(
     service.db,
     service.config,
     service.clock,
-    { argv: ["workspace", "import", "acme.json"], stdin: JSON.stringify({ ...workspaceFile, id: workspaceId }) },
+    { argv: ["workspace", "import", "acme.json"], stdin: JSON.stringify({ ...workspaceFile, id: acmeId }) },
     { out: (text) => out.push(text), err: () => {} },
   );
   expect(status).toBe(0);
   importOutput = out.join("");
-  const secret = /^ {2}secret: +(lks_\S+)$/m.exec(importOutput)?.[1];
-  expect(secret).toBeDefined();
 
-  // The guide's configuration comes from the environment its code names.
+  // The guide's configuration comes from the environment its code names; APP_ORIGIN is left to its default.
   vi.stubEnv("LATCHKEY_ISSUER", issuer);
+  vi.stubEnv("LATCHKEY_CLIENT_ID", DEMO_WEB_CLIENT_ID);
   vi.stubEnv("LATCHKEY_CLIENT_SECRET", secret!);
+  vi.stubEnv("APP_ORIGIN", undefined);
   guideModule = await import("../../lib/demo/latchkey");
   // As the guide says: `const latchkey = await connect(registrationFromEnv());`
   lk = await guideModule.connect(guideModule.registrationFromEnv());
@@ -91,24 +109,43 @@ async function browserSignIn(url: URL, browser: Browser): Promise<string> {
 }
 
 describe("docs/integration.md: the guide's code against a live server", () => {
+  it("the guide's code, unchanged, is demo-web's registration: its defaults and its workspace file register what the demo workspace does", () => {
+    const registration = guideModule.registrationFromEnv({ LATCHKEY_CLIENT_SECRET: "x" });
+    const web = demoWeb();
+    expect([registration.redirectUri]).toEqual(web.redirect_uris);
+    expect([registration.signedOutUri]).toEqual(web.post_logout_redirect_uris);
+    expect(registration.scope.split(" ").sort()).toEqual([...web.identity_scopes].sort());
+    expect(web.type).toBe("WEB_CONFIDENTIAL");
+    // The guide's acme-web is the same registration under another name.
+    expect({ redirect: guideApp.redirect_uris, postLogout: guideApp.post_logout_redirect_uris, scopes: guideApp.identity_scopes }).toEqual({
+      redirect: web.redirect_uris,
+      postLogout: web.post_logout_redirect_uris,
+      scopes: web.identity_scopes,
+    });
+    // The guide tells the reader how to use demo-web instead of registering anything.
+    expect(guide).toContain(`LATCHKEY_CLIENT_ID=${DEMO_WEB_CLIENT_ID}`);
+    expect(guide).toContain("LATCHKEY_ISSUER=http://localhost:3000/t/demo");
+  });
+
   it("the import prints the application's only secret, so no `secret create` follows it", async () => {
-    expect(importOutput).toContain(`New secret for client ${app.client_id}:`);
-    const secrets = await listClientSecrets(service.db, { workspaceId, clientId: app.client_id, clock: service.clock });
+    expect(importOutput).toContain(`New secret for client ${guideApp.client_id}:`);
+    expect(/^ {2}secret: +(lks_\S+)$/m.test(importOutput)).toBe(true);
+    const secrets = await listClientSecrets(service.db, { workspaceId: acmeId, clientId: guideApp.client_id, clock: service.clock });
     expect(secrets.filter((s) => s.status === "active")).toHaveLength(1);
     for (const block of blocks("sh")) expect(block).not.toMatch(/secret create/);
     // Importing the same file again prints no further secret (the guide says so).
     const again: string[] = [];
-    const file = JSON.stringify({ ...workspaceFile, id: workspaceId });
+    const file = JSON.stringify({ ...workspaceFile, id: acmeId });
     expect(await runCommand(service.db, service.config, service.clock, { argv: ["workspace", "import", "acme.json"], stdin: file }, { out: (t) => again.push(t), err: () => {} })).toBe(0);
     expect(again.join("")).not.toContain("secret:");
-    expect((await listClientSecrets(service.db, { workspaceId, clientId: app.client_id, clock: service.clock })).filter((s) => s.status === "active")).toHaveLength(1);
+    expect((await listClientSecrets(service.db, { workspaceId: acmeId, clientId: guideApp.client_id, clock: service.clock })).filter((s) => s.status === "active")).toHaveLength(1);
   });
 
   it("discovers the local issuer only through the guide's allowInsecureRequests branch", async () => {
     expect(new URL(issuer).hostname).toBe("localhost");
     expect(lk.config.serverMetadata().issuer).toBe(issuer);
     // Without the branch, openid-client refuses the local server: the error the guide quotes.
-    await expect(client.discovery(new URL(issuer), app.client_id)).rejects.toMatchObject({ code: "OAUTH_HTTP_REQUEST_FORBIDDEN" });
+    await expect(client.discovery(new URL(issuer), DEMO_WEB_CLIENT_ID)).rejects.toMatchObject({ code: "OAUTH_HTTP_REQUEST_FORBIDDEN" });
     expect(guide).toContain("OAUTH_HTTP_REQUEST_FORBIDDEN");
     // A confidential application without its secret stops at start-up: never public authentication instead.
     expect(() => guideModule.registrationFromEnv({ LATCHKEY_ISSUER: issuer })).toThrow("LATCHKEY_CLIENT_SECRET is not set");
@@ -118,7 +155,8 @@ describe("docs/integration.md: the guide's code against a live server", () => {
     const g = guideModule;
     const browser = new Browser(publicUrl);
     const { transaction, url } = await g.startSignIn(lk);
-    expect(url.searchParams.get("redirect_uri")).toBe(app.redirect_uris[0]);
+    expect(url.searchParams.get("client_id")).toBe(DEMO_WEB_CLIENT_ID);
+    expect(url.searchParams.get("redirect_uri")).toBe(demoWeb().redirect_uris[0]);
     expect(url.searchParams.get("scope")).toBe("openid email profile offline_access");
 
     const callback = await browserSignIn(url, browser);
@@ -128,8 +166,8 @@ describe("docs/integration.md: the guide's code against a live server", () => {
 
     const signedIn = await g.finishSignIn(lk, callback, transaction);
     expect(signedIn.iss).toBe(issuer);
-    expect(signedIn.claims).toMatchObject({ aud: app.client_id, nonce: transaction.nonce, amr: ["pwd"], email: user.email, email_verified: true });
-    expect(signedIn.userinfo).toMatchObject({ sub: signedIn.sub, email: user.email, email_verified: true, name: "Ada" });
+    expect(signedIn.claims).toMatchObject({ aud: DEMO_WEB_CLIENT_ID, nonce: transaction.nonce, amr: ["pwd"], email: user.email, email_verified: true });
+    expect(signedIn.userinfo).toMatchObject({ sub: signedIn.sub, email: user.email, email_verified: true, name: "Demo User" });
     // The code is single use: the same callback again fails.
     await expect(g.finishSignIn(lk, callback, transaction)).rejects.toThrow();
     // ...and that replay ended what the first exchange issued (the guide's step 3).
@@ -152,7 +190,7 @@ describe("docs/integration.md: the guide's code against a live server", () => {
     expect([...logout.searchParams.keys()].sort()).toEqual(["client_id", "post_logout_redirect_uri"]);
     const loggedOut = await browser.browse(logout);
     expect(loggedOut.status).toBe(303);
-    expect(loggedOut.headers.get("location")).toBe(app.post_logout_redirect_uris[0]);
+    expect(loggedOut.headers.get("location")).toBe(demoWeb().post_logout_redirect_uris[0]);
     expect(await g.checkSession(lk, refreshed)).toBe(false);
     await expect(g.refresh(lk, refreshed)).rejects.toThrow();
     await expect(g.revoke(lk, refreshed)).resolves.toBeUndefined();
@@ -162,7 +200,7 @@ describe("docs/integration.md: the guide's code against a live server", () => {
     const g = guideModule;
     const transaction = { state: client.randomState(), nonce: client.randomNonce(), codeVerifier: client.randomPKCECodeVerifier() };
     const url = client.buildAuthorizationUrl(lk.config, {
-      redirect_uri: app.redirect_uris[0]!,
+      redirect_uri: demoWeb().redirect_uris[0]!,
       scope: "openid email",
       state: transaction.state,
       nonce: transaction.nonce,

@@ -13,6 +13,8 @@ import { demoNodeHandler, demoUnavailable } from "../../lib/demo/serve";
 import { createService } from "../../lib/service";
 import { DEMO_USER, demoWorkspace, ensureDemoWorkspace } from "../../lib/workspaces/demo";
 import { importWorkspace } from "../../lib/workspaces/file";
+import { livePortalSession } from "../../lib/account-security/portal-session";
+import { contextFor, resolveWorkspace } from "../../lib/server/router";
 import { Browser, startLiveServer, type LiveServer } from "../helpers/guide/live-server";
 
 let live: LiveServer;
@@ -31,7 +33,7 @@ const importOptions = () => ({ clock: live.service.clock, masterKey: live.servic
 
 async function demoClient(clientId: string) {
   const [row] = await live.service.db
-    .select({ redirectUris: clients.redirectUris, postLogout: clients.postLogoutRedirectUris, origins: clients.allowedOrigins })
+    .select({ redirectUris: clients.redirectUris, postLogout: clients.postLogoutRedirectUris, origins: clients.allowedOrigins, scopes: clients.identityScopes, home: clients.homeUri })
     .from(clients)
     .where(and(eq(clients.workspaceId, "demo"), eq(clients.clientId, clientId)));
   return row;
@@ -68,16 +70,36 @@ describe("ensureDemoWorkspace on later starts", () => {
     const older = demoWorkspace(publicUrl);
     for (const app of older.applications.filter((a) => a.type === "PUBLIC")) {
       Object.assign(app, { redirect_uris: ["http://localhost:5173/callback"], post_logout_redirect_uris: ["http://localhost:5173/"], allowed_origins: ["http://localhost:5173"] });
+      delete (app as { home_uri?: string }).home_uri;
     }
+    // demo-web as earlier releases registered it, which the integration guide's code never matched.
+    Object.assign(older.applications.find((a) => a.client_id === "demo-web")!, {
+      redirect_uris: ["http://localhost:4000/callback"],
+      post_logout_redirect_uris: ["http://localhost:4000/"],
+      identity_scopes: ["openid", "email", "profile"],
+    });
     await importWorkspace(live.service.db, older, importOptions());
     const options = { clock: live.service.clock, masterKey: live.service.config.masterKey, publicUrl };
 
-    expect(await ensureDemoWorkspace(live.service.db, options)).toEqual({ created: false, repointed: ["demo-spa", "demo-spa-mfa"] });
+    expect(await ensureDemoWorkspace(live.service.db, options)).toEqual({ created: false, repointed: ["demo-spa", "demo-spa-mfa", "demo-web"] });
     for (const id of ["demo-spa", "demo-spa-mfa"]) {
-      expect(await demoClient(id)).toEqual({ redirectUris: [`${publicUrl}/demo/callback`], postLogout: [`${publicUrl}/demo`], origins: [] });
+      expect(await demoClient(id)).toEqual({ redirectUris: [`${publicUrl}/demo/callback`], postLogout: [`${publicUrl}/demo`], origins: [], scopes: ["openid", "email", "profile"], home: `${publicUrl}/demo` });
     }
-    expect((await demoClient("demo-web"))!.redirectUris).toEqual(["http://localhost:4000/callback"]);
+    expect(await demoClient("demo-web")).toEqual({
+      redirectUris: ["http://localhost:4000/auth/callback"],
+      postLogout: ["http://localhost:4000/signed-out"],
+      origins: [],
+      scopes: ["openid", "email", "profile", "offline_access"],
+      home: null,
+    });
     // Idempotent: the next start changes nothing.
+    expect(await ensureDemoWorkspace(live.service.db, options)).toEqual({ created: false });
+    // A demo client of the current addresses registered before home pages existed gets /demo as its home, once.
+    await live.service.db.update(clients).set({ homeUri: null }).where(and(eq(clients.workspaceId, "demo"), eq(clients.clientId, "demo-spa")));
+    expect(await ensureDemoWorkspace(live.service.db, options)).toEqual({ created: false });
+    expect((await demoClient("demo-spa"))!.home).toBe(`${publicUrl}/demo`);
+    // A demo-web registration someone changed by hand is theirs.
+    await live.service.db.update(clients).set({ redirectUris: ["http://localhost:4000/callback", "http://localhost:4000/other"] }).where(and(eq(clients.workspaceId, "demo"), eq(clients.clientId, "demo-web")));
     expect(await ensureDemoWorkspace(live.service.db, options)).toEqual({ created: false });
 
     // A redirect URI someone registered by hand is theirs: not replaced.
@@ -210,6 +232,36 @@ describe("the demo application at /demo", () => {
     const start = await browser.browse("/demo/start", { form: { app: "standard" } });
     const authorize = await browser.browse(start.headers.get("location")!);
     expect(new URL(authorize.headers.get("location")!, publicUrl).pathname).toBe("/demo/callback");
+  });
+
+  it("offers 'Security settings': the portal's direct link, one click from the sign-in, whose way back is /demo", async () => {
+    const browser = new Browser(publicUrl);
+    await signIn(browser);
+    const html = await (await browser.browse("/demo")).text();
+    expect(html).toContain(
+      `<form method="get" action="${publicUrl}/t/demo/auth/account"><input type="hidden" name="client_id" value="demo-spa"><button type="submit">Security settings</button></form>`,
+    );
+    // The button's GET: the hosted session of the sign-in is reused, so the portal opens at once.
+    const entered = await browser.browse(`/t/demo/auth/account?client_id=demo-spa`);
+    expect(entered.status).toBe(303);
+    expect(entered.headers.get("location")).toBe("/t/demo/account");
+    const workspace = (await resolveWorkspace(live.service, "demo"))!;
+    const portal = await livePortalSession(contextFor(live.service, workspace), browser.jar.header());
+    // "Back to Demo application" and "Done": the demo's registered home page, not the server's root.
+    expect(portal?.returnUri).toBe(`${publicUrl}/demo`);
+  });
+
+  it("says where the portal is switched on when demo-spa does not offer it (an older installation's demo)", async () => {
+    await live.service.db.update(clients).set({ accountSecurity: false }).where(and(eq(clients.workspaceId, "demo"), eq(clients.clientId, "demo-spa")));
+    try {
+      const browser = new Browser(publicUrl);
+      await signIn(browser);
+      const html = await (await browser.browse("/demo")).text();
+      expect(html).not.toContain(">Security settings</button>");
+      expect(html).toContain("account-security portal is switched off for <code>demo-spa</code>");
+    } finally {
+      await freshDemo();
+    }
   });
 
   it("signs in with demo-spa-mfa from the second button", async () => {

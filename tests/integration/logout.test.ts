@@ -200,22 +200,54 @@ describe("GET /oidc/logout: it needs the hosted session and an active grant of t
     expect((await sessionCheck(other.access_token)).status).toBe(200);
   });
 
-  it("refuses when the session holds no grant of that client; the session stays", async () => {
+  it("when the session holds no grant of that client: says the user is signed out of it, links to the destination; the session stays", async () => {
     const web = await humanTokens(h, ws, WEB, ADA);
     const page = await expectHostedError(await spaLogout(web.jar));
-    expect(page).toContain("no active sign-in");
+    expect(page).toContain("<h1>You are signed out of Single-page app</h1>");
+    expect(page).toContain(`<a href="${SPA_SIGNED_OUT}">Continue to Single-page app</a>`);
     expect((await sessionCheck(web.access_token)).status).toBe(200);
   });
 
-  it("fails with a clear hosted page when the grant was revoked first (SPEC's ordering caveat)", async () => {
+  it("after the grant was revoked first (SPEC's ordering caveat): no dead end, a link to the registered destination, no redirect, the hosted session kept", async () => {
     const t = await humanTokens(h, ws, SPA, ADA);
     const revoked = await call(h, `/t/${ws}/oauth2/revoke`, { form: { token: t.refresh_token, client_id: SPA.client_id } });
     expect(revoked.status).toBe(200);
-    const page = await expectHostedError(await spaLogout(t.jar));
-    expect(page).toContain("revoked");
-    // The hosted session itself was not ended by the failed logout.
+    const res = await spaLogout(t.jar);
+    // Not followed by itself (no Location, no refresh), and the cookie is left alone.
+    expect(res.headers.get("refresh")).toBeNull();
+    const page = await expectHostedError(res);
+    expect(page).toContain("<h1>You are signed out of Single-page app</h1>");
+    expect(page).toContain("it may have been revoked already");
+    expect(page).toContain("You are still signed in to Latchkey in this browser");
+    // The one link: the registered destination given, nothing else.
+    expect([...page.matchAll(/<a href="([^"]*)"/g)].map((m) => m[1])).toEqual([SPA_SIGNED_OUT]);
+    expect(page).not.toContain("http-equiv");
+    // The hosted session itself was not ended.
     const [session] = await h.service.db.select().from(hostedSessions).where(eq(hostedSessions.id, sessionIdOf(t)));
     expect(session.endedAt).toBeNull();
+    expect(await auditRows(h, ws, "session.logout").then((rows) => rows.filter((r) => (r.data as { session_id?: string }).session_id === sessionIdOf(t)))).toHaveLength(0);
+  });
+
+  it("after the grant was revoked, an unregistered destination is still refused: nothing is offered", async () => {
+    const t = await humanTokens(h, ws, SPA, ADA);
+    expect((await call(h, `/t/${ws}/oauth2/revoke`, { form: { token: t.refresh_token, client_id: SPA.client_id } })).status).toBe(200);
+    const page = await expectHostedError(await logout({ client_id: SPA.client_id, post_logout_redirect_uri: "https://evil.example.test/" }, t.jar));
+    expect(page).toContain("not registered for this application");
+    expect(page).not.toContain("evil.example.test");
+    expect(page).not.toContain("<a ");
+    // Another client's registered destination is not this client's.
+    const other = await expectHostedError(await logout({ client_id: SPA.client_id, post_logout_redirect_uri: WEB_SIGNED_OUT }, t.jar));
+    expect(other).not.toContain("<a ");
+  });
+
+  it("says the same in the request's language", async () => {
+    const t = await humanTokens(h, ws, SPA, ADA);
+    expect((await call(h, `/t/${ws}/oauth2/revoke`, { form: { token: t.refresh_token, client_id: SPA.client_id } })).status).toBe(200);
+    const res = await call(h, logoutUrl({ client_id: SPA.client_id, post_logout_redirect_uri: SPA_SIGNED_OUT }), { cookie: t.jar.header(), headers: { "accept-language": "de" } });
+    const page = await expectHostedError(res);
+    expect(page).toContain('<html lang="de">');
+    expect(page).toContain("<h1>Sie sind von Single-page app abgemeldet</h1>");
+    expect(page).toContain(`<a href="${SPA_SIGNED_OUT}">Weiter zu Single-page app</a>`);
   });
 
   it("logout first, then revocation: both succeed", async () => {

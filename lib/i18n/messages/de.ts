@@ -92,8 +92,10 @@ export const de = {
   "error.logout_destination_missing": "post_logout_redirect_uri fehlt.",
   "error.logout_unregistered_destination": "Das Ziel nach der Abmeldung ist für diese Anwendung nicht registriert.",
   "error.logout_no_session": "Sie sind hier nicht mehr angemeldet, es gibt also keine Sitzung zu beenden. Sie können diese Seite schließen.",
-  "error.logout_no_grant":
-    "Diese Anwendung hat in dieser Browsersitzung keine aktive Anmeldung (sie wurde möglicherweise bereits widerrufen) und kann Sie deshalb hier nicht abmelden. Ihre anderen Anmeldungen bleiben unverändert.",
+  "logout.signed_out.title": "Sie sind von {application} abgemeldet",
+  "logout.signed_out.message": "{application} hat in dieser Browsersitzung keine aktive Anmeldung mehr (sie wurde möglicherweise bereits widerrufen), daher gab es hier für Latchkey nichts zu beenden.",
+  "logout.signed_out.next": "Bei Latchkey sind Sie in diesem Browser weiterhin angemeldet: Ihre anderen Anwendungen bleiben unverändert, und eine erneute Anmeldung fragt möglicherweise nicht nach Ihrem Passwort.",
+  "logout.signed_out.continue": "Weiter zu {application}",
   "error.logout_unavailable": "Die Abmeldung ist vorübergehend nicht verfügbar. Bitte versuchen Sie es gleich noch einmal.",
   "error.account_not_available": "Für diese Anwendung sind keine Sicherheitseinstellungen des Kontos verfügbar.",
   "error.portal_session_ended":

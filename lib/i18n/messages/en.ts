@@ -95,8 +95,11 @@ export const en = {
   "error.logout_destination_missing": "post_logout_redirect_uri is missing.",
   "error.logout_unregistered_destination": "The sign-out destination is not registered for this application.",
   "error.logout_no_session": "You are not signed in here any more, so there is no session to end. You can close this page.",
-  "error.logout_no_grant":
-    "This application has no active sign-in in this browser session (it may have been revoked already), so it cannot sign you out here. Your other sign-ins are unchanged.",
+  // Hosted logout when the application's sign-in had already ended (lib/oauth/logout.ts): a page with a link, no error.
+  "logout.signed_out.title": "You are signed out of {application}",
+  "logout.signed_out.message": "{application} has no active sign-in in this browser session any more (it may have been revoked already), so there was nothing for Latchkey to end here.",
+  "logout.signed_out.next": "You are still signed in to Latchkey in this browser: your other applications are unchanged, and signing in again may not ask for your password.",
+  "logout.signed_out.continue": "Continue to {application}",
   "error.logout_unavailable": "Signing out is temporarily unavailable. Please try again in a moment.",
   "error.account_not_available": "Account security settings are not available for this application.",
   "error.portal_session_ended": "It lasts at most 30 minutes and ends when you sign out. Open your security settings again from the application.",

@@ -95,8 +95,10 @@ export const fr = {
   "error.logout_destination_missing": "post_logout_redirect_uri est absent.",
   "error.logout_unregistered_destination": "La destination après déconnexion n’est pas enregistrée pour cette application.",
   "error.logout_no_session": "Vous n’êtes plus connecté ici, il n’y a donc aucune session à fermer. Vous pouvez fermer cette page.",
-  "error.logout_no_grant":
-    "Cette application n’a aucune connexion active dans cette session du navigateur (elle a peut-être déjà été révoquée) et ne peut donc pas vous déconnecter ici. Vos autres connexions restent inchangées.",
+  "logout.signed_out.title": "Vous êtes déconnecté de {application}",
+  "logout.signed_out.message": "{application} n’a plus de connexion active dans cette session du navigateur (elle a peut-être déjà été révoquée)\u00a0; Latchkey n’avait donc rien à fermer ici.",
+  "logout.signed_out.next": "Vous restez connecté à Latchkey dans ce navigateur\u00a0: vos autres applications ne changent pas, et une nouvelle connexion pourrait ne pas vous demander votre mot de passe.",
+  "logout.signed_out.continue": "Continuer vers {application}",
   "error.logout_unavailable": "La déconnexion est temporairement indisponible. Veuillez réessayer dans un instant.",
   "error.account_not_available": "Les paramètres de sécurité du compte ne sont pas disponibles pour cette application.",
   "error.portal_session_ended":

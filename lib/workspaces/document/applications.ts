@@ -16,6 +16,8 @@ export const applicationSchema = z.strictObject({
   type: z.enum(clientTypes),
   redirect_uris: uriList.default([]),
   post_logout_redirect_uris: uriList.default([]),
+  /** The application's home page (optional): the account-security portal's way back after the direct link. */
+  home_uri: z.string().optional(),
   allowed_origins: z.array(origin).max(100, "must have at most 100 origins").default([]),
   /** Defaults to ["openid"] for interactive clients and [] for M2M. */
   identity_scopes: z.array(z.enum(IDENTITY_SCOPES)).optional(),
@@ -41,6 +43,16 @@ export const applicationSchema = z.strictObject({
    */
   social_providers: z.array(providerKey).max(50, "must have at most 50 providers").optional(),
 });
+
+/** The origin of a URI, or null when it has none (a custom scheme) or does not parse. */
+function originOf(uri: string): string | null {
+  try {
+    const origin = new URL(uri).origin;
+    return origin === "null" ? null : origin;
+  } catch {
+    return null;
+  }
+}
 
 export function defaultIdentityScopes(type: ClientType): string[] {
   return type === "M2M" ? [] : ["openid"];
@@ -70,6 +82,14 @@ export function checkApplications(c: CrossCheck): Map<string, Record<string, unk
         if (problem) add(at(field, k), problem);
       });
       uniqueStrings(list, at(field), "URI");
+    }
+    if (typeof app.home_uri === "string") {
+      const firstRedirect = asArray(app.redirect_uris)[0];
+      const problem = type === "M2M" ? "M2M clients have no users to send home; leave it out" : redirectUriProblem(app.home_uri, false);
+      if (problem) add(at("home_uri"), problem);
+      else if (typeof firstRedirect !== "string" || new URL(app.home_uri).origin !== originOf(firstRedirect)) {
+        add(at("home_uri"), "must be on the origin of the application's first redirect URI");
+      }
     }
     if (type && type !== "PUBLIC" && asArray(app.allowed_origins).length > 0) {
       add(at("allowed_origins"), "only PUBLIC clients have allowed browser origins (confidential clients never call from a browser)");

@@ -19,6 +19,7 @@ export async function importApplications(ctx: ImportContext): Promise<void> {
       active: app.active,
       redirectUris: app.redirect_uris,
       postLogoutRedirectUris: app.post_logout_redirect_uris,
+      homeUri: app.home_uri ?? null,
       allowedOrigins: app.allowed_origins,
       identityScopes: app.identity_scopes ?? defaultIdentityScopes(app.type),
       accountSecurity: app.account_security,

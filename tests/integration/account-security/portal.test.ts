@@ -88,6 +88,25 @@ describe("the direct link", () => {
     expect(await h.service.db.select().from(authorizationCodes).where(eq(authorizationCodes.workspaceId, ws))).toEqual([]);
   });
 
+  it("goes back to the application's registered home page when it has one (the portal's link and 'Done'), else to its origin", async () => {
+    await setClient(WEB.client_id, { homeUri: "https://web.example.test/dashboard?tab=home" });
+    try {
+      const { jar } = await directLink();
+      const portal = (await live(jar))!;
+      expect(portal.returnUri).toBe("https://web.example.test/dashboard?tab=home");
+      const view = await loadPortalView(await workspaceContext(h, ws), portal);
+      expect(view.returnUri).toBe("https://web.example.test/dashboard?tab=home");
+      const done = await call(h, `/t/${ws}/account/close`, { form: { csrf: view.csrf }, cookie: jar.header(), headers: { origin: PUBLIC_URL } });
+      expect(done.status).toBe(303);
+      expect(done.headers.get("location")).toBe("https://web.example.test/dashboard?tab=home");
+      // A home page on another origin (written around the workspace file's check) is not followed: the origin rule.
+      await setClient(WEB.client_id, { homeUri: "https://elsewhere.example.test/" });
+      expect((await live((await directLink(jar.take(done))).jar))!.returnUri).toBe("https://web.example.test/");
+    } finally {
+      await setClient(WEB.client_id, { homeUri: null });
+    }
+  });
+
   it("reuses a live hosted session that meets the application's policy", async () => {
     const { jar } = await directLink();
     const again = await directLink(jar);

@@ -1,0 +1,1 @@
+ALTER TABLE "clients" ADD COLUMN "home_uri" text;
