@@ -6,13 +6,12 @@
  * (the hosted session is gone, so the password is asked again), and revocation, after which the
  * session check refuses the access token.
  *
- * Recipes of other toolchains (Python, Go) are skipped, with the reason printed, where the
+ * The JavaScript recipes run on the test's own Node.js. Recipes of other toolchains (Python, Go) are skipped, with the reason printed, where the
  * toolchain or its packages are missing: `.ci/run` installs them from Debian's packages.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { expect, test, type Page } from "@playwright/test";
 import { APP_PORT, LATCHKEY_PORT } from "./env";
@@ -40,6 +39,18 @@ interface Recipe {
 const PYTHON = ["/usr/bin/python3", "python3"].find((python) => spawnSync(python, ["-c", "import authlib, flask, requests"]).status === 0);
 
 const RECIPES: Recipe[] = [
+  {
+    name: "Node.js: oauth4webapi",
+    clientId: "recipe-oauth4webapi",
+    exampleOrigin: "http://localhost:4300",
+    page: "oauth4webapi.md",
+    language: "js",
+    file: "app.mjs",
+    port: APP_PORT + 16,
+    // A dependency of this repository (openid-client is built on it): always here.
+    missing: () => null,
+    start: (dir, env) => spawn(process.execPath, ["app.mjs"], { cwd: dir, env, stdio: ["ignore", "pipe", "pipe"] }),
+  },
   {
     name: "Python: Flask + Authlib",
     clientId: "recipe-python",
@@ -127,7 +138,9 @@ for (const recipe of RECIPES) {
       if (!application) throw new Error(`examples/recipes.json has no application ${recipe.clientId}`);
       const moved = JSON.parse(JSON.stringify({ ...application, secret }).replaceAll(recipe.exampleOrigin, origin)) as object;
       await importWorkspace({ ...EXAMPLES, id: workspaceId, name: `Recipes (${recipe.name})`, applications: [moved] } as unknown as ExportedWorkspace);
-      dir = mkdtempSync(path.join(tmpdir(), "latchkey-recipe-"));
+      // Inside the checkout, so that a JavaScript recipe resolves its package from node_modules.
+      mkdirSync(path.join(process.cwd(), ".test-data"), { recursive: true });
+      dir = mkdtempSync(path.join(process.cwd(), ".test-data", "recipe-"));
       writeFileSync(path.join(dir, recipe.file), programOf(recipe));
       child = recipe.start(dir, {
         ...process.env,
