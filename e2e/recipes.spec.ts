@@ -52,6 +52,18 @@ const RECIPES: Recipe[] = [
     start: (dir, env) => spawn(process.execPath, ["app.mjs"], { cwd: dir, env, stdio: ["ignore", "pipe", "pipe"] }),
   },
   {
+    name: "Node.js: Passport with openid-client/passport",
+    clientId: "recipe-passport",
+    exampleOrigin: "http://localhost:4400",
+    page: "passport.md",
+    language: "js",
+    file: "app.mjs",
+    port: APP_PORT + 17,
+    // Passport, Express and express-session are this repository's dev dependencies: always here.
+    missing: () => null,
+    start: (dir, env) => spawn(process.execPath, ["app.mjs"], { cwd: dir, env, stdio: ["ignore", "pipe", "pipe"] }),
+  },
+  {
     name: "Python: Flask + Authlib",
     clientId: "recipe-python",
     exampleOrigin: "http://localhost:4100",
@@ -150,6 +162,7 @@ for (const recipe of RECIPES) {
         APP_ORIGIN: origin,
         PORT: String(recipe.port),
         FLASK_SECRET_KEY: randomBytes(32).toString("hex"),
+        SESSION_SECRET: randomBytes(32).toString("hex"),
       });
       child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
       child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));

@@ -11,6 +11,7 @@ const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta
 const RECIPE_EXAMPLES = [
   { page: "docs/recipes/authlib.md", language: "python", example: "examples/python-authlib/app.py", clientId: "recipe-python", origin: "http://localhost:4100" },
   { page: "docs/recipes/oauth4webapi.md", language: "js", example: "examples/oauth4webapi/app.mjs", clientId: "recipe-oauth4webapi", origin: "http://localhost:4300" },
+  { page: "docs/recipes/passport.md", language: "js", example: "examples/passport/app.mjs", clientId: "recipe-passport", origin: "http://localhost:4400" },
   { page: "docs/recipes/go.md", language: "go", example: "examples/go/main.go", clientId: "recipe-go", origin: "http://localhost:4200" },
 ];
 
