@@ -66,20 +66,6 @@ export async function applicationSecrets(service: Service, access: WorkspaceAcce
   return listClientSecrets(service.db, { workspaceId: access.workspace.id, clientId, clock: service.clock });
 }
 
-/** Secrets close to expiry, per client, for the application list's warnings. */
-export async function activeSecretExpiries(service: Service, workspaceId: string): Promise<Map<string, Date>> {
-  const now = service.clock.now();
-  const rows = await service.db
-    .select({ clientPk: clientSecrets.clientPk, expiresAt: clientSecrets.expiresAt })
-    .from(clientSecrets)
-    .where(and(eq(clientSecrets.workspaceId, workspaceId), isNull(clientSecrets.revokedAt), gt(clientSecrets.expiresAt, now)))
-    .orderBy(desc(clientSecrets.expiresAt));
-  // The latest-expiring active secret is what keeps the client working.
-  const out = new Map<string, Date>();
-  for (const r of rows) if (!out.has(r.clientPk)) out.set(r.clientPk, r.expiresAt);
-  return out;
-}
-
 const clientIdField = z
   .string({ error: "Enter a client id" })
   .trim()

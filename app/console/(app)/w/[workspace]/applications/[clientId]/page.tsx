@@ -19,7 +19,7 @@ import { issuerFor } from "@/lib/http/context";
 import { listSocialProviders, PRESET_LABELS } from "@/lib/console/social-providers";
 import { roleAtLeast } from "@/lib/console/authz";
 import { FIRST_FACTOR_LABELS, getApplicationPolicy, MFA_LABELS, PASSKEY_ENROLLMENT_LABELS, policyRows } from "@/lib/console/policy";
-import { SECRET_WARNING_MS } from "@/lib/console/workspaces";
+import { warnsOfExpiry } from "@/lib/console/secret-expiry";
 import { FIRST_FACTORS, MFA_MODES, PASSKEY_ENROLLMENT } from "@/lib/authn/policy";
 import { listApiGrants, listApis } from "@/lib/authz/model";
 import { MAX_ROTATION_OVERLAP_HOURS } from "@/lib/clients/secrets";
@@ -295,7 +295,7 @@ export default async function ApplicationPage({ params }: { params: Promise<{ wo
               ) : (
                 <Table caption="Client secrets" head={["Secret", "Status", "Created", "Expires", "Last used", ""]}>
                   {secrets.map((s) => {
-                    const soon = s.status === "active" && s.expiresAt.getTime() - now.getTime() < SECRET_WARNING_MS;
+                    const soon = s.status === "active" && warnsOfExpiry(s, activeSecrets, now);
                     return (
                       <tr key={s.id}>
                         <Td mono>{s.id.slice(0, 8)}…</Td>
