@@ -12,6 +12,7 @@ import { WebAuthnForm } from "@/components/hosted/webauthn-form";
 import { inputClass, OneTimeCodeField, secondaryButtonClass } from "@/components/hosted/steps/step-form";
 import { formatUtc } from "@/components/ui/time";
 import { translator, type Translate } from "@/lib/i18n/translate";
+import { deviceLabel, type DeviceWords } from "@/lib/user-agent";
 import type { Locale } from "@/lib/i18n/locales";
 import { PortalSection } from "./frame";
 import { PortalForm } from "./portal-form";
@@ -242,6 +243,13 @@ export function RecoveryCodesSection({ view, manage, locale }: SectionProps) {
   );
 }
 
+/** lib/user-agent.ts's words for a device's name, in the page's language. */
+export const deviceWords = (t: Translate): DeviceWords => ({
+  on: (browser, system) => t("portal.sessions.device", { browser, system }),
+  unknownBrowser: t("portal.sessions.unknownBrowser"),
+  unknownDevice: t("portal.sessions.unknownDevice"),
+});
+
 export function ApplicationSessionsSection({ view, manage, locale }: SectionProps) {
   const t = translator(locale);
   const apps = manage.applications;
@@ -261,7 +269,7 @@ export function ApplicationSessionsSection({ view, manage, locale }: SectionProp
                 {t("portal.sessions.dates", { used: formatUtc(a.lastUsedAt), signedIn: formatUtc(a.signedInAt) })}
               </p>
               <p className="break-all text-xs text-slate-500">
-                {a.device ?? t("portal.sessions.unknownDevice")} · {a.address ?? t("portal.sessions.unknownAddress")}
+                {a.device ? deviceLabel(a.device, deviceWords(t)) : t("portal.sessions.unknownDevice")} · {a.address ?? t("portal.sessions.unknownAddress")}
               </p>
               <PortalForm view={view} path="/account/applications/sign-out">
                 <input type="hidden" name="grant" value={a.grantId} />

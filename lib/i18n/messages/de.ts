@@ -296,6 +296,8 @@ export const de = {
   "portal.sessions.current": "Sie kommen von hier",
   "portal.sessions.dates": "Zuletzt verwendet am {used} · angemeldet am {signedIn}",
   "portal.sessions.unknownDevice": "Unbekanntes Gerät",
+  "portal.sessions.device": "{browser} unter {system}",
+  "portal.sessions.unknownBrowser": "Unbekannter Browser",
   "portal.sessions.unknownAddress": "unbekannte Adresse",
   "portal.sessions.signOut": "Von dieser Anwendung abmelden",
   "portal.sessions.signOutNote": "Die Abmeldung beendet auch diesen Besuch Ihrer Sicherheitseinstellungen.",

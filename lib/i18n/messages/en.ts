@@ -297,6 +297,9 @@ export const en = {
   "portal.sessions.current": "you came from here",
   "portal.sessions.dates": "Last used {used} · signed in {signedIn}",
   "portal.sessions.unknownDevice": "Unknown device",
+  // A device as lib/user-agent.ts reads it: "Chrome 120 on Windows".
+  "portal.sessions.device": "{browser} on {system}",
+  "portal.sessions.unknownBrowser": "Unknown browser",
   "portal.sessions.unknownAddress": "unknown address",
   "portal.sessions.signOut": "Sign out of this application",
   "portal.sessions.signOutNote": "Signing out of it also ends this visit to your security settings.",

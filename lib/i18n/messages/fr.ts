@@ -298,6 +298,8 @@ export const fr = {
   "portal.sessions.current": "vous venez d’ici",
   "portal.sessions.dates": "Dernière utilisation le {used} · connecté le {signedIn}",
   "portal.sessions.unknownDevice": "Appareil inconnu",
+  "portal.sessions.device": "{browser} sous {system}",
+  "portal.sessions.unknownBrowser": "Navigateur inconnu",
   "portal.sessions.unknownAddress": "adresse inconnue",
   "portal.sessions.signOut": "Se déconnecter de cette application",
   "portal.sessions.signOutNote": "S’en déconnecter met aussi fin à cette visite de vos paramètres de sécurité.",
