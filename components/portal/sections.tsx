@@ -12,7 +12,8 @@ import { WebAuthnForm } from "@/components/hosted/webauthn-form";
 import { inputClass, OneTimeCodeField, secondaryButtonClass } from "@/components/hosted/steps/step-form";
 import { formatUtc } from "@/components/ui/time";
 import { translator, type Translate } from "@/lib/i18n/translate";
-import { deviceLabel, type DeviceWords } from "@/lib/user-agent";
+import { deviceLabel } from "@/lib/user-agent";
+import { deviceWords } from "@/lib/account-security/applications";
 import type { Locale } from "@/lib/i18n/locales";
 import { PortalSection } from "./frame";
 import { PortalForm } from "./portal-form";
@@ -242,13 +243,6 @@ export function RecoveryCodesSection({ view, manage, locale }: SectionProps) {
     </PortalSection>
   );
 }
-
-/** lib/user-agent.ts's words for a device's name, in the page's language. */
-export const deviceWords = (t: Translate): DeviceWords => ({
-  on: (browser, system) => t("portal.sessions.device", { browser, system }),
-  unknownBrowser: t("portal.sessions.unknownBrowser"),
-  unknownDevice: t("portal.sessions.unknownDevice"),
-});
 
 export function ApplicationSessionsSection({ view, manage, locale }: SectionProps) {
   const t = translator(locale);

@@ -17,7 +17,8 @@ import type { EndpointContext } from "../http/context";
 import { recordAudit } from "../audit/events";
 import { inTransaction } from "../http/transaction";
 import { revokeGrantAndTokens } from "../oauth/revoke";
-import { parseUserAgent, type Device } from "../user-agent";
+import { parseUserAgent, type Device, type DeviceWords } from "../user-agent";
+import type { Translate } from "../i18n/translate";
 import type { ActionSource, PortalActor } from "./credentials";
 
 /** At most this many sign-ins are listed (newest use first). */
@@ -63,6 +64,13 @@ export async function listApplicationSessions(ctx: EndpointContext, userId: stri
     current: r.grantId === currentGrantId,
   }));
 }
+
+/** lib/user-agent.ts's words for a device's name, in the portal page's language. */
+export const deviceWords = (t: Translate): DeviceWords => ({
+  on: (browser, system) => t("portal.sessions.device", { browser, system }),
+  unknownBrowser: t("portal.sessions.unknownBrowser"),
+  unknownDevice: t("portal.sessions.unknownDevice"),
+});
 
 export type SignOutResult = { ok: true; clientId: string } | { ok: false; reason: "not_found" };
 

@@ -82,8 +82,9 @@ export const passkeySignInEndpoint = signInStep(async (request, ctx, { tx, form 
   const { step } = await currentStep(ctx, tx, request.headers.get("cookie"));
   if (step.kind !== "first_factor" || !step.allowed.includes("passkey")) return toSignInPage(ctx, tx.id, "webauthn_failed");
   const gate = await assertionGate(ctx, request, null);
-  // A limited attempt is not checked and answers like a failed one.
-  if (!gate.allowed) return toSignInPage(ctx, tx.id, "webauthn_failed");
+  // A limited attempt is not checked. A signature cannot be guessed and this count names no
+  // account (it is the client address's), so the page says when to try again (docs/security.md).
+  if (!gate.allowed) return toSignInPage(ctx, tx.id, "webauthn_limited");
   const result = await verifyAssertion(ctx, signInBinding(tx), form.get("response"), { userId: null, kinds: ["passkey"] });
   if (!result.ok) {
     await gate.record();
@@ -105,7 +106,8 @@ export const webauthnSecondFactorEndpoint = signInStep(async (request, ctx, { tx
   const kinds = step.options.filter(isWebAuthnKind);
   if (kinds.length === 0) return toSignInPage(ctx, tx.id, "method_not_allowed");
   const gate = await assertionGate(ctx, request, tx.userId);
-  if (!gate.allowed) return toSignInPage(ctx, tx.id, "webauthn_failed");
+  // The user's own count from this address, after their first factor: the page says when to try again.
+  if (!gate.allowed) return toSignInPage(ctx, tx.id, "webauthn_limited");
   const result = await verifyAssertion(ctx, signInBinding(tx), form.get("response"), { userId: tx.userId, kinds });
   if (!result.ok) {
     await gate.record();

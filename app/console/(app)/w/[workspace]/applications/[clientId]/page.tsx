@@ -27,6 +27,7 @@ import { IDENTITY_SCOPES } from "@/lib/workspaces/document";
 import { getService } from "@/lib/service";
 import { actionFor } from "../../../../../_lib/action-for";
 import { pageAccess } from "../../../../../_lib/session";
+import { countOf } from "@/lib/i18n/plural";
 
 export const metadata: Metadata = { title: "Application" };
 
@@ -249,7 +250,7 @@ export default async function ApplicationPage({ params }: { params: Promise<{ wo
                 {app.active ? (
                   <ConfirmButton
                     title={`Disable ${app.name}?`}
-                    message={`No one can sign in to it, and every token and grant it holds (${footprint.grants} grants, ${footprint.accessTokens} unexpired user access tokens, and every service token, which is not stored and so not counted) fails introspection, UserInfo, the permission check and refresh while it is disabled. Nothing is deleted: enabling it again restores those that have not expired.`}
+                    message={`No one can sign in to it, and every token and grant it holds (${countOf(footprint.grants, "grant", "grants")}, ${countOf(footprint.accessTokens, "unexpired user access token", "unexpired user access tokens")}, and every service token, which is not stored and so not counted) fails introspection, UserInfo, the permission check and refresh while it is disabled. Nothing is deleted: enabling it again restores those that have not expired.`}
                     confirmLabel="Disable"
                     size="md"
                   >
@@ -270,7 +271,7 @@ export default async function ApplicationPage({ params }: { params: Promise<{ wo
                 <>
                   <p>
                     This removes the application{confidential ? ", its client secrets" : ""} and its API access, and ends every grant it holds ({footprint.grants}) with their refresh
-                    tokens, its {footprint.accessTokens} unexpired user access tokens, and every service token it was issued: from now on introspection says inactive, UserInfo and the permission check refuse them, and
+                    tokens, its {countOf(footprint.accessTokens, "unexpired user access token", "unexpired user access tokens")}, and every service token it was issued: from now on introspection says inactive, UserInfo and the permission check refuse them, and
                     refresh fails.
                   </p>
                   <p>Users&apos; hosted sessions stay (they serve other applications). A new application with the same client id inherits nothing.</p>

@@ -19,6 +19,7 @@ import { getService } from "@/lib/service";
 import { parseUserAgent } from "@/lib/user-agent";
 import { actionFor } from "../../../../../_lib/action-for";
 import { pageAccess } from "../../../../../_lib/session";
+import { countOf } from "@/lib/i18n/plural";
 
 export const metadata: Metadata = { title: "User" };
 
@@ -160,7 +161,7 @@ export default async function UserPage({ params }: { params: Promise<{ workspace
                   </Td>
                   <Td>
                     {f.name}
-                    {f.remaining !== undefined ? <div className="text-xs text-slate-500">{f.remaining === 1 ? "1 code left" : `${f.remaining} codes left`}</div> : null}
+                    {f.remaining !== undefined ? <div className="text-xs text-slate-500">{countOf(f.remaining, "code", "codes")} left</div> : null}
                   </Td>
                   <Td>
                     <Time value={f.createdAt} />
