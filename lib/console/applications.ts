@@ -26,6 +26,7 @@ import type { WorkspaceAccess } from "./authz";
 import { checkbox, checked, id, integer, lines, text } from "./forms";
 import { confirmField, requireConfirmation } from "./confirmation";
 import { ConsoleInputError, defineOperation, fieldError, formError } from "./operation";
+import { hasRedirectUris } from "./redirect-uris-field";
 
 export type ApplicationRow = typeof clients.$inferSelect;
 
@@ -84,7 +85,7 @@ function checkSettings(type: ClientType, s: UriSettings): void {
   const errors: Record<string, string> = {};
   for (const field of ["redirect_uris", "post_logout_redirect_uris"] as const) {
     const list = s[field];
-    if (type === "M2M") {
+    if (!hasRedirectUris(type)) {
       if (list.length > 0) errors[field] = "Machine-to-machine applications have no redirect URIs";
       continue;
     }

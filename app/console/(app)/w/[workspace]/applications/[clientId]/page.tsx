@@ -20,6 +20,7 @@ import { listSocialProviders, PRESET_LABELS } from "@/lib/console/social-provide
 import { roleAtLeast } from "@/lib/console/authz";
 import { FIRST_FACTOR_LABELS, getApplicationPolicy, MFA_LABELS, PASSKEY_ENROLLMENT_LABELS, policyRows } from "@/lib/console/policy";
 import { warnsOfExpiry } from "@/lib/console/secret-expiry";
+import { hasRedirectUris, REDIRECT_URIS_HINT } from "@/lib/console/redirect-uris-field";
 import { FIRST_FACTORS, MFA_MODES, PASSKEY_ENROLLMENT } from "@/lib/authn/policy";
 import { listApiGrants, listApis } from "@/lib/authz/model";
 import { MAX_ROTATION_OVERLAP_HOURS } from "@/lib/clients/secrets";
@@ -104,9 +105,9 @@ export default async function ApplicationPage({ params }: { params: Promise<{ wo
         <Card title="Settings" id="settings">
           <ActionForm action={actionFor("updateApplication", ws)} hidden={hidden} readOnly={readOnly} successMessage="Saved." label="Application settings">
             <Field name="name" label="Name" defaultValue={app.name} />
-            {app.type !== "M2M" ? (
+            {hasRedirectUris(app.type) ? (
               <>
-                <TextArea name="redirect_uris" label="Redirect URIs" optional defaultValue={app.redirectUris.join("\n")} hint="One per line, exact. https, or http on localhost / 127.0.0.1 / [::1]; no fragments." />
+                <TextArea name="redirect_uris" label="Redirect URIs" defaultValue={app.redirectUris.join("\n")} hint={REDIRECT_URIS_HINT} />
                 <TextArea name="post_logout_redirect_uris" label="Post-logout redirect URIs" optional defaultValue={app.postLogoutRedirectUris.join("\n")} />
                 {app.type === "PUBLIC" ? (
                   <TextArea name="allowed_origins" label="Allowed browser origins" optional defaultValue={app.allowedOrigins.join("\n")} hint="Origins only (scheme://host[:port])." />
