@@ -29,6 +29,7 @@ import {
   type WebAuthnKind,
 } from "../../authn/factors/webauthn";
 import { completeSecondFactorEnrolment, enrolmentSource } from "../enrolment";
+import { passkeyLaterCookie } from "../passkey-offer";
 import { recordSignInFailure, type SignInFailureReason } from "../failures";
 import { homeRealmRedirect } from "./federation";
 import { advance, currentStep, identify, prove, signInStep, toSignInPage, updateOpen, type FlowStep } from "../flow";
@@ -139,12 +140,15 @@ export const webauthnRegisterEndpoint = signInStep(async (request, ctx, { tx, fo
   return answerOffer(request, ctx, tx);
 });
 
-/** POST /sign-in/passkey/skip: "Not now" on an optional passkey offer. */
+/** POST /sign-in/passkey/skip: "Not now" on an optional passkey offer; not offered again in this browser for 30 days (lib/sign-in/passkey-offer.ts). */
 export const passkeyOfferSkipEndpoint = signInStep(async (request, ctx, { tx }) => {
   const { step } = await currentStep(ctx, tx, request.headers.get("cookie"));
-  if (step.kind !== "passkey_offer") return toSignInPage(ctx, tx.id);
+  if (step.kind !== "passkey_offer" || !tx.userId) return toSignInPage(ctx, tx.id);
   if (step.required) return toSignInPage(ctx, tx.id, "passkey_required");
-  return answerOffer(request, ctx, tx);
+  const answered = await answerOffer(request, ctx, tx);
+  const headers = new Headers(answered.headers);
+  headers.append("Set-Cookie", passkeyLaterCookie(ctx, tx.userId));
+  return new Response(answered.body, { status: answered.status, headers });
 });
 
 async function answerOffer(request: Request, ctx: EndpointContext, tx: TransactionRow): Promise<Response> {
