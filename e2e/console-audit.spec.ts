@@ -76,6 +76,8 @@ test("audit log, activity charts and users", async ({ page, browser }) => {
     const row = page.getByRole("row", { name: new RegExp(USER.email) });
     await expect(row).toContainText("just now");
     await expect(row).toContainText("Safari 17 on iOS");
+    // One user found: counted in the singular ("1 user", never "1 users").
+    await expect(page.getByText("1 user", { exact: true })).toBeVisible();
   });
 
   await test.step("disable, with a confirmation that says what it ends", async () => {
