@@ -162,6 +162,6 @@ test("audit log, activity charts and users", async ({ page, browser }) => {
     const { scrollWidth, clientWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, clientWidth: document.documentElement.clientWidth }));
     expect(scrollWidth).toBeLessThanOrEqual(clientWidth);
     // And the numbers are still there for screen readers.
-    await expect(page.getByRole("table", { name: "Sign-ins per day (UTC)" })).toHaveCount(1);
+    await expect(page.getByRole("table", { name: "Sign-ins per day (UTC)", exact: true })).toHaveCount(1);
   });
 });

@@ -43,8 +43,7 @@ export default async function UserPage({ params }: { params: Promise<{ workspace
     userFootprint(service.db, ws, user.id, now),
     userLastActivity(service, ws, user.id),
   ]);
-  const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? "" : "s"}`;
-  const endsText = `${plural(footprint.sessions, "live sign-in session")}, ${plural(footprint.grants, "application grant")} (with their refresh and access tokens) and ${plural(footprint.portalSessions, "account-security portal session")}`;
+  const endsText = `${countOf(footprint.sessions, "live sign-in session", "live sign-in sessions")}, ${countOf(footprint.grants, "application grant", "application grants")} (with their refresh and access tokens) and ${countOf(footprint.portalSessions, "account-security portal session", "account-security portal sessions")}`;
   const liveSessions = activity.sessions.filter((s) => s.live);
   const memberOf = organizations.filter((o) => o.members.some((m) => m.userId === user.id));
   const hidden = { user_id: user.id };
