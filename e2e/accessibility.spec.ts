@@ -58,6 +58,11 @@ for (const colorScheme of ["light", "dark"] as const) {
       await expect(page.getByRole("link", { name: "Change this application's redirect URIs in the console" })).toHaveAttribute("href", `${BASE}/console/w/e2e/applications/e2e-web`);
       await expectAccessible(page, "hosted error page with the developer's details");
 
+      // The not-found page of an address that names nothing.
+      await page.goto(`${BASE}/nope`);
+      await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+      await expectAccessible(page, "not-found page");
+
       // Signed in, then the account-security portal.
       await toSignInPage(page);
       await page.getByLabel("Email", { exact: true }).fill(ADA.email);

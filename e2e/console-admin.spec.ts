@@ -131,6 +131,10 @@ test("console administration: create → application page, kind-adaptive form, d
   await test.step("rename and disable an application", async () => {
     await page.goto(`${BASE}/console/w/${WS}/applications/billing-web`);
     const settings = page.getByRole("form", { name: "Application settings" });
+    // The settings say what the new-application form said: redirect URIs are required (at least one), not "(optional)".
+    await expect(settings.getByLabel("Redirect URIs", { exact: true })).toBeVisible();
+    await expect(settings.getByText("At least one. One per line")).toBeVisible();
+    await expect(settings.getByLabel(/^Post-logout redirect URIs\s*\(optional\)/)).toBeVisible();
     await settings.getByLabel("Name").fill("Billing");
     await settings.getByRole("button", { name: "Save settings" }).click();
     await expect(settings.getByText("Saved.")).toBeVisible();

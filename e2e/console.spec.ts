@@ -91,8 +91,10 @@ test("the console: setup, workspace, applications, users, secrets and roles", as
       await page.getByLabel("Password", { exact: true }).fill("too short");
       await page.getByLabel("Repeat the password").fill("too short");
       await page.getByRole("button", { name: "Create operator" }).click();
-      // The error sits beside the field and what was typed is kept.
+      // The error sits beside the field, in place of its hint (not both), and what was typed is kept.
       await expect(page.getByText("Use at least 12 characters")).toBeVisible();
+      await expect(page.getByText("At least 12 characters.", { exact: true })).toHaveCount(0);
+      await expect(page.getByLabel("Password", { exact: true })).toHaveAccessibleDescription("Use at least 12 characters");
       await expect(page.getByLabel("Email")).toHaveValue(FIRST.email);
       await page.getByLabel("Password", { exact: true }).fill(FIRST.password);
       await page.getByLabel("Repeat the password").fill(FIRST.password);
@@ -120,6 +122,9 @@ test("the console: setup, workspace, applications, users, secrets and roles", as
     await form.getByLabel("Name").fill("Shop");
     await form.getByRole("button", { name: "Create workspace" }).click();
     await expect(form.getByText("Use 2–63 characters")).toBeVisible();
+    // The error takes the hint's place: one line under the field, not both.
+    await expect(form.getByText("Part of the issuer URL")).toHaveCount(0);
+    await expect(form.getByLabel("Id")).toHaveAccessibleDescription(/^Use 2–63 characters/);
     await expect(form.getByLabel("Name")).toHaveValue("Shop");
     await form.getByLabel("Id").fill(WS);
     await form.getByRole("button", { name: "Create workspace" }).click();

@@ -101,3 +101,23 @@ test.describe("sign-up", () => {
     await page.waitForURL(`${APP}/profile`);
   });
 });
+
+test("an address that names nothing gets Latchkey's not-found page, and the favicon is served", async ({ page, request }) => {
+  const base = new URL(ISSUER).origin;
+  const response = await page.goto(`${base}/nope`);
+  expect(response?.status()).toBe(404);
+  await expect(page).toHaveTitle("Page not found · Latchkey");
+  await expect(page.getByRole("heading", { level: 1, name: "Page not found" })).toBeVisible();
+  await expect(page.getByRole("link", { name: "Go to the Latchkey home page" })).toHaveAttribute("href", "/");
+  await expect(page.locator("html")).toHaveAttribute("lang", "en");
+  // Not Next's bare page.
+  await expect(page.getByText("This page could not be found")).toHaveCount(0);
+  // The favicon: browsers ask for /favicon.ico; pages link it and the SVG icon.
+  const favicon = await request.get(`${base}/favicon.ico`);
+  expect(favicon.status()).toBe(200);
+  expect(favicon.headers()["content-type"]).toBe("image/x-icon");
+  await expect(page.locator('link[rel="icon"][href^="/favicon.ico"]')).toHaveCount(1);
+  const svg = page.locator('link[rel="icon"][type="image/svg+xml"]');
+  await expect(svg).toHaveCount(1);
+  expect((await request.get(new URL((await svg.getAttribute("href"))!, base).href)).status()).toBe(200);
+});

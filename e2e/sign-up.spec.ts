@@ -43,6 +43,14 @@ test("signs up with an email confirmed by a code, then a password; the new accou
   await page.getByLabel("Code", { exact: true }).fill(codeOf(mail));
   await page.getByRole("button", { name: "Continue" }).click();
   await expect(page.getByRole("heading", { name: "Choose how you will sign in" })).toBeVisible();
+  // A refused password (the browser's own length check set aside) is said under the field, in its hint's place: not both.
+  await expect(page.getByText("At least 8 characters.", { exact: true })).toBeVisible();
+  await page.getByLabel("Choose a password").evaluate((input) => input.removeAttribute("minlength"));
+  await page.getByLabel("Choose a password").fill("short");
+  await page.getByRole("button", { name: "Create account", exact: true }).click();
+  await expect(page.getByText("Choose a password of at least 8 characters.")).toHaveCount(1);
+  await expect(page.getByText("At least 8 characters.", { exact: true })).toHaveCount(0);
+  await expect(page.getByLabel("Choose a password")).toHaveAccessibleDescription("Choose a password of at least 8 characters.");
   await page.getByLabel("Choose a password").fill("my brand new password");
   await page.getByRole("button", { name: "Create account", exact: true }).click();
   await page.waitForURL(`${APP}/profile`);

@@ -14,6 +14,7 @@ const cases: Array<[string, string, string, string]> = [
   ["Chrome on Android", "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.6099.144 Mobile Safari/537.36", "Chrome", "Android"],
   ["Samsung Internet on Android", "Mozilla/5.0 (Linux; Android 13; SM-S918B) AppleWebKit/537.36 (KHTML, like Gecko) SamsungBrowser/23.0 Chrome/115.0.0.0 Mobile Safari/537.36", "Samsung Internet", "Android"],
   ["Opera on Windows", "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36 OPR/106.0.0.0", "Opera", "Windows"],
+  ["Headless Chrome on Linux", "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/120.0.0.0 Safari/537.36", "Chrome", "Linux"],
   ["Chrome on ChromeOS", "Mozilla/5.0 (X11; CrOS x86_64 14541.0.0) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36", "Chrome", "ChromeOS"],
 ];
 
@@ -30,9 +31,9 @@ describe("parseUserAgent", () => {
   });
 
   it("falls back for unknown, empty and missing headers", () => {
-    expect(parseUserAgent("curl/8.4.0")).toMatchObject({ browser: "Unknown browser", os: "Unknown system", label: "Unknown browser" });
-    expect(parseUserAgent("")).toMatchObject({ label: "Unknown browser" });
-    expect(parseUserAgent(null)).toMatchObject({ label: "Unknown browser" });
+    expect(parseUserAgent("curl/8.4.0")).toMatchObject({ browser: "Unknown browser", os: "Unknown system", label: "Unknown device" });
+    expect(parseUserAgent("")).toMatchObject({ label: "Unknown device" });
+    expect(parseUserAgent(null)).toMatchObject({ label: "Unknown device" });
     expect(parseUserAgent("SomeBot/1.0 (Linux)").label).toBe("Unknown browser on Linux");
   });
 });

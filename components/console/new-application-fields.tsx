@@ -2,6 +2,7 @@
 
 import { useState, useSyncExternalStore } from "react";
 import { Checkbox, CheckboxGroup, Field, Select, TextArea, useConsoleForm } from "@/components/ui/form";
+import { REDIRECT_URIS_HINT } from "@/lib/console/redirect-uris-field";
 
 type ClientType = "PUBLIC" | "WEB_CONFIDENTIAL" | "M2M";
 
@@ -81,7 +82,7 @@ export function NewApplicationFields({
           name="redirect_uris"
           label="Redirect URIs"
           placeholder="https://app.example.com/callback"
-          hint="At least one. One per line, exact. https, or http on localhost / 127.0.0.1 / [::1]; no fragments. Native apps may use a reverse-domain scheme."
+          hint={REDIRECT_URIS_HINT}
         />
         <TextArea name="post_logout_redirect_uris" label="Post-logout redirect URIs" optional placeholder="https://app.example.com/signed-out" hint="One per line; same rules." />
       </Part>

@@ -12,6 +12,8 @@ import { WebAuthnForm } from "@/components/hosted/webauthn-form";
 import { inputClass, OneTimeCodeField, secondaryButtonClass } from "@/components/hosted/steps/step-form";
 import { formatUtc } from "@/components/ui/time";
 import { translator, type Translate } from "@/lib/i18n/translate";
+import { deviceLabel } from "@/lib/user-agent";
+import { deviceWords } from "@/lib/account-security/applications";
 import type { Locale } from "@/lib/i18n/locales";
 import { PortalSection } from "./frame";
 import { PortalForm } from "./portal-form";
@@ -261,7 +263,7 @@ export function ApplicationSessionsSection({ view, manage, locale }: SectionProp
                 {t("portal.sessions.dates", { used: formatUtc(a.lastUsedAt), signedIn: formatUtc(a.signedInAt) })}
               </p>
               <p className="break-all text-xs text-slate-500">
-                {a.device ?? t("portal.sessions.unknownDevice")} · {a.address ?? t("portal.sessions.unknownAddress")}
+                {a.device ? deviceLabel(a.device, deviceWords(t)) : t("portal.sessions.unknownDevice")} · {a.address ?? t("portal.sessions.unknownAddress")}
               </p>
               <PortalForm view={view} path="/account/applications/sign-out">
                 <input type="hidden" name="grant" value={a.grantId} />

@@ -95,24 +95,26 @@ function Label({ htmlFor, children, optional }: { htmlFor: string; children: Rea
   );
 }
 
+/**
+ * A field's hint, or its error in the hint's place: never both (an error such as "Use at least 12
+ * characters" says what the hint "At least 12 characters." said, and more urgently).
+ */
 function Help({ id, hint, error }: { id: string; hint?: ReactNode; error?: string }) {
-  return (
-    <>
-      {hint ? (
-        <p id={`${id}-hint`} className="mt-1 text-xs text-slate-500">
-          {hint}
-        </p>
-      ) : null}
-      {error ? (
-        <p id={`${id}-error`} className="mt-1 text-sm text-red-700">
-          {error}
-        </p>
-      ) : null}
-    </>
-  );
+  if (error) {
+    return (
+      <p id={`${id}-error`} className="mt-1 text-sm text-red-700">
+        {error}
+      </p>
+    );
+  }
+  return hint ? (
+    <p id={`${id}-hint`} className="mt-1 text-xs text-slate-500">
+      {hint}
+    </p>
+  ) : null;
 }
 
-const describedBy = (id: string, hint?: ReactNode, error?: string) => [hint ? `${id}-hint` : "", error ? `${id}-error` : ""].filter(Boolean).join(" ") || undefined;
+const describedBy = (id: string, hint?: ReactNode, error?: string) => (error ? `${id}-error` : hint ? `${id}-hint` : undefined);
 
 export function Field({
   name,

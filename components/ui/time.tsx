@@ -1,3 +1,5 @@
+import { countOf } from "@/lib/i18n/plural";
+
 /** Times in UTC, the same on server and client, with a relative hint for humans. */
 export function formatUtc(date: Date | string | null | undefined): string {
   if (!date) return "—";
@@ -16,7 +18,7 @@ export function relative(date: Date, now: Date): string {
   for (const [size, name] of units) {
     if (abs >= size) {
       const n = Math.floor(abs / size);
-      const text = `${n} ${name}${n === 1 ? "" : "s"}`;
+      const text = countOf(n, name, `${name}s`);
       return ms >= 0 ? `in ${text}` : `${text} ago`;
     }
   }

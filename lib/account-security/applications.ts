@@ -17,6 +17,8 @@ import type { EndpointContext } from "../http/context";
 import { recordAudit } from "../audit/events";
 import { inTransaction } from "../http/transaction";
 import { revokeGrantAndTokens } from "../oauth/revoke";
+import { parseUserAgent, type Device, type DeviceWords } from "../user-agent";
+import type { Translate } from "../i18n/translate";
 import type { ActionSource, PortalActor } from "./credentials";
 
 /** At most this many sign-ins are listed (newest use first). */
@@ -29,9 +31,9 @@ export interface ApplicationSession {
   signedInAt: Date;
   /** The last time the application obtained tokens with this sign-in (its code exchange or a refresh). */
   lastUsedAt: Date;
-  /** The address and the device (browser and system, from its user agent) that signed in; null when unknown. */
+  /** The address and the device (browser and system, from its user agent: lib/user-agent.ts, as the console reads it) that signed in; null when unknown. */
   address: string | null;
-  device: string | null;
+  device: Device | null;
   /** The sign-in the portal was opened from (a handoff): signing out of it ends this visit too. */
   current: boolean;
 }
@@ -58,10 +60,17 @@ export async function listApplicationSessions(ctx: EndpointContext, userId: stri
     signedInAt: r.signedInAt,
     lastUsedAt: r.lastUsedAt,
     address: r.address,
-    device: describeDevice(r.userAgent),
+    device: r.userAgent ? parseUserAgent(r.userAgent) : null,
     current: r.grantId === currentGrantId,
   }));
 }
+
+/** lib/user-agent.ts's words for a device's name, in the portal page's language. */
+export const deviceWords = (t: Translate): DeviceWords => ({
+  on: (browser, system) => t("portal.sessions.device", { browser, system }),
+  unknownBrowser: t("portal.sessions.unknownBrowser"),
+  unknownDevice: t("portal.sessions.unknownDevice"),
+});
 
 export type SignOutResult = { ok: true; clientId: string } | { ok: false; reason: "not_found" };
 
@@ -91,32 +100,4 @@ export async function signOutOfApplication(ctx: EndpointContext, actor: PortalAc
     });
     return { ok: true, clientId: grant.clientId } as const;
   });
-}
-
-const BROWSERS: [RegExp, string][] = [
-  [/\bEdg(?:e|A|iOS)?\//, "Edge"],
-  [/\b(?:OPR|Opera)\//, "Opera"],
-  [/\bSamsungBrowser\//, "Samsung Internet"],
-  [/\bFirefox\/|\bFxiOS\//, "Firefox"],
-  [/\bChrome\/|\bCriOS\/|\bChromium\//, "Chrome"],
-  [/\bSafari\//, "Safari"],
-];
-
-const SYSTEMS: [RegExp, string][] = [
-  [/\biPhone\b/, "iPhone"],
-  [/\biPad\b/, "iPad"],
-  [/\bAndroid\b/, "Android"],
-  [/\bCrOS\b/, "ChromeOS"],
-  [/\bMac OS X\b|\bMacintosh\b/, "macOS"],
-  [/\bWindows\b/, "Windows"],
-  [/\bLinux\b/, "Linux"],
-];
-
-/** "Chrome on macOS" from a user agent, as far as it says; the raw text is not shown (it is long and client-chosen). */
-export function describeDevice(userAgent: string | null): string | null {
-  if (!userAgent) return null;
-  const browser = BROWSERS.find(([re]) => re.test(userAgent))?.[1];
-  const system = SYSTEMS.find(([re]) => re.test(userAgent))?.[1];
-  if (browser && system) return `${browser} on ${system}`;
-  return browser ?? system ?? "Unknown device";
 }

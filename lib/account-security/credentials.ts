@@ -216,8 +216,7 @@ const recoveryCodesPurpose = (actor: PortalActor) => `portal-recovery-codes:${ac
  * are stored. `generateRecoveryCodes` records the audit event.
  */
 export async function regenerateRecoveryCodes(ctx: Ctx, actor: PortalActor, source: ActionSource): Promise<{ codes: string[]; sealed: string }> {
-  const codes = await generateRecoveryCodes(ctx, actor.userId);
-  await audit(ctx, actor, source, "account_security.recovery_codes_generated", { count: codes.length });
+  const codes = await generateRecoveryCodes(ctx, actor.userId, enrolmentSource(actor, source));
   return { codes, sealed: encryptSecret(ctx.service.config.masterKey, JSON.stringify(codes), recoveryCodesPurpose(actor)) };
 }
 

@@ -590,7 +590,8 @@ export const AUDIT_EVENTS = {
   }),
   "recovery_codes.generated": event({
     group: "sign_in",
-    summary: "A user generated a new set of recovery codes",
+    summary: "A user generated a new set of recovery codes; now recorded as `account_security.recovery_codes_generated`",
+    legacy: true,
     subject: USER_ID,
     line: (_e, _who, user) => `${user} generated new recovery codes`,
   }),
@@ -765,10 +766,11 @@ export const AUDIT_EVENTS = {
   }),
   "account_security.recovery_codes_generated": event({
     group: "account_security",
-    summary: "A user generated new recovery codes in the portal",
+    summary: "A user got a new set of recovery codes: in the portal, or while signing in with their first second factor",
     subject: USER_ID,
-    data: { ...PORTAL, count: "number" },
-    line: (_e, _who, user) => `${user} generated new recovery codes in the portal`,
+    // Where: the portal session, or the sign-in's transaction id (as for credential_added).
+    data: { portal_session: "string?", sign_in: "string?", count: "number" },
+    line: (e, _who, user) => `${user} generated new recovery codes ${e.data.sign_in ? "while signing in" : "in the portal"}`,
   }),
   "account_security.application_signed_out": event({
     group: "account_security",

@@ -26,6 +26,7 @@ import type { WorkspaceAccess } from "./authz";
 import { checkbox, checked, id, integer, lines, text } from "./forms";
 import { confirmField, requireConfirmation } from "./confirmation";
 import { ConsoleInputError, defineOperation, fieldError, formError } from "./operation";
+import { hasRedirectUris } from "./redirect-uris-field";
 
 export type ApplicationRow = typeof clients.$inferSelect;
 
@@ -66,20 +67,6 @@ export async function applicationSecrets(service: Service, access: WorkspaceAcce
   return listClientSecrets(service.db, { workspaceId: access.workspace.id, clientId, clock: service.clock });
 }
 
-/** Secrets close to expiry, per client, for the application list's warnings. */
-export async function activeSecretExpiries(service: Service, workspaceId: string): Promise<Map<string, Date>> {
-  const now = service.clock.now();
-  const rows = await service.db
-    .select({ clientPk: clientSecrets.clientPk, expiresAt: clientSecrets.expiresAt })
-    .from(clientSecrets)
-    .where(and(eq(clientSecrets.workspaceId, workspaceId), isNull(clientSecrets.revokedAt), gt(clientSecrets.expiresAt, now)))
-    .orderBy(desc(clientSecrets.expiresAt));
-  // The latest-expiring active secret is what keeps the client working.
-  const out = new Map<string, Date>();
-  for (const r of rows) if (!out.has(r.clientPk)) out.set(r.clientPk, r.expiresAt);
-  return out;
-}
-
 const clientIdField = z
   .string({ error: "Enter a client id" })
   .trim()
@@ -98,7 +85,7 @@ function checkSettings(type: ClientType, s: UriSettings): void {
   const errors: Record<string, string> = {};
   for (const field of ["redirect_uris", "post_logout_redirect_uris"] as const) {
     const list = s[field];
-    if (type === "M2M") {
+    if (!hasRedirectUris(type)) {
       if (list.length > 0) errors[field] = "Machine-to-machine applications have no redirect URIs";
       continue;
     }

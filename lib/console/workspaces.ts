@@ -24,6 +24,7 @@ import { newId } from "../crypto";
 import { issuerFor } from "../http/context";
 import type { Service } from "../service";
 import { RESERVED_WORKSPACE_IDS } from "../workspaces/document";
+import { expiringClientSecrets } from "./secret-expiry";
 import { ConsoleAccessError, requireOperator, type OperatorRole, type WorkspaceAccess } from "./authz";
 import { confirmField, requireConfirmation } from "./confirmation";
 import { text } from "./forms";
@@ -120,15 +121,13 @@ export interface WorkspaceOverview {
   discovery: string;
   jwks: string;
   counts: { applications: number; users: number; apis: number; roles: number; organizations: number; activeSessions: number; activeGrants: number };
-  /** Secrets of this workspace's clients that expire within 14 days and are not revoked. */
+  /** Clients whose longest-lived live secret expires within 14 days (./secret-expiry.ts): a rotation's superseded secret is not one. */
   expiringSecrets: { clientId: string; expiresAt: Date }[];
   /** Audit events flagged as possible theft in the last 30 days. */
   flaggedEvents: number;
   activeKey: { kid: string; activatedAt: Date | null } | null;
   pendingKey: { kid: string; createdAt: Date } | null;
 }
-
-export const SECRET_WARNING_MS = 14 * DAY;
 
 export async function workspaceOverview(service: Service, access: WorkspaceAccess): Promise<WorkspaceOverview> {
   const db = service.db;
@@ -150,12 +149,7 @@ export async function workspaceOverview(service: Service, access: WorkspaceAcces
       .select({ n: count() })
       .from(grants)
       .where(and(eq(grants.workspaceId, wid), not(deadLinkSql("grant", chains.grantRecord, grantSource, nowValue(now))))),
-    db
-      .select({ clientId: clients.clientId, expiresAt: clientSecrets.expiresAt })
-      .from(clientSecrets)
-      .innerJoin(clients, eq(clients.id, clientSecrets.clientPk))
-      .where(and(eq(clientSecrets.workspaceId, wid), isNull(clientSecrets.revokedAt), gt(clientSecrets.expiresAt, now), lt(clientSecrets.expiresAt, addMs(now, SECRET_WARNING_MS))))
-      .orderBy(asc(clientSecrets.expiresAt)),
+    expiringClientSecrets(db, wid, now),
     db
       .select({ n: count() })
       .from(auditEvents)

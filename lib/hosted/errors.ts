@@ -46,6 +46,8 @@ export const HOSTED_ERRORS = {
   invalid_email: { status: 400, title: "error.title.sign_in_failed", message: "error.invalid_email", oauthError: "invalid_request" },
   invalid_recovery_code: { status: 401, title: "error.title.sign_in_failed", message: "error.invalid_recovery_code", oauthError: "access_denied" },
   webauthn_failed: { status: 401, title: "error.title.sign_in_failed", message: "error.webauthn_failed", oauthError: "access_denied" },
+  // A passkey or security key attempt over its limit (per client address, or per account and address): a signature cannot be guessed, so it says when to try again.
+  webauthn_limited: { status: 429, title: "error.title.too_many_attempts", message: "error.webauthn_limited", oauthError: "rate_limited" },
   credential_refused: {
     status: 401,
     title: "error.title.sign_in_failed",
@@ -355,6 +357,7 @@ export const SIGN_IN_FORM_ERRORS = [
   "invalid_email",
   "invalid_recovery_code",
   "webauthn_failed",
+  "webauthn_limited",
   "credential_refused",
   "passkey_required",
   "enrollment_failed",

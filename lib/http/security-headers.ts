@@ -35,6 +35,11 @@ export const ISSUER_ROUTE_PATH =
  * Hosted pages under /t/ leave `form-action` open: the sign-in form's answer redirects to the
  * application's registered callback on another origin, which `form-action` would block.
  */
+/** The nonce a page's policy (pageContentSecurityPolicy, on the request too) gives this response, for an inline stylesheet. */
+export function policyNonce(policy: string | null): string | undefined {
+  return /'nonce-([A-Za-z0-9+/=]+)'/.exec(policy ?? "")?.[1];
+}
+
 export function pageContentSecurityPolicy(nonce: string, options: { hosted: boolean; dev?: boolean }): string {
   const dev = options.dev ?? false;
   return [

@@ -26,6 +26,14 @@ describe("the message catalogue", () => {
     expect({ de: missing(de), fr: missing(fr) }).toEqual({ de: [], fr: [] });
   });
 
+  it("says 'or' once between two ways: the divider says it, so the text after it does not start with it again", () => {
+    const or = (locale: "en" | "de" | "fr") => translate(locale, "signIn.or");
+    for (const locale of LOCALES) {
+      // The enrolment's security key and passkey come after the authenticator app's divider.
+      expect(translate(locale, "passkey.enrollIntro").toLowerCase().startsWith(`${or(locale).toLowerCase()} `), locale).toBe(false);
+    }
+  });
+
   it("fills parameters in as text, and leaves an unknown one as written", () => {
     expect(translate("en", "signIn.title.signIn", { application: "Acme" })).toBe("Sign in to Acme");
     expect(translate("de", "signIn.title.signIn", { application: "Acme" })).toBe("Bei Acme anmelden");

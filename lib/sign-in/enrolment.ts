@@ -24,6 +24,6 @@ export function enrolmentSource(request: Request, ctx: EndpointContext, tx: Tran
 export async function completeSecondFactorEnrolment(request: Request, ctx: EndpointContext, tx: TransactionRow, event: Evidence): Promise<Response> {
   if (!tx.userId) return toSignInPage(ctx, tx.id);
   if ((await recoveryCodesLeft(ctx, tx.userId)) > 0) return prove(request, ctx, tx, event);
-  const codes = await generateRecoveryCodes(ctx, tx.userId);
+  const codes = await generateRecoveryCodes(ctx, tx.userId, enrolmentSource(request, ctx, tx));
   return prove(request, ctx, tx, event, { recoveryCodesEncrypted: encryptSecret(ctx.service.config.masterKey, JSON.stringify(codes), recoveryCodesPurpose(tx.id)) });
 }

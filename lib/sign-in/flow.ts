@@ -18,6 +18,7 @@ import { and, eq, gt, isNull } from "drizzle-orm";
 import { authorizationTransactions, type StoredEvidence } from "../../db/schema";
 import type { Endpoint, EndpointContext } from "../http/context";
 import { parseCookieHeader } from "../http/cookies";
+import { passkeyOfferDeclinedHere } from "./passkey-offer";
 import { csrfToken, verifyCsrfToken } from "../http/csrf";
 import { clientAddressOf } from "../http/client-address";
 import { redirect303 } from "../http/response";
@@ -103,7 +104,9 @@ export async function currentStep(ctx: EndpointContext, tx: TransactionRow, cook
   const enrolled = tx.userId ? await enrolledSummary(ctx, tx.userId) : null;
   // An account just signed up with a passkey (lib/sign-in/sign-up.ts) gets it before anything else.
   if (tx.signUpWithPasskey && enrolled && enrolled.passkey === 0) return { step: { kind: "passkey_offer", required: true }, policy };
-  return { step: nextStep(policy, enrolled, provedSoFar(tx, session), tx.passkeyOfferAnswered), policy };
+  // "Not now" answers the optional offer for this sign-in, and for 30 days in this browser (./passkey-offer.ts).
+  const offerAnswered = tx.passkeyOfferAnswered || (tx.userId !== null && passkeyOfferDeclinedHere(ctx, cookieHeader, tx.userId));
+  return { step: nextStep(policy, enrolled, provedSoFar(tx, session), offerAnswered), policy };
 }
 
 /**

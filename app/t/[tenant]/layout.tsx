@@ -5,11 +5,7 @@ import { loadBranding } from "@/lib/branding/store";
 import { negotiateLocale } from "@/lib/i18n/locales";
 import { translate } from "@/lib/i18n/translate";
 import { getService } from "@/lib/service";
-
-/** The response's CSP nonce (proxy.ts puts the policy on the request too), for the theme's inline stylesheet. */
-function styleNonce(policy: string | null): string | undefined {
-  return /'nonce-([A-Za-z0-9+/=]+)'/.exec(policy ?? "")?.[1];
-}
+import { policyNonce } from "@/lib/http/security-headers";
 
 /**
  * Every hosted page under a workspace's issuer: the workspace's branding (display name, logo,
@@ -24,7 +20,7 @@ export default async function HostedLayout({ children, params }: { children: Rea
   const look = branding ?? resolveBranding({}, "");
   return (
     <div className="lk-hosted flex min-h-screen flex-col bg-slate-50 text-slate-900" data-theme={look.theme}>
-      <style nonce={styleNonce(requestHeaders.get("content-security-policy"))} dangerouslySetInnerHTML={{ __html: hostedThemeCss(look.palette) }} />
+      <style nonce={policyNonce(requestHeaders.get("content-security-policy"))} dangerouslySetInnerHTML={{ __html: hostedThemeCss(look.palette) }} />
       {branding ? (
         <header className="flex items-center justify-center gap-3 px-4 pt-10">
           {/* The name beside it says the same, so the logo is decorative; served as is from its own address (no image optimiser). */}

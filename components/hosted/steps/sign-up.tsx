@@ -48,14 +48,19 @@ export function SignUpStart({ view, error }: { view: View; error?: string }) {
   );
 }
 
-/** Sign-up, last form: the address is confirmed; the user chooses how to sign in. */
-export function SignUpCredential({ view, error }: { view: View; error?: string }) {
+/**
+ * Sign-up, last form: the address is confirmed; the user chooses how to sign in. A refused password
+ * (`passwordRefused`: the error is about it) is said under the field, in its hint's place, not
+ * both.
+ */
+export function SignUpCredential({ view, error, passwordRefused = false }: { view: View; error?: string; passwordRefused?: boolean }) {
   const t = translator(view.locale);
   const form = { basePath: view.basePath, txId: view.txId, csrf: view.csrf };
   const choices = view.email.signUp.credentials;
+  const passwordError = passwordRefused && choices.includes("password") ? error : undefined;
   return (
     <div>
-      <FormError message={error} />
+      <FormError message={passwordError ? undefined : error} />
       <p className="mt-4 text-sm text-slate-600">
         <WithStrong text={t("signUp.confirmed", { address: STRONG_MARK })} strong={view.email.signUp.verifiedAddress} />
       </p>
@@ -67,10 +72,27 @@ export function SignUpCredential({ view, error }: { view: View; error?: string }
             <label htmlFor="new-password" className="block text-sm font-medium text-slate-700">
               {t("signUp.choosePassword")}
             </label>
-            <PasswordInput id="new-password" name="password" autoComplete="new-password" minLength={8} maxLength={256} required autoFocus aria-describedby="new-password-hint" toggleLabel={t("signIn.showPassword")} />
-            <p id="new-password-hint" className="mt-1 text-xs text-slate-500">
-              {t("signUp.passwordHint")}
-            </p>
+            <PasswordInput
+              id="new-password"
+              name="password"
+              autoComplete="new-password"
+              minLength={8}
+              maxLength={256}
+              required
+              autoFocus
+              aria-describedby="new-password-hint"
+              aria-invalid={passwordError ? true : undefined}
+              toggleLabel={t("signIn.showPassword")}
+            />
+            {passwordError ? (
+              <p id="new-password-hint" role="alert" className="mt-1 text-sm text-red-700">
+                {passwordError}
+              </p>
+            ) : (
+              <p id="new-password-hint" className="mt-1 text-xs text-slate-500">
+                {t("signUp.passwordHint")}
+              </p>
+            )}
           </div>
           <button type="submit" className={primaryButtonClass}>
             {t("signUp.createAccount")}

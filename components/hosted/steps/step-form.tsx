@@ -53,7 +53,7 @@ export function FormError({ message }: { message?: string }) {
 
 export function Divider({ label = "or" }: { label?: string }) {
   return (
-    <div className="my-5 flex items-center gap-3 text-xs uppercase tracking-wide text-slate-500" aria-hidden="true">
+    <div className="my-5 flex items-center gap-3 text-xs text-slate-500" aria-hidden="true">
       <span className="h-px flex-1 bg-slate-200" />
       {label}
       <span className="h-px flex-1 bg-slate-200" />

@@ -55,7 +55,7 @@ describe("the factors' registry", () => {
       "email-code": [],
       webauthn: ["account_security.credential_added"],
       totp: ["account_security.credential_added"],
-      "recovery-codes": ["recovery_codes.generated", "recovery_code.used"],
+      "recovery-codes": ["account_security.recovery_codes_generated", "recovery_code.used"],
     });
     for (const f of FACTORS) if (f.enrollable.length > 0) expect(f.events).toContain("account_security.credential_added");
   });

@@ -59,6 +59,7 @@ export const de = {
   "error.invalid_email": "Geben Sie eine gültige E-Mail-Adresse ein.",
   "error.invalid_recovery_code": "Dieser Wiederherstellungscode ist falsch oder wurde bereits verwendet.",
   "error.webauthn_failed": "Der Passkey oder Sicherheitsschlüssel konnte nicht überprüft werden. Versuchen Sie es noch einmal oder verwenden Sie eine andere Methode.",
+  "error.webauthn_limited": "Zu viele Versuche mit einem Passkey oder Sicherheitsschlüssel aus Ihrem Netzwerk. Versuchen Sie es in 5 Minuten noch einmal oder verwenden Sie eine andere Methode.",
   "error.credential_refused":
     "Dieser Passkey oder Sicherheitsschlüssel wurde abgelehnt, weil er möglicherweise kopiert wurde. Verwenden Sie eine andere Methode und wenden Sie sich an Ihre Administration.",
   "error.passkey_required": "Diese Anwendung erfordert einen Passkey. Fügen Sie einen hinzu, um fortzufahren.",
@@ -237,7 +238,7 @@ export const de = {
   "passkey.useEither": "Sicherheitsschlüssel oder Passkey verwenden",
   "passkey.usePasskey": "Ihren Passkey verwenden",
   "passkey.useSecurityKey": "Ihren Sicherheitsschlüssel verwenden",
-  "passkey.enrollIntro": "Oder verwenden Sie einen Sicherheitsschlüssel oder einen Passkey auf diesem Gerät oder Ihrem Smartphone.",
+  "passkey.enrollIntro": "Verwenden Sie einen Sicherheitsschlüssel oder einen Passkey auf diesem Gerät oder Ihrem Smartphone.",
   "passkey.addSecurityKey": "Sicherheitsschlüssel hinzufügen",
 
   "federation.continueWith": "Weiter mit {provider}",
@@ -309,6 +310,8 @@ export const de = {
   "portal.sessions.current": "Sie kommen von hier",
   "portal.sessions.dates": "Zuletzt verwendet am {used} · angemeldet am {signedIn}",
   "portal.sessions.unknownDevice": "Unbekanntes Gerät",
+  "portal.sessions.device": "{browser} unter {system}",
+  "portal.sessions.unknownBrowser": "Unbekannter Browser",
   "portal.sessions.unknownAddress": "unbekannte Adresse",
   "portal.sessions.signOut": "Von dieser Anwendung abmelden",
   "portal.sessions.signOutNote": "Die Abmeldung beendet auch diesen Besuch Ihrer Sicherheitseinstellungen.",

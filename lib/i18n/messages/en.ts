@@ -63,6 +63,7 @@ export const en = {
   "error.invalid_email": "Enter a valid email address.",
   "error.invalid_recovery_code": "That recovery code is incorrect or was already used.",
   "error.webauthn_failed": "The passkey or security key could not be verified. Try again or use another method.",
+  "error.webauthn_limited": "Too many attempts with a passkey or security key from your network. Try again in 5 minutes, or use another method.",
   "error.credential_refused": "This passkey or security key was refused because it may have been copied. Use another method, and ask your administrator for help.",
   "error.passkey_required": "This application requires a passkey. Add one to continue.",
   "error.sso_not_configured": "Single sign-on is not set up for this email domain. Sign in another way.",
@@ -241,7 +242,7 @@ export const en = {
   "passkey.useEither": "Use a security key or passkey",
   "passkey.usePasskey": "Use your passkey",
   "passkey.useSecurityKey": "Use your security key",
-  "passkey.enrollIntro": "Or use a security key, or a passkey on this device or your phone.",
+  "passkey.enrollIntro": "Use a security key, or a passkey on this device or your phone.",
   "passkey.addSecurityKey": "Add a security key",
 
   // Federation.
@@ -312,6 +313,9 @@ export const en = {
   "portal.sessions.current": "you came from here",
   "portal.sessions.dates": "Last used {used} · signed in {signedIn}",
   "portal.sessions.unknownDevice": "Unknown device",
+  // A device as lib/user-agent.ts reads it: "Chrome 120 on Windows".
+  "portal.sessions.device": "{browser} on {system}",
+  "portal.sessions.unknownBrowser": "Unknown browser",
   "portal.sessions.unknownAddress": "unknown address",
   "portal.sessions.signOut": "Sign out of this application",
   "portal.sessions.signOutNote": "Signing out of it also ends this visit to your security settings.",

@@ -62,6 +62,7 @@ export const fr = {
   "error.invalid_email": "Saisissez une adresse e-mail valide.",
   "error.invalid_recovery_code": "Ce code de récupération est incorrect ou a déjà été utilisé.",
   "error.webauthn_failed": "La clé d’accès ou la clé de sécurité n’a pas pu être vérifiée. Réessayez ou utilisez une autre méthode.",
+  "error.webauthn_limited": "Trop de tentatives avec une clé d’accès ou une clé de sécurité depuis votre réseau. Réessayez dans 5 minutes, ou utilisez une autre méthode.",
   "error.credential_refused":
     "Cette clé d’accès ou clé de sécurité a été refusée, car elle a peut-être été copiée. Utilisez une autre méthode et demandez de l’aide à votre administrateur.",
   "error.passkey_required": "Cette application exige une clé d’accès. Ajoutez-en une pour continuer.",
@@ -239,7 +240,7 @@ export const fr = {
   "passkey.useEither": "Utiliser une clé de sécurité ou une clé d’accès",
   "passkey.usePasskey": "Utiliser votre clé d’accès",
   "passkey.useSecurityKey": "Utiliser votre clé de sécurité",
-  "passkey.enrollIntro": "Ou utilisez une clé de sécurité, ou une clé d’accès sur cet appareil ou sur votre téléphone.",
+  "passkey.enrollIntro": "Utilisez une clé de sécurité, ou une clé d’accès sur cet appareil ou sur votre téléphone.",
   "passkey.addSecurityKey": "Ajouter une clé de sécurité",
 
   "federation.continueWith": "Continuer avec {provider}",
@@ -311,6 +312,8 @@ export const fr = {
   "portal.sessions.current": "vous venez d’ici",
   "portal.sessions.dates": "Dernière utilisation le {used} · connecté le {signedIn}",
   "portal.sessions.unknownDevice": "Appareil inconnu",
+  "portal.sessions.device": "{browser} sous {system}",
+  "portal.sessions.unknownBrowser": "Navigateur inconnu",
   "portal.sessions.unknownAddress": "adresse inconnue",
   "portal.sessions.signOut": "Se déconnecter de cette application",
   "portal.sessions.signOutNote": "S’en déconnecter met aussi fin à cette visite de vos paramètres de sécurité.",

@@ -29,6 +29,7 @@ import {
   type WebAuthnKind,
 } from "../../authn/factors/webauthn";
 import { completeSecondFactorEnrolment, enrolmentSource } from "../enrolment";
+import { passkeyLaterCookie } from "../passkey-offer";
 import { recordSignInFailure, type SignInFailureReason } from "../failures";
 import { homeRealmRedirect } from "./federation";
 import { advance, currentStep, identify, prove, signInStep, toSignInPage, updateOpen, type FlowStep } from "../flow";
@@ -82,8 +83,9 @@ export const passkeySignInEndpoint = signInStep(async (request, ctx, { tx, form 
   const { step } = await currentStep(ctx, tx, request.headers.get("cookie"));
   if (step.kind !== "first_factor" || !step.allowed.includes("passkey")) return toSignInPage(ctx, tx.id, "webauthn_failed");
   const gate = await assertionGate(ctx, request, null);
-  // A limited attempt is not checked and answers like a failed one.
-  if (!gate.allowed) return toSignInPage(ctx, tx.id, "webauthn_failed");
+  // A limited attempt is not checked. A signature cannot be guessed and this count names no
+  // account (it is the client address's), so the page says when to try again (docs/security.md).
+  if (!gate.allowed) return toSignInPage(ctx, tx.id, "webauthn_limited");
   const result = await verifyAssertion(ctx, signInBinding(tx), form.get("response"), { userId: null, kinds: ["passkey"] });
   if (!result.ok) {
     await gate.record();
@@ -105,7 +107,8 @@ export const webauthnSecondFactorEndpoint = signInStep(async (request, ctx, { tx
   const kinds = step.options.filter(isWebAuthnKind);
   if (kinds.length === 0) return toSignInPage(ctx, tx.id, "method_not_allowed");
   const gate = await assertionGate(ctx, request, tx.userId);
-  if (!gate.allowed) return toSignInPage(ctx, tx.id, "webauthn_failed");
+  // The user's own count from this address, after their first factor: the page says when to try again.
+  if (!gate.allowed) return toSignInPage(ctx, tx.id, "webauthn_limited");
   const result = await verifyAssertion(ctx, signInBinding(tx), form.get("response"), { userId: tx.userId, kinds });
   if (!result.ok) {
     await gate.record();
@@ -137,12 +140,15 @@ export const webauthnRegisterEndpoint = signInStep(async (request, ctx, { tx, fo
   return answerOffer(request, ctx, tx);
 });
 
-/** POST /sign-in/passkey/skip: "Not now" on an optional passkey offer. */
+/** POST /sign-in/passkey/skip: "Not now" on an optional passkey offer; not offered again in this browser for 30 days (lib/sign-in/passkey-offer.ts). */
 export const passkeyOfferSkipEndpoint = signInStep(async (request, ctx, { tx }) => {
   const { step } = await currentStep(ctx, tx, request.headers.get("cookie"));
-  if (step.kind !== "passkey_offer") return toSignInPage(ctx, tx.id);
+  if (step.kind !== "passkey_offer" || !tx.userId) return toSignInPage(ctx, tx.id);
   if (step.required) return toSignInPage(ctx, tx.id, "passkey_required");
-  return answerOffer(request, ctx, tx);
+  const answered = await answerOffer(request, ctx, tx);
+  const headers = new Headers(answered.headers);
+  headers.append("Set-Cookie", passkeyLaterCookie(ctx, tx.userId));
+  return new Response(answered.body, { status: answered.status, headers });
 });
 
 async function answerOffer(request: Request, ctx: EndpointContext, tx: TransactionRow): Promise<Response> {

@@ -4,7 +4,7 @@ import { Jar, type AuthorizeParams, type Harness } from "../harness";
 import { outcome, passwordStep, postStep, userIdOf, workspaceContext, type PendingSignIn } from "./sign-in";
 
 export async function giveRecoveryCodes(h: Harness, workspaceId: string, email: string): Promise<string[]> {
-  return generateRecoveryCodes(await workspaceContext(h, workspaceId), await userIdOf(h, workspaceId, email));
+  return generateRecoveryCodes(await workspaceContext(h, workspaceId), await userIdOf(h, workspaceId, email), { ip: null, context: {} });
 }
 
 /** Signs in with the password and a recovery code (the user must have a second factor, so the step offers codes). */

@@ -9,7 +9,9 @@ import { and, eq } from "drizzle-orm";
 import { auditEvents, grants, hostedSessions } from "../../../db/schema";
 import { livePortalSession } from "../../../lib/account-security/portal-session";
 import { portalCsrf } from "../../../lib/account-security/portal-view";
-import { describeDevice, listApplicationSessions } from "../../../lib/account-security/applications";
+import { deviceWords, listApplicationSessions } from "../../../lib/account-security/applications";
+import { translator } from "../../../lib/i18n/translate";
+import { deviceLabel, parseUserAgent } from "../../../lib/user-agent";
 import { listSecurityAlerts, ALERTS_SHOWN_FOR_MS } from "../../../lib/account-security/alerts";
 import { loadManageView } from "../../../lib/account-security/manage-view";
 import { CLIENT_ADDRESS_HEADER } from "../../../lib/http/client-address";
@@ -83,7 +85,7 @@ describe("application sessions", () => {
     const userId = await userIdOf(h, ws, email);
     const list = await listApplicationSessions(ctx, userId);
     expect(list).toHaveLength(1);
-    expect(list[0]).toMatchObject({ clientId: SPA.client_id, address: "198.51.100.7", device: "Chrome on macOS", current: false });
+    expect(list[0]).toMatchObject({ clientId: SPA.client_id, address: "198.51.100.7", device: { label: "Chrome 131 on macOS" }, current: false });
     expect(list[0].lastUsedAt.getTime()).toBe(h.clock.now().getTime());
   });
 
@@ -135,13 +137,24 @@ describe("application sessions", () => {
     expect((await refresh(t.refreshToken)).status).toBe(200);
   });
 
-  it("names devices from their user agents", () => {
-    expect(describeDevice(CHROME_MAC)).toBe("Chrome on macOS");
-    expect(describeDevice("Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1")).toBe("Safari on iPhone");
-    expect(describeDevice("Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0")).toBe("Firefox on Windows");
-    expect(describeDevice("Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 Edg/131.0.0.0")).toBe("Edge on Windows");
-    expect(describeDevice(null)).toBeNull();
-    expect(describeDevice("curl/8.0")).toBe("Unknown device");
+  it("names devices as the console does (lib/user-agent.ts, one parser), in the page's language", () => {
+    const portal = (ua: string, locale: "en" | "de" | "fr" = "en") => deviceLabel(parseUserAgent(ua), deviceWords(translator(locale)));
+    const cases: Array<[string, string]> = [
+      [CHROME_MAC, "Chrome 131 on macOS"],
+      ["Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1", "Safari 17 on iOS"],
+      ["Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0", "Firefox 133 on Windows"],
+      ["Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 Edg/131.0.0.0", "Edge 131 on Windows"],
+      // Headless Chrome: once "Unknown browser on Linux" in the console and "Safari on Linux" here.
+      ["Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/131.0.6778.33 Safari/537.36", "Chrome 131 on Linux"],
+      ["SomeBot/1.0 (Linux)", "Unknown browser on Linux"],
+      ["curl/8.0", "Unknown device"],
+    ];
+    for (const [ua, name] of cases) {
+      expect(portal(ua)).toBe(name);
+      expect(parseUserAgent(ua).label).toBe(name);
+    }
+    expect(portal(cases[4]![0], "de")).toBe("Chrome 131 unter Linux");
+    expect(portal("curl/8.0", "fr")).toBe("Appareil inconnu");
   });
 });
 

@@ -331,7 +331,11 @@ describe("recovery codes", () => {
     const again = recoveryCodesToShow(ctx, await portalOf(v), v.jar.header());
     expect(again).toHaveLength(10);
     expect(again!.some((c) => codes!.includes(c))).toBe(false);
-    expect(await eventsOf(v.userId, "account_security.recovery_codes_generated")).toHaveLength(2);
+    const generated = await eventsOf(v.userId, "account_security.recovery_codes_generated");
+    expect(generated).toHaveLength(2);
+    expect(generated[0]!.data).toEqual({ count: 10, portal_session: (await portalOf(v)).id });
+    // One event per generation: the factor's, not another beside it.
+    expect(await eventsOf(v.userId, "recovery_codes.generated")).toHaveLength(0);
   });
 });
 

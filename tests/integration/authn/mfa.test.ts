@@ -4,7 +4,7 @@
  * up; each step acts only at its own step; and the guessing limits on second factors.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { and, eq } from "drizzle-orm";
+import { and, eq, like } from "drizzle-orm";
 import { decodeJwt } from "jose";
 import { auditEvents, clients, factorChallenges, hostedSessions, totpFactors, users, webauthnCredentials } from "../../../db/schema";
 import { CLIENT_ADDRESS_HEADER } from "../../../lib/http/client-address";
@@ -69,7 +69,7 @@ describe("MFA required", () => {
     expect(await idTokenOf(next, o.url)).toMatchObject({ amr: ["pwd", "otp", "mfa"], acr: "urn:latchkey:loa:2" });
   });
 
-  it("audits an enrolment at the sign-in as the portal does: account_security.credential_added, the factor and the sign-in", async () => {
+  it("audits an enrolment at the sign-in as the portal does: account_security.credential_added, the factor and the sign-in; its recovery codes as account_security.recovery_codes_generated", async () => {
     const s = await passwordStep(h, ws, { ...WEB, ...user("audited") });
     const [row] = await h.service.db.select({ id: users.id }).from(users).where(and(eq(users.workspaceId, ws), eq(users.emailNormalized, user("audited").email)));
     const added = () => h.service.db.select().from(auditEvents).where(and(eq(auditEvents.workspaceId, ws), eq(auditEvents.type, "account_security.credential_added"), eq(auditEvents.subject, row!.id)));
@@ -82,6 +82,9 @@ describe("MFA required", () => {
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ actor: row!.id, subject: row!.id });
     expect(events[0]!.data).toEqual({ kind: "totp", factor_id: factor!.id, sign_in: s.tx });
+    // The recovery codes this first second factor comes with: the event the portal's generation writes, once.
+    const codes = await h.service.db.select().from(auditEvents).where(and(eq(auditEvents.workspaceId, ws), eq(auditEvents.subject, row!.id), like(auditEvents.type, "%recovery_codes%")));
+    expect(codes.map((e) => [e.type, e.actor, e.data])).toEqual([["account_security.recovery_codes_generated", row!.id, { count: 10, sign_in: s.tx }]]);
 
     // A security key added at the same step of another sign-in is audited alike.
     await h.service.db.delete(totpFactors).where(eq(totpFactors.userId, row!.id));

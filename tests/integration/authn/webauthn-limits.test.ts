@@ -2,13 +2,17 @@
  * Abuse limits on WebAuthn answers (lib/authn/factors/webauthn/webauthn.ts `assertionGate`): a passkey
  * sign-in names no account until it verifies, so its failures are counted per client address; a
  * second factor's per account and address. A limited attempt is not checked (the credential's
- * counter does not move) and answers exactly like a failed one; nobody elsewhere is locked out,
- * and the limit lifts after its window.
+ * counter does not move); as a signature cannot be guessed, the page says so and when to try again
+ * (in 5 minutes, the window) instead of "could not be verified, try again". Nobody elsewhere is
+ * locked out, and the limit lifts after its window.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { and, eq } from "drizzle-orm";
 import { users, webauthnCredentials } from "../../../db/schema";
 import { MINUTE } from "../../../lib/clock";
+import { WEBAUTHN_LIMITS } from "../../../lib/authn/factors/webauthn";
+import { signInFormMessage } from "../../../lib/hosted/errors";
+import { FAILURES_PER_5_MINUTES } from "../../../lib/limits/declarations";
 import { CLIENT_ADDRESS_HEADER } from "../../../lib/http/client-address";
 import { createHarness, seed, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
 import { SPA, standardWorkspace } from "../../helpers/fixtures";
@@ -24,6 +28,7 @@ const ws = uniqueWorkspaceId("webauthn-limits");
 const user = (name: string) => ({ email: `${name}@example.test`, password: PASSWORD });
 const from = (address: string) => ({ [CLIENT_ADDRESS_HEADER]: address });
 const failed = { to: "page", error: "webauthn_failed" };
+const limited = { to: "page", error: "webauthn_limited" };
 
 beforeAll(async () => {
   h = await createHarness({ rateLimits: { requestsPerMinute: 100_000, failuresPer5Minutes: LIMIT } });
@@ -41,7 +46,7 @@ async function userId(name: string): Promise<string> {
 const counterOf = async (rowId: string) => (await h.service.db.select().from(webauthnCredentials).where(eq(webauthnCredentials.id, rowId)))[0].counter;
 
 describe("passkey sign-in: failures per client address", () => {
-  it("after the limit, even a valid passkey from that address answers like a failure and is not checked; other addresses are unaffected; it lifts after 5 minutes", async () => {
+  it("after the limit, even a valid passkey from that address is not checked and the page says when to try again; other addresses are unaffected; it lifts after 5 minutes", async () => {
     const authenticator = new SoftAuthenticator();
     const credential = await authenticator.enrol(h, ws, await userId("owner"), "passkey");
     const stranger = new SoftAuthenticator();
@@ -53,8 +58,13 @@ describe("passkey sign-in: failures per client address", () => {
     }
     let s = await startSignIn(h, ws, SPA);
     const before = await counterOf(credential.rowId);
-    expect(outcome(await postPasskey(h, s, authenticator, {}, from("10.1.0.1")))).toEqual(failed);
+    expect(outcome(await postPasskey(h, s, authenticator, {}, from("10.1.0.1")))).toEqual(limited);
     expect(await counterOf(credential.rowId)).toBe(before);
+    // What the page says: not "could not be verified, try again" while nothing would be verified, but when to try again: the limit's window.
+    expect(signInFormMessage("webauthn_limited")).toContain(`Try again in ${FAILURES_PER_5_MINUTES.windowMs / MINUTE} minutes`);
+    expect(signInFormMessage("webauthn_limited", "de")).toContain(`in ${FAILURES_PER_5_MINUTES.windowMs / MINUTE} Minuten`);
+    expect(signInFormMessage("webauthn_limited", "fr")).toContain(`dans ${FAILURES_PER_5_MINUTES.windowMs / MINUTE} minutes`);
+    expect([WEBAUTHN_LIMITS.unidentified, WEBAUTHN_LIMITS.perAccountAndAddress]).toEqual([FAILURES_PER_5_MINUTES, FAILURES_PER_5_MINUTES]);
 
     // The owner, elsewhere.
     s = await startSignIn(h, ws, SPA);
@@ -80,7 +90,7 @@ describe("security key as a second factor: failures per account and address", ()
     };
     const { s } = await atSecondFactor("key", "10.2.0.1");
     for (let i = 0; i < LIMIT; i++) expect(outcome(await postSecondFactorKey(h, s, key, { up: false }, from("10.2.0.1")))).toEqual(failed);
-    expect(outcome(await postSecondFactorKey(h, s, key, {}, from("10.2.0.1")))).toEqual(failed);
+    expect(outcome(await postSecondFactorKey(h, s, key, {}, from("10.2.0.1")))).toEqual(limited);
 
     const elsewhere = await atSecondFactor("key", "10.2.0.2");
     expect(outcome(await postSecondFactorKey(h, elsewhere.s, key, {}, from("10.2.0.2"))).to).toBe("callback");

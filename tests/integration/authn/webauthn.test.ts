@@ -10,12 +10,13 @@ import { beforeAll, describe, expect, inject, it } from "vitest";
 import { decodeJwt } from "jose";
 import { and, eq } from "drizzle-orm";
 import { auditEvents, authorizationTransactions, factorChallenges, hostedSessions, users, webauthnCredentials } from "../../../db/schema";
-import { MINUTE } from "../../../lib/clock";
+import { DAY, MINUTE } from "../../../lib/clock";
+import { PASSKEY_LATER_COOKIE } from "../../../lib/sign-in/passkey-offer";
 import { readEvidence } from "../../../lib/authn/evidence";
 import { enrolledSummary } from "../../../lib/authn/factors";
 import { verifyAssertion, WEBAUTHN_CHALLENGE_TTL_MS } from "../../../lib/authn/factors/webauthn";
 import { contextFor, resolveWorkspace } from "../../../lib/server/router";
-import { call, createHarness, exchangeCode, PUBLIC_URL, seed, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
+import { call, createHarness, exchangeCode, Jar, PUBLIC_URL, seed, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
 import { standardWorkspace, SPA } from "../../helpers/fixtures";
 import { outcome, postPassword, postStep, startSignIn, viewOf, type PendingSignIn } from "../../helpers/factors/sign-in";
 import { postPasskey, postRegistration, postSecondFactorKey, SoftAuthenticator } from "../../helpers/factors/webauthn";
@@ -36,7 +37,7 @@ const PASSWORD_ONLY = app("password-only");
 const NAMES = [
   "offer", "skip", "required", "first", "origin", "rpid", "replay", "expired", "bound", "uv", "counter", "counter2", "zero", "forged", "unknown",
   "foreign", "dup", "dup2", "alg", "eddsa", "rsa", "key", "key-other", "key-uv", "passkey2fa", "enrol-key", "enrol-passkey", "handle",
-  "disabled", "not-allowed", "race", "churn", "sk-first", "reg", "race-factor", "passkey-step",
+  "disabled", "not-allowed", "race", "churn", "sk-first", "reg", "race-factor", "passkey-step", "later", "later-other",
 ];
 const user = (name: string) => ({ email: `${name}@example.test`, password: PASSWORD });
 
@@ -143,6 +144,43 @@ describe("passkey enrolment (the passkey offer) and sign-in with it", () => {
     expect((await viewOf(h, s)).step.kind).toBe("passkey_offer");
     expect(outcome(await postStep(h, s, "/sign-in/passkey/skip", {})).to).toBe("callback");
     expect(await credentialsOf("skip")).toEqual([]);
+  });
+
+  it('"Not now" holds in this browser for 30 days: a cookie under the workspace, bound to the account; another browser or account is offered again, and so is this one after 30 days', async () => {
+    const s = await startSignIn(h, ws, OFFER);
+    await postPassword(h, s, user("later").email, PASSWORD);
+    expect((await viewOf(h, s)).step.kind).toBe("passkey_offer");
+    const res = await postStep(h, s, "/sign-in/passkey/skip", {});
+    expect(outcome(res).to).toBe("callback");
+    const set = res.headers.getSetCookie().find((c) => c.startsWith(`${PASSKEY_LATER_COOKIE}=`))!;
+    expect(set).toContain(`; Path=/t/${ws};`);
+    expect(set).toMatch(/; Secure; HttpOnly; SameSite=Lax; Max-Age=2592000$/);
+    // A browser that keeps only that cookie (signed out since): the next password sign-in goes straight to the application.
+    const browser = () => new Jar().take(new Response(null, { headers: { "set-cookie": set } }));
+    h.clock.advance(29 * DAY);
+    const again = await startSignIn(h, ws, OFFER, browser());
+    expect(outcome(await postPassword(h, again, user("later").email, PASSWORD)).to).toBe("callback");
+    // Another browser is offered; so is another account in this browser (the cookie is bound to the account that said it).
+    const elsewhere = await startSignIn(h, ws, OFFER);
+    await postPassword(h, elsewhere, user("later").email, PASSWORD);
+    expect((await viewOf(h, elsewhere)).step.kind).toBe("passkey_offer");
+    const someoneElse = await startSignIn(h, ws, OFFER, browser());
+    await postPassword(h, someoneElse, user("later-other").email, PASSWORD);
+    expect((await viewOf(h, someoneElse)).step.kind).toBe("passkey_offer");
+    // A cookie altered to look newer is nobody's.
+    const forged = set.replace(/=(\d+)\./, (_m, at: string) => `=${Number(at) + DAY / 1000}.`);
+    const tampered = await startSignIn(h, ws, OFFER, new Jar().take(new Response(null, { headers: { "set-cookie": forged } })));
+    await postPassword(h, tampered, user("later").email, PASSWORD);
+    expect((await viewOf(h, tampered)).step.kind).toBe("passkey_offer");
+    // A required passkey is asked for whatever the cookie says.
+    const required = await startSignIn(h, ws, REQUIRE, browser());
+    await postPassword(h, required, user("later").email, PASSWORD);
+    expect((await viewOf(h, required)).step).toEqual({ kind: "passkey_offer", required: true });
+    // 30 days after "Not now", the offer comes back.
+    h.clock.advance(DAY);
+    const later = await startSignIn(h, ws, OFFER, browser());
+    await postPassword(h, later, user("later").email, PASSWORD);
+    expect((await viewOf(h, later)).step.kind).toBe("passkey_offer");
   });
 
   it('a required passkey cannot be skipped: "Not now" answers passkey_required; adding one completes', async () => {

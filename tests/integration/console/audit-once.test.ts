@@ -168,7 +168,7 @@ describe("one audit event per console change", () => {
         "removeUserFactor",
         async () => {
           const bob = await userId(BOB.email);
-          await generateRecoveryCodes({ service: h.service, workspace: { id: W, name: W } }, bob);
+          await generateRecoveryCodes({ service: h.service, workspace: { id: W, name: W } }, bob, { ip: null, context: {} });
           const [factor] = await userFactors(h.service, { id: W, name: W }, bob);
           return { user_id: bob, kind: factor.kind, factor_id: factor.id };
         },

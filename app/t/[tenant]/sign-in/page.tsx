@@ -114,7 +114,7 @@ export default async function SignInPage(props: { params: Promise<{ tenant: stri
       ) : firstForm === "sign_up" ? (
         <SignUpStart view={view} error={error} />
       ) : firstForm === "sign_up_credential" ? (
-        <SignUpCredential view={view} error={error} />
+        <SignUpCredential view={view} error={error} passwordRefused={query.error === "weak_password"} />
       ) : (
         <FirstFactor view={view} error={error} email={typedEmail} />
       )}

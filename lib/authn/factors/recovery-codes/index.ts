@@ -15,7 +15,7 @@ export const RECOVERY_CODES_FACTOR = {
   roles: { recovery_code: { further: "backup", portalPrimary: null } },
   labels: { recovery_code: "Recovery codes" },
   limits: [RECOVERY_CODE_LIMITS],
-  events: ["recovery_codes.generated", "recovery_code.used"],
+  events: ["account_security.recovery_codes_generated", "recovery_code.used"],
   errors: ["invalid_recovery_code"],
   failedSignIn: "recovery_code",
   enrollable: [],

@@ -15,7 +15,7 @@ import type { EndpointContext } from "../../../http/context";
 import { recordAudit } from "../../../audit/events";
 import { evidenceFor } from "../../evidence";
 import { decoyHash, hashPassword, verifyPassword } from "../../password";
-import type { EnrolledFactor, VerifyResult } from "../contract";
+import type { EnrolledFactor, EnrolmentSource, VerifyResult } from "../contract";
 import { ACCOUNT_FAILURES_PER_HOUR, FAILURES_PER_5_MINUTES, type GuessingLimits } from "../../../limits/declarations";
 import { knownAfter } from "../limits";
 
@@ -64,9 +64,11 @@ function formatCode(lookup: string, secret: string): string {
 
 /**
  * A new set of codes for the user, replacing (voiding) any earlier set. Returns the codes in
- * clear: the caller shows them once; only their hashes are kept.
+ * clear: the caller shows them once; only their hashes are kept. Audited here, whichever flow
+ * generates them (`account_security.recovery_codes_generated`, with where: the sign-in that
+ * enrolled a first second factor, or the portal session).
  */
-export async function generateRecoveryCodes(ctx: Ctx, userId: string): Promise<string[]> {
+export async function generateRecoveryCodes(ctx: Ctx, userId: string, source: EnrolmentSource): Promise<string[]> {
   const lookups = new Set<string>();
   while (lookups.size < RECOVERY_CODE_COUNT) lookups.add(randomChars(LOOKUP_LENGTH));
   const codes = [...lookups].map((lookup) => ({ lookup, secret: randomChars(SECRET_LENGTH) }));
@@ -79,7 +81,15 @@ export async function generateRecoveryCodes(ctx: Ctx, userId: string): Promise<s
     await db.delete(recoveryCodes).where(and(eq(recoveryCodes.workspaceId, ws), eq(recoveryCodes.userId, userId)));
     await db.insert(recoveryCodes).values(codes.map((c, i) => ({ id: newId(), workspaceId: ws, userId, lookup: c.lookup, codeHash: hashes[i]!, createdAt: now })));
   });
-  await recordAudit(ctx.service.db, { workspaceId: ws, type: "recovery_codes.generated", subject: userId, at: now });
+  await recordAudit(ctx.service.db, {
+    workspaceId: ws,
+    type: "account_security.recovery_codes_generated",
+    actor: userId,
+    subject: userId,
+    data: { count: codes.length, ...source.context },
+    ip: source.ip,
+    at: now,
+  });
   return codes.map((c) => formatCode(c.lookup, c.secret));
 }
 

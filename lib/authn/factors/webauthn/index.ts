@@ -26,7 +26,7 @@ export const WEBAUTHN_FACTOR = {
   labels: { passkey: "Passkey", security_key: "Security key" },
   limits: [WEBAUTHN_LIMITS],
   events: ["account_security.credential_added"],
-  errors: ["webauthn_failed", "credential_refused", "enrollment_failed", "passkey_required"],
+  errors: ["webauthn_failed", "webauthn_limited", "credential_refused", "enrollment_failed", "passkey_required"],
   failedSignIn: "webauthn",
   // Offered in this order after an authenticator app.
   enrollable: ["security_key", "passkey"],

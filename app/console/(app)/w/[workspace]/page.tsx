@@ -10,6 +10,7 @@ import { workspaceOverview } from "@/lib/console/workspaces";
 import { DAY } from "@/lib/clock";
 import { getService } from "@/lib/service";
 import { pageAccess } from "../../../_lib/session";
+import { countOf } from "@/lib/i18n/plural";
 
 export const metadata: Metadata = { title: "Overview" };
 
@@ -27,7 +28,7 @@ export default async function OverviewPage({ params }: { params: Promise<{ works
       <div className="space-y-6">
         {o.flaggedEvents > 0 ? (
           <Notice tone="danger" title="Possible token theft">
-            {o.flaggedEvents} security event{o.flaggedEvents === 1 ? " was" : "s were"} flagged in the last 30 days (for example a refresh token used twice).{" "}
+            {countOf(o.flaggedEvents, "security event was", "security events were")} flagged in the last 30 days (for example a refresh token used twice).{" "}
             <Link prefetch={false} href={`${base}/audit?flagged=1`} className="font-medium underline">
               Review them in the audit log
             </Link>

@@ -10,6 +10,7 @@ import { roleAtLeast } from "@/lib/console/authz";
 import { getService } from "@/lib/service";
 import { actionFor } from "../../../../_lib/action-for";
 import { pageAccess } from "../../../../_lib/session";
+import { countOf } from "@/lib/i18n/plural";
 
 export const metadata: Metadata = { title: "APIs" };
 
@@ -44,7 +45,7 @@ export default async function ApisPage({ params }: { params: Promise<{ workspace
                       <div className="break-all font-mono text-xs text-slate-500">{api.audience}</div>
                     </Td>
                     <Td>{api.permissions.length}</Td>
-                    <Td>{grants.filter((g) => g.audience === api.audience).length} applications</Td>
+                    <Td>{countOf(grants.filter((g) => g.audience === api.audience).length, "application", "applications")}</Td>
                     <Td>{api.active ? <Badge tone="green">active</Badge> : <Badge tone="red">inactive</Badge>}</Td>
                   </tr>
                 ))}

@@ -6,9 +6,9 @@ import { Card } from "@/components/ui/card";
 import { PageHeader } from "@/components/ui/page-header";
 import { EmptyState, Table, Td } from "@/components/ui/table";
 import { Time } from "@/components/ui/time";
-import { activeSecretExpiries, listApplications, typeLabels } from "@/lib/console/applications";
+import { listApplications, typeLabels } from "@/lib/console/applications";
 import { roleAtLeast } from "@/lib/console/authz";
-import { SECRET_WARNING_MS } from "@/lib/console/workspaces";
+import { expiresSoon, latestSecretExpiries } from "@/lib/console/secret-expiry";
 import { getService } from "@/lib/service";
 import { pageAccess } from "../../../../_lib/session";
 
@@ -18,8 +18,8 @@ export default async function ApplicationsPage({ params }: { params: Promise<{ w
   const { workspace } = await params;
   const access = await pageAccess(workspace, "viewer", `/console/w/${workspace}/applications`);
   const service = await getService();
-  const [apps, expiries] = await Promise.all([listApplications(service, access.workspace.id), activeSecretExpiries(service, access.workspace.id)]);
   const now = service.clock.now();
+  const [apps, expiries] = await Promise.all([listApplications(service, access.workspace.id), latestSecretExpiries(service.db, access.workspace.id, now)]);
   const base = `/console/w/${access.workspace.id}`;
   const canChange = roleAtLeast(access.role, "admin");
   const create = canChange ? (
@@ -43,8 +43,8 @@ export default async function ApplicationsPage({ params }: { params: Promise<{ w
         ) : (
           <Table caption="Applications" head={["Application", "Kind", "Status", "Redirect URIs", "Secret"]}>
             {apps.map((app) => {
-              const expiry = expiries.get(app.id);
-              const soon = expiry && expiry.getTime() - now.getTime() < SECRET_WARNING_MS;
+              const expiry = expiries.get(app.id)?.expiresAt;
+              const soon = expiry && expiresSoon(expiry, now);
               return (
                 <tr key={app.id}>
                   <Td>

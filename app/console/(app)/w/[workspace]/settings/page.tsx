@@ -9,6 +9,7 @@ import { issuerFor } from "@/lib/http/context";
 import { getService } from "@/lib/service";
 import { actionFor } from "../../../../_lib/action-for";
 import { pageAccess } from "../../../../_lib/session";
+import { countOf } from "@/lib/i18n/plural";
 
 export const metadata: Metadata = { title: "Workspace settings" };
 
@@ -47,8 +48,8 @@ export default async function WorkspaceSettingsPage({ params }: { params: Promis
               consequences={
                 <>
                   <p>
-                    This removes its {footprint.applications} applications, {footprint.users} users, APIs, roles, organizations, signing keys and audit log, and ends its{" "}
-                    {footprint.activeSessions} active sign-in sessions and {footprint.activeGrants} active grants with every refresh and access token. Its issuer (
+                    This removes its {countOf(footprint.applications, "application", "applications")}, {countOf(footprint.users, "user", "users")}, APIs, roles, organizations, signing keys and audit log, and ends its{" "}
+                    {countOf(footprint.activeSessions, "active sign-in session", "active sign-in sessions")} and {countOf(footprint.activeGrants, "active grant", "active grants")} with every refresh and access token. Its issuer (
                     <code className="font-mono">{issuer}</code>) stops answering: every application using it stops working.
                   </p>
                   <p>Operators lose access to it. The deletion is recorded in the console&apos;s own audit log.</p>

@@ -83,7 +83,7 @@ export default async function UsersPage({ params, searchParams }: { params: Prom
                 </tr>
               ))}
             </Table>
-            <Pagination page={result.page} pages={result.pages} total={result.total} href={href} label="users" />
+            <Pagination page={result.page} pages={result.pages} total={result.total} href={href} noun={["user", "users"]} />
           </>
         )}
       </Card>

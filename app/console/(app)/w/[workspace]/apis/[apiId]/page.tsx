@@ -15,6 +15,7 @@ import { roleAtLeast } from "@/lib/console/authz";
 import { getService } from "@/lib/service";
 import { actionFor } from "../../../../../_lib/action-for";
 import { pageAccess } from "../../../../../_lib/session";
+import { countOf } from "@/lib/i18n/plural";
 
 export const metadata: Metadata = { title: "API" };
 
@@ -89,7 +90,7 @@ export default async function ApiPage({ params }: { params: Promise<{ workspace:
                 title={`Deactivate ${api.name}?`}
                 consequences={
                   <p>
-                    Applications can no longer request it, and every token for it ({footprint.grants} user grants, {footprint.accessTokens} unexpired user access tokens, and every service token, which is not stored and so not counted) fails
+                    Applications can no longer request it, and every token for it ({countOf(footprint.grants, "user grant", "user grants")}, {countOf(footprint.accessTokens, "unexpired user access token", "unexpired user access tokens")}, and every service token, which is not stored and so not counted) fails
                     introspection, the permission check and refresh while it is inactive. Nothing is deleted: activating it again restores those that have not expired.
                   </p>
                 }
@@ -111,8 +112,8 @@ export default async function ApiPage({ params }: { params: Promise<{ workspace:
               consequences={
                 <>
                   <p>
-                    This removes the API, its permissions from every role, its access from {footprint.applications} applications, and ends every user grant for it (
-                    {footprint.grants}) with their refresh tokens its {footprint.accessTokens} unexpired user access tokens and every service token for it: introspection says inactive, the permission check
+                    This removes the API, its permissions from every role, its access from {countOf(footprint.applications, "application", "applications")}, and ends every user grant for it (
+                    {footprint.grants}) with their refresh tokens its {countOf(footprint.accessTokens, "unexpired user access token", "unexpired user access tokens")} and every service token for it: introspection says inactive, the permission check
                     refuses them, and refresh fails with invalid_grant.
                   </p>
                   <p>Users stay signed in to their applications; only what was granted for this API ends.</p>

@@ -19,7 +19,8 @@ import { issuerFor } from "@/lib/http/context";
 import { listSocialProviders, PRESET_LABELS } from "@/lib/console/social-providers";
 import { roleAtLeast } from "@/lib/console/authz";
 import { FIRST_FACTOR_LABELS, getApplicationPolicy, MFA_LABELS, PASSKEY_ENROLLMENT_LABELS, policyRows } from "@/lib/console/policy";
-import { SECRET_WARNING_MS } from "@/lib/console/workspaces";
+import { warnsOfExpiry } from "@/lib/console/secret-expiry";
+import { hasRedirectUris, REDIRECT_URIS_HINT } from "@/lib/console/redirect-uris-field";
 import { FIRST_FACTORS, MFA_MODES, PASSKEY_ENROLLMENT } from "@/lib/authn/policy";
 import { listApiGrants, listApis } from "@/lib/authz/model";
 import { MAX_ROTATION_OVERLAP_HOURS } from "@/lib/clients/secrets";
@@ -27,6 +28,7 @@ import { IDENTITY_SCOPES } from "@/lib/workspaces/document";
 import { getService } from "@/lib/service";
 import { actionFor } from "../../../../../_lib/action-for";
 import { pageAccess } from "../../../../../_lib/session";
+import { countOf } from "@/lib/i18n/plural";
 
 export const metadata: Metadata = { title: "Application" };
 
@@ -103,9 +105,9 @@ export default async function ApplicationPage({ params }: { params: Promise<{ wo
         <Card title="Settings" id="settings">
           <ActionForm action={actionFor("updateApplication", ws)} hidden={hidden} readOnly={readOnly} successMessage="Saved." label="Application settings">
             <Field name="name" label="Name" defaultValue={app.name} />
-            {app.type !== "M2M" ? (
+            {hasRedirectUris(app.type) ? (
               <>
-                <TextArea name="redirect_uris" label="Redirect URIs" optional defaultValue={app.redirectUris.join("\n")} hint="One per line, exact. https, or http on localhost / 127.0.0.1 / [::1]; no fragments." />
+                <TextArea name="redirect_uris" label="Redirect URIs" defaultValue={app.redirectUris.join("\n")} hint={REDIRECT_URIS_HINT} />
                 <TextArea name="post_logout_redirect_uris" label="Post-logout redirect URIs" optional defaultValue={app.postLogoutRedirectUris.join("\n")} />
                 {app.type === "PUBLIC" ? (
                   <TextArea name="allowed_origins" label="Allowed browser origins" optional defaultValue={app.allowedOrigins.join("\n")} hint="Origins only (scheme://host[:port])." />
@@ -249,7 +251,7 @@ export default async function ApplicationPage({ params }: { params: Promise<{ wo
                 {app.active ? (
                   <ConfirmButton
                     title={`Disable ${app.name}?`}
-                    message={`No one can sign in to it, and every token and grant it holds (${footprint.grants} grants, ${footprint.accessTokens} unexpired user access tokens, and every service token, which is not stored and so not counted) fails introspection, UserInfo, the permission check and refresh while it is disabled. Nothing is deleted: enabling it again restores those that have not expired.`}
+                    message={`No one can sign in to it, and every token and grant it holds (${countOf(footprint.grants, "grant", "grants")}, ${countOf(footprint.accessTokens, "unexpired user access token", "unexpired user access tokens")}, and every service token, which is not stored and so not counted) fails introspection, UserInfo, the permission check and refresh while it is disabled. Nothing is deleted: enabling it again restores those that have not expired.`}
                     confirmLabel="Disable"
                     size="md"
                   >
@@ -270,7 +272,7 @@ export default async function ApplicationPage({ params }: { params: Promise<{ wo
                 <>
                   <p>
                     This removes the application{confidential ? ", its client secrets" : ""} and its API access, and ends every grant it holds ({footprint.grants}) with their refresh
-                    tokens, its {footprint.accessTokens} unexpired user access tokens, and every service token it was issued: from now on introspection says inactive, UserInfo and the permission check refuse them, and
+                    tokens, its {countOf(footprint.accessTokens, "unexpired user access token", "unexpired user access tokens")}, and every service token it was issued: from now on introspection says inactive, UserInfo and the permission check refuse them, and
                     refresh fails.
                   </p>
                   <p>Users&apos; hosted sessions stay (they serve other applications). A new application with the same client id inherits nothing.</p>
@@ -295,7 +297,7 @@ export default async function ApplicationPage({ params }: { params: Promise<{ wo
               ) : (
                 <Table caption="Client secrets" head={["Secret", "Status", "Created", "Expires", "Last used", ""]}>
                   {secrets.map((s) => {
-                    const soon = s.status === "active" && s.expiresAt.getTime() - now.getTime() < SECRET_WARNING_MS;
+                    const soon = s.status === "active" && warnsOfExpiry(s, activeSecrets, now);
                     return (
                       <tr key={s.id}>
                         <Td mono>{s.id.slice(0, 8)}…</Td>

@@ -11,6 +11,7 @@ import { roleHolders } from "@/lib/console/roles";
 import { getService } from "@/lib/service";
 import { actionFor } from "../../../../../_lib/action-for";
 import { pageAccess } from "../../../../../_lib/session";
+import { countOf } from "@/lib/i18n/plural";
 
 export const metadata: Metadata = { title: "Role" };
 
@@ -73,7 +74,7 @@ export default async function RolePage({ params }: { params: Promise<{ workspace
             title={`Delete the role ${role.name}?`}
             consequences={
               <p>
-                Its {holders} {holders === 1 ? "holder loses" : "holders lose"} it, at workspace level and in every organization, and the permission check denies the
+                Its {countOf(holders, "holder loses", "holders lose")} it, at workspace level and in every organization, and the permission check denies the
                 permissions it granted from the next request. Tokens already issued are not revoked, but no check allows on this role any more.
               </p>
             }

@@ -19,6 +19,7 @@ import { getService } from "@/lib/service";
 import { parseUserAgent } from "@/lib/user-agent";
 import { actionFor } from "../../../../../_lib/action-for";
 import { pageAccess } from "../../../../../_lib/session";
+import { countOf } from "@/lib/i18n/plural";
 
 export const metadata: Metadata = { title: "User" };
 
@@ -42,8 +43,7 @@ export default async function UserPage({ params }: { params: Promise<{ workspace
     userFootprint(service.db, ws, user.id, now),
     userLastActivity(service, ws, user.id),
   ]);
-  const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? "" : "s"}`;
-  const endsText = `${plural(footprint.sessions, "live sign-in session")}, ${plural(footprint.grants, "application grant")} (with their refresh and access tokens) and ${plural(footprint.portalSessions, "account-security portal session")}`;
+  const endsText = `${countOf(footprint.sessions, "live sign-in session", "live sign-in sessions")}, ${countOf(footprint.grants, "application grant", "application grants")} (with their refresh and access tokens) and ${countOf(footprint.portalSessions, "account-security portal session", "account-security portal sessions")}`;
   const liveSessions = activity.sessions.filter((s) => s.live);
   const memberOf = organizations.filter((o) => o.members.some((m) => m.userId === user.id));
   const hidden = { user_id: user.id };
@@ -160,7 +160,7 @@ export default async function UserPage({ params }: { params: Promise<{ workspace
                   </Td>
                   <Td>
                     {f.name}
-                    {f.remaining !== undefined ? <div className="text-xs text-slate-500">{f.remaining === 1 ? "1 code left" : `${f.remaining} codes left`}</div> : null}
+                    {f.remaining !== undefined ? <div className="text-xs text-slate-500">{countOf(f.remaining, "code", "codes")} left</div> : null}
                   </Td>
                   <Td>
                     <Time value={f.createdAt} />
