@@ -113,7 +113,7 @@ export default async function ApiPage({ params }: { params: Promise<{ workspace:
                 <>
                   <p>
                     This removes the API, its permissions from every role, its access from {countOf(footprint.applications, "application", "applications")}, and ends every user grant for it (
-                    {footprint.grants}) with their refresh tokens its {countOf(footprint.accessTokens, "unexpired user access token", "unexpired user access tokens")} and every service token for it: introspection says inactive, the permission check
+                    {footprint.grants}) with their refresh tokens, its {countOf(footprint.accessTokens, "unexpired user access token", "unexpired user access tokens")} and every service token for it: introspection says inactive, the permission check
                     refuses them, and refresh fails with invalid_grant.
                   </p>
                   <p>Users stay signed in to their applications; only what was granted for this API ends.</p>
