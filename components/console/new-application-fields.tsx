@@ -2,7 +2,6 @@
 
 import { useState, useSyncExternalStore } from "react";
 import { Checkbox, CheckboxGroup, Field, Select, TextArea, useConsoleForm } from "@/components/ui/form";
-import { REDIRECT_URIS_HINT } from "@/lib/console/redirect-uris-field";
 
 type ClientType = "PUBLIC" | "WEB_CONFIDENTIAL" | "M2M";
 
@@ -28,11 +27,14 @@ export function NewApplicationFields({
   defaultKind,
   identityScopes,
   defaultLifetimeDays,
+  redirectUrisHint,
 }: {
   kinds: { value: string; label: string; type: ClientType }[];
   defaultKind: string;
   identityScopes: readonly string[];
   defaultLifetimeDays: number;
+  /** What the rule says of redirect URIs (lib/console/redirect-uris-field.ts, given by the page). */
+  redirectUrisHint: string;
 }) {
   const { state } = useConsoleForm();
   const submitted = state.status === "error" && typeof state.values?.kind === "string" ? state.values.kind : null;
@@ -82,7 +84,7 @@ export function NewApplicationFields({
           name="redirect_uris"
           label="Redirect URIs"
           placeholder="https://app.example.com/callback"
-          hint={REDIRECT_URIS_HINT}
+          hint={redirectUrisHint}
         />
         <TextArea name="post_logout_redirect_uris" label="Post-logout redirect URIs" optional placeholder="https://app.example.com/signed-out" hint="One per line; same rules." />
       </Part>

@@ -6,6 +6,7 @@ import { PageHeader } from "@/components/ui/page-header";
 import { SecretReveal } from "@/components/console/secret-reveal";
 import { GoToCreatedApplication } from "@/components/console/created-secret";
 import { NewApplicationFields } from "@/components/console/new-application-fields";
+import { REDIRECT_URIS_HINT } from "@/lib/console/redirect-uris-field";
 import { applicationKinds } from "@/lib/console/applications";
 import { IDENTITY_SCOPES } from "@/lib/workspaces/document";
 import { DEFAULT_SECRET_LIFETIME_DAYS } from "@/lib/clients/secrets";
@@ -44,6 +45,7 @@ export default async function NewApplicationPage({ params }: { params: Promise<{
             defaultKind="spa"
             identityScopes={IDENTITY_SCOPES}
             defaultLifetimeDays={DEFAULT_SECRET_LIFETIME_DAYS}
+            redirectUrisHint={REDIRECT_URIS_HINT}
           />
           <SubmitButton>Create application</SubmitButton>
         </ActionForm>
