@@ -65,9 +65,10 @@ test("landing page → demo application: sign in, see the claims, UserInfo and s
   await expect(page).toHaveURL(`${BASE}/demo`);
   await expect(page.getByText(/Latchkey ended the hosted session/)).toBeVisible();
 
-  // The hosted session ended: signing in asks for the password again. Then revoke.
+  // The hosted session ended: signing in asks for the password again, without the passkey offer
+  // this browser declined. Then revoke.
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
-  await demoHostedSignIn(page, BASE);
+  await demoHostedSignIn(page, BASE, { passkeyOffer: false });
   await page.getByRole("button", { name: "Revoke" }).click();
   await expect(page.getByText(/Revoked the refresh token/)).toBeVisible();
   await expect(check).toContainText("no longer valid");
