@@ -255,7 +255,18 @@ function loadOrCreateMasterKey(raw: string | undefined, databaseUrl: string | un
  */
 export function isLoopbackPublicUrl(publicUrl: string): boolean {
   const url = new URL(publicUrl);
-  return url.protocol === "http:" && ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname);
+  return url.protocol === "http:" && isLoopbackHost(url.hostname);
+}
+
+/**
+ * The names of this machine that plain http is allowed for (development): the one list for
+ * redirect URIs (lib/workspaces/uris.ts), upstream identity providers (lib/federation) and the
+ * development issuer above. `hostname` as the URL parser gives it (IPv6 in brackets).
+ */
+const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+export function isLoopbackHost(hostname: string): boolean {
+  return LOOPBACK_HOSTS.has(hostname.toLowerCase());
 }
 
 /** PUBLIC_URL as `loadConfig` reads it, without the rest (for code that needs only the site's origin, such as proxy.ts). */

@@ -4,15 +4,12 @@
  * registers clients. Matching at request time is exact string comparison, so registered values
  * must already be in the canonical form the URL parser produces.
  */
-
-const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
+import { isLoopbackHost } from "../config";
 
 /** Schemes that are never a place to send an authorization response, even for native apps. */
 const FORBIDDEN_SCHEMES = new Set(["javascript:", "data:", "file:", "vbscript:", "blob:", "about:", "ftp:", "ws:", "wss:"]);
 
-export function isLoopbackHost(hostname: string): boolean {
-  return LOOPBACK_HOSTS.has(hostname.toLowerCase());
-}
+export { isLoopbackHost };
 
 /**
  * A redirect or post-logout redirect URI: absolute, no fragment, no credentials, no wildcards,

@@ -7,14 +7,13 @@
  * destination is the provider's misconfiguration, named in the error's message.
  */
 import * as client from "openid-client";
+import { isLoopbackHost } from "../../config";
 import { OutboundRefused } from "../../outbound/fetch";
 import { causes } from "../../http/errors";
 import { FederationError, type UpstreamCall } from "./contract";
 
 /** Each upstream call gets this long before it counts as unavailable. */
 export const UPSTREAM_TIMEOUT_MS = 10_000;
-
-const LOOPBACK_HOSTS = new Set(["127.0.0.1", "[::1]", "localhost"]);
 
 /** Why a call never produced a usable answer: kept as the FederationError's cause chain marker. */
 class UpstreamUnreachable extends Error {
@@ -26,7 +25,7 @@ class UpstreamUnreachable extends Error {
 
 /** Whether `url` is plain http to this machine (allowed for development and tests only). */
 export function isLoopbackHttp(url: URL): boolean {
-  return url.protocol === "http:" && LOOPBACK_HOSTS.has(url.hostname);
+  return url.protocol === "http:" && isLoopbackHost(url.hostname);
 }
 
 /** An upstream URL setting: https anywhere, http only on loopback; anything else is misconfigured. */
