@@ -38,6 +38,12 @@ interface Recipe {
 /** A Python that has the recipe's packages: Debian's, whose packages the CI installs, before any other on the PATH. */
 const PYTHON = ["/usr/bin/python3", "python3"].find((python) => spawnSync(python, ["-c", "import authlib, flask, requests"]).status === 0);
 
+/** A JavaScript recipe: its packages are this repository's, and it runs on the test's own Node.js. */
+const ON_THIS_NODE: Pick<Recipe, "missing" | "start"> = {
+  missing: () => null,
+  start: (dir, env) => spawn(process.execPath, ["app.mjs"], { cwd: dir, env, stdio: ["ignore", "pipe", "pipe"] }),
+};
+
 const RECIPES: Recipe[] = [
   {
     name: "Node.js: oauth4webapi",
@@ -48,8 +54,7 @@ const RECIPES: Recipe[] = [
     file: "app.mjs",
     port: APP_PORT + 16,
     // A dependency of this repository (openid-client is built on it): always here.
-    missing: () => null,
-    start: (dir, env) => spawn(process.execPath, ["app.mjs"], { cwd: dir, env, stdio: ["ignore", "pipe", "pipe"] }),
+    ...ON_THIS_NODE,
   },
   {
     name: "Node.js: Passport with openid-client/passport",
@@ -60,8 +65,7 @@ const RECIPES: Recipe[] = [
     file: "app.mjs",
     port: APP_PORT + 17,
     // Passport, Express and express-session are this repository's dev dependencies: always here.
-    missing: () => null,
-    start: (dir, env) => spawn(process.execPath, ["app.mjs"], { cwd: dir, env, stdio: ["ignore", "pipe", "pipe"] }),
+    ...ON_THIS_NODE,
   },
   {
     name: "Python: Flask + Authlib",

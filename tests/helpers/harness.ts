@@ -149,6 +149,16 @@ export function authorizeQuery(p: AuthorizeParams): { query: URLSearchParams; ve
   return { query, verifier, state, nonce };
 }
 
+/** `authorizeQuery` for `client`, with some parameters replaced (a string) or removed (null). */
+export function authorizeQueryWith(client: AuthorizeParams, overrides: Record<string, string | null> = {}): URLSearchParams {
+  const { query } = authorizeQuery(client);
+  for (const [k, v] of Object.entries(overrides)) {
+    if (v === null) query.delete(k);
+    else query.set(k, v);
+  }
+  return query;
+}
+
 /** Drives authorize → hosted sign-in → callback; returns the callback URL and what the client keeps. */
 export async function signIn(
   h: Harness,

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { authorizeQuery, call, createHarness, Jar, PUBLIC_URL, seed, uniqueWorkspaceId, type Harness } from "../helpers/harness";
+import { authorizeQuery, authorizeQueryWith, call, createHarness, Jar, PUBLIC_URL, seed, uniqueWorkspaceId, type Harness } from "../helpers/harness";
 import { API, MINIMAL, SPA, standardWorkspace } from "../helpers/fixtures";
 import { contextFor, resolveWorkspace } from "../../lib/server/router";
 import { signInView } from "../../lib/sign-in/view";
@@ -15,14 +15,7 @@ beforeAll(async () => {
 
 const authorize = (query: URLSearchParams | string, cookie?: string) => call(h, `/t/${ws}/oauth2/authorize?${query}`, { cookie });
 
-function spaQuery(overrides: Record<string, string | null> = {}) {
-  const { query } = authorizeQuery({ ...SPA });
-  for (const [k, v] of Object.entries(overrides)) {
-    if (v === null) query.delete(k);
-    else query.set(k, v);
-  }
-  return query;
-}
+const spaQuery = (overrides: Record<string, string | null> = {}) => authorizeQueryWith({ ...SPA }, overrides);
 
 async function expectHostedError(res: Response, status: number) {
   expect(res.status).toBe(status);

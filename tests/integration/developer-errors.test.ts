@@ -10,7 +10,7 @@
  * - the token, revocation and introspection endpoints: a body `client_secret` names the header to send.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { authorizeQuery, basic, call, createHarness, seed, uniqueWorkspaceId, type Harness } from "../helpers/harness";
+import { authorizeQuery, authorizeQueryWith, basic, call, createHarness, seed, uniqueWorkspaceId, type Harness } from "../helpers/harness";
 import { MINIMAL, SPA, standardWorkspace, WEB } from "../helpers/fixtures";
 import { escapeHtml } from "../../lib/hosted/html";
 import { consoleApplicationUrl, RECIPES_PATH } from "../../lib/oauth/authorize";
@@ -28,14 +28,7 @@ beforeAll(async () => {
   await seed(dev, standardWorkspace(ws));
 });
 
-function spaQuery(overrides: Record<string, string | null> = {}) {
-  const { query } = authorizeQuery({ ...SPA });
-  for (const [k, v] of Object.entries(overrides)) {
-    if (v === null) query.delete(k);
-    else query.set(k, v);
-  }
-  return query;
-}
+const spaQuery = (overrides: Record<string, string | null> = {}) => authorizeQueryWith({ ...SPA }, overrides);
 
 async function page(h: Harness, query: URLSearchParams | string, headers: Record<string, string> = {}): Promise<string> {
   const res = await call(h, `/t/${ws}/oauth2/authorize?${query}`, { headers });
