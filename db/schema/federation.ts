@@ -106,9 +106,12 @@ export const federatedIdentities = pgTable(
 );
 
 /**
- * One round trip to an upstream provider (10 minutes, consumed once): the `state`, `nonce` and
- * PKCE verifier sent, for the pending sign-in that started it (whose browser cookie the callback
- * must carry). Only the state's hash is stored; the verifier is encrypted under the master key.
+ * One round trip to an upstream provider (10 minutes, consumed once): the `state` (SAML's
+ * RelayState), and the OAuth `nonce` and PKCE verifier or the SAML AuthnRequest's id, for the
+ * pending sign-in that started it (whose browser cookie the callback must carry). Only the state's
+ * hash is stored; the verifier is encrypted under the master key. A SAML response arrives as a
+ * cross-site POST without the browser's cookies: it is verified there and its identity kept here
+ * (`answer`, once: `answered_at`) until the browser's same-site GET consumes the round trip.
  */
 export const federationTransactions = pgTable(
   "federation_transactions",
@@ -119,11 +122,33 @@ export const federationTransactions = pgTable(
     connectionId: text("connection_id").references(() => enterpriseConnections.id, { onDelete: "cascade" }),
     socialProviderId: text("social_provider_id").references(() => socialProviders.id, { onDelete: "cascade" }),
     stateHash: text("state_hash").notNull(),
-    nonce: text("nonce").notNull(),
-    codeVerifierEncrypted: text("code_verifier_encrypted").notNull(),
+    /** OAuth: the nonce sent upstream. */
+    nonce: text("nonce"),
+    /** OAuth: the PKCE verifier, encrypted under the master key. */
+    codeVerifierEncrypted: text("code_verifier_encrypted"),
+    /** SAML: the AuthnRequest's ID, which the response's InResponseTo must name. */
+    requestId: text("request_id"),
+    /** SAML: the verified identity the response asserted, awaiting the browser. */
+    answer: jsonb("answer").$type<Record<string, unknown>>(),
+    answeredAt: ts("answered_at"),
     createdAt: ts("created_at").notNull(),
     expiresAt: ts("expires_at").notNull(),
     consumedAt: ts("consumed_at"),
   },
   (t) => [uniqueIndex("federation_transactions_state_uq").on(t.workspaceId, t.stateHash), index("federation_transactions_expiry_idx").on(t.workspaceId, t.expiresAt)],
+);
+
+/**
+ * SAML assertions already accepted, by their ID per connection, until their `NotOnOrAfter` (plus
+ * the clock skew allowed): a replayed response is refused even when its round trip is another's.
+ */
+export const samlAssertionReplays = pgTable(
+  "saml_assertion_replays",
+  {
+    workspaceId: text("workspace_id").notNull().references(() => workspaces.id, { onDelete: "cascade" }),
+    connectionId: text("connection_id").notNull().references(() => enterpriseConnections.id, { onDelete: "cascade" }),
+    assertionId: text("assertion_id").notNull(),
+    expiresAt: ts("expires_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.connectionId, t.assertionId] }), index("saml_assertion_replays_expiry_idx").on(t.expiresAt)],
 );

@@ -49,9 +49,9 @@ export const enterpriseConnections = pgTable(
     name: text("name").notNull(),
     kind: text("kind", { enum: ["oidc", "saml"] }).notNull(),
     active: boolean("active").notNull().default(true),
-    /** Non-secret settings: issuer, client id, metadata URL, domains. */
+    /** Non-secret settings: OIDC issuer and client id; SAML identity provider, certificates, attribute mapping, SP certificate (lib/federation/upstream/saml-settings.ts). */
     config: jsonb("config").$type<Record<string, unknown>>().notNull().default({}),
-    /** Upstream client secret, AES-256-GCM under the master key. */
+    /** OIDC: the upstream client secret; SAML: this connection's SP private key (PEM). AES-256-GCM under the master key. */
     secretEncrypted: text("secret_encrypted"),
     /** Roles (ids, organization-level) a member gets when the connection first adds them (just-in-time). */
     defaultRoleIds: jsonb("default_role_ids").$type<string[]>().notNull().default([]),
@@ -62,6 +62,10 @@ export const enterpriseConnections = pgTable(
      * verified domains (the default), or anyone the upstream vouches for (an explicit, audited choice).
      */
     admission: text("admission", { enum: ["verified_domains", "any_vouched"] }).notNull().default("verified_domains"),
+    /** The last sign-in through it, and the last failure with the condition that failed (for its administrators, never shown to users). */
+    lastSuccessAt: ts("last_success_at"),
+    lastFailureAt: ts("last_failure_at"),
+    lastFailure: text("last_failure"),
     createdAt: ts("created_at").notNull(),
     updatedAt: ts("updated_at").notNull(),
   },

@@ -19,7 +19,7 @@ export function domainOf(address: string): string | null {
   }
 }
 
-/** The enabled OIDC connection of the active organization that verified the address's domain, if any. */
+/** The enabled connection (OIDC or SAML) of the active organization that verified the address's domain, if any. */
 export async function connectionForAddress(ctx: EndpointContext, address: string): Promise<{ connectionId: string; organizationId: string } | null> {
   const domain = domainOf(address);
   if (!domain) return null;
@@ -32,7 +32,6 @@ export async function connectionForAddress(ctx: EndpointContext, address: string
       and(
         eq(enterpriseConnections.workspaceId, organizationDomains.workspaceId),
         eq(enterpriseConnections.organizationId, organizations.id),
-        eq(enterpriseConnections.kind, "oidc"),
         eq(enterpriseConnections.active, true),
       ),
     )
@@ -48,7 +47,7 @@ export async function workspaceHasSso(ctx: EndpointContext): Promise<boolean> {
     .select({ id: organizationDomains.id })
     .from(organizationDomains)
     .innerJoin(organizations, and(eq(organizations.id, organizationDomains.organizationId), eq(organizations.active, true)))
-    .innerJoin(enterpriseConnections, and(eq(enterpriseConnections.organizationId, organizations.id), eq(enterpriseConnections.active, true), eq(enterpriseConnections.kind, "oidc")))
+    .innerJoin(enterpriseConnections, and(eq(enterpriseConnections.organizationId, organizations.id), eq(enterpriseConnections.active, true)))
     .where(and(eq(organizationDomains.workspaceId, ctx.workspace.id), isNotNull(organizationDomains.verifiedAt)))
     .limit(1);
   return row !== undefined;

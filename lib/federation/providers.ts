@@ -1,7 +1,7 @@
 /**
  * Which upstream providers a sign-in may use, loaded with their decrypted secrets: a workspace's
  * social providers that the application offers (enabled, in the administrator's order), and an
- * organization's enterprise connections (OIDC, enabled, organization active).
+ * organization's enterprise connections (OIDC or SAML, enabled, organization active).
  */
 import { and, asc, eq } from "drizzle-orm";
 import { clientSocialProviders, enterpriseConnections, organizations, socialProviders } from "../../db/schema";
@@ -63,13 +63,13 @@ export async function loadSocialProvider(ctx: EndpointContext, clientPk: string,
   };
 }
 
-/** An enterprise connection by id, only if it is an enabled OIDC connection of an active organization. */
+/** An enterprise connection by id, only if it is an enabled connection of an active organization. */
 export async function loadConnection(ctx: EndpointContext, connectionId: string): Promise<LoadedProvider | null> {
   const [row] = await ctx.service.db
     .select({ connection: enterpriseConnections })
     .from(enterpriseConnections)
     .innerJoin(organizations, and(eq(organizations.id, enterpriseConnections.organizationId), eq(organizations.active, true)))
-    .where(and(eq(enterpriseConnections.workspaceId, ctx.workspace.id), eq(enterpriseConnections.id, connectionId), eq(enterpriseConnections.kind, "oidc"), eq(enterpriseConnections.active, true)))
+    .where(and(eq(enterpriseConnections.workspaceId, ctx.workspace.id), eq(enterpriseConnections.id, connectionId), eq(enterpriseConnections.active, true)))
     .limit(1);
   if (!row) return null;
   const c = row.connection;

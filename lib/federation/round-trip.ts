@@ -1,8 +1,10 @@
 /**
- * One round trip to an upstream provider, stored for its callback: the `state` (only its hash),
- * the `nonce` and the PKCE verifier (encrypted under the master key), bound to the pending sign-in
- * that started it, living 10 minutes (never beyond the sign-in) and consumed once by one
- * conditional UPDATE. The hosted steps that use it are in lib/sign-in/steps/federation.ts.
+ * One round trip to an upstream provider, stored for its callback: the `state` (only its hash;
+ * SAML's RelayState), the OAuth `nonce` and PKCE verifier (encrypted under the master key) or the
+ * SAML request ID, bound to the pending sign-in that started it, living 10 minutes (never beyond
+ * the sign-in) and consumed once by one conditional UPDATE. A SAML response is answered once
+ * first (`answerRoundTrip`, at the ACS), then consumed by the browser's callback. The hosted steps
+ * that use it are in lib/sign-in/steps/federation.ts.
  */
 import { and, eq, gt, isNull } from "drizzle-orm";
 import { federationTransactions } from "../../db/schema";
@@ -13,7 +15,7 @@ import { isStorableText } from "../text";
 import type { LoadedProvider } from "./providers";
 import { roundTripVerifierPurpose } from "./secrets";
 import { beginUpstream, completeUpstream } from "./upstream";
-import type { UpstreamCall, UpstreamIdentity } from "./upstream/contract";
+import { FederationError, type UpstreamCall, type UpstreamIdentity } from "./upstream/contract";
 
 export const ROUND_TRIP_TTL_MS = 10 * MINUTE;
 /** The redirect URI every upstream is registered with: `<issuer>/federation/callback`. */
@@ -22,7 +24,7 @@ export const CALLBACK_PATH = "/federation/callback";
 export type RoundTrip = typeof federationTransactions.$inferSelect;
 
 export function upstreamCall(ctx: EndpointContext): UpstreamCall {
-  return { redirectUri: `${ctx.issuer}${CALLBACK_PATH}`, fetch: ctx.service.fetch, now: ctx.service.clock.now() };
+  return { issuer: ctx.issuer, redirectUri: `${ctx.issuer}${CALLBACK_PATH}`, fetch: ctx.service.fetch, now: ctx.service.clock.now() };
 }
 
 /** Starts a round trip for the pending sign-in; returns the upstream authorization URL. Throws FederationError. */
@@ -38,7 +40,8 @@ export async function beginRoundTrip(ctx: EndpointContext, signIn: { id: string;
     socialProviderId: loaded.socialProviderId,
     stateHash: sha256Hex(start.state),
     nonce: start.nonce,
-    codeVerifierEncrypted: encryptSecret(ctx.service.config.masterKey, start.codeVerifier, roundTripVerifierPurpose(id)),
+    codeVerifierEncrypted: start.codeVerifier === null ? null : encryptSecret(ctx.service.config.masterKey, start.codeVerifier, roundTripVerifierPurpose(id)),
+    requestId: start.requestId,
     createdAt: now,
     expiresAt: new Date(Math.min(addMs(now, ROUND_TRIP_TTL_MS).getTime(), signIn.expiresAt.getTime())),
   });
@@ -75,7 +78,28 @@ export async function finishRoundTrip(ctx: EndpointContext, trip: RoundTrip, sta
   // The URL the upstream redirected to, as registered (the request may have come through a proxy).
   const url = new URL(call.redirectUri);
   url.search = query.toString();
+  if (!trip.codeVerifierEncrypted) throw new FederationError("invalid_response", "The round trip has no PKCE verifier");
   const codeVerifier = decryptSecret(ctx.service.config.masterKey, trip.codeVerifierEncrypted, roundTripVerifierPurpose(trip.id));
   // Apple's first sign-in posts the user's name (`user`) beside the response (kept by the callback's POST → GET).
   return completeUpstream(loaded.provider, call, { url, body: query.has("user") ? query : undefined, expected: { state, nonce: trip.nonce, codeVerifier } });
+}
+
+/**
+ * Records the verified identity a SAML response asserted for this round trip: once (a second
+ * response to the same request is refused: false), while it is unconsumed and unexpired.
+ */
+export async function answerRoundTrip(ctx: EndpointContext, trip: RoundTrip, identity: UpstreamIdentity): Promise<boolean> {
+  const t = federationTransactions;
+  const now = ctx.service.clock.now();
+  const answered = await ctx.service.db
+    .update(t)
+    .set({ answer: identity as unknown as Record<string, unknown>, answeredAt: now })
+    .where(and(eq(t.id, trip.id), isNull(t.answeredAt), isNull(t.consumedAt), gt(t.expiresAt, now)))
+    .returning({ id: t.id });
+  return answered.length === 1;
+}
+
+/** The identity a SAML round trip was answered with, or null (not answered yet). */
+export function answerOf(trip: RoundTrip): UpstreamIdentity | null {
+  return trip.answeredAt && trip.answer ? (trip.answer as unknown as UpstreamIdentity) : null;
 }

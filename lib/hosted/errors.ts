@@ -216,6 +216,14 @@ export const HOSTED_ERRORS = {
     oauthError: "invalid_request",
     next: "error.next.sign_in_again_here",
   },
+  /** A SAML response no sign-in here asked for (IdP-initiated sign-in is not accepted). */
+  federation_unsolicited: {
+    status: 400,
+    title: "error.title.not_signed_in",
+    message: "error.federation_unsolicited",
+    oauthError: "invalid_request",
+    next: "error.next.sign_in_again",
+  },
   federation_option_unavailable: {
     status: 400,
     title: "error.title.option_unavailable",

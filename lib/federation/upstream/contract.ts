@@ -3,12 +3,15 @@
  * by its settings (decrypted secret included), a round trip started (`beginUpstream`), and the
  * callback turned into a verified upstream identity (`completeUpstream`), or a FederationError.
  *
- * Two protocols: OpenID Connect (enterprise connections, the Google, Microsoft and Apple presets,
- * the generic provider) through openid-client, and GitHub's OAuth 2.0 plus its user API.
+ * Three protocols: OpenID Connect (enterprise connections, the Google, Microsoft and Apple presets,
+ * the generic provider) through openid-client, GitHub's OAuth 2.0 plus its user API, and SAML 2.0
+ * (enterprise connections) through node-saml. A round trip always has a `state` (SAML's
+ * RelayState); OAuth adds a nonce and a PKCE verifier, SAML the AuthnRequest's ID.
  */
 import type { SocialPreset } from "../../../db/schema";
+import type { SamlProviderSettings } from "./saml";
 
-export type UpstreamProtocol = "oidc" | "github";
+export type UpstreamProtocol = "oidc" | "github" | "saml";
 
 export interface UpstreamProvider {
   /** Where it is configured: an organization's enterprise connection or a workspace's social provider. */
@@ -29,14 +32,20 @@ export interface UpstreamProvider {
   scopes: string[];
   /** Apple's client secret JWT: team id and key id. */
   apple?: { teamId: string; keyId: string };
+  /** SAML: the connection's settings and its decrypted SP private key. */
+  saml?: SamlProviderSettings;
 }
 
 /** What the start of a round trip sends upstream and must keep for the callback. */
 export interface UpstreamStart {
   url: URL;
+  /** OAuth's `state`; SAML's RelayState. */
   state: string;
-  nonce: string;
-  codeVerifier: string;
+  /** OAuth only. */
+  nonce: string | null;
+  codeVerifier: string | null;
+  /** SAML only: the AuthnRequest's ID, which the response's InResponseTo must name. */
+  requestId: string | null;
 }
 
 /** The identity the upstream asserted, verified. Email and `email_verified` are as the upstream said. */
@@ -76,6 +85,8 @@ export class FederationError extends Error {
 }
 
 export interface UpstreamCall {
+  /** The issuer the request came to (SAML's SP entity ID and ACS are under it). */
+  issuer: string;
   /** The callback URL registered upstream: `<issuer>/federation/callback`. */
   redirectUri: string;
   /** lib/service.ts `Service.fetch`. */

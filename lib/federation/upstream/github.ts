@@ -42,8 +42,8 @@ export async function beginGithub(provider: UpstreamProvider, call: UpstreamCall
       code_challenge: await client.calculatePKCECodeChallenge(codeVerifier),
       code_challenge_method: "S256",
     });
-    // GitHub has no nonce (no ID token); one is still made so every round trip stores the same fields.
-    return { url, state, nonce: client.randomNonce(), codeVerifier };
+    // GitHub has no nonce (no ID token).
+    return { url, state, nonce: null, codeVerifier, requestId: null };
   } catch (error) {
     throw toFederationError(error, "Sign-in start at GitHub");
   }
@@ -74,6 +74,7 @@ async function api<T>(call: UpstreamCall, base: string, path: string, token: str
 
 export async function completeGithub(provider: UpstreamProvider, call: UpstreamCall, callback: CallbackInput): Promise<UpstreamIdentity> {
   try {
+    if (!callback.expected.codeVerifier) throw new FederationError("invalid_response", "The round trip has no PKCE verifier");
     const config = configure(provider, call);
     const tokens = await client.authorizationCodeGrant(config, callback.response, {
       pkceCodeVerifier: callback.expected.codeVerifier,

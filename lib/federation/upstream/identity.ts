@@ -4,7 +4,7 @@ import type { UpstreamIdentity } from "./contract";
 export interface CallbackInput {
   /** The authorization response on the registered redirect URI (query or form-posted parameters). */
   response: URL;
-  expected: { state: string; nonce: string; codeVerifier: string };
+  expected: { state: string; nonce: string | null; codeVerifier: string | null };
   /** Apple's form-posted `user` name (first sign-in only; unsigned, so used for the name alone). */
   appleName: string | null;
 }

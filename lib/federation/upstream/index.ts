@@ -1,16 +1,21 @@
 /**
- * The upstream round trip (contract.ts): `beginUpstream` makes the authorization URL with a
- * fresh state, nonce and PKCE verifier; `completeUpstream` verifies the callback and returns the
- * upstream identity, or throws a FederationError (never anything else).
+ * The upstream round trip (contract.ts): `beginUpstream` makes the authorization URL (OAuth: a
+ * fresh state, nonce and PKCE verifier; SAML: the AuthnRequest with a RelayState and request ID);
+ * `completeUpstream` verifies an OAuth callback and `completeSamlUpstream` a SAML response
+ * (./saml.ts), each returning the upstream identity or throwing a FederationError (never anything else).
  */
 import { FederationError, type UpstreamCall, type UpstreamIdentity, type UpstreamProvider, type UpstreamStart } from "./contract";
 import { beginGithub, completeGithub } from "./github";
 import type { CallbackInput } from "./identity";
 import { beginOidc, completeOidc } from "./oidc";
+import { beginSaml } from "./saml";
+
+export { completeSaml as completeSamlUpstream, SAML_ACS_BODY_LIMIT, type SamlAssertionResult } from "./saml";
 
 export { presetProvider, upstreamFromConnectionRow, upstreamFromSocialRow } from "./presets";
 
 export async function beginUpstream(provider: UpstreamProvider, call: UpstreamCall): Promise<UpstreamStart> {
+  if (provider.protocol === "saml") return beginSaml(provider, call);
   return provider.protocol === "github" ? beginGithub(provider, call) : beginOidc(provider, call);
 }
 
@@ -20,7 +25,7 @@ export interface UpstreamCallback {
   /** The form body, for response_mode=form_post. */
   body?: URLSearchParams;
   /** What `beginUpstream` returned, kept for the callback. */
-  expected: { state: string; nonce: string; codeVerifier: string };
+  expected: { state: string; nonce: string | null; codeVerifier: string | null };
 }
 
 /** The response parameters the protocol reads; anything else (Apple's `user`) stays out of it. */
@@ -51,6 +56,7 @@ function responseUrl(call: UpstreamCall, callback: UpstreamCallback): URL {
 }
 
 export async function completeUpstream(provider: UpstreamProvider, call: UpstreamCall, callback: UpstreamCallback): Promise<UpstreamIdentity> {
+  if (provider.protocol === "saml") throw new FederationError("invalid_response", "A SAML connection answers at its ACS, not the OAuth callback");
   let input: CallbackInput;
   try {
     input = { response: responseUrl(call, callback), expected: callback.expected, appleName: provider.apple ? appleName(callback.body) : null };

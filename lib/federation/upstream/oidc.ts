@@ -116,7 +116,7 @@ export async function beginOidc(provider: UpstreamProvider, call: UpstreamCall):
       code_challenge_method: "S256",
     };
     if (wantsFormPost(provider)) parameters.response_mode = "form_post";
-    return { url: client.buildAuthorizationUrl(config, parameters), state, nonce, codeVerifier };
+    return { url: client.buildAuthorizationUrl(config, parameters), state, nonce, codeVerifier, requestId: null };
   } catch (error) {
     throw toFederationError(error, `Sign-in start at ${provider.issuer}`);
   }
@@ -124,11 +124,12 @@ export async function beginOidc(provider: UpstreamProvider, call: UpstreamCall):
 
 export async function completeOidc(provider: UpstreamProvider, call: UpstreamCall, callback: CallbackInput): Promise<UpstreamIdentity> {
   try {
+    if (!callback.expected.nonce || !callback.expected.codeVerifier) throw new FederationError("invalid_response", "The round trip has no nonce or PKCE verifier");
     const { config, discovered } = await configure(provider, call, true);
     const tokens = await client.authorizationCodeGrant(config, callback.response, {
-      pkceCodeVerifier: callback.expected.codeVerifier,
+      pkceCodeVerifier: callback.expected.codeVerifier!,
       expectedState: callback.expected.state,
-      expectedNonce: callback.expected.nonce,
+      expectedNonce: callback.expected.nonce!,
       idTokenExpected: true,
     });
     discovered.jwks = client.getJwksCache(config) ?? discovered.jwks;

@@ -14,6 +14,7 @@ import { z } from "zod";
 import type { SocialPreset } from "../../../db/schema";
 import { FederationError, type UpstreamProvider } from "./contract";
 import { upstreamUrl } from "./transport";
+import { samlConfigSchema } from "./saml-settings";
 
 const url = z.string().trim().min(1).max(2000);
 const scopeToken = z.string().regex(/^[\x21\x23-\x5b\x5d-\x7e]+$/, "a scope is printable ASCII without spaces, quotes or backslashes");
@@ -184,7 +185,20 @@ export function upstreamFromConnectionRow(
   row: { id: string; organizationId: string; kind: "oidc" | "saml"; config: Record<string, unknown> | null },
   decryptedSecret: string | null,
 ): UpstreamProvider {
-  if (row.kind !== "oidc") misconfigured("Only OpenID Connect connections can be used for sign-in");
+  if (row.kind === "saml") {
+    const saml = parse(samlConfigSchema, row.config, "SAML connection");
+    if (!decryptedSecret) misconfigured("The SAML connection's SP key is missing");
+    return {
+      source: { kind: "connection", connectionId: row.id, organizationId: row.organizationId },
+      protocol: "saml",
+      issuer: saml.idp_entity_id,
+      clientId: "",
+      clientSecret: null,
+      endpoints: {},
+      scopes: [],
+      saml: { connectionId: row.id, config: saml, spPrivateKey: decryptedSecret },
+    };
+  }
   const config = parse(connectionConfigSchema, row.config, "connection");
   if (!decryptedSecret) misconfigured("The connection's client secret is missing");
   return {

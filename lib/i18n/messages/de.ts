@@ -125,6 +125,7 @@ export const de = {
   "error.federation_unavailable": "Der Anmeldedienst war nicht erreichbar oder hat mit einem Fehler geantwortet. Es wurde nichts geändert.",
   "error.federation_denied": "Der Anmeldedienst hat Sie nicht angemeldet (die Anmeldung wurde dort abgebrochen oder abgelehnt).",
   "error.federation_invalid_response": "Die Antwort des Anmeldedienstes konnte nicht überprüft werden und wurde daher nicht akzeptiert. Es wurde nichts geändert.",
+  "error.federation_unsolicited": "Diese Anmeldung wurde nicht hier begonnen. Öffnen Sie die Anwendung, die Sie nutzen möchten, und melden Sie sich dort an.",
   "error.federation_misconfigured": "Diese Anmeldeoption ist nicht richtig eingerichtet.",
   "error.federation_expired": "Diese Anmeldung ist abgelaufen, wurde bereits abgeschlossen oder in einem anderen Browser begonnen.",
   "error.federation_option_unavailable": "Diese Anmeldeoption ist nicht mehr verfügbar.",

@@ -124,6 +124,7 @@ export const en = {
   "error.federation_unavailable": "The sign-in provider could not be reached, or it answered with an error. Nothing was changed.",
   "error.federation_denied": "The sign-in provider did not sign you in (it was cancelled or refused there).",
   "error.federation_invalid_response": "The answer from the sign-in provider could not be verified, so it was not accepted. Nothing was changed.",
+  "error.federation_unsolicited": "This sign-in was not started here. Open the application you want to use and sign in from it.",
   "error.federation_misconfigured": "This sign-in option is not set up correctly.",
   "error.federation_expired": "This sign-in has expired, was already completed, or was started in another browser.",
   "error.federation_option_unavailable": "This sign-in option is no longer available.",

@@ -128,6 +128,7 @@ export const fr = {
   "error.federation_unavailable": "Le fournisseur de connexion n’a pas pu être joint ou a répondu par une erreur. Rien n’a été modifié.",
   "error.federation_denied": "Le fournisseur de connexion ne vous a pas connecté (la connexion y a été annulée ou refusée).",
   "error.federation_invalid_response": "La réponse du fournisseur de connexion n’a pas pu être vérifiée et n’a donc pas été acceptée. Rien n’a été modifié.",
+  "error.federation_unsolicited": "Cette connexion n’a pas été commencée ici. Ouvrez l’application que vous voulez utiliser et connectez-vous depuis celle-ci.",
   "error.federation_misconfigured": "Cette option de connexion n’est pas correctement configurée.",
   "error.federation_expired": "Cette connexion a expiré, a déjà été effectuée ou a été commencée dans un autre navigateur.",
   "error.federation_option_unavailable": "Cette option de connexion n’est plus disponible.",

@@ -20,6 +20,7 @@ const sentSecrets: string[] = [];
 
 /** The service's fetch, with the token request's Apple JWT recorded and replaced by the stand-in's secret. */
 const call = (): UpstreamCall => ({
+  issuer: "https://login.test/t/test",
   redirectUri: REDIRECT_URI,
   now,
   fetch: (input, init) => {

@@ -9,7 +9,7 @@ import { FederationError, type UpstreamCall, type UpstreamProvider } from "../..
 import { startGithubStandin, type GithubStandin } from "../../helpers/federation/github-standin";
 
 const REDIRECT_URI = "https://auth.example.test/t/acme/federation/callback";
-const call = (): UpstreamCall => ({ redirectUri: REDIRECT_URI, fetch: globalThis.fetch, now: new Date("2026-11-21T12:00:00Z") });
+const call = (): UpstreamCall => ({ issuer: "https://login.test/t/test", redirectUri: REDIRECT_URI, fetch: globalThis.fetch, now: new Date("2026-11-21T12:00:00Z") });
 
 let github: GithubStandin;
 let provider: UpstreamProvider;

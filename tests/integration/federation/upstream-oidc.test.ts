@@ -18,7 +18,7 @@ let upstreamNow = new Date("2026-11-21T12:00:00Z");
 let provider: UpstreamProvider;
 /** The service clock of these tests: fixed, days away from real time (the upstream follows it). */
 let serviceNow = new Date("2026-11-21T12:00:00Z");
-const call = (): UpstreamCall => ({ redirectUri: REDIRECT_URI, fetch: globalThis.fetch, now: serviceNow });
+const call = (): UpstreamCall => ({ issuer: "https://login.test/t/test", redirectUri: REDIRECT_URI, fetch: globalThis.fetch, now: serviceNow });
 
 beforeAll(async () => {
   upstream = await startOidcProviderUpstream({
@@ -165,7 +165,7 @@ describe("OpenID Connect upstream: verification failures", () => {
 
   it("refuses a verifier that is not the round trip's (PKCE)", async () => {
     const other = await beginUpstream(provider, call());
-    const error = await failure(roundTrip({ account: "alice-1" }, { codeVerifier: other.codeVerifier }));
+    const error = await failure(roundTrip({ account: "alice-1" }, { codeVerifier: other.codeVerifier! }));
     expect(error.code).toBe("invalid_response");
   });
 

@@ -1,0 +1,257 @@
+/**
+ * SAML 2.0 upstreams (an organization's SAML connection): SP-initiated Web Browser SSO, the
+ * AuthnRequest by the HTTP-Redirect binding (signed when the connection asks), the Response by
+ * HTTP-POST to the connection's ACS. Signatures and decryption are @node-saml/node-saml's
+ * (xml-crypto, xml-encryption); what it leaves to its caller is checked here, against the
+ * service clock:
+ *
+ * - a signed Response or a signed Assertion, by this connection's certificates only, and only the
+ *   signed element read (node-saml: the verified bytes, one assertion, wrapping refused);
+ * - no SHA-1 in any signature or digest unless the connection allows it (node-saml accepts it);
+ * - `Issuer` is the identity provider's entity ID; `Audience` is this connection's SP entity ID;
+ * - `Destination` (when sent) and the bearer confirmation's `Recipient` are this connection's ACS;
+ * - `InResponseTo` (Response and confirmation) is the pending round trip's request ID;
+ * - `NotBefore` / `NotOnOrAfter` of the conditions and the confirmation hold within the skew;
+ * - a persistent (or other stable) NameID: a transient one cannot identify anyone twice.
+ *
+ * The assertion's ID comes back with its expiry so the caller records it once (replay store).
+ */
+import { randomBytes } from "node:crypto";
+import { DOMParser } from "@xmldom/xmldom";
+import { SAML, SamlStatusError, ValidateInResponseTo, type CacheProvider } from "@node-saml/node-saml";
+import { decryptXml } from "@node-saml/node-saml/lib/xml";
+import { FederationError, type UpstreamCall, type UpstreamIdentity, type UpstreamProvider, type UpstreamStart } from "./contract";
+import { upstreamUrl } from "./transport";
+import { SAML_NAME_ID_FORMATS, samlEndpoints, TRANSIENT_NAME_ID, type SamlConfig } from "./saml-settings";
+
+/** How far the identity provider's clock may be from ours, either way, for every time condition. */
+export const SAML_CLOCK_SKEW_MS = 2 * 60 * 1000;
+/** The largest SAMLResponse the ACS reads (form body): signed, encrypted responses with many group attributes fit. */
+export const SAML_ACS_BODY_LIMIT = 256 * 1024;
+
+/** What a SAML provider carries besides the contract's fields: its settings and, decrypted, the SP private key. */
+export interface SamlProviderSettings {
+  connectionId: string;
+  config: SamlConfig;
+  spPrivateKey: string;
+}
+
+const ASSERTION = "urn:oasis:names:tc:SAML:2.0:assertion";
+const PROTOCOL = "urn:oasis:names:tc:SAML:2.0:protocol";
+const DS = "http://www.w3.org/2000/09/xmldsig#";
+const BEARER = "urn:oasis:names:tc:SAML:2.0:cm:bearer";
+const SHA1 = ["http://www.w3.org/2000/09/xmldsig#rsa-sha1", "http://www.w3.org/2000/09/xmldsig#sha1", "http://www.w3.org/2000/09/xmldsig#dsa-sha1"];
+
+/** AuthnContextClassRef values that mean more than one factor (counted only when the connection trusts its upstream's MFA). */
+export const MFA_CONTEXT_CLASSES = [
+  "http://schemas.microsoft.com/claims/multipleauthn",
+  "https://refeds.org/profile/mfa",
+  "urn:oasis:names:tc:SAML:2.0:ac:classes:MobileTwoFactorContract",
+  "urn:oasis:names:tc:SAML:2.0:ac:classes:MobileTwoFactorUnregistered",
+  "urn:oasis:names:tc:SAML:2.0:ac:classes:TimeSyncToken",
+  "urn:oasis:names:tc:SAML:2.0:ac:classes:SmartcardPKI",
+];
+
+function settingsOf(provider: UpstreamProvider): SamlProviderSettings {
+  if (!provider.saml) throw new FederationError("misconfigured", "The SAML connection has no settings");
+  return provider.saml;
+}
+
+const invalid = (message: string, cause?: unknown) => new FederationError("invalid_response", message, cause === undefined ? undefined : { cause });
+
+/** The AuthnRequest, as a redirect to the identity provider's SSO address, with a fresh RelayState (the round trip's state) and request ID. */
+export async function beginSaml(provider: UpstreamProvider, call: UpstreamCall): Promise<UpstreamStart> {
+  const { connectionId, config, spPrivateKey } = settingsOf(provider);
+  const entryPoint = upstreamUrl(config.sso_url, "identity provider's single sign-on address").href;
+  const endpoints = samlEndpoints(call.issuer, connectionId);
+  const state = randomBytes(32).toString("base64url");
+  // An xs:ID: it must not start with a digit.
+  const requestId = `_${randomBytes(20).toString("hex")}`;
+  const saml = new SAML({
+    callbackUrl: endpoints.acs,
+    issuer: endpoints.entityId,
+    entryPoint,
+    idpCert: config.idp_certificates,
+    identifierFormat: SAML_NAME_ID_FORMATS[config.name_id_format],
+    generateUniqueId: () => requestId,
+    disableRequestedAuthnContext: true,
+    validateInResponseTo: ValidateInResponseTo.never,
+    ...(config.sign_requests ? { privateKey: spPrivateKey, signatureAlgorithm: "sha256" as const } : {}),
+  });
+  try {
+    return { url: new URL(await saml.getAuthorizeUrlAsync(state, undefined, {})), state, nonce: null, codeVerifier: null, requestId };
+  } catch (cause) {
+    throw new FederationError("misconfigured", "The AuthnRequest could not be made from the connection's settings", { cause });
+  }
+}
+
+/** node-saml's InResponseTo check, answered from the round trip: only its request ID is known. */
+function expecting(requestId: string): CacheProvider {
+  return {
+    getAsync: async (key) => (key === requestId ? new Date().toISOString() : null),
+    saveAsync: async () => null,
+    removeAsync: async () => null,
+  };
+}
+
+function parse(xml: string, what: string) {
+  const problems: string[] = [];
+  const doc = new DOMParser({
+    onError: (level: string, message: string) => {
+      if (level !== "warning") problems.push(message);
+    },
+  } as unknown as ConstructorParameters<typeof DOMParser>[0]).parseFromString(xml, "application/xml");
+  if (problems.length || !doc?.documentElement) throw invalid(`The ${what} is not well-formed XML`);
+  return doc;
+}
+
+const elements = (node: { getElementsByTagNameNS(ns: string, name: string): unknown }, ns: string, name: string): Element[] =>
+  Array.from(node.getElementsByTagNameNS(ns, name) as ArrayLike<Element>);
+const first = (node: Element, ns: string, name: string) => elements(node, ns, name)[0] ?? null;
+
+/** The signature and digest algorithms a document uses. */
+function signatureAlgorithms(doc: { getElementsByTagNameNS(ns: string, name: string): unknown }): string[] {
+  return [...elements(doc, DS, "SignatureMethod"), ...elements(doc, DS, "DigestMethod")].map((e) => e.getAttribute("Algorithm") ?? "");
+}
+
+function instant(value: string | null, what: string): number | null {
+  if (value === null) return null;
+  const at = Date.parse(value);
+  if (Number.isNaN(at)) throw invalid(`${what} is not a time`);
+  return at;
+}
+
+/** `NotBefore` / `NotOnOrAfter` of one element, against the service clock with the skew either way; returns NotOnOrAfter. */
+function checkWindow(element: Element, now: number, what: string): number | null {
+  const notBefore = instant(element.getAttribute("NotBefore"), `${what} NotBefore`);
+  const notOnOrAfter = instant(element.getAttribute("NotOnOrAfter"), `${what} NotOnOrAfter`);
+  if (notBefore !== null && now + SAML_CLOCK_SKEW_MS < notBefore) throw invalid(`${what} is not yet valid (NotBefore ${element.getAttribute("NotBefore")})`);
+  if (notOnOrAfter !== null && now - SAML_CLOCK_SKEW_MS >= notOnOrAfter) throw invalid(`${what} has expired (NotOnOrAfter ${element.getAttribute("NotOnOrAfter")})`);
+  return notOnOrAfter;
+}
+
+function attributeValues(assertion: Element): Map<string, string[]> {
+  const values = new Map<string, string[]>();
+  for (const attribute of elements(assertion, ASSERTION, "Attribute")) {
+    const name = attribute.getAttribute("Name");
+    if (!name) continue;
+    const list = elements(attribute, ASSERTION, "AttributeValue").map((v) => (v.textContent ?? "").trim()).filter(Boolean);
+    values.set(name, [...(values.get(name) ?? []), ...list]);
+  }
+  return values;
+}
+
+export interface SamlAssertionResult {
+  identity: UpstreamIdentity;
+  /** The assertion's ID and until when a replay of it must be refused. */
+  assertionId: string;
+  replayUntil: Date;
+}
+
+/**
+ * Verifies a POSTed SAMLResponse for the round trip that sent `requestId`; the identity it
+ * asserts, or a FederationError naming the condition that failed (for the console; the user
+ * sees the catalogue's page).
+ */
+export async function completeSaml(provider: UpstreamProvider, call: UpstreamCall, input: { samlResponse: string; requestId: string }): Promise<SamlAssertionResult> {
+  const { connectionId, config, spPrivateKey } = settingsOf(provider);
+  const endpoints = samlEndpoints(call.issuer, connectionId);
+  const now = call.now.getTime();
+
+  if (!/^[A-Za-z0-9+/=\s]+$/.test(input.samlResponse)) throw invalid("SAMLResponse is not base64");
+  const xml = Buffer.from(input.samlResponse, "base64").toString("utf8");
+  // No document type (entity expansion); nothing legitimate carries one.
+  if (/<!DOCTYPE/i.test(xml)) throw invalid("The response carries a DOCTYPE");
+  const doc = parse(xml, "response");
+  const root = doc.documentElement!;
+  if (root.namespaceURI !== PROTOCOL || root.localName !== "Response") throw invalid("The message is not a SAML Response");
+
+  // SHA-1 anywhere (the encrypted assertion's own signature included), unless allowed for a legacy provider.
+  if (!config.allow_sha1) {
+    const used = signatureAlgorithms(doc);
+    const encrypted = elements(doc, ASSERTION, "EncryptedAssertion")[0];
+    if (encrypted) {
+      try {
+        used.push(...signatureAlgorithms(parse(await decryptXml(encrypted.toString(), spPrivateKey), "encrypted assertion")));
+      } catch (cause) {
+        throw cause instanceof FederationError ? cause : invalid("The encrypted assertion could not be decrypted with this connection's key", cause);
+      }
+    }
+    if (used.some((algorithm) => SHA1.includes(algorithm))) throw invalid("The response is signed with SHA-1, which this connection does not allow");
+  }
+
+  const destination = root.getAttribute("Destination");
+  if (destination && destination !== endpoints.acs) throw invalid(`Destination is ${destination}, not this connection's ACS`);
+
+  const saml = new SAML({
+    callbackUrl: endpoints.acs,
+    issuer: endpoints.entityId,
+    audience: endpoints.entityId,
+    idpCert: config.idp_certificates,
+    // A signed Response or a signed Assertion (node-saml refuses an assertion covered by neither).
+    wantAuthnResponseSigned: false,
+    wantAssertionsSigned: false,
+    decryptionPvk: spPrivateKey,
+    validateInResponseTo: ValidateInResponseTo.always,
+    cacheProvider: expecting(input.requestId),
+    requestIdExpirationPeriodMs: 24 * 60 * 60 * 1000,
+    // Time conditions are checked below against the service clock.
+    acceptedClockSkewMs: -1,
+  });
+  let assertionXml: string;
+  try {
+    const { profile } = await saml.validatePostResponseAsync({ SAMLResponse: input.samlResponse });
+    if (!profile?.getAssertionXml) throw new Error("The response carries no assertion");
+    assertionXml = profile.getAssertionXml();
+  } catch (cause) {
+    if (cause instanceof SamlStatusError) throw new FederationError("upstream_denied", `The identity provider answered: ${cause.message}`, { cause });
+    throw invalid(`The response failed verification: ${cause instanceof Error ? cause.message : "unknown"}`, cause);
+  }
+
+  // Only the signed assertion (node-saml's verified bytes) is read from here on.
+  const assertion = parse(assertionXml, "assertion").documentElement!;
+  const assertionId = assertion.getAttribute("ID");
+  if (!assertionId || assertionId.length > 256) throw invalid("The assertion has no usable ID");
+  const issuer = first(assertion, ASSERTION, "Issuer")?.textContent?.trim();
+  if (issuer !== config.idp_entity_id) throw invalid(`The assertion's Issuer is ${issuer ?? "missing"}, not the identity provider ${config.idp_entity_id}`);
+
+  const subject = first(assertion, ASSERTION, "Subject");
+  const nameId = subject ? first(subject, ASSERTION, "NameID") : null;
+  const nameIdValue = nameId?.textContent?.trim();
+  if (!nameId || !nameIdValue || nameIdValue.length > 512) throw invalid("The assertion has no NameID");
+  const nameIdFormat = nameId.getAttribute("Format");
+  if (nameIdFormat === TRANSIENT_NAME_ID) throw invalid("The NameID is transient: ask the identity provider for a persistent NameID");
+
+  const confirmation = subject ? elements(subject, ASSERTION, "SubjectConfirmation").find((c) => c.getAttribute("Method") === BEARER) : undefined;
+  const data = confirmation ? first(confirmation, ASSERTION, "SubjectConfirmationData") : null;
+  if (!data) throw invalid("The assertion has no bearer subject confirmation");
+  if (data.getAttribute("Recipient") !== endpoints.acs) throw invalid(`Recipient is ${data.getAttribute("Recipient") ?? "missing"}, not this connection's ACS`);
+  if (data.getAttribute("InResponseTo") !== input.requestId) throw invalid("The subject confirmation answers another request (InResponseTo)");
+  const confirmationEnd = checkWindow(data, now, "The subject confirmation");
+  if (confirmationEnd === null) throw invalid("The subject confirmation has no NotOnOrAfter");
+  const conditions = first(assertion, ASSERTION, "Conditions");
+  const conditionsEnd = conditions ? checkWindow(conditions, now, "The assertion") : null;
+
+  const attributes = attributeValues(assertion);
+  const value = (name: string | null) => (name ? (attributes.get(name)?.[0] ?? null) : null);
+  let email = value(config.attributes.email);
+  if (!email && nameIdFormat === SAML_NAME_ID_FORMATS.emailAddress) email = nameIdValue;
+  if (email && (email.length > 320 || !email.includes("@"))) email = null;
+  const name = value(config.attributes.name) ?? ([value(config.attributes.given_name), value(config.attributes.family_name)].filter(Boolean).join(" ") || null);
+  const classRef = first(assertion, ASSERTION, "AuthnContextClassRef")?.textContent?.trim() ?? null;
+
+  return {
+    identity: {
+      issuer: config.idp_entity_id,
+      subject: nameIdValue,
+      email,
+      // SAML has no email_verified: the connection's admission rule decides (lib/federation/identities.ts).
+      emailVerified: false,
+      name: name ? name.slice(0, 200) : null,
+      amr: classRef && MFA_CONTEXT_CLASSES.includes(classRef) ? ["mfa"] : [],
+      acr: classRef,
+    },
+    assertionId,
+    replayUntil: new Date(Math.max(confirmationEnd, conditionsEnd ?? 0) + SAML_CLOCK_SKEW_MS),
+  };
+}
