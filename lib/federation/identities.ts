@@ -150,8 +150,9 @@ async function admissionRefusal(ctx: EndpointContext, loaded: LoadedProvider, em
   const connection = loaded.connection;
   if (owner !== null && owner !== connection?.organizationId) return "domain_of_organization";
   const inOwnDomain = connection !== null && owner === connection.organizationId;
-  if (!emailVerified && !inOwnDomain) return "email_unverified";
+  // Outside the organization's domains a verified-domains connection admits no one (however vouched), so that is the reason given.
   if (connection && connection.admission !== "any_vouched" && !inOwnDomain && !(accountId && (await isMember(ctx, connection.organizationId, accountId)))) return "not_admitted";
+  if (!emailVerified && !inOwnDomain) return "email_unverified";
   return null;
 }
 

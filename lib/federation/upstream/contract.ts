@@ -9,7 +9,7 @@
  * RelayState); OAuth adds a nonce and a PKCE verifier, SAML the AuthnRequest's ID.
  */
 import type { SocialPreset } from "../../../db/schema";
-import type { SamlProviderSettings } from "./saml";
+import type { SamlProviderSettings } from "./saml-settings";
 
 export type UpstreamProtocol = "oidc" | "github" | "saml";
 

@@ -61,6 +61,13 @@ export const samlConfigSchema = z.object({
 });
 export type SamlConfig = z.infer<typeof samlConfigSchema>;
 
+/** What a SAML provider carries besides the upstream contract's fields: its settings and, decrypted, the SP private key. */
+export interface SamlProviderSettings {
+  connectionId: string;
+  config: SamlConfig;
+  spPrivateKey: string;
+}
+
 /**
  * This connection's addresses as a service provider, under the issuer the request came to. The
  * entity ID is the metadata's own address (it answers with the SP metadata).

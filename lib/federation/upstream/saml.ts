@@ -22,19 +22,12 @@ import { SAML, SamlStatusError, ValidateInResponseTo, type CacheProvider } from 
 import { decryptXml } from "@node-saml/node-saml/lib/xml";
 import { FederationError, type UpstreamCall, type UpstreamIdentity, type UpstreamProvider, type UpstreamStart } from "./contract";
 import { upstreamUrl } from "./transport";
-import { SAML_NAME_ID_FORMATS, samlEndpoints, TRANSIENT_NAME_ID, type SamlConfig } from "./saml-settings";
+import { SAML_NAME_ID_FORMATS, samlEndpoints, TRANSIENT_NAME_ID, type SamlProviderSettings } from "./saml-settings";
 
 /** How far the identity provider's clock may be from ours, either way, for every time condition. */
 export const SAML_CLOCK_SKEW_MS = 2 * 60 * 1000;
 /** The largest SAMLResponse the ACS reads (form body): signed, encrypted responses with many group attributes fit. */
 export const SAML_ACS_BODY_LIMIT = 256 * 1024;
-
-/** What a SAML provider carries besides the contract's fields: its settings and, decrypted, the SP private key. */
-export interface SamlProviderSettings {
-  connectionId: string;
-  config: SamlConfig;
-  spPrivateKey: string;
-}
 
 const ASSERTION = "urn:oasis:names:tc:SAML:2.0:assertion";
 const PROTOCOL = "urn:oasis:names:tc:SAML:2.0:protocol";
@@ -109,13 +102,20 @@ const elements = (node: { getElementsByTagNameNS(ns: string, name: string): unkn
   Array.from(node.getElementsByTagNameNS(ns, name) as ArrayLike<Element>);
 const first = (node: Element, ns: string, name: string) => elements(node, ns, name)[0] ?? null;
 
-/** The signature and digest algorithms a document uses. */
+/**
+ * The algorithms a document's XML signatures use: each SignedInfo's SignatureMethod and its
+ * References' DigestMethod (not the DigestMethod of an encrypted key's RSA-OAEP, which is not a signature).
+ */
 function signatureAlgorithms(doc: { getElementsByTagNameNS(ns: string, name: string): unknown }): string[] {
-  return [...elements(doc, DS, "SignatureMethod"), ...elements(doc, DS, "DigestMethod")].map((e) => e.getAttribute("Algorithm") ?? "");
+  const parent = (e: Element) => e.parentNode as Element | null;
+  const signed = elements(doc, DS, "SignatureMethod").filter((e) => parent(e)?.localName === "SignedInfo");
+  const digests = elements(doc, DS, "DigestMethod").filter((e) => parent(e)?.localName === "Reference" && parent(e)?.namespaceURI === DS);
+  return [...signed, ...digests].map((e) => e.getAttribute("Algorithm") ?? "");
 }
 
 function instant(value: string | null, what: string): number | null {
-  if (value === null) return null;
+  // xmldom answers "" for an absent attribute.
+  if (!value) return null;
   const at = Date.parse(value);
   if (Number.isNaN(at)) throw invalid(`${what} is not a time`);
   return at;

@@ -29,6 +29,8 @@ import { connectionSecretPurpose, socialSecretPurpose } from "../../../lib/feder
 import { HOSTED_ERRORS, hostedErrorText, type HostedErrorCode } from "../../../lib/hosted/errors";
 import { escapeHtml } from "../../../lib/hosted/html";
 import { importWorkspace } from "../../../lib/workspaces/file";
+import { generateSpKeyPair } from "../../../lib/federation/upstream/self-signed-certificate";
+import type { SamlConfig } from "../../../lib/federation/upstream/saml-settings";
 import { call, PUBLIC_URL, type Harness } from "../harness";
 import { postStep, type PendingSignIn } from "../factors/sign-in";
 
@@ -108,6 +110,59 @@ export async function addConnection(h: Harness, workspaceId: string, input: Conn
     updatedAt: now,
   });
   return id;
+}
+
+export interface SamlConnectionInput {
+  organization: string;
+  name?: string;
+  idp: { entityId: string; ssoUrl: string; certificatePem: string };
+  /** A second identity-provider certificate (rotation). */
+  nextCertificatePem?: string;
+  signRequests?: boolean;
+  allowSha1?: boolean;
+  trustUpstreamMfa?: boolean;
+  admission?: "verified_domains" | "any_vouched";
+  attributes?: { email: string; name?: string | null; given_name?: string | null; family_name?: string | null };
+  nameIdFormat?: "persistent" | "emailAddress" | "unspecified";
+}
+
+/** A SAML enterprise connection of the organization (by slug), with a fresh SP key pair; its id and SP certificate. */
+export async function addSamlConnection(h: Harness, workspaceId: string, input: SamlConnectionInput): Promise<{ id: string; spCertificatePem: string }> {
+  const id = newId();
+  const now = h.clock.now();
+  const sp = generateSpKeyPair(`sp ${id}`, now);
+  const config: SamlConfig = {
+    idp_entity_id: input.idp.entityId,
+    sso_url: input.idp.ssoUrl,
+    idp_certificates: [input.idp.certificatePem, ...(input.nextCertificatePem ? [input.nextCertificatePem] : [])],
+    metadata_url: null,
+    sign_requests: input.signRequests ?? false,
+    allow_sha1: input.allowSha1 ?? false,
+    name_id_format: input.nameIdFormat ?? "persistent",
+    attribute_preset: "custom",
+    attributes: { email: "email", name: "name", given_name: null, family_name: null, ...input.attributes },
+    sp_certificate: sp.certificatePem,
+  };
+  await h.service.db.insert(enterpriseConnections).values({
+    id,
+    workspaceId,
+    organizationId: await organizationIdOf(h, workspaceId, input.organization),
+    name: input.name ?? "SAML single sign-on",
+    kind: "saml",
+    active: true,
+    config,
+    secretEncrypted: encryptSecret(h.service.config.masterKey, sp.privateKeyPem, connectionSecretPurpose(id)),
+    trustUpstreamMfa: input.trustUpstreamMfa ?? false,
+    admission: input.admission ?? "verified_domains",
+    createdAt: now,
+    updatedAt: now,
+  });
+  return { id, spCertificatePem: sp.certificatePem };
+}
+
+export async function setSamlConfig(h: Harness, connectionId: string, change: Partial<SamlConfig>): Promise<void> {
+  const [row] = await h.service.db.select({ config: enterpriseConnections.config }).from(enterpriseConnections).where(eq(enterpriseConnections.id, connectionId));
+  await h.service.db.update(enterpriseConnections).set({ config: { ...row!.config, ...change } }).where(eq(enterpriseConnections.id, connectionId));
 }
 
 export async function setConnection(h: Harness, connectionId: string, set: Partial<Pick<typeof enterpriseConnections.$inferInsert, "active" | "trustUpstreamMfa" | "admission">>): Promise<void> {
