@@ -1,9 +1,10 @@
 /**
  * Organizations: members, enterprise connections and the email domains that send addresses to
  * them. Membership changes reuse lib/authz/model.ts; domains lib/federation/domains.ts. An
- * upstream client secret is stored AES-256-GCM under the master key and never shown again.
- * Sign-in uses OIDC connections; SAML settings are stored but not used for sign-in yet.
+ * upstream client secret (a SAML connection's SP private key) is stored AES-256-GCM under the
+ * master key and never shown again.
  */
+import { X509Certificate } from "node:crypto";
 import { and, asc, eq, inArray } from "drizzle-orm";
 import { z } from "zod";
 import { enterpriseConnections, organizations, roles, users } from "../../db/schema";
@@ -21,6 +22,8 @@ import {
   type TxtResolver,
 } from "../federation/domains";
 import { CONNECTION_ADMISSIONS, type ConnectionAdmission } from "../federation/providers";
+import { samlSettings, SamlSettingsError } from "../federation/saml";
+import { MAX_METADATA_BYTES, SAML_ATTRIBUTE_PRESET_NAMES, SAML_NAME_ID_FORMATS, type SamlConfig, type SamlNameIdFormat } from "../federation/upstream/saml-settings";
 import { issuerFor } from "../http/context";
 import type { Service } from "../service";
 import { upstreamUrlProblem } from "../workspaces/document/social-providers";
@@ -49,6 +52,10 @@ export interface ConnectionInfo {
   trustUpstreamMfa: boolean;
   admission: ConnectionAdmission;
   updatedAt: Date;
+  lastSuccessAt: Date | null;
+  lastFailureAt: Date | null;
+  /** The condition the last failed sign-in failed on (for administrators only). */
+  lastFailure: string | null;
 }
 
 /** The redirect URI to register at the upstream identity provider: the workspace's federation callback. */
@@ -73,6 +80,9 @@ export async function listConnections(service: Service, workspaceId: string, org
     trustUpstreamMfa: r.trustUpstreamMfa,
     admission: r.admission,
     updatedAt: r.updatedAt,
+    lastSuccessAt: r.lastSuccessAt,
+    lastFailureAt: r.lastFailureAt,
+    lastFailure: r.lastFailure,
   }));
 }
 
@@ -146,22 +156,6 @@ export const removeMember = defineOperation({
   },
 });
 
-const optionalUrl = (label: string) =>
-  z.preprocess(
-    (v) => (typeof v === "string" && v.trim() === "" ? undefined : typeof v === "string" ? v.trim() : v),
-    z
-      .string()
-      .max(2000)
-      .refine((v) => {
-        try {
-          return new URL(v).protocol === "https:";
-        } catch {
-          return false;
-        }
-      }, `The ${label} must be an https URL`)
-      .optional(),
-  );
-
 /** An upstream issuer: https, or http on a loopback host (a local identity provider). */
 const optionalIssuer = z.preprocess(
   (v) => (typeof v === "string" && v.trim() === "" ? undefined : typeof v === "string" ? v.trim() : v),
@@ -176,8 +170,11 @@ const optionalIssuer = z.preprocess(
 
 /**
  * Creates or updates an enterprise connection of an organization. OIDC: issuer, client id, the
- * client secret (set once, kept when left empty, never shown), the roles a new member gets, and
- * whether the upstream's MFA counts. SAML settings are stored as they are, not used for sign-in.
+ * client secret (set once, kept when left empty, never shown). SAML (lib/federation/saml.ts): the
+ * identity provider's metadata pasted or fetched (or its entity ID, single sign-on URL and signing
+ * certificates typed), the attribute preset, signed AuthnRequests, SHA-1 for a legacy provider
+ * (audited, and shown as a warning); its SP key pair is made on creation and kept. Both: the roles
+ * a new member gets, whether the upstream's MFA counts, and who a first sign-in admits.
  */
 export const saveConnection = defineOperation({
   name: "organization.connection_saved",
@@ -191,8 +188,21 @@ export const saveConnection = defineOperation({
     issuer: optionalIssuer,
     client_id: optionalText(200),
     client_secret: optionalText(2000),
-    metadata_url: optionalUrl("metadata URL"),
-    entity_id: optionalText(500),
+    metadata_url: optionalText(2000),
+    metadata_xml: optionalText(MAX_METADATA_BYTES),
+    refresh_metadata: checkbox(),
+    idp_entity_id: optionalText(1024),
+    sso_url: optionalText(2000),
+    idp_certificate: optionalText(16_384),
+    idp_certificate_next: optionalText(16_384),
+    sign_requests: checkbox(),
+    allow_sha1: checkbox(),
+    name_id_format: z.enum(Object.keys(SAML_NAME_ID_FORMATS) as [SamlNameIdFormat, ...SamlNameIdFormat[]], { error: "Choose a NameID format" }).default("persistent"),
+    attribute_preset: z.enum(SAML_ATTRIBUTE_PRESET_NAMES, { error: "Choose the identity provider's attribute names" }).default("custom"),
+    attribute_email: optionalText(512),
+    attribute_name: optionalText(512),
+    attribute_given_name: optionalText(512),
+    attribute_family_name: optionalText(512),
     default_role_ids: checked(),
     trust_upstream_mfa: checkbox(),
     /** Who a first sign-in admits; absent means the default (verified domains only), never a wider rule. */
@@ -210,7 +220,9 @@ export const saveConnection = defineOperation({
     if (input.kind === "oidc") {
       if (!input.issuer) errors.issuer = "Enter the upstream issuer";
       if (!input.client_id) errors.client_id = "Enter the client id registered upstream";
-    } else if (!input.metadata_url) errors.metadata_url = "Enter the identity provider's metadata URL";
+    } else if (input.admission === "any_vouched") {
+      errors.admission = "A SAML connection admits verified domains only: SAML does not say whether an address is verified";
+    }
     const roleIds = [...new Set(input.default_role_ids)];
     if (roleIds.length > 0) {
       const found = await ctx.db
@@ -220,36 +232,77 @@ export const saveConnection = defineOperation({
       if (found.length !== roleIds.length) errors.default_role_ids = "A chosen role no longer exists: reload the page";
     }
     if (Object.keys(errors).length) throw new ConsoleInputError(errors);
-    const config: Record<string, unknown> =
-      input.kind === "oidc" ? { issuer: input.issuer, client_id: input.client_id } : { metadata_url: input.metadata_url, entity_id: input.entity_id ?? null };
+
     const connectionId = input.connection_id ?? newId();
-    const secretEncrypted =
-      input.kind === "oidc" && input.client_secret ? encryptSecret(ctx.service.config.masterKey, input.client_secret, `${CONNECTION_SECRET_PURPOSE}:${connectionId}`) : undefined;
+    let previous: { kind: "oidc" | "saml"; admission: ConnectionAdmission; config: Record<string, unknown>; secretEncrypted: string | null; allowSha1: boolean } | null = null;
+    if (input.connection_id) {
+      const [row] = await ctx.db
+        .select({ kind: enterpriseConnections.kind, admission: enterpriseConnections.admission, config: enterpriseConnections.config, secretEncrypted: enterpriseConnections.secretEncrypted })
+        .from(enterpriseConnections)
+        .where(and(eq(enterpriseConnections.workspaceId, wid), eq(enterpriseConnections.organizationId, org.id), eq(enterpriseConnections.id, input.connection_id)))
+        .limit(1);
+      if (!row) throw formError("This connection no longer exists");
+      previous = { ...row, allowSha1: row.kind === "saml" && row.config.allow_sha1 === true };
+    }
+
+    let config: Record<string, unknown>;
+    let secretEncrypted: string | null | undefined;
+    let auditConfig: Record<string, unknown>;
+    let newSpKey = false;
+    if (input.kind === "oidc") {
+      config = { issuer: input.issuer, client_id: input.client_id };
+      auditConfig = config;
+      // A new secret when given; otherwise the old one, but never a SAML connection's SP key.
+      secretEncrypted = input.client_secret
+        ? encryptSecret(ctx.service.config.masterKey, input.client_secret, `${CONNECTION_SECRET_PURPOSE}:${connectionId}`)
+        : previous?.kind === "saml"
+          ? null
+          : undefined;
+    } else {
+      let saml;
+      try {
+        saml = await samlSettings(
+          ctx.service,
+          connectionId,
+          {
+            metadataXml: input.metadata_xml,
+            metadataUrl: input.metadata_url,
+            refreshMetadata: input.refresh_metadata,
+            idpEntityId: input.idp_entity_id,
+            ssoUrl: input.sso_url,
+            idpCertificates: [input.idp_certificate, input.idp_certificate_next].filter((c): c is string => !!c),
+            signRequests: input.sign_requests,
+            allowSha1: input.allow_sha1,
+            nameIdFormat: input.name_id_format,
+            attributePreset: input.attribute_preset,
+            attributes: { email: input.attribute_email, name: input.attribute_name ?? null, given_name: input.attribute_given_name ?? null, family_name: input.attribute_family_name ?? null },
+          },
+          previous?.kind === "saml" ? previous : null,
+          ctx.now,
+        );
+      } catch (error) {
+        if (error instanceof SamlSettingsError) throw fieldError(error.field === "attributes" ? "attribute_email" : error.field, error.message);
+        throw error;
+      }
+      config = saml.config;
+      secretEncrypted = saml.secretEncrypted;
+      newSpKey = saml.newSpKey;
+      auditConfig = samlAuditSummary(saml.config);
+    }
     const settings = {
       name: input.name,
       kind: input.kind,
       active: input.active,
       config,
       defaultRoleIds: roleIds,
-      trustUpstreamMfa: input.kind === "oidc" && input.trust_upstream_mfa,
+      trustUpstreamMfa: input.trust_upstream_mfa,
       admission: input.admission,
     };
-    let previousAdmission: ConnectionAdmission | null = null;
-    if (input.connection_id) {
-      const [previous] = await ctx.db
-        .select({ admission: enterpriseConnections.admission })
-        .from(enterpriseConnections)
-        .where(and(eq(enterpriseConnections.workspaceId, wid), eq(enterpriseConnections.organizationId, org.id), eq(enterpriseConnections.id, input.connection_id)))
-        .limit(1);
-      previousAdmission = previous?.admission ?? null;
+    if (previous) {
       const updated = await ctx.db
         .update(enterpriseConnections)
-        .set({
-          ...settings,
-          ...(secretEncrypted ? { secretEncrypted } : input.kind === "saml" ? { secretEncrypted: null } : {}),
-          updatedAt: ctx.now,
-        })
-        .where(and(eq(enterpriseConnections.workspaceId, wid), eq(enterpriseConnections.organizationId, org.id), eq(enterpriseConnections.id, input.connection_id)))
+        .set({ ...settings, ...(secretEncrypted !== undefined ? { secretEncrypted } : {}), updatedAt: ctx.now })
+        .where(and(eq(enterpriseConnections.workspaceId, wid), eq(enterpriseConnections.organizationId, org.id), eq(enterpriseConnections.id, connectionId)))
         .returning({ id: enterpriseConnections.id });
       if (updated.length === 0) throw formError("This connection no longer exists");
     } else {
@@ -263,6 +316,8 @@ export const saveConnection = defineOperation({
         updatedAt: ctx.now,
       });
     }
+    const previousAdmission = previous?.admission ?? null;
+    const allowSha1 = input.kind === "saml" && input.allow_sha1;
     return {
       result: { id: connectionId },
       audit: {
@@ -272,19 +327,37 @@ export const saveConnection = defineOperation({
           name: input.name,
           kind: input.kind,
           active: input.active,
-          config,
+          config: auditConfig,
           default_role_ids: roleIds,
           trust_upstream_mfa: settings.trustUpstreamMfa,
           admission: settings.admission,
           // Who the connection admits is an explicit choice: its change (or a new connection's wider rule) stands out in the log.
-          admission_changed: input.connection_id ? previousAdmission !== settings.admission : settings.admission !== "verified_domains",
-          ...(input.connection_id && previousAdmission !== settings.admission ? { admission_previous: previousAdmission } : {}),
-          secret_changed: !!secretEncrypted,
+          admission_changed: previous ? previousAdmission !== settings.admission : settings.admission !== "verified_domains",
+          ...(previous && previousAdmission !== settings.admission ? { admission_previous: previousAdmission } : {}),
+          secret_changed: input.kind === "oidc" ? !!input.client_secret : newSpKey,
+          // Accepting SHA-1 signatures weakens the connection: turning it on or off stands out too.
+          ...(input.kind === "saml" ? { allow_sha1: allowSha1, allow_sha1_changed: allowSha1 !== (previous?.allowSha1 ?? false) } : {}),
         },
       },
     };
   },
 });
+
+/** What the audit log records of a SAML connection's settings: no certificates in full, their SHA-256 fingerprints. */
+function samlAuditSummary(config: SamlConfig): Record<string, unknown> {
+  const fingerprint = (pem: string) => new X509Certificate(pem).fingerprint256;
+  return {
+    idp_entity_id: config.idp_entity_id,
+    sso_url: config.sso_url,
+    metadata_url: config.metadata_url,
+    idp_certificates: config.idp_certificates.map(fingerprint),
+    sp_certificate: fingerprint(config.sp_certificate),
+    sign_requests: config.sign_requests,
+    name_id_format: config.name_id_format,
+    attribute_preset: config.attribute_preset,
+    attributes: config.attributes,
+  };
+}
 
 /** A DomainError as a message beside the form's domain field (or the whole form). */
 function domainInputError(error: unknown): never {

@@ -1,11 +1,162 @@
 /**
- * The database side of SAML connections: the replay store of accepted assertion IDs, and the SP
- * metadata a connection publishes (its settings read from the connection).
+ * The stateful side of SAML connections: their settings made from what an administrator gives
+ * (the identity provider's metadata pasted or fetched, or its fields typed; the attribute preset;
+ * a fresh SP key pair on creation, its private key sealed under the master key), the replay store
+ * of accepted assertion IDs, and the SP metadata a connection publishes.
  */
 import { and, eq } from "drizzle-orm";
 import { enterpriseConnections, samlAssertionReplays } from "../../db/schema";
+import { encryptSecret } from "../crypto";
 import type { EndpointContext } from "../http/context";
-import { samlConfigSchema, spMetadata } from "./upstream/saml-settings";
+import type { Service } from "../service";
+import { connectionSecretPurpose } from "./secrets";
+import { generateSpKeyPair } from "./upstream/self-signed-certificate";
+import { upstreamUrl, UPSTREAM_TIMEOUT_MS } from "./upstream/transport";
+import { FederationError } from "./upstream/contract";
+import {
+  certificatePem,
+  MAX_IDP_CERTIFICATES,
+  MAX_METADATA_BYTES,
+  parseIdpMetadata,
+  presetMapping,
+  samlConfigSchema,
+  SamlMetadataError,
+  spMetadata,
+  type IdpMetadata,
+  type SamlAttributeMapping,
+  type SamlAttributePreset,
+  type SamlConfig,
+  type SamlNameIdFormat,
+} from "./upstream/saml-settings";
+
+/** A setting that cannot be used, named by its field (the console's form and the workspace file map it). */
+export class SamlSettingsError extends Error {
+  constructor(
+    readonly field: "metadata_xml" | "metadata_url" | "idp_entity_id" | "sso_url" | "idp_certificate" | "attributes",
+    message: string,
+  ) {
+    super(message);
+    this.name = "SamlSettingsError";
+  }
+}
+
+/** Fetches an identity provider's metadata over https (http on loopback only), through the service's outbound rules. */
+export async function fetchIdpMetadata(service: Pick<Service, "fetch">, address: string): Promise<IdpMetadata> {
+  let url: URL;
+  try {
+    url = upstreamUrl(address, "metadata URL");
+  } catch (error) {
+    throw new SamlMetadataError(error instanceof FederationError ? error.message : "The metadata URL is not usable");
+  }
+  let response: Response;
+  try {
+    response = await service.fetch(url, { redirect: "manual", signal: AbortSignal.timeout(UPSTREAM_TIMEOUT_MS), headers: { accept: "application/samlmetadata+xml, application/xml, text/xml" } });
+  } catch (error) {
+    throw new SamlMetadataError(`The metadata could not be fetched from ${url.origin}: ${error instanceof Error ? error.message : "unreachable"}`);
+  }
+  if (response.status !== 200) {
+    await response.body?.cancel().catch(() => undefined);
+    throw new SamlMetadataError(`The metadata URL answered ${response.status}${response.status >= 300 && response.status < 400 ? " (a redirect: give the final address)" : ""}`);
+  }
+  const body = await response.arrayBuffer().catch(() => null);
+  if (!body) throw new SamlMetadataError("The metadata could not be read");
+  if (body.byteLength > MAX_METADATA_BYTES) throw new SamlMetadataError(`The metadata is larger than ${MAX_METADATA_BYTES / 1024} KiB`);
+  return parseIdpMetadata(Buffer.from(body).toString("utf8"));
+}
+
+export interface SamlSettingsInput {
+  /** The identity provider's metadata, pasted; or its address, fetched when new or `refreshMetadata`. */
+  metadataXml?: string;
+  metadataUrl?: string;
+  refreshMetadata?: boolean;
+  /** Typed instead of metadata (ignored when metadata is given this time). */
+  idpEntityId?: string;
+  ssoUrl?: string;
+  idpCertificates?: string[];
+  signRequests: boolean;
+  allowSha1: boolean;
+  nameIdFormat: SamlNameIdFormat;
+  attributePreset: SamlAttributePreset;
+  /** For the `custom` preset. */
+  attributes?: Partial<SamlAttributeMapping>;
+}
+
+/**
+ * A SAML connection's settings and sealed SP key from `input`, keeping what `previous` had where
+ * the input says nothing (its SP key pair always, once made). Throws SamlSettingsError.
+ */
+export async function samlSettings(
+  service: Pick<Service, "fetch" | "config">,
+  connectionId: string,
+  input: SamlSettingsInput,
+  previous: { config: Record<string, unknown> | null; secretEncrypted: string | null } | null,
+  now: Date,
+): Promise<{ config: SamlConfig; secretEncrypted: string; newSpKey: boolean }> {
+  const before = previous ? samlConfigSchema.safeParse(previous.config) : null;
+  const old = before?.success && previous?.secretEncrypted ? before.data : null;
+
+  let idp: IdpMetadata | null = null;
+  if (input.metadataXml) {
+    try {
+      idp = parseIdpMetadata(input.metadataXml);
+    } catch (error) {
+      if (error instanceof SamlMetadataError) throw new SamlSettingsError("metadata_xml", error.message);
+      throw error;
+    }
+  } else if (input.metadataUrl && (input.refreshMetadata || input.metadataUrl !== old?.metadata_url)) {
+    try {
+      idp = await fetchIdpMetadata(service, input.metadataUrl);
+    } catch (error) {
+      if (error instanceof SamlMetadataError) throw new SamlSettingsError("metadata_url", error.message);
+      throw error;
+    }
+  }
+
+  const entityId = idp?.entityId ?? input.idpEntityId ?? old?.idp_entity_id;
+  if (!entityId) throw new SamlSettingsError("idp_entity_id", "Enter the identity provider's entity ID, or give its metadata");
+  const ssoUrl = idp?.ssoUrl ?? input.ssoUrl ?? old?.sso_url;
+  if (!ssoUrl) throw new SamlSettingsError("sso_url", "Enter the identity provider's single sign-on URL, or give its metadata");
+  try {
+    upstreamUrl(ssoUrl, "single sign-on URL");
+  } catch (error) {
+    throw new SamlSettingsError("sso_url", error instanceof Error ? error.message : "The single sign-on URL is not usable");
+  }
+  let certificates = idp?.certificates ?? null;
+  if (!certificates && input.idpCertificates?.length) {
+    certificates = input.idpCertificates.map((value) => {
+      const pem = certificatePem(value);
+      if (!pem) throw new SamlSettingsError("idp_certificate", "A signing certificate is not a valid X.509 certificate (paste its PEM or base64)");
+      return pem;
+    });
+  }
+  certificates ??= old?.idp_certificates ?? null;
+  if (!certificates?.length) throw new SamlSettingsError("idp_certificate", "Give the identity provider's signing certificate, or its metadata");
+  if (certificates.length > MAX_IDP_CERTIFICATES) throw new SamlSettingsError("idp_certificate", `At most ${MAX_IDP_CERTIFICATES} signing certificates (current and next)`);
+
+  const attributes = presetMapping(input.attributePreset, input.attributes);
+  let spCertificate = old?.sp_certificate ?? null;
+  let secretEncrypted = old ? previous!.secretEncrypted! : null;
+  const newSpKey = !spCertificate || !secretEncrypted;
+  if (newSpKey) {
+    const pair = generateSpKeyPair(`Latchkey SAML ${connectionId}`, now);
+    spCertificate = pair.certificatePem;
+    secretEncrypted = encryptSecret(service.config.masterKey, pair.privateKeyPem, connectionSecretPurpose(connectionId));
+  }
+  const parsed = samlConfigSchema.safeParse({
+    idp_entity_id: entityId,
+    sso_url: ssoUrl,
+    idp_certificates: certificates,
+    metadata_url: input.metadataUrl ?? null,
+    sign_requests: input.signRequests,
+    allow_sha1: input.allowSha1,
+    name_id_format: input.nameIdFormat,
+    attribute_preset: input.attributePreset,
+    attributes,
+    sp_certificate: spCertificate,
+  });
+  if (!parsed.success) throw new SamlSettingsError("attributes", parsed.error.issues[0]?.message ?? "The settings are not valid");
+  return { config: parsed.data, secretEncrypted: secretEncrypted!, newSpKey };
+}
 
 /** Records an accepted assertion's ID until `until`; false when it was recorded before (a replay). */
 export async function firstUseOfAssertion(ctx: EndpointContext, connectionId: string, assertionId: string, until: Date): Promise<boolean> {

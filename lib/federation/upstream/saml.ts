@@ -8,6 +8,8 @@
  * - a signed Response or a signed Assertion, by this connection's certificates only, and only the
  *   signed element read (node-saml: the verified bytes, one assertion, wrapping refused);
  * - no SHA-1 in any signature or digest unless the connection allows it (node-saml accepts it);
+ * - a Success status (node-saml reads an assertion whatever the status), no RSA PKCS#1 v1.5 key
+ *   transport or 3DES (xml-encryption decrypts them);
  * - `Issuer` is the identity provider's entity ID; `Audience` is this connection's SP entity ID;
  * - `Destination` (when sent) and the bearer confirmation's `Recipient` are this connection's ACS;
  * - `InResponseTo` (Response and confirmation) is the pending round trip's request ID;
@@ -33,6 +35,9 @@ const ASSERTION = "urn:oasis:names:tc:SAML:2.0:assertion";
 const PROTOCOL = "urn:oasis:names:tc:SAML:2.0:protocol";
 const DS = "http://www.w3.org/2000/09/xmldsig#";
 const BEARER = "urn:oasis:names:tc:SAML:2.0:cm:bearer";
+const XENC = "http://www.w3.org/2001/04/xmlenc#";
+const SUCCESS = "urn:oasis:names:tc:SAML:2.0:status:Success";
+const WEAK_ENCRYPTION = ["http://www.w3.org/2001/04/xmlenc#rsa-1_5", "http://www.w3.org/2001/04/xmlenc#tripledes-cbc"];
 const SHA1 = ["http://www.w3.org/2000/09/xmldsig#rsa-sha1", "http://www.w3.org/2000/09/xmldsig#sha1", "http://www.w3.org/2000/09/xmldsig#dsa-sha1"];
 
 /** AuthnContextClassRef values that mean more than one factor (counted only when the connection trusts its upstream's MFA). */
@@ -179,6 +184,14 @@ export async function completeSaml(provider: UpstreamProvider, call: UpstreamCal
     }
     if (used.some((algorithm) => SHA1.includes(algorithm))) throw invalid("The response is signed with SHA-1, which this connection does not allow");
   }
+
+  // node-saml reads an assertion whatever the status says; only a successful response signs anyone in.
+  const status = first(root, PROTOCOL, "StatusCode");
+  if (status?.getAttribute("Value") !== SUCCESS) throw new FederationError("upstream_denied", `The identity provider answered with status ${status?.getAttribute("Value") || "missing"}`);
+  // Key transport and ciphers with known breaks (RSA PKCS#1 v1.5, 3DES) are refused; node-saml would decrypt them.
+  const ciphers = elements(doc, XENC, "EncryptionMethod").map((e) => e.getAttribute("Algorithm") ?? "");
+  const weak = ciphers.find((algorithm) => WEAK_ENCRYPTION.includes(algorithm));
+  if (weak) throw invalid(`The assertion is encrypted with ${weak}, which is not accepted (use RSA-OAEP and AES)`);
 
   const destination = root.getAttribute("Destination");
   if (destination && destination !== endpoints.acs) throw invalid(`Destination is ${destination}, not this connection's ACS`);

@@ -64,8 +64,12 @@ export interface ResponseOptions {
   sha1?: boolean;
   /** Sign with this key pair instead of the identity provider's own. */
   signingKey?: { privateKeyPem: string; certificatePem: string };
-  /** Encrypt the assertion to this certificate (the SP's). */
+  /** Encrypt the assertion to this certificate (the SP's), with RSA-OAEP and AES-256-GCM unless told otherwise. */
   encryptTo?: string;
+  keyTransport?: string;
+  cipher?: string;
+  /** The top-level StatusCode (default Success). */
+  status?: string;
   /** Turn the signed response into something else before it is posted. */
   tamper?: (xml: string) => string;
 }
@@ -82,11 +86,17 @@ function sign(xml: string, element: "Assertion" | "Response", key: { privateKeyP
   return sig.getSignedXml();
 }
 
-function encryptTo(assertion: string, certificatePem: string): Promise<string> {
+function encryptTo(assertion: string, certificatePem: string, keyTransport?: string, cipher?: string): Promise<string> {
   return new Promise((resolve, reject) =>
     encrypt(
       assertion,
-      { rsa_pub: certificatePem, pem: certificatePem, encryptionAlgorithm: "http://www.w3.org/2009/xmlenc11#aes256-gcm", keyEncryptionAlgorithm: "http://www.w3.org/2001/04/xmlenc#rsa-oaep-mgf1p", warnInsecureAlgorithm: false },
+      {
+        rsa_pub: certificatePem,
+        pem: certificatePem,
+        encryptionAlgorithm: (cipher ?? "http://www.w3.org/2009/xmlenc11#aes256-gcm") as Parameters<typeof encrypt>[1]["encryptionAlgorithm"],
+        keyEncryptionAlgorithm: (keyTransport ?? "http://www.w3.org/2001/04/xmlenc#rsa-oaep-mgf1p") as Parameters<typeof encrypt>[1]["keyEncryptionAlgorithm"],
+        warnInsecureAlgorithm: false,
+      },
       (error, result) => (error ? reject(error) : resolve(result)),
     ),
   );
@@ -126,11 +136,11 @@ export function samlIdpStandin(entityId = "https://idp.acme.test/saml"): SamlIdp
       const signer = o.signingKey ?? key;
       const mode = o.sign ?? "assertion";
       let signedAssertion = mode === "assertion" || mode === "both" ? sign(assertion, "Assertion", signer, !!o.sha1) : assertion;
-      if (o.encryptTo) signedAssertion = `<saml:EncryptedAssertion xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion">${await encryptTo(signedAssertion, o.encryptTo)}</saml:EncryptedAssertion>`;
+      if (o.encryptTo) signedAssertion = `<saml:EncryptedAssertion xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion">${await encryptTo(signedAssertion, o.encryptTo, o.keyTransport, o.cipher)}</saml:EncryptedAssertion>`;
       let xml =
         `<samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="${id()}" Version="2.0" IssueInstant="${now.toISOString()}"` +
         `${destination === null ? "" : ` Destination="${esc(destination)}"`}${inResponseTo === null ? "" : ` InResponseTo="${esc(inResponseTo)}"`}>` +
-        `<saml:Issuer>${esc(issuer)}</saml:Issuer><samlp:Status><samlp:StatusCode Value="urn:oasis:names:tc:SAML:2.0:status:Success"/></samlp:Status>${signedAssertion}</samlp:Response>`;
+        `<saml:Issuer>${esc(issuer)}</saml:Issuer><samlp:Status><samlp:StatusCode Value="${o.status ?? "urn:oasis:names:tc:SAML:2.0:status:Success"}"/></samlp:Status>${signedAssertion}</samlp:Response>`;
       if (mode === "response" || mode === "both") xml = sign(xml, "Response", signer, !!o.sha1);
       if (o.tamper) xml = o.tamper(xml);
       return { SAMLResponse: Buffer.from(xml, "utf8").toString("base64"), RelayState: request.relayState, xml };

@@ -292,6 +292,15 @@ describe("what the ACS refuses", () => {
     }
   });
 
+  it("an assertion encrypted with RSA PKCS#1 v1.5 or 3DES, and a response whose status is not Success", async () => {
+    const { acs } = await signIn("mallory", { encryptTo: connection.spCertificatePem, keyTransport: "http://www.w3.org/2001/04/xmlenc#rsa-1_5" });
+    await expectRefused(acs, /rsa-1_5/);
+    const tripleDes = await signIn("mallory", { encryptTo: connection.spCertificatePem, cipher: "http://www.w3.org/2001/04/xmlenc#tripledes-cbc" });
+    await expectRefused(tripleDes.acs, /tripledes/);
+    const failed = await signIn("mallory", { status: "urn:oasis:names:tc:SAML:2.0:status:Responder" });
+    await expectRefused(failed.acs, /status urn:oasis:names:tc:SAML:2.0:status:Responder/, "federation_denied");
+  });
+
   it("a malformed or oversized body", async () => {
     const { request } = await toIdp("mallory@acme.test");
     const relay = request.relayState!;
