@@ -23,7 +23,8 @@ interface Outcome {
   stderr: string;
 }
 
-function serverStore(): Record<string, string | undefined> {
+/** The e2e server's data store and master key, as e2e/serve.mjs publishes them. */
+export function serverStore(): Record<string, string | undefined> {
   const file = path.join(process.cwd(), ".test-data", `e2e-server-${LATCHKEY_PORT}.json`);
   return (JSON.parse(readFileSync(file, "utf8")) as { env: Record<string, string | undefined> }).env;
 }
