@@ -7,11 +7,10 @@
  */
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
-import { parseMasterKey } from "../lib/config";
 import { DEMO_USER, demoWorkspace } from "../lib/workspaces/demo";
 import { LATCHKEY_PORT } from "./env";
 import { demoHostedSignIn } from "./demo-sign-in";
-import { importWorkspace, serverStore, type ExportedWorkspace } from "./federation-admin";
+import { importWorkspace, serverMasterKey, type ExportedWorkspace } from "./federation-admin";
 
 const BASE = `http://localhost:${LATCHKEY_PORT}`;
 
@@ -22,7 +21,7 @@ async function accessibilityViolations(page: Page): Promise<string[]> {
 }
 
 test.beforeAll(async () => {
-  await importWorkspace(demoWorkspace(BASE, parseMasterKey(serverStore().MASTER_KEY!)) as unknown as ExportedWorkspace);
+  await importWorkspace(demoWorkspace(BASE, serverMasterKey()) as unknown as ExportedWorkspace);
 });
 
 test("landing page → demo application: sign in, see the claims, UserInfo and session check, refresh, sign out, revoke", async ({ page }) => {
