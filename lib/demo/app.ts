@@ -24,9 +24,9 @@
  *
  * Tokens stay on the server: each browser has a random id in an HttpOnly, SameSite=Lax cookie
  * scoped to {base}, keying an in-memory record (transaction, tokens, pending handoff launches, the
- * last events). Nothing
- * survives a restart, and with several server processes (WEB_CONCURRENCY) a browser may reach
- * one that does not know it: it is a demo, a real application keeps sessions in its own store.
+ * last events). Nothing survives a restart, and with several server processes (WEB_CONCURRENCY) a
+ * browser may reach one that does not know it: it is a demo, a real application keeps sessions in
+ * its own store.
  * Every POST must come from this application's own pages (lib/http/guards.ts sameOriginRequest):
  * that is its CSRF proof.
  *
