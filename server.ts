@@ -158,6 +158,7 @@ async function primary(config: Config) {
     console.log(`  Demo clients:    ${demoClientsLine()}`);
     if (demo.webSecret) console.log(`  demo-web secret: ${demo.webSecret}   (shown once; rotate with: npm run latchkey -- secret rotate demo demo-web)`);
   }
+  if (demo.added?.length) console.log(`  Demo clients ${demo.added.join(", ")} added: the demo application now signs in with them and opens Security settings through the account-security backend handoff.`);
   const repointedApp = demo.repointed?.filter((id) => id !== DEMO_WEB_CLIENT_ID) ?? [];
   if (repointedApp.length) console.log(`  Demo clients ${repointedApp.join(", ")} now return to ${config.publicUrl}${DEMO_BASE_PATH}/callback (the demo application).`);
   if (demo.repointed?.includes(DEMO_WEB_CLIENT_ID)) console.log(`  Demo client ${DEMO_WEB_CLIENT_ID} now registers the integration guide's ${DEMO_WEB_URIS.callback} and ${DEMO_WEB_URIS.signedOut}, and offline_access.`);

@@ -7,6 +7,7 @@
 import { execFile } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { parseMasterKey } from "../lib/config";
 import { LATCHKEY_PORT } from "./env";
 
 /** The parts of an exported workspace file the federation spec reads or changes. */
@@ -26,6 +27,12 @@ interface Outcome {
 function serverStore(): Record<string, string | undefined> {
   const file = path.join(process.cwd(), ".test-data", `e2e-server-${LATCHKEY_PORT}.json`);
   return (JSON.parse(readFileSync(file, "utf8")) as { env: Record<string, string | undefined> }).env;
+}
+
+/** The e2e server's master key: MASTER_KEY, or with the embedded database the key file it generated in its data directory. */
+export function serverMasterKey(): Buffer {
+  const store = serverStore();
+  return parseMasterKey(store.MASTER_KEY || readFileSync(path.join(store.DATA_DIR!, "master.key"), "utf8"));
 }
 
 async function latchkey(argv: string[], stdin = ""): Promise<Outcome> {

@@ -88,6 +88,11 @@ test("npm start on a fresh data directory: the demo sign-in, the console setup l
     await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await demoHostedSignIn(page, BASE);
     await expect(page.getByRole("heading", { level: 1 })).toHaveText("Signed in as Demo User");
+    // Security settings, through the backend handoff with the secret the first start derived: one click to the portal.
+    await expect(page.locator(`form[action="/demo/account-security/start"]`)).toHaveCount(1);
+    await page.getByRole("button", { name: "Security settings" }).click();
+    await expect(page).toHaveURL(`${BASE}/t/demo/account`);
+    await expect(page.getByRole("link", { name: "Back to Demo application" })).toHaveAttribute("href", `${BASE}/demo`);
 
     // The printed one-time link opens the setup form.
     await page.goto(setupUrl!);

@@ -5,26 +5,43 @@
  *
  *   GET  {base}            signed out: the sign-in buttons; signed in: the user, the ID token's
  *                          claims, UserInfo's answer, the session check's answer, and the buttons
- *                          (with "Security settings", the account-security portal's direct link,
- *                          when the application offers the portal)
+ *                          (with "Security settings" when the application offers the
+ *                          account-security portal: the backend handoff, see below)
  *   POST {base}/start      code flow with PKCE, state and nonce (field `app`: "standard" or "mfa")
  *   GET  {callback path}   the registered redirect URI: the transaction consumed once, the code exchanged
  *   POST {base}/refresh    refresh grant (the refresh token rotates)
  *   POST {base}/revoke     revokes the refresh token (the grant ends; the hosted session does not)
  *   POST {base}/logout     ends the local session, then hosted logout back to {base}
+ *   POST {base}/account-security/start
+ *                          "Security settings": the backend handoff's start route (SPEC.md "Customer
+ *                          backend routes in the handoff"): a pending record under a fresh state,
+ *                          `launch` with the user's access token, 303 to the launch URL
+ *   GET  {handoff callback path}
+ *                          the registered handoff callback: challenge, state and intent checked
+ *                          against the pending record, taken once for this browser; `approve`; 303
+ *                          to the completion URL. The portal's way back (`return_uri`) is {base}.
  *   GET  {base}/style.css  the stylesheet (pages carry no inline style or script)
  *
  * Tokens stay on the server: each browser has a random id in an HttpOnly, SameSite=Lax cookie
- * scoped to {base}, keying an in-memory record (transaction, tokens, the last events). Nothing
- * survives a restart, and with several server processes (WEB_CONCURRENCY) a browser may reach
- * one that does not know it: it is a demo, a real application keeps sessions in its own store.
- * Every POST must come from this application's own pages (lib/http/guards.ts sameOriginRequest).
+ * scoped to {base}, keying an in-memory record (transaction, tokens, pending handoff launches, the
+ * last events). Nothing survives a restart, and with several server processes (WEB_CONCURRENCY) a
+ * browser may reach one that does not know it: it is a demo, a real application keeps sessions in
+ * its own store.
+ * Every POST must come from this application's own pages (lib/http/guards.ts sameOriginRequest):
+ * that is its CSRF proof.
+ *
+ * "Security settings" is the account-security backend handoff (./handoff.ts) for a confidential
+ * registration; it registers the handoff's destinations itself when they are not saved yet, as a
+ * customer server does before its first launch. Only when that is impossible (a public
+ * registration, or a refused configuration) is the button the portal's direct link, and the page
+ * says why.
  */
 import { createHash, randomBytes } from "node:crypto";
 import { parseCookieHeader } from "../http/cookies";
 import { sameOriginRequest } from "../http/guards";
 import { SECURITY_HEADERS } from "../http/security-headers";
 import { escapeHtml as esc } from "../hosted/html";
+import { exactQuery, expiryTime, handoffCall, LAUNCH_TTL_MS, newLaunchState, putPendingLaunch, takePendingLaunch, type PendingLaunch } from "./handoff";
 import * as latchkey from "./latchkey";
 import type { Latchkey, Registration, SignedIn, Transaction } from "./latchkey";
 import { DEMO_STYLESHEET } from "./style";
@@ -43,19 +60,31 @@ export interface DemoAppOptions {
   /** Why the application cannot sign anyone in right now (asked on every request), or null. */
   unavailable?: () => Promise<string | null>;
   /**
-   * Whether the signed-in application offers Latchkey's account-security portal (asked when the
-   * signed-in page is drawn): then the page has a "Security settings" button, the portal's direct
-   * link for this client (docs/account-security.md). Absent: no button.
+   * Latchkey's account-security portal (docs/account-security.md). `status` is asked when the
+   * signed-in page is drawn; `callbackUri` (a route of this application, on its origin) and
+   * `returnUri` are the handoff destinations it registers. Absent: no "Security settings".
    */
-  offersPortal?: (clientId: string) => Promise<boolean>;
+  portal?: {
+    status: (clientId: string) => Promise<PortalStatus>;
+    callbackUri: string;
+    returnUri: string;
+  };
   /** Discovery (the guide's `connect`); replaceable in tests. */
   connect?: (registration: Registration) => Promise<Latchkey>;
+}
+
+/** Whether an application offers the portal, and the handoff configuration it has saved (nulls when none). */
+export interface PortalStatus {
+  offered: boolean;
+  saved: { callbackUri: string | null; returnUri: string | null; version: number };
 }
 
 interface BrowserState {
   seenAt: number;
   transaction?: { kind: DemoAppKind; value: Transaction; expiresAt: number };
   session?: { kind: DemoAppKind; signedIn: SignedIn; revoked: boolean; refreshes: number };
+  /** Pending handoff launches of this browser, by state. */
+  launches: Map<string, PendingLaunch<DemoAppKind>>;
   /** What the last actions did, newest first, shown on the next page. */
   events: string[];
 }
@@ -86,6 +115,7 @@ export function createDemoApp(options: DemoAppOptions): (request: Request) => Pr
   const connect = options.connect ?? latchkey.connect;
   const connections = new Map<DemoAppKind, Promise<Latchkey>>();
   const callbackPath = new URL(options.registrations.standard.redirectUri).pathname;
+  const handoffCallbackPath = options.portal ? new URL(options.portal.callbackUri).pathname : null;
 
   /** Discovery once per registration; a failure is not kept, so the next request tries again. */
   function connection(kind: DemoAppKind): Promise<Latchkey> {
@@ -112,7 +142,7 @@ export function createDemoApp(options: DemoAppOptions): (request: Request) => Pr
       return { id: id!, state: known, fresh: false };
     }
     if (id && known) browsers.delete(id);
-    const state: BrowserState = { seenAt: now, events: [] };
+    const state: BrowserState = { seenAt: now, events: [], launches: new Map() };
     const fresh = randomBytes(32).toString("base64url");
     browsers.set(fresh, state);
     while (browsers.size > MAX_BROWSERS) browsers.delete(browsers.keys().next().value!);
@@ -170,7 +200,7 @@ ${events}
     const check = await latchkey.sessionCheck(lk, signedIn).catch((error: unknown) => ({ status: 0, body: { error: errorText(error) } }));
     const valid = await latchkey.checkSession(lk, signedIn);
     const name = typeof signedIn.userinfo.name === "string" ? signedIn.userinfo.name : typeof signedIn.claims.name === "string" ? signedIn.claims.name : "";
-    const security = options.offersPortal ? await securitySettings(lk.registration, await options.offersPortal(lk.registration.clientId)) : "";
+    const security = options.portal ? securitySettings(base, lk.registration, await portalEntry(lk.registration)) : "";
     const email = typeof signedIn.userinfo.email === "string" ? signedIn.userinfo.email : "";
     return page(
       200,
@@ -286,6 +316,116 @@ ${security}
     return redirect(latchkey.logoutUrl(lk).href, browser);
   }
 
+  /** How the signed-in page opens the portal for this registration: not at all, the backend handoff, or the direct link (and why). */
+  async function portalEntry(registration: Registration): Promise<PortalEntry> {
+    const portal = options.portal!;
+    const status = await portal.status(registration.clientId);
+    if (!status.offered) return { kind: "off" };
+    if (registration.clientSecret === null) return { kind: "direct", why: "this is a public application (no client secret), and only confidential ones can use it" };
+    const registered = (s: PortalStatus) => s.saved.callbackUri === portal.callbackUri && s.saved.returnUri === portal.returnUri;
+    if (registered(status)) return { kind: "handoff" };
+    // Not registered yet, or for other addresses: register them, as a customer server does before its first launch.
+    const answer = await handoffCall(registration, "configuration", { callback_uri: portal.callbackUri, return_uri: portal.returnUri, version: status.saved.version });
+    if (answer.ok) return { kind: "handoff" };
+    // A stale version: another process registered meanwhile, which is fine when it registered the same.
+    if (answer.code === "VERSION_CONFLICT" && registered(await portal.status(registration.clientId))) return { kind: "handoff" };
+    const refusal = `HTTP ${answer.status}${answer.code ? ` ${answer.code}` : ""}`;
+    console.error(`[latchkey] demo application: the handoff configuration of ${registration.clientId} was refused (${refusal})`);
+    return { kind: "direct", why: `Latchkey refused its handoff configuration (${refusal})` };
+  }
+
+  /**
+   * The user's access token for this browser's sign-in, refreshed first when it expires within 30
+   * seconds; null when the refresh fails, which ends the local session (as the guide says).
+   */
+  async function currentAccessToken(state: BrowserState, lk: Latchkey): Promise<string | null> {
+    const session = state.session!;
+    if (session.signedIn.accessTokenExpiresAt - Date.now() > 30_000) return session.signedIn.accessToken;
+    try {
+      session.signedIn = await latchkey.refresh(lk, session.signedIn);
+      session.refreshes += 1;
+      note(state, "Refreshed the tokens first: the access token was about to expire.");
+      return session.signedIn.accessToken;
+    } catch (error) {
+      delete state.session;
+      note(state, `Refresh refused (${errorText(error)}), so the application ended its session: sign in again.`);
+      return null;
+    }
+  }
+
+  /** Latchkey no longer accepts the sign-in behind the token: end the local session. */
+  function signInAgain(state: BrowserState): void {
+    delete state.session;
+    note(state, "Latchkey answered REAUTHENTICATION_REQUIRED (the sign-in behind the access token has ended), so the application ended its session: sign in again.");
+  }
+
+  /** POST {base}/account-security/start: "Security settings", the handoff's start route. */
+  async function securityStart(request: Request): Promise<Response> {
+    const browser = browserOf(request);
+    const { state } = browser;
+    const session = state.session;
+    if (!session) return redirect(base, browser);
+    const lk = await connection(session.kind);
+    const token = await currentAccessToken(state, lk);
+    if (!token) return redirect(base, browser);
+    const launchState = newLaunchState();
+    const now = Date.now();
+    const pending: PendingLaunch<DemoAppKind> = { kind: session.kind, sub: session.signedIn.sub, intent: null, expiresAt: now + LAUNCH_TTL_MS };
+    putPendingLaunch(state.launches, launchState, pending, now);
+    const launch = await handoffCall(lk.registration, "launch", { user_token: token, state: launchState });
+    if (!launch.ok) {
+      state.launches.delete(launchState);
+      if (launch.code === "REAUTHENTICATION_REQUIRED") signInAgain(state);
+      else note(state, `Security settings could not be opened: Latchkey's launch answered HTTP ${launch.status}${launch.code ? ` ${launch.code}` : ""}.`);
+      return redirect(base, browser);
+    }
+    const { launch_url: launchUrl, intent } = launch.body;
+    const expiresAt = expiryTime(launch.body.expires_at);
+    // Only ever to the pinned issuer.
+    if (typeof launchUrl !== "string" || !launchUrl.startsWith(`${lk.registration.issuer.href}/`) || typeof intent !== "string" || expiresAt === null) {
+      state.launches.delete(launchState);
+      note(state, "Security settings could not be opened: Latchkey's launch answer was not understood.");
+      return redirect(base, browser);
+    }
+    pending.intent = intent;
+    pending.expiresAt = Math.min(pending.expiresAt, expiresAt);
+    note(state, "Security settings: the application's server started a backend handoff (launch, with its client secret and your access token, server to server) and sent your browser to the launch URL.");
+    return redirect(launchUrl, browser);
+  }
+
+  /** GET the registered handoff callback. */
+  async function securityCallback(request: Request): Promise<Response> {
+    const browser = browserOf(request);
+    const { state } = browser;
+    const fail = (text: string) => page(400, "Security settings not opened", `<h1>Security settings not opened</h1><p>${text}</p>${back(base)}`, browser);
+    const query = exactQuery(new URL(request.url).searchParams, ["challenge", "state", "intent"]);
+    if (!query) return fail("The handoff callback must carry exactly <code>challenge</code>, <code>state</code> and <code>intent</code>, once each.");
+    // Taken first, once, and only from this browser's own records.
+    const pending = takePendingLaunch(state.launches, query.state);
+    if (!pending) {
+      return fail("No security-settings launch of this browser matches this callback: it was already used, it is more than 2 minutes old, or it was started in another browser. Open Security settings again.");
+    }
+    const session = state.session;
+    if (!session || session.kind !== pending.kind || session.signedIn.sub !== pending.sub || pending.intent === null || pending.intent !== query.intent) {
+      return fail("This callback does not belong to the sign-in that started the launch (another user, another sign-in or another intent), so it was refused.");
+    }
+    const lk = await connection(session.kind);
+    const token = await currentAccessToken(state, lk);
+    if (!token) return redirect(base, browser);
+    const approval = await handoffCall(lk.registration, "approve", { user_token: token, challenge: query.challenge, state: query.state });
+    if (!approval.ok) {
+      if (approval.code === "REAUTHENTICATION_REQUIRED") {
+        signInAgain(state);
+        return redirect(base, browser);
+      }
+      return fail(`Latchkey did not approve the handoff (HTTP ${approval.status}${approval.code ? ` <code>${esc(approval.code)}</code>` : ""}). Open Security settings again.`);
+    }
+    const completionUrl = approval.body.completion_url;
+    if (typeof completionUrl !== "string" || !completionUrl.startsWith(`${lk.registration.issuer.href}/`)) return fail("Latchkey's approval was not understood.");
+    note(state, "Security settings: Latchkey sent your browser back with a challenge, the application's server approved it (approve) and sent you on to the portal.");
+    return redirect(completionUrl, browser);
+  }
+
   return async (request) => {
     const url = new URL(request.url);
     const path = url.pathname.replace(/\/$/, "") || "/";
@@ -295,6 +435,11 @@ ${security}
         return new Response(DEMO_STYLESHEET, { headers: { ...SECURITY_HEADERS, "content-type": "text/css; charset=utf-8", "cache-control": "public, max-age=300" } });
       }
       if (method === "GET" && path === callbackPath) return await callback(request);
+      if (method === "GET" && path === handoffCallbackPath) return await securityCallback(request);
+      if (method === "POST" && options.portal && path === `${base}/account-security/start`) {
+        if (!sameOriginRequest(request, options.origin)) return page(403, "Refused", `<h1>Refused</h1><p>This form was not sent from this application's own page.</p>${back(base)}`);
+        return await securityStart(request);
+      }
       if (method === "GET" && (path === (base || "/") || path === new URL(options.registrations.standard.signedOutUri).pathname.replace(/\/$/, ""))) return await home(request);
       if (method === "POST" && path === `${base}/start`) {
         if (!sameOriginRequest(request, options.origin)) return page(403, "Refused", `<h1>Refused</h1><p>This form was not sent from this application's own page.</p>${back(base)}`);
@@ -311,19 +456,27 @@ ${security}
   };
 }
 
+type PortalEntry = { kind: "off" } | { kind: "handoff" } | { kind: "direct"; why: string };
+
 /**
- * The "Security settings" section: the portal's direct link for this client, a plain GET to the
- * issuer (no state to keep: the portal opens on the user's hosted session, or asks them to sign
- * in, and never signs anyone in to this application). The portal's "Back to …" comes back to the
- * application's registered home page.
+ * The "Security settings" section. The backend handoff: a form post to this application's start
+ * route. The direct link (only when the handoff is not possible): a plain GET to the issuer, which
+ * opens the portal on the user's hosted session, or asks them to sign in, and never signs anyone
+ * in to this application. Either way the portal's "Back to …" comes back to {base}.
  */
-function securitySettings(registration: Registration, offered: boolean): string {
+function securitySettings(base: string, registration: Registration, entry: PortalEntry): string {
   const heading = `<h2 id="security">Security settings</h2>`;
-  if (!offered) {
+  if (entry.kind === "off") {
     return `<section aria-labelledby="security">${heading}<p>Latchkey's account-security portal is switched off for <code>${esc(registration.clientId)}</code>: an operator switches it on in the console (the application's page, "Offer the account-security portal").</p></section>`;
   }
+  const what = "Passkeys, authenticator apps, security keys, recovery codes and the applications signed in as you, on Latchkey's account-security portal";
+  if (entry.kind === "handoff") {
+    return `<section aria-labelledby="security">${heading}
+<p>${what}. The button is the backend handoff: this application's server asks Latchkey for a launch with its client secret and your access token (server to server, <code>${esc(registration.issuer.href)}/auth/account/launch</code>) and sends your browser to it, where your Latchkey sign-in opens the portal.</p>
+<div class="actions"><form method="post" action="${base}/account-security/start"><button type="submit">Security settings</button></form></div></section>`;
+  }
   return `<section aria-labelledby="security">${heading}
-<p>Passkeys, authenticator apps, security keys, recovery codes and the applications signed in as you, on Latchkey's account-security portal (<code>${esc(registration.issuer.href)}/auth/account</code>).</p>
+<p>${what}. The backend handoff is not available: ${esc(entry.why)}. So the button is the portal's direct link instead (<code>${esc(registration.issuer.href)}/auth/account</code>).</p>
 <div class="actions"><form method="get" action="${esc(registration.issuer.href)}/auth/account"><input type="hidden" name="client_id" value="${esc(registration.clientId)}"><button type="submit">Security settings</button></form></div></section>`;
 }
 

@@ -1,9 +1,10 @@
 /**
  * The demo application this server offers at /demo: lib/demo/app.ts signing in to the demo
- * workspace (lib/workspaces/demo.ts) with its public clients `demo-spa` and `demo-spa-mfa`, over
- * HTTP at PUBLIC_URL like any other relying party. Bound twice, so both answer alike: server.ts
- * dispatches /demo before Next (demoNodeHandler), and app/demo/[[...path]]/route.ts binds the
- * same handler for `next dev`.
+ * workspace (lib/workspaces/demo.ts) with its confidential clients `demo-app` and `demo-app-mfa`,
+ * over HTTP at PUBLIC_URL like any other relying party. Their secrets are derived from the master
+ * key when the handler is made (demoAppSecret) and kept only in memory. Bound twice, so both
+ * answer alike: server.ts dispatches /demo before Next (demoNodeHandler), and
+ * app/demo/[[...path]]/route.ts binds the same handler for `next dev`.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { and, eq } from "drizzle-orm";
@@ -12,7 +13,7 @@ import { offersPortal } from "../account-security/portal-session";
 import { nodeRequest } from "../http/node-request";
 import { writeResponse, type NodeHandler } from "../server/node-server";
 import type { Service } from "../service";
-import { DEMO_MFA_CLIENT_ID, DEMO_SPA_CLIENT_ID, DEMO_USER, DEMO_WORKSPACE_ID, demoAppUris, demoSignInStillWorks } from "../workspaces/demo";
+import { DEMO_APP_CLIENT_ID, DEMO_APP_MFA_CLIENT_ID, DEMO_USER, DEMO_WORKSPACE_ID, demoAppSecret, demoAppUris, demoSignInStillWorks } from "../workspaces/demo";
 import { createDemoApp } from "./app";
 import type { Registration } from "./latchkey";
 
@@ -29,12 +30,12 @@ const handlers = new WeakMap<Service, (request: Request) => Promise<Response>>()
 export function demoApplication(service: Service): (request: Request) => Promise<Response> {
   let handler = handlers.get(service);
   if (handler) return handler;
-  const { publicUrl } = service.config;
+  const { publicUrl, masterKey } = service.config;
   const uris = demoAppUris(publicUrl);
   const registration = (clientId: string): Registration => ({
     issuer: new URL(`${publicUrl}/t/${DEMO_WORKSPACE_ID}`),
     clientId,
-    clientSecret: null,
+    clientSecret: demoAppSecret(masterKey, clientId),
     redirectUri: uris.callback,
     signedOutUri: uris.home,
     scope: "openid email profile",
@@ -42,16 +43,29 @@ export function demoApplication(service: Service): (request: Request) => Promise
   handler = createDemoApp({
     origin: new URL(publicUrl).origin,
     basePath: DEMO_BASE_PATH,
-    registrations: { standard: registration(DEMO_SPA_CLIENT_ID), mfa: registration(DEMO_MFA_CLIENT_ID) },
+    registrations: { standard: registration(DEMO_APP_CLIENT_ID), mfa: registration(DEMO_APP_MFA_CLIENT_ID) },
     hint: async () => ((await demoSignInStillWorks(service.db)) ? `Sign in as ${DEMO_USER.email} with the password ${DEMO_USER.password}.` : null),
     unavailable: () => demoUnavailable(service),
-    offersPortal: async (clientId) => {
-      const [row] = await service.db
-        .select({ accountSecurity: clients.accountSecurity, active: clients.active, type: clients.type })
-        .from(clients)
-        .where(and(eq(clients.workspaceId, DEMO_WORKSPACE_ID), eq(clients.clientId, clientId)))
-        .limit(1);
-      return !!row && offersPortal(row);
+    portal: {
+      status: async (clientId) => {
+        const [row] = await service.db
+          .select({
+            accountSecurity: clients.accountSecurity,
+            active: clients.active,
+            type: clients.type,
+            callbackUri: clients.handoffCallbackUri,
+            returnUri: clients.handoffReturnUri,
+            version: clients.handoffVersion,
+          })
+          .from(clients)
+          .where(and(eq(clients.workspaceId, DEMO_WORKSPACE_ID), eq(clients.clientId, clientId)))
+          .limit(1);
+        if (!row) return { offered: false, saved: { callbackUri: null, returnUri: null, version: 0 } };
+        // The saved version stands in for the one a customer server would keep with its configuration.
+        return { offered: offersPortal(row), saved: { callbackUri: row.callbackUri, returnUri: row.returnUri, version: row.version } };
+      },
+      callbackUri: uris.handoffCallback,
+      returnUri: uris.home,
     },
   });
   handlers.set(service, handler);
@@ -60,14 +74,14 @@ export function demoApplication(service: Service): (request: Request) => Promise
 
 /**
  * Why the demo application cannot sign in, or null: no demo workspace (it is created only on a
- * first start with no other workspace), or `demo-spa` disabled or no longer sending users back to
- * this server's /demo/callback.
+ * first start with no other workspace), or `demo-app` missing, disabled or no longer sending users
+ * back to this server's /demo/callback.
  */
 export async function demoUnavailable(service: Service): Promise<string | null> {
   const [row] = await service.db
     .select({ workspace: workspaces.id, active: clients.active, redirectUris: clients.redirectUris })
     .from(workspaces)
-    .leftJoin(clients, and(eq(clients.workspaceId, workspaces.id), eq(clients.clientId, DEMO_SPA_CLIENT_ID)))
+    .leftJoin(clients, and(eq(clients.workspaceId, workspaces.id), eq(clients.clientId, DEMO_APP_CLIENT_ID)))
     .where(eq(workspaces.id, DEMO_WORKSPACE_ID))
     .limit(1);
   if (!row) {
@@ -75,7 +89,7 @@ export async function demoUnavailable(service: Service): Promise<string | null> 
   }
   const callback = demoAppUris(service.config.publicUrl).callback;
   if (!row.active || !row.redirectUris?.includes(callback)) {
-    return `The demo workspace's application ${DEMO_SPA_CLIENT_ID} is disabled or no longer registers ${callback} as a redirect URI.`;
+    return `The demo workspace's application ${DEMO_APP_CLIENT_ID} is missing or disabled, or no longer registers ${callback} as a redirect URI.`;
   }
   return null;
 }

@@ -6,20 +6,38 @@ import { and, eq, inArray, ne } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import { clients, users, workspaces } from "../../db/schema";
 import { verifyPassword } from "../authn/password";
-import type { WorkspaceDocumentInput } from "./document";
+import { ensurePresetClientSecret, MAX_SECRET_LIFETIME_DAYS, SECRET_PREFIX } from "../clients/secrets";
+import { deriveKey, newId } from "../crypto";
+import { validateWorkspaceDocument, type WorkspaceDocumentInput } from "./document";
 import { importWorkspace, type ImportOptions } from "./file";
+import { applicationRow } from "./import/applications";
 
 export const DEMO_WORKSPACE_ID = "demo";
-export const DEMO_SPA_CLIENT_ID = "demo-spa";
+/** The demo application's client (its "Sign in"): confidential, so that it can use the account-security backend handoff. */
+export const DEMO_APP_CLIENT_ID = "demo-app";
+/** The same application requiring MFA ("Sign in with MFA required"). */
+export const DEMO_APP_MFA_CLIENT_ID = "demo-app-mfa";
 export const DEMO_WEB_CLIENT_ID = "demo-web";
-export const DEMO_MFA_CLIENT_ID = "demo-spa-mfa";
+/** The clients the demo application at /demo signs in with. */
+const DEMO_APP_CLIENT_IDS = [DEMO_APP_CLIENT_ID, DEMO_APP_MFA_CLIENT_ID] as const;
 
 /**
- * Where the demo application (lib/demo, served by this server at /demo) receives the sign-in and
- * where hosted logout returns: the redirect URIs of `demo-spa` and `demo-spa-mfa`.
+ * The demo application's addresses (lib/demo, served by this server at /demo): its home page (where
+ * hosted logout and the account-security portal return), its OAuth callback, and its callback of
+ * the account-security backend handoff.
  */
-export function demoAppUris(publicUrl: string): { home: string; callback: string } {
-  return { home: `${publicUrl}/demo`, callback: `${publicUrl}/demo/callback` };
+export function demoAppUris(publicUrl: string): { home: string; callback: string; handoffCallback: string } {
+  return { home: `${publicUrl}/demo`, callback: `${publicUrl}/demo/callback`, handoffCallback: `${publicUrl}/demo/account-security/callback` };
+}
+
+/**
+ * The client secret of the demo application's client `clientId`: derived from the master key
+ * (HKDF, a label of its own), so this server can authenticate as it without the secret being
+ * stored anywhere; the database holds only its hash, as for every client secret. Whoever holds
+ * the master key holds every secret of the installation already.
+ */
+export function demoAppSecret(masterKey: Buffer, clientId: string): string {
+  return SECRET_PREFIX + deriveKey(masterKey, `demo-application-client-secret:${clientId}`).toString("base64url");
 }
 
 /**
@@ -31,8 +49,31 @@ export const DEMO_WEB_URIS = { callback: "http://localhost:4000/auth/callback", 
 /** What earlier releases registered for demo-web, which the guide's code never used. */
 const FORMER_DEMO_WEB = { redirectUris: ["http://localhost:4000/callback"], postLogout: ["http://localhost:4000/"] };
 
-/** The demo workspace's file, its demo application's addresses under `publicUrl`. */
-export function demoWorkspace(publicUrl: string) {
+/** A client of the demo application at /demo, in the workspace file's terms. */
+function demoApp(clientId: string, name: string, app: ReturnType<typeof demoAppUris>, masterKey: Buffer | undefined) {
+  return {
+    client_id: clientId,
+    name,
+    type: "WEB_CONFIDENTIAL" as const,
+    redirect_uris: [app.callback],
+    post_logout_redirect_uris: [app.home],
+    // The account-security portal's "Back to Demo application" returns to /demo, not to the server's root.
+    home_uri: app.home,
+    allowed_origins: [],
+    identity_scopes: ["openid", "email", "profile"] as ("openid" | "email" | "profile")[],
+    account_security: true,
+    ...(masterKey ? { secret: demoAppSecret(masterKey, clientId) } : {}),
+    // The longest lifetime; each start adds it again once it has expired or was revoked.
+    secret_lifetime_days: MAX_SECRET_LIFETIME_DAYS,
+  };
+}
+
+/**
+ * The demo workspace's file, its demo application's addresses under `publicUrl`. With the master
+ * key, the demo application's clients carry their derived secrets (demoAppSecret); without it,
+ * the file only describes them.
+ */
+export function demoWorkspace(publicUrl: string, masterKey?: Buffer) {
   const app = demoAppUris(publicUrl);
   return {
     id: DEMO_WORKSPACE_ID,
@@ -40,33 +81,13 @@ export function demoWorkspace(publicUrl: string) {
     // Every way to sign in, and a passkey offered to those who have none.
     auth_policy: { first_factors: ["password", "email_otp", "passkey"], mfa: "off", passkey_enrollment: "offer", sign_up: false },
     applications: [
-      {
-        // The demo application at /demo signs in with this public client (PKCE, no secret).
-        client_id: DEMO_SPA_CLIENT_ID,
-        name: "Demo application",
-        type: "PUBLIC",
-        redirect_uris: [app.callback],
-        post_logout_redirect_uris: [app.home],
-        // The account-security portal's "Back to Demo application" returns to /demo, not to the server's root.
-        home_uri: app.home,
-        allowed_origins: [],
-        identity_scopes: ["openid", "email", "profile"],
-        account_security: true,
-      },
-      {
-        // The same application, registered again to show one that requires MFA: sign in with
-        // this client_id and the demo user is asked to enrol a second factor.
-        client_id: DEMO_MFA_CLIENT_ID,
-        name: "Demo application (MFA required)",
-        type: "PUBLIC",
-        redirect_uris: [app.callback],
-        post_logout_redirect_uris: [app.home],
-        home_uri: app.home,
-        allowed_origins: [],
-        identity_scopes: ["openid", "email", "profile"],
-        account_security: true,
-        auth_policy: { mfa: "required" },
-      },
+      // The demo application at /demo signs in with this confidential client; its secret is
+      // derived from the master key (demoAppSecret), and it opens "Security settings" through the
+      // account-security backend handoff.
+      demoApp(DEMO_APP_CLIENT_ID, "Demo application", app, masterKey),
+      // The same application, registered again to show one that requires MFA: sign in with this
+      // client_id and the demo user is asked to enrol a second factor.
+      { ...demoApp(DEMO_APP_MFA_CLIENT_ID, "Demo application (MFA required)", app, masterKey), auth_policy: { mfa: "required" as const } },
       {
         // The integration guide's application (docs/integration.md), on a port of its own: the
         // guide's code works with this registration unchanged (tests/docs/integration-guide.test.ts).
@@ -98,36 +119,43 @@ export function demoWorkspace(publicUrl: string) {
   } satisfies WorkspaceDocumentInput;
 }
 
-/** The demo's applications for the start-up message, e.g. "demo-spa (public, PKCE)". */
+/** The demo's applications for the start-up message, e.g. "demo-app (confidential)". */
 export function demoClientsLine(): string {
   return demoWorkspace("")
-    .applications.map((a) => `${a.client_id} (${a.type === "PUBLIC" ? "public, PKCE" : "confidential"}${"auth_policy" in a && a.auth_policy?.mfa === "required" ? ", MFA required" : ""})`)
+    .applications.map((a) => `${a.client_id} (confidential${"auth_policy" in a && a.auth_policy?.mfa === "required" ? ", MFA required" : ""})`)
     .join("  ");
 }
 
-/** The demo application's address in earlier releases, which nothing served. */
-const FORMER_DEMO_ORIGIN = "http://localhost:5173";
-
-/** A redirect URI the demo itself registered: the former one, or /demo/callback under some PUBLIC_URL. */
-const demoOwnedRedirect = (uri: string) => uri === `${FORMER_DEMO_ORIGIN}/callback` || /^https?:\/\/[^/]+\/demo\/callback$/.test(uri);
+/** A redirect URI the demo itself registered: /demo/callback under some PUBLIC_URL. */
+const demoOwnedRedirect = (uri: string) => /^https?:\/\/[^/]+\/demo\/callback$/.test(uri);
 
 /**
  * Imports the demo workspace when no workspace other than the operator ("system") workspace
  * exists. When this creates `demo-web`, its generated secret is returned so the start-up
- * message can print it once; it cannot be read back later.
+ * message can print it once; it cannot be read back later. (The demo application's own clients
+ * carry their derived secrets, demoAppSecret, which are never shown.)
  *
- * When the demo workspace exists already, its two demo-application clients are pointed at this
- * server's /demo (`publicUrl`) if they still carry only addresses the demo itself registered (an
- * earlier release's http://localhost:5173, or another PUBLIC_URL's /demo/callback), and demo-web
- * gets the integration guide's addresses and offline_access if it still has exactly an earlier
- * release's; addresses someone registered by hand are left alone. `repointed` names the clients changed.
+ * When the demo workspace exists already (an earlier start, perhaps of an earlier release):
+ * - the demo application's clients `demo-app` and `demo-app-mfa` are added when missing (releases
+ *   before them signed the demo in with the public clients `demo-spa` and `demo-spa-mfa`, which
+ *   stay as they are, unused); `added` names them. Their derived secrets are made active again
+ *   when they expired or were revoked;
+ * - those two are pointed at this server's /demo (`publicUrl`) when they still carry only the
+ *   /demo addresses of another PUBLIC_URL; addresses someone registered by hand are left alone;
+ * - demo-web gets the integration guide's addresses and offline_access if it still has exactly
+ *   an earlier release's.
+ * `repointed` names the clients changed.
  */
 export async function ensureDemoWorkspace(
   db: Database,
   opts: Pick<ImportOptions, "clock" | "masterKey"> & { publicUrl: string },
-): Promise<{ created: boolean; webSecret?: string; repointed?: string[] }> {
+): Promise<{ created: boolean; webSecret?: string; repointed?: string[]; added?: string[] }> {
   const [demo] = await db.select({ id: workspaces.id }).from(workspaces).where(eq(workspaces.id, DEMO_WORKSPACE_ID)).limit(1);
-  if (demo) return repointDemoApplication(db, opts);
+  if (demo) {
+    const added = await ensureDemoAppClients(db, opts);
+    const repointed = await repointDemoApplication(db, opts);
+    return { created: false, ...(repointed.length ? { repointed } : {}), ...(added.length ? { added } : {}) };
+  }
   const [other] = await db
     .select({ id: workspaces.id })
     .from(workspaces)
@@ -135,17 +163,52 @@ export async function ensureDemoWorkspace(
     .limit(1);
   if (other) return { created: false };
   const { clock, masterKey } = opts;
-  const result = await importWorkspace(db, demoWorkspace(opts.publicUrl), { clock, masterKey, generateSecrets: true });
+  const result = await importWorkspace(db, demoWorkspace(opts.publicUrl, masterKey), { clock, masterKey, generateSecrets: true });
   const webSecret = result.generatedSecrets?.find((s) => s.clientId === DEMO_WEB_CLIENT_ID)?.secret;
   return { created: result.created, ...(webSecret ? { webSecret } : {}) };
 }
 
-async function repointDemoApplication(db: Database, opts: Pick<ImportOptions, "clock"> & { publicUrl: string }): Promise<{ created: false; repointed?: string[] }> {
+/**
+ * The demo application's clients as the workspace file describes them: added when missing, and
+ * their derived secrets active (kept when they are; added again when expired or revoked). A client
+ * someone made public keeps no secret. Returns the client ids added.
+ */
+async function ensureDemoAppClients(db: Database, opts: Pick<ImportOptions, "clock" | "masterKey"> & { publicUrl: string }): Promise<string[]> {
+  const file = validateWorkspaceDocument(demoWorkspace(opts.publicUrl, opts.masterKey));
+  const existing = new Map(
+    (
+      await db
+        .select({ id: clients.id, clientId: clients.clientId, type: clients.type })
+        .from(clients)
+        .where(and(eq(clients.workspaceId, DEMO_WORKSPACE_ID), inArray(clients.clientId, [...DEMO_APP_CLIENT_IDS])))
+    ).map((row) => [row.clientId, row]),
+  );
+  const added: string[] = [];
+  for (const app of file.applications.filter((a) => (DEMO_APP_CLIENT_IDS as readonly string[]).includes(a.client_id))) {
+    let row = existing.get(app.client_id);
+    if (!row) {
+      const now = opts.clock.now();
+      const [inserted] = await db
+        .insert(clients)
+        .values({ id: newId(), workspaceId: DEMO_WORKSPACE_ID, clientId: app.client_id, ...applicationRow(app), createdAt: now, updatedAt: now })
+        .onConflictDoNothing()
+        .returning({ id: clients.id, clientId: clients.clientId, type: clients.type });
+      if (!inserted) continue; // another process added it
+      row = inserted;
+      added.push(app.client_id);
+    }
+    if (row.type !== "WEB_CONFIDENTIAL" || app.secret === undefined) continue;
+    await ensurePresetClientSecret(db, { clientPk: row.id, secret: app.secret, lifetimeDays: MAX_SECRET_LIFETIME_DAYS, clock: opts.clock });
+  }
+  return added;
+}
+
+async function repointDemoApplication(db: Database, opts: Pick<ImportOptions, "clock"> & { publicUrl: string }): Promise<string[]> {
   const app = demoAppUris(opts.publicUrl);
   const rows = await db
-    .select({ id: clients.id, clientId: clients.clientId, redirectUris: clients.redirectUris, postLogout: clients.postLogoutRedirectUris, origins: clients.allowedOrigins, scopes: clients.identityScopes, homeUri: clients.homeUri })
+    .select({ id: clients.id, clientId: clients.clientId, redirectUris: clients.redirectUris, postLogout: clients.postLogoutRedirectUris, scopes: clients.identityScopes })
     .from(clients)
-    .where(and(eq(clients.workspaceId, DEMO_WORKSPACE_ID), inArray(clients.clientId, [DEMO_SPA_CLIENT_ID, DEMO_MFA_CLIENT_ID, DEMO_WEB_CLIENT_ID])));
+    .where(and(eq(clients.workspaceId, DEMO_WORKSPACE_ID), inArray(clients.clientId, [...DEMO_APP_CLIENT_IDS, DEMO_WEB_CLIENT_ID])));
   const repointed: string[] = [];
   for (const row of rows) {
     if (row.clientId === DEMO_WEB_CLIENT_ID) {
@@ -164,25 +227,15 @@ async function repointDemoApplication(db: Database, opts: Pick<ImportOptions, "c
       repointed.push(row.clientId);
       continue;
     }
-    if (row.homeUri === null && sameList(row.redirectUris, [app.callback])) {
-      // Registered before home pages were: the portal's way back goes to /demo rather than the server's root.
-      await db.update(clients).set({ homeUri: app.home, updatedAt: opts.clock.now() }).where(eq(clients.id, row.id));
-      continue;
-    }
     if (row.redirectUris.includes(app.callback) || row.redirectUris.length === 0 || !row.redirectUris.every(demoOwnedRedirect)) continue;
+    // The handoff destinations follow by themselves: the demo application registers them again (lib/demo/app.ts).
     await db
       .update(clients)
-      .set({
-        redirectUris: [app.callback],
-        postLogoutRedirectUris: [app.home],
-        homeUri: app.home,
-        allowedOrigins: row.origins.filter((o) => o !== FORMER_DEMO_ORIGIN),
-        updatedAt: opts.clock.now(),
-      })
+      .set({ redirectUris: [app.callback], postLogoutRedirectUris: [app.home], homeUri: app.home, updatedAt: opts.clock.now() })
       .where(eq(clients.id, row.id));
     repointed.push(row.clientId);
   }
-  return repointed.length ? { created: false, repointed: repointed.sort() } : { created: false };
+  return repointed.sort();
 }
 
 const sameList = (a: string[], b: string[]) => a.length === b.length && a.every((v, i) => v === b[i]);

@@ -32,7 +32,7 @@ import {
 } from "../clients/secrets";
 import { DAY, HOUR, type Clock } from "../clock";
 import { decryptSecret, sha256Hex } from "../crypto";
-import { DEMO_MFA_CLIENT_ID, demoClientsLine, demoSignInStillWorks, demoWorkspace, ensureDemoWorkspace } from "./demo";
+import { DEMO_APP_CLIENT_ID, DEMO_APP_MFA_CLIENT_ID, demoAppSecret, demoClientsLine, demoSignInStillWorks, demoWorkspace, ensureDemoWorkspace } from "./demo";
 import { exportWorkspace, importWorkspace, WorkspaceFileError, type WorkspaceFileIssue } from "./file";
 
 class TestClock implements Clock {
@@ -767,12 +767,21 @@ describe("ensureDemoWorkspace", () => {
 
       // The demo shows the sign-in methods: every first factor, a passkey offered, and an application requiring MFA.
       const [demo] = await fresh.db.select().from(workspaces).where(eq(workspaces.id, "demo"));
-      const [mfaApp] = await fresh.db.select().from(clients).where(and(eq(clients.workspaceId, "demo"), eq(clients.clientId, DEMO_MFA_CLIENT_ID)));
+      const [mfaApp] = await fresh.db.select().from(clients).where(and(eq(clients.workspaceId, "demo"), eq(clients.clientId, DEMO_APP_MFA_CLIENT_ID)));
       expect(effectivePolicy(demo.authPolicy, {})).toEqual({ firstFactors: ["password", "email_otp", "passkey"], mfa: "off", passkeyEnrollment: "offer", signUp: false });
       expect(effectivePolicy(demo.authPolicy, mfaApp.authPolicy)).toMatchObject({ mfa: "required", firstFactors: ["password", "email_otp", "passkey"] });
       expect(effectivePolicy(demo.authPolicy, demoWeb.authPolicy).mfa).toBe("off");
-      expect(mfaApp.redirectUris).toEqual(demoWorkspace("http://localhost:3000").applications.find((a) => a.client_id === "demo-spa")?.redirect_uris);
-      expect(demoClientsLine()).toBe("demo-spa (public, PKCE)  demo-spa-mfa (public, PKCE, MFA required)  demo-web (confidential)");
+      expect(mfaApp.redirectUris).toEqual(demoWorkspace("http://localhost:3000").applications.find((a) => a.client_id === "demo-app")?.redirect_uris);
+      expect(demoClientsLine()).toBe("demo-app (confidential)  demo-app-mfa (confidential, MFA required)  demo-web (confidential)");
+      // The demo application's clients hold their derived secrets (only the hashes, for 365 days), and no other.
+      for (const app of [DEMO_APP_CLIENT_ID, DEMO_APP_MFA_CLIENT_ID]) {
+        const [row] = await fresh.db.select().from(clients).where(and(eq(clients.workspaceId, "demo"), eq(clients.clientId, app)));
+        expect(row).toMatchObject({ type: "WEB_CONFIDENTIAL", accountSecurity: true, homeUri: "http://localhost:3000/demo" });
+        const secrets = await fresh.db.select().from(clientSecrets).where(eq(clientSecrets.clientPk, row.id));
+        expect(secrets.map((s) => s.secretHash)).toEqual([sha256Hex(demoAppSecret(opts.masterKey, app))]);
+        expect(secrets[0].expiresAt.getTime() - secrets[0].createdAt.getTime()).toBe(365 * 24 * 3600_000);
+      }
+      expect(demoAppSecret(opts.masterKey, DEMO_APP_CLIENT_ID)).not.toBe(demoAppSecret(opts.masterKey, DEMO_APP_MFA_CLIENT_ID));
 
       expect(await ensureDemoWorkspace(fresh.db, { ...opts, publicUrl: "http://localhost:3000" })).toEqual({ created: false });
       // Later starts keep showing the demo sign-in while it works, and stop once the password changed.

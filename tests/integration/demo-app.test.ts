@@ -1,17 +1,19 @@
 /**
  * The demo application at /demo (lib/demo): the production listener with the demo's binding
  * (server.ts's demoNodeHandler) on http://localhost:<port>, the demo workspace created from
- * lib/workspaces/demo.ts, a browser made of fetch and cookies. Sign-in with the public client
- * demo-spa, the signed-in page (claims, UserInfo, session check), refresh, revoke, hosted logout,
- * the error pages, and the start-up fix-up of an older installation's demo clients.
+ * lib/workspaces/demo.ts, a browser made of fetch and cookies. Sign-in with the confidential
+ * client demo-app, the signed-in page (claims, UserInfo, session check), refresh, revoke, hosted
+ * logout, "Security settings" through the account-security backend handoff (and its callback),
+ * the error pages, and the start-up upgrade of an older installation's demo workspace.
  */
-import { and, eq } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { openFreshEmbeddedDatabase } from "../setup/test-database";
-import { clients } from "../../db/schema";
+import { clients, clientSecrets } from "../../db/schema";
 import { demoNodeHandler, demoUnavailable } from "../../lib/demo/serve";
 import { createService } from "../../lib/service";
-import { DEMO_USER, demoWorkspace, ensureDemoWorkspace } from "../../lib/workspaces/demo";
+import { sha256Hex } from "../../lib/crypto";
+import { DEMO_USER, demoAppSecret, demoWorkspace, ensureDemoWorkspace } from "../../lib/workspaces/demo";
 import { importWorkspace } from "../../lib/workspaces/file";
 import { livePortalSession } from "../../lib/account-security/portal-session";
 import { contextFor, resolveWorkspace } from "../../lib/server/router";
@@ -33,7 +35,7 @@ const importOptions = () => ({ clock: live.service.clock, masterKey: live.servic
 
 async function demoClient(clientId: string) {
   const [row] = await live.service.db
-    .select({ redirectUris: clients.redirectUris, postLogout: clients.postLogoutRedirectUris, origins: clients.allowedOrigins, scopes: clients.identityScopes, home: clients.homeUri })
+    .select({ id: clients.id, type: clients.type, redirectUris: clients.redirectUris, postLogout: clients.postLogoutRedirectUris, origins: clients.allowedOrigins, scopes: clients.identityScopes, home: clients.homeUri })
     .from(clients)
     .where(and(eq(clients.workspaceId, "demo"), eq(clients.clientId, clientId)));
   return row;
@@ -41,8 +43,14 @@ async function demoClient(clientId: string) {
 
 /** The demo workspace as this server's start-up leaves it. */
 async function freshDemo(): Promise<void> {
-  await importWorkspace(live.service.db, demoWorkspace(publicUrl), importOptions());
+  await importWorkspace(live.service.db, demoWorkspace(publicUrl, live.service.config.masterKey), importOptions());
   live.service.cache.clear();
+}
+
+/** The hashes of a client's active secrets. */
+async function activeSecretHashes(clientPk: string): Promise<string[]> {
+  const rows = await live.service.db.select().from(clientSecrets).where(and(eq(clientSecrets.clientPk, clientPk), isNull(clientSecrets.revokedAt)));
+  return rows.filter((r) => r.expiresAt.getTime() > live.service.clock.now().getTime()).map((r) => r.secretHash);
 }
 
 /** The browser's server-side record (the demo's in-memory store), to check what never reaches the page. */
@@ -66,46 +74,70 @@ async function signIn(browser: Browser, app: "standard" | "mfa" = "standard"): P
 }
 
 describe("ensureDemoWorkspace on later starts", () => {
-  it("points an older installation's demo clients at this server's /demo, once, and leaves hand-registered addresses alone", async () => {
-    const older = demoWorkspace(publicUrl);
-    for (const app of older.applications.filter((a) => a.type === "PUBLIC")) {
-      Object.assign(app, { redirect_uris: ["http://localhost:5173/callback"], post_logout_redirect_uris: ["http://localhost:5173/"], allowed_origins: ["http://localhost:5173"] });
-      delete (app as { home_uri?: string }).home_uri;
-    }
-    // demo-web as earlier releases registered it, which the integration guide's code never matched.
-    Object.assign(older.applications.find((a) => a.client_id === "demo-web")!, {
-      redirect_uris: ["http://localhost:4000/callback"],
-      post_logout_redirect_uris: ["http://localhost:4000/"],
-      identity_scopes: ["openid", "email", "profile"],
+  it("adds demo-app and demo-app-mfa to an older installation's demo, keeps their derived secrets active, and follows PUBLIC_URL", async () => {
+    // The demo workspace as earlier releases wrote it: the demo signed in with two public clients,
+    // and demo-web had addresses the integration guide's code never matched.
+    const legacy = (clientId: string) => ({
+      client_id: clientId,
+      name: clientId,
+      type: "PUBLIC" as const,
+      redirect_uris: ["http://localhost:5173/callback"],
+      post_logout_redirect_uris: ["http://localhost:5173/"],
+      allowed_origins: ["http://localhost:5173"],
+      identity_scopes: ["openid" as const, "email" as const, "profile" as const],
     });
+    const current = demoWorkspace(publicUrl);
+    const older = {
+      ...current,
+      applications: [
+        legacy("demo-spa"),
+        legacy("demo-spa-mfa"),
+        {
+          ...current.applications.find((a) => a.client_id === "demo-web")!,
+          redirect_uris: ["http://localhost:4000/callback"],
+          post_logout_redirect_uris: ["http://localhost:4000/"],
+          identity_scopes: ["openid" as const, "email" as const, "profile" as const],
+        },
+      ],
+    };
     await importWorkspace(live.service.db, older, importOptions());
     const options = { clock: live.service.clock, masterKey: live.service.config.masterKey, publicUrl };
 
-    expect(await ensureDemoWorkspace(live.service.db, options)).toEqual({ created: false, repointed: ["demo-spa", "demo-spa-mfa", "demo-web"] });
-    for (const id of ["demo-spa", "demo-spa-mfa"]) {
-      expect(await demoClient(id)).toEqual({ redirectUris: [`${publicUrl}/demo/callback`], postLogout: [`${publicUrl}/demo`], origins: [], scopes: ["openid", "email", "profile"], home: `${publicUrl}/demo` });
+    expect(await ensureDemoWorkspace(live.service.db, options)).toEqual({ created: false, added: ["demo-app", "demo-app-mfa"], repointed: ["demo-web"] });
+    for (const id of ["demo-app", "demo-app-mfa"]) {
+      const row = (await demoClient(id))!;
+      expect(row).toMatchObject({ type: "WEB_CONFIDENTIAL", redirectUris: [`${publicUrl}/demo/callback`], postLogout: [`${publicUrl}/demo`], origins: [], scopes: ["openid", "email", "profile"], home: `${publicUrl}/demo` });
+      // Only the derived secret's hash is stored.
+      expect(await activeSecretHashes(row.id)).toEqual([sha256Hex(demoAppSecret(live.service.config.masterKey, id))]);
     }
-    expect(await demoClient("demo-web")).toEqual({
+    // The earlier public clients stay as they were (no longer used by the demo).
+    expect((await demoClient("demo-spa"))!.redirectUris).toEqual(["http://localhost:5173/callback"]);
+    expect(await demoClient("demo-web")).toMatchObject({
       redirectUris: ["http://localhost:4000/auth/callback"],
       postLogout: ["http://localhost:4000/signed-out"],
-      origins: [],
       scopes: ["openid", "email", "profile", "offline_access"],
-      home: null,
     });
     // Idempotent: the next start changes nothing.
     expect(await ensureDemoWorkspace(live.service.db, options)).toEqual({ created: false });
-    // A demo client of the current addresses registered before home pages existed gets /demo as its home, once.
-    await live.service.db.update(clients).set({ homeUri: null }).where(and(eq(clients.workspaceId, "demo"), eq(clients.clientId, "demo-spa")));
+
+    // A revoked derived secret is active again after the next start (nobody else knows it).
+    const app = (await demoClient("demo-app"))!;
+    await live.service.db.update(clientSecrets).set({ revokedAt: live.service.clock.now() }).where(eq(clientSecrets.clientPk, app.id));
+    expect(await activeSecretHashes(app.id)).toEqual([]);
     expect(await ensureDemoWorkspace(live.service.db, options)).toEqual({ created: false });
-    expect((await demoClient("demo-spa"))!.home).toBe(`${publicUrl}/demo`);
-    // A demo-web registration someone changed by hand is theirs.
+    expect(await activeSecretHashes(app.id)).toEqual([sha256Hex(demoAppSecret(live.service.config.masterKey, "demo-app"))]);
+
+    // Registered under another PUBLIC_URL's /demo: pointed at this one.
+    await live.service.db.update(clients).set({ redirectUris: ["https://old.example/demo/callback"], postLogoutRedirectUris: ["https://old.example/demo"], homeUri: "https://old.example/demo" }).where(eq(clients.id, app.id));
+    expect(await ensureDemoWorkspace(live.service.db, options)).toEqual({ created: false, repointed: ["demo-app"] });
+    expect(await demoClient("demo-app")).toMatchObject({ redirectUris: [`${publicUrl}/demo/callback`], postLogout: [`${publicUrl}/demo`], home: `${publicUrl}/demo` });
+    // A redirect URI someone registered by hand is theirs: not replaced.
+    await live.service.db.update(clients).set({ redirectUris: ["https://app.example.test/callback"] }).where(and(eq(clients.workspaceId, "demo"), eq(clients.clientId, "demo-app-mfa")));
+    expect(await ensureDemoWorkspace(live.service.db, options)).toEqual({ created: false });
+    expect((await demoClient("demo-app-mfa"))!.redirectUris).toEqual(["https://app.example.test/callback"]);
+    // So is a demo-web someone changed by hand.
     await live.service.db.update(clients).set({ redirectUris: ["http://localhost:4000/callback", "http://localhost:4000/other"] }).where(and(eq(clients.workspaceId, "demo"), eq(clients.clientId, "demo-web")));
     expect(await ensureDemoWorkspace(live.service.db, options)).toEqual({ created: false });
-
-    // A redirect URI someone registered by hand is theirs: not replaced.
-    await live.service.db.update(clients).set({ redirectUris: ["https://app.example.test/callback"] }).where(and(eq(clients.workspaceId, "demo"), eq(clients.clientId, "demo-spa-mfa")));
-    expect(await ensureDemoWorkspace(live.service.db, options)).toEqual({ created: false });
-    expect((await demoClient("demo-spa-mfa"))!.redirectUris).toEqual(["https://app.example.test/callback"]);
     await freshDemo();
   });
 });
@@ -130,12 +162,12 @@ describe("the demo application at /demo", () => {
     expect((await browser.browse("/demo/style.css")).headers.get("content-type")).toContain("text/css");
   });
 
-  it("signs in with demo-spa (code, PKCE, state, nonce) and shows the user, the claims, UserInfo and the session check, never the tokens", async () => {
+  it("signs in with demo-app (code, PKCE, state, nonce) and shows the user, the claims, UserInfo and the session check, never the tokens", async () => {
     const browser = new Browser(publicUrl);
     const { authorize, callback } = await signIn(browser);
     expect(authorize.origin + authorize.pathname).toBe(`${publicUrl}/t/demo/oauth2/authorize`);
     expect(Object.fromEntries(authorize.searchParams)).toMatchObject({
-      client_id: "demo-spa",
+      client_id: "demo-app",
       redirect_uri: `${publicUrl}/demo/callback`,
       response_type: "code",
       scope: "openid email profile",
@@ -149,7 +181,7 @@ describe("the demo application at /demo", () => {
     expect(html).toContain("<strong>demo@example.com</strong>");
     expect(html).toMatch(/HTTP 200, so <strong class="ok">still valid<\/strong>/);
     expect(html).toContain("&quot;active&quot;: true");
-    expect(html).toContain("&quot;aud&quot;: &quot;demo-spa&quot;");
+    expect(html).toContain("&quot;aud&quot;: &quot;demo-app&quot;");
     expect(html).toContain("&quot;amr&quot;: [\n    &quot;pwd&quot;\n  ]");
     expect(html).toContain("&quot;email_verified&quot;: true");
     const tokens = storedTokens(browser)!;
@@ -190,7 +222,7 @@ describe("the demo application at /demo", () => {
     expect(logout.status).toBe(303);
     const endSession = new URL(logout.headers.get("location")!);
     expect(endSession.origin + endSession.pathname).toBe(`${publicUrl}/t/demo/oidc/logout`);
-    expect(Object.fromEntries(endSession.searchParams)).toEqual({ client_id: "demo-spa", post_logout_redirect_uri: `${publicUrl}/demo` });
+    expect(Object.fromEntries(endSession.searchParams)).toEqual({ client_id: "demo-app", post_logout_redirect_uri: `${publicUrl}/demo` });
     const hosted = await browser.browse(endSession);
     expect(hosted.status).toBe(303);
     expect(hosted.headers.get("location")).toBe(`${publicUrl}/demo`);
@@ -234,41 +266,152 @@ describe("the demo application at /demo", () => {
     expect(new URL(authorize.headers.get("location")!, publicUrl).pathname).toBe("/demo/callback");
   });
 
-  it("offers 'Security settings': the portal's direct link, one click from the sign-in, whose way back is /demo", async () => {
+  it("opens 'Security settings' through the backend handoff, one click from the sign-in, whose way back is /demo", async () => {
+    await live.service.db.update(clients).set({ handoffCallbackUri: null, handoffReturnUri: null }).where(and(eq(clients.workspaceId, "demo"), eq(clients.clientId, "demo-app")));
     const browser = new Browser(publicUrl);
     await signIn(browser);
     const html = await (await browser.browse("/demo")).text();
-    expect(html).toContain(
-      `<form method="get" action="${publicUrl}/t/demo/auth/account"><input type="hidden" name="client_id" value="demo-spa"><button type="submit">Security settings</button></form>`,
-    );
-    // The button's GET: the hosted session of the sign-in is reused, so the portal opens at once.
-    const entered = await browser.browse(`/t/demo/auth/account?client_id=demo-spa`);
+    expect(html).toContain(`<form method="post" action="/demo/account-security/start"><button type="submit">Security settings</button></form>`);
+    expect(html).not.toContain("/auth/account?");
+    // Drawing the page registered the handoff's destinations, as a customer server does before its first launch.
+    const [saved] = await live.service.db
+      .select({ callback: clients.handoffCallbackUri, back: clients.handoffReturnUri, version: clients.handoffVersion })
+      .from(clients)
+      .where(and(eq(clients.workspaceId, "demo"), eq(clients.clientId, "demo-app")));
+    expect(saved).toMatchObject({ callback: `${publicUrl}/demo/account-security/callback`, back: `${publicUrl}/demo` });
+    expect(saved!.version).toBeGreaterThan(0);
+
+    // The button's POST: launch, server to server, then the launch URL.
+    const start = await browser.browse("/demo/account-security/start", { form: {} });
+    expect(start.status).toBe(303);
+    const launchUrl = new URL(start.headers.get("location")!);
+    expect(launchUrl.origin + launchUrl.pathname).toBe(`${publicUrl}/t/demo/auth/account/handoff`);
+    // The browser holds the hosted session behind the demo's token: the portal opens at once.
+    const entered = await browser.browse(launchUrl);
     expect(entered.status).toBe(303);
     expect(entered.headers.get("location")).toBe("/t/demo/account");
     const workspace = (await resolveWorkspace(live.service, "demo"))!;
     const portal = await livePortalSession(contextFor(live.service, workspace), browser.jar.header());
-    // "Back to Demo application" and "Done": the demo's registered home page, not the server's root.
+    // Opened for the demo's own grant; "Back to Demo application" and "Done": the registered return_uri.
+    expect(portal?.grantId).not.toBeNull();
+    expect(portal?.client.clientId).toBe("demo-app");
     expect(portal?.returnUri).toBe(`${publicUrl}/demo`);
+    expect(await (await browser.browse("/demo")).text()).toContain("started a backend handoff");
+
+    // Another site cannot start one in this browser.
+    expect((await browser.browse("/demo/account-security/start", { form: {}, pageOrigin: "https://attacker.example" })).status).toBe(403);
   });
 
-  it("says where the portal is switched on when demo-spa does not offer it (an older installation's demo)", async () => {
-    await live.service.db.update(clients).set({ accountSecurity: false }).where(and(eq(clients.workspaceId, "demo"), eq(clients.clientId, "demo-spa")));
+  it("the handoff callback: refuses a wrong state and another browser, takes the pending record once, then approves and opens the portal", async () => {
+    const browser = new Browser(publicUrl);
+    await signIn(browser);
+    await browser.browse("/demo");
+    /** A launch, through to the callback URL Latchkey sends the browser to after a step-up (the continuation issues the challenge). */
+    const launchToCallback = async (): Promise<URL> => {
+      const start = await browser.browse("/demo/account-security/start", { form: {} });
+      const handle = new URL(start.headers.get("location")!).searchParams.get("launch")!;
+      const resumed = await browser.browse(`/t/demo/auth/account/handoff/continue?launch=${sha256Hex(handle)}`);
+      expect(resumed.status).toBe(303);
+      const callback = new URL(resumed.headers.get("location")!);
+      expect(callback.origin + callback.pathname).toBe(`${publicUrl}/demo/account-security/callback`);
+      expect([...callback.searchParams.keys()].sort()).toEqual(["challenge", "intent", "state"]);
+      return callback;
+    };
+    const refused = async (b: Browser, url: URL | string, text: string) => {
+      const res = await b.browse(url);
+      expect(res.status).toBe(400);
+      expect(res.headers.get("cache-control")).toBe("no-store");
+      expect(res.headers.get("referrer-policy")).toBe("no-referrer");
+      expect(await res.text()).toContain(text);
+    };
+
+    const callback = await launchToCallback();
+    const withParam = (name: string, value: string) => {
+      const url = new URL(callback);
+      url.searchParams.set(name, value);
+      return url;
+    };
+    await refused(browser, withParam("state", "A".repeat(43)), "No security-settings launch of this browser matches");
+    await refused(browser, `${callback.href}&extra=1`, "exactly <code>challenge</code>, <code>state</code> and <code>intent</code>");
+    // Another browser, even signed in as the same user, holds no pending record of this launch.
+    const other = new Browser(publicUrl);
+    await signIn(other);
+    await refused(other, callback, "No security-settings launch of this browser matches");
+
+    // The browser that started it: approve, then the completion URL opens the portal.
+    const approved = await browser.browse(callback);
+    expect(approved.status, await approved.clone().text()).toBe(303);
+    const completion = new URL(approved.headers.get("location")!);
+    expect(completion.origin + completion.pathname).toBe(`${publicUrl}/t/demo/auth/account/complete`);
+    const portal = await browser.browse(completion);
+    expect(portal.status).toBe(303);
+    expect(portal.headers.get("location")).toBe("/t/demo/account");
+    // Consumed once: the same callback again finds nothing.
+    await refused(browser, callback, "No security-settings launch of this browser matches");
+
+    // A callback whose intent differs is refused, and the record it named is used up all the same.
+    const next = await launchToCallback();
+    const tampered = new URL(next);
+    tampered.searchParams.set("intent", "other");
+    await refused(browser, tampered, "does not belong to the sign-in that started the launch");
+    await refused(browser, next, "No security-settings launch of this browser matches");
+  });
+
+  it("after a revocation, Security settings ends the application's session (REAUTHENTICATION_REQUIRED)", async () => {
+    const browser = new Browser(publicUrl);
+    await signIn(browser);
+    await browser.browse("/demo");
+    await browser.browse("/demo/revoke", { form: {} });
+    const start = await browser.browse("/demo/account-security/start", { form: {} });
+    expect(start.status).toBe(303);
+    expect(start.headers.get("location")).toBe("/demo");
+    const html = await (await browser.browse("/demo")).text();
+    expect(html).toContain("Latchkey answered REAUTHENTICATION_REQUIRED");
+    expect(html).toContain(">Sign in</button>");
+  });
+
+  it("falls back to the portal's direct link, and says why, when Latchkey refuses the handoff configuration", async () => {
+    // The first redirect URI on another origin: the handoff's destinations (on /demo) are refused.
+    await live.service.db
+      .update(clients)
+      .set({ redirectUris: ["https://app.example.test/callback", `${publicUrl}/demo/callback`], handoffCallbackUri: null, handoffReturnUri: null })
+      .where(and(eq(clients.workspaceId, "demo"), eq(clients.clientId, "demo-app")));
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    try {
+      const browser = new Browser(publicUrl);
+      await signIn(browser);
+      const html = await (await browser.browse("/demo")).text();
+      expect(html).toContain("The backend handoff is not available: Latchkey refused its handoff configuration (HTTP 400 INVALID_REQUEST)");
+      expect(html).toContain(
+        `<form method="get" action="${publicUrl}/t/demo/auth/account"><input type="hidden" name="client_id" value="demo-app"><button type="submit">Security settings</button></form>`,
+      );
+      const entered = await browser.browse(`/t/demo/auth/account?client_id=demo-app`);
+      expect(entered.status).toBe(303);
+      expect(entered.headers.get("location")).toBe("/t/demo/account");
+    } finally {
+      errors.mockRestore();
+      await freshDemo();
+    }
+  });
+
+  it("says where the portal is switched on when demo-app does not offer it", async () => {
+    await live.service.db.update(clients).set({ accountSecurity: false }).where(and(eq(clients.workspaceId, "demo"), eq(clients.clientId, "demo-app")));
     try {
       const browser = new Browser(publicUrl);
       await signIn(browser);
       const html = await (await browser.browse("/demo")).text();
       expect(html).not.toContain(">Security settings</button>");
-      expect(html).toContain("account-security portal is switched off for <code>demo-spa</code>");
+      expect(html).toContain("account-security portal is switched off for <code>demo-app</code>");
     } finally {
       await freshDemo();
     }
   });
 
-  it("signs in with demo-spa-mfa from the second button", async () => {
+  it("signs in with demo-app-mfa from the second button", async () => {
     const browser = new Browser(publicUrl);
     await browser.browse("/demo");
     const start = await browser.browse("/demo/start", { form: { app: "mfa" } });
-    expect(new URL(start.headers.get("location")!).searchParams.get("client_id")).toBe("demo-spa-mfa");
+    expect(new URL(start.headers.get("location")!).searchParams.get("client_id")).toBe("demo-app-mfa");
   });
 
   it("answers a mismatched state, a refused sign-in and unknown paths with clear pages", async () => {
@@ -293,8 +436,8 @@ describe("the demo application at /demo", () => {
     expect((await browser.browse("/demo/start", { method: "GET" })).status).toBe(404);
   });
 
-  it("says the demo is unavailable when demo-spa no longer returns here, and when there is no demo workspace", async () => {
-    await live.service.db.update(clients).set({ redirectUris: ["https://app.example.test/callback"] }).where(and(eq(clients.workspaceId, "demo"), eq(clients.clientId, "demo-spa")));
+  it("says the demo is unavailable when demo-app no longer returns here, and when there is no demo workspace", async () => {
+    await live.service.db.update(clients).set({ redirectUris: ["https://app.example.test/callback"] }).where(and(eq(clients.workspaceId, "demo"), eq(clients.clientId, "demo-app")));
     try {
       const browser = new Browser(publicUrl);
       const home = await browser.browse("/demo");

@@ -3,8 +3,26 @@ import { eq } from "drizzle-orm";
 import { clients } from "../../../db/schema";
 import { createClientSecret, DEFAULT_SECRET_LIFETIME_DAYS, ensurePresetClientSecret, revokeAllClientSecrets } from "../../clients/secrets";
 import { newId } from "../../crypto";
-import { defaultIdentityScopes, policyOverrides } from "../document";
+import { defaultIdentityScopes, policyOverrides, type ApplicationEntry } from "../document";
 import { differs, type ImportContext } from "./context";
+
+/** The client row's fields an application entry of the file sets. */
+export function applicationRow(app: ApplicationEntry) {
+  return {
+    name: app.name,
+    type: app.type,
+    active: app.active,
+    redirectUris: app.redirect_uris,
+    postLogoutRedirectUris: app.post_logout_redirect_uris,
+    homeUri: app.home_uri ?? null,
+    allowedOrigins: app.allowed_origins,
+    identityScopes: app.identity_scopes ?? defaultIdentityScopes(app.type),
+    accountSecurity: app.account_security,
+    // An application's row holds only its overrides; no auth_policy in the file means it inherits everything.
+    authPolicy: policyOverrides(app.auth_policy) as Record<string, unknown>,
+    ...(app.type === "PUBLIC" ? {} : { secretLifetimeDays: app.secret_lifetime_days ?? DEFAULT_SECRET_LIFETIME_DAYS }),
+  };
+}
 
 export async function importApplications(ctx: ImportContext): Promise<void> {
   const { tx, file, opts, clock, now, wid, generated } = ctx;
@@ -13,20 +31,7 @@ export async function importApplications(ctx: ImportContext): Promise<void> {
     (await tx.select().from(clients).where(eq(clients.workspaceId, wid))).map((c) => [c.clientId, c]),
   );
   for (const app of file.applications) {
-    const desired = {
-      name: app.name,
-      type: app.type,
-      active: app.active,
-      redirectUris: app.redirect_uris,
-      postLogoutRedirectUris: app.post_logout_redirect_uris,
-      homeUri: app.home_uri ?? null,
-      allowedOrigins: app.allowed_origins,
-      identityScopes: app.identity_scopes ?? defaultIdentityScopes(app.type),
-      accountSecurity: app.account_security,
-      // An application's row holds only its overrides; no auth_policy in the file means it inherits everything.
-      authPolicy: policyOverrides(app.auth_policy) as Record<string, unknown>,
-      ...(app.type === "PUBLIC" ? {} : { secretLifetimeDays: app.secret_lifetime_days ?? DEFAULT_SECRET_LIFETIME_DAYS }),
-    };
+    const desired = applicationRow(app);
     const existing = existingClients.get(app.client_id);
     let pk: string;
     let becameConfidential = false;
