@@ -68,6 +68,8 @@ export interface SamlIdpOptions {
   signatureAlgorithm?: keyof typeof SIGNATURE_ALGORITHMS;
   /** Default false: RSA-OAEP key transport, AES-128-CBC content (SimpleSAMLphp's choice). */
   encryptAssertion?: boolean;
+  /** The IdP's signing key pair (default: a fresh one), so a connection can be set up before the IdP starts. */
+  keys?: { certificatePem: string; privateKeyPem: string };
 }
 
 export interface SamlIdp {
@@ -232,7 +234,7 @@ export async function startSamlIdp(options: SamlIdpOptions): Promise<SamlIdp> {
     const folder = (name: string) => path.join(dir, name);
     for (const name of ["config", "metadata", "cert", "log", "data", "tmp", "sessions"]) await mkdir(folder(name));
 
-    const idpKeys = await selfSignedCertificate("SimpleSAMLphp test IdP");
+    const idpKeys = options.keys ?? (await selfSignedCertificate("SimpleSAMLphp test IdP"));
     const certificatePem = idpKeys.certificatePem;
     await writeFile(path.join(folder("cert"), "idp.crt"), idpKeys.certificatePem);
     await writeFile(path.join(folder("cert"), "idp.key"), idpKeys.privateKeyPem, { mode: 0o600 });

@@ -387,8 +387,13 @@ export const AUDIT_EVENTS = {
       admission_changed: "boolean",
       admission_previous: "string|null?",
       secret_changed: "boolean",
+      legacy_signatures: "boolean?",
+      legacy_signatures_changed: "boolean?",
     },
-    line: (e, who) => `${who} saved an enterprise connection of ${e.subject}${e.data.admission_changed === true ? `, which now admits ${admissionText(e.data.admission)}` : ""}`,
+    line: (e, who) =>
+      `${who} saved an enterprise connection of ${e.subject}${e.data.admission_changed === true ? `, which now admits ${admissionText(e.data.admission)}` : ""}${
+        e.data.legacy_signatures_changed === true ? (e.data.legacy_signatures === true ? ", which now accepts SHA-1 signatures" : ", which no longer accepts SHA-1 signatures") : ""
+      }`,
   }),
   "console.organization.domain_claimed": change({
     summary: "An operator claimed an email domain for an organization",
@@ -646,6 +651,13 @@ export const AUDIT_EVENTS = {
     subject: "the organization's slug",
     data: { connection_id: "string", name: "string", admission: "string", previous: "string|null", source: "string" },
     line: (e) => `Connection ${str(e.data.name) ?? ""} of ${e.subject} set by workspace import to admit ${admissionText(e.data.admission)}`,
+  }),
+  "workspace.connection_legacy_signatures_set": event({
+    group: "command_line",
+    summary: "A workspace file let a SAML connection accept SHA-1 signatures, or stopped it",
+    subject: "the organization's slug",
+    data: { connection_id: "string", name: "string", legacy_signatures: "boolean", source: "string" },
+    line: (e) => `SAML connection ${str(e.data.name) ?? ""} of ${e.subject} set by workspace import to ${e.data.legacy_signatures === true ? "accept" : "refuse"} SHA-1 signatures`,
   }),
   "organization.connection_secret_set": event({
     group: "command_line",

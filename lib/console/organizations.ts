@@ -262,7 +262,7 @@ export const saveConnection = defineOperation({
       let saml;
       try {
         saml = await samlSettings(
-          ctx.service,
+          { masterKey: ctx.service.config.masterKey, fetch: ctx.service.fetch },
           connectionId,
           {
             metadataXml: input.metadata_xml,
@@ -336,7 +336,7 @@ export const saveConnection = defineOperation({
           ...(previous && previousAdmission !== settings.admission ? { admission_previous: previousAdmission } : {}),
           secret_changed: input.kind === "oidc" ? !!input.client_secret : newSpKey,
           // Accepting SHA-1 signatures weakens the connection: turning it on or off stands out too.
-          ...(input.kind === "saml" ? { allow_sha1: allowSha1, allow_sha1_changed: allowSha1 !== (previous?.allowSha1 ?? false) } : {}),
+          ...(input.kind === "saml" ? { legacy_signatures: allowSha1, legacy_signatures_changed: allowSha1 !== (previous?.allowSha1 ?? false) } : {}),
         },
       },
     };

@@ -86,7 +86,7 @@ export interface SamlSettingsInput {
  * the input says nothing (its SP key pair always, once made). Throws SamlSettingsError.
  */
 export async function samlSettings(
-  service: Pick<Service, "fetch" | "config">,
+  deps: { masterKey: Buffer; fetch?: Service["fetch"] },
   connectionId: string,
   input: SamlSettingsInput,
   previous: { config: Record<string, unknown> | null; secretEncrypted: string | null } | null,
@@ -103,9 +103,9 @@ export async function samlSettings(
       if (error instanceof SamlMetadataError) throw new SamlSettingsError("metadata_xml", error.message);
       throw error;
     }
-  } else if (input.metadataUrl && (input.refreshMetadata || input.metadataUrl !== old?.metadata_url)) {
+  } else if (input.metadataUrl && deps.fetch && (input.refreshMetadata || input.metadataUrl !== old?.metadata_url)) {
     try {
-      idp = await fetchIdpMetadata(service, input.metadataUrl);
+      idp = await fetchIdpMetadata({ fetch: deps.fetch }, input.metadataUrl);
     } catch (error) {
       if (error instanceof SamlMetadataError) throw new SamlSettingsError("metadata_url", error.message);
       throw error;
@@ -140,7 +140,7 @@ export async function samlSettings(
   if (newSpKey) {
     const pair = generateSpKeyPair(`Latchkey SAML ${connectionId}`, now);
     spCertificate = pair.certificatePem;
-    secretEncrypted = encryptSecret(service.config.masterKey, pair.privateKeyPem, connectionSecretPurpose(connectionId));
+    secretEncrypted = encryptSecret(deps.masterKey, pair.privateKeyPem, connectionSecretPurpose(connectionId));
   }
   const parsed = samlConfigSchema.safeParse({
     idp_entity_id: entityId,

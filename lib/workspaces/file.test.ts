@@ -34,6 +34,7 @@ import { DAY, HOUR, type Clock } from "../clock";
 import { decryptSecret, sha256Hex } from "../crypto";
 import { DEMO_APP_CLIENT_ID, DEMO_APP_MFA_CLIENT_ID, demoAppSecret, demoClientsLine, demoSignInStillWorks, demoWorkspace, ensureDemoWorkspace } from "./demo";
 import { exportWorkspace, importWorkspace, WorkspaceFileError, type WorkspaceFileIssue } from "./file";
+import { generateSpKeyPair, keyMatchesCertificate } from "../federation/upstream/self-signed-certificate";
 
 class TestClock implements Clock {
   constructor(public current = new Date("2026-11-21T12:00:00Z").getTime()) {}
@@ -839,6 +840,74 @@ describe("federation settings", () => {
     domains: await db.select().from(organizationDomains).where(eq(organizationDomains.workspaceId, id)).orderBy(organizationDomains.domain),
   });
 
+  describe("SAML connections", () => {
+    const idpCert = generateSpKeyPair("idp.acme.example", new Date("2026-01-01T00:00:00Z")).certificatePem;
+    const samlDoc = (id: string, saml: Record<string, unknown>, extra: Record<string, unknown> = {}) => {
+      const doc = federatedDoc(id);
+      doc.organizations[0]!.connections.push({ name: "Acme Entra", protocol: "saml", saml, ...extra } as never);
+      return doc;
+    };
+    const ENTRA = { idp_entity_id: "https://sts.windows.example/tenant/", sso_url: "https://login.entra.example/tenant/saml2", idp_certificates: [idpCert], attribute_preset: "entra" };
+
+    it("imports one with a fresh SP key pair sealed under the master key, exports it without the key, and keeps the key on re-import", async () => {
+      const id = uniqueId("samlfile");
+      await importWorkspace(db, samlDoc(id, ENTRA), { ...opts, env });
+      const [row] = (await rows(id)).connections.filter((c) => c.kind === "saml");
+      expect(row!.config).toMatchObject({ idp_entity_id: ENTRA.idp_entity_id, sso_url: ENTRA.sso_url, attribute_preset: "entra", sign_requests: false, allow_sha1: false, name_id_format: "persistent" });
+      const privateKey = decryptSecret(masterKey, row!.secretEncrypted!, `enterprise-connection:${row!.id}`);
+      expect(keyMatchesCertificate(privateKey, row!.config.sp_certificate as string)).toBe(true);
+
+      const exported = (await exportWorkspace(db, id))!;
+      const saml = exported.organizations[0]!.connections.find((c) => c.protocol === "saml")!;
+      expect(saml).toEqual({
+        name: "Acme Entra",
+        protocol: "saml",
+        saml: { idp_entity_id: ENTRA.idp_entity_id, sso_url: ENTRA.sso_url, idp_certificates: [idpCert], sign_requests: false, allow_sha1: false, name_id_format: "persistent", attribute_preset: "entra" },
+        default_roles: [],
+        trust_upstream_mfa: false,
+        admission: "verified_domains",
+        enabled: true,
+      });
+      expect(JSON.stringify(exported)).not.toContain("PRIVATE KEY");
+      expect((await importWorkspace(db, exported, { ...opts, env: {} })).changes).toBe(0);
+      const [after] = (await rows(id)).connections.filter((c) => c.kind === "saml");
+      expect(after!.secretEncrypted).toBe(row!.secretEncrypted);
+      expect(after!.config.sp_certificate).toBe(row!.config.sp_certificate);
+    });
+
+    it("audits a file turning SHA-1 signatures on", async () => {
+      const id = uniqueId("samlsha");
+      await importWorkspace(db, samlDoc(id, ENTRA), { ...opts, env });
+      await importWorkspace(db, samlDoc(id, { ...ENTRA, allow_sha1: true }), { ...opts, env });
+      const events = await db.select().from(auditEvents).where(and(eq(auditEvents.workspaceId, id), eq(auditEvents.type, "workspace.connection_legacy_signatures_set")));
+      expect(events.map((e) => e.data)).toEqual([expect.objectContaining({ name: "Acme Entra", legacy_signatures: true })]);
+    });
+
+    it("refuses what cannot work, at its path, and imports nothing", async () => {
+      const problems = async (doc: unknown) => {
+        const error = await importWorkspace(db, doc, { ...opts, env }).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(WorkspaceFileError);
+        return (error as WorkspaceFileError).issues.map((i: WorkspaceFileIssue) => `${i.path}: ${i.message}`);
+      };
+      const id = uniqueId("samlbad");
+      expect(await problems(samlDoc(id, { idp_entity_id: "x" }))).toEqual([expect.stringMatching(/connections\[1\]\.saml: needs metadata_xml, or idp_entity_id, sso_url and idp_certificates/)]);
+      expect(await problems(samlDoc(id, ENTRA, { admission: "any_vouched" }))).toEqual([expect.stringMatching(/connections\[1\]\.admission: must be "verified_domains" for a SAML connection/)]);
+      expect(await problems(samlDoc(id, ENTRA, { issuer: "https://x.example" }))).toEqual([expect.stringMatching(/connections\[1\]\.issuer: belongs to an OIDC connection/)]);
+      expect(await problems(samlDoc(id, { ...ENTRA, idp_certificates: ["not a certificate"] }))).toEqual([expect.stringMatching(/connections\[1\]\.saml\.idp_certificates: A signing certificate is not a valid X\.509 certificate/)]);
+      expect(await problems(samlDoc(id, { metadata_xml: "<EntityDescriptor/>" }))).toEqual([expect.stringMatching(/saml\.metadata_xml: The metadata describes no SAML identity provider/)]);
+      expect((await rows(id)).connections).toEqual([]);
+    });
+
+    it("reads the identity provider from metadata_xml", async () => {
+      const id = uniqueId("samlmeta");
+      const body = idpCert.replace(/-----[^-]+-----|\s/g, "");
+      const metadata = `<md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" xmlns:ds="http://www.w3.org/2000/09/xmldsig#" entityID="https://idp.meta.example/saml"><md:IDPSSODescriptor protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol"><md:KeyDescriptor use="signing"><ds:KeyInfo><ds:X509Data><ds:X509Certificate>${body}</ds:X509Certificate></ds:X509Data></ds:KeyInfo></md:KeyDescriptor><md:KeyDescriptor use="encryption"><ds:KeyInfo><ds:X509Data><ds:X509Certificate>${body}</ds:X509Certificate></ds:X509Data></ds:KeyInfo></md:KeyDescriptor><md:SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST" Location="https://idp.meta.example/post"/><md:SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="https://idp.meta.example/redirect"/></md:IDPSSODescriptor></md:EntityDescriptor>`;
+      await importWorkspace(db, samlDoc(id, { metadata_xml: metadata, attribute_preset: "custom", attributes: { email: "mail", given_name: "givenName" } }), { ...opts, env });
+      const [row] = (await rows(id)).connections.filter((c) => c.kind === "saml");
+      expect(row!.config).toMatchObject({ idp_entity_id: "https://idp.meta.example/saml", sso_url: "https://idp.meta.example/redirect", idp_certificates: [idpCert], attributes: { email: "mail", name: null, given_name: "givenName", family_name: null } });
+    });
+  });
+
   it("imports providers, connections and domains with secrets from the environment, encrypted", async () => {
     const id = uniqueId("fed");
     await importWorkspace(db, federatedDoc(id), { ...opts, env, actor: "operator-1" });
@@ -886,7 +955,7 @@ describe("federation settings", () => {
     expect(exported!.applications.find((a) => a.client_id === "spa")?.social_providers).toEqual(["google", "github"]);
     expect(exported!.organizations[0].domains).toEqual([{ domain: "acme-corp.example", verified: true }, { domain: "acme.example" }]);
     expect(exported!.organizations[0].connections).toEqual([
-      { name: "Acme Okta", issuer: "https://acme.okta.example", client_id: "latchkey-app", default_roles: ["reader"], trust_upstream_mfa: true, admission: "verified_domains", enabled: true },
+      { name: "Acme Okta", protocol: "oidc", issuer: "https://acme.okta.example", client_id: "latchkey-app", default_roles: ["reader"], trust_upstream_mfa: true, admission: "verified_domains", enabled: true },
     ]);
     const before = await rows(id);
     // No environment needed: the export refers to none.

@@ -1,4 +1,4 @@
-// The `organizations` section: organizations by slug, their email domains and their OIDC connections (members are a later step, after users).
+// The `organizations` section: organizations by slug, their email domains and their OIDC and SAML connections (members are a later step, after users).
 import { and, eq } from "drizzle-orm";
 import { enterpriseConnections, organizationDomains, organizations } from "../../../db/schema";
 import { recordAudit } from "../../audit/events";
@@ -9,6 +9,7 @@ import type { OrganizationEntry } from "../document/schema";
 import { jsonPath } from "../document/paths";
 import { differs, type ImportContext } from "./context";
 import { sealedIfChanged } from "./social-providers";
+import { samlSettings, SamlSettingsError } from "../../federation/saml";
 
 export const connectionSecretPurpose = (connectionId: string) => `enterprise-connection:${connectionId}`;
 
@@ -87,8 +88,10 @@ async function importDomains(ctx: ImportContext, i: number, org: OrganizationEnt
 }
 
 /**
- * OIDC connections by name within the organization. Connections the file leaves out (SAML ones
- * included) stay as they are. No `client_secret` keeps the stored one.
+ * Connections by name within the organization; those the file leaves out stay as they are. OIDC:
+ * no `client_secret` keeps the stored one. SAML: the settings of lib/federation/saml.ts, the SP
+ * key pair made for a new connection and kept for an existing one. A connection keeps its protocol:
+ * a name that is another protocol's connection is refused.
  */
 async function importConnections(ctx: ImportContext, i: number, org: OrganizationEntry, issues: WorkspaceFileIssue[]): Promise<void> {
   const { tx, now, wid, opts } = ctx;
@@ -99,17 +102,24 @@ async function importConnections(ctx: ImportContext, i: number, org: Organizatio
     .where(and(eq(enterpriseConnections.workspaceId, wid), eq(enterpriseConnections.organizationId, orgId)));
   for (const [k, connection] of org.connections.entries()) {
     const name = connection.name.trim();
-    const desired = {
+    const row = existing.find((c) => c.name === name);
+    if (row && row.kind !== connection.protocol) {
+      issues.push({ path: jsonPath(["organizations", i, "connections", k, "name"]), message: `names a ${row.kind.toUpperCase()} connection of organization ${org.slug}: give the ${connection.protocol.toUpperCase()} connection another name` });
+      continue;
+    }
+    const common = {
       name,
-      kind: "oidc" as const,
       active: connection.enabled,
-      config: { issuer: connection.issuer, client_id: connection.client_id },
       defaultRoleIds: connection.default_roles.map((role) => ctx.ids.rolePk.get(role) as string),
       trustUpstreamMfa: connection.trust_upstream_mfa,
       admission: connection.admission,
     };
+    if (connection.protocol === "saml") {
+      await importSamlConnection(ctx, i, k, org, connection, common, row ?? null, issues);
+      continue;
+    }
+    const desired = { ...common, kind: "oidc" as const, config: { issuer: connection.issuer, client_id: connection.client_id } };
     const secret = connection.client_secret ? ctx.secrets.get(connection.client_secret.env) : undefined;
-    const row = existing.find((c) => c.name === name);
     if (!row) {
       const id = newId();
       await tx.insert(enterpriseConnections).values({
@@ -125,10 +135,6 @@ async function importConnections(ctx: ImportContext, i: number, org: Organizatio
       if (desired.admission !== "verified_domains") await admissionSet(ctx, org.slug, id, name, desired.admission, null);
       continue;
     }
-    if (row.kind !== "oidc") {
-      issues.push({ path: jsonPath(["organizations", i, "connections", k, "name"]), message: `names a SAML connection of organization ${org.slug}: give the OIDC connection another name` });
-      continue;
-    }
     const sealed = sealedIfChanged(opts.masterKey, row.secretEncrypted, secret, connectionSecretPurpose(row.id));
     if (differs(row, desired) || sealed) {
       await tx
@@ -138,6 +144,71 @@ async function importConnections(ctx: ImportContext, i: number, org: Organizatio
       ctx.changes++;
       if (row.admission !== desired.admission) await admissionSet(ctx, org.slug, row.id, name, desired.admission, row.admission);
     }
+  }
+}
+
+type ConnectionEntry = OrganizationEntry["connections"][number];
+type ConnectionRow = typeof enterpriseConnections.$inferSelect;
+
+async function importSamlConnection(
+  ctx: ImportContext,
+  i: number,
+  k: number,
+  org: OrganizationEntry,
+  connection: ConnectionEntry,
+  common: Pick<ConnectionRow, "name" | "active" | "defaultRoleIds" | "trustUpstreamMfa" | "admission">,
+  row: ConnectionRow | null,
+  issues: WorkspaceFileIssue[],
+): Promise<void> {
+  const { tx, now, wid, opts } = ctx;
+  const saml = connection.saml!;
+  const id = row?.id ?? newId();
+  let settings;
+  try {
+    settings = await samlSettings(
+      { masterKey: opts.masterKey },
+      id,
+      {
+        metadataXml: saml.metadata_xml,
+        idpEntityId: saml.idp_entity_id,
+        ssoUrl: saml.sso_url,
+        idpCertificates: saml.idp_certificates,
+        signRequests: saml.sign_requests,
+        allowSha1: saml.allow_sha1,
+        nameIdFormat: saml.name_id_format,
+        attributePreset: saml.attribute_preset,
+        attributes: saml.attributes,
+      },
+      row,
+      now,
+    );
+  } catch (error) {
+    if (!(error instanceof SamlSettingsError)) throw error;
+    const field = error.field === "idp_certificate" ? "idp_certificates" : error.field === "metadata_url" ? "metadata_xml" : error.field;
+    issues.push({ path: jsonPath(["organizations", i, "connections", k, "saml", field]), message: error.message });
+    return;
+  }
+  const desired = { ...common, kind: "saml" as const, config: settings.config as unknown as Record<string, unknown> };
+  if (!row) {
+    await tx.insert(enterpriseConnections).values({ id, workspaceId: wid, organizationId: ctx.ids.orgPk.get(org.slug) as string, ...desired, secretEncrypted: settings.secretEncrypted, createdAt: now, updatedAt: now });
+    ctx.changes++;
+  } else if (differs(row, desired) || settings.newSpKey) {
+    await tx.update(enterpriseConnections).set({ ...desired, secretEncrypted: settings.secretEncrypted, updatedAt: now }).where(eq(enterpriseConnections.id, row.id));
+    ctx.changes++;
+  } else {
+    return;
+  }
+  // Accepting SHA-1 signatures weakens the connection: the file turning it on or off is audited.
+  const previousSha1 = row?.config.allow_sha1 === true;
+  if (settings.config.allow_sha1 !== previousSha1) {
+    await recordAudit(tx, {
+      workspaceId: wid,
+      type: "workspace.connection_legacy_signatures_set",
+      actor: opts.actor ?? null,
+      subject: org.slug,
+      data: { connection_id: id, name: common.name, legacy_signatures: settings.config.allow_sha1, source: "workspace import" },
+      at: now,
+    });
   }
 }
 
