@@ -23,7 +23,7 @@ import {
 } from "../federation/domains";
 import { CONNECTION_ADMISSIONS, type ConnectionAdmission } from "../federation/providers";
 import { samlSettings, SamlSettingsError } from "../federation/saml";
-import { MAX_METADATA_BYTES, SAML_ATTRIBUTE_PRESET_NAMES, SAML_NAME_ID_FORMATS, type SamlConfig, type SamlNameIdFormat } from "../federation/upstream/saml-settings";
+import { MAX_METADATA_BYTES, SAML_ATTRIBUTE_PRESET_NAMES, SAML_NAME_ID_FORMATS, samlEndpoints, type SamlConfig, type SamlNameIdFormat } from "../federation/upstream/saml-settings";
 import { issuerFor } from "../http/context";
 import type { Service } from "../service";
 import { upstreamUrlProblem } from "../workspaces/document/social-providers";
@@ -61,6 +61,11 @@ export interface ConnectionInfo {
 /** The redirect URI to register at the upstream identity provider: the workspace's federation callback. */
 export function federationCallbackUri(service: Service, workspaceId: string): string {
   return `${issuerFor(service.config.publicUrl, workspaceId)}/federation/callback`;
+}
+
+/** A SAML connection's addresses as a service provider (entity ID, ACS, metadata), under the workspace's issuer. */
+export function samlServiceProvider(service: Service, workspaceId: string, connectionId: string) {
+  return samlEndpoints(issuerFor(service.config.publicUrl, workspaceId), connectionId);
 }
 
 export async function listConnections(service: Service, workspaceId: string, organizationId: string): Promise<ConnectionInfo[]> {

@@ -4,14 +4,15 @@ import { notFound } from "next/navigation";
 import { Badge } from "@/components/ui/badge";
 import { Card } from "@/components/ui/card";
 import { ConfirmButton } from "@/components/ui/confirm-button";
-import { ActionForm, Checkbox, CheckboxGroup, Field, Select, SubmitButton } from "@/components/ui/form";
+import { ActionForm, Checkbox, CheckboxGroup, Field, Select, SubmitButton, TextArea } from "@/components/ui/form";
 import { PageHeader } from "@/components/ui/page-header";
 import { EmptyState, Table, Td } from "@/components/ui/table";
 import { DomainStatus } from "@/components/console/federation/domain-status";
 import { CopyValue, TxtRecord } from "@/components/console/federation/txt-record";
 import { listOrganizations, listRoles } from "@/lib/authz/model";
 import { roleAtLeast } from "@/lib/console/authz";
-import { federationCallbackUri, listConnections, type ConnectionInfo } from "@/lib/console/organizations";
+import { federationCallbackUri, listConnections, samlServiceProvider, type ConnectionInfo } from "@/lib/console/organizations";
+import { SAML_ATTRIBUTE_PRESETS } from "@/lib/federation/upstream/saml-settings";
 import { listDomains, txtRecordFor } from "@/lib/federation/domains";
 import { getService } from "@/lib/service";
 import { actionFor } from "../../../../../_lib/action-for";
@@ -34,6 +35,8 @@ function ConnectionForm({
 }) {
   const c = connection?.config ?? {};
   const str = (v: unknown) => (typeof v === "string" ? v : "");
+  const certificates = Array.isArray(c.idp_certificates) ? c.idp_certificates.filter((v): v is string => typeof v === "string") : [];
+  const attributes = (typeof c.attributes === "object" && c.attributes !== null ? c.attributes : {}) as Record<string, unknown>;
   return (
     <ActionForm
       action={actionFor("saveConnection", ws)}
@@ -50,7 +53,7 @@ function ConnectionForm({
           defaultValue={connection?.kind ?? "oidc"}
           options={[
             { value: "oidc", label: "OpenID Connect" },
-            { value: "saml", label: "SAML 2.0 (not used for sign-in yet)" },
+            { value: "saml", label: "SAML 2.0" },
           ]}
         />
         <Field name="issuer" label="Issuer (OIDC)" optional defaultValue={str(c.issuer)} placeholder="https://acme.okta.com" hint="Exactly as the provider's discovery document says it. https; http only on localhost." />
@@ -91,16 +94,90 @@ function ConnectionForm({
         defaultChecked={connection?.trustUpstreamMfa ?? false}
         hint="When the provider says it used multi-factor authentication (amr / acr), it counts as MFA here. Otherwise the sign-in counts as one factor."
       />
-      <details className="rounded-md border border-slate-200 px-3 py-2">
-        <summary className="cursor-pointer text-sm font-medium text-slate-700">SAML settings (stored, not used for sign-in yet)</summary>
-        <div className="mt-3 grid gap-4 sm:grid-cols-2">
-          <Field name="metadata_url" label="Metadata URL (SAML)" optional defaultValue={str(c.metadata_url)} />
-          <Field name="entity_id" label="Entity id (SAML)" optional defaultValue={str(c.entity_id)} />
+      <details className="rounded-md border border-slate-200 px-3 py-2" open={connection?.kind === "saml"}>
+        <summary className="cursor-pointer text-sm font-medium text-slate-700">SAML settings</summary>
+        <div className="mt-3 grid gap-4">
+          <p className="text-sm text-slate-600">
+            Give the identity provider&apos;s metadata (paste it, or its URL), or type its entity ID, single sign-on URL and signing certificate. Metadata given here
+            replaces the typed values.
+          </p>
+          <TextArea name="metadata_xml" label="Identity provider metadata (XML)" optional rows={4} placeholder="<EntityDescriptor …>" />
+          <div className="grid gap-4 sm:grid-cols-2">
+            <Field name="metadata_url" label="Metadata URL" optional defaultValue={str(c.metadata_url)} hint="Fetched when it changes, or when “Fetch again” is ticked. https; http only on localhost." />
+            <Checkbox name="refresh_metadata" label="Fetch the metadata URL again" hint="After the identity provider rotated its certificate." />
+            <Field name="idp_entity_id" label="Identity provider entity ID" optional defaultValue={str(c.idp_entity_id)} />
+            <Field name="sso_url" label="Single sign-on URL (HTTP-Redirect)" optional defaultValue={str(c.sso_url)} />
+          </div>
+          <TextArea name="idp_certificate" label="Signing certificate" optional rows={3} defaultValue={certificates[0] ?? ""} placeholder="-----BEGIN CERTIFICATE-----" />
+          <TextArea name="idp_certificate_next" label="Next signing certificate (rotation)" optional rows={3} defaultValue={certificates[1] ?? ""} hint="Responses signed by either are accepted." />
+          <div className="grid gap-4 sm:grid-cols-2">
+            <Select
+              name="attribute_preset"
+              label="Attribute names"
+              defaultValue={str(c.attribute_preset) || "custom"}
+              options={[
+                ...Object.entries(SAML_ATTRIBUTE_PRESETS).map(([value, preset]) => ({ value, label: preset.label })),
+                { value: "custom", label: "Custom (below)" },
+              ]}
+              hint="Which assertion attributes carry the email address and the name."
+            />
+            <Select
+              name="name_id_format"
+              label="NameID format requested"
+              defaultValue={str(c.name_id_format) || "persistent"}
+              options={[
+                { value: "persistent", label: "Persistent (recommended)" },
+                { value: "emailAddress", label: "Email address" },
+                { value: "unspecified", label: "Unspecified" },
+              ]}
+              hint="The NameID identifies the user. A transient NameID is refused."
+            />
+            <Field name="attribute_email" label="Email attribute (custom)" optional defaultValue={str(attributes.email)} placeholder="email" />
+            <Field name="attribute_name" label="Name attribute (custom)" optional defaultValue={str(attributes.name)} />
+            <Field name="attribute_given_name" label="Given name attribute (custom)" optional defaultValue={str(attributes.given_name)} />
+            <Field name="attribute_family_name" label="Family name attribute (custom)" optional defaultValue={str(attributes.family_name)} />
+          </div>
+          <Checkbox name="sign_requests" label="Sign AuthnRequests" defaultChecked={c.sign_requests === true} hint="For identity providers that require signed requests (the SP metadata then lists the signing certificate)." />
+          <Checkbox
+            name="allow_sha1"
+            label="Accept SHA-1 signatures (legacy identity providers only)"
+            defaultChecked={c.allow_sha1 === true}
+            hint="SHA-1 signatures can be forged with enough effort. Turn this on only for an identity provider that cannot sign with SHA-256, and ask it to move. Recorded in the audit log."
+          />
         </div>
       </details>
       <Checkbox name="active" label="Enabled" defaultChecked={connection?.active ?? true} />
       <SubmitButton variant={connection ? "secondary" : "primary"}>{connection ? "Save connection" : "Add connection"}</SubmitButton>
     </ActionForm>
+  );
+}
+
+/** The last sign-in through the connection, and the last failure with the condition that failed (administrators only). */
+function ConnectionStatus({ connection }: { connection: ConnectionInfo }) {
+  const at = (d: Date | null) => (d ? d.toISOString().replace("T", " ").slice(0, 16) + " UTC" : "never");
+  return (
+    <dl className="mb-3 grid gap-1 text-sm text-slate-600 sm:grid-cols-[max-content_1fr] sm:gap-x-3">
+      <dt className="font-medium">Last sign-in</dt>
+      <dd>{at(connection.lastSuccessAt)}</dd>
+      <dt className="font-medium">Last failure</dt>
+      <dd>{connection.lastFailureAt ? `${at(connection.lastFailureAt)}: ${connection.lastFailure ?? ""}` : "none"}</dd>
+    </dl>
+  );
+}
+
+/** What to give the identity provider for a SAML connection: our SP addresses, and the metadata to download. */
+function SamlServiceProvider({ sp }: { sp: { entityId: string; acs: string; metadata: string } }) {
+  return (
+    <div className="mb-3 space-y-2 rounded-md bg-slate-50 p-3">
+      <p className="text-sm text-slate-700">Give the identity provider these (or the SP metadata):</p>
+      <CopyValue label="Entity ID (audience)" value={sp.entityId} />
+      <CopyValue label="ACS URL (reply URL)" value={sp.acs} />
+      <p className="text-sm">
+        <a className="font-medium text-indigo-700 underline" href={sp.metadata} download>
+          Download SP metadata
+        </a>
+      </p>
+    </div>
   );
 }
 
@@ -113,7 +190,7 @@ export default async function OrganizationPage({ params }: { params: Promise<{ w
   if (!org) notFound();
   const [connections, domains, roles] = await Promise.all([listConnections(service, ws, org.id), listDomains(service.db, ws, org.id), listRoles(service.db, ws)]);
   const callbackUri = federationCallbackUri(service, ws);
-  const hasOidc = connections.some((c) => c.kind === "oidc" && c.active);
+  const hasConnection = connections.some((c) => c.active);
   const base = `/console/w/${ws}`;
   const readOnly = !roleAtLeast(access.role, "admin");
   return (
@@ -169,21 +246,24 @@ export default async function OrganizationPage({ params }: { params: Promise<{ w
         <Card
           id="connections"
           title="Enterprise connections"
-          description="Members with an address in a verified domain (below) sign in through the organization's enabled OpenID Connect connection."
+          description="Members with an address in a verified domain (below) sign in through the organization's enabled connection (OpenID Connect or SAML 2.0)."
         >
           <div className="space-y-6">
             <div className="rounded-md bg-slate-50 p-3">
-              <p className="mb-2 text-sm text-slate-700">Register this redirect URI with the identity provider:</p>
+              <p className="mb-2 text-sm text-slate-700">OpenID Connect: register this redirect URI with the identity provider (SAML connections show their own addresses below):</p>
               <CopyValue label="URI" value={callbackUri} />
             </div>
             {connections.map((c) => (
               <div key={c.id} className="rounded-md border border-slate-200 p-4">
                 <p className="mb-3 flex flex-wrap items-center gap-2 text-sm font-semibold">
                   {c.name} <Badge>{c.kind.toUpperCase()}</Badge> {c.active ? <Badge tone="green">enabled</Badge> : <Badge>disabled</Badge>}
-                  {c.kind === "saml" ? <Badge tone="amber">not used for sign-in yet</Badge> : null}
+                  {c.kind === "saml" && !c.config.idp_entity_id ? <Badge tone="amber">not set up: give the identity provider&apos;s metadata</Badge> : null}
+                  {c.kind === "saml" && c.config.allow_sha1 === true ? <Badge tone="amber">accepts SHA-1 signatures</Badge> : null}
                   {c.kind === "oidc" && !c.hasSecret ? <Badge tone="amber">no client secret</Badge> : null}
-                  {c.kind === "oidc" ? c.admission === "any_vouched" ? <Badge tone="amber">admits anyone it vouches for</Badge> : <Badge>admits verified domains only</Badge> : null}
+                  {c.admission === "any_vouched" ? <Badge tone="amber">admits anyone it vouches for</Badge> : <Badge>admits verified domains only</Badge>}
                 </p>
+                <ConnectionStatus connection={c} />
+                {c.kind === "saml" && c.config.sp_certificate ? <SamlServiceProvider sp={samlServiceProvider(service, ws, c.id)} /> : null}
                 <ConnectionForm ws={ws} orgId={org.id} connection={c} roles={roles} readOnly={readOnly} />
               </div>
             ))}
@@ -199,8 +279,8 @@ export default async function OrganizationPage({ params }: { params: Promise<{ w
           description="Addresses in a verified domain sign in through this organization's connection. Verify a domain by publishing the TXT record shown, then Check DNS."
         >
           <div className="space-y-5">
-            {!hasOidc && domains.some((d) => d.verifiedAt) ? (
-              <p className="text-sm text-amber-800">No enabled OpenID Connect connection: addresses in these domains sign in as usual until one is added.</p>
+            {!hasConnection && domains.some((d) => d.verifiedAt) ? (
+              <p className="text-sm text-amber-800">No enabled connection: addresses in these domains sign in as usual until one is added.</p>
             ) : null}
             {domains.length === 0 ? (
               <EmptyState title="No domains yet">Add the domain of the organization&apos;s email addresses, such as example.com.</EmptyState>
