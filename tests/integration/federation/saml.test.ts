@@ -10,7 +10,7 @@ import { and, eq } from "drizzle-orm";
 import { decodeJwt } from "jose";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { enterpriseConnections, samlAssertionReplays } from "../../../db/schema";
-import { ACME, authzWorkspace, WEB } from "../../helpers/fixtures";
+import { ACME, authzWorkspace, GLOBEX, WEB } from "../../helpers/fixtures";
 import { basic, call, createHarness, exchangeCode, PUBLIC_URL, seed, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
 import { outcome, postStep, startSignIn, type PendingSignIn } from "../../helpers/factors/sign-in";
 import { readAuthnRequest, samlIdpStandin, TRANSIENT, type AuthnRequestSeen, type ResponseOptions } from "../../helpers/federation/saml-idp-standin";
@@ -255,6 +255,19 @@ describe("what the ACS refuses", () => {
     // Answers request A, delivered with B's RelayState.
     const { SAMLResponse } = await idp.respond(a.request, person("mallory"), h.clock.now());
     await expectRefused(await postToAcs({ SAMLResponse, RelayState: b.request.relayState! }), /InResponseTo/);
+  });
+
+  it("a response at another connection's ACS with this connection's RelayState", async () => {
+    const other = samlIdpStandin("https://idp.globex.test/saml");
+    const globex = await addSamlConnection(h, ws, { organization: GLOBEX, idp: other });
+    const { request } = await toIdp("mallory@acme.test");
+    // Globex's identity provider answers, correctly for Globex's connection, carrying Acme's pending sign-in.
+    const forGlobex = { ...request, issuer: `${PUBLIC_URL}/t/${ws}/federation/saml/metadata?connection=${globex.id}`, acs: `${PUBLIC_URL}/t/${ws}/federation/saml/acs?connection=${globex.id}` };
+    const { SAMLResponse } = await other.respond(forGlobex, person("mallory"), h.clock.now());
+    const res = await postToAcs({ SAMLResponse, RelayState: request.relayState! }, `/t/${ws}/federation/saml/acs?connection=${globex.id}`);
+    await expectHostedError(res, "federation_expired");
+    const [row] = await h.service.db.select({ lastFailure: enterpriseConnections.lastFailure }).from(enterpriseConnections).where(eq(enterpriseConnections.id, globex.id));
+    expect(row!.lastFailure).toMatch(/names no pending sign-in through this connection/);
   });
 
   it("an unsolicited response (sign-in started at the identity provider)", async () => {
