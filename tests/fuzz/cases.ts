@@ -165,6 +165,9 @@ export const CASES: Record<string, RouteCase> = {
   "POST /sign-in/sso": signInStep("single sign-on", [["email", "someone@acme.example.test"]]),
   "GET /federation/callback": hostedGet("federation callback", [["state", STATE], ["code", "upstream-code"], ["iss", "https://upstream.example.test"]]),
   "POST /federation/callback": { ...signInStep("federation callback (form post)", [["state", STATE], ["code", "upstream-code"]]), bases: ["form:session", "none"] },
+  // A SAML connection's ACS (the identity provider's cross-site POST: a valid response to a pending round trip, mutated) and its SP metadata.
+  "POST /federation/saml/acs": { name: "SAML ACS", statuses: [303, 400, 413, 415], body: "form", limit: 256 * 1024, names: ["SAMLResponse", "RelayState"], bases: ["saml:acs", "none"] },
+  "GET /federation/saml/metadata": { name: "SAML SP metadata", statuses: [200, 400, 404], names: ["connection"], bases: ["saml:metadata", "none"] },
   // The account-security handoff (JSON, client authentication) and its browser steps.
   "POST /auth/account/configuration": handoff("handoff: configuration", [["callback_uri", "https://web.example.test/account/callback"], ["return_uri", "https://web.example.test/settings"], ["version", "0"]]),
   "POST /auth/account/launch": handoff("handoff: launch", [["user_token", "@access"], ["state", STATE]]),
@@ -651,6 +654,13 @@ async function baseRequest(name: string, live: Live, spec: RouteSpec, flip = fal
     }
     case "get:query":
       return { params: fields(spec, live), headers: flip ? { cookie: await live.session() } : {} };
+    case "saml:acs": {
+      // Cross-site, as the identity provider's auto-submitted form: no cookie, no Origin of ours.
+      const { connectionId, SAMLResponse, RelayState } = await live.samlResponse();
+      return { params: [["SAMLResponse", SAMLResponse], ["RelayState", RelayState]], headers: ct, query: [["connection", connectionId]] };
+    }
+    case "saml:metadata":
+      return { params: [["connection", await live.samlConnection()]], headers: {} };
   }
   throw new Error(`unknown base ${name}`);
 }

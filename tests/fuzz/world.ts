@@ -26,6 +26,8 @@ import { contextFor, dispatch, resolveWorkspace } from "../../lib/server/router"
 import type { EndpointContext } from "../../lib/http/context";
 import { API, M2M, SPA, WEB, authzWorkspace } from "../helpers/fixtures";
 import { authorizeQuery, basic, call, createHarness, PUBLIC_URL, seed, uniqueWorkspaceId, type Harness } from "../helpers/harness";
+import { addDomain, addSamlConnection } from "../helpers/federation/setup";
+import { readAuthnRequest, samlIdpStandin, type SamlIdpStandin } from "../helpers/federation/saml-idp-standin";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
 const ci = !!process.env.CI && process.env.CI !== "0" && process.env.CI !== "false";
@@ -216,6 +218,31 @@ export class Live {
     const body = (await res.json()) as { access_token?: string };
     if (!body.access_token) throw new Error(`client_credentials failed: ${JSON.stringify(body)}`);
     return this.keep("m2m", body.access_token);
+  }
+
+  private saml: { idp: SamlIdpStandin; connectionId: string } | null = null;
+
+  /** The workspace's SAML connection (made on first use, with a verified domain that signs in through it). */
+  async samlConnection(): Promise<string> {
+    if (!this.saml) {
+      const idp = samlIdpStandin("https://idp.fuzz.test/saml");
+      const { id } = await addSamlConnection(this.h, this.ws, { organization: "acme", idp });
+      await addDomain(this.h, this.ws, { organization: "acme", domain: "saml.fuzz.test", verified: true });
+      this.saml = { idp, connectionId: id };
+    }
+    return this.saml.connectionId;
+  }
+
+  /** A valid SAML response to a pending round trip of the connection, as its identity provider would POST it (unsent). */
+  async samlResponse(): Promise<{ connectionId: string; SAMLResponse: string; RelayState: string }> {
+    const connectionId = await this.samlConnection();
+    const { tx, cookie, csrf } = await this.signInTransaction();
+    const res = await call(this.h, `/t/${this.ws}/sign-in/sso`, { form: { tx, csrf, email: "ada@saml.fuzz.test" }, cookie, headers: { origin: PUBLIC_URL } });
+    const location = res.headers.get("location");
+    if (res.status !== 303 || !location) throw new Error(`single sign-on did not redirect: ${res.status}`);
+    const request = readAuthnRequest(new URL(location));
+    const { SAMLResponse, RelayState } = await this.saml!.idp.respond(request, { nameId: "ada-fuzz", attributes: { email: "ada@saml.fuzz.test" } }, this.h.clock.now());
+    return { connectionId, SAMLResponse, RelayState: this.keep("relay", RelayState!) };
   }
 
   /** An open sign-in transaction of the SPA: its id, the browser-binding cookie and the form's CSRF token. */

@@ -103,15 +103,24 @@ const REDIRECT_BINDING = "urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect";
 /** Metadata larger than this is refused (a single identity provider's fits in a few kilobytes). */
 export const MAX_METADATA_BYTES = 512 * 1024;
 
-function parseXml(xml: string): Document {
+/**
+ * Parses XML, or returns the problems xmldom reported (any error or fatal error refuses the
+ * document; nothing is logged). No external entity is ever resolved by xmldom.
+ */
+export function parseXmlStrictly(xml: string): { doc: Document } | { problems: string[] } {
   const problems: string[] = [];
   const doc = new DOMParser({
-    onError: (level: string, message: string) => {
+    errorHandler: (level: string, message: string) => {
       if (level !== "warning") problems.push(message);
     },
-  } as unknown as ConstructorParameters<typeof DOMParser>[0]).parseFromString(xml, "application/xml");
-  if (problems.length || !doc?.documentElement) throw new SamlMetadataError("The metadata is not well-formed XML");
-  return doc;
+  }).parseFromString(xml, "application/xml") as unknown as Document | undefined;
+  return problems.length || !doc?.documentElement ? { problems: problems.length ? problems : ["no document element"] } : { doc };
+}
+
+function parseXml(xml: string): Document {
+  const parsed = parseXmlStrictly(xml);
+  if (!("doc" in parsed)) throw new SamlMetadataError("The metadata is not well-formed XML");
+  return parsed.doc;
 }
 
 const children = (element: Element, ns: string, name: string): Element[] =>

@@ -19,12 +19,11 @@
  * The assertion's ID comes back with its expiry so the caller records it once (replay store).
  */
 import { randomBytes } from "node:crypto";
-import { DOMParser } from "@xmldom/xmldom";
 import { SAML, SamlStatusError, ValidateInResponseTo, type CacheProvider } from "@node-saml/node-saml";
 import { decryptXml } from "@node-saml/node-saml/lib/xml";
 import { FederationError, type UpstreamCall, type UpstreamIdentity, type UpstreamProvider, type UpstreamStart } from "./contract";
 import { upstreamUrl } from "./transport";
-import { SAML_NAME_ID_FORMATS, samlEndpoints, TRANSIENT_NAME_ID, type SamlProviderSettings } from "./saml-settings";
+import { parseXmlStrictly, SAML_NAME_ID_FORMATS, samlEndpoints, TRANSIENT_NAME_ID, type SamlProviderSettings } from "./saml-settings";
 
 /** How far the identity provider's clock may be from ours, either way, for every time condition. */
 export const SAML_CLOCK_SKEW_MS = 2 * 60 * 1000;
@@ -92,15 +91,10 @@ function expecting(requestId: string): CacheProvider {
   };
 }
 
-function parse(xml: string, what: string) {
-  const problems: string[] = [];
-  const doc = new DOMParser({
-    onError: (level: string, message: string) => {
-      if (level !== "warning") problems.push(message);
-    },
-  } as unknown as ConstructorParameters<typeof DOMParser>[0]).parseFromString(xml, "application/xml");
-  if (problems.length || !doc?.documentElement) throw invalid(`The ${what} is not well-formed XML`);
-  return doc;
+function parse(xml: string, what: string): Document {
+  const parsed = parseXmlStrictly(xml);
+  if (!("doc" in parsed)) throw invalid(`The ${what} is not well-formed XML`);
+  return parsed.doc;
 }
 
 const elements = (node: { getElementsByTagNameNS(ns: string, name: string): unknown }, ns: string, name: string): Element[] =>
