@@ -17,17 +17,14 @@ import {
   certificatePem,
   MAX_IDP_CERTIFICATES,
   MAX_METADATA_BYTES,
-  parseIdpMetadata,
   presetMapping,
   samlConfigSchema,
-  SamlMetadataError,
-  spMetadata,
-  type IdpMetadata,
   type SamlAttributeMapping,
   type SamlAttributePreset,
   type SamlConfig,
   type SamlNameIdFormat,
 } from "./upstream/saml-settings";
+import { parseIdpMetadata, SamlMetadataError, spMetadata, type IdpMetadata } from "./upstream/saml-xml";
 
 /** A setting that cannot be used, named by its field (the console's form and the workspace file map it). */
 export class SamlSettingsError extends Error {
@@ -98,7 +95,7 @@ export async function samlSettings(
   let idp: IdpMetadata | null = null;
   if (input.metadataXml) {
     try {
-      idp = parseIdpMetadata(input.metadataXml);
+      idp = await parseIdpMetadata(input.metadataXml);
     } catch (error) {
       if (error instanceof SamlMetadataError) throw new SamlSettingsError("metadata_xml", error.message);
       throw error;
@@ -176,5 +173,5 @@ export async function spMetadataOf(ctx: EndpointContext, connectionId: string): 
     .where(and(eq(enterpriseConnections.workspaceId, ctx.workspace.id), eq(enterpriseConnections.id, connectionId), eq(enterpriseConnections.kind, "saml")))
     .limit(1);
   const config = row ? samlConfigSchema.safeParse(row.config) : null;
-  return config?.success ? spMetadata(ctx.issuer, connectionId, config.data) : null;
+  return config?.success ? await spMetadata(ctx.issuer, connectionId, config.data) : null;
 }

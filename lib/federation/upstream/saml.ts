@@ -19,11 +19,16 @@
  * The assertion's ID comes back with its expiry so the caller records it once (replay store).
  */
 import { randomBytes } from "node:crypto";
-import { SAML, SamlStatusError, ValidateInResponseTo, type CacheProvider } from "@node-saml/node-saml";
-import { decryptXml } from "@node-saml/node-saml/lib/xml";
+import type { CacheProvider } from "@node-saml/node-saml";
 import { FederationError, type UpstreamCall, type UpstreamIdentity, type UpstreamProvider, type UpstreamStart } from "./contract";
 import { upstreamUrl } from "./transport";
-import { parseXmlStrictly, SAML_NAME_ID_FORMATS, samlEndpoints, TRANSIENT_NAME_ID, type SamlProviderSettings } from "./saml-settings";
+import { SAML_NAME_ID_FORMATS, samlEndpoints, TRANSIENT_NAME_ID, type SamlProviderSettings } from "./saml-settings";
+import { parseXmlStrictly } from "./saml-xml";
+
+/** node-saml (xml-crypto, xml-encryption, xmldom), loaded with the first SAML round trip (./saml-settings.ts says why). */
+const nodeSaml = () => import("@node-saml/node-saml");
+// Its decryption helper (the module has no "exports" map, so the file is named as Node resolves it).
+const nodeSamlXml = () => import("@node-saml/node-saml/lib/xml.js");
 
 /** How far the identity provider's clock may be from ours, either way, for every time condition. */
 export const SAML_CLOCK_SKEW_MS = 2 * 60 * 1000;
@@ -64,6 +69,7 @@ export async function beginSaml(provider: UpstreamProvider, call: UpstreamCall):
   const state = randomBytes(32).toString("base64url");
   // An xs:ID: it must not start with a digit.
   const requestId = `_${randomBytes(20).toString("hex")}`;
+  const { SAML, ValidateInResponseTo } = await nodeSaml();
   const saml = new SAML({
     callbackUrl: endpoints.acs,
     issuer: endpoints.entityId,
@@ -91,8 +97,8 @@ function expecting(requestId: string): CacheProvider {
   };
 }
 
-function parse(xml: string, what: string): Document {
-  const parsed = parseXmlStrictly(xml);
+async function parse(xml: string, what: string): Promise<Document> {
+  const parsed = await parseXmlStrictly(xml);
   if (!("doc" in parsed)) throw invalid(`The ${what} is not well-formed XML`);
   return parsed.doc;
 }
@@ -161,7 +167,7 @@ export async function completeSaml(provider: UpstreamProvider, call: UpstreamCal
   const xml = Buffer.from(input.samlResponse, "base64").toString("utf8");
   // No document type (entity expansion); nothing legitimate carries one.
   if (/<!DOCTYPE/i.test(xml)) throw invalid("The response carries a DOCTYPE");
-  const doc = parse(xml, "response");
+  const doc = await parse(xml, "response");
   const root = doc.documentElement!;
   if (root.namespaceURI !== PROTOCOL || root.localName !== "Response") throw invalid("The message is not a SAML Response");
 
@@ -171,7 +177,8 @@ export async function completeSaml(provider: UpstreamProvider, call: UpstreamCal
     const encrypted = elements(doc, ASSERTION, "EncryptedAssertion")[0];
     if (encrypted) {
       try {
-        used.push(...signatureAlgorithms(parse(await decryptXml(encrypted.toString(), spPrivateKey), "encrypted assertion")));
+        const { decryptXml } = await nodeSamlXml();
+        used.push(...signatureAlgorithms(await parse(await decryptXml(encrypted.toString(), spPrivateKey), "encrypted assertion")));
       } catch (cause) {
         throw cause instanceof FederationError ? cause : invalid("The encrypted assertion could not be decrypted with this connection's key", cause);
       }
@@ -190,6 +197,7 @@ export async function completeSaml(provider: UpstreamProvider, call: UpstreamCal
   const destination = root.getAttribute("Destination");
   if (destination && destination !== endpoints.acs) throw invalid(`Destination is ${destination}, not this connection's ACS`);
 
+  const { SAML, SamlStatusError, ValidateInResponseTo } = await nodeSaml();
   const saml = new SAML({
     callbackUrl: endpoints.acs,
     issuer: endpoints.entityId,
@@ -216,7 +224,7 @@ export async function completeSaml(provider: UpstreamProvider, call: UpstreamCal
   }
 
   // Only the signed assertion (node-saml's verified bytes) is read from here on.
-  const assertion = parse(assertionXml, "assertion").documentElement!;
+  const assertion = (await parse(assertionXml, "assertion")).documentElement!;
   const assertionId = assertion.getAttribute("ID");
   if (!assertionId || assertionId.length > 256) throw invalid("The assertion has no usable ID");
   const issuer = first(assertion, ASSERTION, "Issuer")?.textContent?.trim();
