@@ -68,14 +68,14 @@ function nextApp(example: string): Pick<Recipe, "missing" | "install" | "start" 
     install: (dir) => {
       copyFileSync(path.join(process.cwd(), "examples", example, "package.json"), path.join(dir, "package.json"));
       // next-auth's peers (next, react, nodemailer, ...) are not installed: the first two are the checkout's.
-      const npm = spawnSync("npm", ["install", "--no-package-lock", "--legacy-peer-deps", "--prefer-offline", "--ignore-scripts", "--no-audit", "--no-fund"], {
-        cwd: dir,
-        encoding: "utf8",
-        timeout: 180_000,
-      });
+      // npm's cache first; an unreachable registry fails in seconds rather than npm's minutes of retries.
+      const args = ["install", "--no-package-lock", "--legacy-peer-deps", "--prefer-offline", "--ignore-scripts", "--no-audit", "--no-fund"];
+      const npm = spawnSync("npm", [...args, "--fetch-retries=1", "--fetch-timeout=15000"], { cwd: dir, encoding: "utf8", timeout: 45_000 });
       if (npm.status === 0) return null;
+      const what = `the npm registry, to install examples/${example}/package.json`;
+      if (npm.error || npm.signal) return `${what} (npm install did not finish in 45 s)`;
       const unreachable = UNREACHABLE.exec(npm.stderr)?.[1];
-      if (unreachable) return `the npm registry (${unreachable}), to install examples/${example}/package.json`;
+      if (unreachable) return `${what} (${unreachable})`;
       throw new Error(`npm install in ${dir} failed:\n${npm.stderr}`);
     },
     // `next dev` warns of any other NODE_ENV (the test's environment may carry one).
@@ -211,6 +211,8 @@ for (const recipe of RECIPES) {
     let output = "";
 
     test.beforeAll(async () => {
+      // An install, a start and first compiles, for the Next.js recipes.
+      test.setTimeout(120_000);
       // The examples' file, this recipe's application alone, its addresses moved to this spec's port.
       const application = EXAMPLES.applications.find((a) => a.client_id === recipe.clientId);
       if (!application) throw new Error(`examples/recipes.json has no application ${recipe.clientId}`);
