@@ -4,7 +4,7 @@ import next from "eslint-config-next";
 // console's rules) are dependency-cruiser's: .dependency-cruiser.cjs, run by `npm run lint` after ESLint.
 const config = [
   ...next,
-  { ignores: [".next/**", ".data/**", ".test-data/**", "db/migrations/**", "test-results/**", "playwright-report/**", "next-env.d.ts"] },
+  { ignores: ["**/.next/**", ".data/**", ".test-data/**", "db/migrations/**", "test-results/**", "playwright-report/**", "next-env.d.ts"] },
 ];
 
 export default config;
