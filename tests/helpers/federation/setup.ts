@@ -121,6 +121,8 @@ export interface SamlConnectionInput {
   signRequests?: boolean;
   allowSha1?: boolean;
   trustUpstreamMfa?: boolean;
+  /** Role names, held in the organization by members the connection adds. */
+  defaultRoles?: string[];
   admission?: "verified_domains" | "any_vouched";
   attributes?: { email: string; name?: string | null; given_name?: string | null; family_name?: string | null };
   nameIdFormat?: "persistent" | "emailAddress" | "unspecified";
@@ -152,6 +154,7 @@ export async function addSamlConnection(h: Harness, workspaceId: string, input: 
     active: true,
     config,
     secretEncrypted: encryptSecret(h.service.config.masterKey, sp.privateKeyPem, connectionSecretPurpose(id)),
+    defaultRoleIds: await roleIdsOf(h, workspaceId, input.defaultRoles ?? []),
     trustUpstreamMfa: input.trustUpstreamMfa ?? false,
     admission: input.admission ?? "verified_domains",
     createdAt: now,

@@ -10,7 +10,7 @@ import { and, eq } from "drizzle-orm";
 import { decodeJwt } from "jose";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { enterpriseConnections, samlAssertionReplays } from "../../../db/schema";
-import { ACME, authzWorkspace, GLOBEX, WEB } from "../../helpers/fixtures";
+import { ACME, API, authzWorkspace, GLOBEX, WEB } from "../../helpers/fixtures";
 import { basic, call, createHarness, exchangeCode, PUBLIC_URL, seed, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
 import { outcome, postStep, startSignIn, type PendingSignIn } from "../../helpers/factors/sign-in";
 import { readAuthnRequest, samlIdpStandin, TRANSIENT, type AuthnRequestSeen, type ResponseOptions } from "../../helpers/federation/saml-idp-standin";
@@ -25,7 +25,7 @@ let connection: { id: string; spCertificatePem: string };
 beforeAll(async () => {
   h = await createHarness();
   await seed(h, authzWorkspace(ws));
-  connection = await addSamlConnection(h, ws, { organization: ACME, idp });
+  connection = await addSamlConnection(h, ws, { organization: ACME, idp, defaultRoles: ["reader"] });
   await addDomain(h, ws, { organization: ACME, domain: "acme.test", verified: true });
 });
 
@@ -33,7 +33,7 @@ const person = (name: string) => ({ nameId: `${name}-persistent-id`, attributes:
 
 /** Single sign-on by address: the redirect to the identity provider, and the AuthnRequest it carries. */
 async function toIdp(email: string): Promise<{ s: PendingSignIn; request: AuthnRequestSeen; location: URL }> {
-  const s = await startSignIn(h, ws, { ...WEB, scope: "openid email profile" });
+  const s = await startSignIn(h, ws, { ...WEB, scope: "openid email profile read:things write:things", resource: API });
   const location = upstreamLocation(await postStep(h, s, "/sign-in/sso", { email }), ws);
   return { s, request: readAuthnRequest(location), location };
 }
@@ -98,6 +98,18 @@ describe("SAML sign-in through an organization's identity provider", () => {
     expect(await info.json()).toMatchObject({ organization_id: acme, connection_id: connection.id });
     const check = await call(h, `/t/${ws}/oidc/session`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
     expect(await check.json()).toMatchObject({ active: true, sub: claims.sub });
+    // The permission check answers per organization: the connection's default role, in acme only.
+    const allowed = async (permission: string, organizationId: string) => {
+      const res = await call(h, `/t/${ws}/authorization/check`, {
+        method: "POST",
+        body: JSON.stringify({ resource: API, permission, organization_id: organizationId }),
+        headers: { authorization: `Bearer ${tokens.access_token}`, "content-type": "application/json" },
+      });
+      return ((await res.json()) as { allowed: boolean }).allowed;
+    };
+    expect(await allowed("read:things", acme)).toBe(true);
+    expect(await allowed("write:things", acme)).toBe(false);
+    expect(await allowed("read:things", await organizationIdOf(h, ws, GLOBEX))).toBe(false);
     const after = await countsOf(h, ws);
     expect(after.users - before.users).toBe(1);
     const [row] = await h.service.db.select().from(enterpriseConnections).where(eq(enterpriseConnections.id, connection.id));
