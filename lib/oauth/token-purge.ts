@@ -1,5 +1,5 @@
 import { and, eq, inArray, isNull, lt } from "drizzle-orm";
-import { accessTokens, accountSecurityPortalSessions, authorizationTransactions, factorChallenges, mailOutbox, revokedWorkloadTokens, totpFactors } from "../../db/schema";
+import { accessTokens, accountSecurityPortalSessions, authorizationTransactions, factorChallenges, mailOutbox, revokedWorkloadTokens, samlAssertionReplays, totpFactors } from "../../db/schema";
 import type { Service } from "../service";
 import { DAY, HOUR, MINUTE } from "../clock";
 
@@ -49,13 +49,14 @@ export const OUTBOX_RETENTION_MS = 7 * DAY;
  * The sign-in's short-lived rows, deleted like expired access tokens (an hour past expiry): pending
  * sign-ins (10 minutes), factor challenges (email codes, WebAuthn challenges), authenticator-app
  * enrolments never completed (they can be completed for 10 minutes), account-security portal
- * sessions (30 minutes at most), and outbox messages older than
+ * sessions (30 minutes at most), the IDs of accepted SAML assertions (kept until the assertion's
+ * own expiry, after which it is refused by time anyway), and outbox messages older than
  * OUTBOX_RETENTION_MS. An expired one answers exactly like a missing one everywhere.
  */
 export async function purgeExpiredSignInRows(
   service: Service,
   options: { workspaceId?: string } = {},
-): Promise<{ transactions: number; challenges: number; enrolments: number; portalSessions: number; outbox: number }> {
+): Promise<{ transactions: number; challenges: number; enrolments: number; portalSessions: number; samlAssertions: number; outbox: number }> {
   const now = service.clock.now().getTime();
   const cutoff = new Date(now - PURGE_GRACE_MS);
   const ws = options.workspaceId;
@@ -77,11 +78,22 @@ export async function purgeExpiredSignInRows(
     .delete(accountSecurityPortalSessions)
     .where(and(lt(accountSecurityPortalSessions.expiresAt, cutoff), ws === undefined ? undefined : eq(accountSecurityPortalSessions.workspaceId, ws)))
     .returning({ id: accountSecurityPortalSessions.id });
+  const samlAssertions = await service.db
+    .delete(samlAssertionReplays)
+    .where(and(lt(samlAssertionReplays.expiresAt, cutoff), ws === undefined ? undefined : eq(samlAssertionReplays.workspaceId, ws)))
+    .returning({ id: samlAssertionReplays.assertionId });
   const outbox = await service.db
     .delete(mailOutbox)
     .where(and(lt(mailOutbox.createdAt, new Date(now - OUTBOX_RETENTION_MS)), ws === undefined ? undefined : eq(mailOutbox.workspaceId, ws)))
     .returning({ id: mailOutbox.id });
-  return { transactions: transactions.length, challenges: challenges.length, enrolments: enrolments.length, portalSessions: portalSessions.length, outbox: outbox.length };
+  return {
+    transactions: transactions.length,
+    challenges: challenges.length,
+    enrolments: enrolments.length,
+    portalSessions: portalSessions.length,
+    samlAssertions: samlAssertions.length,
+    outbox: outbox.length,
+  };
 }
 
 /** Runs the purge every PURGE_INTERVAL_MS (first run after one interval); stop with the returned function. */

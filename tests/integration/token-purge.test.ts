@@ -48,7 +48,7 @@ describe("expired access token purge", () => {
 });
 
 describe("expired sign-in rows purge", () => {
-  it("deletes pending sign-ins, factor challenges, unfinished authenticator enrolments and portal sessions an hour past expiry, and outbox messages after a week; keeps the rest", async () => {
+  it("deletes pending sign-ins, factor challenges, unfinished authenticator enrolments, portal sessions and accepted SAML assertion IDs an hour past expiry, and outbox messages after a week; keeps the rest", async () => {
     const { authorizationTransactions, factorChallenges, mailOutbox, clients } = await import("../../db/schema");
     const { OUTBOX_RETENTION_MS, purgeExpiredSignInRows } = await import("../../lib/oauth/token-purge");
     const [client] = await h.service.db.select({ id: clients.id }).from(clients).where(eq(clients.workspaceId, ws)).limit(1);
@@ -81,7 +81,14 @@ describe("expired sign-in rows purge", () => {
     const portal = (id: string, expiresAt: Date) => ({ id, workspaceId: ws, userId: session.userId, sessionId: session.id, clientPk: client.id, returnUri: "https://x.test/", secretHash: "h", createdAt: now(), expiresAt });
     await h.service.db.insert(accountSecurityPortalSessions).values([portal("p-old", at(-PURGE_GRACE_MS - 1)), portal("p-live", at(MINUTE))]);
 
-    expect(await purgeExpiredSignInRows(h.service, { workspaceId: ws })).toEqual({ transactions: 1, challenges: 1, enrolments: 1, portalSessions: 1, outbox: 1 });
+    const { samlAssertionReplays, enterpriseConnections, organizations } = await import("../../db/schema");
+    await h.service.db.insert(organizations).values({ id: `org-${ws}`, workspaceId: ws, slug: "purge", name: "Purge", createdAt: now(), updatedAt: now() });
+    await h.service.db.insert(enterpriseConnections).values({ id: `saml-${ws}`, workspaceId: ws, organizationId: `org-${ws}`, name: "SAML", kind: "saml", createdAt: now(), updatedAt: now() });
+    const assertion = (assertionId: string, expiresAt: Date) => ({ workspaceId: ws, connectionId: `saml-${ws}`, assertionId, expiresAt });
+    await h.service.db.insert(samlAssertionReplays).values([assertion("_old", at(-PURGE_GRACE_MS - 1)), assertion("_live", at(MINUTE))]);
+
+    expect(await purgeExpiredSignInRows(h.service, { workspaceId: ws })).toEqual({ transactions: 1, challenges: 1, enrolments: 1, portalSessions: 1, samlAssertions: 1, outbox: 1 });
+    expect((await h.service.db.select({ id: samlAssertionReplays.assertionId }).from(samlAssertionReplays).where(eq(samlAssertionReplays.workspaceId, ws))).map((r) => r.id)).toEqual(["_live"]);
     expect((await h.service.db.select({ id: totpFactors.id }).from(totpFactors).where(eq(totpFactors.workspaceId, ws))).map((r) => r.id).sort()).toEqual(["t-confirmed-old", "t-unfinished-recent"]);
     const ids = async (table: typeof authorizationTransactions | typeof factorChallenges | typeof mailOutbox) =>
       (await h.service.db.select({ id: table.id }).from(table).where(eq(table.workspaceId, ws))).map((r) => r.id).sort();
