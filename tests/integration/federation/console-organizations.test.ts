@@ -4,12 +4,16 @@
  * domains claimed once per workspace, verified by DNS (injected resolver) or by an operator
  * (audited), and removed.
  */
+import { X509Certificate } from "node:crypto";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { and, eq } from "drizzle-orm";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { auditEvents, enterpriseConnections, organizationDomains, organizations, roles } from "../../../db/schema";
 import { summarizeAuditEvent } from "../../../lib/audit/summary";
 import { runOperation } from "../../../lib/console/operation";
-import { domainDns, federationCallbackUri, listConnections } from "../../../lib/console/organizations";
+import { domainDns, federationCallbackUri, listConnections, samlServiceProvider } from "../../../lib/console/organizations";
+import { generateSpKeyPair, keyMatchesCertificate } from "../../../lib/federation/upstream/self-signed-certificate";
 import { operations } from "../../../lib/console/registry";
 import { ensureSystemWorkspace } from "../../../lib/console/system";
 import { decryptSecret } from "../../../lib/crypto";
@@ -151,6 +155,103 @@ describe("connections", () => {
     const out2 = await run(admin, "saveConnection", { organization_id: acme, name: "Bad", kind: "oidc", issuer: "https://idp.example", default_role_ids: ["not-a-role"] });
     expect(out2).toMatchObject({ ok: false, fieldErrors: { client_id: expect.any(String), default_role_ids: expect.any(String) } });
     expect(await listConnections(h.service, W, acme)).toHaveLength(1);
+  });
+
+  describe("SAML", () => {
+    const idp = generateSpKeyPair("idp.globex.example", new Date("2026-01-01T00:00:00Z"));
+    const next = generateSpKeyPair("idp next", new Date("2026-01-01T00:00:00Z"));
+    const body = (pem: string) => pem.replace(/-----[^-]+-----|\s/g, "");
+    const metadata = (entityId: string, certs: string[]) =>
+      `<md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" xmlns:ds="http://www.w3.org/2000/09/xmldsig#" entityID="${entityId}"><md:IDPSSODescriptor protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol">${certs
+        .map((c) => `<md:KeyDescriptor use="signing"><ds:KeyInfo><ds:X509Data><ds:X509Certificate>${body(c)}</ds:X509Certificate></ds:X509Data></ds:KeyInfo></md:KeyDescriptor>`)
+        .join("")}<md:SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="https://idp.globex.example/sso"/></md:IDPSSODescriptor></md:EntityDescriptor>`;
+    let samlId = "";
+
+    it("creates one from pasted metadata, with an SP key pair sealed under the master key and never shown; the audit event has fingerprints", async () => {
+      const out = await run(admin, "saveConnection", { organization_id: globex, name: "Globex Entra", kind: "saml", active: "on", metadata_xml: metadata("https://sts.globex.example/", [idp.certificatePem]), attribute_preset: "entra" });
+      expect(out.ok).toBe(true);
+      samlId = (out as { result: { id: string } }).result.id;
+      const [row] = await h.service.db.select().from(enterpriseConnections).where(eq(enterpriseConnections.id, samlId));
+      expect(row.config).toMatchObject({ idp_entity_id: "https://sts.globex.example/", sso_url: "https://idp.globex.example/sso", idp_certificates: [idp.certificatePem], attribute_preset: "entra", allow_sha1: false });
+      const privateKey = decryptSecret(h.service.config.masterKey, row.secretEncrypted!, `enterprise-connection:${samlId}`);
+      expect(keyMatchesCertificate(privateKey, row.config.sp_certificate as string)).toBe(true);
+      const listed = await listConnections(h.service, W, globex);
+      expect(JSON.stringify(listed)).not.toContain("PRIVATE KEY");
+      expect(samlServiceProvider(h.service, W, samlId).acs).toBe(`${federationCallbackUri(h.service, W).replace("/federation/callback", "")}/federation/saml/acs?connection=${samlId}`);
+      const event = (await audits("console.organization.connection_saved")).at(-1)!;
+      expect(event.data).toMatchObject({ kind: "saml", secret_changed: true, legacy_signatures: false, legacy_signatures_changed: false, config: { idp_entity_id: "https://sts.globex.example/", idp_certificates: [new X509Certificate(idp.certificatePem).fingerprint256] } });
+      expect(JSON.stringify(event.data)).not.toContain("PRIVATE KEY");
+    });
+
+    it("edits it with typed fields and a second certificate, keeps its SP key pair, and audits SHA-1 being allowed", async () => {
+      const [before] = await h.service.db.select().from(enterpriseConnections).where(eq(enterpriseConnections.id, samlId));
+      const out = await run(admin, "saveConnection", {
+        organization_id: globex,
+        connection_id: samlId,
+        name: "Globex Entra",
+        kind: "saml",
+        active: "on",
+        idp_entity_id: "https://sts.globex.example/",
+        sso_url: "https://idp.globex.example/sso2",
+        idp_certificate: idp.certificatePem,
+        idp_certificate_next: body(next.certificatePem),
+        allow_sha1: "on",
+        attribute_preset: "custom",
+        attribute_email: "mail",
+        attribute_given_name: "givenName",
+      });
+      expect(out.ok).toBe(true);
+      const [after] = await h.service.db.select().from(enterpriseConnections).where(eq(enterpriseConnections.id, samlId));
+      expect(after.secretEncrypted).toBe(before.secretEncrypted);
+      expect(after.config).toMatchObject({ sso_url: "https://idp.globex.example/sso2", idp_certificates: [idp.certificatePem, next.certificatePem], allow_sha1: true, attributes: { email: "mail", name: null, given_name: "givenName", family_name: null }, sp_certificate: before.config.sp_certificate });
+      const last = (await audits("console.organization.connection_saved")).at(-1)!;
+      expect(last.data).toMatchObject({ secret_changed: false, legacy_signatures: true, legacy_signatures_changed: true });
+      const summary = summarizeAuditEvent({ type: last.type, actorEmail: "fed-admin@operators.test", actor: last.actor, subject: last.subject, clientId: null, reason: null, flagged: null, data: last.data as Record<string, unknown> });
+      expect(summary).toBe("fed-admin@operators.test saved an enterprise connection of globex, which now accepts SHA-1 signatures");
+    });
+
+    it("fetches the metadata URL (through the outbound rules) when it changes", async () => {
+      const server = createServer((_req, res) => res.writeHead(200, { "content-type": "application/samlmetadata+xml" }).end(metadata("https://fetched.globex.example/", [next.certificatePem])));
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/metadata`;
+      try {
+        const out = await run(admin, "saveConnection", { organization_id: globex, connection_id: samlId, name: "Globex Entra", kind: "saml", active: "on", metadata_url: url, attribute_preset: "entra" });
+        expect(out.ok).toBe(true);
+        const [row] = await h.service.db.select().from(enterpriseConnections).where(eq(enterpriseConnections.id, samlId));
+        expect(row.config).toMatchObject({ idp_entity_id: "https://fetched.globex.example/", idp_certificates: [next.certificatePem], metadata_url: url, allow_sha1: false });
+      } finally {
+        server.close();
+      }
+      const gone = await run(admin, "saveConnection", { organization_id: globex, name: "Gone", kind: "saml", metadata_url: url, attribute_preset: "entra" });
+      expect(gone).toMatchObject({ ok: false, fieldErrors: { metadata_url: expect.stringMatching(/could not be fetched/) } });
+    });
+
+    it("refuses what cannot work, by field, and saves nothing", async () => {
+      const count = (await listConnections(h.service, W, globex)).length;
+      expect(await run(admin, "saveConnection", { organization_id: globex, name: "X", kind: "saml", metadata_xml: "<not xml", attribute_preset: "entra" })).toMatchObject({ ok: false, fieldErrors: { metadata_xml: "The metadata is not well-formed XML" } });
+      expect(await run(admin, "saveConnection", { organization_id: globex, name: "X", kind: "saml", metadata_xml: metadata("https://x.example/", [idp.certificatePem, next.certificatePem, generateSpKeyPair("third", new Date()).certificatePem]) })).toMatchObject({
+        ok: false,
+        fieldErrors: { metadata_xml: expect.stringMatching(/at most 2 are kept/) },
+      });
+      expect(await run(admin, "saveConnection", { organization_id: globex, name: "X", kind: "saml", idp_entity_id: "https://x.example/", sso_url: "https://x.example/sso", idp_certificate: "not a certificate" })).toMatchObject({
+        ok: false,
+        fieldErrors: { idp_certificate: expect.stringMatching(/not a valid X\.509 certificate/) },
+      });
+      expect(await run(admin, "saveConnection", { organization_id: globex, name: "X", kind: "saml", sso_url: "https://x.example/sso" })).toMatchObject({ ok: false, fieldErrors: { idp_entity_id: expect.any(String) } });
+      expect(await run(admin, "saveConnection", { organization_id: globex, name: "X", kind: "saml", idp_entity_id: "e", sso_url: "http://x.example/sso", idp_certificate: idp.certificatePem })).toMatchObject({ ok: false, fieldErrors: { sso_url: expect.stringMatching(/https/) } });
+      expect(await run(admin, "saveConnection", { organization_id: globex, name: "X", kind: "saml", metadata_xml: metadata("https://x.example/", [idp.certificatePem]), admission: "any_vouched" })).toMatchObject({
+        ok: false,
+        fieldErrors: { admission: expect.stringMatching(/verified domains only/) },
+      });
+      expect((await listConnections(h.service, W, globex)).length).toBe(count);
+    });
+
+    it("turned into an OIDC connection, it does not keep its SP key as a client secret", async () => {
+      const out = await run(admin, "saveConnection", { organization_id: globex, connection_id: samlId, name: "Globex Entra", kind: "oidc", issuer: "https://idp.globex.example", client_id: "latchkey" });
+      expect(out.ok).toBe(true);
+      const [row] = await h.service.db.select().from(enterpriseConnections).where(eq(enterpriseConnections.id, samlId));
+      expect(row.secretEncrypted).toBeNull();
+    });
   });
 
   it("is refused to a viewer", async () => {
