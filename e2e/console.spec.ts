@@ -18,6 +18,7 @@ import { expect, test, type Browser, type Page, type TestInfo } from "@playwrigh
 import * as client from "openid-client";
 import { inviteAndAccept } from "./console-operator";
 import { LATCHKEY_PORT } from "./env";
+import { selfSignedCertificate } from "./saml-idp";
 
 const BASE = process.env.LATCHKEY_URL ?? `http://localhost:${LATCHKEY_PORT}`;
 const SETUP_TOKEN = process.env.CONSOLE_SETUP_TOKEN ?? "e2e-console-setup-token-0123456789abcdef";
@@ -355,12 +356,28 @@ test("the console: setup, workspace, applications, users, secrets and roles", as
     await page.getByRole("button", { name: "Add member" }).click();
     await expect(page.getByRole("table", { name: "Members" }).getByText(ALICE.email, { exact: true })).toBeVisible();
     const connection = page.getByRole("form", { name: "New connection" });
-    await connection.getByLabel("Name").fill("Acme Okta");
+    await connection.getByLabel("Name", { exact: true }).fill("Acme Okta");
     await connection.getByLabel(/^Issuer/).fill("https://acme.okta.example");
     await connection.getByLabel(/^Client id/).fill("latchkey");
     await connection.getByLabel(/^Client secret/).fill("upstream-secret");
     await connection.getByRole("button", { name: "Add connection" }).click();
     await expect(page.getByRole("form", { name: "Connection Acme Okta" })).toBeVisible();
+    // A SAML connection from the identity provider's pasted metadata: the page then gives the SP's addresses and metadata.
+    const idpCertificate = (await selfSignedCertificate("Acme SAML IdP")).certificatePem.replace(/-----[^-]+-----|\s/g, "");
+    const saml = page.getByRole("form", { name: "New connection" });
+    await saml.getByLabel("Name", { exact: true }).fill("Acme SAML");
+    await saml.getByLabel("Protocol").selectOption("saml");
+    await saml.getByText("SAML settings", { exact: true }).click();
+    await saml.getByLabel("Identity provider metadata (XML)").fill(
+      `<EntityDescriptor xmlns="urn:oasis:names:tc:SAML:2.0:metadata" entityID="https://idp.acme.example/saml"><IDPSSODescriptor protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol"><KeyDescriptor use="signing"><KeyInfo xmlns="http://www.w3.org/2000/09/xmldsig#"><X509Data><X509Certificate>${idpCertificate}</X509Certificate></X509Data></KeyInfo></KeyDescriptor><SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="https://idp.acme.example/sso"/></IDPSSODescriptor></EntityDescriptor>`,
+    );
+    await saml.getByLabel("Attribute names").selectOption("okta");
+    await saml.getByRole("button", { name: "Add connection" }).click();
+    const samlForm = page.getByRole("form", { name: "Connection Acme SAML" });
+    await expect(samlForm.getByLabel("Identity provider entity ID")).toHaveValue("https://idp.acme.example/saml");
+    await expect(page.getByRole("link", { name: "Download SP metadata" })).toHaveAttribute("href", /\/federation\/saml\/metadata\?connection=/);
+    const spMetadata = await (await page.request.get((await page.getByRole("link", { name: "Download SP metadata" }).getAttribute("href"))!)).text();
+    expect(spMetadata).toContain("AssertionConsumerService");
     // An email domain: claimed (with the TXT record to publish), then verified by the operator's audited word.
     const addDomain = page.getByRole("form", { name: "Add domain" });
     await addDomain.getByLabel("Add a domain").fill("Acme.Example.");
