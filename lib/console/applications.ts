@@ -21,9 +21,9 @@ import {
 import { newId } from "../crypto";
 import type { Service } from "../service";
 import { IDENTITY_SCOPES } from "../workspaces/document";
-import { originProblem, redirectUriProblem } from "../workspaces/uris";
+import { homeUriProblem, originProblem, redirectUriProblem } from "../workspaces/uris";
 import type { WorkspaceAccess } from "./authz";
-import { checkbox, checked, id, integer, lines, text } from "./forms";
+import { checkbox, checked, id, integer, lines, optionalText, text } from "./forms";
 import { confirmField, requireConfirmation } from "./confirmation";
 import { ConsoleInputError, defineOperation, fieldError, formError } from "./operation";
 import { hasRedirectUris } from "./redirect-uris-field";
@@ -75,6 +75,7 @@ const clientIdField = z
 interface UriSettings {
   redirect_uris: string[];
   post_logout_redirect_uris: string[];
+  home_uri?: string;
   allowed_origins: string[];
   identity_scopes: string[];
   account_security: boolean;
@@ -130,12 +131,18 @@ function checkSettings(type: ClientType, s: UriSettings): void {
   else if (type === "M2M" && s.identity_scopes.length > 0) errors.identity_scopes = "Machine-to-machine applications have no identity scopes";
   else if (type !== "M2M" && !s.identity_scopes.includes("openid")) errors.identity_scopes = "Interactive applications need openid";
   if (type === "M2M" && s.account_security) errors.account_security = "Machine-to-machine applications cannot offer account security";
+  if (s.home_uri !== undefined) {
+    const problem = homeUriProblem(s.home_uri, type, s.redirect_uris[0]);
+    if (problem) errors.home_uri = `${s.home_uri} ${problem}`;
+  }
   if (Object.keys(errors).length > 0) throw new ConsoleInputError(errors);
 }
 
 const settingsFields = {
   redirect_uris: lines(100, "URIs"),
   post_logout_redirect_uris: lines(100, "URIs"),
+  /** Where the account-security portal's way back goes; empty: the origin of the first redirect URI. */
+  home_uri: optionalText(2000),
   allowed_origins: lines(100, "origins"),
   identity_scopes: checked(),
   account_security: checkbox(),
@@ -167,6 +174,7 @@ export const createApplication = defineOperation({
         active: true,
         redirectUris: input.redirect_uris,
         postLogoutRedirectUris: input.post_logout_redirect_uris,
+        homeUri: input.home_uri ?? null,
         allowedOrigins: input.allowed_origins,
         identityScopes,
         accountSecurity: input.account_security,
@@ -202,6 +210,7 @@ export const updateApplication = defineOperation({
       name: input.name,
       redirectUris: input.redirect_uris,
       postLogoutRedirectUris: input.post_logout_redirect_uris,
+      homeUri: input.home_uri ?? null,
       allowedOrigins: input.allowed_origins,
       identityScopes: input.identity_scopes,
       accountSecurity: input.account_security,
@@ -211,6 +220,7 @@ export const updateApplication = defineOperation({
       name: client.name,
       redirectUris: client.redirectUris,
       postLogoutRedirectUris: client.postLogoutRedirectUris,
+      homeUri: client.homeUri,
       allowedOrigins: client.allowedOrigins,
       identityScopes: client.identityScopes,
       accountSecurity: client.accountSecurity,

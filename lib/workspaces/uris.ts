@@ -80,3 +80,25 @@ export function audienceProblem(value: string): string | null {
   }
   return null;
 }
+
+/** The origin of a URI, or null when it has none (a custom scheme) or does not parse. */
+export function originOf(uri: string): string | null {
+  try {
+    const origin = new URL(uri).origin;
+    return origin === "null" ? null : origin;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * An application's home page (where the account-security portal's way back goes): a redirect-URI
+ * shaped https address on the origin of the application's first redirect URI; M2M clients have none.
+ */
+export function homeUriProblem(value: string, type: "PUBLIC" | "WEB_CONFIDENTIAL" | "M2M", firstRedirectUri: string | undefined): string | null {
+  if (type === "M2M") return "M2M clients have no users to send home; leave it out";
+  const problem = redirectUriProblem(value, false);
+  if (problem) return problem;
+  if (firstRedirectUri === undefined || new URL(value).origin !== originOf(firstRedirectUri)) return "must be on the origin of the application's first redirect URI";
+  return null;
+}

@@ -98,6 +98,22 @@ describe("renaming an application", () => {
   });
 });
 
+describe("an application's home page", () => {
+  it("is set and cleared in the console, on the origin of the first redirect URI only (the workspace file's rule)", async () => {
+    const base = { client_id: "minimal", name: "Renamed app", redirect_uris: "https://min.example.test/cb", identity_scopes: "openid" };
+    expect((await run(admin, "updateApplication", { ...base, home_uri: "https://min.example.test/home" })).ok).toBe(true);
+    expect((await clientRow("minimal"))?.homeUri).toBe("https://min.example.test/home");
+    expect(await run(admin, "updateApplication", { ...base, home_uri: "https://elsewhere.example.test/" })).toMatchObject({
+      ok: false,
+      fieldErrors: { home_uri: "https://elsewhere.example.test/ must be on the origin of the application's first redirect URI" },
+    });
+    expect(await run(admin, "updateApplication", { ...base, home_uri: "http://min.example.test/" })).toMatchObject({ ok: false, fieldErrors: { home_uri: expect.stringMatching(/must use https/) } });
+    expect((await clientRow("minimal"))?.homeUri).toBe("https://min.example.test/home");
+    expect((await run(admin, "updateApplication", { ...base, home_uri: "" })).ok).toBe(true);
+    expect((await clientRow("minimal"))?.homeUri).toBeNull();
+  });
+});
+
 describe("deleting an application", () => {
   it("is refused to a viewer", async () => {
     await expect(run(viewer, "deleteApplication", { client_id: WEB.client_id, confirm: WEB.client_id })).rejects.toMatchObject({ code: "forbidden" });

@@ -1,7 +1,7 @@
 // The `applications` section: the client schema, default identity scopes, and the rules per client type.
 import { z } from "zod";
 import { clientTypes, type ClientType } from "../../../db/schema/applications";
-import { redirectUriProblem } from "../uris";
+import { homeUriProblem, redirectUriProblem } from "../uris";
 import { authPolicySchema } from "./auth-policy";
 import { asArray, entries, type CrossCheck } from "./checks";
 import { clientId, displayName, IDENTITY_SCOPES, origin, uriList } from "./fields";
@@ -44,15 +44,6 @@ export const applicationSchema = z.strictObject({
   social_providers: z.array(providerKey).max(50, "must have at most 50 providers").optional(),
 });
 
-/** The origin of a URI, or null when it has none (a custom scheme) or does not parse. */
-function originOf(uri: string): string | null {
-  try {
-    const origin = new URL(uri).origin;
-    return origin === "null" ? null : origin;
-  } catch {
-    return null;
-  }
-}
 
 export function defaultIdentityScopes(type: ClientType): string[] {
   return type === "M2M" ? [] : ["openid"];
@@ -85,11 +76,8 @@ export function checkApplications(c: CrossCheck): Map<string, Record<string, unk
     }
     if (typeof app.home_uri === "string") {
       const firstRedirect = asArray(app.redirect_uris)[0];
-      const problem = type === "M2M" ? "M2M clients have no users to send home; leave it out" : redirectUriProblem(app.home_uri, false);
+      const problem = homeUriProblem(app.home_uri, type ?? "PUBLIC", typeof firstRedirect === "string" ? firstRedirect : undefined);
       if (problem) add(at("home_uri"), problem);
-      else if (typeof firstRedirect !== "string" || new URL(app.home_uri).origin !== originOf(firstRedirect)) {
-        add(at("home_uri"), "must be on the origin of the application's first redirect URI");
-      }
     }
     if (type && type !== "PUBLIC" && asArray(app.allowed_origins).length > 0) {
       add(at("allowed_origins"), "only PUBLIC clients have allowed browser origins (confidential clients never call from a browser)");

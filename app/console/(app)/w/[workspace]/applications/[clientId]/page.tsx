@@ -109,6 +109,13 @@ export default async function ApplicationPage({ params }: { params: Promise<{ wo
               <>
                 <TextArea name="redirect_uris" label="Redirect URIs" defaultValue={app.redirectUris.join("\n")} hint={REDIRECT_URIS_HINT} />
                 <TextArea name="post_logout_redirect_uris" label="Post-logout redirect URIs" optional defaultValue={app.postLogoutRedirectUris.join("\n")} />
+                <Field
+                  name="home_uri"
+                  label="Home page"
+                  optional
+                  defaultValue={app.homeUri ?? ""}
+                  hint="Where the account-security portal's way back (“Back to …”, “Done”) goes when no handoff return address applies. On the origin of the first redirect URI; left empty, that origin."
+                />
                 {app.type === "PUBLIC" ? (
                   <TextArea name="allowed_origins" label="Allowed browser origins" optional defaultValue={app.allowedOrigins.join("\n")} hint="Origins only (scheme://host[:port])." />
                 ) : null}
