@@ -11,6 +11,7 @@ ALTER TABLE "federation_transactions" ALTER COLUMN "code_verifier_encrypted" DRO
 ALTER TABLE "enterprise_connections" ADD COLUMN "last_success_at" timestamp with time zone;--> statement-breakpoint
 ALTER TABLE "enterprise_connections" ADD COLUMN "last_failure_at" timestamp with time zone;--> statement-breakpoint
 ALTER TABLE "enterprise_connections" ADD COLUMN "last_failure" text;--> statement-breakpoint
+ALTER TABLE "federated_identities" ADD COLUMN "upstream_acr" text;--> statement-breakpoint
 ALTER TABLE "federation_transactions" ADD COLUMN "request_id" text;--> statement-breakpoint
 ALTER TABLE "federation_transactions" ADD COLUMN "answer" jsonb;--> statement-breakpoint
 ALTER TABLE "federation_transactions" ADD COLUMN "answered_at" timestamp with time zone;--> statement-breakpoint

@@ -210,4 +210,6 @@ export interface PendingFederatedLink {
   name: string | null;
   /** The upstream's MFA, when the connection trusts it. */
   upstreamMfa: boolean;
+  /** The upstream's acr (SAML: AuthnContextClassRef), as sent. */
+  upstreamAcr?: string | null;
 }

@@ -99,6 +99,12 @@ export const federatedIdentities = pgTable(
     email: text("email"),
     emailVerified: boolean("email_verified").notNull().default(false),
     name: text("name"),
+    /**
+     * How the upstream said it authenticated the user at the last sign-in (OIDC `acr`, SAML
+     * `AuthnContextClassRef`), as sent: kept for administrators; it counts for MFA only through a
+     * connection that trusts its upstream's MFA (lib/federation/identities.ts).
+     */
+    upstreamAcr: text("upstream_acr"),
     createdAt: ts("created_at").notNull(),
     lastSignInAt: ts("last_sign_in_at"),
   },

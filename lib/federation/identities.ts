@@ -71,6 +71,7 @@ export function pendingLinkOf(loaded: LoadedProvider, identity: UpstreamIdentity
     emailVerified: identity.emailVerified,
     name: identity.name,
     upstreamMfa: upstreamMfa(loaded, identity),
+    upstreamAcr: identity.acr ? identity.acr.slice(0, 512) : null,
   };
 }
 
@@ -91,7 +92,7 @@ export async function resolveIdentity(ctx: EndpointContext, loaded: LoadedProvid
     if (loaded.connection && !(await isMember(ctx, loaded.connection.organizationId, known.identity.userId))) return { kind: "refused", reason: "not_member" };
     await db
       .update(federatedIdentities)
-      .set({ email: identity.email, emailVerified: identity.emailVerified, name: identity.name, lastSignInAt: now })
+      .set({ email: identity.email, emailVerified: identity.emailVerified, name: identity.name, upstreamAcr: identity.acr ? identity.acr.slice(0, 512) : null, lastSignInAt: now })
       .where(eq(federatedIdentities.id, known.identity.id));
     return { kind: "user", userId: known.identity.userId, link: pendingLinkOf(loaded, identity, known.identity.userId) };
   }
@@ -169,6 +170,7 @@ function identityRow(workspaceId: string, userId: string, link: PendingFederated
     email: link.email,
     emailVerified: link.emailVerified,
     name: link.name,
+    upstreamAcr: link.upstreamAcr ?? null,
     createdAt: now,
     lastSignInAt: now,
   };

@@ -14,7 +14,7 @@ import { ACME, API, authzWorkspace, GLOBEX, WEB } from "../../helpers/fixtures";
 import { basic, call, createHarness, exchangeCode, PUBLIC_URL, seed, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
 import { outcome, postStep, startSignIn, type PendingSignIn } from "../../helpers/factors/sign-in";
 import { readAuthnRequest, samlIdpStandin, TRANSIENT, type AuthnRequestSeen, type ResponseOptions } from "../../helpers/federation/saml-idp-standin";
-import { addDomain, addSamlConnection, countsOf, deliverCallback, expectHostedError, organizationIdOf, setConnection, setSamlConfig, upstreamLocation, userByEmail } from "../../helpers/federation/setup";
+import { addDomain, addSamlConnection, countsOf, deliverCallback, expectHostedError, identitiesOf, organizationIdOf, setConnection, setSamlConfig, upstreamLocation, userByEmail } from "../../helpers/federation/setup";
 import { generateSpKeyPair } from "../../../lib/federation/upstream/self-signed-certificate";
 
 let h: Harness;
@@ -144,6 +144,9 @@ describe("SAML sign-in through an organization's identity provider", () => {
     if (u.to !== "callback") throw new Error("not signed in");
     const ut = await (await exchangeCode(h, ws, { code: u.code, redirect_uri: WEB.redirect_uri, verifier: untrusted.s.verifier, authorization: basic(WEB.client_id, WEB.secret) })).json();
     expect(decodeJwt(ut.id_token).amr).not.toContain("mfa");
+    // Kept as sent, for administrators, even when it does not count.
+    const frank = (await userByEmail(h, ws, "frank@acme.test"))!;
+    expect((await identitiesOf(h, ws, frank.id))[0]).toMatchObject({ upstreamAcr: mfa });
     await setConnection(h, connection.id, { trustUpstreamMfa: true });
     try {
       const trusted = await signIn("frank", { authnContextClassRef: mfa });
