@@ -12,6 +12,7 @@
  *   cookie of the very session it came from.
  * - The application must still offer the portal (`accountSecurity`, active, not M2M).
  */
+import { applicationHome, applicationOrigin } from "../workspaces/uris";
 import { and, eq, isNull } from "drizzle-orm";
 import { accountSecurityPortalSessions, clients, grants, hostedSessions } from "../../db/schema";
 import { nowValue, selectGrantChain, selectHostedSessionChain } from "../authority";
@@ -53,27 +54,13 @@ export function offersPortal(client: Pick<ClientRow, "accountSecurity" | "active
   return client.accountSecurity && client.active && client.type !== "M2M";
 }
 
-/** The origin of the application's registered OAuth callback (its first redirect URI), or null. */
-export function applicationOrigin(client: Pick<ClientRow, "redirectUris">): string | null {
-  const first = client.redirectUris[0];
-  if (!first) return null;
-  try {
-    return new URL(first).origin;
-  } catch {
-    return null;
-  }
-}
+export { applicationOrigin };
 
 /**
- * Where the portal's "Back to …" link and "Done" go after the direct link: the application's
- * registered home page when it has one (`home_uri`, on the origin of its first redirect URI), else
- * that origin. (A backend handoff goes back to the handoff's `return_uri` instead.)
+ * Where the portal's "Back to …" link and "Done" go after the direct link: the application's home
+ * (lib/workspaces/uris.ts `applicationHome`). A backend handoff goes back to its `return_uri` instead.
  */
-export function directLinkReturnUri(client: Pick<ClientRow, "redirectUris" | "homeUri">): string | null {
-  const origin = applicationOrigin(client);
-  if (origin === null) return null;
-  return client.homeUri && URL.canParse(client.homeUri) && new URL(client.homeUri).origin === origin ? client.homeUri : `${origin}/`;
-}
+export const directLinkReturnUri = applicationHome;
 
 /**
  * Opens a portal session for a live hosted session (the caller has judged it and the application

@@ -7,7 +7,7 @@
 import { X509Certificate } from "node:crypto";
 import { and, asc, eq, inArray } from "drizzle-orm";
 import { z } from "zod";
-import { enterpriseConnections, organizations, roles, users } from "../../db/schema";
+import { clients, enterpriseConnections, organizations, roles, users } from "../../db/schema";
 import { addOrganizationMember, removeOrganizationMember } from "../authz/model";
 import { encryptSecret, newId } from "../crypto";
 import {
@@ -208,6 +208,7 @@ export const saveConnection = defineOperation({
     attribute_name: optionalText(512),
     attribute_given_name: optionalText(512),
     attribute_family_name: optionalText(512),
+    idp_initiated_client_id: optionalText(128),
     default_role_ids: checked(),
     trust_upstream_mfa: checkbox(),
     /** Who a first sign-in admits; absent means the default (verified domains only), never a wider rule. */
@@ -225,8 +226,16 @@ export const saveConnection = defineOperation({
     if (input.kind === "oidc") {
       if (!input.issuer) errors.issuer = "Enter the upstream issuer";
       if (!input.client_id) errors.client_id = "Enter the client id registered upstream";
-    } else if (input.admission === "any_vouched") {
-      errors.admission = "A SAML connection admits verified domains only: SAML does not say whether an address is verified";
+    } else {
+      if (input.admission === "any_vouched") errors.admission = "A SAML connection admits verified domains only: SAML does not say whether an address is verified";
+      if (input.idp_initiated_client_id) {
+        const [app] = await ctx.db
+          .select({ type: clients.type })
+          .from(clients)
+          .where(and(eq(clients.workspaceId, wid), eq(clients.clientId, input.idp_initiated_client_id)))
+          .limit(1);
+        if (!app || app.type === "M2M") errors.idp_initiated_client_id = "Choose an application of this workspace that signs users in";
+      }
     }
     const roleIds = [...new Set(input.default_role_ids)];
     if (roleIds.length > 0) {
@@ -281,6 +290,7 @@ export const saveConnection = defineOperation({
             nameIdFormat: input.name_id_format,
             attributePreset: input.attribute_preset,
             attributes: { email: input.attribute_email, name: input.attribute_name ?? null, given_name: input.attribute_given_name ?? null, family_name: input.attribute_family_name ?? null },
+            idpInitiatedClientId: input.idp_initiated_client_id ?? null,
           },
           previous?.kind === "saml" ? previous : null,
           ctx.now,
@@ -361,6 +371,7 @@ function samlAuditSummary(config: SamlConfig): Record<string, unknown> {
     name_id_format: config.name_id_format,
     attribute_preset: config.attribute_preset,
     attributes: config.attributes,
+    idp_initiated_client_id: config.idp_initiated_client_id,
   };
 }
 

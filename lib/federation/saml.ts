@@ -5,7 +5,8 @@
  * of accepted assertion IDs, and the SP metadata a connection publishes.
  */
 import { and, eq } from "drizzle-orm";
-import { enterpriseConnections, samlAssertionReplays } from "../../db/schema";
+import { clients, enterpriseConnections, samlAssertionReplays } from "../../db/schema";
+import { applicationHome } from "../workspaces/uris";
 import { encryptSecret } from "../crypto";
 import type { EndpointContext } from "../http/context";
 import type { Service } from "../service";
@@ -76,6 +77,8 @@ export interface SamlSettingsInput {
   attributePreset: SamlAttributePreset;
   /** For the `custom` preset. */
   attributes?: Partial<SamlAttributeMapping>;
+  /** The application a sign-in started at the identity provider is sent to (its home page), or none. */
+  idpInitiatedClientId?: string | null;
 }
 
 /**
@@ -149,6 +152,7 @@ export async function samlSettings(
     name_id_format: input.nameIdFormat,
     attribute_preset: input.attributePreset,
     attributes,
+    idp_initiated_client_id: input.idpInitiatedClientId ?? null,
     sp_certificate: spCertificate,
   });
   if (!parsed.success) throw new SamlSettingsError("attributes", parsed.error.issues[0]?.message ?? "The settings are not valid");
@@ -174,4 +178,22 @@ export async function spMetadataOf(ctx: EndpointContext, connectionId: string): 
     .limit(1);
   const config = row ? samlConfigSchema.safeParse(row.config) : null;
   return config?.success ? await spMetadata(ctx.issuer, connectionId, config.data) : null;
+}
+
+/**
+ * Where a sign-in started at the identity provider goes when the connection names an application
+ * for it: that application's home page (lib/workspaces/uris.ts), where the user signs in as usual
+ * (SP-initiated, bound to the browser). Nothing from the response is used, so nothing can be
+ * replayed into a session. Null when the connection names none, or the application is gone,
+ * disabled or has no home.
+ */
+export async function idpInitiatedDestination(ctx: EndpointContext, config: SamlConfig): Promise<{ clientId: string; url: string } | null> {
+  if (!config.idp_initiated_client_id) return null;
+  const [client] = await ctx.service.db
+    .select({ clientId: clients.clientId, redirectUris: clients.redirectUris, homeUri: clients.homeUri, type: clients.type })
+    .from(clients)
+    .where(and(eq(clients.workspaceId, ctx.workspace.id), eq(clients.clientId, config.idp_initiated_client_id), eq(clients.active, true)))
+    .limit(1);
+  const url = client && client.type !== "M2M" ? applicationHome(client) : null;
+  return url && client ? { clientId: client.clientId, url } : null;
 }

@@ -851,9 +851,9 @@ describe("federation settings", () => {
 
     it("imports one with a fresh SP key pair sealed under the master key, exports it without the key, and keeps the key on re-import", async () => {
       const id = uniqueId("samlfile");
-      await importWorkspace(db, samlDoc(id, ENTRA), { ...opts, env });
+      await importWorkspace(db, samlDoc(id, { ...ENTRA, idp_initiated_application: "web" }), { ...opts, env });
       const [row] = (await rows(id)).connections.filter((c) => c.kind === "saml");
-      expect(row!.config).toMatchObject({ idp_entity_id: ENTRA.idp_entity_id, sso_url: ENTRA.sso_url, attribute_preset: "entra", sign_requests: false, allow_sha1: false, name_id_format: "persistent" });
+      expect(row!.config).toMatchObject({ idp_initiated_client_id: "web", idp_entity_id: ENTRA.idp_entity_id, sso_url: ENTRA.sso_url, attribute_preset: "entra", sign_requests: false, allow_sha1: false, name_id_format: "persistent" });
       const privateKey = decryptSecret(masterKey, row!.secretEncrypted!, `enterprise-connection:${row!.id}`);
       expect(keyMatchesCertificate(privateKey, row!.config.sp_certificate as string)).toBe(true);
 
@@ -862,7 +862,7 @@ describe("federation settings", () => {
       expect(saml).toEqual({
         name: "Acme Entra",
         protocol: "saml",
-        saml: { idp_entity_id: ENTRA.idp_entity_id, sso_url: ENTRA.sso_url, idp_certificates: [idpCert], sign_requests: false, allow_sha1: false, name_id_format: "persistent", attribute_preset: "entra" },
+        saml: { idp_entity_id: ENTRA.idp_entity_id, sso_url: ENTRA.sso_url, idp_certificates: [idpCert], sign_requests: false, allow_sha1: false, name_id_format: "persistent", attribute_preset: "entra", idp_initiated_application: "web" },
         default_roles: [],
         trust_upstream_mfa: false,
         admission: "verified_domains",
@@ -895,6 +895,7 @@ describe("federation settings", () => {
       expect(await problems(samlDoc(id, ENTRA, { issuer: "https://x.example" }))).toEqual([expect.stringMatching(/connections\[1\]\.issuer: belongs to an OIDC connection/)]);
       expect(await problems(samlDoc(id, { ...ENTRA, idp_certificates: ["not a certificate"] }))).toEqual([expect.stringMatching(/connections\[1\]\.saml\.idp_certificates: A signing certificate is not a valid X\.509 certificate/)]);
       expect(await problems(samlDoc(id, { metadata_xml: "<EntityDescriptor/>" }))).toEqual([expect.stringMatching(/saml\.metadata_xml: The metadata describes no SAML identity provider/)]);
+      expect(await problems(samlDoc(id, { ...ENTRA, idp_initiated_application: "nobody" }))).toEqual([expect.stringMatching(/saml\.idp_initiated_application: unknown application "nobody"/)]);
       expect((await rows(id)).connections).toEqual([]);
     });
 

@@ -181,6 +181,7 @@ export async function exportWorkspace(db: Database, workspaceId: string): Promis
                 allow_sha1: saml.data.allow_sha1,
                 name_id_format: saml.data.name_id_format,
                 attribute_preset: saml.data.attribute_preset,
+                ...(saml.data.idp_initiated_client_id ? { idp_initiated_application: saml.data.idp_initiated_client_id } : {}),
                 ...(saml.data.attribute_preset === "custom"
                   ? { attributes: { email: a.email, ...(a.name ? { name: a.name } : {}), ...(a.given_name ? { given_name: a.given_name } : {}), ...(a.family_name ? { family_name: a.family_name } : {}) } }
                   : {}),

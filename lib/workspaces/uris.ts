@@ -102,3 +102,21 @@ export function homeUriProblem(value: string, type: "PUBLIC" | "WEB_CONFIDENTIAL
   if (firstRedirectUri === undefined || new URL(value).origin !== originOf(firstRedirectUri)) return "must be on the origin of the application's first redirect URI";
   return null;
 }
+
+/** The origin of the application's registered OAuth callback (its first redirect URI), or null. */
+export function applicationOrigin(client: { redirectUris: string[] }): string | null {
+  const first = client.redirectUris[0];
+  return first ? originOf(first) : null;
+}
+
+/**
+ * Where to send a user back to an application when no flow names a destination (the portal's way
+ * back after the direct link, a sign-in started at an identity provider): its registered home page
+ * (`home_uri`, on the origin of its first redirect URI) when it has one, else that origin; null
+ * for an application without a redirect URI.
+ */
+export function applicationHome(client: { redirectUris: string[]; homeUri: string | null }): string | null {
+  const origin = applicationOrigin(client);
+  if (origin === null) return null;
+  return client.homeUri && originOf(client.homeUri) === origin ? client.homeUri : `${origin}/`;
+}

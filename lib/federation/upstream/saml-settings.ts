@@ -59,6 +59,11 @@ export const samlConfigSchema = z.object({
   name_id_format: z.enum(Object.keys(SAML_NAME_ID_FORMATS) as [SamlNameIdFormat, ...SamlNameIdFormat[]]).default("persistent"),
   attribute_preset: z.enum(SAML_ATTRIBUTE_PRESET_NAMES).default("custom"),
   attributes: z.object({ email: attributeName, name: attributeName.nullable().default(null), given_name: attributeName.nullable().default(null), family_name: attributeName.nullable().default(null) }),
+  /**
+   * A sign-in started at the identity provider (an unsolicited response) is never accepted; with
+   * this application's client id, the user is sent to its home page to sign in from there.
+   */
+  idp_initiated_client_id: z.string().max(128).nullable().default(null),
   /** This connection's SP certificate (public; its private key is the connection's encrypted secret). */
   sp_certificate: z.string().max(16_384),
 });

@@ -30,7 +30,7 @@ import { recordConnectionFailure, recordConnectionSuccess } from "../../federati
 import { FederationError, type FederationErrorCode, type UpstreamIdentity } from "../../federation/upstream/contract";
 import { completeSamlUpstream, SAML_ACS_BODY_LIMIT } from "../../federation/upstream";
 import { SAML_ACS_PATH, SAML_METADATA_PATH } from "../../federation/upstream/saml-settings";
-import { firstUseOfAssertion, spMetadataOf } from "../../federation/saml";
+import { firstUseOfAssertion, idpInitiatedDestination, spMetadataOf } from "../../federation/saml";
 import { notFoundResponse } from "../../oauth/errors";
 import { identify, signInStep, toSignInPage, transactionOf, updateOpen } from "../flow";
 
@@ -210,10 +210,17 @@ export const samlAcsEndpoint: Endpoint = async (request, ctx) => {
   const responses = body.getAll("SAMLResponse");
   const relayStates = body.getAll("RelayState");
   if (responses.length !== 1 || !responses[0]) return fail("The POST carries no single SAMLResponse", "federation_invalid_response");
-  if (relayStates.length === 0 || !relayStates[0]) return fail("An unsolicited response (no RelayState): sign-in started at the identity provider is not accepted", "federation_unsolicited");
-  const relayState = relayStates[0];
-  const trip = relayStates.length === 1 ? await findRoundTrip(ctx, relayState) : null;
+  const relayState = relayStates.length === 1 ? relayStates[0]! : "";
+  const trip = relayState ? await findRoundTrip(ctx, relayState) : null;
   if (!trip || trip.connectionId !== connectionId || trip.requestId === null) {
+    // A sign-in started at the identity provider (or one that outlived its round trip): never a
+    // session from it; where the connection names an application, the user signs in from there.
+    const destination = await idpInitiatedDestination(ctx, loaded.provider.saml!.config);
+    if (destination) {
+      await recordConnectionFailure(ctx, connectionId, `A sign-in started at the identity provider was sent to ${destination.clientId} to sign in from there`);
+      return redirect303(destination.url);
+    }
+    if (!relayState) return fail("An unsolicited response (no RelayState): sign-in started at the identity provider is not accepted", "federation_unsolicited");
     return fail("The RelayState names no pending sign-in through this connection (expired, already answered, or unknown)", "federation_expired");
   }
   let verified;

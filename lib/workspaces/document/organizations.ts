@@ -32,6 +32,8 @@ export const samlConnectionSchema = z.strictObject({
   allow_sha1: z.boolean().default(false),
   name_id_format: z.enum(Object.keys(SAML_NAME_ID_FORMATS) as [SamlNameIdFormat, ...SamlNameIdFormat[]]).default("persistent"),
   attribute_preset: z.enum(SAML_ATTRIBUTE_PRESET_NAMES).default("custom"),
+  /** The application (client id) a sign-in started at the identity provider is sent to, to sign in from there. */
+  idp_initiated_application: z.string().max(128, "must be at most 128 characters").optional(),
   /** The attribute names, for the `custom` preset. */
   attributes: z.strictObject({ email: attributeName, name: attributeName.optional(), given_name: attributeName.optional(), family_name: attributeName.optional() }).optional(),
 });
@@ -95,6 +97,7 @@ export function checkOrganizations(c: CrossCheck, users: Map<string, Record<stri
   const orgs = c.index("organizations", "slug");
   // The roles section indexed again (its duplicate problems are the same ones, reported once).
   const roles = c.index("roles", "name");
+  const applications = c.index("applications", "client_id");
   const members = new Map<string, Set<string>>();
   // One organization per domain, across the whole file.
   const domainOwner = new Map<string, string>();
@@ -139,6 +142,13 @@ export function checkOrganizations(c: CrossCheck, users: Map<string, Record<stri
         if (typeof role === "string" && !roles.has(role)) add([...path, "default_roles", r], `unknown role ${JSON.stringify(role)} (not in roles)`);
       });
       uniqueStrings(connection.default_roles, [...path, "default_roles"], "role");
+      const saml = connection.saml;
+      const target = saml && typeof saml === "object" ? asString((saml as Record<string, unknown>).idp_initiated_application) : undefined;
+      if (target !== undefined) {
+        const app = applications.get(target);
+        if (!app) add([...path, "saml", "idp_initiated_application"], `unknown application ${JSON.stringify(target)} (not in applications)`);
+        else if (app.type === "M2M") add([...path, "saml", "idp_initiated_application"], "must be an application that signs users in (not M2M)");
+      }
     }
   }
   return { orgs, members };

@@ -178,6 +178,7 @@ async function importSamlConnection(
         nameIdFormat: saml.name_id_format,
         attributePreset: saml.attribute_preset,
         attributes: saml.attributes,
+        idpInitiatedClientId: saml.idp_initiated_application ?? null,
       },
       row,
       now,

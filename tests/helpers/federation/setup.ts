@@ -143,6 +143,7 @@ export async function addSamlConnection(h: Harness, workspaceId: string, input: 
     name_id_format: input.nameIdFormat ?? "persistent",
     attribute_preset: "custom",
     attributes: { email: "email", name: "name", given_name: null, family_name: null, ...input.attributes },
+    idp_initiated_client_id: null,
     sp_certificate: sp.certificatePem,
   };
   await h.service.db.insert(enterpriseConnections).values({

@@ -243,6 +243,10 @@ describe("connections", () => {
         ok: false,
         fieldErrors: { admission: expect.stringMatching(/verified domains only/) },
       });
+      expect(await run(admin, "saveConnection", { organization_id: globex, name: "X", kind: "saml", metadata_xml: metadata("https://x.example/", [idp.certificatePem]), idp_initiated_client_id: "no-such-app" })).toMatchObject({
+        ok: false,
+        fieldErrors: { idp_initiated_client_id: expect.stringMatching(/application of this workspace/) },
+      });
       expect((await listConnections(h.service, W, globex)).length).toBe(count);
     });
 

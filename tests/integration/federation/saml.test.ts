@@ -289,6 +289,19 @@ describe("what the ACS refuses", () => {
     const { request } = await toIdp("mallory@acme.test");
     const { SAMLResponse } = await idp.respond({ ...request, relayState: null }, { ...person("mallory"), inResponseTo: null }, h.clock.now());
     await expectRefused(await postToAcs({ SAMLResponse }), /unsolicited/i, "federation_unsolicited");
+    // Where the connection names an application for it, the user is sent there to sign in (nothing is created from the response).
+    await setSamlConfig(h, connection.id, { idp_initiated_client_id: WEB.client_id });
+    try {
+      const before = await countsOf(h, ws);
+      const sent = await postToAcs({ SAMLResponse });
+      expect(sent.status).toBe(303);
+      expect(sent.headers.get("location")).toBe(`${new URL(WEB.redirect_uri).origin}/`);
+      expect(sent.headers.getSetCookie()).toEqual([]);
+      expect(await countsOf(h, ws)).toEqual(before);
+      expect(await lastFailure()).toMatch(/started at the identity provider was sent to/);
+    } finally {
+      await setSamlConfig(h, connection.id, { idp_initiated_client_id: null });
+    }
     // With a RelayState but no InResponseTo, it answers no request.
     const { SAMLResponse: noInResponseTo } = await idp.respond(request, { ...person("mallory"), inResponseTo: null }, h.clock.now());
     await expectRefused(await postToAcs({ SAMLResponse: noInResponseTo, RelayState: request.relayState! }), /InResponseTo/);

@@ -137,6 +137,13 @@ function ConnectionForm({
             <Field name="attribute_given_name" label="Given name attribute (custom)" optional defaultValue={str(attributes.given_name)} />
             <Field name="attribute_family_name" label="Family name attribute (custom)" optional defaultValue={str(attributes.family_name)} />
           </div>
+          <Field
+            name="idp_initiated_client_id"
+            label="Sign-in started at the identity provider: send to application (client id)"
+            optional
+            defaultValue={str(c.idp_initiated_client_id)}
+            hint="A response no sign-in here asked for is never accepted (it could be replayed into another browser). With an application named here, the user goes to its home page and signs in from there; left empty, the user sees an error page."
+          />
           <Checkbox name="sign_requests" label="Sign AuthnRequests" defaultChecked={c.sign_requests === true} hint="For identity providers that require signed requests (the SP metadata then lists the signing certificate)." />
           <Checkbox
             name="allow_sha1"
