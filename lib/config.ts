@@ -260,7 +260,7 @@ export function isLoopbackPublicUrl(publicUrl: string): boolean {
 
 /**
  * The names of this machine that plain http is allowed for (development): the one list for
- * redirect URIs (lib/workspaces/uris.ts), upstream identity providers (lib/federation) and the
+ * redirect URIs (lib/uris.ts), upstream identity providers (lib/federation) and the
  * development issuer above. `hostname` as the URL parser gives it (IPv6 in brackets).
  */
 const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(["localhost", "127.0.0.1", "[::1]"]);

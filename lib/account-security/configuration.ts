@@ -5,7 +5,7 @@
  *
  * - Both are on the origin of the application's first registered OAuth callback, https; http
  *   only where that origin itself is a loopback one (localhost, 127.0.0.1, [::1]), exactly as the
- *   OAuth redirect-URI rules allow it for development (lib/workspaces/uris.ts).
+ *   OAuth redirect-URI rules allow it for development (lib/uris.ts).
  * - `callback_uri` has no query and no fragment; neither has a fragment or user credentials.
  * - Optimistic concurrency: `version` is the version the caller last saw (0 for the first
  *   registration); the write is one conditional UPDATE on it, a stale one is VERSION_CONFLICT,
@@ -14,7 +14,7 @@
 import { and, eq } from "drizzle-orm";
 import { clients } from "../../db/schema";
 import type { EndpointContext } from "../http/context";
-import { redirectUriProblem } from "../workspaces/uris";
+import { redirectUriProblem } from "../uris";
 import { handoffBadRequest, handoffJson, versionConflict } from "./errors";
 import { auditHandoff, handoffEndpoint, readHandoffCall } from "./handoff";
 import { applicationOrigin } from "./portal-session";

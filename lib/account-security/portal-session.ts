@@ -12,7 +12,7 @@
  *   cookie of the very session it came from.
  * - The application must still offer the portal (`accountSecurity`, active, not M2M).
  */
-import { applicationHome, applicationOrigin } from "../workspaces/uris";
+import { applicationHome, applicationOrigin } from "../uris";
 import { and, eq, isNull } from "drizzle-orm";
 import { accountSecurityPortalSessions, clients, grants, hostedSessions } from "../../db/schema";
 import { nowValue, selectGrantChain, selectHostedSessionChain } from "../authority";
@@ -58,7 +58,7 @@ export { applicationOrigin };
 
 /**
  * Where the portal's "Back to …" link and "Done" go after the direct link: the application's home
- * (lib/workspaces/uris.ts `applicationHome`). A backend handoff goes back to its `return_uri` instead.
+ * (lib/uris.ts `applicationHome`). A backend handoff goes back to its `return_uri` instead.
  */
 export const directLinkReturnUri = applicationHome;
 

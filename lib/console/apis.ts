@@ -6,7 +6,7 @@ import { accessTokens, apiGrants, apis, grants } from "../../db/schema";
 import { setApiPermissions } from "../authz/model";
 import { newId } from "../crypto";
 import { isIdentityScope } from "../oauth/scopes";
-import { audienceProblem } from "../workspaces/uris";
+import { audienceProblem } from "../uris";
 import { confirmField, requireConfirmation } from "./confirmation";
 import { id, text, words } from "./forms";
 import { ConsoleInputError, defineOperation, fieldError, formError } from "./operation";

@@ -1,6 +1,6 @@
 /**
  * Applications (OAuth clients) and their secrets. URI rules are the workspace file's
- * (lib/workspaces/uris.ts): exact URIs, https except loopback, no fragments; custom schemes only
+ * (lib/uris.ts): exact URIs, https except loopback, no fragments; custom schemes only
  * for public native clients; allowed origins only for public clients.
  */
 import { and, asc, count, desc, eq, gt, inArray, isNull } from "drizzle-orm";
@@ -21,7 +21,7 @@ import {
 import { newId } from "../crypto";
 import type { Service } from "../service";
 import { IDENTITY_SCOPES } from "../workspaces/document";
-import { homeUriProblem, originProblem, redirectUriProblem } from "../workspaces/uris";
+import { homeUriProblem, originProblem, redirectUriProblem } from "../uris";
 import type { WorkspaceAccess } from "./authz";
 import { checkbox, checked, id, integer, lines, optionalText, text } from "./forms";
 import { confirmField, requireConfirmation } from "./confirmation";

@@ -6,7 +6,7 @@
  */
 import { and, eq } from "drizzle-orm";
 import { clients, enterpriseConnections, samlAssertionReplays } from "../../db/schema";
-import { applicationHome } from "../workspaces/uris";
+import { applicationHome } from "../uris";
 import { encryptSecret } from "../crypto";
 import type { EndpointContext } from "../http/context";
 import type { Service } from "../service";
@@ -182,7 +182,7 @@ export async function spMetadataOf(ctx: EndpointContext, connectionId: string): 
 
 /**
  * Where a sign-in started at the identity provider goes when the connection names an application
- * for it: that application's home page (lib/workspaces/uris.ts), where the user signs in as usual
+ * for it: that application's home page (lib/uris.ts), where the user signs in as usual
  * (SP-initiated, bound to the browser). Nothing from the response is used, so nothing can be
  * replayed into a session. Null when the connection names none, or the application is gone,
  * disabled or has no home.

@@ -1,7 +1,7 @@
 // The `applications` section: the client schema, default identity scopes, and the rules per client type.
 import { z } from "zod";
 import { clientTypes, type ClientType } from "../../../db/schema/applications";
-import { homeUriProblem, redirectUriProblem } from "../uris";
+import { homeUriProblem, redirectUriProblem } from "../../uris";
 import { authPolicySchema } from "./auth-policy";
 import { asArray, entries, type CrossCheck } from "./checks";
 import { clientId, displayName, IDENTITY_SCOPES, origin, uriList } from "./fields";

@@ -1,6 +1,6 @@
 // Field schemas shared by the entity sections (names, ids, permissions, audiences, URIs, emails, slugs) and their constants.
 import { z } from "zod";
-import { audienceProblem, originProblem } from "../uris";
+import { audienceProblem, originProblem } from "../../uris";
 
 export const IDENTITY_SCOPES = ["openid", "email", "profile", "offline_access"] as const;
 export const identityScopeSet = new Set<string>(IDENTITY_SCOPES);

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { SOCIAL_PRESETS } from "../../../db/schema/federation";
 import { microsoftTenantProblem } from "../../federation/upstream/presets";
-import { isLoopbackHost } from "../uris";
+import { isLoopbackHost } from "../../uris";
 import { asString, entries, isRecord, type CrossCheck } from "./checks";
 import { displayName } from "./fields";
 import type { PathSegment } from "./paths";

@@ -4,7 +4,7 @@
  * registers clients. Matching at request time is exact string comparison, so registered values
  * must already be in the canonical form the URL parser produces.
  */
-import { isLoopbackHost } from "../config";
+import { isLoopbackHost } from "./config";
 
 /** Schemes that are never a place to send an authorization response, even for native apps. */
 const FORBIDDEN_SCHEMES = new Set(["javascript:", "data:", "file:", "vbscript:", "blob:", "about:", "ftp:", "ws:", "wss:"]);
