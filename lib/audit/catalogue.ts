@@ -132,6 +132,7 @@ export const AUDIT_EVENTS = {
       name: "string",
       redirectUris: "string[]",
       postLogoutRedirectUris: "string[]",
+      homeUri: "string|null",
       allowedOrigins: "string[]",
       identityScopes: "string[]",
       accountSecurity: "boolean",
