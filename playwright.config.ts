@@ -23,13 +23,15 @@ const ci = !!process.env.CI;
  * these on the embedded database and every spec on PostgreSQL, the production target
  * (scripts/test.mjs sets E2E_SCOPE); `npm run test:e2e` runs every spec on either.
  */
-export const EMBEDDED_PATH_SPECS = ["first-start.spec.ts", "demo.spec.ts", "console.spec.ts"];
+export const EMBEDDED_PATH_SPECS = ["first-start.spec.ts", "demo.spec.ts", "console.spec.ts", "recipes.spec.ts"];
 const embeddedPathOnly = process.env.E2E_SCOPE === "embedded";
 /**
  * The first start runs on a fresh embedded data directory whatever the suite's database is, so
- * `npm test` on PostgreSQL leaves it to the embedded run instead of running it a second time.
+ * `npm test` on PostgreSQL leaves it to the embedded run instead of running it a second time. The
+ * client libraries' recipes test what a library sends and accepts, which no database changes:
+ * they run once, in the embedded run (whose e2e lane is the shorter), not again on PostgreSQL.
  */
-const EMBEDDED_ONLY = process.env.E2E_SCOPE === "all" && process.env.DATABASE_URL ? ["**/first-start.spec.ts"] : [];
+const EMBEDDED_ONLY = process.env.E2E_SCOPE === "all" && process.env.DATABASE_URL ? ["**/first-start.spec.ts", "**/recipes.spec.ts"] : [];
 
 export default defineConfig({
   testDir: "e2e",
