@@ -23,14 +23,13 @@ import {
 } from "../federation/domains";
 import { CONNECTION_ADMISSIONS, type ConnectionAdmission } from "../federation/providers";
 import { samlSettings, SamlSettingsError } from "../federation/saml";
+import { connectionSecretPurpose } from "../federation/secrets";
 import { MAX_METADATA_BYTES, SAML_ATTRIBUTE_PRESET_NAMES, SAML_NAME_ID_FORMATS, samlEndpoints, type SamlConfig, type SamlNameIdFormat } from "../federation/upstream/saml-settings";
 import { issuerFor } from "../http/context";
 import type { Service } from "../service";
 import { upstreamUrlProblem } from "../workspaces/document/social-providers";
 import { checkbox, checked, email, id, optionalText, text } from "./forms";
 import { ConsoleInputError, defineOperation, fieldError, formError } from "./operation";
-
-export const CONNECTION_SECRET_PURPOSE = "enterprise-connection";
 
 export async function getOrganization(service: Service, workspaceId: string, organizationId: string) {
   const [row] = await service.db
@@ -268,7 +267,7 @@ export const saveConnection = defineOperation({
       auditConfig = config;
       // A new secret when given; otherwise the old one, but never a SAML connection's SP key.
       secretEncrypted = input.client_secret
-        ? encryptSecret(ctx.service.config.masterKey, input.client_secret, `${CONNECTION_SECRET_PURPOSE}:${connectionId}`)
+        ? encryptSecret(ctx.service.config.masterKey, input.client_secret, connectionSecretPurpose(connectionId))
         : previous?.kind === "saml"
           ? null
           : undefined;

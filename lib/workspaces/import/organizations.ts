@@ -10,8 +10,7 @@ import { jsonPath } from "../document/paths";
 import { differs, type ImportContext } from "./context";
 import { sealedIfChanged } from "./social-providers";
 import { samlSettings, SamlSettingsError } from "../../federation/saml";
-
-export const connectionSecretPurpose = (connectionId: string) => `enterprise-connection:${connectionId}`;
+import { connectionSecretPurpose } from "../../federation/secrets";
 
 export async function importOrganizations(ctx: ImportContext): Promise<void> {
   const { tx, file, now, wid } = ctx;

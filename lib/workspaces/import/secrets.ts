@@ -8,7 +8,7 @@ import type { Clock } from "../../clock";
 import { encryptSecret } from "../../crypto";
 import { WorkspaceFileError, type WorkspaceDocument, type WorkspaceFileIssue } from "../document";
 import { jsonPath, type PathSegment } from "../document/paths";
-import { connectionSecretPurpose } from "./organizations";
+import { connectionSecretPurpose } from "../../federation/secrets";
 import { socialSecretPurpose } from "./social-providers";
 
 export async function resolveSecretReferences(file: WorkspaceDocument, env: Record<string, string | undefined>): Promise<Map<string, string>> {
