@@ -21,7 +21,7 @@ import {
   systemResolveTxt,
   type TxtResolver,
 } from "../federation/domains";
-import { CONNECTION_ADMISSIONS, type ConnectionAdmission } from "../federation/providers";
+import { admissionAllowed, CONNECTION_ADMISSIONS, SAML_ADMISSION_REASON, type ConnectionAdmission } from "../federation/providers";
 import { samlSettings, SamlSettingsError } from "../federation/saml";
 import { connectionSecretPurpose } from "../federation/secrets";
 import { MAX_METADATA_BYTES, SAML_ATTRIBUTE_PRESET_NAMES, SAML_NAME_ID_FORMATS, samlEndpoints, type SamlConfig, type SamlNameIdFormat } from "../federation/upstream/saml-settings";
@@ -226,7 +226,7 @@ export const saveConnection = defineOperation({
       if (!input.issuer) errors.issuer = "Enter the upstream issuer";
       if (!input.client_id) errors.client_id = "Enter the client id registered upstream";
     } else {
-      if (input.admission === "any_vouched") errors.admission = "A SAML connection admits verified domains only: SAML does not say whether an address is verified";
+      if (!admissionAllowed("saml", input.admission)) errors.admission = `A SAML connection admits verified domains only: ${SAML_ADMISSION_REASON}`;
       if (input.idp_initiated_client_id) {
         const [app] = await ctx.db
           .select({ type: clients.type })

@@ -17,7 +17,6 @@ import { FederationError } from "./upstream/contract";
 import {
   certificatePem,
   MAX_IDP_CERTIFICATES,
-  MAX_METADATA_BYTES,
   presetMapping,
   samlConfigSchema,
   type SamlAttributeMapping,
@@ -58,7 +57,7 @@ export async function fetchIdpMetadata(service: Pick<Service, "fetch">, address:
   }
   const body = await response.arrayBuffer().catch(() => null);
   if (!body) throw new SamlMetadataError("The metadata could not be read");
-  if (body.byteLength > MAX_METADATA_BYTES) throw new SamlMetadataError(`The metadata is larger than ${MAX_METADATA_BYTES / 1024} KiB`);
+  // parseIdpMetadata bounds its size.
   return parseIdpMetadata(Buffer.from(body).toString("utf8"));
 }
 
@@ -134,13 +133,13 @@ export async function samlSettings(
   if (certificates.length > MAX_IDP_CERTIFICATES) throw new SamlSettingsError("idp_certificate", `At most ${MAX_IDP_CERTIFICATES} signing certificates (current and next)`);
 
   const attributes = presetMapping(input.attributePreset, input.attributes);
-  let spCertificate = old?.sp_certificate ?? null;
-  let secretEncrypted = old ? previous!.secretEncrypted! : null;
-  const newSpKey = !spCertificate || !secretEncrypted;
-  if (newSpKey) {
+  // The SP key pair is made once (a connection that was SAML with its key keeps it).
+  const newSpKey = old === null;
+  let sp: { certificatePem: string; secretEncrypted: string };
+  if (old) sp = { certificatePem: old.sp_certificate, secretEncrypted: previous!.secretEncrypted! };
+  else {
     const pair = generateSpKeyPair(`Latchkey SAML ${connectionId}`, now);
-    spCertificate = pair.certificatePem;
-    secretEncrypted = encryptSecret(deps.masterKey, pair.privateKeyPem, connectionSecretPurpose(connectionId));
+    sp = { certificatePem: pair.certificatePem, secretEncrypted: encryptSecret(deps.masterKey, pair.privateKeyPem, connectionSecretPurpose(connectionId)) };
   }
   const parsed = samlConfigSchema.safeParse({
     idp_entity_id: entityId,
@@ -153,10 +152,10 @@ export async function samlSettings(
     attribute_preset: input.attributePreset,
     attributes,
     idp_initiated_client_id: input.idpInitiatedClientId ?? null,
-    sp_certificate: spCertificate,
+    sp_certificate: sp.certificatePem,
   });
   if (!parsed.success) throw new SamlSettingsError("attributes", parsed.error.issues[0]?.message ?? "The settings are not valid");
-  return { config: parsed.data, secretEncrypted: secretEncrypted!, newSpKey };
+  return { config: parsed.data, secretEncrypted: sp.secretEncrypted, newSpKey };
 }
 
 /** Records an accepted assertion's ID until `until`; false when it was recorded before (a replay). */

@@ -55,15 +55,6 @@ export function generateSpKeyPair(commonName: string, now: Date): SpKeyPair {
   return { privateKeyPem: privateKey.export({ type: "pkcs8", format: "pem" }).toString(), certificatePem: certificate.toString() };
 }
 
-/** The certificate's base64 body (what SAML metadata's `<X509Certificate>` carries), or null when `pem` is not a certificate. */
-export function certificateBody(pem: string): string | null {
-  try {
-    return new X509Certificate(pem).raw.toString("base64");
-  } catch {
-    return null;
-  }
-}
-
 /** Whether `privateKeyPem` is the private key of `certificatePem`. */
 export function keyMatchesCertificate(privateKeyPem: string, certificatePem: string): boolean {
   try {

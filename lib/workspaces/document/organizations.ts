@@ -1,6 +1,7 @@
 // The `organizations` section: the organization schema, its members (users of the file), its email domains and its enterprise (OIDC and SAML) connections.
 import { z } from "zod";
 import { DomainError, normalizeDomain } from "../../federation/domains";
+import { admissionAllowed, SAML_ADMISSION_REASON } from "../../federation/providers";
 import { asArray, asString, entries, type CrossCheck } from "./checks";
 import { displayName, email, normalizeEmail, roleName, slug } from "./fields";
 import { secretReference, upstreamUrl } from "./social-providers";
@@ -73,7 +74,7 @@ export const connectionSchema = z
     else if (c.saml.metadata_xml === undefined && (c.saml.idp_entity_id === undefined || c.saml.sso_url === undefined || c.saml.idp_certificates === undefined)) {
       issue("saml", "needs metadata_xml, or idp_entity_id, sso_url and idp_certificates");
     }
-    if (c.admission === "any_vouched") issue("admission", 'must be "verified_domains" for a SAML connection: SAML does not say whether an address is verified');
+    if (!admissionAllowed("saml", c.admission)) issue("admission", `must be "verified_domains" for a SAML connection: ${SAML_ADMISSION_REASON}`);
   });
 
 export const organizationSchema = z.strictObject({
