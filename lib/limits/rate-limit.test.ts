@@ -2,7 +2,7 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import type { Database } from "../../db/client";
-import { limiterKey, MAX_ENTRIES, MAX_KEY_LENGTH, RateLimiter } from "./rate-limit";
+import { limiterKey, MAX_ENTRIES, MAX_KEY_LENGTH, MAX_WINDOW_MS, RateLimiter } from "./rate-limit";
 
 class Clock {
   current = Date.UTC(2026, 10, 21, 12);
@@ -34,7 +34,6 @@ function fakeDatabase({ keep = true } = {}) {
         }),
       }),
     }),
-    delete: () => ({ where: async () => undefined }),
   };
   return { db: db as unknown as Database, rows, stats };
 }
@@ -146,5 +145,16 @@ describe("limiterKey", () => {
     expect(long.length).toBeLessThanOrEqual(MAX_KEY_LENGTH);
     expect(limiterKey(`authfail:ws:${"x".repeat(10_000)}:10.0.0.2`)).not.toBe(long);
     expect(limiterKey("authfail:ws:a\u0000b:10.0.0.1")).toMatch(/^authfail:sha256:/);
+  });
+});
+
+describe("windows", () => {
+  it("are at most MAX_WINDOW_MS, the age past which the purge deletes a row: a longer one is refused before anything is counted", async () => {
+    const { db, rows } = fakeDatabase();
+    const limiter = new RateLimiter(db, new Clock());
+    expect(() => limiter.hit("day:ws:a", 5, MAX_WINDOW_MS + 1)).toThrow(/at most 1 hour/);
+    await expect(limiter.recordFailure("day:ws:a", 5, 2 * MAX_WINDOW_MS)).rejects.toThrow(/at most 1 hour/);
+    expect(rows.size).toBe(0);
+    expect(limiter.hit("hour:ws:a", 5, MAX_WINDOW_MS).allowed).toBe(true);
   });
 });

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { lt, sql } from "drizzle-orm";
 import { rateLimits } from "../../db/schema";
 import type { Database } from "../../db/client";
-import type { Clock } from "../clock";
+import { HOUR, type Clock } from "../clock";
 import { isStorableText } from "../text";
 
 interface Counter {
@@ -31,6 +31,11 @@ const SYNC_INTERVAL_MS = 250;
 const counted = (c: Counter) => c.shared + c.sending + c.pending;
 /** Keys are often built from client text (client ids, emails): longer ones are kept as a digest. */
 export const MAX_KEY_LENGTH = 128;
+/**
+ * The longest window a limit may count over. Rows of windows that began longer ago than this have
+ * ended whatever their limit, and the background purge deletes them (`purgeEndedRateLimits`).
+ */
+export const MAX_WINDOW_MS = HOUR;
 /** Counters held in memory; the database keeps every count, so a dropped counter only resyncs. */
 export const MAX_ENTRIES = 20_000;
 /** Eviction frees down to this, so its scan is paid once per 2,000 new keys, not per key. */
@@ -73,6 +78,7 @@ export class RateLimiter {
   }
 
   private counter(key: string, limit: number, windowMs: number): Counter {
+    if (windowMs > MAX_WINDOW_MS) throw new Error(`${key}: a limit's window is at most ${MAX_WINDOW_MS / HOUR} hour (the purge deletes older rows)`);
     const now = this.clock.now().getTime();
     const windowStart = now - (now % windowMs);
     let c = this.counters.get(key);
@@ -166,7 +172,6 @@ export class RateLimiter {
           c.sending -= add;
           if (row) c.shared = row.count;
           else c.shared += add;
-          if (Math.random() < 0.001) void this.db.delete(rateLimits).where(lt(rateLimits.windowStart, new Date(c.windowStart - 3600_000))).catch(() => {});
         },
         () => {
           // The limiter is not an authority: if the database is away, keep counting locally.
@@ -184,4 +189,17 @@ export class RateLimiter {
   async flush(): Promise<void> {
     await Promise.all([...this.counters].map(([key, c]) => (c.pending > 0 || c.syncing ? this.sync(key, c) : undefined)));
   }
+}
+
+/**
+ * Deletes the counters of ended windows (run by the background purge, lib/oauth/token-purge.ts):
+ * a row whose window began more than MAX_WINDOW_MS ago counts for no limit any more. Not done on
+ * the counting path, and never by a test's clock on a database other test files share.
+ */
+export async function purgeEndedRateLimits(db: Database, now: Date): Promise<number> {
+  const deleted = await db
+    .delete(rateLimits)
+    .where(lt(rateLimits.windowStart, new Date(now.getTime() - MAX_WINDOW_MS)))
+    .returning({ key: rateLimits.key });
+  return deleted.length;
 }

@@ -2,6 +2,7 @@ import { and, eq, inArray, isNull, lt } from "drizzle-orm";
 import { accessTokens, accountSecurityPortalSessions, authorizationTransactions, factorChallenges, mailOutbox, revokedWorkloadTokens, samlAssertionReplays, totpFactors } from "../../db/schema";
 import type { Service } from "../service";
 import { DAY, HOUR, MINUTE } from "../clock";
+import { purgeEndedRateLimits } from "../limits/rate-limit";
 
 /**
  * Expired access tokens are deleted in the background. An access token lives 5 minutes, and a
@@ -104,6 +105,7 @@ export function startAccessTokenPurge(service: Service): () => void {
     running = true;
     purgeExpiredAccessTokens(service)
       .then(() => purgeExpiredSignInRows(service))
+      .then(() => purgeEndedRateLimits(service.db, service.clock.now()))
       .catch((error: Error) => console.warn(`[latchkey] expired row purge failed (retried in ${PURGE_INTERVAL_MS / MINUTE} min): ${error.message}`))
       .finally(() => {
         running = false;

@@ -4,7 +4,9 @@ import { ADA, SPA, WEB, standardWorkspace } from "../helpers/fixtures";
 import { createService } from "../../lib/service";
 import { like } from "drizzle-orm";
 import { CLIENT_ADDRESS_HEADER } from "../../lib/http/client-address";
-import { MAX_KEY_LENGTH } from "../../lib/limits/rate-limit";
+import { MAX_KEY_LENGTH, MAX_WINDOW_MS, purgeEndedRateLimits, RateLimiter } from "../../lib/limits/rate-limit";
+import { openFreshEmbeddedDatabase } from "../setup/test-database";
+import { TestClock } from "../helpers/harness";
 import { rateLimits } from "../../db/schema";
 
 let h: Harness;
@@ -119,5 +121,24 @@ describe("password guessing", () => {
     const res = await exchangeCode(l, w, { code: ok.callback.searchParams.get("code")!, redirect_uri: SPA.redirect_uri, verifier: ok.verifier, client_id: SPA.client_id });
     expect(res.status).toBe(200);
     void PUBLIC_URL;
+  });
+});
+
+describe("the purge of ended windows", () => {
+  it("deletes the rows of windows that began more than MAX_WINDOW_MS ago and keeps every current count", async () => {
+    // A database of its own: the purge deletes by age whatever the workspace, and test files share the run's database.
+    const { db } = await openFreshEmbeddedDatabase();
+    const clock = new TestClock();
+    const limiter = new RateLimiter(db, clock);
+    await limiter.recordFailure("recovery-code-account:ws:old@example.com", 9, MAX_WINDOW_MS);
+    clock.advance(MAX_WINDOW_MS);
+    await limiter.recordFailure("recovery-code-account:ws:current@example.com", 9, MAX_WINDOW_MS);
+    await limiter.recordFailure("recovery-code:ws:current@example.com:10.0.0.1", 3, 5 * 60_000);
+    // The first window began exactly MAX_WINDOW_MS ago: it has just ended, and is kept until it is older.
+    expect(await purgeEndedRateLimits(db, clock.now())).toBe(0);
+    clock.advance(1);
+    expect(await purgeEndedRateLimits(db, clock.now())).toBe(1);
+    const keys = (await db.select({ key: rateLimits.key, count: rateLimits.count }).from(rateLimits)).map((r) => `${r.key}=${r.count}`).sort();
+    expect(keys).toEqual(["recovery-code-account:ws:current@example.com=1", "recovery-code:ws:current@example.com:10.0.0.1=1"]);
   });
 });
