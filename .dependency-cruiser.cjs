@@ -28,16 +28,17 @@ const LAYERS = {
   "lib/oauth": ["lib/authority", "lib/authn", "lib/audit", "lib/hosted", "lib/http", "lib/limits", "lib/service.ts"],
   "lib/authz": ["lib/authority", "lib/oauth", "lib/audit", "lib/http", "lib/service.ts"],
   "lib/federation": ["lib/authn", "lib/audit", "lib/hosted", "lib/http", "lib/outbound", "lib/service.ts"],
+  "lib/hostnames": ["lib/federation", "lib/http", "lib/service.ts"],
   "lib/sign-in": ["lib/federation", "lib/authn", "lib/oauth", "lib/audit", "lib/hosted", "lib/http", "lib/service.ts"],
-  "lib/workspaces": ["lib/federation", "lib/authn", "lib/authz", "lib/clients", "lib/audit", "lib/branding"],
-  "lib/account-security": ["lib/sign-in", "lib/federation", "lib/workspaces", "lib/authn", "lib/authority", "lib/oauth", "lib/audit", "lib/hosted", "lib/http", "lib/limits", "lib/service.ts"],
-  "lib/server": ["lib/account-security", "lib/sign-in", "lib/federation", "lib/authz", "lib/oauth", "lib/authn", "lib/hosted", "lib/http", "lib/limits", "lib/service.ts"],
+  "lib/workspaces": ["lib/hostnames", "lib/federation", "lib/authn", "lib/authz", "lib/clients", "lib/audit", "lib/branding"],
+  "lib/account-security": ["lib/hostnames", "lib/sign-in", "lib/federation", "lib/workspaces", "lib/authn", "lib/authority", "lib/oauth", "lib/audit", "lib/hosted", "lib/http", "lib/limits", "lib/service.ts"],
+  "lib/server": ["lib/hostnames", "lib/account-security", "lib/sign-in", "lib/federation", "lib/authz", "lib/oauth", "lib/authn", "lib/hosted", "lib/http", "lib/limits", "lib/service.ts"],
   "lib/console": [
-    "lib/server", "lib/account-security", "lib/workspaces", "lib/sign-in", "lib/federation", "lib/authz", "lib/oauth", "lib/authn", "lib/authority",
+    "lib/server", "lib/hostnames", "lib/account-security", "lib/workspaces", "lib/sign-in", "lib/federation", "lib/authz", "lib/oauth", "lib/authn", "lib/authority",
     "lib/clients", "lib/audit", "lib/branding", "lib/hosted", "lib/forms", "lib/http", "lib/service.ts",
   ],
-  "lib/demo": ["lib/server", "lib/account-security", "lib/workspaces", "lib/hosted", "lib/http", "lib/service.ts"],
-  "lib/cli": ["lib/console", "lib/workspaces", "lib/federation", "lib/clients", "lib/oauth", "lib/http", "lib/service.ts"],
+  "lib/demo": ["lib/server", "lib/hostnames", "lib/account-security", "lib/workspaces", "lib/hosted", "lib/http", "lib/service.ts"],
+  "lib/cli": ["lib/console", "lib/hostnames", "lib/workspaces", "lib/federation", "lib/clients", "lib/oauth", "lib/http", "lib/service.ts"],
 };
 
 const escape = (path) => path.replace(/[.]/g, "\\.");

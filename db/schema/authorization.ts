@@ -67,6 +67,8 @@ export const authorizationTransactions = pgTable(
      * cleared when a password succeeds and when the sign-in completes.
      */
     enteredAddress: text("entered_address"),
+    /** The workspace hostname the authorization request came to (lib/hostnames); null: the default host. */
+    hostname: text("hostname"),
   },
   (t) => [index("authorization_transactions_expiry_idx").on(t.workspaceId, t.expiresAt)],
 );
@@ -94,6 +96,11 @@ export const grants = pgTable(
      * for families created before it was stored (set by their next rotation).
      */
     subject: text("subject"),
+    /**
+     * The workspace hostname of the issuer the grant was made under (lib/hostnames); null: the
+     * default host. Its tokens are answered under that issuer only.
+     */
+    hostname: text("hostname"),
     createdAt: ts("created_at").notNull(),
     lastUsedAt: ts("last_used_at").notNull(),
     /** Inactivity bound (7 days after last use) and absolute bound (30 days after creation). */

@@ -41,6 +41,8 @@ export const hostedSessions = pgTable(
     endReason: text("end_reason"),
     userAgent: text("user_agent"),
     ip: text("ip"),
+    /** The workspace hostname whose cookie carries the session (lib/hostnames); null: the default host. */
+    hostname: text("hostname"),
   },
   (t) => [index("hosted_sessions_user_idx").on(t.workspaceId, t.userId), index("hosted_sessions_workspace_created_idx").on(t.workspaceId, t.createdAt)],
 );

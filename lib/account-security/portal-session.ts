@@ -19,7 +19,7 @@ import { nowValue, selectGrantChain, selectHostedSessionChain } from "../authori
 import { readSessionCookie, type HostedSession } from "../authn/hosted-session";
 import { newSessionToken, parseSessionToken, verifySessionSecret } from "../authn/session-token";
 import { addMs, MINUTE } from "../clock";
-import type { EndpointContext } from "../http/context";
+import { atHostname, type EndpointContext } from "../http/context";
 import { clearCookie, parseCookieHeader, serializeCookie } from "../http/cookies";
 import { recordAudit } from "../audit/events";
 import type { AuditEventType } from "../audit/catalogue";
@@ -188,7 +188,7 @@ async function judgeSource(ctx: EndpointContext, row: PortalSessionRow, now: Dat
     },
     row.clientPk,
   )
-    .where(and(eq(hostedSessions.workspaceId, ctx.workspace.id), eq(hostedSessions.id, row.sessionId)))
+    .where(and(eq(hostedSessions.workspaceId, ctx.workspace.id), eq(hostedSessions.id, row.sessionId), atHostname(hostedSessions.hostname, ctx.hostname)))
     .limit(1);
   if (!chain || chain.refusal !== null || !chain.client) return null;
   if (chain.session.userId !== row.userId || chain.client.workspaceId !== ctx.workspace.id || !offersPortal(chain.client)) return null;

@@ -3,7 +3,7 @@ import { hostedSessions } from "../../db/schema";
 import { nowValue, selectHostedSessionChain, sessionIsLive } from "../authority";
 import { readEvidence, sessionClaims, withEvidence, type Evidence } from "./evidence";
 import { addMs, HOUR, DAY } from "../clock";
-import type { EndpointContext } from "../http/context";
+import { atHostname, type EndpointContext } from "../http/context";
 import { clearCookie, parseCookieHeader, serializeCookie } from "../http/cookies";
 import { idleExpiryFrom, newSessionToken, parseSessionToken, slideIdleExpiry, verifySessionSecret } from "./session-token";
 
@@ -54,6 +54,7 @@ export async function createHostedSession(ctx: EndpointContext, input: NewSessio
       ip: input.ip ?? null,
       organizationId: input.organizationId ?? null,
       connectionId: input.connectionId ?? null,
+      hostname: ctx.hostname,
     })
     .returning();
   return { session, cookie: serializeCookie(SESSION_COOKIE, token.token, ctx.basePath, SESSION_ABSOLUTE_MS / 1000) };
@@ -75,7 +76,8 @@ export async function getLiveSession(ctx: EndpointContext, cookieHeader: string 
   const now = ctx.service.clock.now();
   // The session with its chain (lib/authority): its own state, the user, the session's organization and connection.
   const [row] = await selectHostedSessionChain(ctx.service.db, nowValue(now), { session: hostedSessions })
-    .where(and(eq(hostedSessions.workspaceId, ctx.workspace.id), eq(hostedSessions.id, id)))
+    // A session lives at the hostname whose cookie carries it: presented at another, it is none.
+    .where(and(eq(hostedSessions.workspaceId, ctx.workspace.id), eq(hostedSessions.id, id), atHostname(hostedSessions.hostname, ctx.hostname)))
     .limit(1);
   if (!row || !verifySessionSecret(row.session, secret)) return null;
   if (row.refusal !== null) return null;

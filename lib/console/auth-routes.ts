@@ -25,8 +25,11 @@ export type ConsoleRoute = (request: Request) => Promise<Response>;
 /** The endpoint with the process's service, for binding in a route.ts. */
 export const withService =
   (endpoint: (request: Request, ctx: GuardContext) => Promise<Response>): ConsoleRoute =>
-  async (request) =>
-    endpoint(request, { service: await getService() });
+  async (request) => {
+    const service = await getService();
+    // The console is served at the default host only (lib/hostnames): its origin is PUBLIC_URL.
+    return endpoint(request, { service, origin: service.config.publicUrl });
+  };
 
 const redirect = (location: string, cookies: string[]): Response => redirect303(location, cookies.map((cookie): [string, string] => ["Set-Cookie", cookie]));
 

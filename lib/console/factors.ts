@@ -18,7 +18,7 @@ export type EnrolledFactor = HeldFactor;
 export const FACTOR_KIND_LABELS = Object.fromEntries(HELD_KINDS.map((kind) => [kind, labelOf(kind)])) as Record<HeldKind, string>;
 
 export async function userFactors(service: Service, workspace: { id: string; name: string }, userId: string): Promise<EnrolledFactor[]> {
-  return listFactors({ service, workspace }, userId);
+  return listFactors({ service, workspace, origin: service.config.publicUrl }, userId);
 }
 
 /** Removes one factor (recovery codes: the whole set). The user's sessions stay; end them on the same page if the factor was lost or stolen. */
@@ -39,7 +39,7 @@ export const removeUserFactor = defineOperation({
       .limit(1);
     if (!user) throw formError("This user no longer exists");
     // Inside the operation's transaction, so the removal and its audit event are one.
-    const scoped = { service: { ...ctx.service, db: ctx.db }, workspace };
+    const scoped = { service: { ...ctx.service, db: ctx.db }, workspace, origin: ctx.service.config.publicUrl };
     const factor = (await listFactors(scoped, user.id)).find((f) => f.kind === input.kind && f.id === input.factor_id);
     if (!factor || !(await removeFactor(scoped, user.id, input.kind, input.factor_id))) throw formError("This factor has already been removed");
     return {

@@ -7,6 +7,7 @@
  * app/demo/[[...path]]/route.ts binds the same handler for `next dev`.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { atDefaultHost } from "../hostnames/directory";
 import { and, eq } from "drizzle-orm";
 import { clients, workspaces } from "../../db/schema";
 import { offersPortal } from "../account-security/portal-session";
@@ -101,9 +102,15 @@ const BODY_LIMIT = 8 * 1024;
  * Production server: /demo answered by the demo application, everything else by `next` (the
  * listener of lib/server/node-server.ts, whose gate admits only GET outside issuers and the console).
  */
+function headerValue(req: IncomingMessage, name: string): string | null {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value.join(", ") : (value ?? null);
+}
+
 export function demoNodeHandler(service: Service, next: NodeHandler): NodeHandler {
   return (req, res) => {
-    if (!isDemoPath(req.url ?? "/")) return next(req, res);
+    // The demo lives at the default host only: at any other the listener answers (a workspace hostname serves its issuer alone).
+    if (!isDemoPath(req.url ?? "/") || !atDefaultHost(service, { get: (name) => headerValue(req, name) })) return next(req, res);
     return serveDemo(service, req, res).catch((error: unknown) => {
       console.error(`[latchkey] demo application: ${error instanceof Error ? error.message : String(error)}`);
       if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain; charset=utf-8" });

@@ -1,3 +1,4 @@
+import { eq, isNull, type Column, type SQL } from "drizzle-orm";
 import type { RequestLimits } from "../limits/declarations";
 import type { Service } from "../service";
 
@@ -10,7 +11,15 @@ export interface Workspace {
 export interface EndpointContext {
   service: Service;
   workspace: Workspace;
-  /** `{PUBLIC_URL}/t/{workspace}`: the exact issuer. */
+  /**
+   * The workspace hostname the request came to (lib/hostnames), or null for the installation's
+   * default host (PUBLIC_URL's). Everything a browser or client pins is per hostname: the issuer,
+   * cookies, passkeys' RP ID, pairwise subjects.
+   */
+  hostname: string | null;
+  /** The origin the request came to: PUBLIC_URL's, or its scheme and port with `hostname`. */
+  origin: string;
+  /** `{origin}/t/{workspace}`: the exact issuer. */
   issuer: string;
   /** `/t/{workspace}`: the path prefix, also the hosted cookies' Path. */
   basePath: string;
@@ -24,6 +33,26 @@ export interface EndpointContext {
 
 export type Endpoint = (request: Request, ctx: EndpointContext) => Promise<Response>;
 
-export function issuerFor(publicUrl: string, workspaceId: string): string {
-  return `${publicUrl}/t/${workspaceId}`;
+/**
+ * The origin of an authentication hostname: PUBLIC_URL's scheme and port with the hostname (every
+ * hostname is served by the same listener, behind the same TLS-terminating proxy); PUBLIC_URL
+ * itself for the default host (null).
+ */
+export function hostOrigin(publicUrl: string, hostname: string | null): string {
+  if (hostname === null) return publicUrl;
+  const url = new URL(publicUrl);
+  return `${url.protocol}//${hostname}${url.port ? `:${url.port}` : ""}`;
+}
+
+/** The exact issuer of a workspace at a hostname (null: the default host). */
+export function issuerFor(publicUrl: string, workspaceId: string, hostname: string | null = null): string {
+  return `${hostOrigin(publicUrl, hostname)}/t/${workspaceId}`;
+}
+
+/**
+ * The condition "recorded at this hostname" on a `hostname` column (hosted sessions, pending
+ * sign-ins, grants: lib/hostnames), where null is the default host.
+ */
+export function atHostname(column: Column, hostname: string | null): SQL {
+  return hostname === null ? isNull(column) : eq(column, hostname);
 }

@@ -33,7 +33,7 @@ describe("the same-origin rule", () => {
 });
 
 describe("declared guards", () => {
-  const ctx = { service: { config: { publicUrl: PUBLIC_URL } } as unknown as Service };
+  const ctx = { service: { config: { publicUrl: PUBLIC_URL } } as unknown as Service, origin: PUBLIC_URL };
 
   it("run in order before the endpoint; the first refusal is the answer and the endpoint never runs", async () => {
     const ran: string[] = [];

@@ -10,9 +10,10 @@
  */
 import type { Service } from "../service";
 
-/** What a guard may read besides the request: the service (configuration, clock, database). */
+/** What a guard may read besides the request: the service (configuration, clock, database) and the origin the request came to. */
 export interface GuardContext {
   service: Service;
+  origin: string;
 }
 
 export type Guard = (request: Request, ctx: GuardContext) => Response | null | Promise<Response | null>;
@@ -33,7 +34,7 @@ export function guarded<C extends GuardContext>(endpoint: GuardedEndpoint<C>, op
 
 /**
  * The one same-origin rule for a state-changing browser request (a form POST) to our own pages,
- * whose origin is `publicUrl`:
+ * whose origin is `publicUrl` (for a workspace's pages: the origin of the hostname they are served at):
  *
  * - an `Origin` naming another origin refuses, whatever else is sent;
  * - `Sec-Fetch-Site`, when sent, must be `same-origin` (under our `Referrer-Policy: no-referrer`
@@ -53,7 +54,7 @@ export function sameOriginRequest(request: Request, publicUrl: string): boolean 
   return origin === publicUrl;
 }
 
-/** The guard for `sameOriginRequest` against `PUBLIC_URL`, answering `refusal()` when it refuses. */
+/** The guard for `sameOriginRequest` against the origin the request came to (`ctx.origin`), answering `refusal()` when it refuses. */
 export function sameOrigin(refusal: () => Response): Guard {
-  return (request, ctx) => (sameOriginRequest(request, ctx.service.config.publicUrl) ? null : refusal());
+  return (request, ctx) => (sameOriginRequest(request, ctx.origin) ? null : refusal());
 }

@@ -1,6 +1,6 @@
 import { and, eq, exists, sql } from "drizzle-orm";
 import { reusable } from "../../db/reusable";
-import { accessTokens, apiGrants, apis, clients, hostedSessions, rolePermissions, userRoles, users } from "../../db/schema";
+import { accessTokens, apiGrants, apis, clients, grants, hostedSessions, rolePermissions, userRoles, users } from "../../db/schema";
 import { sha256Hex } from "../crypto";
 import type { EndpointContext } from "../http/context";
 import {
@@ -69,6 +69,8 @@ const tokenFields = {
   audience: apis.audience,
   organizationId: hostedSessions.organizationId,
   connectionId: hostedSessions.connectionId,
+  /** The hostname the token's grant was made under (lib/hostnames): a human token is answered under that issuer only. */
+  hostname: grants.hostname,
 };
 
 type TokenRow = Awaited<ReturnType<typeof lookupStatement>>[number];
@@ -91,7 +93,7 @@ export async function loadTokenAuthority(ctx: EndpointContext, token: string): P
     return sealed ? sealedAuthority(claims, sealed) : null;
   }
   const [row] = await lookupStatement(ctx.service.db, { workspaceId: ctx.workspace.id, tokenHash: sha256Hex(token), now: at(ctx).toISOString() });
-  if (!row) return null;
+  if (!row || !issuedHere(ctx, row)) return null;
   return toAuthority(row);
 }
 
@@ -159,7 +161,7 @@ export async function loadTokenAuthorityForCaller(
   });
   if (!row) return { callerLive: false, authority: null };
   // Without a token row the right join leaves every token column null.
-  const authority = row.tokenHash === null ? null : toAuthority(row as TokenRow);
+  const authority = row.tokenHash === null || !issuedHere(ctx, row as TokenRow) ? null : toAuthority(row as TokenRow);
   return { callerLive: row.callerLive === true, authority };
 }
 
@@ -222,6 +224,16 @@ function sealedAuthority(claims: WorkloadTokenClaims, row: { refusal: Link | nul
     credentialId: claims.credentialId,
     active: row.refusal === null,
   };
+}
+
+/**
+ * Whether a stored token was issued under the issuer asked: a human token's grant remembers the
+ * hostname it was made under (lib/hostnames), and the client pinned that exact issuer, so under
+ * another hostname of the same workspace the token is unknown. Workload tokens have no grant and
+ * are the workspace's at any of its hostnames.
+ */
+function issuedHere(ctx: EndpointContext, row: Pick<TokenRow, "grantId" | "hostname">): boolean {
+  return row.grantId === null || (row.hostname ?? null) === ctx.hostname;
 }
 
 /** The token as the endpoints see it; `active` is the statement's judgment of the chain (`refusal`). */
@@ -359,7 +371,7 @@ export async function loadTokenAuthorityWithPermission(
     organizationId: probe.organizationId,
     now: now.toISOString(),
   });
-  if (!row) return null;
+  if (!row || !issuedHere(ctx, row)) return null;
   const authority = toAuthority(row);
   if (!authority) return null;
   // The organization and connection are the chain's last links: a refusal naming either means every

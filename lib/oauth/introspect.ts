@@ -52,6 +52,7 @@ const refreshLookupStatement = reusable("latchkey_refresh_token_authority", (db)
     userId: grants.userId,
     scope: grants.scope,
     audience: apis.audience,
+    hostname: grants.hostname,
   })
     .where(and(eq(refreshTokens.workspaceId, sql.placeholder("workspaceId")), eq(refreshTokens.tokenHash, sql.placeholder("tokenHash"))))
     .limit(1),
@@ -65,7 +66,8 @@ const refreshLookupStatement = reusable("latchkey_refresh_token_authority", (db)
  */
 async function introspectRefreshToken(ctx: EndpointContext, client: AuthenticatedClient, hash: string): Promise<ActiveIntrospection | null | undefined> {
   const [row] = await refreshLookupStatement(ctx.service.db, { workspaceId: ctx.workspace.id, tokenHash: hash, now: ctx.service.clock.now().toISOString() });
-  if (!row) return undefined;
+  // Made under another issuer (another hostname of the workspace, lib/hostnames): unknown here.
+  if (!row || (row.hostname ?? null) !== ctx.hostname) return undefined;
   const active = row.clientPk === client.client.id && row.state === "current" && row.refusal === null;
   if (!active) return null;
   // The token dies at the first of the family's idle and absolute bounds and the session's absolute one

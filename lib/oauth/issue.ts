@@ -195,5 +195,5 @@ export async function signIdToken(
 }
 
 export function subjectFor(ctx: EndpointContext, clientId: string, userId: string): string {
-  return pairwiseSubject(ctx.service, ctx.workspace.id, clientId, userId);
+  return pairwiseSubject(ctx.service, ctx.workspace.id, clientId, userId, ctx.hostname);
 }

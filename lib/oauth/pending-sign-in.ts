@@ -62,6 +62,7 @@ async function open(
     purpose: request.purpose,
     returnTo: request.returnTo,
     browserBindingHash: sha256Hex(binding),
+    hostname: ctx.hostname,
     createdAt: now,
     expiresAt: addMs(now, TRANSACTION_TTL_MS),
   });

@@ -14,6 +14,7 @@ import { nodeRequest } from "../http/node-request";
 import { rawResponse } from "../http/response";
 import { ISSUER_ROUTE_CSP, SECURITY_HEADERS } from "../http/security-headers";
 import { directDecision, refusedPasswordPost, runDecision, type Decision } from "./router";
+import { atDefaultHost, hostnameServesPath, matchHost } from "../hostnames/directory";
 
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => unknown;
 
@@ -146,6 +147,25 @@ export function createRequestListener(service: Service, origin: string, next: No
         return;
       }
     }
+    if (atDefaultHost(service, nodeHeaders(req))) return proceed(req, res, url, method);
+    // Another host: a verified workspace hostname serves its own workspace only; any other host nothing.
+    matchHost(service, nodeHeaders(req)).then(
+      (match) => {
+        const query = url.indexOf("?");
+        const pathname = query === -1 ? url : url.slice(0, query);
+        if (match.kind === "hostname" && hostnameServesPath(match.workspaceId, pathname)) return proceed(req, res, url, method);
+        void writeResponse(notFoundResponse(), res, ISSUER_PATH_HEADERS);
+      },
+      (error) => {
+        // The hostnames could not be read: nothing is served under a host we cannot place (fail closed).
+        console.error(`[latchkey] hostname lookup failed: ${loggableError(error)}`);
+        if (!res.headersSent) res.writeHead(503, { ...ISSUER_PATH_HEADERS, "content-type": "application/json", "retry-after": "5" });
+        res.end('{"error":"temporarily_unavailable"}');
+      },
+    );
+  };
+
+  function proceed(req: IncomingMessage, res: ServerResponse, url: string, method: string): void {
     const served = SERVED_METHODS.has(method);
     const decision = (direct || !served) && mayBeIssuerPath(url) ? directDecision(method, url) : null;
     if (!decision) {
@@ -165,7 +185,7 @@ export function createRequestListener(service: Service, origin: string, next: No
       return;
     }
     answerDirectly(req, res, service, origin, decision).catch((error) => failed(res, error));
-  };
+  }
 }
 
 /**

@@ -1,7 +1,8 @@
 import { eq } from "drizzle-orm";
 import { workspaces } from "../../db/schema";
 import type { Service } from "../service";
-import { issuerFor, type Endpoint, type EndpointContext, type Workspace } from "../http/context";
+import { hostOrigin, issuerFor, type Endpoint, type EndpointContext, type Workspace } from "../http/context";
+import { hostnameServing, matchHost } from "../hostnames/directory";
 import { metadataWorkspace, splitIssuerPath } from "../http/issuer-paths";
 import { failureResponse, json, type ErrorFamily } from "../http/errors";
 import { hostedFailures, notFoundResponse, oauthFailures } from "../oauth/errors";
@@ -96,8 +97,31 @@ export async function resolveWorkspace(service: Service, id: string): Promise<Wo
   return value;
 }
 
-export function contextFor(service: Service, workspace: Workspace): EndpointContext {
-  return { service, workspace, issuer: issuerFor(service.config.publicUrl, workspace.id), basePath: `/t/${workspace.id}` };
+/** The context of a workspace's endpoint at a hostname (null: the default host). */
+export function contextFor(service: Service, workspace: Workspace, hostname: string | null = null): EndpointContext {
+  const { publicUrl } = service.config;
+  return { service, workspace, hostname, origin: hostOrigin(publicUrl, hostname), issuer: issuerFor(publicUrl, workspace.id, hostname), basePath: `/t/${workspace.id}` };
+}
+
+/**
+ * The hostname a request for `workspaceId` is served under (lib/hostnames): null at the default
+ * host, the hostname at one of the workspace's own; undefined when its host does not serve that
+ * workspace (unknown, or another workspace's), answered like an unknown route so a workspace at
+ * another hostname cannot be told apart from none. Throws when the hostnames cannot be read.
+ */
+export async function servingHostname(service: Service, headers: { get(name: string): string | null }, workspaceId: string): Promise<string | null | undefined> {
+  return hostnameServing(await matchHost(service, headers), workspaceId);
+}
+
+/**
+ * The context of a workspace's page or endpoint for a request's headers, or null when the
+ * workspace does not exist or the host does not serve it (both answered as not found).
+ */
+export async function requestContext(service: Service, headers: { get(name: string): string | null }, workspaceId: string): Promise<EndpointContext | null> {
+  const hostname = await servingHostname(service, headers, workspaceId);
+  if (hostname === undefined) return null;
+  const workspace = await resolveWorkspace(service, workspaceId);
+  return workspace ? contextFor(service, workspace, hostname) : null;
 }
 
 /** Each route's error family (lib/http/errors.ts `ErrorFamily`), by the name its table entry declares. */
@@ -148,14 +172,15 @@ export function runEndpoint(route: Route, request: Request, service: Service, wo
 
 async function runResolved(route: Route, request: Request, service: Service, workspaceId: string): Promise<Response> {
   try {
-    const workspace = await resolveWorkspace(service, workspaceId);
+    const hostname = await servingHostname(service, request.headers, workspaceId);
+    const workspace = hostname === undefined ? null : await resolveWorkspace(service, workspaceId);
     if (!workspace) return publicOrNot(route, familyOf(route).notFound());
     // The route's declared limits: those per client address now, the rest where the endpoint names their subject.
     const limits = routeLimits(route);
     const address = clientAddress(request, service.config.trustProxy);
     const limit = countRequests(service.limiter, service.config.rateLimits, limits, "client address", workspace.id, address);
     if (!limit.allowed) return publicOrNot(route, familyOf(route).rateLimited(limit.retryAfterSeconds));
-    return await route.endpoint(request, { ...contextFor(service, workspace), requestLimits: limits });
+    return await route.endpoint(request, { ...contextFor(service, workspace, hostname ?? null), requestLimits: limits });
   } catch (error) {
     return publicOrNot(route, routeFailure(route, error));
   }

@@ -40,10 +40,10 @@ interface Answer {
   body: string;
 }
 
-/** Raw requests: fetch() refuses TRACE and CONNECT-style methods. */
+/** Raw requests: fetch() refuses TRACE and CONNECT-style methods. Sent to PUBLIC_URL's host, as a proxy in front of the listener would (any other host serves nothing). */
 function send(method: string, path: string, headers: Record<string, string> = {}): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: "127.0.0.1", port, method, path, headers, agent: false }, (res) => {
+    const req = http.request({ host: "127.0.0.1", port, method, path, headers: { host: new URL(PUBLIC_URL).host, ...headers }, agent: false }, (res) => {
       let body = "";
       res.setEncoding("utf8");
       res.on("data", (c) => (body += c));

@@ -80,7 +80,7 @@ let ports: { direct: number; next: number };
 
 async function send(port: number, method: string, target: string, headers: Record<string, string> = {}, body?: string): Promise<Answer> {
   // Compression is negotiated per connection (Next gzips, the direct path never does): ask for none.
-  const res = await fetch(`http://127.0.0.1:${port}${target}`, { method, headers: { "accept-encoding": "identity", ...headers }, body, redirect: "manual" });
+  const res = await fetch(`http://127.0.0.1:${port}${target}`, { method, headers: { host: new URL(PUBLIC_URL).host, "accept-encoding": "identity", ...headers }, body, redirect: "manual" });
   const out: Record<string, string> = {};
   res.headers.forEach((value, name) => {
     if (TRANSPORT.has(name) || name === "set-cookie") return;

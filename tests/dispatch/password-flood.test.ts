@@ -41,7 +41,7 @@ function post(path: string, agent: http.Agent | false = false): Promise<{ status
   const body = "tx=t&csrf=c&email=nobody%40example.test&password=x";
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: "127.0.0.1", port, method: "POST", path, agent, headers: { "content-type": "application/x-www-form-urlencoded", "content-length": Buffer.byteLength(body), origin: PUBLIC_URL } },
+      { host: "127.0.0.1", port, method: "POST", path, agent, headers: { host: new URL(PUBLIC_URL).host, "content-type": "application/x-www-form-urlencoded", "content-length": Buffer.byteLength(body), origin: PUBLIC_URL } },
       (res) => {
         let text = "";
         res.setEncoding("utf8");

@@ -406,6 +406,7 @@ describe("the console's sign-in routes (lib/console/auth-routes.ts)", () => {
   const signOut = (token: string, headers: Record<string, string>) =>
     signOutEndpoint(new Request("https://auth.example.test/console/auth/sign-out", { method: "POST", headers: { cookie: `lk_console=${token}`, ...headers } }), {
       service: h.service,
+      origin: h.service.config.publicUrl,
     });
 
   it("sign-out refuses a post that is not from the console's own pages, with neither header included, and ends nothing", async () => {
@@ -428,12 +429,12 @@ describe("the console's sign-in routes (lib/console/auth-routes.ts)", () => {
   });
 
   it("start sets the browser-bound transaction cookie; the callback shows a failed sign-in as a hosted page and clears it", async () => {
-    const start = await startEndpoint(new Request("https://auth.example.test/console/auth/start?next=/console/w/x"), { service: h.service });
+    const start = await startEndpoint(new Request("https://auth.example.test/console/auth/start?next=/console/w/x"), { service: h.service, origin: h.service.config.publicUrl });
     expect(start.status).toBe(303);
     expect(new URL(start.headers.get("location")!).pathname).toBe("/t/system/oauth2/authorize");
     expect(start.headers.get("set-cookie")).toMatch(/^lk_console_tx=[^;]+\.[^;]+; Path=\/console\/auth; /);
 
-    const callback = await callbackEndpoint(new Request("https://auth.example.test/console/auth/callback?code=x&state=y&iss=z"), { service: h.service });
+    const callback = await callbackEndpoint(new Request("https://auth.example.test/console/auth/callback?code=x&state=y&iss=z"), { service: h.service, origin: h.service.config.publicUrl });
     expect(callback.status).toBe(400);
     const body = await callback.text();
     expect(body).toContain("<h1>Console sign-in failed</h1>");

@@ -9,7 +9,7 @@ import type { EnrolledSummary } from "../policy";
 import type { EnrolledFactor } from "./contract";
 import { FACTORS, HELD_KINDS, type HeldKind } from "./registry";
 
-type Ctx = Pick<EndpointContext, "service" | "workspace">;
+type Ctx = Pick<EndpointContext, "service" | "workspace" | "origin">;
 
 /** A factor the user holds, as the console and the portal list it. */
 export type HeldFactor = EnrolledFactor<HeldKind>;

@@ -49,6 +49,7 @@ const grantInsert = reusable("latchkey_insert_grant", (db) =>
       scope: sql`${param("scope")}::jsonb`,
       apiId: text("apiId"),
       subject: text("subject"),
+      hostname: text("hostname"),
       createdAt: at("now"),
       lastUsedAt: at("now"),
       idleExpiresAt: at("idleExpiresAt"),
@@ -137,6 +138,8 @@ export const authorizationCodeGrant: GrantHandler = {
         throw invalidGrant("The authorization behind this code is no longer valid");
       }
       const session = authority.session;
+      // The code is redeemed under the issuer it was issued by: the hostname its sign-in's session lives at (lib/hostnames).
+      if ((session.hostname ?? null) !== ctx.hostname) throw invalidGrant("The authorization code is invalid, expired or already used");
       const subject = subjectFor(ctx, client.clientId, consumed.userId);
 
       const inserted = await grantInsert(db, {
@@ -149,6 +152,7 @@ export const authorizationCodeGrant: GrantHandler = {
         scope: JSON.stringify(consumed.scope),
         apiId: consumed.apiId,
         subject,
+        hostname: ctx.hostname,
         now: now.toISOString(),
         idleExpiresAt: addMs(now, REFRESH_IDLE_MS).toISOString(),
         absoluteExpiresAt: addMs(now, REFRESH_ABSOLUTE_MS).toISOString(),

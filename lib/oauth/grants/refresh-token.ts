@@ -5,7 +5,7 @@ import { selectRefreshTokenVerdict, type Link } from "../../authority";
 import { addMs } from "../../clock";
 import { sha256Hex } from "../../crypto";
 import { clientAddressOf } from "../../http/client-address";
-import type { EndpointContext } from "../../http/context";
+import { atHostname, type EndpointContext } from "../../http/context";
 import { invalidGrant, invalidRequest, invalidScope, type OAuthError } from "../errors";
 import { recordAudit } from "../../audit/events";
 import { ACCESS_TOKEN_TTL_MS, effectiveHumanScopeSql, newAccessToken, newRefreshToken, subjectFor } from "../issue";
@@ -88,6 +88,8 @@ const rotationStatement = reusable("latchkey_refresh_rotation", (db) => {
   const rotatableFamily = and(
     eq(grants.id, refreshTokens.grantId),
     isNull(grants.revokedAt),
+    // Made under this issuer: the hostname the grant was made at (lib/hostnames; null the default host).
+    sql`${grants.hostname} is not distinct from ${param("hostname")}::text`,
     eq(grants.clientPk, param("clientPk")),
     or(sql`${grants.subject} is not null`, sql`${subjectParam} is not null`),
   );
@@ -233,6 +235,7 @@ export const refreshTokenGrant: GrantHandler = {
       rotationStatement(db, {
         workspaceId: ctx.workspace.id,
         tokenHash: hash,
+        hostname: ctx.hostname,
         clientPk: client.id,
         credentialId,
         scope: narrowed && JSON.stringify(narrowed),
@@ -292,7 +295,8 @@ async function readPresented(ctx: EndpointContext, hash: string) {
       familyRevoked: sql<boolean>`${grants.revokedAt} is not null`,
     })
     .from(refreshTokens)
-    .innerJoin(grants, eq(grants.id, refreshTokens.grantId))
+    // A token of a grant made under another issuer (another hostname, lib/hostnames) is no token here: unknown, never reuse.
+    .innerJoin(grants, and(eq(grants.id, refreshTokens.grantId), atHostname(grants.hostname, ctx.hostname)))
     .where(and(eq(refreshTokens.workspaceId, ctx.workspace.id), eq(refreshTokens.tokenHash, hash)))
     .limit(1);
   return row;

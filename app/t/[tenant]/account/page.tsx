@@ -7,7 +7,7 @@ import { translator } from "@/lib/i18n/translate";
 import { livePortalSession } from "@/lib/account-security/portal-session";
 import { loadPortalView, portalFormMessage } from "@/lib/account-security/portal-view";
 import { loadManageView } from "@/lib/account-security/manage-view";
-import { contextFor, resolveWorkspace } from "@/lib/server/router";
+import { requestContext } from "@/lib/server/router";
 import { getService } from "@/lib/service";
 import { HostedCard } from "@/components/hosted/hosted-card";
 import { FormError, secondaryButtonClass } from "@/components/hosted/steps/step-form";
@@ -36,9 +36,10 @@ const NOTICES = {
 export default async function PortalPage(props: { params: Promise<{ tenant: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const [{ tenant }, query] = await Promise.all([props.params, props.searchParams]);
   const service = await getService();
-  const workspace = await resolveWorkspace(service, tenant);
-  if (!workspace) notFound();
-  const ctx = contextFor(service, workspace);
+  // The workspace as served at the host this request came to (its own hostname or the default host).
+  const ctx = await requestContext(service, await headers(), tenant);
+  if (!ctx) notFound();
+  const { workspace } = ctx;
   const locale = await pageLocale();
   const t = translator(locale);
   const cookieHeader = (await headers()).get("cookie");

@@ -5,7 +5,7 @@ import { hostedErrorText, signInFormMessage } from "@/lib/hosted/errors";
 import { negotiateLocale } from "@/lib/i18n/locales";
 import { translator } from "@/lib/i18n/translate";
 import { signInView } from "@/lib/sign-in/view";
-import { contextFor, resolveWorkspace } from "@/lib/server/router";
+import { requestContext } from "@/lib/server/router";
 import { getService } from "@/lib/service";
 import { HostedCard } from "@/components/hosted/hosted-card";
 import { FirstFactor } from "@/components/hosted/steps/first-factor";
@@ -32,12 +32,14 @@ export async function generateMetadata(): Promise<Metadata> {
 export default async function SignInPage(props: { params: Promise<{ tenant: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const [{ tenant }, query] = await Promise.all([props.params, props.searchParams]);
   const service = await getService();
-  const workspace = await resolveWorkspace(service, tenant);
-  if (!workspace) notFound();
+  // The workspace as served at the host this request came to (its own hostname or the default host).
+  const ctx = await requestContext(service, await headers(), tenant);
+  if (!ctx) notFound();
+  const { workspace } = ctx;
   const tx = typeof query.tx === "string" ? query.tx : "";
   const locale = await pageLocale();
   const t = translator(locale);
-  const view = await signInView(contextFor(service, workspace), tx, (await headers()).get("cookie"), locale);
+  const view = await signInView(ctx, tx, (await headers()).get("cookie"), locale);
   if (view.kind === "completed") {
     // Back (or a reload) after a finished sign-in: done, not "expired"; the way back is a registered address only.
     return (

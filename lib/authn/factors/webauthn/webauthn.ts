@@ -44,7 +44,7 @@ import { factorGate } from "../limits";
 import { currentLocale } from "../../../i18n/request-locale";
 import { translate } from "../../../i18n/translate";
 
-type Ctx = Pick<EndpointContext, "service" | "workspace">;
+type Ctx = Pick<EndpointContext, "service" | "workspace" | "origin">;
 
 export type WebAuthnKind = "passkey" | "security_key";
 
@@ -61,9 +61,13 @@ const LIVE_CHALLENGES_PER_BINDING = 5;
 const MAX_CREDENTIAL_ID = 1364;
 const TRANSPORTS = new Set(["ble", "cable", "hybrid", "internal", "nfc", "smart-card", "usb"]);
 
-/** The relying party: the authentication host of PUBLIC_URL (its hostname is the RP ID; its origin is the only origin). */
+/**
+ * The relying party: the authentication host the request came to (the default host's or a
+ * workspace hostname's: lib/hostnames). Its hostname is the RP ID credentials are enrolled under;
+ * its origin is the only origin.
+ */
 export function relyingParty(ctx: Ctx): { id: string; origin: string } {
-  const url = new URL(ctx.service.config.publicUrl);
+  const url = new URL(ctx.origin);
   return { id: url.hostname, origin: url.origin };
 }
 

@@ -1,0 +1,267 @@
+/**
+ * A workspace's authentication hostnames (its own sign-in domains): added, verified by a DNS TXT
+ * record (`_latchkey.<hostname>` carrying `latchkey-hostname-verification=<token>`, looked up
+ * through the same resolver seam as organization domains), made primary, removed. Only a verified
+ * hostname serves anything (./directory.ts); a verified hostname belongs to one workspace.
+ *
+ * These functions change rows only; who did it is recorded by the caller (a console operation's
+ * audit event, or the workspace import's). A caller in a serving process calls `forgetHostnames`
+ * after a change so that its own directory is reloaded at once.
+ */
+import { and, asc, eq, isNotNull, isNull, ne } from "drizzle-orm";
+import type { Database } from "../../db/client";
+import { grants, hostedSessions, workspaceHostnames, workspaces } from "../../db/schema";
+import { newId, randomToken } from "../crypto";
+import { DomainError, normalizeDomain, TXT_RECORD_LABEL, type TxtLookup } from "../federation/domains";
+import { issuerFor } from "../http/context";
+
+export const HOSTNAME_TXT_PREFIX = "latchkey-hostname-verification=";
+/** Hostnames one workspace may hold (verified or not). */
+export const MAX_HOSTNAMES = 20;
+
+export type HostnameErrorCode = "invalid" | "taken" | "already_added" | "not_found" | "not_verified" | "too_many";
+
+export class HostnameError extends Error {
+  constructor(
+    readonly code: HostnameErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = "HostnameError";
+  }
+}
+
+export interface HostnameInfo {
+  id: string;
+  hostname: string;
+  verificationToken: string;
+  verifiedAt: Date | null;
+  /** `dns`: the TXT record was found; `operator`: the installation's operator vouched for it. */
+  verificationMethod: "dns" | "operator" | null;
+  primary: boolean;
+  createdAt: Date;
+}
+
+type Row = typeof workspaceHostnames.$inferSelect;
+const info = (r: Row): HostnameInfo => ({
+  id: r.id,
+  hostname: r.hostname,
+  verificationToken: r.verificationToken,
+  verifiedAt: r.verifiedAt,
+  verificationMethod: r.verificationMethod,
+  primary: r.primary,
+  createdAt: r.createdAt,
+});
+
+/**
+ * A hostname as stored: lower-case ASCII (an internationalized name in punycode), no trailing dot,
+ * at least two labels, not an address, not a public suffix, not the installation's default host.
+ */
+export function normalizeHostname(input: string, publicUrl: string): string {
+  const trimmed = input.trim();
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed) || /[/:]/.test(trimmed)) {
+    throw new HostnameError("invalid", `${JSON.stringify(trimmed)} is not a hostname (give only the name, such as login.example.com: no scheme, port or path)`);
+  }
+  let name: string;
+  try {
+    name = normalizeDomain(trimmed);
+  } catch (error) {
+    if (error instanceof DomainError) throw new HostnameError("invalid", error.message.replace(/domain name/g, "hostname"));
+    throw error;
+  }
+  if (name === new URL(publicUrl).hostname) throw new HostnameError("invalid", `${name} is the installation's own host: it serves every workspace already`);
+  return name;
+}
+
+/** The TXT record that proves control of a hostname, for the console and the workspace file to show. */
+export function hostnameTxtRecord(h: { hostname: string; verificationToken: string }): { name: string; value: string } {
+  return { name: `${TXT_RECORD_LABEL}.${h.hostname}`, value: `${HOSTNAME_TXT_PREFIX}${h.verificationToken}` };
+}
+
+export async function listHostnames(db: Database, workspaceId: string): Promise<HostnameInfo[]> {
+  const rows = await db.select().from(workspaceHostnames).where(eq(workspaceHostnames.workspaceId, workspaceId)).orderBy(asc(workspaceHostnames.hostname));
+  return rows.map(info);
+}
+
+/** The workspace's verified hostnames, primary first. */
+export async function verifiedHostnames(db: Database, workspaceId: string): Promise<string[]> {
+  const rows = await db
+    .select({ hostname: workspaceHostnames.hostname, primary: workspaceHostnames.primary })
+    .from(workspaceHostnames)
+    .where(and(eq(workspaceHostnames.workspaceId, workspaceId), isNotNull(workspaceHostnames.verifiedAt)))
+    .orderBy(asc(workspaceHostnames.hostname));
+  return [...rows.filter((r) => r.primary), ...rows.filter((r) => !r.primary)].map((r) => r.hostname);
+}
+
+/** The workspace's primary hostname, null when it has none (the default host is then its primary address). */
+export async function primaryHostname(db: Database, workspaceId: string): Promise<string | null> {
+  const [row] = await db
+    .select({ hostname: workspaceHostnames.hostname })
+    .from(workspaceHostnames)
+    .where(and(eq(workspaceHostnames.workspaceId, workspaceId), eq(workspaceHostnames.primary, true), isNotNull(workspaceHostnames.verifiedAt)))
+    .limit(1);
+  return row?.hostname ?? null;
+}
+
+/** The issuer the console shows for a workspace: at its primary hostname, or at the default host. */
+export async function primaryIssuer(db: Database, publicUrl: string, workspaceId: string): Promise<string> {
+  return issuerFor(publicUrl, workspaceId, await primaryHostname(db, workspaceId));
+}
+
+async function findHostname(db: Database, workspaceId: string, id: string): Promise<HostnameInfo | null> {
+  const [row] = await db
+    .select()
+    .from(workspaceHostnames)
+    .where(and(eq(workspaceHostnames.workspaceId, workspaceId), eq(workspaceHostnames.id, id)))
+    .limit(1);
+  return row ? info(row) : null;
+}
+
+export async function getHostname(db: Database, workspaceId: string, id: string): Promise<HostnameInfo | null> {
+  return findHostname(db, workspaceId, id);
+}
+
+async function verifiedElsewhere(db: Database, workspaceId: string, hostname: string): Promise<boolean> {
+  const [row] = await db
+    .select({ id: workspaceHostnames.id })
+    .from(workspaceHostnames)
+    .where(and(eq(workspaceHostnames.hostname, hostname), isNotNull(workspaceHostnames.verifiedAt), ne(workspaceHostnames.workspaceId, workspaceId)))
+    .limit(1);
+  return row !== undefined;
+}
+
+const TAKEN = (hostname: string) => new HostnameError("taken", `${hostname} is verified for another workspace`);
+
+/** Claims a hostname for the workspace, unverified, with a new TXT token. */
+export async function addHostname(db: Database, input: { workspaceId: string; hostname: string; publicUrl: string; now: Date }): Promise<HostnameInfo> {
+  const hostname = normalizeHostname(input.hostname, input.publicUrl);
+  const held = await listHostnames(db, input.workspaceId);
+  if (held.some((h) => h.hostname === hostname)) throw new HostnameError("already_added", `${hostname} is already a hostname of this workspace`);
+  if (held.length >= MAX_HOSTNAMES) throw new HostnameError("too_many", `A workspace has at most ${MAX_HOSTNAMES} hostnames: remove one first`);
+  if (await verifiedElsewhere(db, input.workspaceId, hostname)) throw TAKEN(hostname);
+  const [row] = await db
+    .insert(workspaceHostnames)
+    .values({ id: newId(), workspaceId: input.workspaceId, hostname, verificationToken: randomToken(24), createdAt: input.now })
+    .onConflictDoNothing()
+    .returning();
+  if (!row) throw new HostnameError("already_added", `${hostname} is already a hostname of this workspace`);
+  return info(row);
+}
+
+export type HostnameVerification = { verified: true; hostname: HostnameInfo; changed: boolean } | { verified: false; hostname: HostnameInfo; reason: string };
+
+/** Records a DNS verification given the records found (lib/federation/domains.ts `lookupVerificationRecords`). */
+export async function applyHostnameVerification(db: Database, input: { workspaceId: string; id: string; now: Date; lookup: TxtLookup }): Promise<HostnameVerification> {
+  const current = await findHostname(db, input.workspaceId, input.id);
+  if (!current) throw new HostnameError("not_found", "This hostname is no longer claimed");
+  const { name, value } = hostnameTxtRecord(current);
+  if (!input.lookup.ok) return { verified: false, hostname: current, reason: input.lookup.reason };
+  if (!input.lookup.records.some((r) => r.trim() === value)) {
+    return { verified: false, hostname: current, reason: input.lookup.records.length ? `the TXT records at ${name} do not include ${value}` : `no TXT record at ${name}` };
+  }
+  if (current.verifiedAt !== null) return { verified: true, hostname: current, changed: false };
+  return recordVerified(db, current, input.workspaceId, input.now, "dns");
+}
+
+/**
+ * The installation operator's word that the workspace controls the hostname (a workspace file
+ * imported from the command line): never offered to workspace administrators, since a verified
+ * hostname is the workspace's alone across the installation.
+ */
+export async function markHostnameVerifiedByOperator(db: Database, input: { workspaceId: string; id: string; now: Date }): Promise<HostnameVerification> {
+  const current = await findHostname(db, input.workspaceId, input.id);
+  if (!current) throw new HostnameError("not_found", "This hostname is no longer claimed");
+  if (current.verifiedAt !== null) return { verified: true, hostname: current, changed: false };
+  return recordVerified(db, current, input.workspaceId, input.now, "operator");
+}
+
+async function recordVerified(db: Database, current: HostnameInfo, workspaceId: string, now: Date, method: "dns" | "operator"): Promise<HostnameVerification> {
+  const input = { workspaceId, id: current.id };
+  if (await verifiedElsewhere(db, workspaceId, current.hostname)) throw TAKEN(current.hostname);
+  try {
+    const [row] = await db
+      .update(workspaceHostnames)
+      .set({ verifiedAt: now, verificationMethod: method })
+      .where(and(eq(workspaceHostnames.workspaceId, input.workspaceId), eq(workspaceHostnames.id, current.id), isNull(workspaceHostnames.verifiedAt)))
+      .returning();
+    if (!row) {
+      const again = await findHostname(db, input.workspaceId, input.id);
+      if (!again) throw new HostnameError("not_found", "This hostname is no longer claimed");
+      return { verified: true, hostname: again, changed: false };
+    }
+    return { verified: true, hostname: info(row), changed: true };
+  } catch (error) {
+    // Another workspace verified the same name at the same moment: the partial unique index decides.
+    if (isUniqueViolation(error)) throw TAKEN(current.hostname);
+    throw error;
+  }
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  for (let e: unknown = error; e; e = (e as { cause?: unknown }).cause) if ((e as { code?: unknown }).code === "23505") return true;
+  return false;
+}
+
+/**
+ * Makes a verified hostname the workspace's primary one (`id` null: none, the default host is the
+ * primary address again). `changed` is false when it already was.
+ */
+export async function makePrimaryHostname(db: Database, input: { workspaceId: string; id: string | null }): Promise<{ hostname: HostnameInfo | null; changed: boolean }> {
+  const target = input.id === null ? null : await findHostname(db, input.workspaceId, input.id);
+  if (input.id !== null && !target) throw new HostnameError("not_found", "This hostname is no longer claimed");
+  if (target && target.verifiedAt === null) throw new HostnameError("not_verified", `${target.hostname} is not verified yet: only a verified hostname can be primary`);
+  if (target?.primary) return { hostname: target, changed: false };
+  const current = (await listHostnames(db, input.workspaceId)).find((h) => h.primary);
+  if (!target && !current) return { hostname: null, changed: false };
+  await db.update(workspaceHostnames).set({ primary: false }).where(and(eq(workspaceHostnames.workspaceId, input.workspaceId), eq(workspaceHostnames.primary, true)));
+  if (!target) return { hostname: null, changed: true };
+  const [row] = await db
+    .update(workspaceHostnames)
+    .set({ primary: true })
+    .where(and(eq(workspaceHostnames.workspaceId, input.workspaceId), eq(workspaceHostnames.id, target.id)))
+    .returning();
+  if (!row) throw new HostnameError("not_found", "This hostname is no longer claimed");
+  return { hostname: info(row), changed: true };
+}
+
+/**
+ * Removes a hostname. What it served ends with it: its hosted sessions end and the grants made
+ * under its issuer are revoked (`hostname_removed`), so adding the name back later revives none
+ * of them. Null when there was no such hostname.
+ */
+export async function removeHostname(
+  db: Database,
+  input: { workspaceId: string; id: string; now: Date },
+): Promise<{ hostname: HostnameInfo; sessionsEnded: number; grantsRevoked: number } | null> {
+  const [row] = await db
+    .delete(workspaceHostnames)
+    .where(and(eq(workspaceHostnames.workspaceId, input.workspaceId), eq(workspaceHostnames.id, input.id)))
+    .returning();
+  if (!row) return null;
+  const ended = await db
+    .update(hostedSessions)
+    .set({ endedAt: input.now, endReason: "hostname_removed" })
+    .where(and(eq(hostedSessions.workspaceId, input.workspaceId), eq(hostedSessions.hostname, row.hostname), isNull(hostedSessions.endedAt)))
+    .returning({ id: hostedSessions.id });
+  const revoked = await db
+    .update(grants)
+    .set({ revokedAt: input.now, revokeReason: "hostname_removed" })
+    .where(and(eq(grants.workspaceId, input.workspaceId), eq(grants.hostname, row.hostname), isNull(grants.revokedAt)))
+    .returning({ id: grants.id });
+  return { hostname: info(row), sessionsEnded: ended.length, grantsRevoked: revoked.length };
+}
+
+/** WebAuthn related origins for the workspace's hostnames (off by default). `changed` is false when it already was so. */
+export async function setRelatedOrigins(db: Database, input: { workspaceId: string; on: boolean; now: Date }): Promise<{ changed: boolean }> {
+  const changed = await db
+    .update(workspaces)
+    .set({ relatedOrigins: input.on, updatedAt: input.now })
+    .where(and(eq(workspaces.id, input.workspaceId), ne(workspaces.relatedOrigins, input.on)))
+    .returning({ id: workspaces.id });
+  return { changed: changed.length > 0 };
+}
+
+export async function relatedOriginsOn(db: Database, workspaceId: string): Promise<boolean> {
+  const [row] = await db.select({ on: workspaces.relatedOrigins }).from(workspaces).where(eq(workspaces.id, workspaceId)).limit(1);
+  return row?.on === true;
+}

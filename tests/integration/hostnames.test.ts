@@ -1,0 +1,255 @@
+/**
+ * Several authentication hostnames (lib/hostnames): host resolution, the issuer per hostname, a
+ * grant's tokens answered under its own issuer only, sessions and cookies per hostname, pairwise
+ * subjects per hostname, and what removing a hostname ends. Hosts are reached through the `Host`
+ * header (and `X-Forwarded-Host` behind a trusted proxy), as the listener receives them.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { decodeJwt } from "jose";
+import { and, eq } from "drizzle-orm";
+import { authorizeQuery, basic, call, createHarness, Jar, PUBLIC_URL, seed, uniqueWorkspaceId, type Harness } from "../helpers/harness";
+import { ADA, SPA, WEB, standardWorkspace } from "../helpers/fixtures";
+import { contextFor, resolveWorkspace } from "../../lib/server/router";
+import { signInView } from "../../lib/sign-in/view";
+import { addHostname, applyHostnameVerification, hostnameTxtRecord, HostnameError, removeHostname } from "../../lib/hostnames/hostnames";
+import { forgetHostnames } from "../../lib/hostnames/directory";
+import { grants, hostedSessions } from "../../db/schema";
+
+let h: Harness;
+const ws = uniqueWorkspaceId("acme");
+const other = uniqueWorkspaceId("globex");
+const ACME = `login.${ws}.test`;
+const ACME_2 = `id.${ws}.test`;
+const GLOBEX = `login.${other}.test`;
+
+/** Claims and verifies a hostname as the console does, with the TXT record found. */
+async function verified(h: Harness, workspaceId: string, hostname: string): Promise<string> {
+  const claim = await addHostname(h.service.db, { workspaceId, hostname, publicUrl: PUBLIC_URL, now: h.clock.now() });
+  const result = await applyHostnameVerification(h.service.db, { workspaceId, id: claim.id, now: h.clock.now(), lookup: { ok: true, records: [hostnameTxtRecord(claim).value] } });
+  expect(result.verified).toBe(true);
+  forgetHostnames(h.service);
+  return claim.id;
+}
+
+const at = (host: string | null): Record<string, string> => (host === null ? {} : { host });
+const originOf = (host: string | null) => (host === null ? PUBLIC_URL : `https://${host}`);
+
+/** authorize → hosted password sign-in → callback, every request to `host` (null: the default host). */
+async function signInAt(host: string | null, client: { client_id: string; redirect_uri: string }, jar = new Jar()) {
+  const { query, verifier, state } = authorizeQuery(client);
+  const authorize = await call(h, `/t/${ws}/oauth2/authorize?${query}`, { cookie: jar.header(), headers: at(host) });
+  expect(authorize.status).toBe(303);
+  jar.take(authorize);
+  const location = new URL(authorize.headers.get("location")!, originOf(host));
+  if (location.pathname !== `/t/${ws}/sign-in`) return { callback: location, verifier, state, jar };
+  const tx = location.searchParams.get("tx")!;
+  const workspace = (await resolveWorkspace(h.service, ws))!;
+  const view = await signInView(contextFor(h.service, workspace, host), tx, jar.header());
+  if (view.kind !== "step") throw new Error(`the sign-in is ${view.kind}`);
+  const post = await call(h, `/t/${ws}/sign-in/password`, {
+    form: { tx, csrf: view.csrf, email: ADA.email, password: ADA.password },
+    cookie: jar.header(),
+    headers: { ...at(host), origin: originOf(host) },
+  });
+  expect(post.status).toBe(303);
+  jar.take(post);
+  return { callback: new URL(post.headers.get("location")!), verifier, state, jar, setCookies: [...authorize.headers.getSetCookie(), ...post.headers.getSetCookie()] };
+}
+
+async function tokensAt(host: string | null) {
+  const signedIn = await signInAt(host, WEB);
+  const code = signedIn.callback.searchParams.get("code")!;
+  const res = await call(h, `/t/${ws}/oauth2/token`, {
+    form: { grant_type: "authorization_code", code, redirect_uri: WEB.redirect_uri, code_verifier: signedIn.verifier },
+    headers: { ...at(host), authorization: basic(WEB.client_id, WEB.secret) },
+  });
+  expect(res.status).toBe(200);
+  const body = (await res.json()) as { access_token: string; refresh_token: string; id_token: string };
+  return { ...body, signedIn };
+}
+
+beforeAll(async () => {
+  h = await createHarness();
+  await seed(h, standardWorkspace(ws));
+  await seed(h, standardWorkspace(other));
+});
+
+describe("host resolution", () => {
+  it("an unknown host, or an unverified hostname, answers every issuer path like an unknown workspace", async () => {
+    const unknownWorkspace = await call(h, `/t/no-such-workspace/.well-known/openid-configuration`);
+    expect(unknownWorkspace.status).toBe(404);
+    const body = await unknownWorkspace.text();
+    await addHostname(h.service.db, { workspaceId: ws, hostname: `pending.${ws}.test`, publicUrl: PUBLIC_URL, now: h.clock.now() });
+    forgetHostnames(h.service);
+    for (const host of ["unknown.example.test", `pending.${ws}.test`, "auth.example.test:8443"]) {
+      for (const path of [`/t/${ws}/.well-known/openid-configuration`, `/t/${ws}/.well-known/jwks.json`, `/t/${ws}/oauth2/authorize?client_id=spa`]) {
+        const res = await call(h, path, { headers: { host } });
+        expect([host, path, res.status, await res.text()]).toEqual([host, path, 404, body]);
+      }
+    }
+    // The default host serves the workspace as before.
+    expect((await call(h, `/t/${ws}/.well-known/openid-configuration`, { headers: { host: "auth.example.test" } })).status).toBe(200);
+  });
+
+  it("a verified hostname serves its own workspace, never another's", async () => {
+    await verified(h, ws, ACME);
+    await verified(h, other, GLOBEX);
+    expect((await call(h, `/t/${ws}/.well-known/openid-configuration`, { headers: { host: ACME } })).status).toBe(200);
+    const crossed = await call(h, `/t/${ws}/.well-known/openid-configuration`, { headers: { host: GLOBEX } });
+    expect(crossed.status).toBe(404);
+    expect(await crossed.text()).toBe(await (await call(h, `/t/no-such-workspace/.well-known/openid-configuration`)).text());
+    expect((await call(h, `/t/${other}/.well-known/openid-configuration`, { headers: { host: ACME } })).status).toBe(404);
+  });
+
+  it("a verified hostname belongs to one workspace: another cannot verify it", async () => {
+    const claim = await addHostname(h.service.db, { workspaceId: other, hostname: `shared.${ws}.test`, publicUrl: PUBLIC_URL, now: h.clock.now() });
+    await verified(h, ws, `shared.${ws}.test`);
+    await expect(addHostname(h.service.db, { workspaceId: other, hostname: `shared.${ws}.test`, publicUrl: PUBLIC_URL, now: h.clock.now() })).rejects.toMatchObject({ code: "already_added" });
+    await expect(
+      applyHostnameVerification(h.service.db, { workspaceId: other, id: claim.id, now: h.clock.now(), lookup: { ok: true, records: [hostnameTxtRecord(claim).value] } }),
+    ).rejects.toBeInstanceOf(HostnameError);
+    await expect(addHostname(h.service.db, { workspaceId: uniqueWorkspaceId("x"), hostname: `shared.${ws}.test`, publicUrl: PUBLIC_URL, now: h.clock.now() })).rejects.toMatchObject({ code: "taken" });
+  });
+
+  it("X-Forwarded-Host names the host only behind a trusted proxy", async () => {
+    const forwarded = { host: "auth.example.test", "x-forwarded-host": ACME };
+    const direct = await call(h, `/t/${ws}/.well-known/openid-configuration`, { headers: forwarded });
+    expect(((await direct.json()) as { issuer: string }).issuer).toBe(`${PUBLIC_URL}/t/${ws}`);
+    const proxied = await createHarness({ trustProxy: true });
+    const res = await call(proxied, `/t/${ws}/.well-known/openid-configuration`, { headers: forwarded });
+    expect(((await res.json()) as { issuer: string }).issuer).toBe(`https://${ACME}/t/${ws}`);
+  });
+});
+
+describe("the issuer per hostname", () => {
+  it("discovery, JWKS and every endpoint address are the hostname's", async () => {
+    const doc = (await (await call(h, `/t/${ws}/.well-known/openid-configuration`, { headers: { host: ACME } })).json()) as Record<string, unknown>;
+    const issuer = `https://${ACME}/t/${ws}`;
+    expect(doc.issuer).toBe(issuer);
+    const addresses = Object.entries(doc).filter(([, v]) => typeof v === "string" && /^https?:/.test(v as string));
+    expect(addresses.length).toBeGreaterThan(5);
+    for (const [name, value] of addresses) expect([name, (value as string).startsWith(`${issuer}/`) || value === issuer]).toEqual([name, true]);
+    expect((await call(h, `/t/${ws}/.well-known/jwks.json`, { headers: { host: ACME } })).status).toBe(200);
+  });
+
+  it("the authorization response's iss and the ID token's iss are the hostname's issuer", async () => {
+    const { id_token, signedIn } = await tokensAt(ACME);
+    expect(signedIn.callback.searchParams.get("iss")).toBe(`https://${ACME}/t/${ws}`);
+    expect(decodeJwt(id_token).iss).toBe(`https://${ACME}/t/${ws}`);
+    const atDefault = await tokensAt(null);
+    expect(atDefault.signedIn.callback.searchParams.get("iss")).toBe(`${PUBLIC_URL}/t/${ws}`);
+    expect(decodeJwt(atDefault.id_token).iss).toBe(`${PUBLIC_URL}/t/${ws}`);
+  });
+});
+
+describe("a grant's tokens are answered under its issuer only", () => {
+  it("UserInfo, the session check, introspection and refresh at another hostname of the same workspace refuse them; at their own they work", async () => {
+    await verified(h, ws, ACME_2);
+    const tokens = await tokensAt(ACME);
+    const bearer = { authorization: `Bearer ${tokens.access_token}` };
+    expect((await call(h, `/t/${ws}/oidc/userinfo`, { headers: { ...bearer, host: ACME } })).status).toBe(200);
+    for (const host of [null, ACME_2]) {
+      expect((await call(h, `/t/${ws}/oidc/userinfo`, { headers: { ...bearer, ...at(host) } })).status).toBe(401);
+      const session = await call(h, `/t/${ws}/oidc/session`, { headers: { ...bearer, ...at(host) } });
+      expect(session.status).toBe(401);
+      const introspected = await call(h, `/t/${ws}/oauth2/introspect`, { form: { token: tokens.access_token }, headers: { authorization: basic(WEB.client_id, WEB.secret), ...at(host) } });
+      expect(await introspected.json()).toEqual({ active: false });
+      const refreshIntrospected = await call(h, `/t/${ws}/oauth2/introspect`, { form: { token: tokens.refresh_token }, headers: { authorization: basic(WEB.client_id, WEB.secret), ...at(host) } });
+      expect(await refreshIntrospected.json()).toEqual({ active: false });
+      const refreshed = await call(h, `/t/${ws}/oauth2/token`, {
+        form: { grant_type: "refresh_token", refresh_token: tokens.refresh_token },
+        headers: { authorization: basic(WEB.client_id, WEB.secret), ...at(host) },
+      });
+      expect(refreshed.status).toBe(400);
+      expect(((await refreshed.json()) as { error: string }).error).toBe("invalid_grant");
+    }
+    expect((await call(h, `/t/${ws}/oidc/session`, { headers: { ...bearer, host: ACME } })).status).toBe(200);
+    // Presenting it elsewhere was not reuse: the family is intact and rotates at its own hostname.
+    const refreshed = await call(h, `/t/${ws}/oauth2/token`, {
+      form: { grant_type: "refresh_token", refresh_token: tokens.refresh_token },
+      headers: { authorization: basic(WEB.client_id, WEB.secret), host: ACME },
+    });
+    expect(refreshed.status).toBe(200);
+    const introspected = await call(h, `/t/${ws}/oauth2/introspect`, { form: { token: tokens.access_token }, headers: { authorization: basic(WEB.client_id, WEB.secret), host: ACME } });
+    expect(((await introspected.json()) as { iss: string }).iss).toBe(`https://${ACME}/t/${ws}`);
+  });
+
+  it("a code issued at one hostname is refused at another", async () => {
+    const signedIn = await signInAt(ACME, WEB);
+    const res = await call(h, `/t/${ws}/oauth2/token`, {
+      form: { grant_type: "authorization_code", code: signedIn.callback.searchParams.get("code")!, redirect_uri: WEB.redirect_uri, code_verifier: signedIn.verifier },
+      headers: { authorization: basic(WEB.client_id, WEB.secret) },
+    });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: string }).error).toBe("invalid_grant");
+  });
+});
+
+describe("browser state per hostname", () => {
+  it("cookies are host-only, and a hosted session cookie from one hostname is no session at another", async () => {
+    const signedIn = await signInAt(ACME, SPA);
+    expect(signedIn.setCookies!.length).toBeGreaterThan(0);
+    for (const cookie of signedIn.setCookies!) expect(cookie).not.toMatch(/;\s*domain=/i);
+    // The same browser's session at ACME signs in silently there, and not at the default host.
+    const again = await call(h, `/t/${ws}/oauth2/authorize?${authorizeQuery(SPA).query}`, { cookie: signedIn.jar.header(), headers: { host: ACME } });
+    expect(new URL(again.headers.get("location")!, `https://${ACME}`).pathname).not.toBe(`/t/${ws}/sign-in`);
+    const elsewhere = await call(h, `/t/${ws}/oauth2/authorize?${authorizeQuery(SPA).query}`, { cookie: signedIn.jar.header() });
+    expect(new URL(elsewhere.headers.get("location")!, PUBLIC_URL).pathname).toBe(`/t/${ws}/sign-in`);
+  });
+});
+
+describe("pairwise subjects", () => {
+  it("differ per hostname, and stay what they were at the default host after a hostname is added", async () => {
+    const fresh = uniqueWorkspaceId("subjects");
+    await seed(h, standardWorkspace(fresh));
+    const subjectAt = async (host: string | null) => decodeJwt((await tokensAtWorkspace(fresh, host)).id_token).sub;
+    const before = await subjectAt(null);
+    await verified(h, fresh, `login.${fresh}.test`);
+    expect(await subjectAt(null)).toBe(before);
+    const there = await subjectAt(`login.${fresh}.test`);
+    expect(there).not.toBe(before);
+    expect(await subjectAt(`login.${fresh}.test`)).toBe(there);
+  });
+});
+
+describe("removing a hostname", () => {
+  it("ends what it served: the host answers 404, its sessions end and its grants are revoked, and adding it back revives none of them", async () => {
+    const name = `gone.${ws}.test`;
+    const id = await verified(h, ws, name);
+    const tokens = await tokensAt(name);
+    const removed = await removeHostname(h.service.db, { workspaceId: ws, id, now: h.clock.now() });
+    forgetHostnames(h.service);
+    expect(removed).toMatchObject({ sessionsEnded: 1, grantsRevoked: 1 });
+    expect((await call(h, `/t/${ws}/.well-known/openid-configuration`, { headers: { host: name } })).status).toBe(404);
+    await verified(h, ws, name);
+    expect((await call(h, `/t/${ws}/oidc/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}`, host: name } })).status).toBe(401);
+    const refreshed = await call(h, `/t/${ws}/oauth2/token`, { form: { grant_type: "refresh_token", refresh_token: tokens.refresh_token }, headers: { authorization: basic(WEB.client_id, WEB.secret), host: name } });
+    expect(refreshed.status).toBe(400);
+    const again = await call(h, `/t/${ws}/oauth2/authorize?${authorizeQuery(SPA).query}`, { cookie: tokens.signedIn.jar.header(), headers: { host: name } });
+    expect(new URL(again.headers.get("location")!, `https://${name}`).pathname).toBe(`/t/${ws}/sign-in`);
+    const [session] = await h.service.db.select({ endReason: hostedSessions.endReason }).from(hostedSessions).where(and(eq(hostedSessions.workspaceId, ws), eq(hostedSessions.hostname, name)));
+    expect(session?.endReason).toBe("hostname_removed");
+    const [grant] = await h.service.db.select({ revokeReason: grants.revokeReason }).from(grants).where(and(eq(grants.workspaceId, ws), eq(grants.hostname, name)));
+    expect(grant?.revokeReason).toBe("hostname_removed");
+  });
+});
+
+/** `tokensAt` for another workspace of the standard shape. */
+async function tokensAtWorkspace(workspaceId: string, host: string | null) {
+  const jar = new Jar();
+  const { query, verifier } = authorizeQuery(WEB);
+  const authorize = await call(h, `/t/${workspaceId}/oauth2/authorize?${query}`, { headers: at(host) });
+  jar.take(authorize);
+  const tx = new URL(authorize.headers.get("location")!, originOf(host)).searchParams.get("tx")!;
+  const workspace = (await resolveWorkspace(h.service, workspaceId))!;
+  const view = await signInView(contextFor(h.service, workspace, host), tx, jar.header());
+  if (view.kind !== "step") throw new Error(`the sign-in is ${view.kind}`);
+  const post = await call(h, `/t/${workspaceId}/sign-in/password`, { form: { tx, csrf: view.csrf, email: ADA.email, password: ADA.password }, cookie: jar.header(), headers: { ...at(host), origin: originOf(host) } });
+  const code = new URL(post.headers.get("location")!).searchParams.get("code")!;
+  const res = await call(h, `/t/${workspaceId}/oauth2/token`, {
+    form: { grant_type: "authorization_code", code, redirect_uri: WEB.redirect_uri, code_verifier: verifier },
+    headers: { ...at(host), authorization: basic(WEB.client_id, WEB.secret) },
+  });
+  expect(res.status).toBe(200);
+  return (await res.json()) as { id_token: string };
+}
