@@ -646,6 +646,13 @@ export const AUDIT_EVENTS = {
     data: { domain: "string", domain_id: "string", method: "string", source: "string" },
     line: (e) => `Domain ${str(e.data.domain)} of ${e.subject} verified by workspace import`,
   }),
+  "workspace.hostname_verified": event({
+    group: "command_line",
+    summary: "A workspace file imported by the installation's operator marked a hostname verified",
+    subject: "the hostname",
+    data: { hostname: "string", hostname_id: "string", method: "string", source: "string" },
+    line: (e) => `Hostname ${str(e.data.hostname)} verified by workspace import (the operator's word)`,
+  }),
   "workspace.connection_admission_set": event({
     group: "command_line",
     summary: "A workspace file set whom an enterprise connection admits",

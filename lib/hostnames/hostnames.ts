@@ -57,7 +57,7 @@ const info = (r: Row): HostnameInfo => ({
  * A hostname as stored: lower-case ASCII (an internationalized name in punycode), no trailing dot,
  * at least two labels, not an address, not a public suffix, not the installation's default host.
  */
-export function normalizeHostname(input: string, publicUrl: string): string {
+export function normalizeHostname(input: string, publicUrl?: string): string {
   const trimmed = input.trim();
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed) || /[/:]/.test(trimmed)) {
     throw new HostnameError("invalid", `${JSON.stringify(trimmed)} is not a hostname (give only the name, such as login.example.com: no scheme, port or path)`);
@@ -69,7 +69,7 @@ export function normalizeHostname(input: string, publicUrl: string): string {
     if (error instanceof DomainError) throw new HostnameError("invalid", error.message.replace(/domain name/g, "hostname"));
     throw error;
   }
-  if (name === new URL(publicUrl).hostname) throw new HostnameError("invalid", `${name} is the installation's own host: it serves every workspace already`);
+  if (publicUrl !== undefined && name === new URL(publicUrl).hostname) throw new HostnameError("invalid", `${name} is the installation's own host: it serves every workspace already`);
   return name;
 }
 
@@ -133,7 +133,7 @@ async function verifiedElsewhere(db: Database, workspaceId: string, hostname: st
 const TAKEN = (hostname: string) => new HostnameError("taken", `${hostname} is verified for another workspace`);
 
 /** Claims a hostname for the workspace, unverified, with a new TXT token. */
-export async function addHostname(db: Database, input: { workspaceId: string; hostname: string; publicUrl: string; now: Date }): Promise<HostnameInfo> {
+export async function addHostname(db: Database, input: { workspaceId: string; hostname: string; publicUrl?: string; now: Date }): Promise<HostnameInfo> {
   const hostname = normalizeHostname(input.hostname, input.publicUrl);
   const held = await listHostnames(db, input.workspaceId);
   if (held.some((h) => h.hostname === hostname)) throw new HostnameError("already_added", `${hostname} is already a hostname of this workspace`);

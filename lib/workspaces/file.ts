@@ -10,6 +10,7 @@
  * connections, an application's social providers) are replaced by what the file says. Import is
  * written one step per section of the file, in ./import/.
  */
+import { listHostnames } from "../hostnames/hostnames";
 import { eq } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import {
@@ -93,11 +94,14 @@ export async function exportWorkspace(db: Database, workspaceId: string): Promis
     return entry ? { auth_policy: entry } : {};
   };
   const branding = brandingEntry(workspace.branding, workspace.name, await readLogo(db, wid));
+  const hostnames = await listHostnames(db, wid);
   return {
     id: wid,
     name: workspace.name,
     ...policyField(workspace.authPolicy),
     ...(branding ? { branding } : {}),
+    hostnames: hostnames.map((h) => ({ hostname: h.hostname, ...(h.verifiedAt ? { verified: true } : {}), ...(h.primary ? { primary: true } : {}) })),
+    webauthn_related_origins: workspace.relatedOrigins,
     applications: clientRows.sort(byKey((c) => c.clientId)).map((c) => ({
       client_id: c.clientId,
       name: c.name,

@@ -6,6 +6,7 @@ import { applicationSchema } from "./applications";
 import { authPolicySchema } from "./auth-policy";
 import { brandingSchema } from "./branding";
 import { displayName, workspaceId } from "./fields";
+import { hostnamesSchema } from "./hostnames";
 import { organizationSchema } from "./organizations";
 import { roleSchema } from "./roles";
 import { socialProviderSchema } from "./social-providers";
@@ -20,6 +21,10 @@ export const workspaceDocumentSchema = z.strictObject({
   auth_policy: authPolicySchema.optional(),
   /** How the hosted pages look: display name, primary colour, theme and logo (lib/branding's rule). */
   branding: brandingSchema.optional(),
+  /** The workspace's own authentication hostnames besides the installation's host (docs/hostnames.md). */
+  hostnames: hostnamesSchema,
+  /** WebAuthn related origins across the workspace's hostnames: a passkey made at the primary hostname works at the others. Off by default. */
+  webauthn_related_origins: z.boolean().default(false),
   applications: z.array(applicationSchema).default([]),
   apis: z.array(apiSchema).default([]),
   api_grants: z.array(apiGrantSchema).default([]),

@@ -5,6 +5,7 @@ import { checkApplications } from "./applications";
 import { checkAuthPolicies } from "./auth-policy";
 import { isRecord, startCrossCheck } from "./checks";
 import { WorkspaceFileError, type WorkspaceFileIssue } from "./errors";
+import { checkHostnames } from "./hostnames";
 import { checkOrganizations } from "./organizations";
 import { comparePaths } from "./paths";
 import { checkRoles } from "./roles";
@@ -21,6 +22,7 @@ function crossCheck(doc: Record<string, unknown>): WorkspaceFileIssue[] {
   const c = startCrossCheck(doc);
   const apps = checkApplications(c);
   checkAuthPolicies(c);
+  checkHostnames(c);
   const apiRefs = checkApis(c);
   checkApiGrants(c, apps, apiRefs);
   const roles = checkRoles(c, apiRefs);

@@ -11,6 +11,7 @@ import { importApiGrants } from "./api-grants";
 import { importApis } from "./apis";
 import { importApplications } from "./applications";
 import { importBranding } from "./branding";
+import { importHostnames } from "./hostnames";
 import type { GeneratedSecret, ImportContext, ImportOptions, ImportResult, ImportStep } from "./context";
 import { importOrganizationMembers } from "./organization-members";
 import { importOrganizations } from "./organizations";
@@ -35,6 +36,7 @@ class DryRunRollback extends Error {
 export const IMPORT_STEPS: readonly ImportStep[] = [
   importWorkspaceRow,
   importBranding,
+  importHostnames,
   importApplications,
   importSocialProviders,
   importApis,
