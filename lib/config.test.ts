@@ -105,8 +105,8 @@ describe("configuration", () => {
 
 describe("email settings", () => {
   it("without SMTP_URL: the development outbox on an http PUBLIC_URL, unavailable on https (production)", () => {
-    expect(loadConfig({ DATA_DIR: dir() }).mail).toEqual({ transport: "outbox", from: "Latchkey <no-reply@localhost>" });
-    expect(loadConfig({ DATA_DIR: dir(), PUBLIC_URL: "https://auth.example.com" }).mail).toEqual({ transport: "unavailable", from: "Latchkey <no-reply@auth.example.com>" });
+    expect(loadConfig({ DATA_DIR: dir() }).mail).toEqual({ transport: "outbox", from: "Latchkey <no-reply@localhost>", fromIsDefault: true });
+    expect(loadConfig({ DATA_DIR: dir(), PUBLIC_URL: "https://auth.example.com" }).mail).toEqual({ transport: "unavailable", from: "Latchkey <no-reply@auth.example.com>", fromIsDefault: true });
     // A Config built without mail settings follows the same rule.
     expect(mailSettings({ publicUrl: "https://auth.example.com" }).transport).toBe("unavailable");
     expect(mailSettings({ publicUrl: "http://localhost:3000" }).transport).toBe("outbox");
@@ -114,7 +114,7 @@ describe("email settings", () => {
 
   it("with SMTP_URL (smtp:// or smtps://): SMTP, from MAIL_FROM", () => {
     const smtp = loadConfig({ DATA_DIR: dir(), PUBLIC_URL: "https://auth.example.com", SMTP_URL: "smtps://u:p@smtp.example.com:465", MAIL_FROM: "Example <login@example.com>" });
-    expect(smtp.mail).toEqual({ transport: "smtp", smtpUrl: "smtps://u:p@smtp.example.com:465", from: "Example <login@example.com>" });
+    expect(smtp.mail).toEqual({ transport: "smtp", smtpUrl: "smtps://u:p@smtp.example.com:465", from: "Example <login@example.com>", fromIsDefault: false });
     expect(loadConfig({ DATA_DIR: dir(), SMTP_URL: "smtp://127.0.0.1:2525", MAIL_FROM: "login@example.com" }).mail).toMatchObject({ transport: "smtp", from: "login@example.com" });
   });
 

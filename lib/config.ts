@@ -43,10 +43,11 @@ export interface MetricsSettings {
  * outbox (printed to the server log, listed in the console), except in production (an https
  * PUBLIC_URL), where email methods are unavailable rather than silently undelivered.
  */
-export type MailSettings =
-  | { transport: "smtp"; smtpUrl: string; from: string }
-  | { transport: "outbox"; from: string }
-  | { transport: "unavailable"; from: string };
+/**
+ * `from`: MAIL_FROM, or the default `Latchkey <no-reply@{PUBLIC_URL's host}>`; `fromIsDefault`:
+ * MAIL_FROM was not given, so the sender follows the hostname a flow started at.
+ */
+export type MailSettings = { from: string; fromIsDefault?: boolean } & ({ transport: "smtp"; smtpUrl: string } | { transport: "outbox" } | { transport: "unavailable" });
 
 /** A settable MAIL_FROM: an address, or a display name and an address in angle brackets. */
 const MAIL_FROM_PATTERN = /^(?:[^<>\r\n"]{1,100} <[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/;
@@ -69,9 +70,15 @@ export function parseMailSettings(env: Record<string, string | undefined>, publi
   const smtpUrl = parseSmtpUrl(env.SMTP_URL);
   const rawFrom = env.MAIL_FROM?.trim();
   if (rawFrom && !MAIL_FROM_PATTERN.test(rawFrom)) throw new ConfigError(`MAIL_FROM must be an address, or a name and an address: Example <no-reply@example.com> (got "${rawFrom}")`);
-  const from = rawFrom || `Latchkey <no-reply@${new URL(publicUrl).hostname}>`;
-  if (smtpUrl) return { transport: "smtp", smtpUrl, from };
-  return { transport: publicUrl.startsWith("https:") ? "unavailable" : "outbox", from };
+  const from = rawFrom || defaultSender(new URL(publicUrl).hostname);
+  const fromIsDefault = !rawFrom;
+  if (smtpUrl) return { transport: "smtp", smtpUrl, from, fromIsDefault };
+  return { transport: publicUrl.startsWith("https:") ? "unavailable" : "outbox", from, fromIsDefault };
+}
+
+/** The sender when MAIL_FROM is not set: no-reply at the authentication host the mail is about. */
+export function defaultSender(hostname: string): string {
+  return `Latchkey <no-reply@${hostname}>`;
 }
 
 /** The mail settings in force: as loaded, or (a Config built by hand) derived from PUBLIC_URL with no SMTP_URL. */

@@ -70,7 +70,9 @@ async function tokensAt(host: string | null) {
 
 beforeAll(async () => {
   h = await createHarness();
-  await seed(h, standardWorkspace(ws));
+  const doc = standardWorkspace(ws);
+  for (const app of doc.applications) if (app.client_id === WEB.client_id) app.account_security = true;
+  await seed(h, doc);
   await seed(h, standardWorkspace(other));
 });
 
@@ -195,6 +197,37 @@ describe("browser state per hostname", () => {
     expect(new URL(again.headers.get("location")!, `https://${ACME}`).pathname).not.toBe(`/t/${ws}/sign-in`);
     const elsewhere = await call(h, `/t/${ws}/oauth2/authorize?${authorizeQuery(SPA).query}`, { cookie: signedIn.jar.header() });
     expect(new URL(elsewhere.headers.get("location")!, PUBLIC_URL).pathname).toBe(`/t/${ws}/sign-in`);
+  });
+});
+
+describe("the account-security portal per hostname", () => {
+  const handoff = (endpoint: string, body: unknown, host: string | null) =>
+    call(h, `/t/${ws}/auth/account/${endpoint}?client_id=${WEB.client_id}`, {
+      method: "POST",
+      body: JSON.stringify(body),
+      headers: { authorization: basic(WEB.client_id, WEB.secret), "content-type": "application/json", ...at(host) },
+    });
+
+  it("the handoff's launch_url is at the hostname of the grant's issuer; launched at another hostname, the user's token is refused", async () => {
+    expect((await handoff("configuration", { callback_uri: "https://web.example.test/account/handoff", return_uri: "https://web.example.test/settings", version: 0 }, ACME)).status).toBe(200);
+    const tokens = await tokensAt(ACME);
+    const launched = await handoff("launch", { user_token: tokens.access_token, state: "s".repeat(43) }, ACME);
+    expect(launched.status).toBe(200);
+    const url = new URL(((await launched.json()) as { launch_url: string }).launch_url);
+    expect(url.origin + url.pathname).toBe(`https://${ACME}/t/${ws}/auth/account/handoff`);
+    const elsewhere = await handoff("launch", { user_token: tokens.access_token, state: "t".repeat(43) }, null);
+    expect(elsewhere.status).toBe(401);
+    expect(((await elsewhere.json()) as { error: string }).error).toBe("REAUTHENTICATION_REQUIRED");
+  });
+
+  it("the direct link opens the portal with the hostname's session, and asks for a sign-in at another hostname", async () => {
+    const signedIn = await signInAt(ACME, WEB);
+    const link = `/t/${ws}/auth/account?client_id=${WEB.client_id}`;
+    const here = await call(h, link, { cookie: signedIn.jar.header(), headers: { host: ACME } });
+    expect(here.status).toBe(303);
+    expect(new URL(here.headers.get("location")!, `https://${ACME}`).pathname).toBe(`/t/${ws}/account`);
+    const there = await call(h, link, { cookie: signedIn.jar.header() });
+    expect(new URL(there.headers.get("location")!, PUBLIC_URL).pathname).toBe(`/t/${ws}/sign-in`);
   });
 });
 

@@ -10,11 +10,11 @@
  * at the user.
  */
 import nodemailer, { type Transporter } from "nodemailer";
-import { mailSettings, type Config } from "../../config";
+import { defaultSender, mailSettings, type Config, type MailSettings } from "../../config";
 import type { EndpointContext } from "../../http/context";
 import { storeInOutbox, type MailMessage } from "./outbox";
 
-type Ctx = Pick<EndpointContext, "service" | "workspace">;
+type Ctx = Pick<EndpointContext, "service" | "workspace"> & Partial<Pick<EndpointContext, "hostname">>;
 
 interface MailState {
   transporters: Map<string, Transporter>;
@@ -44,10 +44,18 @@ function transporterFor(smtpUrl: string): Transporter {
 /** The recipient's domain only: addresses are personal data and do not belong in logs. */
 const domainOf = (address: string) => address.slice(address.lastIndexOf("@") + 1);
 
+/**
+ * Who a message is from: MAIL_FROM when set; otherwise no-reply at the hostname the flow started
+ * at (a workspace hostname, lib/hostnames), or at PUBLIC_URL's host.
+ */
+export function senderFor(settings: MailSettings, hostname: string | null | undefined): string {
+  return settings.fromIsDefault && hostname ? defaultSender(hostname) : settings.from;
+}
+
 async function deliver(ctx: Ctx, message: MailMessage): Promise<void> {
   const settings = mailSettings(ctx.service.config);
   if (settings.transport === "smtp") {
-    await transporterFor(settings.smtpUrl).sendMail({ from: settings.from, to: message.to, subject: message.subject, text: message.text, html: message.html });
+    await transporterFor(settings.smtpUrl).sendMail({ from: senderFor(settings, ctx.hostname), to: message.to, subject: message.subject, text: message.text, html: message.html });
     return;
   }
   if (settings.transport === "outbox") {

@@ -12,8 +12,9 @@ import { authorizeQuery, call, Jar, PUBLIC_URL, type AuthorizeParams, type Harne
 
 export type StepView = Extract<SignInView, { kind: "step" }>;
 
-export async function workspaceContext(h: Harness, workspaceId: string): Promise<EndpointContext> {
-  return contextFor(h.service, (await resolveWorkspace(h.service, workspaceId))!);
+/** A workspace's context at the default host, or at one of its hostnames (`host`, lib/hostnames). */
+export async function workspaceContext(h: Harness, workspaceId: string, host: string | null = null): Promise<EndpointContext> {
+  return contextFor(h.service, (await resolveWorkspace(h.service, workspaceId))!, host);
 }
 
 export async function userIdOf(h: Harness, workspaceId: string, email: string): Promise<string> {
@@ -34,22 +35,24 @@ export interface PendingSignIn {
   state: string;
   nonce: string;
   client: AuthorizeParams;
+  /** The workspace hostname the browser is at (its `Host`); undefined: the default host. */
+  host?: string;
 }
 
 /** authorize: opens a transaction (the browser's jar gets its cookie); throws when authorize did not ask for a sign-in. */
-export async function startSignIn(h: Harness, workspaceId: string, client: AuthorizeParams, jar = new Jar()): Promise<PendingSignIn> {
+export async function startSignIn(h: Harness, workspaceId: string, client: AuthorizeParams, jar = new Jar(), host?: string): Promise<PendingSignIn> {
   const { query, verifier, state, nonce } = authorizeQuery(client);
-  const res = await call(h, `/t/${workspaceId}/oauth2/authorize?${query}`, { cookie: jar.header() });
+  const res = await call(h, `/t/${workspaceId}/oauth2/authorize?${query}`, { cookie: jar.header(), headers: host ? { host } : {} });
   if (res.status !== 303) throw new Error(`authorize answered ${res.status}`);
   jar.take(res);
   const location = new URL(res.headers.get("location")!, PUBLIC_URL);
   if (location.pathname !== `/t/${workspaceId}/sign-in`) throw new Error(`authorize did not ask for a sign-in: ${location.href}`);
-  return { workspaceId, tx: location.searchParams.get("tx")!, jar, verifier, state, nonce, client };
+  return { workspaceId, tx: location.searchParams.get("tx")!, jar, verifier, state, nonce, client, ...(host ? { host } : {}) };
 }
 
 /** What the sign-in page would show now (like the page, it issues the step's WebAuthn challenge). */
 export async function viewOf(h: Harness, s: PendingSignIn): Promise<StepView> {
-  const view = await signInView(await workspaceContext(h, s.workspaceId), s.tx, s.jar.header());
+  const view = await signInView(await workspaceContext(h, s.workspaceId, s.host ?? null), s.tx, s.jar.header());
   if (view.kind !== "step") throw new Error("the sign-in expired");
   return view;
 }
@@ -69,7 +72,7 @@ export async function postStep(
   const res = await call(h, `/t/${s.workspaceId}${path}`, {
     form: { tx: s.tx, csrf, ...fields },
     cookie: s.jar.header(),
-    headers: { origin: PUBLIC_URL, ...options.headers },
+    headers: s.host ? { host: s.host, origin: `https://${s.host}`, ...options.headers } : { origin: PUBLIC_URL, ...options.headers },
   });
   s.jar.take(res);
   return res;

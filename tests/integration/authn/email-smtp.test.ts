@@ -8,7 +8,9 @@ import { and, eq } from "drizzle-orm";
 import { mailOutbox } from "../../../db/schema";
 import { mailSettled } from "../../../lib/authn/email/transport";
 import { createHarness, seed, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
-import { ADA, SPA, standardWorkspace } from "../../helpers/fixtures";
+import { ADA, BOB, SPA, standardWorkspace } from "../../helpers/fixtures";
+import { addHostname, applyHostnameVerification, hostnameTxtRecord } from "../../../lib/hostnames/hostnames";
+import { forgetHostnames } from "../../../lib/hostnames/directory";
 import { outcome, startSignIn } from "../../helpers/factors/sign-in";
 import { enterSignInCode, requestSignInCode } from "../../helpers/factors/email";
 import { codeOf, SmtpInbox } from "../../../e2e/smtp-inbox";
@@ -54,6 +56,24 @@ describe("SMTP", () => {
     // Not kept in the development outbox.
     await mailSettled();
     expect(await h.service.db.select().from(mailOutbox).where(and(eq(mailOutbox.workspaceId, ws)))).toHaveLength(0);
+  });
+
+  it("at a workspace hostname the default sender is no-reply there; MAIL_FROM, when set, is kept", async () => {
+    const hostname = `login.${ws}.test`;
+    const claim = await addHostname(h.service.db, { workspaceId: ws, hostname, now: h.clock.now() });
+    await applyHostnameVerification(h.service.db, { workspaceId: ws, id: claim.id, now: h.clock.now(), lookup: { ok: true, records: [hostnameTxtRecord(claim).value] } });
+    forgetHostnames(h.service);
+    const defaultFrom = { ...h, service: { ...h.service, config: { ...h.service.config, mail: { transport: "smtp" as const, smtpUrl: `smtp://127.0.0.1:${plain.port}`, from: "Latchkey <no-reply@auth.example.test>", fromIsDefault: true } } } };
+    for (const [harness, expected] of [
+      [defaultFrom, `"Latchkey" <no-reply@${hostname}>`],
+      [h, `"Example Sign-in" <no-reply@example.test>`],
+    ] as const) {
+      const s = await startSignIn(harness, ws, SPA, undefined, hostname);
+      expect(outcome(await requestSignInCode(harness, s, BOB.email))).toEqual({ to: "page", error: null });
+      expect((await plain.waitFor(BOB.email)).from).toBe(expected);
+      plain.messages.length = 0;
+      harness.clock.advance(2 * 60_000);
+    }
   });
 
   it("smtp:// upgrades with STARTTLS when the server offers it", async () => {
