@@ -12,6 +12,7 @@
  * Needs the production build (.next). `npm test` builds first; under CI=1 a missing build fails
  * this test instead of skipping it.
  */
+import http from "node:http";
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
@@ -79,21 +80,43 @@ let dataDir: string | undefined;
 let ports: { direct: number; next: number };
 
 async function send(port: number, method: string, target: string, headers: Record<string, string> = {}, body?: string): Promise<Answer> {
+  // node:http, not fetch: fetch sends the URL's host, and the listener serves PUBLIC_URL's host only.
   // Compression is negotiated per connection (Next gzips, the direct path never does): ask for none.
-  const res = await fetch(`http://127.0.0.1:${port}${target}`, { method, headers: { host: new URL(PUBLIC_URL).host, "accept-encoding": "identity", ...headers }, body, redirect: "manual" });
+  const res = await new Promise<http.IncomingMessage & { text: string }>((resolve, reject) => {
+    const payload = body === undefined ? undefined : Buffer.from(body);
+    const req = http.request(
+      {
+        host: "127.0.0.1",
+        port,
+        method,
+        path: target,
+        agent: false,
+        headers: { host: new URL(PUBLIC_URL).host, "accept-encoding": "identity", ...(payload ? { "content-length": String(payload.length) } : {}), ...headers },
+      },
+      (answer) => {
+        let text = "";
+        answer.setEncoding("utf8");
+        answer.on("data", (chunk) => (text += chunk));
+        answer.on("end", () => resolve(Object.assign(answer, { text })));
+      },
+    );
+    req.on("error", reject);
+    req.end(payload);
+  });
   const out: Record<string, string> = {};
-  res.headers.forEach((value, name) => {
-    if (TRANSPORT.has(name) || name === "set-cookie") return;
+  for (const [name, raw] of Object.entries(res.headers)) {
+    if (raw === undefined || TRANSPORT.has(name) || name === "set-cookie") continue;
+    const value = Array.isArray(raw) ? raw.join(", ") : raw;
     if (name === "vary") {
       const tokens = value.split(",").map((t) => t.trim()).filter((t) => !NEXT_VARY.has(t.toLowerCase()));
       if (tokens.length) out[name] = tokens.join(", ");
-      return;
+      continue;
     }
     out[name] = value;
-  });
-  const cookies = res.headers.getSetCookie();
+  }
+  const cookies = res.headers["set-cookie"] ?? [];
   if (cookies.length) out["set-cookie"] = cookies.join("\n");
-  return { status: res.status, headers: out, body: await res.text() };
+  return { status: res.statusCode!, headers: out, body: res.text };
 }
 
 const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString("base64")}`;

@@ -57,7 +57,7 @@ async function drainOnSigterm(server: Started, port: number): Promise<void> {
   idle.socket.write("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
   const slow = await connect(port);
   slow.socket.write(
-    `POST /t/system/oauth2/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${BODY.length}\r\n\r\n${BODY.slice(0, 20)}`,
+    `POST /t/system/oauth2/token HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${BODY.length}\r\n\r\n${BODY.slice(0, 20)}`,
   );
   await sleep(300);
   expect(idle.received()).toMatch(/^HTTP\/1\.1 200 /);

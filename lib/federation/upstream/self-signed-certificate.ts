@@ -32,11 +32,16 @@ export interface SpKeyPair {
   certificatePem: string;
 }
 
-/** A fresh RSA-2048 key and its self-signed certificate, named `commonName`, valid from `now` for ten years. */
-export function generateSpKeyPair(commonName: string, now: Date): SpKeyPair {
+/**
+ * A fresh RSA-2048 key and its self-signed certificate, named `commonName`, valid from `now` for
+ * ten years. `random`: the serial's 16 random bytes (given by tests).
+ */
+export function generateSpKeyPair(commonName: string, now: Date, random: Buffer = randomBytes(16)): SpKeyPair {
   const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
-  const serial = randomBytes(16);
-  serial[0]! &= 0x7f; // a positive INTEGER
+  const serial = Buffer.from(random);
+  // A positive INTEGER in DER's minimal form: the first byte neither has its high bit set (negative)
+  // nor is zero (a redundant leading byte, which parsers refuse: 1 in 256 keys once failed here).
+  serial[0] = (serial[0]! & 0x7f) | 0x40;
   const notAfter = new Date(now);
   notAfter.setUTCFullYear(notAfter.getUTCFullYear() + 10);
   const tbs = sequence(
