@@ -100,8 +100,14 @@ export function hostnameServing(match: HostMatch, workspaceId: string): string |
 
 /** Whether the request came to the default host: no lookup, no await (the listener's fast path). */
 export function atDefaultHost(service: Service, headers: HeaderSource): boolean {
+  const own = defaultHost(service).host;
+  // The common case, decided without parsing: `Host` exactly as PUBLIC_URL writes it (or none).
+  if (!service.config.trustProxy || headers.get("x-forwarded-host") === null) {
+    const raw = headers.get("host");
+    if (raw === null || raw === own) return true;
+  }
   const host = requestHostOf(headers, service.config.trustProxy);
-  return host === null || host === defaultHost(service).host;
+  return host === null || host === own;
 }
 
 /** Paths a workspace hostname serves besides its workspace's issuer: the pages' static files and the WebAuthn related-origins document. */

@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { workspaces } from "../../db/schema";
 import type { Service } from "../service";
 import { hostOrigin, issuerFor, type Endpoint, type EndpointContext, type Workspace } from "../http/context";
-import { hostnameServing, matchHost } from "../hostnames/directory";
+import { atDefaultHost, hostnameServing, matchHost } from "../hostnames/directory";
 import { metadataWorkspace, splitIssuerPath } from "../http/issuer-paths";
 import { failureResponse, json, type ErrorFamily } from "../http/errors";
 import { hostedFailures, notFoundResponse, oauthFailures } from "../oauth/errors";
@@ -172,7 +172,8 @@ export function runEndpoint(route: Route, request: Request, service: Service, wo
 
 async function runResolved(route: Route, request: Request, service: Service, workspaceId: string): Promise<Response> {
   try {
-    const hostname = await servingHostname(service, request.headers, workspaceId);
+    // The default host (nearly every request) is decided without a lookup or an await.
+    const hostname = atDefaultHost(service, request.headers) ? null : await servingHostname(service, request.headers, workspaceId);
     const workspace = hostname === undefined ? null : await resolveWorkspace(service, workspaceId);
     if (!workspace) return publicOrNot(route, familyOf(route).notFound());
     // The route's declared limits: those per client address now, the rest where the endpoint names their subject.
