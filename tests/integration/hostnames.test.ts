@@ -113,6 +113,19 @@ describe("host resolution", () => {
     await expect(addHostname(h.service.db, { workspaceId: uniqueWorkspaceId("x"), hostname: `shared.${ws}.test`, publicUrl: PUBLIC_URL, now: h.clock.now() })).rejects.toMatchObject({ code: "taken" });
   });
 
+  it("two workspaces verifying the same hostname at once: exactly one gets it", async () => {
+    const name = `race.${ws}.test`;
+    const claims = await Promise.all([ws, other].map((workspaceId) => addHostname(h.service.db, { workspaceId, hostname: name, publicUrl: PUBLIC_URL, now: h.clock.now() }).then((c) => ({ workspaceId, c }))));
+    const results = await Promise.allSettled(
+      claims.map(({ workspaceId, c }) =>
+        applyHostnameVerification(h.service.db, { workspaceId, id: c.id, now: h.clock.now(), lookup: { ok: true, records: [hostnameTxtRecord(c).value] } }),
+      ),
+    );
+    expect(results.map((r) => r.status).sort()).toEqual(["fulfilled", "rejected"]);
+    const refused = results.find((r) => r.status === "rejected") as PromiseRejectedResult;
+    expect(refused.reason).toMatchObject({ code: "taken" });
+  });
+
   it("X-Forwarded-Host names the host only behind a trusted proxy", async () => {
     const forwarded = { host: "auth.example.test", "x-forwarded-host": ACME };
     const direct = await call(h, `/t/${ws}/.well-known/openid-configuration`, { headers: forwarded });
