@@ -13,7 +13,8 @@ import { addHostname, applyHostnameVerification, hostnameTxtRecord, makePrimaryH
 import { forgetHostnames } from "../../../lib/hostnames/directory";
 import { call, createHarness, Jar, PUBLIC_URL, seed, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
 import { standardWorkspace } from "../../helpers/fixtures";
-import { outcome, postPassword, startSignIn, viewOf, type PendingSignIn } from "../../helpers/factors/sign-in";
+import { listFactors } from "../../../lib/authn/factors";
+import { outcome, postPassword, startSignIn, viewOf, workspaceContext, type PendingSignIn } from "../../helpers/factors/sign-in";
 import { postPasskey, postRegistration, postSecondFactorKey, SoftAuthenticator } from "../../helpers/factors/webauthn";
 
 let h: Harness;
@@ -115,6 +116,9 @@ describe("a credential works at the hostname it was enrolled on", () => {
     expect(await enrolPasskeyAt(ws, "enrolled-a", A, authenticator)).toBe(A);
     expect(await rpIdsOf(ws, "enrolled-a")).toEqual([A]);
     const [credential] = authenticator.credentials;
+    // The portal (and any list of the user's factors) names where it works, wherever it is listed.
+    const listed = await listFactors(await workspaceContext(h, ws, B), await userId(ws, "enrolled-a"));
+    expect(listed.filter((f) => f.kind === "passkey")).toEqual([expect.objectContaining({ rpId: A })]);
 
     const atA = await passkeyOptionsAt(ws, A);
     expect(atA.options.rpId).toBe(A);
