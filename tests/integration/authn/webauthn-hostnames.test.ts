@@ -6,11 +6,15 @@
  * `/.well-known/webauthn`. Hosts are reached through the `Host` header; the software
  * authenticator, like a browser, offers a credential only to a request for its RP ID.
  */
-import { beforeAll, describe, expect, it } from "vitest";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { and, eq } from "drizzle-orm";
 import { users, webauthnCredentials } from "../../../db/schema";
 import { addHostname, applyHostnameVerification, hostnameTxtRecord, makePrimaryHostname, setRelatedOrigins } from "../../../lib/hostnames/hostnames";
 import { forgetHostnames } from "../../../lib/hostnames/directory";
+import { createRequestListener } from "../../../lib/server/node-server";
+import { ISSUER_ROUTE_CSP } from "../../../lib/http/security-headers";
 import { call, createHarness, Jar, PUBLIC_URL, seed, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
 import { standardWorkspace } from "../../helpers/fixtures";
 import { listFactors } from "../../../lib/authn/factors";
@@ -96,8 +100,13 @@ async function passkeyOptionsAt(workspaceId: string, host: string | null) {
 const related = (workspaceId: string) => call(h, "/.well-known/webauthn", { headers: { host: `login.${workspaceId}.test` } });
 const notFoundBody = async () => (await call(h, "/t/no-such-workspace/.well-known/openid-configuration")).text();
 
+const servers: http.Server[] = [];
+
 beforeAll(async () => {
   h = await createHarness();
+});
+afterAll(async () => {
+  for (const s of servers) await new Promise((resolve) => s.close(resolve));
 });
 
 describe("a credential works at the hostname it was enrolled on", () => {
@@ -278,6 +287,33 @@ describe("WebAuthn related origins", () => {
     expect((await call(h, "/.well-known/webauthn")).status).toBe(404);
     const post = await call(h, "/.well-known/webauthn", { method: "POST", form: {}, headers: { host: A } });
     expect(post.status).toBe(404);
+  });
+
+  it("the production listener answers it the same, without Next", async () => {
+    const reachedNext: string[] = [];
+    const server = http.createServer(createRequestListener(h.service, PUBLIC_URL, (req, res) => (reachedNext.push(req.url ?? ""), res.writeHead(599).end())));
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    const get = (host: string, method = "GET") =>
+      new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }>((resolve, reject) => {
+        const req = http.request({ host: "127.0.0.1", port, path: "/.well-known/webauthn", method, headers: { host } }, (res) => {
+          let body = "";
+          res.on("data", (c) => (body += c));
+          res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+        });
+        req.on("error", reject).end();
+      });
+    const atA = await get(A);
+    expect(atA.status).toBe(200);
+    expect(atA.body).toBe(await (await related(ws)).text());
+    expect(atA.headers["content-security-policy"]).toBe(ISSUER_ROUTE_CSP);
+    expect(atA.headers["cache-control"]).toBe("public, max-age=300");
+    expect((await get(A, "HEAD")).status).toBe(200);
+    const body = await notFoundBody();
+    for (const host of [B, DEFAULT_HOST, "unknown.example.test"]) expect([host, (await get(host)).status, (await get(host)).body]).toEqual([host, 404, body]);
+    expect((await get(A, "POST")).status).toBe(404);
+    expect(reachedNext).toEqual([]);
   });
 
   it("off again: the document is gone, and each hostname is its own RP ID again", async () => {
