@@ -74,6 +74,8 @@ function FactorRow({ view, factor, removeVerdict, t }: { view: PortalView; facto
         {factor.flagged ? <span className="rounded bg-red-100 px-1.5 py-0.5 text-xs font-medium text-red-800">{t("portal.flagged")}</span> : null}
       </div>
       <Dates factor={factor} t={t} />
+      {/* A passkey or security key works at the hostname it was added on (its RP ID). */}
+      {factor.rpId ? <p className="text-xs text-slate-500">{t("portal.worksAt", { hostname: factor.rpId })}</p> : null}
       <div className="flex flex-wrap items-start gap-2">
         {renamable ? (
           <details className="w-full sm:w-auto">

@@ -23,11 +23,13 @@ export const ISSUER_ROUTE_CSP = "default-src 'none'; style-src 'unsafe-inline'; 
  * under /auth/account, the portal's form posts under /account/, the upstream providers' callback
  * /federation/callback and a SAML connection's ACS and SP metadata, and the workspace's logo under /branding/logo/), as opposed to the hosted pages
  * Next renders there (the portal page itself is /account); and the issuer's RFC 8414 metadata
- * path, /.well-known/oauth-authorization-server/t/{workspace} (lib/http/issuer-paths.ts).
+ * path, /.well-known/oauth-authorization-server/t/{workspace} (lib/http/issuer-paths.ts); and
+ * the WebAuthn related origins document, /.well-known/webauthn (lib/server/related-origins.ts),
+ * which the production listener answers directly too.
  * tests/dispatch/security-headers.test.ts checks it against the table.
  */
 export const ISSUER_ROUTE_PATH =
-  /^(?:\/\.well-known\/oauth-authorization-server\/t\/[^/]+$|\/t\/[^/]+\/(?:\.well-known\/|oauth2\/|oidc\/|authorization\/|v1(?:\/|$)|sign-in\/(?:password|passkey|passkey\/skip|webauthn|webauthn\/register|email|email\/verify|email\/cancel|totp|totp\/enroll|totp\/enroll\/start|recovery-code|recovery-codes\/saved|federation|federation\/cancel|sso)$|sign-up\/(?:email|verify|account)$|federation\/(?:callback|saml\/acs|saml\/metadata)$|auth\/account(?:\/.+)?$|account\/.+$|branding\/logo\/[^/]+$))/;
+  /^(?:\/\.well-known\/oauth-authorization-server\/t\/[^/]+$|\/\.well-known\/webauthn$|\/t\/[^/]+\/(?:\.well-known\/|oauth2\/|oidc\/|authorization\/|v1(?:\/|$)|sign-in\/(?:password|passkey|passkey\/skip|webauthn|webauthn\/register|email|email\/verify|email\/cancel|totp|totp\/enroll|totp\/enroll\/start|recovery-code|recovery-codes\/saved|federation|federation\/cancel|sso)$|sign-up\/(?:email|verify|account)$|federation\/(?:callback|saml\/acs|saml\/metadata)$|auth\/account(?:\/.+)?$|account\/.+$|branding\/logo\/[^/]+$))/;
 
 /**
  * The CSP of a page Next renders: scripts only with this response's nonce (and what they load,

@@ -3,6 +3,7 @@ import { getService } from "../service";
 import { errorToResponse, notFoundResponse } from "../oauth/errors";
 import { toWebResponse } from "../http/response";
 import { dispatch, findRoute, routes, runEndpoint, type Route } from "./router";
+import { relatedOriginsDocument } from "./related-origins";
 
 type RouteContext = { params: Promise<{ tenant: string }> };
 type Handler = (request: Request, context: RouteContext) => Promise<Response>;
@@ -97,3 +98,17 @@ export function routesBelow(prefix: `/${string}`): Record<Method, Handler> {
 export function pathsBelow(prefix: `/${string}`): string[] {
   return [...new Set(routes.filter((r) => r.path.startsWith(`${prefix}/`)).map((r) => r.path))];
 }
+
+const relatedOrigins = async (request: Request): Promise<Response> => {
+  try {
+    return toWebResponse(await relatedOriginsDocument(request, await getService()));
+  } catch (error) {
+    return toWebResponse(errorToResponse(error));
+  }
+};
+
+/**
+ * Every method of `/.well-known/webauthn` (app/.well-known/webauthn/route.ts), answered by the
+ * one function the production listener calls (./related-origins.ts).
+ */
+export const RELATED_ORIGINS_HANDLERS = Object.fromEntries(METHODS.map((m) => [m, relatedOrigins])) as Record<Method, (request: Request) => Promise<Response>>;

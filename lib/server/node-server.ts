@@ -15,6 +15,7 @@ import { rawResponse } from "../http/response";
 import { ISSUER_ROUTE_CSP, SECURITY_HEADERS } from "../http/security-headers";
 import { directDecision, refusedPasswordPost, runDecision, type Decision } from "./router";
 import { atDefaultHost, hostnameServesPath, matchHost } from "../hostnames/directory";
+import { RELATED_ORIGINS_PATH, relatedOriginsDocument } from "./related-origins";
 
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => unknown;
 
@@ -87,6 +88,12 @@ async function answerDirectly(req: IncomingMessage, res: ServerResponse, service
     if (declared !== undefined && Number(declared) <= BUFFERED_BODY_LIMIT && req.headers["transfer-encoding"] === undefined) body = await readSmallBody(req);
   }
   await writeResponse(await runDecision(decision, nodeRequest(req, origin, body), service), res, ISSUER_PATH_HEADERS);
+}
+
+/** The path of a request target (path and query). */
+function pathOf(url: string): string {
+  const query = url.indexOf("?");
+  return query === -1 ? url : url.slice(0, query);
 }
 
 /** Node's parsed headers as the client-address rule reads them. */
@@ -166,6 +173,13 @@ export function createRequestListener(service: Service, origin: string, next: No
   };
 
   function proceed(req: IncomingMessage, res: ServerResponse, url: string, method: string): void {
+    // The WebAuthn related origins document: answered here whatever the method, as its route file answers it.
+    if (url.startsWith(RELATED_ORIGINS_PATH) && pathOf(url) === RELATED_ORIGINS_PATH) {
+      relatedOriginsDocument(nodeRequest(req, origin), service)
+        .then((response) => writeResponse(response, res, ISSUER_PATH_HEADERS))
+        .catch((error) => failed(res, error));
+      return;
+    }
     const served = SERVED_METHODS.has(method);
     const decision = (direct || !served) && mayBeIssuerPath(url) ? directDecision(method, url) : null;
     if (!decision) {

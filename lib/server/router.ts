@@ -28,6 +28,7 @@ import { signInStepRoutes } from "../sign-in/steps/routes";
 import { handoffRoutes } from "../account-security/handoff-routes";
 import { portalRoutes } from "../account-security/portal-routes";
 import { handoffFailures } from "../account-security/errors";
+import { RELATED_ORIGINS_PATH, relatedOriginsDocument } from "./related-origins";
 
 export type { Route } from "../http/route";
 
@@ -260,10 +261,13 @@ export function runDecision(decision: Decision, request: Request, service: Servi
 
 /**
  * Dispatches a request under `/t/{workspace}/…` to its endpoint; unknown paths get the generic
- * 404 that an unknown workspace or client gets too. Returns null for paths outside the table so
- * the caller can hand them to Next (hosted pages).
+ * 404 that an unknown workspace or client gets too. The WebAuthn related origins document
+ * (./related-origins.ts) is answered too. Returns null for paths outside the table so the caller
+ * can hand them to Next (hosted pages).
  */
 export async function dispatch(request: Request, service: Service, options: { machineOnly?: boolean } = {}): Promise<Response | null> {
-  const decision = decide(request.method, new URL(request.url).pathname, options.machineOnly ?? false);
+  const { pathname } = new URL(request.url);
+  if (pathname === RELATED_ORIGINS_PATH) return relatedOriginsDocument(request, service);
+  const decision = decide(request.method, pathname, options.machineOnly ?? false);
   return decision ? runDecision(decision, request, service) : null;
 }

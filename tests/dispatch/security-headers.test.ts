@@ -81,10 +81,12 @@ describe("the route table's answers", () => {
     }
   });
 
-  it("RFC 8414's metadata path of an issuer is a route path; nothing else below /.well-known at the root is", () => {
-    expect(ISSUER_ROUTE_PATH.test("/.well-known/oauth-authorization-server/t/demo")).toBe(true);
-    expect(run("/.well-known/oauth-authorization-server/t/demo").policy).toBe(ISSUER_ROUTE_CSP);
-    for (const path of ["/.well-known/oauth-authorization-server", "/.well-known/oauth-authorization-server/t/demo/x", "/.well-known/openid-configuration", "/.well-known/oauth-authorization-server/demo"]) {
+  it("RFC 8414's metadata path of an issuer and the WebAuthn related origins document are route paths; nothing else below /.well-known at the root is", () => {
+    for (const path of ["/.well-known/oauth-authorization-server/t/demo", "/.well-known/webauthn"]) {
+      expect(ISSUER_ROUTE_PATH.test(path), path).toBe(true);
+      expect(run(path).policy, path).toBe(ISSUER_ROUTE_CSP);
+    }
+    for (const path of ["/.well-known/oauth-authorization-server", "/.well-known/oauth-authorization-server/t/demo/x", "/.well-known/openid-configuration", "/.well-known/oauth-authorization-server/demo", "/.well-known/webauthn/x", "/.well-known/webauthnx"]) {
       expect(ISSUER_ROUTE_PATH.test(path), path).toBe(false);
     }
   });

@@ -57,6 +57,8 @@ export interface EnrolledFactor<K extends EvidenceMethod = EvidenceMethod> {
   remaining?: number;
   /** A WebAuthn credential refused after its counter went backwards. */
   flagged?: boolean;
+  /** A WebAuthn credential's RP ID: the hostname it works at (and, under related origins, that hostname's workspace's other hostnames). */
+  rpId?: string;
 }
 
 /**

@@ -280,6 +280,7 @@ export const de = {
   "portal.dates.used": "Hinzugefügt am {added} · zuletzt verwendet am {used}",
   "portal.dates.unused": "Hinzugefügt am {added} · nie verwendet",
   "portal.flagged": "abgelehnt: wurde möglicherweise kopiert",
+  "portal.worksAt": "Funktioniert auf {hostname}",
   "portal.rename": "Umbenennen",
   "portal.newName": "Neuer Name",
   "portal.save": "Speichern",

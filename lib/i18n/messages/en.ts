@@ -283,6 +283,7 @@ export const en = {
   "portal.dates.used": "Added {added} · last used {used}",
   "portal.dates.unused": "Added {added} · never used",
   "portal.flagged": "refused: may have been copied",
+  "portal.worksAt": "Works at {hostname}",
   "portal.rename": "Rename",
   "portal.newName": "New name",
   "portal.save": "Save",

@@ -282,6 +282,7 @@ export const fr = {
   "portal.dates.used": "Ajouté le {added} · dernière utilisation le {used}",
   "portal.dates.unused": "Ajouté le {added} · jamais utilisé",
   "portal.flagged": "refusée\u00a0: a peut-être été copiée",
+  "portal.worksAt": "Fonctionne sur {hostname}",
   "portal.rename": "Renommer",
   "portal.newName": "Nouveau nom",
   "portal.save": "Enregistrer",

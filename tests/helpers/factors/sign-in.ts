@@ -12,9 +12,14 @@ import { authorizeQuery, call, Jar, PUBLIC_URL, type AuthorizeParams, type Harne
 
 export type StepView = Extract<SignInView, { kind: "step" }>;
 
-/** A workspace's context at the default host, or at one of its hostnames (`host`, lib/hostnames). */
+/** The context of a workspace's page at `host` (a verified workspace hostname; null: the default host). */
 export async function workspaceContext(h: Harness, workspaceId: string, host: string | null = null): Promise<EndpointContext> {
   return contextFor(h.service, (await resolveWorkspace(h.service, workspaceId))!, host);
+}
+
+/** What a browser at `host` sends with every request (null: the default host, PUBLIC_URL's). */
+export function browserAt(host: string | null): { host?: string; origin: string } {
+  return host === null ? { origin: PUBLIC_URL } : { host, origin: `https://${host}` };
 }
 
 export async function userIdOf(h: Harness, workspaceId: string, email: string): Promise<string> {
@@ -35,19 +40,19 @@ export interface PendingSignIn {
   state: string;
   nonce: string;
   client: AuthorizeParams;
-  /** The workspace hostname the browser is at (its `Host`); undefined: the default host. */
-  host?: string;
+  /** The workspace hostname the browser signs in at (lib/hostnames); null or absent: the default host. */
+  host?: string | null;
 }
 
-/** authorize: opens a transaction (the browser's jar gets its cookie); throws when authorize did not ask for a sign-in. */
-export async function startSignIn(h: Harness, workspaceId: string, client: AuthorizeParams, jar = new Jar(), host?: string): Promise<PendingSignIn> {
+/** authorize (at `host`, a workspace hostname, or the default host): opens a transaction (the browser's jar gets its cookie); throws when authorize did not ask for a sign-in. */
+export async function startSignIn(h: Harness, workspaceId: string, client: AuthorizeParams, jar = new Jar(), host: string | null = null): Promise<PendingSignIn> {
   const { query, verifier, state, nonce } = authorizeQuery(client);
-  const res = await call(h, `/t/${workspaceId}/oauth2/authorize?${query}`, { cookie: jar.header(), headers: host ? { host } : {} });
+  const res = await call(h, `/t/${workspaceId}/oauth2/authorize?${query}`, { cookie: jar.header(), headers: host === null ? {} : { host } });
   if (res.status !== 303) throw new Error(`authorize answered ${res.status}`);
   jar.take(res);
   const location = new URL(res.headers.get("location")!, PUBLIC_URL);
   if (location.pathname !== `/t/${workspaceId}/sign-in`) throw new Error(`authorize did not ask for a sign-in: ${location.href}`);
-  return { workspaceId, tx: location.searchParams.get("tx")!, jar, verifier, state, nonce, client, ...(host ? { host } : {}) };
+  return { workspaceId, tx: location.searchParams.get("tx")!, jar, verifier, state, nonce, client, host };
 }
 
 /** What the sign-in page would show now (like the page, it issues the step's WebAuthn challenge). */
@@ -72,7 +77,7 @@ export async function postStep(
   const res = await call(h, `/t/${s.workspaceId}${path}`, {
     form: { tx: s.tx, csrf, ...fields },
     cookie: s.jar.header(),
-    headers: s.host ? { host: s.host, origin: `https://${s.host}`, ...options.headers } : { origin: PUBLIC_URL, ...options.headers },
+    headers: { ...browserAt(s.host ?? null), ...options.headers },
   });
   s.jar.take(res);
   return res;

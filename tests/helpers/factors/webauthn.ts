@@ -79,6 +79,8 @@ const FLAG_AT = 0x40;
 
 export interface SoftCredential {
   id: string;
+  /** The RP ID it was created for: an authenticator offers it only to a request for that RP ID. */
+  rpId: string;
   alg: Algorithm;
   privateKey: KeyObject;
   cose: Buffer;
@@ -136,8 +138,8 @@ export class SoftAuthenticator {
     const alg = bend.alg ?? "ES256";
     const { privateKey, cose } = keyPair(alg);
     const id = bend.credentialId ?? randomBytes(16).toString("base64url");
-    const credential: SoftCredential = { id, alg, privateKey, cose, userHandle: options.user.id, counter: 0 };
     const rpId = bend.rpId ?? options.rp.id ?? new URL(PUBLIC_URL).hostname;
+    const credential: SoftCredential = { id, rpId, alg, privateKey, cose, userHandle: options.user.id, counter: 0 };
     const idBytes = Buffer.from(id, "base64url");
     const idLength = Buffer.alloc(2);
     idLength.writeUInt16BE(idBytes.length);
@@ -169,10 +171,20 @@ export class SoftAuthenticator {
     };
   }
 
-  /** navigator.credentials.get: an assertion by the first usable credential (or the one named). */
-  assert(options: RequestOptions, bend: Bend = {}) {
+  /** Whether a credential for these options is here, as the browser would find one: of the options' RP ID, allowed by the options. */
+  has(options: RequestOptions): boolean {
+    return this.usable(options) !== undefined;
+  }
+
+  private usable(options: RequestOptions): SoftCredential | undefined {
     const allowed = options.allowCredentials?.map((c) => c.id);
-    const credential = bend.credential ?? this.credentials.find((c) => !allowed || allowed.length === 0 || allowed.includes(c.id));
+    const rpId = options.rpId ?? new URL(PUBLIC_URL).hostname;
+    return this.credentials.find((c) => c.rpId === rpId && (!allowed || allowed.length === 0 || allowed.includes(c.id)));
+  }
+
+  /** navigator.credentials.get: an assertion by the first usable credential (or the one named, whatever the options). */
+  assert(options: RequestOptions, bend: Bend = {}) {
+    const credential = bend.credential ?? this.usable(options);
     if (!credential) throw new Error("no credential for these options");
     credential.counter = bend.counter ?? credential.counter + (this.defaults.counterStep ?? 1);
     const rpId = bend.rpId ?? options.rpId ?? new URL(PUBLIC_URL).hostname;
@@ -194,10 +206,17 @@ export class SoftAuthenticator {
     };
   }
 
-  /** A credential stored for the user directly, as if registered earlier (tests that only sign in). */
-  async enrol(h: Harness, workspaceId: string, userId: string, kind: "passkey" | "security_key", alg: Algorithm = "ES256"): Promise<SoftCredential & { rowId: string }> {
+  /** A credential stored for the user directly, as if registered earlier under `rpId` (tests that only sign in). */
+  async enrol(
+    h: Harness,
+    workspaceId: string,
+    userId: string,
+    kind: "passkey" | "security_key",
+    alg: Algorithm = "ES256",
+    rpId = new URL(PUBLIC_URL).hostname,
+  ): Promise<SoftCredential & { rowId: string }> {
     const { privateKey, cose } = keyPair(alg);
-    const credential: SoftCredential = { id: randomBytes(16).toString("base64url"), alg, privateKey, cose, userHandle: Buffer.from(userId).toString("base64url"), counter: 0 };
+    const credential: SoftCredential = { id: randomBytes(16).toString("base64url"), rpId, alg, privateKey, cose, userHandle: Buffer.from(userId).toString("base64url"), counter: 0 };
     const rowId = newId();
     await h.service.db.insert(webauthnCredentials).values({
       id: rowId,
@@ -208,7 +227,7 @@ export class SoftAuthenticator {
       counter: 0,
       transports: kind === "passkey" ? ["internal"] : ["usb"],
       kind,
-      rpId: new URL(PUBLIC_URL).hostname,
+      rpId,
       name: kind === "passkey" ? "Passkey" : "Security key",
       createdAt: h.clock.now(),
     });

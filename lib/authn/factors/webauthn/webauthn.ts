@@ -8,8 +8,10 @@
  * - A **security key** is a credential used as a second factor: it may be non-discoverable and
  *   needs only user presence (evidence `security_key`).
  *
- * The relying party is the authentication host of PUBLIC_URL, never a request header: the RP ID
- * is its hostname and the only accepted origin is its origin, exactly. Challenges are stored
+ * The relying party is the authentication host the request came to (`relyingParty`): the default
+ * host or one of the workspace's verified hostnames (lib/hostnames), never an unverified name. A
+ * credential works under the RP ID it was enrolled with (`rp_id`): a ceremony offers and accepts
+ * only the credentials of the RP IDs in use at this host. Challenges are stored
  * server-side (factor_challenges, kind "webauthn"), bound to what they were issued for, live five
  * minutes and are consumed once, by one conditional UPDATE, before the answer is checked.
  *
@@ -28,9 +30,9 @@ import {
   type PublicKeyCredentialRequestOptionsJSON,
   type RegistrationResponseJSON,
 } from "@simplewebauthn/server";
-import { and, desc, eq, gt, inArray, isNull, lt, notInArray, sql } from "drizzle-orm";
+import { and, desc, eq, gt, inArray, isNotNull, isNull, lt, notInArray, sql } from "drizzle-orm";
 import { z } from "zod";
-import { factorChallenges, users, webauthnCredentials } from "../../../../db/schema";
+import { factorChallenges, users, webauthnCredentials, workspaceHostnames, workspaces } from "../../../../db/schema";
 import { addMs, MINUTE } from "../../../clock";
 import { newId, randomToken } from "../../../crypto";
 import type { Database } from "../../../../db/client";
@@ -44,7 +46,10 @@ import { factorGate } from "../limits";
 import { currentLocale } from "../../../i18n/request-locale";
 import { translate } from "../../../i18n/translate";
 
-type Ctx = Pick<EndpointContext, "service" | "workspace" | "origin">;
+/** A ceremony's context: the relying party depends on the host the request came to. */
+type Ctx = Pick<EndpointContext, "service" | "workspace" | "hostname" | "origin">;
+/** What listing, naming or removing a user's credentials needs: no host. */
+type Owner = Pick<EndpointContext, "service" | "workspace">;
 
 export type WebAuthnKind = "passkey" | "security_key";
 
@@ -61,14 +66,48 @@ const LIVE_CHALLENGES_PER_BINDING = 5;
 const MAX_CREDENTIAL_ID = 1364;
 const TRANSPORTS = new Set(["ble", "cable", "hybrid", "internal", "nfc", "smart-card", "usb"]);
 
+/** The relying party of a ceremony at the request's host. */
+export interface RelyingParty {
+  /** The RP ID new credentials are enrolled under, and a passkey sign-in (no account named yet) asks for. */
+  id: string;
+  /** The only origin accepted: the request's, exactly. */
+  origin: string;
+  /**
+   * The RP IDs whose credentials work here, `id` first: with related origins, also the
+   * hostname's own, so credentials enrolled there before keep working there.
+   */
+  accepted: readonly string[];
+}
+
 /**
- * The relying party: the authentication host the request came to (the default host's or a
- * workspace hostname's: lib/hostnames). Its hostname is the RP ID credentials are enrolled under;
- * its origin is the only origin.
+ * The relying party at the host the request came to. Its RP ID is that host's name, except at a
+ * workspace hostname while the workspace has WebAuthn related origins on and a primary hostname:
+ * then the primary's (`relatedOriginsRpId`), so one passkey works at every hostname of the
+ * workspace; the origin stays the request's, and the primary's `/.well-known/webauthn` lists it.
  */
-export function relyingParty(ctx: Ctx): { id: string; origin: string } {
-  const url = new URL(ctx.origin);
-  return { id: url.hostname, origin: url.origin };
+export async function relyingParty(ctx: Ctx): Promise<RelyingParty> {
+  const { hostname: own, origin } = new URL(ctx.origin);
+  const related = ctx.hostname === null ? null : await relatedOriginsRpId(ctx.service.db, ctx.workspace.id);
+  const id = related ?? own;
+  return { id, origin, accepted: id === own ? [id] : [id, own] };
+}
+
+/**
+ * The RP ID every hostname of the workspace shares under WebAuthn related origins: its primary
+ * hostname (verified, marked primary: lib/hostnames `primaryHostname`) while the setting
+ * (`workspaces.related_origins`, lib/hostnames `relatedOriginsOn`) is on; null otherwise, and
+ * then each host is its own RP ID. The primary hostname serves `/.well-known/webauthn` exactly
+ * when this names it.
+ */
+export async function relatedOriginsRpId(db: Database, workspaceId: string): Promise<string | null> {
+  const h = workspaceHostnames;
+  const [row] = await db
+    .select({ hostname: h.hostname })
+    .from(workspaces)
+    .innerJoin(h, and(eq(h.workspaceId, workspaces.id), eq(h.primary, true), isNotNull(h.verifiedAt)))
+    .where(and(eq(workspaces.id, workspaceId), eq(workspaces.relatedOrigins, true)))
+    .limit(1);
+  return row?.hostname ?? null;
 }
 
 // --- challenges ---
@@ -186,23 +225,28 @@ const userHandleOf = (userId: string) => Buffer.from(userId, "utf8").toString("b
 
 // --- sign-in: assertions ---
 
-/** Options for "Sign in with a passkey" and passkey autofill: any discoverable credential, user verification required. */
+/** Options for "Sign in with a passkey" and passkey autofill: any discoverable credential of the RP ID, user verification required. */
 export async function passkeySignInOptions(ctx: Ctx, binding: ChallengeBinding): Promise<PublicKeyCredentialRequestOptionsJSON> {
-  const challenge = await issueChallenge(ctx, binding, null);
-  return generateAuthenticationOptions({ rpID: relyingParty(ctx).id, challenge: challengeBytes(challenge), timeout: WEBAUTHN_CHALLENGE_TTL_MS, userVerification: "required" });
+  const [rp, challenge] = await Promise.all([relyingParty(ctx), issueChallenge(ctx, binding, null)]);
+  return generateAuthenticationOptions({ rpID: rp.id, challenge: challengeBytes(challenge), timeout: WEBAUTHN_CHALLENGE_TTL_MS, userVerification: "required" });
 }
 
 /**
  * Options for a second factor: the user's own credentials (security keys and passkeys that are
- * not flagged). A security key needs only presence; user verification is preferred when the user
- * has a passkey (which must verify the user), otherwise discouraged. Null when the user has none.
+ * not flagged) that work here. One ceremony has one RP ID: the first of the accepted ones the user
+ * has credentials under. A security key needs only presence; user verification is preferred when
+ * one of them is a passkey (which must verify the user), otherwise discouraged. Null when the user
+ * has none that work here.
  */
 export async function secondFactorOptions(ctx: Ctx, binding: ChallengeBinding, userId: string): Promise<PublicKeyCredentialRequestOptionsJSON | null> {
-  const credentials = await usableCredentials(ctx, userId);
-  if (credentials.length === 0) return null;
+  const rp = await relyingParty(ctx);
+  const usable = await usableCredentials(ctx, userId, rp.accepted);
+  const rpId = rp.accepted.find((id) => usable.some((c) => c.rpId === id));
+  if (rpId === undefined) return null;
+  const credentials = usable.filter((c) => c.rpId === rpId);
   const challenge = await issueChallenge(ctx, binding, userId);
   return generateAuthenticationOptions({
-    rpID: relyingParty(ctx).id,
+    rpID: rpId,
     challenge: challengeBytes(challenge),
     timeout: WEBAUTHN_CHALLENGE_TTL_MS,
     allowCredentials: credentials.map((c) => ({ id: c.credentialId, transports: c.transports })),
@@ -210,12 +254,12 @@ export async function secondFactorOptions(ctx: Ctx, binding: ChallengeBinding, u
   });
 }
 
-async function usableCredentials(ctx: Ctx, userId: string) {
+async function usableCredentials(ctx: Ctx, userId: string, rpIds: readonly string[]) {
   const w = webauthnCredentials;
   return ctx.service.db
-    .select({ credentialId: w.credentialId, transports: w.transports, kind: w.kind })
+    .select({ credentialId: w.credentialId, transports: w.transports, kind: w.kind, rpId: w.rpId })
     .from(w)
-    .where(and(eq(w.workspaceId, ctx.workspace.id), eq(w.userId, userId), isNull(w.flaggedAt)))
+    .where(and(eq(w.workspaceId, ctx.workspace.id), eq(w.userId, userId), inArray(w.rpId, [...rpIds]), isNull(w.flaggedAt)))
     .orderBy(w.createdAt);
 }
 
@@ -247,20 +291,22 @@ export async function verifyAssertion(ctx: Ctx, binding: ChallengeBinding, respo
     .limit(1);
   if (!credential) return fail("invalid");
   const { row } = credential;
+  const rp = await relyingParty(ctx);
+  // A credential enrolled under another RP ID does not work here, whatever the options offered: as unknown.
+  if (!rp.accepted.includes(row.rpId)) return fail("invalid");
   if (expected.userId !== null && row.userId !== expected.userId) return fail("invalid");
   if (!expected.kinds.includes(row.kind)) return fail("invalid");
   // A discoverable credential names its user; it must be the credential's owner (required when it identifies the user).
   const handle = response.response.userHandle || undefined;
   if (handle !== undefined ? handle !== userHandleOf(row.userId) : expected.userId === null) return fail("invalid");
 
-  const rp = relyingParty(ctx);
   let info;
   try {
     const result = await verifyAuthenticationResponse({
       response,
       expectedChallenge: challenge,
       expectedOrigin: rp.origin,
-      expectedRPID: rp.id,
+      expectedRPID: row.rpId,
       // The counter is judged below, after the signature (see the module's comment).
       credential: { id: row.credentialId, publicKey: Buffer.from(row.publicKey, "base64url"), counter: 0 },
       requireUserVerification: row.kind === "passkey",
@@ -300,8 +346,8 @@ export interface RegistrationUser {
 
 /**
  * Creation options for each kind asked for, sharing one challenge: a passkey must be discoverable
- * and verify the user; a security key may be neither. The user's existing credentials are
- * excluded, so one authenticator is not registered twice. Attestation "none": Latchkey does not
+ * and verify the user; a security key may be neither. The user's existing credentials under the
+ * same RP ID are excluded, so one authenticator is not registered twice for it. Attestation "none": Latchkey does not
  * restrict authenticator models.
  */
 export async function registrationOptions(
@@ -312,16 +358,17 @@ export async function registrationOptions(
 ): Promise<Partial<Record<WebAuthnKind, PublicKeyCredentialCreationOptionsJSON>>> {
   if (kinds.length === 0) return {};
   const w = webauthnCredentials;
+  const rp = await relyingParty(ctx);
   const [existing, challenge] = await Promise.all([
     ctx.service.db
       .select({ credentialId: w.credentialId, transports: w.transports })
       .from(w)
-      .where(and(eq(w.workspaceId, ctx.workspace.id), eq(w.userId, user.id))),
+      .where(and(eq(w.workspaceId, ctx.workspace.id), eq(w.userId, user.id), eq(w.rpId, rp.id))),
     issueChallenge(ctx, binding, user.id),
   ]);
   const base = {
     rpName: ctx.workspace.name,
-    rpID: relyingParty(ctx).id,
+    rpID: rp.id,
     userName: user.email,
     userID: Buffer.from(user.id, "utf8"),
     userDisplayName: user.name ?? user.email,
@@ -372,7 +419,7 @@ export async function verifyRegistration(
   const challenge = signedChallenge(response.response.clientDataJSON);
   if (!challenge || !(await consumeChallenge(ctx, binding, userId, challenge))) return { ok: false, reason: "expired" };
 
-  const rp = relyingParty(ctx);
+  const rp = await relyingParty(ctx);
   let info;
   try {
     const result = await verifyRegistrationResponse({
@@ -445,7 +492,7 @@ export function assertionGate(ctx: EndpointContext, request: Request, userId: st
 }
 
 /** The user's address and name for creation options. */
-export async function registrationUser(ctx: Ctx, userId: string): Promise<RegistrationUser | null> {
+export async function registrationUser(ctx: Owner, userId: string): Promise<RegistrationUser | null> {
   const [user] = await ctx.service.db
     .select({ id: users.id, email: users.email, name: users.name })
     .from(users)
@@ -454,15 +501,15 @@ export async function registrationUser(ctx: Ctx, userId: string): Promise<Regist
   return user ?? null;
 }
 
-/** The user's passkeys and security keys (flagged ones too, marked), newest first. */
-export async function listWebAuthnCredentials(ctx: Ctx, userId: string): Promise<EnrolledFactor<WebAuthnKind>[]> {
+/** The user's passkeys and security keys (flagged ones too, marked), newest first, each with the RP ID it works under. */
+export async function listWebAuthnCredentials(ctx: Owner, userId: string): Promise<EnrolledFactor<WebAuthnKind>[]> {
   const w = webauthnCredentials;
   const rows = await ctx.service.db
     .select()
     .from(w)
     .where(and(eq(w.workspaceId, ctx.workspace.id), eq(w.userId, userId)))
     .orderBy(sql`${w.createdAt} desc`);
-  return rows.map((r) => ({ kind: r.kind, id: r.id, name: r.name, createdAt: r.createdAt, lastUsedAt: r.lastUsedAt, flagged: r.flaggedAt !== null }));
+  return rows.map((r) => ({ kind: r.kind, id: r.id, name: r.name, createdAt: r.createdAt, lastUsedAt: r.lastUsedAt, flagged: r.flaggedAt !== null, rpId: r.rpId }));
 }
 
 /** Which of `userIds` have a passkey or a security key, by kind. */
@@ -476,7 +523,7 @@ export async function webAuthnHolders(db: Database, workspaceId: string, userIds
 }
 
 /** Removes one of the user's credentials of `kind`; true when it was there. */
-export async function removeWebAuthnCredential(ctx: Ctx, userId: string, kind: WebAuthnKind, id: string): Promise<boolean> {
+export async function removeWebAuthnCredential(ctx: Owner, userId: string, kind: WebAuthnKind, id: string): Promise<boolean> {
   const w = webauthnCredentials;
   const gone = await ctx.service.db
     .delete(w)

@@ -1,0 +1,43 @@
+/**
+ * `GET /.well-known/webauthn`: the WebAuthn related origins document
+ * (https://w3c.github.io/webauthn/#sctn-related-origins). A browser asked for a passkey whose RP
+ * ID is not the page's host fetches it from the RP ID's host, and allows the ceremony when the
+ * page's origin is listed.
+ *
+ * Only a workspace's primary hostname serves it, and only while the workspace has related origins
+ * on (lib/authn/factors/webauthn `relatedOriginsRpId`: the same rule that makes the primary the RP
+ * ID at every hostname), listing the origin of every verified hostname of that workspace.
+ * Everywhere else it is the generic 404: another hostname, the setting off, and always the default
+ * host, which every workspace shares (listing one workspace's hostnames there would leak them).
+ *
+ * Answered by the production listener directly (lib/server/node-server.ts) and by
+ * app/.well-known/webauthn/route.ts under `next dev`, with this one function.
+ */
+import { hostOrigin } from "../http/context";
+import { failureResponse, json } from "../http/errors";
+import { notFoundResponse, oauthFailures } from "../oauth/errors";
+import { relatedOriginsRpId } from "../authn/factors/webauthn";
+import { matchHost } from "../hostnames/directory";
+import { verifiedHostnames } from "../hostnames/hostnames";
+import type { Service } from "../service";
+
+export const RELATED_ORIGINS_PATH = "/.well-known/webauthn";
+
+/** Browsers may keep it this long: a hostname added or removed reaches them within five minutes. */
+const CACHE_SECONDS = 300;
+
+export async function relatedOriginsDocument(request: Request, service: Service): Promise<Response> {
+  // HEAD is GET without the body; nothing else is served here.
+  if (request.method !== "GET" && request.method !== "HEAD") return notFoundResponse();
+  try {
+    const match = await matchHost(service, request.headers);
+    if (match.kind !== "hostname") return notFoundResponse();
+    if ((await relatedOriginsRpId(service.db, match.workspaceId)) !== match.hostname) return notFoundResponse();
+    const hostnames = await verifiedHostnames(service.db, match.workspaceId);
+    const origins = hostnames.map((h) => hostOrigin(service.config.publicUrl, h));
+    return json({ origins }, 200, { "Cache-Control": `public, max-age=${CACHE_SECONDS}` });
+  } catch (error) {
+    // The hostnames or the setting cannot be read: no document (503, fail closed), never a guess.
+    return failureResponse(oauthFailures, error, `GET ${RELATED_ORIGINS_PATH}`);
+  }
+}
