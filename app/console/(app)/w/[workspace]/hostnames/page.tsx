@@ -126,7 +126,7 @@ export default async function HostnamesPage({ params }: { params: Promise<{ work
                                 {countOf(footprint.activeGrants, "grant", "grants")} made under its issuer with their tokens: applications using{" "}
                                 <code className="font-mono">{issuerFor(publicUrl, ws, h.hostname)}</code> stop working.
                               </p>
-                              <p>Passkeys enrolled there no longer work elsewhere. Adding the hostname again needs a new verification and revives none of this.</p>
+                              <p>Passkeys enrolled there work only there, so they stop working too. Adding the hostname again needs a new verification and revives none of this.</p>
                             </>
                           ) : (
                             <p>It is not verified, so it serves nothing yet; its TXT record stops counting.</p>
