@@ -418,6 +418,23 @@ test("the console: setup, workspace, applications, users, secrets and roles", as
     await page.setViewportSize({ width: 1280, height: 720 });
   });
 
+  await test.step("a hostname: added, with the DNS record to publish; Verify says what it did not find", async () => {
+    const hostname = `login.${WS}.test`;
+    await page.goto(`${BASE}/console/w/${WS}/hostnames`);
+    const add = page.getByRole("form", { name: "Add hostname" });
+    await add.getByLabel("Add a hostname").fill(hostname.toUpperCase());
+    await add.getByRole("button", { name: "Add hostname" }).click();
+    const item = page.getByTestId(`hostname-${hostname}`);
+    await expect(item.getByText("Pending", { exact: true })).toBeVisible();
+    await expect(item.getByText(`_latchkey.${hostname}`, { exact: true })).toBeVisible();
+    await expect(item.getByText(/^latchkey-hostname-verification=/)).toBeVisible();
+    // The server's own resolver finds nothing for a .test name (or no DNS at all): the reason is shown.
+    await item.getByRole("button", { name: "Verify", exact: true }).click();
+    await expect(item.getByRole("alert")).toContainText("Not found yet", { timeout: 15_000 });
+    await expect(item.getByText("Pending", { exact: true })).toBeVisible();
+    await shot(page, testInfo, "14b-hostnames");
+  });
+
   let viewerPage: Page;
   await test.step("a viewer cannot change anything, even past the disabled form", async () => {
     // The viewer is invited and chooses their own password from the link.

@@ -13,6 +13,7 @@ const sections = [
   { href: "/organizations", label: "Organizations" },
   { href: "/social", label: "Social sign-in" },
   { href: "/branding", label: "Branding" },
+  { href: "/hostnames", label: "Hostnames" },
   { href: "/keys", label: "Signing keys" },
   { href: "/audit", label: "Audit log" },
   { href: "/operators", label: "Operators" },

@@ -234,6 +234,36 @@ export const AUDIT_EVENTS = {
     data: { changed: "string[]", before: "json?", after: "json?", logo: "json?" },
     line: (_e, who) => `${who} changed the workspace's branding`,
   }),
+  "console.workspace.hostname_added": change({
+    summary: "An operator added an authentication hostname to the workspace (unverified until its DNS record is found)",
+    subject: "the hostname",
+    data: { hostname: "string", hostname_id: "string" },
+    line: (e, who) => `${who} added hostname ${e.subject}`,
+  }),
+  "console.workspace.hostname_verified": change({
+    summary: "A hostname's DNS TXT record was found: the hostname now serves the workspace",
+    subject: "the hostname",
+    data: { hostname: "string", hostname_id: "string", method: "string" },
+    line: (e, who) => `${who} verified hostname ${e.subject} by its DNS record`,
+  }),
+  "console.workspace.primary_hostname_set": change({
+    summary: "An operator made a hostname the workspace's primary one, or the default host again",
+    subject: "the hostname made primary (none: the default host)",
+    data: { hostname: "string|null", hostname_id: "string|null", previous: "string|null" },
+    line: (e, who) => `${who} made ${e.subject ? `hostname ${e.subject}` : "the default host"} the workspace's primary address`,
+  }),
+  "console.workspace.hostname_removed": change({
+    summary: "An operator removed a hostname: its sessions ended and the grants made under its issuer were revoked",
+    subject: "the hostname",
+    data: { hostname: "string", hostname_id: "string", was_verified: "string|null", was_primary: "boolean", sessions_ended: "number", grants_ended: "number" },
+    line: (e, who) => `${who} removed hostname ${e.subject}${endedCounts(e)}`,
+  }),
+  "console.workspace.related_origins_set": change({
+    summary: "An operator turned WebAuthn related origins for the workspace's hostnames on or off",
+    subject: "the workspace id",
+    data: { related_origins: "boolean" },
+    line: (e, who) => `${who} turned passkey related origins ${e.data.related_origins === true ? "on" : "off"}`,
+  }),
   "console.api.created": change({
     summary: "An operator created an API",
     subject: "the API's audience",

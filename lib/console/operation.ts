@@ -46,6 +46,11 @@ export interface Operation<S extends z.ZodType, R, P = undefined, N extends Cons
   /** Work that must not hold a transaction open (argon2 hashing), run before it; its result goes to `run`. */
   prepare?: (input: z.output<S>) => Promise<P>;
   run(ctx: OperationContext, input: z.output<S>, prepared: P): Promise<OperationOutput<R, N>>;
+  /**
+   * Work once the change has committed, such as dropping a process cache that must see it: done
+   * inside the transaction, a request in between could reload the old state and keep it.
+   */
+  committed?: (service: Service) => void;
 }
 
 export function defineOperation<S extends z.ZodType, R, P = undefined, N extends ConsoleOperationName = ConsoleOperationName>(op: Operation<S, R, P, N>): Operation<S, R, P, N> {
@@ -126,6 +131,7 @@ export async function runOperation<S extends z.ZodType, R, P>(
       });
       return out.result;
     });
+    op.committed?.(service);
     return { ok: true, result };
   } catch (error) {
     if (error instanceof ConsoleInputError) return { ok: false, fieldErrors: error.fieldErrors, ...(error.formError ? { formError: error.formError } : {}) };

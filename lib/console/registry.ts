@@ -13,6 +13,7 @@ import {
 } from "./applications";
 import { createApi, deleteApi, setApiActive, updateApi } from "./apis";
 import { removeUserFactor } from "./factors";
+import { addHostname, makePrimaryHostname, removeHostname, setRelatedOrigins, verifyHostname } from "./hostnames";
 import { unlinkUserIdentity } from "./identities";
 import { activateKey, publishKey } from "./keys";
 import { inviteOperator, revokeInvitation } from "./invitations";
@@ -88,6 +89,11 @@ export const operations = {
   setOperatorStatus,
   renameWorkspace,
   deleteWorkspace,
+  addHostname,
+  verifyHostname,
+  makePrimaryHostname,
+  removeHostname,
+  setRelatedOrigins,
 };
 
 export type OperationName = keyof typeof operations;

@@ -21,10 +21,10 @@ import { recordAudit } from "../audit/events";
 import { chains, deadLinkSql, grantSource, nowValue, sessionSource } from "../authority";
 import { addMs, DAY } from "../clock";
 import { newId } from "../crypto";
-import { issuerFor } from "../http/context";
 import type { Service } from "../service";
 import { RESERVED_WORKSPACE_IDS } from "../workspaces/document";
 import { expiringClientSecrets } from "./secret-expiry";
+import { workspaceIssuers } from "./hostnames";
 import { ConsoleAccessError, requireOperator, type OperatorRole, type WorkspaceAccess } from "./authz";
 import { confirmField, requireConfirmation } from "./confirmation";
 import { text } from "./forms";
@@ -117,7 +117,10 @@ export async function createWorkspace(
 export interface WorkspaceOverview {
   id: string;
   name: string;
+  /** At the primary hostname, else at the default host. */
   issuer: string;
+  /** The issuers the workspace also answers as (./hostnames.ts `workspaceIssuers`). */
+  otherIssuers: string[];
   discovery: string;
   jwks: string;
   counts: { applications: number; users: number; apis: number; roles: number; organizations: number; activeSessions: number; activeGrants: number };
@@ -135,7 +138,7 @@ export async function workspaceOverview(service: Service, access: WorkspaceAcces
   const now = service.clock.now();
   const countOf = async (table: typeof clients | typeof users | typeof apis | typeof roles | typeof organizations) =>
     Number((await db.select({ n: count() }).from(table).where(eq(table.workspaceId, wid)))[0]?.n ?? 0);
-  const [applications, userCount, apiCount, roleCount, orgCount, sessions, grantCount, expiring, flagged, keys] = await Promise.all([
+  const [applications, userCount, apiCount, roleCount, orgCount, sessions, grantCount, expiring, flagged, keys, issuers] = await Promise.all([
     countOf(clients),
     countOf(users),
     countOf(apis),
@@ -155,14 +158,16 @@ export async function workspaceOverview(service: Service, access: WorkspaceAcces
       .from(auditEvents)
       .where(and(eq(auditEvents.workspaceId, wid), isNotNull(auditEvents.flagged), gt(auditEvents.createdAt, addMs(now, -30 * DAY)))),
     db.select().from(signingKeys).where(and(eq(signingKeys.workspaceId, wid), sql`${signingKeys.status} in ('active', 'published')`)).orderBy(desc(signingKeys.createdAt)),
+    workspaceIssuers(service, wid),
   ]);
-  const issuer = issuerFor(service.config.publicUrl, wid);
+  const issuer = issuers.primary;
   const active = keys.find((k) => k.status === "active");
   const pending = keys.find((k) => k.status === "published");
   return {
     id: wid,
     name: access.workspace.name,
     issuer,
+    otherIssuers: issuers.others,
     discovery: `${issuer}/.well-known/openid-configuration`,
     jwks: `${issuer}/.well-known/jwks.json`,
     counts: {

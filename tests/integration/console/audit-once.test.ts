@@ -18,6 +18,7 @@ import { operations, type OperationName } from "../../../lib/console/registry";
 import { ensureSystemWorkspace, SYSTEM_WORKSPACE_ID } from "../../../lib/console/system";
 import { domainDns } from "../../../lib/console/organizations";
 import { systemResolveTxt, txtRecordFor } from "../../../lib/federation/domains";
+import { hostnameTxtRecord, listHostnames } from "../../../lib/hostnames/hostnames";
 import { z } from "zod";
 import { auditCatalogueMismatches } from "../../helpers/audit";
 import { ADA, API, BOB, SPA, standardWorkspace, WEB } from "../../helpers/fixtures";
@@ -94,6 +95,21 @@ const steps: Step[] = [
   ["addDomain", async () => ({ organization_id: await orgId("acme"), domain: "acme2.example" })],
   ["markDomainVerified", async () => ({ organization_id: await orgId("acme"), domain_id: (await h.service.db.select().from(organizationDomains).where(eq(organizationDomains.domain, "acme2.example")))[0].id })],
   ["removeDomain", async () => ({ organization_id: await orgId("acme"), domain_id: (await h.service.db.select().from(organizationDomains).where(eq(organizationDomains.domain, "acme2.example")))[0].id })],
+  ["addHostname", () => ({ hostname: `login.${W}.test` })],
+  [
+    "verifyHostname",
+    async () => {
+      const [claim] = await listHostnames(h.service.db, W);
+      domainDns.resolveTxt = async () => [[hostnameTxtRecord(claim).value]];
+      return { hostname_id: claim.id, hostname: claim.hostname };
+    },
+    async () => {
+      domainDns.resolveTxt = systemResolveTxt;
+    },
+  ],
+  ["makePrimaryHostname", async () => ({ hostname_id: (await listHostnames(h.service.db, W))[0].id })],
+  ["setRelatedOrigins", () => ({ related_origins: "on" })],
+  ["removeHostname", async () => ({ hostname_id: (await listHostnames(h.service.db, W))[0].id, confirm: `login.${W}.test` })],
   ["createSocialProvider", () => ({ preset: "google", key: "google", name: "Google", client_id: "g.apps", client_secret: "google-secret", enabled: "on" })],
   ["createSocialProvider", () => ({ preset: "github", key: "github", name: "GitHub", client_id: "gh", client_secret: "s", enabled: "on" })],
   ["updateSocialProvider", async () => ({ provider_id: await providerId("google"), name: "Google!", client_id: "g.apps", enabled: "on" })],

@@ -4,6 +4,7 @@ import { Card, Stat } from "@/components/ui/card";
 import { PageHeader, Notice } from "@/components/ui/page-header";
 import { Time } from "@/components/ui/time";
 import { CopyButton } from "@/components/ui/copy-button";
+import { OtherIssuers } from "@/components/console/other-issuers";
 import { ActivityChart, FactorAdoptionChart } from "@/components/console/activity-chart";
 import { workspaceActivity } from "@/lib/console/activity";
 import { workspaceOverview } from "@/lib/console/workspaces";
@@ -97,6 +98,11 @@ export default async function OverviewPage({ params }: { params: Promise<{ works
               </div>
             ))}
           </dl>
+          {o.otherIssuers.length ? (
+            <div className="mt-3">
+              <OtherIssuers issuers={o.otherIssuers} hostnamesHref={`${base}/hostnames`} />
+            </div>
+          ) : null}
         </Card>
         <dl className="grid grid-cols-2 gap-4 md:grid-cols-4">
           <Stat label="Applications" value={<Link prefetch={false} href={`${base}/applications`}>{o.counts.applications}</Link>} />

@@ -5,7 +5,8 @@ import { PageHeader } from "@/components/ui/page-header";
 import { ConfirmedAction } from "@/components/console/confirmed-action";
 import { roleAtLeast } from "@/lib/console/authz";
 import { workspaceFootprint } from "@/lib/console/workspaces";
-import { issuerFor } from "@/lib/http/context";
+import { OtherIssuers } from "@/components/console/other-issuers";
+import { workspaceIssuers } from "@/lib/console/hostnames";
 import { getService } from "@/lib/service";
 import { actionFor } from "../../../../_lib/action-for";
 import { pageAccess } from "../../../../_lib/session";
@@ -19,14 +20,14 @@ export default async function WorkspaceSettingsPage({ params }: { params: Promis
   const service = await getService();
   const ws = access.workspace.id;
   const base = `/console/w/${ws}`;
-  const footprint = await workspaceFootprint(service, ws);
-  const issuer = issuerFor(service.config.publicUrl, ws);
+  const [footprint, issuers] = await Promise.all([workspaceFootprint(service, ws), workspaceIssuers(service, ws)]);
+  const issuer = issuers.primary;
   const isOwner = roleAtLeast(access.role, "owner");
   return (
     <>
       <PageHeader crumbs={[{ label: "Workspaces", href: "/console" }, { label: access.workspace.name, href: base }, { label: "Settings" }]} title="Workspace settings" />
       <div className="space-y-6">
-        <Card title="Name" description="Shown in the console and, unless branding sets a display name, on the hosted pages. The id and the issuer never change.">
+        <Card title="Name" description="Shown in the console and, unless branding sets a display name, on the hosted pages. The id never changes; the issuer follows the primary hostname (Hostnames).">
           <ActionForm action={actionFor("renameWorkspace", ws)} readOnly={!roleAtLeast(access.role, "admin")} successMessage="Saved." label="Workspace name">
             <Field name="name" label="Name" defaultValue={access.workspace.name} />
             <dl className="grid gap-x-4 gap-y-1 text-sm sm:grid-cols-[6rem_1fr]">
@@ -35,6 +36,7 @@ export default async function WorkspaceSettingsPage({ params }: { params: Promis
               <dt className="text-slate-600">Issuer</dt>
               <dd className="break-all font-mono text-slate-900">{issuer}</dd>
             </dl>
+            <OtherIssuers issuers={issuers.others} hostnamesHref={`${base}/hostnames`} />
             <SubmitButton variant="secondary">Save name</SubmitButton>
           </ActionForm>
         </Card>
@@ -50,7 +52,7 @@ export default async function WorkspaceSettingsPage({ params }: { params: Promis
                   <p>
                     This removes its {countOf(footprint.applications, "application", "applications")}, {countOf(footprint.users, "user", "users")}, APIs, roles, organizations, signing keys and audit log, and ends its{" "}
                     {countOf(footprint.activeSessions, "active sign-in session", "active sign-in sessions")} and {countOf(footprint.activeGrants, "active grant", "active grants")} with every refresh and access token. Its issuer (
-                    <code className="font-mono">{issuer}</code>) stops answering: every application using it stops working.
+                    <code className="font-mono">{issuer}</code>{issuers.others.length ? ", and its other addresses" : ""}) stops answering: every application using it stops working.
                   </p>
                   <p>Operators lose access to it. The deletion is recorded in the console&apos;s own audit log.</p>
                 </>

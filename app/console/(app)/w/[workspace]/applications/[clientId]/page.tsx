@@ -15,7 +15,8 @@ import { ConnectGuide } from "@/components/console/connect-guide";
 import { CreatedSecret } from "@/components/console/created-secret";
 import { CopyButton } from "@/components/ui/copy-button";
 import { applicationFootprint, applicationSecrets, applicationSocialProviderIds, getApplication, typeLabels } from "@/lib/console/applications";
-import { issuerFor } from "@/lib/http/context";
+import { OtherIssuers } from "@/components/console/other-issuers";
+import { workspaceIssuers } from "@/lib/console/hostnames";
 import { listSocialProviders, PRESET_LABELS } from "@/lib/console/social-providers";
 import { roleAtLeast } from "@/lib/console/authz";
 import { FIRST_FACTOR_LABELS, getApplicationPolicy, MFA_LABELS, PASSKEY_ENROLLMENT_LABELS, policyRows } from "@/lib/console/policy";
@@ -44,7 +45,7 @@ export default async function ApplicationPage({ params }: { params: Promise<{ wo
   const readOnly = !roleAtLeast(access.role, "admin");
   const now = service.clock.now();
   const confidential = app.type !== "PUBLIC";
-  const [secrets, apis, grants, policy, socialProviders, offeredProviders, footprint] = await Promise.all([
+  const [secrets, apis, grants, policy, socialProviders, offeredProviders, footprint, issuers] = await Promise.all([
     confidential ? applicationSecrets(service, access, app.clientId) : Promise.resolve([]),
     listApis(service.db, ws),
     listApiGrants(service.db, ws, { clientId: app.clientId }),
@@ -52,8 +53,9 @@ export default async function ApplicationPage({ params }: { params: Promise<{ wo
     listSocialProviders(service, ws),
     applicationSocialProviderIds(service, ws, app.id),
     applicationFootprint(service.db, ws, app.id, now),
+    workspaceIssuers(service, ws),
   ]);
-  const issuer = issuerFor(service.config.publicUrl, ws);
+  const issuer = issuers.primary;
   const firstGrant = grants[0];
   const activeSecrets = secrets.filter((s) => s.status === "active");
   const hidden = { client_id: app.clientId };
@@ -100,6 +102,7 @@ export default async function ApplicationPage({ params }: { params: Promise<{ wo
               redirectUri={app.redirectUris[0] ?? null}
               api={firstGrant ? { audience: firstGrant.audience, permissions: firstGrant.permissions } : null}
             />
+            <OtherIssuers issuers={issuers.others} hostnamesHref={`${base}/hostnames`} />
           </div>
         </Card>
         <Card title="Settings" id="settings">
