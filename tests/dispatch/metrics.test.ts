@@ -44,7 +44,7 @@ describe.runIf(runRealServer)("the metrics listener of the real server", () => {
 
   async function env(extra: Record<string, string>): Promise<Record<string, string>> {
     const port = await freePort();
-    const base: Record<string, string> = { PORT: String(port), ...extra };
+    const base: Record<string, string> = { PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, ...extra };
     if (databaseUrl) return { ...base, DATABASE_URL: await database(), MASTER_KEY };
     const dir = mkdtempSync(path.join(tmpdir(), "latchkey-metrics-"));
     dataDirs.push(dir);
