@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { defineConfig, devices } from "@playwright/test";
-import { APP, APP_PORT, ISSUER, LATCHKEY_PORT, SMTP_PORT } from "./e2e/env";
+import { ACME_ISSUER, APP, APP_PORT, HOST_RESOLVER_RULES, ISSUER, LATCHKEY_PORT, SMTP_PORT } from "./e2e/env";
 
 /**
  * End-to-end tests against the production build: e2e/serve.mjs builds the app, seeds a fresh
@@ -63,6 +63,9 @@ export default defineConfig({
             "--disable-sync",
             "--disable-quic",
             "--no-first-run",
+            // The workspace hostnames of e2e/hostnames.spec.ts reach the local server; no DNS is asked.
+            `--host-resolver-rules=${HOST_RESOLVER_RULES}`,
+            `--unsafely-treat-insecure-origin-as-secure=${new URL(ACME_ISSUER).origin}`,
           ],
         },
       },
