@@ -19,11 +19,12 @@ const ci = !!process.env.CI;
 
 /**
  * The specs of the embedded database's own path: its first start on a fresh data directory (what
- * `npm start` does on a fresh clone), the demo sign-in and the console setup. `npm test` runs only
- * these on the embedded database and every spec on PostgreSQL, the production target
- * (scripts/test.mjs sets E2E_SCOPE); `npm run test:e2e` runs every spec on either.
+ * `npm start` does on a fresh clone), the demo sign-in and the console setup; and the workspace
+ * hostnames, whose host gate reads the database before a hostname serves anything (seconds).
+ * `npm test` runs only these on the embedded database and every spec on PostgreSQL, the
+ * production target (scripts/test.mjs sets E2E_SCOPE); `npm run test:e2e` runs every spec on either.
  */
-export const EMBEDDED_PATH_SPECS = ["first-start.spec.ts", "demo.spec.ts", "console.spec.ts", "recipes.spec.ts"];
+export const EMBEDDED_PATH_SPECS = ["first-start.spec.ts", "demo.spec.ts", "console.spec.ts", "recipes.spec.ts", "hostnames.spec.ts"];
 const embeddedPathOnly = process.env.E2E_SCOPE === "embedded";
 /**
  * The first start runs on a fresh embedded data directory whatever the suite's database is, so
