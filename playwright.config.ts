@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { defineConfig, devices } from "@playwright/test";
-import { APP, APP_PORT, ISSUER, LATCHKEY_PORT, SMTP_PORT } from "./e2e/env";
+import { ACME_ISSUER, APP, APP_PORT, HOST_RESOLVER_RULES, ISSUER, LATCHKEY_PORT, SMTP_PORT } from "./e2e/env";
 
 /**
  * End-to-end tests against the production build: e2e/serve.mjs builds the app, seeds a fresh
@@ -19,11 +19,12 @@ const ci = !!process.env.CI;
 
 /**
  * The specs of the embedded database's own path: its first start on a fresh data directory (what
- * `npm start` does on a fresh clone), the demo sign-in and the console setup. `npm test` runs only
- * these on the embedded database and every spec on PostgreSQL, the production target
- * (scripts/test.mjs sets E2E_SCOPE); `npm run test:e2e` runs every spec on either.
+ * `npm start` does on a fresh clone), the demo sign-in and the console setup; and the workspace
+ * hostnames, whose host gate reads the database before a hostname serves anything (seconds).
+ * `npm test` runs only these on the embedded database and every spec on PostgreSQL, the
+ * production target (scripts/test.mjs sets E2E_SCOPE); `npm run test:e2e` runs every spec on either.
  */
-export const EMBEDDED_PATH_SPECS = ["first-start.spec.ts", "demo.spec.ts", "console.spec.ts", "recipes.spec.ts"];
+export const EMBEDDED_PATH_SPECS = ["first-start.spec.ts", "demo.spec.ts", "console.spec.ts", "recipes.spec.ts", "hostnames.spec.ts"];
 const embeddedPathOnly = process.env.E2E_SCOPE === "embedded";
 /**
  * The first start runs on a fresh embedded data directory whatever the suite's database is, so
@@ -63,6 +64,9 @@ export default defineConfig({
             "--disable-sync",
             "--disable-quic",
             "--no-first-run",
+            // The workspace hostnames of e2e/hostnames.spec.ts reach the local server; no DNS is asked.
+            `--host-resolver-rules=${HOST_RESOLVER_RULES}`,
+            `--unsafely-treat-insecure-origin-as-secure=${new URL(ACME_ISSUER).origin}`,
           ],
         },
       },

@@ -11,10 +11,21 @@ export interface CustomerAppProcess {
   stop(): Promise<void>;
 }
 
-/** Starts the app on `port` for `clientId` and waits until it answers /health (20 s at most). */
-export async function startCustomerApp(app: { port: number; clientId: string; clientSecret: string }): Promise<CustomerAppProcess> {
+/**
+ * Starts the app on `port` for `clientId` and waits until it answers /health (20 s at most). The
+ * issuer is the e2e workspace's unless `issuer` says otherwise; `resolve` maps names for the
+ * app's own requests (e2e/resolving-fetch.ts), such as a workspace hostname.
+ */
+export async function startCustomerApp(app: { port: number; clientId: string; clientSecret: string; issuer?: string; resolve?: string }): Promise<CustomerAppProcess> {
   const child = spawn(path.join("node_modules", ".bin", "tsx"), ["e2e/customer-app.ts"], {
-    env: { ...process.env, PORT: String(app.port), LATCHKEY_ISSUER: ISSUER, CLIENT_ID: app.clientId, CLIENT_SECRET: app.clientSecret },
+    env: {
+      ...process.env,
+      PORT: String(app.port),
+      LATCHKEY_ISSUER: app.issuer ?? ISSUER,
+      CLIENT_ID: app.clientId,
+      CLIENT_SECRET: app.clientSecret,
+      RESOLVE: app.resolve ?? "",
+    },
     stdio: "ignore",
   });
   const url = `http://localhost:${app.port}`;

@@ -32,10 +32,15 @@
  * Run: npx tsx e2e/customer-app.ts (expects Latchkey on http://localhost:3111 with the
  * e2e/fixtures/e2e-workspace.json workspace). Sessions live in memory: a real application
  * keeps them in its own store.
+ *
+ * Environment: LATCHKEY_ISSUER, CLIENT_ID, CLIENT_SECRET, PORT; RESOLVE (`name=address,…`) maps
+ * names no DNS knows, such as a workspace hostname tried on this machine
+ * (`RESOLVE=login.acme.test=127.0.0.1`), for every request the app makes (e2e/resolving-fetch.ts).
  */
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import http from "node:http";
 import * as client from "openid-client";
+import { isLoopbackName, parseResolve, resolvingFetch } from "./resolving-fetch";
 
 const ISSUER = process.env.LATCHKEY_ISSUER ?? "http://localhost:3111/t/e2e";
 const CLIENT_ID = process.env.CLIENT_ID ?? "e2e-web";
@@ -45,6 +50,10 @@ const ORIGIN = `http://localhost:${PORT}`;
 const REDIRECT_URI = `${ORIGIN}/callback`;
 const SIGNED_OUT_URI = `${ORIGIN}/signed-out`;
 const TRANSACTION_TTL_MS = 10 * 60_000;
+const RESOLVE = parseResolve(process.env.RESOLVE ?? "");
+// With RESOLVE, every request the app makes goes through the mapping, openid-client's included
+// (it calls the global fetch); without it, fetch is Node's own.
+if (RESOLVE.size > 0) globalThis.fetch = resolvingFetch(RESOLVE) as typeof fetch;
 
 interface Transaction {
   state: string;
@@ -74,7 +83,7 @@ const sessions = new Map<string, AppSession>();
 let configuration: Promise<client.Configuration> | undefined;
 function config(): Promise<client.Configuration> {
   const issuer = new URL(ISSUER);
-  const loopback = issuer.hostname === "localhost" || issuer.hostname === "127.0.0.1";
+  const loopback = isLoopbackName(issuer.hostname, RESOLVE);
   configuration ??= client
     .discovery(issuer, CLIENT_ID, { id_token_signed_response_alg: "ES256" }, client.ClientSecretBasic(CLIENT_SECRET), {
       // Verify ID token signatures against the issuer's JWKS; allow plain http on loopback only.
@@ -153,7 +162,7 @@ async function callback(req: http.IncomingMessage, res: http.ServerResponse): Pr
 }
 
 /** Online session check: access only with 200, active === true, and matching iss, client, sub, exp. */
-async function checkSession(session: AppSession): Promise<{ ok: boolean; status: number; body: unknown }> {
+async function checkSession(session: Pick<AppSession, "accessToken" | "sub">): Promise<{ ok: boolean; status: number; body: unknown }> {
   try {
     const response = await fetch(`${ISSUER}/oidc/session`, {
       headers: { authorization: `Bearer ${session.accessToken}` },
@@ -229,7 +238,7 @@ async function logout(req: http.IncomingMessage, res: http.ServerResponse): Prom
 // --- token lifecycle (openid-client) ---
 
 /** Tokens of sessions that went to hosted logout, revoked when the browser returns to /signed-out. */
-const signingOut = new Map<string, { accessToken: string; refreshToken?: string; expiresAt: number }>();
+const signingOut = new Map<string, { sub: string; accessToken: string; refreshToken?: string; expiresAt: number }>();
 
 function json(res: http.ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store" }).end(JSON.stringify(body));
@@ -320,7 +329,7 @@ async function lifecycleLogout(req: http.IncomingMessage, res: http.ServerRespon
   if (id) sessions.delete(id);
   if (session) {
     const handle = randomId();
-    signingOut.set(handle, { accessToken: session.accessToken, refreshToken: session.refreshToken, expiresAt: Date.now() + 10 * 60_000 });
+    signingOut.set(handle, { sub: session.sub, accessToken: session.accessToken, refreshToken: session.refreshToken, expiresAt: Date.now() + 10 * 60_000 });
     cookies.push(cookie("app_signout", handle, 600));
   }
   res.setHeader("Set-Cookie", cookies);
@@ -337,9 +346,11 @@ async function signedOut(req: http.IncomingMessage, res: http.ServerResponse): P
     res.setHeader("Set-Cookie", cookie("app_signout", "", 0));
     const cfg = await config();
     // Hosted logout already ended the grant's authority; confirm, then revoke for good measure.
+    const check = await checkSession(pending);
     const afterLogout = {
       access_token: await client.tokenIntrospection(cfg, pending.accessToken),
       refresh_token: pending.refreshToken ? await client.tokenIntrospection(cfg, pending.refreshToken) : null,
+      session_check: { status: check.status, ok: check.ok },
     };
     let revoked = false;
     if (pending.refreshToken) {

@@ -54,3 +54,18 @@ export const IDP_ISSUER = `http://localhost:${LATCHKEY_PORT}/t/e2e-idp`;
  */
 export const CONTOSO_CLIENT = { id: "latchkey-e2e", secret: "contoso-e2e-secret-0123456789abcdef" };
 export const GITHUB_CLIENT = { id: "Iv1.e2estandin01", secret: "github-e2e-secret-0123456789abcdef" };
+
+/**
+ * Workspace hostnames (e2e/hostnames.spec.ts): the workspace `acme` of
+ * e2e/fixtures/e2e-hostnames-workspace.json has the verified hostname login.acme.test, served with
+ * PUBLIC_URL's scheme and port. No DNS knows these names: Chromium maps them to loopback
+ * (HOST_RESOLVER_RULES, in playwright.config.ts), the customer app with its RESOLVE mapping.
+ */
+export const ACME_HOSTNAME = "login.acme.test";
+/** A name that reaches the server but is no one's hostname. */
+export const UNKNOWN_HOSTNAME = "other.acme.test";
+export const ACME_ISSUER = `http://${ACME_HOSTNAME}:${LATCHKEY_PORT}/t/acme`;
+/** The same workspace at the default host. */
+export const ACME_DEFAULT_HOST_ISSUER = `http://localhost:${LATCHKEY_PORT}/t/acme`;
+export const ACME_APP_PORT = 3121; // the customer app for the client acme-web (the fixture's redirect URIs)
+export const HOST_RESOLVER_RULES = `MAP ${ACME_HOSTNAME} 127.0.0.1, MAP ${UNKNOWN_HOSTNAME} 127.0.0.1`;

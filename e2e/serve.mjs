@@ -12,8 +12,9 @@
  * 3. `latchkey workspace import` of e2e/fixtures/e2e-idp-workspace.json (the enterprise identity
  *    provider of the federation spec, a second workspace on this server), then of
  *    e2e/fixtures/e2e-workspace.json, whose upstream client secrets are environment references
- *    (upstreamSecrets below); before the server starts: the embedded database admits one
- *    process at a time.
+ *    (upstreamSecrets below), and of e2e/fixtures/e2e-hostnames-workspace.json (the workspace
+ *    `acme` with its own hostname, verified on the operator's word as only a command-line import
+ *    may); before the server starts: the embedded database admits one process at a time.
  * 4. The compiled server, started as `npm start` starts it (scripts/server-command.mjs), on port
  *    3111 (E2E_PORT). SIGTERM/SIGINT are forwarded; when the server
  *    exits the database is dropped (or the data directory removed; E2E_KEEP_DATA=1 keeps it).
@@ -44,6 +45,7 @@ const APP_PORT = Number(process.env.E2E_APP_PORT || 3112);
 const PUBLIC_URL = `http://localhost:${PORT}`;
 const WORKSPACE_FILE = "e2e/fixtures/e2e-workspace.json";
 const IDP_WORKSPACE_FILE = "e2e/fixtures/e2e-idp-workspace.json";
+const HOSTNAMES_WORKSPACE_FILE = "e2e/fixtures/e2e-hostnames-workspace.json";
 const tsx = path.join(root, "node_modules", ".bin", "tsx");
 
 const log = (message) => console.log(`[e2e] ${message}`);
@@ -216,6 +218,8 @@ async function main() {
   await importFixture(IDP_WORKSPACE_FILE, env);
   if (stopping) return finish(143);
   await importFixture(WORKSPACE_FILE, env);
+  if (stopping) return finish(143);
+  await importFixture(HOSTNAMES_WORKSPACE_FILE, env);
   if (stopping) return finish(143);
 
   publishStore(env);

@@ -120,7 +120,10 @@ test("hosted logout through buildEndSessionUrl, then revocation: the session end
 
   // Back on the app: hosted logout already ended the tokens' authority, and revocation succeeded after it.
   const result = JSON.parse((await page.getByTestId("sign-out-result").textContent()) ?? "null");
-  expect(result).toEqual({ after_logout: { access_token: { active: false }, refresh_token: { active: false } }, revoked: true });
+  expect(result).toEqual({
+    after_logout: { access_token: { active: false }, refresh_token: { active: false }, session_check: { status: 401, ok: false } },
+    revoked: true,
+  });
 
   // The hosted cookie is gone: the next sign-in asks for credentials again.
   const cookies = await page.context().cookies(ISSUER);

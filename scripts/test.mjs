@@ -21,7 +21,7 @@
  * first start on a fresh embedded data directory and the client libraries' recipes, which the
  * embedded run covers. On the embedded database it runs the specs of the embedded path
  * (EMBEDDED_PATH_SPECS in playwright.config.ts: the first start, the demo sign-in, the console
- * setup, the recipes); E2E_ALL=1 runs every spec there too, and
+ * setup, the recipes, the workspace hostnames); E2E_ALL=1 runs every spec there too, and
  * `npm run test:e2e` always runs them all.
  *
  * So `.ci/run`, which runs `npm test` once per database, type-checks, lints and builds once in
