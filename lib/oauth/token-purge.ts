@@ -1,5 +1,5 @@
 import { and, eq, inArray, isNull, lt } from "drizzle-orm";
-import { accessTokens, accountSecurityPortalSessions, authorizationTransactions, factorChallenges, mailOutbox, revokedWorkloadTokens, samlAssertionReplays, totpFactors } from "../../db/schema";
+import { accessTokens, accountSecurityPortalSessions, authorizationCodes, authorizationTransactions, factorChallenges, mailOutbox, revokedWorkloadTokens, samlAssertionReplays, totpFactors } from "../../db/schema";
 import type { Service } from "../service";
 import { DAY, HOUR, MINUTE } from "../clock";
 import { purgeEndedRateLimits } from "../limits/rate-limit";
@@ -48,7 +48,8 @@ export const OUTBOX_RETENTION_MS = 7 * DAY;
 
 /**
  * The sign-in's short-lived rows, deleted like expired access tokens (an hour past expiry): pending
- * sign-ins (10 minutes), factor challenges (email codes, WebAuthn challenges), authenticator-app
+ * sign-ins (10 minutes, with their upstream round trips), authorization codes (60 seconds; a code
+ * presented again within the hour still revokes what it issued), factor challenges (email codes, WebAuthn challenges), authenticator-app
  * enrolments never completed (they can be completed for 10 minutes), account-security portal
  * sessions (30 minutes at most), the IDs of accepted SAML assertions (kept until the assertion's
  * own expiry, after which it is refused by time anyway), and outbox messages older than
@@ -57,7 +58,7 @@ export const OUTBOX_RETENTION_MS = 7 * DAY;
 export async function purgeExpiredSignInRows(
   service: Service,
   options: { workspaceId?: string } = {},
-): Promise<{ transactions: number; challenges: number; enrolments: number; portalSessions: number; samlAssertions: number; outbox: number }> {
+): Promise<{ transactions: number; codes: number; challenges: number; enrolments: number; portalSessions: number; samlAssertions: number; outbox: number }> {
   const now = service.clock.now().getTime();
   const cutoff = new Date(now - PURGE_GRACE_MS);
   const ws = options.workspaceId;
@@ -65,6 +66,10 @@ export async function purgeExpiredSignInRows(
     .delete(factorChallenges)
     .where(and(lt(factorChallenges.expiresAt, cutoff), ws === undefined ? undefined : eq(factorChallenges.workspaceId, ws)))
     .returning({ id: factorChallenges.id });
+  const codes = await service.db
+    .delete(authorizationCodes)
+    .where(and(lt(authorizationCodes.expiresAt, cutoff), ws === undefined ? undefined : eq(authorizationCodes.workspaceId, ws)))
+    .returning({ id: authorizationCodes.codeHash });
   const transactions = await service.db
     .delete(authorizationTransactions)
     .where(and(lt(authorizationTransactions.expiresAt, cutoff), ws === undefined ? undefined : eq(authorizationTransactions.workspaceId, ws)))
@@ -89,6 +94,7 @@ export async function purgeExpiredSignInRows(
     .returning({ id: mailOutbox.id });
   return {
     transactions: transactions.length,
+    codes: codes.length,
     challenges: challenges.length,
     enrolments: enrolments.length,
     portalSessions: portalSessions.length,

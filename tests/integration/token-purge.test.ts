@@ -48,7 +48,7 @@ describe("expired access token purge", () => {
 });
 
 describe("expired sign-in rows purge", () => {
-  it("deletes pending sign-ins, factor challenges, unfinished authenticator enrolments, portal sessions and accepted SAML assertion IDs an hour past expiry, and outbox messages after a week; keeps the rest", async () => {
+  it("deletes pending sign-ins, authorization codes, factor challenges, unfinished authenticator enrolments, portal sessions and accepted SAML assertion IDs an hour past expiry, and outbox messages after a week; keeps the rest", async () => {
     const { authorizationTransactions, factorChallenges, mailOutbox, clients } = await import("../../db/schema");
     const { OUTBOX_RETENTION_MS, purgeExpiredSignInRows } = await import("../../lib/oauth/token-purge");
     const [client] = await h.service.db.select({ id: clients.id }).from(clients).where(eq(clients.workspaceId, ws)).limit(1);
@@ -87,7 +87,19 @@ describe("expired sign-in rows purge", () => {
     const assertion = (assertionId: string, expiresAt: Date) => ({ workspaceId: ws, connectionId: `saml-${ws}`, assertionId, expiresAt });
     await h.service.db.insert(samlAssertionReplays).values([assertion("_old", at(-PURGE_GRACE_MS - 1)), assertion("_live", at(MINUTE))]);
 
-    expect(await purgeExpiredSignInRows(h.service, { workspaceId: ws })).toEqual({ transactions: 1, challenges: 1, enrolments: 1, portalSessions: 1, samlAssertions: 1, outbox: 1 });
+    const { authorizationCodes } = await import("../../db/schema");
+    const code = (codeHash: string, expiresAt: Date) => ({
+      codeHash, workspaceId: ws, clientPk: client.id, userId: session.userId, sessionId: session.id, redirectUri: "https://x.test/cb", scope: ["openid"], nonce: "n", codeChallenge: "c",
+      createdAt: now(), expiresAt,
+    });
+    await h.service.db.insert(authorizationCodes).values([code(`c-old-${ws}`, at(-PURGE_GRACE_MS - 1)), code(`c-recent-${ws}`, at(-MINUTE)), code(`c-live-${ws}`, at(MINUTE))]);
+    const codesBefore = (await h.service.db.select({ id: authorizationCodes.codeHash }).from(authorizationCodes).where(eq(authorizationCodes.workspaceId, ws))).map((r) => r.id);
+
+    expect(await purgeExpiredSignInRows(h.service, { workspaceId: ws })).toEqual({ transactions: 1, codes: 1, challenges: 1, enrolments: 1, portalSessions: 1, samlAssertions: 1, outbox: 1 });
+    // The sign-in's own code (expired a minute after it was issued, an hour not yet past) stays with the recent and the live one.
+    expect((await h.service.db.select({ id: authorizationCodes.codeHash }).from(authorizationCodes).where(eq(authorizationCodes.workspaceId, ws))).map((r) => r.id).sort()).toEqual(
+      codesBefore.filter((id) => id !== `c-old-${ws}`).sort(),
+    );
     expect((await h.service.db.select({ id: samlAssertionReplays.assertionId }).from(samlAssertionReplays).where(eq(samlAssertionReplays.workspaceId, ws))).map((r) => r.id)).toEqual(["_live"]);
     expect((await h.service.db.select({ id: totpFactors.id }).from(totpFactors).where(eq(totpFactors.workspaceId, ws))).map((r) => r.id).sort()).toEqual(["t-confirmed-old", "t-unfinished-recent"]);
     const ids = async (table: typeof authorizationTransactions | typeof factorChallenges | typeof mailOutbox) =>
