@@ -1,5 +1,17 @@
-import { and, eq, inArray, isNull, lt } from "drizzle-orm";
-import { accessTokens, accountSecurityPortalSessions, authorizationCodes, authorizationTransactions, factorChallenges, mailOutbox, revokedWorkloadTokens, samlAssertionReplays, totpFactors } from "../../db/schema";
+import { and, eq, inArray, isNull, lt, or } from "drizzle-orm";
+import {
+  accessTokens,
+  accountSecurityPortalSessions,
+  authorizationCodes,
+  authorizationTransactions,
+  factorChallenges,
+  grants,
+  hostedSessions,
+  mailOutbox,
+  revokedWorkloadTokens,
+  samlAssertionReplays,
+  totpFactors,
+} from "../../db/schema";
 import type { Service } from "../service";
 import { DAY, HOUR, MINUTE } from "../clock";
 import { purgeEndedRateLimits } from "../limits/rate-limit";
@@ -103,6 +115,51 @@ export async function purgeExpiredSignInRows(
   };
 }
 
+/**
+ * How long an ended grant or hosted session is kept: the console's user page and the portal's
+ * "applications" list show recent ones, and support questions about a recent sign-in can still be
+ * answered. Their refresh tokens (every superseded one is kept while the family lives, for reuse
+ * detection), codes, portal and console sessions and handoff launches go with them.
+ */
+export const ENDED_RETENTION_MS = 30 * DAY;
+
+/**
+ * Deletes grants (refresh families) over for ENDED_RETENTION_MS (revoked, or past their idle or
+ * absolute bound) with everything that hangs on them, then hosted sessions over as long (ended, or
+ * past their bounds) with everything that hangs on them. A session is over only when its grants
+ * are (the authority chain), so nothing live goes. The guessing limits read an ended session as
+ * this browser's proof for the cookie's lifetime (lib/authn/factors/limits.ts), which is shorter
+ * than the retention (a test holds it). In batches; rows another instance is deleting are skipped.
+ */
+export async function purgeEndedSessions(service: Service, options: { workspaceId?: string } = {}): Promise<{ grants: number; sessions: number }> {
+  const now = service.clock.now().getTime();
+  const cutoff = new Date(now - ENDED_RETENTION_MS);
+  const ws = options.workspaceId;
+  const grantOver = and(
+    or(lt(grants.revokedAt, cutoff), lt(grants.idleExpiresAt, cutoff), lt(grants.absoluteExpiresAt, cutoff)),
+    ws === undefined ? undefined : eq(grants.workspaceId, ws),
+  );
+  const sessionOver = and(
+    or(lt(hostedSessions.endedAt, cutoff), lt(hostedSessions.idleExpiresAt, cutoff), lt(hostedSessions.absoluteExpiresAt, cutoff)),
+    ws === undefined ? undefined : eq(hostedSessions.workspaceId, ws),
+  );
+  let grantCount = 0;
+  let sessionCount = 0;
+  for (let i = 0; i < MAX_BATCHES; i++) {
+    const batch = service.db.select({ id: grants.id }).from(grants).where(grantOver).limit(BATCH).for("update", { skipLocked: true });
+    const deleted = await service.db.delete(grants).where(inArray(grants.id, batch)).returning({ id: grants.id });
+    grantCount += deleted.length;
+    if (deleted.length < BATCH) break;
+  }
+  for (let i = 0; i < MAX_BATCHES; i++) {
+    const batch = service.db.select({ id: hostedSessions.id }).from(hostedSessions).where(sessionOver).limit(BATCH).for("update", { skipLocked: true });
+    const deleted = await service.db.delete(hostedSessions).where(inArray(hostedSessions.id, batch)).returning({ id: hostedSessions.id });
+    sessionCount += deleted.length;
+    if (deleted.length < BATCH) break;
+  }
+  return { grants: grantCount, sessions: sessionCount };
+}
+
 /** Runs the purge every PURGE_INTERVAL_MS (first run after one interval); stop with the returned function. */
 export function startAccessTokenPurge(service: Service): () => void {
   let running = false;
@@ -111,6 +168,7 @@ export function startAccessTokenPurge(service: Service): () => void {
     running = true;
     purgeExpiredAccessTokens(service)
       .then(() => purgeExpiredSignInRows(service))
+      .then(() => purgeEndedSessions(service))
       .then(() => purgeEndedRateLimits(service.db, service.clock.now()))
       .catch((error: Error) => console.warn(`[latchkey] expired row purge failed (retried in ${PURGE_INTERVAL_MS / MINUTE} min): ${error.message}`))
       .finally(() => {

@@ -111,3 +111,53 @@ describe("expired sign-in rows purge", () => {
     expect((await h.service.db.select({ id: accountSecurityPortalSessions.id }).from(accountSecurityPortalSessions).where(eq(accountSecurityPortalSessions.workspaceId, ws))).map((r) => r.id)).toEqual(["p-live"]);
   });
 });
+
+describe("ended grants and hosted sessions purge", () => {
+  it("deletes grants and sessions over for 30 days with what hangs on them, and keeps everything more recent or live", async () => {
+    const { grants, hostedSessions, refreshTokens } = await import("../../db/schema");
+    const { ENDED_RETENTION_MS, purgeEndedSessions } = await import("../../lib/oauth/token-purge");
+    const { SESSION_ABSOLUTE_MS } = await import("../../lib/authn/hosted-session");
+    const { signIn, exchangeCode, Jar } = await import("../helpers/harness");
+    const { ADA, SPA } = await import("../helpers/fixtures");
+    const { and, inArray } = await import("drizzle-orm");
+    // An ended session is this browser's proof for the guessing limits until the cookie's lifetime is over: kept at least that long.
+    expect(ENDED_RETENTION_MS).toBeGreaterThanOrEqual(SESSION_ABSOLUTE_MS);
+    const purgeWs = uniqueWorkspaceId("purge-ended");
+    await seed(h, standardWorkspace(purgeWs));
+    const grantsNow = async () => h.service.db.select({ grant: grants.id, session: grants.sessionId }).from(grants).where(eq(grants.workspaceId, purgeWs));
+    /** A new sign-in in a new browser and its code exchanged: a hosted session and its grant. */
+    const family = async () => {
+      const before = new Set((await grantsNow()).map((g) => g.grant));
+      const { callback, verifier } = await signIn(h, purgeWs, { ...SPA, ...ADA }, new Jar());
+      const res = await exchangeCode(h, purgeWs, { code: callback.searchParams.get("code")!, redirect_uri: SPA.redirect_uri, verifier, client_id: SPA.client_id });
+      expect(res.status).toBe(200);
+      const added = (await grantsNow()).filter((g) => !before.has(g.grant));
+      expect(added).toHaveLength(1);
+      return added[0]!;
+    };
+    const [endedLongAgo, endedRecently, revokedGrantLongAgo, live] = [await family(), await family(), await family(), await family()];
+    const ago = (ms: number) => new Date(h.clock.now().getTime() - ms);
+    const DAY_MS = 24 * 60 * MINUTE;
+    await h.service.db.update(hostedSessions).set({ endedAt: ago(31 * DAY_MS), endReason: "signed_out" }).where(eq(hostedSessions.id, endedLongAgo.session));
+    await h.service.db.update(hostedSessions).set({ endedAt: ago(29 * DAY_MS), endReason: "signed_out" }).where(eq(hostedSessions.id, endedRecently.session));
+    await h.service.db.update(grants).set({ revokedAt: ago(31 * DAY_MS), revokeReason: "revoked" }).where(eq(grants.id, revokedGrantLongAgo.grant));
+    // A grant past its absolute bound for 30 days, on the live session: over too.
+    const expired = await family();
+    await h.service.db.update(grants).set({ absoluteExpiresAt: ago(ENDED_RETENTION_MS + 1) }).where(eq(grants.id, expired.grant));
+
+    expect(await purgeEndedSessions(h.service, { workspaceId: purgeWs })).toEqual({ grants: 2, sessions: 1 });
+    const grantIds = (await h.service.db.select({ id: grants.id }).from(grants).where(eq(grants.workspaceId, purgeWs))).map((r) => r.id).sort();
+    expect(grantIds).toEqual([endedRecently.grant, live.grant].sort());
+    const sessionIds = (await h.service.db.select({ id: hostedSessions.id }).from(hostedSessions).where(eq(hostedSessions.workspaceId, purgeWs))).map((r) => r.id);
+    expect(sessionIds).not.toContain(endedLongAgo.session);
+    expect(sessionIds).toEqual(expect.arrayContaining([endedRecently.session, revokedGrantLongAgo.session, live.session, expired.session]));
+    // The deleted families' refresh tokens went with them.
+    const orphans = await h.service.db
+      .select({ grant: refreshTokens.grantId })
+      .from(refreshTokens)
+      .where(and(eq(refreshTokens.workspaceId, purgeWs), inArray(refreshTokens.grantId, [endedLongAgo.grant, revokedGrantLongAgo.grant, expired.grant])));
+    expect(orphans).toEqual([]);
+    // Nothing else is over.
+    expect(await purgeEndedSessions(h.service, { workspaceId: purgeWs })).toEqual({ grants: 0, sessions: 0 });
+  });
+});
