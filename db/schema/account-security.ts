@@ -36,6 +36,7 @@ export const accountSecurityLaunches = pgTable(
   },
   (t) => [
     index("account_security_launches_user_idx").on(t.workspaceId, t.userId),
+    index("account_security_launches_expiry_idx").on(t.expiresAt),
     uniqueIndex("account_security_launches_state_uq").on(t.workspaceId, t.clientPk, t.stateHash),
     uniqueIndex("account_security_launches_completion_uq").on(t.workspaceId, t.completionHash),
   ],

@@ -1,6 +1,7 @@
 import { and, eq, inArray, isNull, lt, or } from "drizzle-orm";
 import {
   accessTokens,
+  accountSecurityLaunches,
   accountSecurityPortalSessions,
   authorizationCodes,
   authorizationTransactions,
@@ -131,7 +132,7 @@ export const ENDED_RETENTION_MS = 30 * DAY;
  * this browser's proof for the cookie's lifetime (lib/authn/factors/limits.ts), which is shorter
  * than the retention (a test holds it). In batches; rows another instance is deleting are skipped.
  */
-export async function purgeEndedSessions(service: Service, options: { workspaceId?: string } = {}): Promise<{ grants: number; sessions: number }> {
+export async function purgeEndedSessions(service: Service, options: { workspaceId?: string } = {}): Promise<{ grants: number; sessions: number; launches: number }> {
   const now = service.clock.now().getTime();
   const cutoff = new Date(now - ENDED_RETENTION_MS);
   const ws = options.workspaceId;
@@ -157,7 +158,12 @@ export async function purgeEndedSessions(service: Service, options: { workspaceI
     sessionCount += deleted.length;
     if (deleted.length < BATCH) break;
   }
-  return { grants: grantCount, sessions: sessionCount };
+  // A handoff launch lives 120 seconds; its row (which keeps its `state` one per launch) is kept as long.
+  const launches = await service.db
+    .delete(accountSecurityLaunches)
+    .where(and(lt(accountSecurityLaunches.expiresAt, cutoff), ws === undefined ? undefined : eq(accountSecurityLaunches.workspaceId, ws)))
+    .returning({ id: accountSecurityLaunches.id });
+  return { grants: grantCount, sessions: sessionCount, launches: launches.length };
 }
 
 /** Runs the purge every PURGE_INTERVAL_MS (first run after one interval); stop with the returned function. */

@@ -145,7 +145,17 @@ describe("ended grants and hosted sessions purge", () => {
     const expired = await family();
     await h.service.db.update(grants).set({ absoluteExpiresAt: ago(ENDED_RETENTION_MS + 1) }).where(eq(grants.id, expired.grant));
 
-    expect(await purgeEndedSessions(h.service, { workspaceId: purgeWs })).toEqual({ grants: 2, sessions: 1 });
+    const { accountSecurityLaunches, clients } = await import("../../db/schema");
+    const [spa] = await h.service.db.select({ id: clients.id }).from(clients).where(and(eq(clients.workspaceId, purgeWs), eq(clients.clientId, SPA.client_id)));
+    const [userRow] = await h.service.db.select({ user: hostedSessions.userId }).from(hostedSessions).where(eq(hostedSessions.id, live.session));
+    const launch = (id: string, expiresAt: Date) => ({
+      id: `${id}-${purgeWs}`, workspaceId: purgeWs, clientPk: spa!.id, userId: userRow!.user, sessionId: live.session, grantId: live.grant,
+      stateHash: `${id}-state`, callbackState: "s", intent: "account_security", createdAt: expiresAt, expiresAt,
+    });
+    await h.service.db.insert(accountSecurityLaunches).values([launch("launch-old", ago(ENDED_RETENTION_MS + 1)), launch("launch-recent", ago(29 * DAY_MS))]);
+
+    expect(await purgeEndedSessions(h.service, { workspaceId: purgeWs })).toEqual({ grants: 2, sessions: 1, launches: 1 });
+    expect((await h.service.db.select({ id: accountSecurityLaunches.id }).from(accountSecurityLaunches).where(eq(accountSecurityLaunches.workspaceId, purgeWs))).map((r) => r.id)).toEqual([`launch-recent-${purgeWs}`]);
     const grantIds = (await h.service.db.select({ id: grants.id }).from(grants).where(eq(grants.workspaceId, purgeWs))).map((r) => r.id).sort();
     expect(grantIds).toEqual([endedRecently.grant, live.grant].sort());
     const sessionIds = (await h.service.db.select({ id: hostedSessions.id }).from(hostedSessions).where(eq(hostedSessions.workspaceId, purgeWs))).map((r) => r.id);
@@ -158,6 +168,6 @@ describe("ended grants and hosted sessions purge", () => {
       .where(and(eq(refreshTokens.workspaceId, purgeWs), inArray(refreshTokens.grantId, [endedLongAgo.grant, revokedGrantLongAgo.grant, expired.grant])));
     expect(orphans).toEqual([]);
     // Nothing else is over.
-    expect(await purgeEndedSessions(h.service, { workspaceId: purgeWs })).toEqual({ grants: 0, sessions: 0 });
+    expect(await purgeEndedSessions(h.service, { workspaceId: purgeWs })).toEqual({ grants: 0, sessions: 0, launches: 0 });
   });
 });

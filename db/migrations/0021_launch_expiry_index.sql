@@ -1,0 +1,1 @@
+CREATE INDEX "account_security_launches_expiry_idx" ON "account_security_launches" USING btree ("expires_at");
