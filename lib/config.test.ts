@@ -40,6 +40,13 @@ describe("configuration", () => {
     expect(loadConfig({ DATA_DIR: dir(), METRICS_PORT: "9464", METRICS_HOST: "0.0.0.0" }).metrics).toEqual({ port: 9464, host: "0.0.0.0" });
   });
 
+  it("keeps every audit event unless AUDIT_RETENTION_DAYS names a number of days", () => {
+    expect(loadConfig({ DATA_DIR: dir() }).auditRetentionDays).toBeNull();
+    expect(loadConfig({ DATA_DIR: dir(), AUDIT_RETENTION_DAYS: "0" }).auditRetentionDays).toBeNull();
+    expect(loadConfig({ DATA_DIR: dir(), AUDIT_RETENTION_DAYS: "400" }).auditRetentionDays).toBe(400);
+    for (const bad of ["-1", "1.5", "a year", "36501"]) expect(() => loadConfig({ DATA_DIR: dir(), AUDIT_RETENTION_DAYS: bad })).toThrow(/AUDIT_RETENTION_DAYS must be a number of days/);
+  });
+
   it("derives PUBLIC_URL from PORT and keeps an explicit origin without a trailing slash", () => {
     expect(loadConfig({ DATA_DIR: dir(), PORT: "4000" }).publicUrl).toBe("http://localhost:4000");
     expect(loadConfig({ DATA_DIR: dir(), PUBLIC_URL: "https://auth.example.com/" }).publicUrl).toBe("https://auth.example.com");

@@ -30,6 +30,11 @@ export interface Config {
    * null or left out: none (lib/server/metrics.ts, docs/configuration.md).
    */
   metrics?: MetricsSettings | null;
+  /**
+   * AUDIT_RETENTION_DAYS: audit events older than this many days are deleted by the background
+   * purge; null or left out: every event is kept.
+   */
+  auditRetentionDays?: number | null;
 }
 
 export interface MetricsSettings {
@@ -117,6 +122,14 @@ function parseCount(name: string, raw: string | undefined, fallback: number): nu
   if (raw === undefined || raw === "") return fallback;
   if (!/^\d+$/.test(raw) || Number(raw) > 10_000_000) throw new ConfigError(`${name} must be a whole number (0 disables) (got "${raw}")`);
   return Number(raw);
+}
+
+/** AUDIT_RETENTION_DAYS: unset or 0 keeps every audit event (the default); otherwise 1–36500 days. */
+function parseAuditRetention(raw: string | undefined): number | null {
+  if (raw === undefined || raw.trim() === "" || raw.trim() === "0") return null;
+  const value = raw.trim();
+  if (!/^\d+$/.test(value) || Number(value) > 36_500) throw new ConfigError(`AUDIT_RETENTION_DAYS must be a number of days from 1 to 36500, or 0 to keep every event (got "${raw}")`);
+  return Number(value);
 }
 
 function parseBoolean(name: string, raw: string | undefined): boolean {
@@ -298,5 +311,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const mail = parseMailSettings(env, publicUrl);
   const allowPrivateUpstreams = parseAllowPrivateUpstreams(env.ALLOW_PRIVATE_UPSTREAMS, publicUrl);
   const metrics = parseMetricsSettings(env, port);
-  return { port, publicUrl, databaseUrl, dataDir, masterKey, rateLimits, trustProxy, workers, server, mail, allowPrivateUpstreams, metrics };
+  const auditRetentionDays = parseAuditRetention(env.AUDIT_RETENTION_DAYS);
+  return { port, publicUrl, databaseUrl, dataDir, masterKey, rateLimits, trustProxy, workers, server, mail, allowPrivateUpstreams, metrics, auditRetentionDays };
 }

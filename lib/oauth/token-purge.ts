@@ -1,6 +1,7 @@
 import { and, eq, inArray, isNull, lt, or } from "drizzle-orm";
 import {
   accessTokens,
+  auditEvents,
   accountSecurityLaunches,
   accountSecurityPortalSessions,
   authorizationCodes,
@@ -166,6 +167,25 @@ export async function purgeEndedSessions(service: Service, options: { workspaceI
   return { grants: grantCount, sessions: sessionCount, launches: launches.length };
 }
 
+/**
+ * Deletes audit events older than AUDIT_RETENTION_DAYS (of one workspace when given), in batches;
+ * nothing when no retention is configured (the default keeps every event).
+ */
+export async function purgeOldAuditEvents(service: Service, options: { workspaceId?: string } = {}): Promise<number> {
+  const days = service.config.auditRetentionDays;
+  if (!days) return 0;
+  const cutoff = new Date(service.clock.now().getTime() - days * DAY);
+  const where = and(lt(auditEvents.createdAt, cutoff), options.workspaceId === undefined ? undefined : eq(auditEvents.workspaceId, options.workspaceId));
+  let total = 0;
+  for (let i = 0; i < MAX_BATCHES; i++) {
+    const batch = service.db.select({ id: auditEvents.id }).from(auditEvents).where(where).limit(BATCH).for("update", { skipLocked: true });
+    const deleted = await service.db.delete(auditEvents).where(inArray(auditEvents.id, batch)).returning({ id: auditEvents.id });
+    total += deleted.length;
+    if (deleted.length < BATCH) break;
+  }
+  return total;
+}
+
 /** Runs the purge every PURGE_INTERVAL_MS (first run after one interval); stop with the returned function. */
 export function startAccessTokenPurge(service: Service): () => void {
   let running = false;
@@ -175,6 +195,7 @@ export function startAccessTokenPurge(service: Service): () => void {
     purgeExpiredAccessTokens(service)
       .then(() => purgeExpiredSignInRows(service))
       .then(() => purgeEndedSessions(service))
+      .then(() => purgeOldAuditEvents(service))
       .then(() => purgeEndedRateLimits(service.db, service.clock.now()))
       .catch((error: Error) => console.warn(`[latchkey] expired row purge failed (retried in ${PURGE_INTERVAL_MS / MINUTE} min): ${error.message}`))
       .finally(() => {

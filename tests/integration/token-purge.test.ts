@@ -171,3 +171,21 @@ describe("ended grants and hosted sessions purge", () => {
     expect(await purgeEndedSessions(h.service, { workspaceId: purgeWs })).toEqual({ grants: 0, sessions: 0, launches: 0 });
   });
 });
+
+describe("audit log retention", () => {
+  it("keeps every event by default; with AUDIT_RETENTION_DAYS, deletes the events older than that and no others", async () => {
+    const { auditEvents } = await import("../../db/schema");
+    const { purgeOldAuditEvents } = await import("../../lib/oauth/token-purge");
+    const auditWs = uniqueWorkspaceId("purge-audit");
+    await seed(h, standardWorkspace(auditWs));
+    const DAY_MS = 24 * 60 * MINUTE;
+    const event = (id: string, daysAgo: number) => ({ id: `${id}-${auditWs}`, workspaceId: auditWs, type: "session.logout", createdAt: new Date(h.clock.now().getTime() - daysAgo * DAY_MS) });
+    await h.service.db.insert(auditEvents).values([event("a-old", 91), event("a-recent", 89)]);
+    const ids = async () => (await h.service.db.select({ id: auditEvents.id }).from(auditEvents).where(eq(auditEvents.workspaceId, auditWs))).map((r) => r.id).filter((id) => id.startsWith("a-")).sort();
+    expect(await purgeOldAuditEvents(h.service, { workspaceId: auditWs })).toBe(0);
+    expect(await ids()).toEqual([`a-old-${auditWs}`, `a-recent-${auditWs}`]);
+    const kept90Days = { ...h.service, config: { ...h.service.config, auditRetentionDays: 90 } };
+    expect(await purgeOldAuditEvents(kept90Days, { workspaceId: auditWs })).toBe(1);
+    expect(await ids()).toEqual([`a-recent-${auditWs}`]);
+  });
+});
