@@ -6,6 +6,7 @@ import type { Socket } from "node:net";
 import type { Service } from "../service";
 import { answerHealth, HEALTH_PATHS, readinessProbe, type ReadinessProbe } from "../http/health";
 import { CLIENT_ADDRESS_HEADER, clientAddressOf, type HeaderSource } from "../http/client-address";
+import { REQUEST_ID_HEADER, requestIdOf } from "../http/request-id";
 import { loggableError } from "../http/errors";
 import { notFoundResponse } from "../oauth/errors";
 import { gateForNext, type GateAnswer } from "../http/next-gate";
@@ -144,6 +145,10 @@ export function createRequestListener(service: Service, origin: string, next: No
   const holdRefusal = options.holdRefusal ?? holdFor(REFUSAL_HOLD_MS);
   return (req: IncomingMessage, res: ServerResponse): void => {
     req.headers[CLIENT_ADDRESS_HEADER] = req.socket.remoteAddress ?? "unknown";
+    // Every answer names its request: the id it came with when it is a short token, else a new one.
+    const requestId = requestIdOf(req.headers[REQUEST_ID_HEADER]);
+    req.headers[REQUEST_ID_HEADER] = requestId;
+    res.setHeader("X-Request-Id", requestId);
     const url = req.url ?? "/";
     const method = req.method ?? "GET";
     if (url.charCodeAt(1) !== 116 /* t */) {

@@ -54,8 +54,9 @@ function send(method: string, path: string, headers: Record<string, string> = {}
   });
 }
 
+/** The headers that name the answer itself (its time, its request's id) left out, to compare two answers. */
 const withoutDate = (headers: http.IncomingHttpHeaders) => {
-  const { date: _date, ...rest } = headers;
+  const { date: _date, "x-request-id": _id, ...rest } = headers;
   return rest;
 };
 
@@ -237,5 +238,23 @@ describe("RFC 8414's metadata path, /.well-known/oauth-authorization-server/t/{w
     reachedNext.length = 0;
     for (const path of [`${metadata}/`, `${metadata}/x`, "/.well-known/oauth-authorization-server", "/.well-known/oauth-authorization-server/t/UPPER"]) await send("GET", path);
     expect(reachedNext).toEqual([`GET ${metadata}/`, `GET ${metadata}/x`, "GET /.well-known/oauth-authorization-server", "GET /.well-known/oauth-authorization-server/t/UPPER"]);
+  });
+});
+
+describe("X-Request-Id", () => {
+  it("answers every request with the id it came with when that is a short token, else a new one; Next and the endpoints see the same", async () => {
+    const given = await send("GET", `/t/${ws}/.well-known/openid-configuration`, { "x-request-id": "lb-7f3a:0001" });
+    expect(given.headers["x-request-id"]).toBe("lb-7f3a:0001");
+    const fresh = await send("GET", `/t/${ws}/.well-known/openid-configuration`);
+    expect(fresh.headers["x-request-id"]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect((await send("GET", `/t/${ws}/.well-known/openid-configuration`)).headers["x-request-id"]).not.toBe(fresh.headers["x-request-id"]);
+    for (const bad of ["x".repeat(129), "two words", "a\u00e9b", ""]) {
+      const res = await send("GET", "/healthz", { "x-request-id": bad });
+      expect(res.headers["x-request-id"]).toMatch(/^[0-9a-f-]{36}$/);
+    }
+    headersAtNext.length = 0;
+    const page = await send("GET", "/console", { "x-request-id": "page-1" });
+    expect(page.headers["x-request-id"]).toBe("page-1");
+    expect(headersAtNext.at(-1)?.["x-request-id"]).toBe("page-1");
   });
 });

@@ -65,7 +65,8 @@ const workspace = {
 };
 
 /** Headers that belong to the connection, not the answer. */
-const TRANSPORT = new Set(["date", "connection", "keep-alive", "content-length", "transfer-encoding"]);
+/** Per connection or per request on either side (X-Request-Id: a new id for each request unless one is sent). */
+const TRANSPORT = new Set(["date", "connection", "keep-alive", "content-length", "transfer-encoding", "x-request-id"]);
 /** Vary tokens Next adds to every answer: its client router's, and its compression's (Accept-Encoding). */
 const NEXT_VARY = new Set(["rsc", "next-router-state-tree", "next-router-prefetch", "next-router-segment-prefetch", "accept-encoding"]);
 
