@@ -1,4 +1,6 @@
-import { and, eq, inArray, isNull, lt, or } from "drizzle-orm";
+import { and, eq, inArray, isNull, lt, or, type SQL } from "drizzle-orm";
+import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
+import type { Database } from "../../db/client";
 import {
   accessTokens,
   auditEvents,
@@ -36,6 +38,22 @@ const BATCH = 5_000;
 const MAX_BATCHES = 20;
 
 /**
+ * Deletes the rows of `table` that `where` selects, BATCH at a time (no statement holds many row
+ * locks) and at most MAX_BATCHES batches per run, skipping rows another instance is deleting.
+ * Returns how many.
+ */
+async function deleteInBatches(db: Database, table: PgTable, key: PgColumn, where: SQL | undefined): Promise<number> {
+  let total = 0;
+  for (let i = 0; i < MAX_BATCHES; i++) {
+    const batch = db.select({ key }).from(table).where(where).limit(BATCH).for("update", { skipLocked: true });
+    const deleted = await db.delete(table).where(inArray(key, batch)).returning({ key });
+    total += deleted.length;
+    if (deleted.length < BATCH) break;
+  }
+  return total;
+}
+
+/**
  * Deletes the expired rows, and the deny-list entries of sealed workload tokens that have expired
  * (of one workspace when given: tests share one database between files). Returns how many.
  */
@@ -43,13 +61,7 @@ export async function purgeExpiredAccessTokens(service: Service, options: { work
   const cutoff = new Date(service.clock.now().getTime() - PURGE_GRACE_MS);
   const expired = lt(accessTokens.expiresAt, cutoff);
   const where = options.workspaceId === undefined ? expired : and(expired, eq(accessTokens.workspaceId, options.workspaceId));
-  let total = 0;
-  for (let i = 0; i < MAX_BATCHES; i++) {
-    const batch = service.db.select({ tokenHash: accessTokens.tokenHash }).from(accessTokens).where(where).limit(BATCH).for("update", { skipLocked: true });
-    const deleted = await service.db.delete(accessTokens).where(inArray(accessTokens.tokenHash, batch)).returning({ tokenHash: accessTokens.tokenHash });
-    total += deleted.length;
-    if (deleted.length < BATCH) break;
-  }
+  const total = await deleteInBatches(service.db, accessTokens, accessTokens.tokenHash, where);
   // The deny list of sealed workload tokens: an entry is needed only until its token expires.
   const denied = lt(revokedWorkloadTokens.expiresAt, cutoff);
   const deniedWhere = options.workspaceId === undefined ? denied : and(denied, eq(revokedWorkloadTokens.workspaceId, options.workspaceId));
@@ -145,20 +157,8 @@ export async function purgeEndedSessions(service: Service, options: { workspaceI
     or(lt(hostedSessions.endedAt, cutoff), lt(hostedSessions.idleExpiresAt, cutoff), lt(hostedSessions.absoluteExpiresAt, cutoff)),
     ws === undefined ? undefined : eq(hostedSessions.workspaceId, ws),
   );
-  let grantCount = 0;
-  let sessionCount = 0;
-  for (let i = 0; i < MAX_BATCHES; i++) {
-    const batch = service.db.select({ id: grants.id }).from(grants).where(grantOver).limit(BATCH).for("update", { skipLocked: true });
-    const deleted = await service.db.delete(grants).where(inArray(grants.id, batch)).returning({ id: grants.id });
-    grantCount += deleted.length;
-    if (deleted.length < BATCH) break;
-  }
-  for (let i = 0; i < MAX_BATCHES; i++) {
-    const batch = service.db.select({ id: hostedSessions.id }).from(hostedSessions).where(sessionOver).limit(BATCH).for("update", { skipLocked: true });
-    const deleted = await service.db.delete(hostedSessions).where(inArray(hostedSessions.id, batch)).returning({ id: hostedSessions.id });
-    sessionCount += deleted.length;
-    if (deleted.length < BATCH) break;
-  }
+  const grantCount = await deleteInBatches(service.db, grants, grants.id, grantOver);
+  const sessionCount = await deleteInBatches(service.db, hostedSessions, hostedSessions.id, sessionOver);
   // A handoff launch lives 120 seconds; its row (which keeps its `state` one per launch) is kept as long.
   const launches = await service.db
     .delete(accountSecurityLaunches)
@@ -176,14 +176,7 @@ export async function purgeOldAuditEvents(service: Service, options: { workspace
   if (!days) return 0;
   const cutoff = new Date(service.clock.now().getTime() - days * DAY);
   const where = and(lt(auditEvents.createdAt, cutoff), options.workspaceId === undefined ? undefined : eq(auditEvents.workspaceId, options.workspaceId));
-  let total = 0;
-  for (let i = 0; i < MAX_BATCHES; i++) {
-    const batch = service.db.select({ id: auditEvents.id }).from(auditEvents).where(where).limit(BATCH).for("update", { skipLocked: true });
-    const deleted = await service.db.delete(auditEvents).where(inArray(auditEvents.id, batch)).returning({ id: auditEvents.id });
-    total += deleted.length;
-    if (deleted.length < BATCH) break;
-  }
-  return total;
+  return deleteInBatches(service.db, auditEvents, auditEvents.id, where);
 }
 
 /** Runs the purge every PURGE_INTERVAL_MS (first run after one interval); stop with the returned function. */
