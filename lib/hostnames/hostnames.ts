@@ -108,7 +108,8 @@ export async function primaryIssuer(db: Database, publicUrl: string, workspaceId
   return issuerFor(publicUrl, workspaceId, await primaryHostname(db, workspaceId));
 }
 
-async function findHostname(db: Database, workspaceId: string, id: string): Promise<HostnameInfo | null> {
+/** One of the workspace's hostnames by id, or null. */
+export async function getHostname(db: Database, workspaceId: string, id: string): Promise<HostnameInfo | null> {
   const [row] = await db
     .select()
     .from(workspaceHostnames)
@@ -117,9 +118,6 @@ async function findHostname(db: Database, workspaceId: string, id: string): Prom
   return row ? info(row) : null;
 }
 
-export async function getHostname(db: Database, workspaceId: string, id: string): Promise<HostnameInfo | null> {
-  return findHostname(db, workspaceId, id);
-}
 
 async function verifiedElsewhere(db: Database, workspaceId: string, hostname: string): Promise<boolean> {
   const [row] = await db
@@ -152,7 +150,7 @@ export type HostnameVerification = { verified: true; hostname: HostnameInfo; cha
 
 /** Records a DNS verification given the records found (lib/federation/domains.ts `lookupVerificationRecords`). */
 export async function applyHostnameVerification(db: Database, input: { workspaceId: string; id: string; now: Date; lookup: TxtLookup }): Promise<HostnameVerification> {
-  const current = await findHostname(db, input.workspaceId, input.id);
+  const current = await getHostname(db, input.workspaceId, input.id);
   if (!current) throw new HostnameError("not_found", "This hostname is no longer claimed");
   const { name, value } = hostnameTxtRecord(current);
   if (!input.lookup.ok) return { verified: false, hostname: current, reason: input.lookup.reason };
@@ -169,7 +167,7 @@ export async function applyHostnameVerification(db: Database, input: { workspace
  * hostname is the workspace's alone across the installation.
  */
 export async function markHostnameVerifiedByOperator(db: Database, input: { workspaceId: string; id: string; now: Date }): Promise<HostnameVerification> {
-  const current = await findHostname(db, input.workspaceId, input.id);
+  const current = await getHostname(db, input.workspaceId, input.id);
   if (!current) throw new HostnameError("not_found", "This hostname is no longer claimed");
   if (current.verifiedAt !== null) return { verified: true, hostname: current, changed: false };
   return recordVerified(db, current, input.workspaceId, input.now, "operator");
@@ -185,7 +183,7 @@ async function recordVerified(db: Database, current: HostnameInfo, workspaceId: 
       .where(and(eq(workspaceHostnames.workspaceId, input.workspaceId), eq(workspaceHostnames.id, current.id), isNull(workspaceHostnames.verifiedAt)))
       .returning();
     if (!row) {
-      const again = await findHostname(db, input.workspaceId, input.id);
+      const again = await getHostname(db, input.workspaceId, input.id);
       if (!again) throw new HostnameError("not_found", "This hostname is no longer claimed");
       return { verified: true, hostname: again, changed: false };
     }
@@ -207,7 +205,7 @@ function isUniqueViolation(error: unknown): boolean {
  * primary address again). `changed` is false when it already was.
  */
 export async function makePrimaryHostname(db: Database, input: { workspaceId: string; id: string | null }): Promise<{ hostname: HostnameInfo | null; changed: boolean }> {
-  const target = input.id === null ? null : await findHostname(db, input.workspaceId, input.id);
+  const target = input.id === null ? null : await getHostname(db, input.workspaceId, input.id);
   if (input.id !== null && !target) throw new HostnameError("not_found", "This hostname is no longer claimed");
   if (target && target.verifiedAt === null) throw new HostnameError("not_verified", `${target.hostname} is not verified yet: only a verified hostname can be primary`);
   if (target?.primary) return { hostname: target, changed: false };
