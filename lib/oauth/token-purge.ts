@@ -1,3 +1,5 @@
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
 import { and, eq, inArray, isNull, lt, or, type SQL } from "drizzle-orm";
 import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
 import type { Database } from "../../db/client";
@@ -12,8 +14,10 @@ import {
   grants,
   hostedSessions,
   mailOutbox,
+  operatorInvitations,
   revokedWorkloadTokens,
   samlAssertionReplays,
+  serviceSettings,
   totpFactors,
 } from "../../db/schema";
 import type { Service } from "../service";
@@ -46,7 +50,8 @@ async function deleteInBatches(db: Database, table: PgTable, key: PgColumn, wher
   let total = 0;
   for (let i = 0; i < MAX_BATCHES; i++) {
     const batch = db.select({ key }).from(table).where(where).limit(BATCH).for("update", { skipLocked: true });
-    const deleted = await db.delete(table).where(inArray(key, batch)).returning({ key });
+    // `where` again: a key shared with a row it does not select (a composite key's part) keeps that row.
+    const deleted = await db.delete(table).where(and(where, inArray(key, batch))).returning({ key });
     total += deleted.length;
     if (deleted.length < BATCH) break;
   }
@@ -88,44 +93,44 @@ export async function purgeExpiredSignInRows(
   const now = service.clock.now().getTime();
   const cutoff = new Date(now - PURGE_GRACE_MS);
   const ws = options.workspaceId;
-  const challenges = await service.db
-    .delete(factorChallenges)
-    .where(and(lt(factorChallenges.expiresAt, cutoff), ws === undefined ? undefined : eq(factorChallenges.workspaceId, ws)))
-    .returning({ id: factorChallenges.id });
-  const codes = await service.db
-    .delete(authorizationCodes)
-    .where(and(lt(authorizationCodes.expiresAt, cutoff), ws === undefined ? undefined : eq(authorizationCodes.workspaceId, ws)))
-    .returning({ id: authorizationCodes.codeHash });
-  const transactions = await service.db
-    .delete(authorizationTransactions)
-    .where(and(lt(authorizationTransactions.expiresAt, cutoff), ws === undefined ? undefined : eq(authorizationTransactions.workspaceId, ws)))
-    .returning({ id: authorizationTransactions.id });
+  const inWorkspace = (column: PgColumn) => (ws === undefined ? undefined : eq(column, ws));
+  const challenges = await deleteInBatches(service.db, factorChallenges, factorChallenges.id, and(lt(factorChallenges.expiresAt, cutoff), inWorkspace(factorChallenges.workspaceId)));
+  const codes = await deleteInBatches(service.db, authorizationCodes, authorizationCodes.codeHash, and(lt(authorizationCodes.expiresAt, cutoff), inWorkspace(authorizationCodes.workspaceId)));
+  const transactions = await deleteInBatches(
+    service.db,
+    authorizationTransactions,
+    authorizationTransactions.id,
+    and(lt(authorizationTransactions.expiresAt, cutoff), inWorkspace(authorizationTransactions.workspaceId)),
+  );
   // An unconfirmed enrolment can be completed for 10 minutes (lib/authn/factors/totp/totp.ts ENROLMENT_TTL_MS).
-  const enrolments = await service.db
-    .delete(totpFactors)
-    .where(and(isNull(totpFactors.confirmedAt), lt(totpFactors.createdAt, new Date(now - 10 * MINUTE - PURGE_GRACE_MS)), ws === undefined ? undefined : eq(totpFactors.workspaceId, ws)))
-    .returning({ id: totpFactors.id });
+  const enrolments = await deleteInBatches(
+    service.db,
+    totpFactors,
+    totpFactors.id,
+    and(isNull(totpFactors.confirmedAt), lt(totpFactors.createdAt, new Date(now - 10 * MINUTE - PURGE_GRACE_MS)), inWorkspace(totpFactors.workspaceId)),
+  );
   // Account-security portal sessions last at most 30 minutes.
-  const portalSessions = await service.db
-    .delete(accountSecurityPortalSessions)
-    .where(and(lt(accountSecurityPortalSessions.expiresAt, cutoff), ws === undefined ? undefined : eq(accountSecurityPortalSessions.workspaceId, ws)))
-    .returning({ id: accountSecurityPortalSessions.id });
-  const samlAssertions = await service.db
-    .delete(samlAssertionReplays)
-    .where(and(lt(samlAssertionReplays.expiresAt, cutoff), ws === undefined ? undefined : eq(samlAssertionReplays.workspaceId, ws)))
-    .returning({ id: samlAssertionReplays.assertionId });
-  const outbox = await service.db
-    .delete(mailOutbox)
-    .where(and(lt(mailOutbox.createdAt, new Date(now - OUTBOX_RETENTION_MS)), ws === undefined ? undefined : eq(mailOutbox.workspaceId, ws)))
-    .returning({ id: mailOutbox.id });
+  const portalSessions = await deleteInBatches(
+    service.db,
+    accountSecurityPortalSessions,
+    accountSecurityPortalSessions.id,
+    and(lt(accountSecurityPortalSessions.expiresAt, cutoff), inWorkspace(accountSecurityPortalSessions.workspaceId)),
+  );
+  const samlAssertions = await deleteInBatches(
+    service.db,
+    samlAssertionReplays,
+    samlAssertionReplays.assertionId,
+    and(lt(samlAssertionReplays.expiresAt, cutoff), inWorkspace(samlAssertionReplays.workspaceId)),
+  );
+  const outbox = await deleteInBatches(service.db, mailOutbox, mailOutbox.id, and(lt(mailOutbox.createdAt, new Date(now - OUTBOX_RETENTION_MS)), inWorkspace(mailOutbox.workspaceId)));
   return {
-    transactions: transactions.length,
-    codes: codes.length,
-    challenges: challenges.length,
-    enrolments: enrolments.length,
-    portalSessions: portalSessions.length,
-    samlAssertions: samlAssertions.length,
-    outbox: outbox.length,
+    transactions,
+    codes,
+    challenges,
+    enrolments,
+    portalSessions,
+    samlAssertions,
+    outbox,
   };
 }
 
@@ -179,17 +184,61 @@ export async function purgeOldAuditEvents(service: Service, options: { workspace
   return deleteInBatches(service.db, auditEvents, auditEvents.id, where);
 }
 
-/** Runs the purge every PURGE_INTERVAL_MS (first run after one interval); stop with the returned function. */
+/**
+ * Deletes operator invitations over for ENDED_RETENTION_MS: accepted, revoked, or past their
+ * expiry. Until then the console lists them with their outcome; the audit log keeps the record.
+ */
+export async function purgeEndedInvitations(service: Service, options: { workspaceId?: string } = {}): Promise<number> {
+  const cutoff = new Date(service.clock.now().getTime() - ENDED_RETENTION_MS);
+  const over = and(
+    or(lt(operatorInvitations.acceptedAt, cutoff), lt(operatorInvitations.revokedAt, cutoff), lt(operatorInvitations.expiresAt, cutoff)),
+    options.workspaceId === undefined ? undefined : eq(operatorInvitations.workspaceId, options.workspaceId),
+  );
+  return deleteInBatches(service.db, operatorInvitations, operatorInvitations.id, over);
+}
+
+/** The service setting that records which instance holds the purge, and since when. */
+const PURGE_LEASE = "purge.lease";
+/** How long a taken lease keeps other instances from purging: less than an interval, so its holder renews it. */
+export const PURGE_LEASE_MS = PURGE_INTERVAL_MS - MINUTE;
+
+/**
+ * Takes the purge for `holder` when no instance took it within PURGE_LEASE_MS (one atomic
+ * upsert: of instances racing for it, exactly one gets it). True when taken.
+ */
+export async function takePurgeLease(service: Service, holder: string): Promise<boolean> {
+  const now = service.clock.now();
+  const taken = await service.db
+    .insert(serviceSettings)
+    .values({ key: PURGE_LEASE, value: holder, updatedAt: now })
+    .onConflictDoUpdate({ target: serviceSettings.key, set: { value: holder, updatedAt: now }, setWhere: lt(serviceSettings.updatedAt, new Date(now.getTime() - PURGE_LEASE_MS)) })
+    .returning({ key: serviceSettings.key });
+  return taken.length === 1;
+}
+
+/** One purge run: every kind of row past its retention (docs/operations.md), on the instance holding the lease only. */
+export async function runPurge(service: Service, holder: string): Promise<boolean> {
+  if (!(await takePurgeLease(service, holder))) return false;
+  await purgeExpiredAccessTokens(service);
+  await purgeExpiredSignInRows(service);
+  await purgeEndedSessions(service);
+  await purgeEndedInvitations(service);
+  await purgeOldAuditEvents(service);
+  await purgeEndedRateLimits(service.db, service.clock.now());
+  return true;
+}
+
+/**
+ * Runs the purge every PURGE_INTERVAL_MS (first run after one interval) on whichever instance
+ * holds the lease; stop with the returned function.
+ */
 export function startAccessTokenPurge(service: Service): () => void {
+  const holder = `${hostname()}:${process.pid}:${randomUUID()}`;
   let running = false;
   const timer = setInterval(() => {
     if (running) return;
     running = true;
-    purgeExpiredAccessTokens(service)
-      .then(() => purgeExpiredSignInRows(service))
-      .then(() => purgeEndedSessions(service))
-      .then(() => purgeOldAuditEvents(service))
-      .then(() => purgeEndedRateLimits(service.db, service.clock.now()))
+    runPurge(service, holder)
       .catch((error: Error) => console.warn(`[latchkey] expired row purge failed (retried in ${PURGE_INTERVAL_MS / MINUTE} min): ${error.message}`))
       .finally(() => {
         running = false;

@@ -189,3 +189,87 @@ describe("audit log retention", () => {
     expect(await ids()).toEqual([`a-recent-${auditWs}`]);
   });
 });
+
+describe("operator invitations retention", () => {
+  it("deletes invitations accepted, revoked or expired 30 days ago, and keeps pending ones and those that ended since", async () => {
+    const { operatorInvitations } = await import("../../db/schema");
+    const { ENDED_RETENTION_MS, purgeEndedInvitations } = await import("../../lib/oauth/token-purge");
+    const invitationWs = uniqueWorkspaceId("purge-invitations");
+    await seed(h, standardWorkspace(invitationWs));
+    const ago = (ms: number) => new Date(h.clock.now().getTime() - ms);
+    const over = ENDED_RETENTION_MS + 1;
+    const recently = ENDED_RETENTION_MS - MINUTE;
+    const invitation = (id: string, ended: { expiresAt: Date; acceptedAt?: Date; revokedAt?: Date }) => ({
+      id: `${id}-${invitationWs}`, workspaceId: invitationWs, email: `${id}@example.test`, emailNormalized: `${id}@example.test`, role: "viewer" as const,
+      tokenHash: `${id}-${invitationWs}`, createdAt: ago(ENDED_RETENTION_MS * 2), acceptedAt: null, revokedAt: null, ...ended,
+    });
+    const later = new Date(h.clock.now().getTime() + 7 * 24 * 60 * MINUTE);
+    await h.service.db.insert(operatorInvitations).values([
+      invitation("accepted-old", { expiresAt: later, acceptedAt: ago(over) }),
+      invitation("revoked-old", { expiresAt: later, revokedAt: ago(over) }),
+      invitation("expired-old", { expiresAt: ago(over) }),
+      invitation("accepted-recent", { expiresAt: later, acceptedAt: ago(recently) }),
+      invitation("expired-recent", { expiresAt: ago(recently) }),
+      invitation("pending", { expiresAt: later }),
+    ]);
+    const ids = async () =>
+      (await h.service.db.select({ id: operatorInvitations.id }).from(operatorInvitations).where(eq(operatorInvitations.workspaceId, invitationWs))).map((r) => r.id.replace(`-${invitationWs}`, "")).sort();
+    expect(await purgeEndedInvitations(h.service, { workspaceId: invitationWs })).toBe(3);
+    expect(await ids()).toEqual(["accepted-recent", "expired-recent", "pending"]);
+    expect(await purgeEndedInvitations(h.service, { workspaceId: invitationWs })).toBe(0);
+  });
+});
+
+describe("one instance purges at a time", () => {
+  it("of 20 instances taking the purge at once, exactly one gets it; it is free again once the lease has run out", async () => {
+    const { PURGE_INTERVAL_MS, PURGE_LEASE_MS, takePurgeLease } = await import("../../lib/oauth/token-purge");
+    expect(PURGE_LEASE_MS).toBeLessThan(PURGE_INTERVAL_MS);
+    const race = () => Promise.all(Array.from({ length: 20 }, (_, i) => takePurgeLease(h.service, `instance-${i}`)));
+    // Far ahead of any earlier lease, on this run's shared database.
+    h.clock.advance(PURGE_LEASE_MS * 10);
+    expect((await race()).filter(Boolean)).toHaveLength(1);
+    expect((await race()).filter(Boolean)).toHaveLength(0);
+    h.clock.advance(PURGE_LEASE_MS - 1);
+    expect((await race()).filter(Boolean)).toHaveLength(0);
+    h.clock.advance(2);
+    expect((await race()).filter(Boolean)).toHaveLength(1);
+  });
+
+  it("a run purges every kind of row past its retention on the instance holding the lease, and another instance's run purges nothing", async () => {
+    const { openFreshEmbeddedDatabase } = await import("../setup/test-database");
+    const { createService } = await import("../../lib/service");
+    const { auditEvents, operatorInvitations, rateLimits, factorChallenges } = await import("../../db/schema");
+    const { ENDED_RETENTION_MS, runPurge } = await import("../../lib/oauth/token-purge");
+    const own = await openFreshEmbeddedDatabase();
+    const service = createService(own.db, { ...h.service.config, auditRetentionDays: 90 }, h.clock);
+    const ownHarness: Harness = { service, clock: h.clock, handle: own };
+    const runWs = uniqueWorkspaceId("purge-run");
+    await seed(ownHarness, standardWorkspace(runWs));
+    const ago = (ms: number) => new Date(h.clock.now().getTime() - ms);
+    const DAY_MS = 24 * 60 * MINUTE;
+    const plant = async (suffix: string, age: number) => {
+      await own.db.insert(auditEvents).values({ id: `audit-${suffix}`, workspaceId: runWs, type: "session.logout", createdAt: ago(age * 91 * DAY_MS) });
+      await own.db.insert(operatorInvitations).values({
+        id: `inv-${suffix}`, workspaceId: runWs, email: "x@example.test", emailNormalized: "x@example.test", role: "viewer", tokenHash: `inv-${suffix}`,
+        createdAt: ago(age * (ENDED_RETENTION_MS + DAY_MS) + DAY_MS), expiresAt: ago(age * (ENDED_RETENTION_MS + DAY_MS)),
+      });
+      await own.db.insert(rateLimits).values({ key: `rl-${suffix}`, windowStart: ago(age * 2 * 60 * MINUTE), count: 1 });
+      await own.db.insert(factorChallenges).values({ id: `ch-${suffix}`, workspaceId: runWs, kind: "email_otp", purpose: "sign_in", bindingId: "b", secret: "s", createdAt: ago(age * 2 * 60 * MINUTE), expiresAt: ago(age * 2 * 60 * MINUTE - MINUTE) });
+    };
+    await plant("old", 1);
+    await plant("new", 0);
+    const left = async () => [
+      ...(await own.db.select({ id: auditEvents.id }).from(auditEvents).where(eq(auditEvents.workspaceId, runWs))).map((r) => r.id).filter((id) => id.startsWith("audit-")),
+      ...(await own.db.select({ id: operatorInvitations.id }).from(operatorInvitations)).map((r) => r.id),
+      ...(await own.db.select({ id: rateLimits.key }).from(rateLimits)).map((r) => r.id),
+      ...(await own.db.select({ id: factorChallenges.id }).from(factorChallenges)).map((r) => r.id),
+    ].sort();
+
+    expect(await runPurge(service, "instance-a")).toBe(true);
+    expect(await left()).toEqual(["audit-new", "ch-new", "inv-new", "rl-new"]);
+    // Instance b, within a's lease: nothing is purged, not even what has meanwhile grown old.
+    await plant("old-2", 1);
+    expect(await runPurge(service, "instance-b")).toBe(false);
+    expect(await left()).toContain("audit-old-2");
+  });
+});
