@@ -128,6 +128,9 @@ export interface ErrorFamily {
   notFound(): Response;
 }
 
+/** How soon a client may try again after a 503 (a failover or a restart of the database takes seconds). */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = "5";
+
 /**
  * The one failure mapping of every boundary: a rule error keeps its status, unstorable text is
  * 400, a dependency failure 503 (logged in one line, without statement parameters), anything else
@@ -141,7 +144,10 @@ export function failureResponse(family: ErrorFamily, error: unknown, where?: str
   const at = where ? `${where}: ` : "";
   if (isDependencyFailure(error)) {
     console.error(`[latchkey] ${at}dependency failure: ${dependencyFailureSummary(error)}`);
-    return family.unavailable();
+    const response = family.unavailable();
+    // Every 503 says when to try again, whichever family worded it.
+    if (!response.headers.has("retry-after")) response.headers.set("Retry-After", UNAVAILABLE_RETRY_AFTER_SECONDS);
+    return response;
   }
   const id = crypto.randomUUID();
   console.error(`[latchkey] ${at}internal error (${id}): ${loggableError(error)}`);

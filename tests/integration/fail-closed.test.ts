@@ -4,8 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import { openDatabase, type DatabaseHandle } from "../../db/client";
 import { createService } from "../../lib/service";
-import { basic, call, createHarness, exchangeCode, seed, signIn, uniqueWorkspaceId, type Harness } from "../helpers/harness";
-import { ADA, M2M, SPA, standardWorkspace } from "../helpers/fixtures";
+import { authorizeQuery, basic, call, createHarness, exchangeCode, Jar, PUBLIC_URL, seed, signIn, uniqueWorkspaceId, type Harness } from "../helpers/harness";
+import { ADA, M2M, SPA, WEB, standardWorkspace } from "../helpers/fixtures";
+import { contextFor, resolveWorkspace } from "../../lib/server/router";
+import { signInView } from "../../lib/sign-in/view";
 
 const ws = uniqueWorkspaceId("down");
 const defaultWs = ws;
@@ -242,5 +244,53 @@ describe.runIf(Boolean(inject("databaseUrl")))("real PostgreSQL refusals: a miss
     expect((await readOnly.session()).status).toBe(200);
     await expectUnavailable(await readOnly.refresh());
     expect((await requests(h, tokens, ws).refresh()).status).toBe(200);
+  });
+
+  it("a read-only database answers 503 with Retry-After on every write path, each in its route's shape, and nothing is written", async () => {
+    const url = new URL(target);
+    url.searchParams.set("default_transaction_read_only", "on");
+    const ro = await over(url);
+    // A workspace whose web application may open the account-security portal.
+    const rw = uniqueWorkspaceId("read-only");
+    const doc = standardWorkspace(rw);
+    for (const app of doc.applications as { client_id: string; account_security?: boolean }[]) if (app.client_id === WEB.client_id) app.account_security = true;
+    await seed(h, doc);
+    const handoffApi = (harness: Harness, endpoint: string, body: object) =>
+      call(harness, `/t/${rw}/auth/account/${endpoint}?client_id=${WEB.client_id}`, { method: "POST", body: JSON.stringify(body), headers: { authorization: basic(WEB.client_id, WEB.secret), "content-type": "application/json" } });
+    expect((await handoffApi(h, "configuration", { callback_uri: "https://web.example.test/account/handoff", return_uri: "https://web.example.test/settings", version: 0 })).status).toBe(200);
+    // What a browser and the applications hold, made on the writable database.
+    const web = await signIn(h, rw, { ...WEB, ...ADA, scope: "openid" });
+    const webTokens = await (await exchangeCode(h, rw, { code: web.callback.searchParams.get("code")!, redirect_uri: WEB.redirect_uri, verifier: web.verifier, authorization: basic(WEB.client_id, WEB.secret) })).json();
+    const pending = await signIn(h, rw, { ...SPA, ...ADA });
+    const { query } = authorizeQuery(SPA);
+    const started = await call(h, `/t/${rw}/oauth2/authorize?${query}`);
+    const jar = new Jar().take(started);
+    const tx = new URL(started.headers.get("location")!, PUBLIC_URL).searchParams.get("tx")!;
+    const view = await signInView(contextFor(h.service, (await resolveWorkspace(h.service, rw))!), tx, jar.header());
+    if (view.kind !== "step") throw new Error("no sign-in step");
+    const webClient = { authorization: basic(WEB.client_id, WEB.secret) };
+
+    const writes: [string, () => Promise<Response>, RegExp][] = [
+      ["a new sign-in (authorize)", () => call(ro, `/t/${rw}/oauth2/authorize?${authorizeQuery(SPA).query}`), /text\/html/],
+      ["a password sign-in", () => call(ro, `/t/${rw}/sign-in/password`, { form: { tx, csrf: view.csrf, email: ADA.email, password: ADA.password }, cookie: jar.header(), headers: { origin: PUBLIC_URL } }), /text\/html/],
+      ["a code exchange", () => exchangeCode(ro, rw, { code: pending.callback.searchParams.get("code")!, redirect_uri: SPA.redirect_uri, verifier: pending.verifier, client_id: SPA.client_id }), /json/],
+      ["a refresh", () => call(ro, `/t/${rw}/oauth2/token`, { form: { grant_type: "refresh_token", refresh_token: webTokens.refresh_token }, headers: webClient }), /json/],
+      ["a revocation", () => call(ro, `/t/${rw}/oauth2/revoke`, { form: { token: webTokens.refresh_token }, headers: webClient }), /json/],
+      ["a handoff launch", () => handoffApi(ro, "launch", { user_token: webTokens.access_token, state: "s".repeat(43) }), /json/],
+      ["a handoff configuration", () => handoffApi(ro, "configuration", { callback_uri: "https://web.example.test/account/other", return_uri: "https://web.example.test/settings", version: 1 }), /json/],
+      ["a sign-out", () => call(ro, `/t/${rw}/oidc/logout?${new URLSearchParams({ client_id: WEB.client_id, post_logout_redirect_uri: "https://web.example.test/signed-out" })}`, { cookie: web.jar.header() }), /text\/html/],
+    ];
+    for (const [what, send, shape] of writes) {
+      const res = await send();
+      expect(res.status, what).toBe(503);
+      expect(res.headers.get("retry-after"), what).toBeTruthy();
+      expect(res.headers.get("content-type"), what).toMatch(shape);
+    }
+    // What needs no write still answers: a sealed workload token, the session check.
+    expect((await requests(ro, webTokens, rw).clientCredentials()).status).toBe(200);
+    expect((await requests(ro, webTokens, rw).session()).status).toBe(200);
+    // Nothing happened: the code, the refresh token and the sign-in's session are all still good on the writable database.
+    expect((await exchangeCode(h, rw, { code: pending.callback.searchParams.get("code")!, redirect_uri: SPA.redirect_uri, verifier: pending.verifier, client_id: SPA.client_id })).status).toBe(200);
+    expect((await call(h, `/t/${rw}/oauth2/token`, { form: { grant_type: "refresh_token", refresh_token: webTokens.refresh_token }, headers: webClient })).status).toBe(200);
   });
 });
