@@ -118,11 +118,11 @@ function wrapped<T extends postgres.Sql>(sql: T, observer: DatabaseObserver | nu
   const unsafe = sql.unsafe.bind(sql);
   const target = sql as unknown as Record<string, unknown>;
   // postgres.js sends a transaction's BEGIN through `sql.unsafe`, synchronously within `begin`:
-  // the transaction holds that connection, the BEGIN does not hold another.
+  // it is part of the transaction's time and connection, not a statement of its own (as with PGlite).
   let beginning = false;
   target.unsafe = (query: string, params?: unknown[], options?: { prepare?: boolean }) => {
     const statement = unsafe(query, params as postgres.ParameterOrJSON<never>[], { ...options, prepare: true });
-    if (observer?.enabled) observed(statement, observer, "statement", !inTransaction && !beginning);
+    if (observer?.enabled && !beginning) observed(statement, observer, "statement", !inTransaction);
     return statement;
   };
   for (const name of ["begin", "savepoint"] as const) {

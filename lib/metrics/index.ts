@@ -65,9 +65,6 @@ const scope = globalThis as Record<symbol, unknown>;
 /** Shared by every copy of this module in the process (see the top of the file). */
 export const holder: Holder = (scope[KEY] as Holder | undefined) ?? (scope[KEY] = { recorder: null, pools: new Set() } satisfies Holder);
 
-/** Whether metrics are being recorded (METRICS_PORT is set). */
-export const metricsEnabled = (): boolean => holder.recorder !== null;
-
 /** A token response the token endpoint answered, by its grant type (`GRANTS`, lib/oauth/grants). */
 export function countTokenIssued(grant: string): void {
   holder.recorder?.tokenIssued(grant);
