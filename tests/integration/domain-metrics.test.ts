@@ -327,14 +327,21 @@ describe("the database's timings and pool", () => {
     const gate = new Promise<void>((resolve) => (release = resolve));
     const transaction = handle.db.transaction(async (tx) => {
       await tx.execute(sql`select 1`);
+      // Running while the gauge is read below: a statement of the transaction holds no connection of its own.
+      const running = tx.execute(sql`select pg_sleep(0.2)`).then(() => undefined);
       entered();
       await gate;
+      await running;
     });
     await inside;
-    expect(await value(POOL, { state: "in_use" })).toBe(inUse + 1);
+    // A statement reaches the client after a few turns of drizzle's promises.
+    const turns = async (n: number, until = () => Promise.resolve(false)) => {
+      for (let i = 0; i < n && !(await until()); i++) await new Promise((resolve) => setImmediate(resolve));
+    };
+    await turns(20);
+    expect([await value(POOL, { state: "in_use" }), await value(POOL, { state: "waiting" })]).toEqual([inUse + 1, waiting]);
     const outside = handle.db.execute(sql`select 3`).then(() => undefined);
-    // The statement reaches the client after a few turns of drizzle's promises.
-    for (let i = 0; i < 100 && (await value(POOL, { state: "waiting" })) === waiting; i++) await new Promise((resolve) => setImmediate(resolve));
+    await turns(100, async () => (await value(POOL, { state: "waiting" })) !== waiting);
     expect(await value(POOL, { state: "waiting" })).toBe(waiting + 1);
     expect(await value(POOL, { state: "in_use" })).toBe(inUse + 1);
     release();
