@@ -66,7 +66,7 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
       connect_timeout: 5,
       idle_timeout: 60,
     });
-    const db = drizzlePostgres(wrapped(client, observer ?? null), { schema }) as unknown as Database;
+    const db = drizzlePostgres(preparedAndTimed(client, observer ?? null), { schema }) as unknown as Database;
     observer?.opened(max);
     return {
       db,
@@ -114,7 +114,7 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
  * The same wrapper times statements and transactions for `observer` while it is enabled
  * (`observed`); a statement inside a transaction holds no connection of its own.
  */
-function wrapped<T extends postgres.Sql>(sql: T, observer: DatabaseObserver | null, inTransaction = false): T {
+function preparedAndTimed<T extends postgres.Sql>(sql: T, observer: DatabaseObserver | null, inTransaction = false): T {
   const unsafe = sql.unsafe.bind(sql);
   const target = sql as unknown as Record<string, unknown>;
   // postgres.js sends a transaction's BEGIN through `sql.unsafe`, synchronously within `begin`:
@@ -131,7 +131,7 @@ function wrapped<T extends postgres.Sql>(sql: T, observer: DatabaseObserver | nu
     target[name] = (...args: unknown[]) => {
       const last = args.length - 1;
       const fn = args[last];
-      if (typeof fn === "function") args[last] = (tx: postgres.Sql) => (fn as (tx: postgres.Sql) => unknown)(wrapped(tx, observer, true));
+      if (typeof fn === "function") args[last] = (tx: postgres.Sql) => (fn as (tx: postgres.Sql) => unknown)(preparedAndTimed(tx, observer, true));
       if (name === "savepoint" || !observer?.enabled) return original.apply(sql, args);
       beginning = true;
       let transaction: Promise<unknown>;
