@@ -14,10 +14,12 @@ const KERNEL = ["^db/", "^lib/clock\\.ts$", "^lib/crypto\\.ts$", "^lib/config\\.
 
 /** Each lib/ folder and what it may import besides itself and the kernel, bottom to top. */
 const LAYERS = {
-  "lib/limits": [],
+  // Domain metrics: recorded from every layer below the server, so below them all (it imports nothing of lib/).
+  "lib/metrics": [],
+  "lib/limits": ["lib/metrics"],
   "lib/outbound": [],
-  "lib/service.ts": ["lib/limits", "lib/outbound"],
-  "lib/http": ["lib/limits", "lib/service.ts"],
+  "lib/service.ts": ["lib/limits", "lib/metrics", "lib/outbound"],
+  "lib/http": ["lib/limits", "lib/metrics", "lib/service.ts"],
   "lib/forms": [],
   "lib/branding": [],
   "lib/hosted": ["lib/branding", "lib/http"],
@@ -25,14 +27,14 @@ const LAYERS = {
   "lib/clients": ["lib/audit"],
   "lib/authority": ["lib/http", "lib/service.ts"],
   "lib/authn": ["lib/authority", "lib/audit", "lib/http", "lib/hosted", "lib/limits", "lib/service.ts"],
-  "lib/oauth": ["lib/authority", "lib/authn", "lib/audit", "lib/hosted", "lib/http", "lib/limits", "lib/service.ts"],
+  "lib/oauth": ["lib/authority", "lib/authn", "lib/audit", "lib/hosted", "lib/http", "lib/limits", "lib/metrics", "lib/service.ts"],
   "lib/authz": ["lib/authority", "lib/oauth", "lib/audit", "lib/http", "lib/service.ts"],
   "lib/federation": ["lib/authn", "lib/audit", "lib/hosted", "lib/http", "lib/outbound", "lib/service.ts"],
   "lib/hostnames": ["lib/federation", "lib/http", "lib/service.ts"],
-  "lib/sign-in": ["lib/federation", "lib/authn", "lib/oauth", "lib/audit", "lib/hosted", "lib/http", "lib/service.ts"],
+  "lib/sign-in": ["lib/federation", "lib/authn", "lib/oauth", "lib/audit", "lib/hosted", "lib/http", "lib/metrics", "lib/service.ts"],
   "lib/workspaces": ["lib/hostnames", "lib/federation", "lib/authn", "lib/authz", "lib/clients", "lib/audit", "lib/branding"],
   "lib/account-security": ["lib/hostnames", "lib/sign-in", "lib/federation", "lib/workspaces", "lib/authn", "lib/authority", "lib/oauth", "lib/audit", "lib/hosted", "lib/http", "lib/limits", "lib/service.ts"],
-  "lib/server": ["lib/hostnames", "lib/account-security", "lib/sign-in", "lib/federation", "lib/authz", "lib/oauth", "lib/authn", "lib/hosted", "lib/http", "lib/limits", "lib/service.ts"],
+  "lib/server": ["lib/hostnames", "lib/account-security", "lib/sign-in", "lib/federation", "lib/authz", "lib/oauth", "lib/authn", "lib/hosted", "lib/http", "lib/limits", "lib/metrics", "lib/service.ts"],
   "lib/console": [
     "lib/server", "lib/hostnames", "lib/account-security", "lib/workspaces", "lib/sign-in", "lib/federation", "lib/authz", "lib/oauth", "lib/authn", "lib/authority",
     "lib/clients", "lib/audit", "lib/branding", "lib/hosted", "lib/forms", "lib/http", "lib/service.ts",

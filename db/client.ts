@@ -18,6 +18,22 @@ export interface DatabaseHandle {
 }
 
 /**
+ * Whoever watches the database (lib/metrics/database.ts, when METRICS_PORT is set): how long each
+ * statement and each transaction took, and how many connections are held. Per statement the
+ * client only asks whether it is `enabled`; while it is not, nothing else is done or allocated.
+ */
+export interface DatabaseObserver {
+  readonly enabled: boolean;
+  /** The pool's size (1 for the embedded database), when the database opens. */
+  opened(max: number): void;
+  /** A connection taken (+1: by a statement outside a transaction, or by a transaction) or given back (-1). */
+  held(change: 1 | -1): void;
+  /** A statement, or a transaction from its BEGIN to its COMMIT or ROLLBACK, ended (either way) after `seconds`. */
+  timed(kind: "statement" | "transaction", seconds: number): void;
+  closed(): void;
+}
+
+/**
  * PostgreSQL settings of the embedded database in DATA_DIR (written to its postgresql.conf at each
  * start). PostgreSQL's default 128 MB of shared buffers is most of the process's memory in
  * WebAssembly, which never shrinks; 16 MB holds a development or small installation's working set
@@ -36,19 +52,30 @@ export interface OpenOptions {
   /** Directory of the embedded database; omitted means in memory (tests). */
   dataDir?: string;
   poolSize?: number;
+  observer?: DatabaseObserver;
 }
 
 export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle> {
+  const { observer } = options;
   if (options.databaseUrl) {
+    const max = options.poolSize ?? 10;
     const client = postgres(options.databaseUrl, {
-      max: options.poolSize ?? 10,
+      max,
       onnotice: () => {},
       // Fail fast when the server is unreachable so authority checks answer 503 promptly.
       connect_timeout: 5,
       idle_timeout: 60,
     });
-    const db = drizzlePostgres(alwaysPrepared(client), { schema }) as unknown as Database;
-    return { db, kind: "postgres", close: () => client.end({ timeout: 5 }) };
+    const db = drizzlePostgres(preparedAndTimed(client, observer ?? null), { schema }) as unknown as Database;
+    observer?.opened(max);
+    return {
+      db,
+      kind: "postgres",
+      close: async () => {
+        observer?.closed();
+        await client.end({ timeout: 5 });
+      },
+    };
   }
   let release = () => {};
   let pglite: PGlite;
@@ -61,11 +88,14 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
     pglite = new PGlite();
   }
   await pglite.waitReady;
+  if (observer) observePglite(pglite, observer);
   const db = drizzlePglite(pglite, { schema }) as unknown as Database;
+  observer?.opened(1);
   return {
     db,
     kind: "pglite",
     close: async () => {
+      observer?.closed();
       await pglite.close();
       release();
     },
@@ -80,23 +110,85 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
  * rotation). postgres.js keys its statement cache by query text, and the query texts are fixed
  * (values are always parameters), so the cache stays small. Transactions get their own `sql`
  * from `begin` (and `savepoint`): those are wrapped too.
+ *
+ * The same wrapper times statements and transactions for `observer` while it is enabled
+ * (`observed`); a statement inside a transaction holds no connection of its own.
  */
-function alwaysPrepared<T extends postgres.Sql>(sql: T): T {
+function preparedAndTimed<T extends postgres.Sql>(sql: T, observer: DatabaseObserver | null, inTransaction = false): T {
   const unsafe = sql.unsafe.bind(sql);
   const target = sql as unknown as Record<string, unknown>;
-  target.unsafe = (query: string, params?: unknown[], options?: { prepare?: boolean }) =>
-    unsafe(query, params as postgres.ParameterOrJSON<never>[], { ...options, prepare: true });
+  // postgres.js sends a transaction's BEGIN through `sql.unsafe`, synchronously within `begin`:
+  // it is part of the transaction's time and connection, not a statement of its own (as with PGlite).
+  let beginning = false;
+  target.unsafe = (query: string, params?: unknown[], options?: { prepare?: boolean }) => {
+    const statement = unsafe(query, params as postgres.ParameterOrJSON<never>[], { ...options, prepare: true });
+    if (observer?.enabled && !beginning) observed(statement, observer, "statement", !inTransaction);
+    return statement;
+  };
   for (const name of ["begin", "savepoint"] as const) {
     const original = target[name] as ((...args: unknown[]) => unknown) | undefined;
     if (typeof original !== "function") continue;
     target[name] = (...args: unknown[]) => {
       const last = args.length - 1;
       const fn = args[last];
-      if (typeof fn === "function") args[last] = (tx: postgres.Sql) => (fn as (tx: postgres.Sql) => unknown)(alwaysPrepared(tx));
-      return original.apply(sql, args);
+      if (typeof fn === "function") args[last] = (tx: postgres.Sql) => (fn as (tx: postgres.Sql) => unknown)(preparedAndTimed(tx, observer, true));
+      if (name === "savepoint" || !observer?.enabled) return original.apply(sql, args);
+      beginning = true;
+      let transaction: Promise<unknown>;
+      try {
+        transaction = original.apply(sql, args) as Promise<unknown>;
+      } finally {
+        beginning = false;
+      }
+      observed(transaction, observer, "transaction", !inTransaction);
+      return transaction;
     };
   }
   return sql;
+}
+
+// The native `then`: a postgres.js query is a Promise whose own `then` starts it; this one only
+// waits for it (drizzle starts it, after choosing its result format).
+const whenSettled = Promise.prototype.then;
+
+/**
+ * Times `work` from now until it settles, holding a connection meanwhile when `holds`: two clock
+ * reads, one callback and the promise `then` makes, per statement.
+ */
+function observed(work: PromiseLike<unknown>, observer: DatabaseObserver, kind: "statement" | "transaction", holds: boolean): void {
+  const start = performance.now();
+  if (holds) observer.held(1);
+  const end = () => {
+    observer.timed(kind, (performance.now() - start) / 1000);
+    if (holds) observer.held(-1);
+  };
+  whenSettled.call(work, end, end);
+}
+
+/** The embedded database's statements and transactions, timed for `observer` while it is enabled (one connection: max 1). */
+function observePglite(pglite: PGlite, observer: DatabaseObserver): void {
+  const target = pglite as unknown as Record<string, unknown>;
+  const query = pglite.query.bind(pglite);
+  const transaction = pglite.transaction.bind(pglite);
+  target.query = (...args: Parameters<PGlite["query"]>) => {
+    const result = query(...args);
+    if (observer.enabled) observed(result, observer, "statement", true);
+    return result;
+  };
+  target.transaction = (fn: Parameters<PGlite["transaction"]>[0]) => {
+    if (!observer.enabled) return transaction(fn);
+    const result = transaction((tx) => {
+      const inner = tx.query.bind(tx);
+      (tx as unknown as Record<string, unknown>).query = (...args: Parameters<typeof tx.query>) => {
+        const statement = inner(...args);
+        if (observer.enabled) observed(statement, observer, "statement", false);
+        return statement;
+      };
+      return fn(tx);
+    });
+    observed(result, observer, "transaction", true);
+    return result;
+  };
 }
 
 /** The embedded database is single-process: refuse a second opener instead of corrupting it. */

@@ -2,6 +2,7 @@ import { openDatabase, runMigrations, type Database, type DatabaseHandle } from 
 import { fileOffsetClock, systemClock, type Clock } from "./clock";
 import { loadConfig, type Config } from "./config";
 import { RateLimiter } from "./limits/rate-limit";
+import { databaseObserver } from "./metrics/database";
 import { outboundFetch } from "./outbound/fetch";
 
 /** Everything an endpoint needs besides the request: database, configuration, clock. */
@@ -44,7 +45,8 @@ export function clockFor(config: Pick<Config, "publicUrl">, testClockFile: strin
 
 async function start(): Promise<{ service: Service; handle: DatabaseHandle }> {
   const config = loadConfig();
-  const handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  // Statement timings and the pool's state, recorded once METRICS_PORT enables the metrics (lib/metrics).
+  const handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, observer: databaseObserver() });
   await runMigrations(handle, config.databaseUrl);
   return { service: createService(handle.db, config, clockFor(config, process.env.LATCHKEY_TEST_CLOCK_FILE)), handle };
 }

@@ -68,6 +68,7 @@ export const handoffUnstorable = () => handoffBadRequest("The request contains a
  * The per-client request limit of the one client authentication (an OAuth 429) is answered in this shape too.
  */
 export const handoffFailures: ErrorFamily = {
+  name: "account-security",
   rule: (error) => {
     if (error instanceof HandoffError) return handoffErrorResponse(error);
     if (error instanceof OAuthError && error.status === 429) return handoffErrorResponse(handoffRateLimited(Number(error.options.headers?.["Retry-After"] ?? "60")));

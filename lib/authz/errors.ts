@@ -56,6 +56,7 @@ export function checkErrorResponse(error: CheckError): Response {
 
 /** The permission check's error family: its problem document (an unknown workspace is the generic 404 of every route). */
 export const checkFailures: ErrorFamily = {
+  name: "problem",
   rule: (error) => (error instanceof CheckError ? checkErrorResponse(error) : null),
   unstorable: () => checkErrorResponse(badRequest("The request contains a character that is not accepted (U+0000)")),
   unavailable: () => checkErrorResponse(checkUnavailable()),

@@ -3,7 +3,7 @@ import { failureResponse, RuleError, type ErrorFamily } from "./errors";
 
 const status = (code: number) => () => new Response(null, { status: code });
 /** A family that tells the classes of failure apart by status alone. */
-const probe: ErrorFamily = { rule: () => null, unstorable: status(400), unavailable: status(503), internal: status(500), rateLimited: status(429), notFound: status(404) };
+const probe: ErrorFamily = { name: "oauth", rule: () => null, unstorable: status(400), unavailable: status(503), internal: status(500), rateLimited: status(429), notFound: status(404) };
 
 /** Whether the one failure mapping (`failureResponse`) takes `error` for a dependency failure: a 503. */
 function isDependencyFailure(error: unknown): boolean {

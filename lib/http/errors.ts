@@ -1,3 +1,4 @@
+import { countDependencyFailure } from "../metrics";
 import { lightResponse } from "./response";
 
 /**
@@ -108,12 +109,17 @@ function dependencyFailureSummary(error: unknown): string {
   return loggableError(error).split("\n").slice(0, 2).join("; ");
 }
 
+/** The error families, by name. */
+export type ErrorFamilyName = "oauth" | "hosted" | "problem" | "account-security";
+
 /**
  * One route's error family: how it answers each class of failure in its own shape (the OAuth
  * JSON body, the permission check's problem document, the account-security handoff's error body,
  * a hosted page). `failureResponse` decides the class; the family only words the answer.
  */
 export interface ErrorFamily {
+  /** Its name, as a route declares it (lib/http/route.ts `errors`) and `latchkey_dependency_failures_total{family}` counts its 503s. */
+  name: ErrorFamilyName;
   /** The family's answer to a rule error it knows (keeping that error's status); null for anything else. */
   rule(error: unknown): Response | null;
   /** Text the database cannot store: a client error (400). */
@@ -144,6 +150,7 @@ export function failureResponse(family: ErrorFamily, error: unknown, where?: str
   const at = where ? `${where}: ` : "";
   if (isDependencyFailure(error)) {
     console.error(`[latchkey] ${at}dependency failure: ${dependencyFailureSummary(error)}`);
+    countDependencyFailure(family.name);
     const response = family.unavailable();
     // Every 503 says when to try again, whichever family worded it.
     if (!response.headers.has("retry-after")) response.headers.set("Retry-After", UNAVAILABLE_RETRY_AFTER_SECONDS);

@@ -1,5 +1,6 @@
 import type { RequestLimits } from "../limits/declarations";
 import type { Endpoint } from "./context";
+import type { ErrorFamilyName } from "./errors";
 
 /** One entry of the route table (lib/server/router.ts); feature modules export theirs. */
 export interface Route {
@@ -18,7 +19,7 @@ export interface Route {
    * page for browser routes, the permission check's problem document, or the account-security
    * handoff's error body (lib/account-security/errors.ts).
    */
-  errors?: "oauth" | "hosted" | "problem" | "account-security";
+  errors?: ErrorFamilyName;
   /**
    * This endpoint's request limits besides the table's own (every route's per-address limit,
    * lib/server/router.ts), declared here and enforced by the route runner through the one limiter:

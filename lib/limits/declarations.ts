@@ -3,8 +3,10 @@
  * the declarations below, and the functions here enforce any declaration with the RateLimiter
  * (./rate-limit.ts). Counter keys come from the declaration's name, so one factor counts on the
  * same counters wherever it is verified (sign-in, step-up, the portal, sign-up). docs/security.md's
- * table of limits is rendered from the declarations (./table.ts) and tested against them.
+ * table of limits is rendered from the declarations (./table.ts) and tested against them. Every
+ * refusal is counted here too, by the declaration's name (`latchkey_rate_limit_refusals_total`).
  */
+import { countRateLimitRefusal } from "../metrics";
 import type { Decision, RateLimiter } from "./rate-limit";
 
 /** The configured numbers a rate may scale from. */
@@ -92,6 +94,12 @@ const counter = (key: string, rate: Rate, base: LimitBase): Counter => ({ key, l
 
 type Refusal = { allowed: false; retryAfterSeconds: number };
 
+/** A refusal by the declaration named `name`, counted (lib/metrics). */
+function refusal(name: string, retryAfterSeconds: number): Refusal {
+  countRateLimitRefusal(name);
+  return { allowed: false, retryAfterSeconds };
+}
+
 /** The counters an attempt is checked under, up to the account ceiling; a refusal when one is reached. */
 function check(limiter: RateLimiter, base: LimitBase, limits: GuessingLimits, attempt: Omit<Attempt, "knownDevice">): Refusal | { counters: Counter[]; account: Counter | null } {
   const { name } = limits;
@@ -108,7 +116,7 @@ function check(limiter: RateLimiter, base: LimitBase, limits: GuessingLimits, at
     if (!rate) continue;
     const c = counter(key(), rate, base);
     const d = limiter.blocked(c.key, c.limit, c.windowMs);
-    if (!d.allowed) return { allowed: false, retryAfterSeconds: d.retryAfterSeconds };
+    if (!d.allowed) return refusal(name, d.retryAfterSeconds);
     counters.push(c);
   }
   const account = named && limits.perAccount ? counter(`${name}-account:${ws}:${attempt.account}`, limits.perAccount, base) : null;
@@ -134,13 +142,12 @@ export async function guard(limiter: RateLimiter, base: LimitBase, limits: Guess
   counters.push(account);
   const ceiling = limiter.blocked(account.key, account.limit, account.windowMs);
   if (ceiling.allowed) return allowed(limiter, counters);
-  const refused = { allowed: false as const, retryAfterSeconds: ceiling.retryAfterSeconds };
-  if (!limits.knownDevice || !attempt.knownDevice) return refused;
+  if (!limits.knownDevice || !attempt.knownDevice) return refusal(limits.name, ceiling.retryAfterSeconds);
   const device = await attempt.knownDevice(limits.knownDevice.after);
-  if (!device) return refused;
+  if (!device) return refusal(limits.name, ceiling.retryAfterSeconds);
   const own = counter(`${limits.name}-device:${attempt.workspaceId}:${device}`, limits.knownDevice.rate, base);
   const d = limiter.blocked(own.key, own.limit, own.windowMs);
-  if (!d.allowed) return { allowed: false, retryAfterSeconds: d.retryAfterSeconds };
+  if (!d.allowed) return refusal(limits.name, d.retryAfterSeconds);
   return allowed(limiter, [...counters, own]);
 }
 
@@ -155,7 +162,7 @@ export function guardNow(limiter: RateLimiter, base: LimitBase, limits: Guessing
   const { counters, account } = checked;
   if (!account) return allowed(limiter, counters);
   const d = limiter.blocked(account.key, account.limit, account.windowMs);
-  return d.allowed ? allowed(limiter, [...counters, account]) : { allowed: false, retryAfterSeconds: d.retryAfterSeconds };
+  return d.allowed ? allowed(limiter, [...counters, account]) : refusal(limits.name, d.retryAfterSeconds);
 }
 
 /**
@@ -189,7 +196,7 @@ export function countRequests(limiter: RateLimiter, base: LimitBase, declared: r
   for (const limits of declared) {
     if (limits.per !== per) continue;
     const decision = limiter.hit(requestKey(limits, workspaceId, subject), limitOf(limits.rate, base), limits.rate.windowMs);
-    if (!decision.allowed) return decision;
+    if (!decision.allowed) return refusal(limits.name, decision.retryAfterSeconds);
   }
   return { allowed: true, retryAfterSeconds: 0 };
 }

@@ -46,6 +46,7 @@ const rateLimited = (retryAfterSeconds: number) =>
 
 /** The OAuth boundary's error family: the JSON error body of RFC 6749. */
 export const oauthFailures: ErrorFamily = {
+  name: "oauth",
   rule: (error) => (error instanceof OAuthError ? oauthErrorResponse(error) : null),
   unstorable: () => oauthErrorResponse(unstorableText()),
   unavailable: () => oauthErrorResponse(unavailable()),
@@ -61,6 +62,7 @@ export const oauthFailures: ErrorFamily = {
  */
 export const hostedFailures: ErrorFamily = {
   ...oauthFailures,
+  name: "hosted",
   unstorable: () => hostedError("unstorable_request"),
   unavailable: () => {
     const page = hostedError("temporarily_unavailable");

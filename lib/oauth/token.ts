@@ -1,4 +1,5 @@
 import type { Endpoint } from "../http/context";
+import { countTokenIssued } from "../metrics";
 import { json } from "../http/errors";
 import { errorToResponse, invalidRequest, unsupportedGrantType } from "./errors";
 import { answerUnknownClientError, withCors } from "./cors";
@@ -27,7 +28,10 @@ export const tokenEndpoint: Endpoint = async (request, ctx) => {
     for (const name of params.keys()) {
       if (!grant.parameters.has(name)) throw invalidRequest(`Parameter ${name} is not recognized for ${grant.grantType}`);
     }
-    return withCors(json(await grant.handle(params, client, ctx, request)), client.corsOrigin);
+    const issued = await grant.handle(params, client, ctx, request);
+    // Every grant issues here, and only here: the one count of tokens issued (lib/metrics).
+    countTokenIssued(grant.grantType);
+    return withCors(json(issued), client.corsOrigin);
   } catch (error) {
     return withCors(errorToResponse(error), client.corsOrigin);
   }

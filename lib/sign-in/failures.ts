@@ -5,12 +5,14 @@
  * passwords into the email field): an unknown account is recorded without a subject. Wrong
  * second-factor codes and refused passkeys / security keys are recorded the same way. Attempts
  * the guessing limits refuse before any password is checked are not recorded (they are the
- * limiter's, and recording them would let a flood write without bound).
+ * limiter's, and recording them would let a flood write without bound). Each recorded failure is
+ * also counted in the domain metrics (`latchkey_sign_ins_total{outcome="failure"}`, ./outcomes.ts).
  */
 import { recordAudit } from "../audit/events";
 import type { FACTORS } from "../authn/factors/registry";
 import type { EndpointContext } from "../http/context";
 import { clientAddressOf } from "../http/client-address";
+import { countSignIn, type SignInMethod } from "../metrics";
 
 export type SignInFailureReason = "wrong_password" | "unknown_account" | "no_password" | "account_disabled" | "wrong_code" | "assertion_failed" | "credential_refused";
 /** The factor that failed, as its descriptor names its failures (`failedSignIn`: "webauthn" for a passkey or a security key). */
@@ -30,7 +32,16 @@ export async function recordSignInFailure(
     ip: clientAddressOf(request.headers, ctx.service.config.trustProxy),
     at: ctx.service.clock.now(),
   });
+  countSignIn(REFUSED[input.method], "failure");
 }
+
+/** The refused factor as the metric names it: a refused WebAuthn answer is not known to be a passkey or a security key. */
+const REFUSED: Record<SignInFailureMethod, SignInMethod> = {
+  password: "password",
+  webauthn: "webauthn",
+  totp: "totp",
+  recovery_code: "recovery_code",
+};
 
 /** Why a password sign-in failed, from the account row as found (or not). */
 export function passwordFailureReason(user: { passwordHash: string | null; status: string } | undefined, passwordMatched: boolean): SignInFailureReason {

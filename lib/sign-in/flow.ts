@@ -6,7 +6,7 @@
  *   size, the pending sign-in bound to this browser's `lk_tx_` cookie, and the CSRF token bound to
  *   both; the handler gets the verified transaction and form.
  * - `identify` records a first factor (the user it proved) on the transaction; `prove` records a
- *   further factor of the same user. Both then `advance`: the application's policy
+ *   further factor of the same user (each counted as a verified factor, ./outcomes.ts). Both then `advance`: the application's policy
  *   (lib/authn/policy.ts) decides what is still missing, and the browser goes back to the sign-in
  *   page for it, or the sign-in completes: a hosted session is created (or the live session being
  *   stepped up gets the new evidence and a new secret) and the code is issued.
@@ -30,6 +30,7 @@ import { readEvidence, withEvidence, type Evidence } from "../authn/evidence";
 import { nextStep, policyFor, type AuthPolicy, type NextStep } from "../authn/policy";
 import { enrolledSummary } from "../authn/factors";
 import { federatedEvidence, linkProvedAccount } from "../federation/identities";
+import { countVerified } from "./outcomes";
 
 
 /** The form's CSRF token: bound to the workspace, the transaction and the browser's HttpOnly `lk_tx_` cookie for it. */
@@ -144,6 +145,7 @@ export async function identify(
     ...from,
   });
   if (!updated) return hostedError("sign_in_expired");
+  countVerified(event);
   return advance(request, ctx, updated);
 }
 
@@ -159,6 +161,7 @@ export async function prove(
   if (!tx.userId) return toSignInPage(ctx, tx.id);
   const updated = await updateOpen(ctx, tx, { ...also, evidence: withEvidence(readEvidence(tx.evidence), event) }, tx.userId);
   if (!updated) return hostedError("sign_in_expired");
+  countVerified(event);
   return advance(request, ctx, updated);
 }
 

@@ -12,6 +12,7 @@ import { ACCESS_TOKEN_TTL_MS, effectiveHumanScopeSql, newAccessToken, newRefresh
 import { hasDuplicates, splitScope } from "../scopes";
 import { REFRESH_IDLE_MS } from "./authorization-code";
 import { inTransaction } from "../../http/transaction";
+import { countRefreshReuse } from "../../metrics";
 import type { GrantHandler } from "./types";
 
 /** Revokes a grant (refresh family); its access tokens stop passing every check because they join it. */
@@ -319,8 +320,8 @@ async function refuseUnrotated(
   if (presented.clientPk !== client.id) {
     throw presented.state === "current" && !presented.familyRevoked ? invalidGrant("The refresh token was issued to another client") : unusable();
   }
-  await inTransaction(ctx, async (tx) => {
-    if (!(await revokeGrant(tx, presented.grantId, "refresh_token_reuse"))) return;
+  const revoked = await inTransaction(ctx, async (tx) => {
+    if (!(await revokeGrant(tx, presented.grantId, "refresh_token_reuse"))) return false;
     await recordAudit(tx.service.db, {
       workspaceId: ctx.workspace.id,
       type: "refresh.reuse_detected",
@@ -333,6 +334,9 @@ async function refuseUnrotated(
       ip,
       at: now,
     });
+    return true;
   });
+  // Counted once the family's end is committed, once per family (a concurrent reuse found it revoked).
+  if (revoked) countRefreshReuse();
   throw unusable();
 }
