@@ -1,4 +1,5 @@
 import { lightResponse } from "./response";
+import { logError } from "./log";
 
 /**
  * A refusal decided by a rule (a protocol error, a permission-check problem): never a dependency
@@ -131,8 +132,8 @@ export interface ErrorFamily {
 /**
  * The one failure mapping of every boundary: a rule error keeps its status, unstorable text is
  * 400, a dependency failure 503 (logged in one line, without statement parameters), anything else
- * a 500 that leaks nothing but a request id (the error logged in full under it). `where` names the
- * boundary in the log.
+ * a 500 that leaks nothing but an error id (the error logged in full under it, with the id of the
+ * request it concerns: lib/http/log.ts). `where` names the boundary in the log.
  */
 export function failureResponse(family: ErrorFamily, error: unknown, where?: string): Response {
   const ruled = family.rule(error);
@@ -140,10 +141,10 @@ export function failureResponse(family: ErrorFamily, error: unknown, where?: str
   if (isUnstorableText(error)) return family.unstorable();
   const at = where ? `${where}: ` : "";
   if (isDependencyFailure(error)) {
-    console.error(`[latchkey] ${at}dependency failure: ${dependencyFailureSummary(error)}`);
+    logError(`${at}dependency failure`, dependencyFailureSummary(error));
     return family.unavailable();
   }
   const id = crypto.randomUUID();
-  console.error(`[latchkey] ${at}internal error (${id}): ${loggableError(error)}`);
+  logError(`${at}internal error (${id})`, loggableError(error));
   return family.internal(id);
 }
