@@ -10,7 +10,7 @@ import next from "next";
 import { startAdminSocket } from "./lib/cli/admin-socket";
 import { ConfigError, DEFAULT_SERVER_SETTINGS, loadConfig, type Config } from "./lib/config";
 import { readinessProbe } from "./lib/http/health";
-import { createLogger, logError, serverLog, useLogger } from "./lib/http/log";
+import { createLogger, logError, serverLog, setServerLog } from "./lib/http/log";
 import { clusterSource, collectProcessMetrics, processSource, startMetricsListener } from "./lib/server/metrics";
 import { createNodeServer, createRequestListener, type NodeHandler } from "./lib/server/node-server";
 import { httpRequestMetrics } from "./lib/server/request-metrics";
@@ -236,7 +236,7 @@ async function worker(config: Config) {
 async function main() {
   const config = loadConfigOrExit();
   // The log (LOG_FORMAT, LOG_LEVEL): request lines and errors; Next's route bundles write through it too.
-  if (config.log) useLogger(createLogger(config.log));
+  if (config.log) setServerLog(createLogger(config.log));
   if (cluster.isPrimary) await primary(config);
   else await worker(config);
 }

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { createLogger, currentRequestId, inRequest, logError, prettyLine, serverLog, useLogger, type Logger } from "./log";
+import { createLogger, currentRequestId, inRequest, logError, prettyLine, serverLog, setServerLog, type Logger } from "./log";
 import { failureResponse } from "./errors";
 import { oauthFailures } from "../oauth/errors";
 
@@ -10,7 +10,7 @@ function captured(format: "json" | "pretty", level: "info" | "debug" | "warn" | 
 
 describe("the server's log", () => {
   const unconfigured = serverLog();
-  afterEach(() => useLogger(unconfigured));
+  afterEach(() => setServerLog(unconfigured));
 
   it("json: one JSON object per line, with an ISO time and the level by name", () => {
     const { log, lines } = captured("json");
@@ -44,7 +44,7 @@ describe("the server's log", () => {
 
   it("an error logged while a request is answered names the request's id (the failure mapping included)", () => {
     const { log, lines } = captured("json");
-    useLogger(log);
+    setServerLog(log);
     expect(currentRequestId()).toBeUndefined();
     logError("outside", "detail");
     inRequest("req-42", () => {

@@ -106,7 +106,7 @@ const HOLDER = Symbol.for("latchkey.log");
 const holder: LogHolder = ((globalThis as Record<symbol, LogHolder | undefined>)[HOLDER] ??= { requests: new AsyncLocalStorage<string>() });
 
 /** Makes `logger` the process's log (server.ts, at start). */
-export function useLogger(logger: Logger): void {
+export function setServerLog(logger: Logger): void {
   holder.logger = logger;
 }
 
