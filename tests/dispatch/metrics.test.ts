@@ -1,6 +1,7 @@
 /**
  * The Prometheus listener of the real server (lib/server/metrics.ts, on the production build):
- * METRICS_PORT serves the process's metrics (heap, garbage collections) on a listener of its own;
+ * METRICS_PORT serves the process's metrics (heap, garbage collections) and the HTTP requests
+ * (lib/server/request-metrics.ts) on a listener of its own, and each request is a JSON line on stdout;
  * the issuer's listener never answers them. With
  * WEB_CONCURRENCY (PostgreSQL) the first process answers with the workers' sum. Needs the
  * production build like the equivalence test (under CI=1 a missing build fails instead of skipping).
@@ -51,7 +52,7 @@ describe.runIf(runRealServer)("the metrics listener of the real server", () => {
     return { ...base, DATA_DIR: dir };
   }
 
-  it("serves the heap and the garbage collections on METRICS_PORT, never on the issuer's listener", async () => {
+  it("serves the heap, the garbage collections and the HTTP requests on METRICS_PORT, never on the issuer's listener; one JSON line per request on stdout", async () => {
     const metricsPort = await freePort();
     const e = await env({ METRICS_PORT: String(metricsPort) });
     const server = start(e);
@@ -69,6 +70,23 @@ describe.runIf(runRealServer)("the metrics listener of the real server", () => {
     expect(sample(text, "nodejs_heap_size_used_bytes")).toBeGreaterThan(1_000_000);
     expect(text).toMatch(/^nodejs_gc_duration_seconds_count\{kind="(major|minor|incremental|weakcb)"\} \d+$/m);
     expect(sample(text, "process_resident_memory_bytes")).toBeGreaterThan(1_000_000);
+    // The requests (lib/server/request-metrics.ts), by family, method and status.
+    expect(sample(text, "latchkey_http_requests_total", 'family="discovery",method="GET",status="200"')).toBe(50);
+    expect(sample(text, "latchkey_http_request_duration_seconds_count", 'family="discovery"')).toBe(50);
+    // The log: JSON lines on stdout under npm start's NODE_ENV, one per request (written asynchronously).
+    const discoveryLines = () =>
+      server
+        .output()
+        .split("\n")
+        .filter((line) => line.startsWith("{"))
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .filter((record) => record.msg === "request" && record.family === "discovery");
+    for (let i = 0; i < 50 && discoveryLines().length < 50; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    const lines = discoveryLines();
+    expect(lines).toHaveLength(50);
+    expect(lines[0]).toMatchObject({ level: "info", method: "GET", workspace: "demo", status: 200 });
+    expect(lines[0].client).toMatch(/^(::ffff:)?127\.0\.0\.1$/);
+    expect(new Set(lines.map((line) => line.request_id)).size).toBe(50);
     // Only /metrics, only read.
     expect((await fetch(`http://127.0.0.1:${metricsPort}/`)).status).toBe(404);
     expect((await fetch(`http://127.0.0.1:${metricsPort}/metrics`, { method: "POST" })).status).toBe(404);
@@ -90,5 +108,12 @@ describe.runIf(runRealServer)("the metrics listener of the real server", () => {
     const heap = sample(text, "nodejs_heap_size_used_bytes");
     expect(heap).toBeGreaterThan(2 * 10_000_000);
     expect(text).toMatch(/^nodejs_gc_duration_seconds_count\{kind="[a-z]+"\} \d+$/m);
+    // Every request counted once, whichever worker answered it (by status: a page whose body the client cancelled counts as aborted).
+    const counted = text
+      .split("\n")
+      .filter((line) => line.startsWith('latchkey_http_requests_total{family="other",method="GET",'))
+      .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(" ") + 1)), 0);
+    expect(counted).toBe(50);
+    expect(sample(text, "latchkey_http_request_duration_seconds_count", 'family="other"')).toBe(50);
   });
 });
