@@ -77,7 +77,8 @@ export default defineConfig({
       command: "node e2e/serve.mjs",
       url: `${ISSUER}/.well-known/openid-configuration`,
       // Email goes to the SMTP server the email specs start (e2e/smtp-inbox.ts), not to the outbox.
-      env: { E2E_PORT: String(LATCHKEY_PORT), E2E_APP_PORT: String(APP_PORT), SMTP_URL: `smtp://127.0.0.1:${SMTP_PORT}` },
+      // The server's request lines would fill the run's output (failures are still logged): LOG_LEVEL=info shows them.
+      env: { E2E_PORT: String(LATCHKEY_PORT), E2E_APP_PORT: String(APP_PORT), SMTP_URL: `smtp://127.0.0.1:${SMTP_PORT}`, LOG_LEVEL: process.env.LOG_LEVEL ?? "warn" },
       // `next build` on two cores takes a few minutes.
       timeout: 240_000,
       reuseExistingServer: !ci,

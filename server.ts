@@ -10,13 +10,15 @@ import next from "next";
 import { startAdminSocket } from "./lib/cli/admin-socket";
 import { ConfigError, DEFAULT_SERVER_SETTINGS, loadConfig, type Config } from "./lib/config";
 import { readinessProbe } from "./lib/http/health";
+import { createLogger, logError, serverLog, setServerLog } from "./lib/http/log";
 import { clusterSource, collectProcessMetrics, processSource, startMetricsListener } from "./lib/server/metrics";
 import { createNodeServer, createRequestListener, type NodeHandler } from "./lib/server/node-server";
+import { httpRequestMetrics } from "./lib/server/request-metrics";
 import { closeService, getService, type Service } from "./lib/service";
 import { startAccessTokenPurge } from "./lib/oauth/token-purge";
 import { mailSettled, mailStartupLine } from "./lib/authn/email/transport";
 import { DEMO_USER, DEMO_WEB_CLIENT_ID, DEMO_WEB_URIS, demoClientsLine, demoSignInStillWorks, ensureDemoWorkspace } from "./lib/workspaces/demo";
-import { DEMO_BASE_PATH, demoNodeHandler } from "./lib/demo/serve";
+import { DEMO_BASE_PATH, demoAhead } from "./lib/demo/serve";
 import { ensureSystemWorkspace } from "./lib/console/system";
 import { configuredSetupToken, issueSetupToken, SetupTokenConfigError } from "./lib/console/setup";
 
@@ -63,7 +65,7 @@ async function serve(service: Service, config: Config): Promise<() => Promise<vo
       handler = await (nextHandler ??= app.prepare().then(() => app.getRequestHandler()));
     } catch (error) {
       nextHandler = undefined; // the next page request tries again
-      console.error(`latchkey: the pages could not be prepared: ${error instanceof Error ? error.message : String(error)}`);
+      logError("the pages could not be prepared", error instanceof Error ? error.message : String(error));
       if (!res.headersSent) res.writeHead(503, { "content-type": "text/plain; charset=utf-8", "retry-after": "5" });
       res.end("Service unavailable");
       return;
@@ -72,7 +74,10 @@ async function serve(service: Service, config: Config): Promise<() => Promise<vo
   };
   const settings = config.server ?? DEFAULT_SERVER_SETTINGS;
   const readiness = readinessProbe(service.db);
-  const http = createNodeServer(demoNodeHandler(service, createRequestListener(service, config.publicUrl, handle, { readiness })), {
+  // One line per request (lib/http/log.ts) and, with METRICS_PORT, the HTTP metrics (lib/server/request-metrics.ts).
+  const metrics = config.metrics ? httpRequestMetrics() : null;
+  const listener = createRequestListener(service, config.publicUrl, handle, { readiness, log: serverLog(), metrics, ahead: demoAhead(service) });
+  const http = createNodeServer(listener, {
     headersTimeoutMs: settings.headersTimeoutMs,
     requestTimeoutMs: settings.requestTimeoutMs,
     keepAliveTimeoutMs: KEEP_ALIVE_TIMEOUT_MS,
@@ -230,6 +235,8 @@ async function worker(config: Config) {
 
 async function main() {
   const config = loadConfigOrExit();
+  // The log (LOG_FORMAT, LOG_LEVEL): request lines and errors; Next's route bundles write through it too.
+  if (config.log) setServerLog(createLogger(config.log));
   if (cluster.isPrimary) await primary(config);
   else await worker(config);
 }

@@ -21,6 +21,7 @@
 import { randomBytes } from "node:crypto";
 import http from "node:http";
 import net from "node:net";
+import os from "node:os";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -120,7 +121,9 @@ async function main() {
   delete env.WEB_CONCURRENCY;
   log("importing bench/workspace.json");
   await run(process.execPath, ["--import", "tsx", "cli/latchkey.ts", "workspace", "import", "bench/workspace.json"], env);
-  const server = startProcess("server", [...serverNodeArgs(env), SERVER_ENTRY], env);
+  // Its request log (one JSON line per request) to a file, not through this process.
+  const serverLog = process.env.BENCH_SERVER_LOG || path.join(os.tmpdir(), "latchkey-flood-server.log");
+  const server = startProcess("server", [...serverNodeArgs(env), SERVER_ENTRY], env, { stdoutFile: serverLog });
   cleanups.push(() => server.stop());
   await waitReady(`${base}/t/bench/.well-known/openid-configuration`, server);
   let exited = null;

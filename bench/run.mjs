@@ -84,8 +84,10 @@ if (opts.help) {
       --json FILE            results file (default bench/results/<timestamp>.json)
       --serve                set up, print the shared harness target, and keep serving until Ctrl-C
 Environment: DATABASE_URL (use as-is), BENCH_PG_SERVER, BENCH_SKIP_BUILD=1, BENCH_REBUILD=1,
-  MASTER_KEY and UV_THREADPOOL_SIZE (passed to the server), BENCH_SERVER_NODE_ARGS (node flags for
-  the server only, e.g. "--max-old-space-size=256" or "--cpu-prof --cpu-prof-dir=/tmp/prof").`,
+  MASTER_KEY, UV_THREADPOOL_SIZE, LOG_LEVEL and LOG_FORMAT (passed to the server), BENCH_SERVER_NODE_ARGS
+  (node flags for the server only, e.g. "--max-old-space-size=256" or "--cpu-prof --cpu-prof-dir=/tmp/prof"),
+  BENCH_SERVER_LOG (the file the server's stdout, its request log, is written to; default
+  latchkey-bench-server.log in the system's temporary directory, overwritten each run).`,
   );
   process.exit(0);
 }
@@ -437,8 +439,11 @@ async function main() {
   // The server as `npm start` runs it (scripts/server-command.mjs); BENCH_SERVER_NODE_ARGS adds node
   // flags for the server only, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" (later flags win).
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean);
-  const server = startProcess("server", [...serverNodeArgs(env), ...nodeArgs, SERVER_ENTRY], env);
+  // Its stdout (the start-up lines, then one JSON line per request) goes to a file, as a log shipper would take it.
+  const serverLog = process.env.BENCH_SERVER_LOG || path.join(os.tmpdir(), "latchkey-bench-server.log");
+  const server = startProcess("server", [...serverNodeArgs(env), ...nodeArgs, SERVER_ENTRY], env, { stdoutFile: serverLog });
   cleanups.push(() => server.stop());
+  log(`server log (stdout): ${serverLog}`);
   await waitReady(`${BASE}/t/${WORKSPACE}/.well-known/openid-configuration`, server);
   log(`server pid ${server.pid}`);
   metricsUrl = `http://127.0.0.1:${env.METRICS_PORT}/metrics`;

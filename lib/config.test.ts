@@ -40,6 +40,14 @@ describe("configuration", () => {
     expect(loadConfig({ DATA_DIR: dir(), METRICS_PORT: "9464", METRICS_HOST: "0.0.0.0" }).metrics).toEqual({ port: 9464, host: "0.0.0.0" });
   });
 
+  it("logs readable lines at info in development, JSON lines in production (NODE_ENV), unless LOG_FORMAT and LOG_LEVEL say otherwise", () => {
+    expect(loadConfig({ DATA_DIR: dir() }).log).toEqual({ format: "pretty", level: "info" });
+    expect(loadConfig({ DATA_DIR: dir(), NODE_ENV: "production" }).log).toEqual({ format: "json", level: "info" });
+    expect(loadConfig({ DATA_DIR: dir(), NODE_ENV: "production", LOG_FORMAT: "pretty" }).log).toEqual({ format: "pretty", level: "info" });
+    expect(loadConfig({ DATA_DIR: dir(), LOG_FORMAT: "json", LOG_LEVEL: "DEBUG" }).log).toEqual({ format: "json", level: "debug" });
+    expect(loadConfig({ DATA_DIR: dir(), LOG_LEVEL: "silent" }).log).toEqual({ format: "pretty", level: "silent" });
+  });
+
   it("keeps every audit event unless AUDIT_RETENTION_DAYS names a number of days", () => {
     expect(loadConfig({ DATA_DIR: dir() }).auditRetentionDays).toBeNull();
     expect(loadConfig({ DATA_DIR: dir(), AUDIT_RETENTION_DAYS: "0" }).auditRetentionDays).toBeNull();
@@ -79,6 +87,8 @@ describe("configuration", () => {
     ["METRICS_PORT", { PORT: "4000", METRICS_PORT: "4000" }],
     ["METRICS_HOST", { METRICS_HOST: "0.0.0.0" }],
     ["METRICS_HOST", { METRICS_PORT: "9464", METRICS_HOST: "bad host" }],
+    ["LOG_FORMAT", { LOG_FORMAT: "text" }],
+    ["LOG_LEVEL", { LOG_LEVEL: "verbose" }],
   ];
   for (const [variable, env] of invalid) {
     it(`stops with one line naming ${variable} for ${JSON.stringify(env)}`, () => {

@@ -35,6 +35,22 @@ export interface Config {
    * purge; null or left out: every event is kept.
    */
   auditRetentionDays?: number | null;
+  /**
+   * The server's log (LOG_FORMAT, LOG_LEVEL): one line per request and the errors (lib/http/log.ts,
+   * docs/configuration.md "Logs"); left out: human-readable lines at info.
+   */
+  log?: LogSettings;
+}
+
+/** The levels of the server's log, most detailed first; `silent` writes nothing. */
+export const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface LogSettings {
+  /** `json`: one JSON object per line (production's default); `pretty`: one readable line (development's). */
+  format: "json" | "pretty";
+  /** Lines below this level are not written (request lines are `info`, health checks `debug`). */
+  level: LogLevel;
 }
 
 export interface MetricsSettings {
@@ -223,6 +239,19 @@ function parseMetricsSettings(env: Record<string, string | undefined>, port: num
   return { port: Number(raw), host };
 }
 
+/**
+ * LOG_FORMAT (json or pretty; by default json when NODE_ENV is production, as `npm start` runs the
+ * server, and readable lines otherwise, as `npm run dev`) and LOG_LEVEL (info by default).
+ */
+export function parseLogSettings(env: Record<string, string | undefined>): LogSettings {
+  const rawFormat = env.LOG_FORMAT?.trim() ?? "";
+  if (rawFormat !== "" && rawFormat !== "json" && rawFormat !== "pretty") throw new ConfigError(`LOG_FORMAT must be json or pretty (got "${rawFormat}")`);
+  const format = rawFormat === "" ? (env.NODE_ENV === "production" ? "json" : "pretty") : rawFormat;
+  const rawLevel = env.LOG_LEVEL?.trim().toLowerCase() ?? "";
+  if (rawLevel !== "" && !(LOG_LEVELS as readonly string[]).includes(rawLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")} (got "${env.LOG_LEVEL}")`);
+  return { format, level: rawLevel === "" ? "info" : (rawLevel as LogLevel) };
+}
+
 function parseDatabaseUrl(raw: string | undefined): string | undefined {
   if (raw === undefined || raw === "") return undefined;
   let url: URL;
@@ -312,5 +341,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const allowPrivateUpstreams = parseAllowPrivateUpstreams(env.ALLOW_PRIVATE_UPSTREAMS, publicUrl);
   const metrics = parseMetricsSettings(env, port);
   const auditRetentionDays = parseAuditRetention(env.AUDIT_RETENTION_DAYS);
-  return { port, publicUrl, databaseUrl, dataDir, masterKey, rateLimits, trustProxy, workers, server, mail, allowPrivateUpstreams, metrics, auditRetentionDays };
+  const log = parseLogSettings(env);
+  return { port, publicUrl, databaseUrl, dataDir, masterKey, rateLimits, trustProxy, workers, server, mail, allowPrivateUpstreams, metrics, auditRetentionDays, log };
 }

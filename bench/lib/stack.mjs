@@ -1,7 +1,7 @@
 // The pieces the benchmark stands up and tears down: the build, a throwaway database, the
 // production server, the calibration baseline.
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { closeSync, existsSync, openSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import postgres from "postgres";
@@ -70,9 +70,15 @@ export function run(command, args, env) {
   });
 }
 
-/** A child process whose output goes to this process's stderr with a prefix; `stop()` ends it by pid. */
-export function startProcess(label, args, env) {
-  const child = spawn(process.execPath, args, { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
+/**
+ * A child process whose output goes to this process's stderr with a prefix; `stop()` ends it by
+ * pid. `stdoutFile`: its stdout goes to that file instead (the server's request log: read by no
+ * JavaScript here, so forwarding it costs the measurement nothing).
+ */
+export function startProcess(label, args, env, { stdoutFile } = {}) {
+  const out = stdoutFile ? openSync(stdoutFile, "w") : "pipe";
+  const child = spawn(process.execPath, args, { cwd: root, env, stdio: ["ignore", out, "pipe"] });
+  if (typeof out === "number") closeSync(out);
   const prefix = (chunk) =>
     chunk
       .toString()
@@ -80,7 +86,7 @@ export function startProcess(label, args, env) {
       .filter((l) => l.trim())
       .map((l) => `  [${label}] ${l}\n`)
       .join("");
-  child.stdout.on("data", (c) => process.stderr.write(prefix(c)));
+  child.stdout?.on("data", (c) => process.stderr.write(prefix(c)));
   child.stderr.on("data", (c) => process.stderr.write(prefix(c)));
   const exited = new Promise((resolve) => child.on("exit", (code, signal) => resolve(code ?? signal)));
   return {

@@ -11,6 +11,7 @@ import { atDefaultHost } from "../hostnames/directory";
 import { and, eq } from "drizzle-orm";
 import { clients, workspaces } from "../../db/schema";
 import { offersPortal } from "../account-security/portal-session";
+import { logError } from "../http/log";
 import { nodeRequest } from "../http/node-request";
 import { writeResponse, type NodeHandler } from "../server/node-server";
 import type { Service } from "../service";
@@ -98,25 +99,33 @@ export async function demoUnavailable(service: Service): Promise<string | null> 
 /** The largest form the demo application accepts (its forms carry one short field). */
 const BODY_LIMIT = 8 * 1024;
 
-/**
- * Production server: /demo answered by the demo application, everything else by `next` (the
- * listener of lib/server/node-server.ts, whose gate admits only GET outside issuers and the console).
- */
 function headerValue(req: IncomingMessage, name: string): string | null {
   const value = req.headers[name];
   return Array.isArray(value) ? value.join(", ") : (value ?? null);
 }
 
-export function demoNodeHandler(service: Service, next: NodeHandler): NodeHandler {
+/**
+ * Production server: /demo answered by the demo application, at the default host only (at any
+ * other the listener answers: a workspace hostname serves its issuer alone). The listener of
+ * lib/server/node-server.ts asks it first (its `ahead` option), so the demo's answers carry a
+ * request id and are logged like every other; returns whether it answered.
+ */
+export function demoAhead(service: Service): (req: IncomingMessage, res: ServerResponse) => boolean {
   return (req, res) => {
-    // The demo lives at the default host only: at any other the listener answers (a workspace hostname serves its issuer alone).
-    if (!isDemoPath(req.url ?? "/") || !atDefaultHost(service, { get: (name) => headerValue(req, name) })) return next(req, res);
-    return serveDemo(service, req, res).catch((error: unknown) => {
-      console.error(`[latchkey] demo application: ${error instanceof Error ? error.message : String(error)}`);
+    if (!isDemoPath(req.url ?? "/") || !atDefaultHost(service, { get: (name) => headerValue(req, name) })) return false;
+    serveDemo(service, req, res).catch((error: unknown) => {
+      logError("demo application failed", error instanceof Error ? error.message : String(error));
       if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain; charset=utf-8" });
       res.end("The demo application failed.");
     });
+    return true;
   };
+}
+
+/** /demo answered by the demo application, everything else by `next` (for a server without the listener's `ahead`). */
+export function demoNodeHandler(service: Service, next: NodeHandler): NodeHandler {
+  const ahead = demoAhead(service);
+  return (req, res) => (ahead(req, res) ? undefined : next(req, res));
 }
 
 async function serveDemo(service: Service, req: IncomingMessage, res: ServerResponse): Promise<void> {

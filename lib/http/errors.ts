@@ -1,5 +1,6 @@
 import { countDependencyFailure } from "../metrics";
 import { lightResponse } from "./response";
+import { logError } from "./log";
 
 /**
  * A refusal decided by a rule (a protocol error, a permission-check problem): never a dependency
@@ -140,8 +141,8 @@ export const UNAVAILABLE_RETRY_AFTER_SECONDS = "5";
 /**
  * The one failure mapping of every boundary: a rule error keeps its status, unstorable text is
  * 400, a dependency failure 503 (logged in one line, without statement parameters), anything else
- * a 500 that leaks nothing but a request id (the error logged in full under it). `where` names the
- * boundary in the log.
+ * a 500 that leaks nothing but an error id (the error logged in full under it, with the id of the
+ * request it concerns: lib/http/log.ts). `where` names the boundary in the log.
  */
 export function failureResponse(family: ErrorFamily, error: unknown, where?: string): Response {
   const ruled = family.rule(error);
@@ -149,7 +150,7 @@ export function failureResponse(family: ErrorFamily, error: unknown, where?: str
   if (isUnstorableText(error)) return family.unstorable();
   const at = where ? `${where}: ` : "";
   if (isDependencyFailure(error)) {
-    console.error(`[latchkey] ${at}dependency failure: ${dependencyFailureSummary(error)}`);
+    logError(`${at}dependency failure`, dependencyFailureSummary(error));
     countDependencyFailure(family.name);
     const response = family.unavailable();
     // Every 503 says when to try again, whichever family worded it.
@@ -157,6 +158,6 @@ export function failureResponse(family: ErrorFamily, error: unknown, where?: str
     return response;
   }
   const id = crypto.randomUUID();
-  console.error(`[latchkey] ${at}internal error (${id}): ${loggableError(error)}`);
+  logError(`${at}internal error (${id})`, loggableError(error));
   return family.internal(id);
 }

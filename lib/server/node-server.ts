@@ -8,6 +8,7 @@ import { answerHealth, HEALTH_PATHS, readinessProbe, type ReadinessProbe } from 
 import { CLIENT_ADDRESS_HEADER, clientAddressOf, type HeaderSource } from "../http/client-address";
 import { REQUEST_ID_HEADER, requestIdOf } from "../http/request-id";
 import { loggableError } from "../http/errors";
+import { inRequest, logError, serverLog, type Logger } from "../http/log";
 import { notFoundResponse } from "../oauth/errors";
 import { gateForNext, type GateAnswer } from "../http/next-gate";
 import { mayBeIssuerPath } from "../http/issuer-paths";
@@ -17,6 +18,8 @@ import { ISSUER_ROUTE_CSP, SECURITY_HEADERS } from "../http/security-headers";
 import { directDecision, refusedPasswordPost, runDecision, type Decision } from "./router";
 import { atDefaultHost, hostnameServesPath, matchHost } from "../hostnames/directory";
 import { RELATED_ORIGINS_PATH, relatedOriginsDocument } from "./related-origins";
+import { observeRequest, type RequestObserver } from "./request-log";
+import type { RequestMetrics } from "./request-metrics";
 
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => unknown;
 
@@ -121,6 +124,15 @@ export interface ListenerOptions {
   readiness?: ReadinessProbe;
   /** Waits before a refused password post is answered (default: REFUSAL_HOLD_MS; tests hold and release it). */
   holdRefusal?: () => Promise<void>;
+  /** Where each request's line and the errors go (default: the process's log, lib/http/log.ts). */
+  log?: Logger;
+  /** The HTTP metrics each answer is recorded in (./request-metrics.ts); none when left out. */
+  metrics?: RequestMetrics | null;
+  /**
+   * Answers some requests before the rest of the listener, after the health checks, and returns
+   * whether it did (server.ts: the demo application at the default host, lib/demo/serve.ts).
+   */
+  ahead?: (req: IncomingMessage, res: ServerResponse) => boolean;
 }
 
 /**
@@ -135,7 +147,9 @@ const holdFor = (ms: number) => () => new Promise<void>((resolve) => setTimeout(
 
 /**
  * The listener: stamps the client address the limiter keys on (overwriting whatever a client
- * sent under that name), answers `/healthz` and `/readyz`, then machine-facing endpoints directly
+ * sent under that name) and the request's id, observes the request until its answer is done (one
+ * log line, the HTTP metrics: ./request-log.ts), answers `/healthz` and `/readyz`, then
+ * machine-facing endpoints directly
  * (under `/t/`, and RFC 8414's `/.well-known/oauth-authorization-server/t/…`),
  * methods the application does not serve with 405/501, and hands the rest to `next`.
  */
@@ -143,12 +157,22 @@ export function createRequestListener(service: Service, origin: string, next: No
   const direct = options.direct ?? true;
   const readiness = options.readiness ?? readinessProbe(service.db);
   const holdRefusal = options.holdRefusal ?? holdFor(REFUSAL_HOLD_MS);
+  const log = options.log ?? serverLog();
+  const observer: RequestObserver = { log, metrics: options.metrics ?? null, trustProxy: service.config.trustProxy };
+  const ahead = options.ahead;
   return (req: IncomingMessage, res: ServerResponse): void => {
+    const started = performance.now();
     req.headers[CLIENT_ADDRESS_HEADER] = req.socket.remoteAddress ?? "unknown";
     // Every answer names its request: the id it came with when it is a short token, else a new one.
     const requestId = requestIdOf(req.headers[REQUEST_ID_HEADER]);
     req.headers[REQUEST_ID_HEADER] = requestId;
     res.setHeader("X-Request-Id", requestId);
+    observeRequest(observer, req, res, requestId, started);
+    // Errors logged while it is answered (lib/http/errors.ts, here) name it.
+    inRequest(requestId, () => listen(req, res, requestId));
+  };
+
+  function listen(req: IncomingMessage, res: ServerResponse, requestId: string): void {
     const url = req.url ?? "/";
     const method = req.method ?? "GET";
     if (url.charCodeAt(1) !== 116 /* t */) {
@@ -159,6 +183,7 @@ export function createRequestListener(service: Service, origin: string, next: No
         return;
       }
     }
+    if (ahead?.(req, res)) return;
     if (atDefaultHost(service, nodeHeaders(req))) return proceed(req, res, url, method);
     // Another host: a verified workspace hostname serves its own workspace only; any other host nothing.
     matchHost(service, nodeHeaders(req)).then(
@@ -170,12 +195,18 @@ export function createRequestListener(service: Service, origin: string, next: No
       },
       (error) => {
         // The hostnames could not be read: nothing is served under a host we cannot place (fail closed).
-        console.error(`[latchkey] hostname lookup failed: ${loggableError(error)}`);
+        logError("hostname lookup failed", loggableError(error), requestId, log);
         if (!res.headersSent) res.writeHead(503, { ...ISSUER_PATH_HEADERS, "content-type": "application/json", "retry-after": "5" });
         res.end('{"error":"temporarily_unavailable"}');
       },
     );
-  };
+  }
+
+  function failed(res: ServerResponse, error: unknown): void {
+    logError("dispatch failed", loggableError(error), String(res.getHeader("x-request-id")), log);
+    if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
+    res.end('{"error":"server_error"}');
+  }
 
   function proceed(req: IncomingMessage, res: ServerResponse, url: string, method: string): void {
     // The WebAuthn related origins document: answered here whatever the method, as its route file answers it.
@@ -221,12 +252,6 @@ function refuse(res: ServerResponse, answer: Omit<GateAnswer, "status"> & { stat
     "content-length": String(Buffer.byteLength(body)),
   });
   res.end(body);
-}
-
-function failed(res: ServerResponse, error: unknown): void {
-  console.error(`[latchkey] dispatch failed: ${loggableError(error)}`);
-  if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
-  res.end('{"error":"server_error"}');
 }
 
 // ---- the HTTP server: timeouts, a per-address connection cap, graceful stop ----

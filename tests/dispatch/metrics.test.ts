@@ -1,7 +1,8 @@
 /**
  * The Prometheus listener of the real server (lib/server/metrics.ts, on the production build):
- * METRICS_PORT serves the process's metrics (heap, garbage collections) and the domain metrics
- * (lib/metrics) on a listener of its own; the issuer's listener never answers them. With
+ * METRICS_PORT serves the process's metrics (heap, garbage collections), the HTTP requests
+ * (lib/server/request-metrics.ts) and the domain metrics (lib/metrics) on a listener of its own, and
+ * each request is a JSON line on stdout; the issuer's listener never answers them. With
  * WEB_CONCURRENCY (PostgreSQL) the first process answers with the workers' sum. Needs the
  * production build like the equivalence test (under CI=1 a missing build fails instead of skipping).
  */
@@ -83,7 +84,7 @@ describe.runIf(runRealServer)("the metrics listener of the real server", () => {
     return { ...base, DATA_DIR: dir };
   }
 
-  it("serves the heap, the garbage collections and the domain metrics on METRICS_PORT, never on the issuer's listener", async () => {
+  it("serves the heap, the garbage collections, the HTTP requests and the domain metrics on METRICS_PORT, never on the issuer's listener; one JSON line per request on stdout", async () => {
     const metricsPort = await freePort();
     // Two failed client authentications per client and address: the third attempt is refused by the limit.
     const e = await env({ METRICS_PORT: String(metricsPort), RATE_LIMIT_FAILURES: "2" });
@@ -102,6 +103,23 @@ describe.runIf(runRealServer)("the metrics listener of the real server", () => {
     expect(sample(text, "nodejs_heap_size_used_bytes")).toBeGreaterThan(1_000_000);
     expect(text).toMatch(/^nodejs_gc_duration_seconds_count\{kind="(major|minor|incremental|weakcb)"\} \d+$/m);
     expect(sample(text, "process_resident_memory_bytes")).toBeGreaterThan(1_000_000);
+    // The requests (lib/server/request-metrics.ts), by family, method and status.
+    expect(sample(text, "latchkey_http_requests_total", 'family="discovery",method="GET",status="200"')).toBe(50);
+    expect(sample(text, "latchkey_http_request_duration_seconds_count", 'family="discovery"')).toBe(50);
+    // The log: JSON lines on stdout under npm start's NODE_ENV, one per request (written asynchronously).
+    const discoveryLines = () =>
+      server
+        .output()
+        .split("\n")
+        .filter((line) => line.startsWith("{"))
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .filter((record) => record.msg === "request" && record.family === "discovery");
+    for (let i = 0; i < 50 && discoveryLines().length < 50; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    const lines = discoveryLines();
+    expect(lines).toHaveLength(50);
+    expect(lines[0]).toMatchObject({ level: "info", method: "GET", workspace: "demo", status: 200 });
+    expect(lines[0].client).toMatch(/^(::ffff:)?127\.0\.0\.1$/);
+    expect(new Set(lines.map((line) => line.request_id)).size).toBe(50);
     // The domain metrics: a sign-in refused on a page Next answers and a client refused by its
     // failures at the token endpoint (answered before Next) are counted alike; the database's
     // statements are timed, and its pool reported.
@@ -143,6 +161,13 @@ describe.runIf(runRealServer)("the metrics listener of the real server", () => {
     const heap = sample(text, "nodejs_heap_size_used_bytes");
     expect(heap).toBeGreaterThan(2 * 10_000_000);
     expect(text).toMatch(/^nodejs_gc_duration_seconds_count\{kind="[a-z]+"\} \d+$/m);
+    // Every request counted once, whichever worker answered it (by status: a page whose body the client cancelled counts as aborted).
+    const counted = text
+      .split("\n")
+      .filter((line) => line.startsWith('latchkey_http_requests_total{family="other",method="GET",'))
+      .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(" ") + 1)), 0);
+    expect(counted).toBe(50);
+    expect(sample(text, "latchkey_http_request_duration_seconds_count", 'family="other"')).toBe(50);
     // The domain metrics, summed: whichever worker answered the sign-in, and both workers' pools of 10.
     expect(sample(text, "latchkey_sign_ins_total", 'method="password",outcome="failure"')).toBe(1);
     expect(sample(text, "latchkey_db_pool_connections", 'state="max"')).toBe(20);

@@ -30,6 +30,8 @@ export interface Harness {
   service: Service;
   clock: TestClock;
   handle: DatabaseHandle;
+  /** When set, `call` (and every helper built on it) sends its requests through this instead of the route table: a listener over HTTP. */
+  send?: (request: Request) => Promise<Response>;
 }
 
 /** One harness per test file; its database is closed after the file (tests/setup/per-file.ts). */
@@ -83,6 +85,7 @@ export async function call(h: Harness, path: string, options: CallOptions = {}):
   }
   if (options.cookie) headers.set("cookie", options.cookie);
   const request = new Request(PUBLIC_URL + path, { method: options.method ?? (body !== undefined ? "POST" : "GET"), headers, body });
+  if (h.send) return h.send(request);
   const response = await dispatch(request, h.service);
   // Paths outside the route table are Next's (hosted pages, the catch-all 404): mark them plainly.
   if (!response) return new Response("not dispatched: served by Next", { status: 599 });

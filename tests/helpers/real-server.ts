@@ -35,12 +35,12 @@ export interface RealServer {
   exited: Promise<number | null>;
 }
 
-/** Starts the compiled server with `env` over this process's environment (no metrics listener unless `env` asks). */
+/** Starts the compiled server with `env` over this process's environment (no metrics listener unless `env` asks; the log as in production). */
 export function startRealServer(env: Record<string, string>): RealServer {
   let output = "";
   const child = spawn(process.execPath, [...serverNodeArgs(), SERVER_ENTRY], {
     cwd: root,
-    env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", METRICS_PORT: "", METRICS_HOST: "", ...env },
+    env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", METRICS_PORT: "", METRICS_HOST: "", LOG_FORMAT: "", LOG_LEVEL: "", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   child.stdout!.on("data", (chunk) => (output += chunk));
