@@ -30,6 +30,12 @@ export interface Harness {
   service: Service;
   clock: TestClock;
   handle: DatabaseHandle;
+  /**
+   * Where `call` sends its requests: unset, the route table in this process (`dispatch`); set, for
+   * example over HTTP to running servers (tests/helpers/instances.ts), which then answer the pages
+   * too. `service` still reads and writes the same database for what the tests look at directly.
+   */
+  send?: (request: Request) => Promise<Response>;
 }
 
 /** One harness per test file; its database is closed after the file (tests/setup/per-file.ts). */
@@ -83,6 +89,7 @@ export async function call(h: Harness, path: string, options: CallOptions = {}):
   }
   if (options.cookie) headers.set("cookie", options.cookie);
   const request = new Request(PUBLIC_URL + path, { method: options.method ?? (body !== undefined ? "POST" : "GET"), headers, body });
+  if (h.send) return h.send(request);
   const response = await dispatch(request, h.service);
   // Paths outside the route table are Next's (hosted pages, the catch-all 404): mark them plainly.
   if (!response) return new Response("not dispatched: served by Next", { status: 599 });
