@@ -114,17 +114,26 @@ export function hiddenFields(html: string, label: string): Record<string, string
   return fields;
 }
 
-/**
- * Submits the form labelled `label` on the page at `path` as a browser without JavaScript does:
- * the page is fetched, and its form posted back to it as multipart with the form's hidden fields
- * (which name the server action) and `fields`, same-origin, with `cookie`. `headers` go with both
- * requests (a PIN_HEADER among them sends both to one instance).
- */
-export async function submitForm(h: Harness, path: string, label: string, fields: Record<string, string>, options: { cookie: string; headers?: Record<string, string> }): Promise<Response> {
+/** The hidden fields of the form labelled `label` on the page at `path`, as a browser fetches it (`headers` go with the request). */
+export async function formOnPage(h: Harness, path: string, label: string, options: { cookie: string; headers?: Record<string, string> }): Promise<Record<string, string>> {
   const page = await call(h, path, { cookie: options.cookie, headers: options.headers });
   if (page.status !== 200) throw new Error(`${path} answered ${page.status}`);
+  return hiddenFields(await page.text(), label);
+}
+
+/** Posts a form's fields to the page at `path` as a browser without JavaScript does: multipart, same-origin, with `cookie`. */
+export function postForm(h: Harness, path: string, fields: Record<string, string>, options: { cookie: string; headers?: Record<string, string> }): Promise<Response> {
   const form = new FormData();
-  for (const [name, value] of Object.entries({ ...hiddenFields(await page.text(), label), ...fields })) form.append(name, value);
-  const request = new Request(PUBLIC_URL + path, { method: "POST", body: form, headers: { ...options.headers, cookie: options.cookie, origin: PUBLIC_URL } });
-  return h.send!(request);
+  for (const [name, value] of Object.entries(fields)) form.append(name, value);
+  return h.send!(new Request(PUBLIC_URL + path, { method: "POST", body: form, headers: { ...options.headers, cookie: options.cookie, origin: PUBLIC_URL } }));
+}
+
+/**
+ * Submits the form labelled `label` on the page at `path` as a browser without JavaScript does:
+ * the page is fetched, and its form posted back to it with the form's hidden fields (which name
+ * the server action) and `fields`. `headers` go with both requests (a PIN_HEADER among them sends
+ * both to one instance).
+ */
+export async function submitForm(h: Harness, path: string, label: string, fields: Record<string, string>, options: { cookie: string; headers?: Record<string, string> }): Promise<Response> {
+  return postForm(h, path, { ...(await formOnPage(h, path, label, options)), ...fields }, options);
 }
