@@ -55,7 +55,7 @@ async function start(): Promise<{ service: Service; handle: DatabaseHandle; chan
   await runMigrations(handle, config.databaseUrl);
   const service = createService(handle.db, config, clockFor(config, process.env.LATCHKEY_TEST_CLOCK_FILE));
   // Other processes on the same PostgreSQL database announce their changes; the embedded database has no other process.
-  const changes = config.databaseUrl ? followChanges(service, config.databaseUrl) : undefined;
+  const changes = config.databaseUrl ? followChanges(service, config.databaseListenUrl ?? config.databaseUrl) : undefined;
   return { service, handle, changes };
 }
 
@@ -192,7 +192,7 @@ export function followChanges(service: Service, databaseUrl: string, log: Pick<C
         probes.delete(probe);
         log.warn(
           `[latchkey] a change announced through the database (NOTIFY) did not arrive on the listening connection within ${PROBE_TIMEOUT_MS / 1000} s: ` +
-            "is DATABASE_URL a transaction-pooling proxy (PgBouncer in transaction mode)? Caches then see other instances' changes only after their TTLs (docs/operations.md, Several instances).",
+            "does it go through a transaction-pooling proxy (PgBouncer in transaction mode)? Set DATABASE_LISTEN_URL to a direct connection; until then caches see other instances' changes only after their TTLs (docs/operations.md, Several instances).",
         );
       }, PROBE_TIMEOUT_MS);
       timer.unref();

@@ -26,7 +26,8 @@ import { createDatabase, dropDatabase, freshDatabaseName } from "../setup/databa
 import { consoleSignIn, createOperator, runRegistered } from "./console-helpers";
 
 const runUrl = inject("databaseUrl");
-const quiet = { log: () => {}, warn: () => {} };
+const warned: string[] = [];
+const quiet = { log: () => {}, warn: (line: string) => warned.push(line) };
 
 /** Polls `probe` until it holds; false if it never does within `withinMs` (shorter than the TTL under test). */
 async function becomes(probe: () => Promise<boolean>, withinMs = 2_000): Promise<boolean> {
@@ -115,6 +116,8 @@ describe.runIf(Boolean(runUrl))("two processes on one PostgreSQL database", () =
     for (const listener of listeners) await listener.close();
     for (const handle of handles) await handle.close();
     if (runUrl) await dropDatabase(runUrl, name);
+    // Listening where the changes are made, both heard their probes (each time they listened): nothing was said about them.
+    expect(warned.filter((line) => line.includes("DATABASE_LISTEN_URL"))).toEqual([]);
   });
 
   it("a signing key activated by one: the other signs with it at once (its cache would keep the old one 30 s)", async () => {
@@ -153,6 +156,21 @@ describe.runIf(Boolean(runUrl))("two processes on one PostgreSQL database", () =
     expect(await becomes(async () => listeners.every((l) => l.active), 5_000)).toBe(true);
     expect(await becomes(async () => (await resolveWorkspace(b, ws))?.name === "Renamed meanwhile")).toBe(true);
   });
+
+  it("says so in the log when announcements do not arrive on the listening connection (as through a transaction-pooling proxy)", async () => {
+    // Listening on another database than the one the service writes to: its probe never arrives.
+    const elsewhere = await createDatabase(runUrl!, `${name}_elsewhere`);
+    const warnings: string[] = [];
+    const deaf = followChanges(b, elsewhere, { log: () => {}, warn: (line: string) => warnings.push(line) });
+    try {
+      expect(await becomes(async () => deaf.active, 5_000)).toBe(true);
+      expect(await becomes(async () => warnings.length > 0, 8_000)).toBe(true);
+      expect(warnings).toEqual([expect.stringContaining("DATABASE_LISTEN_URL")]);
+    } finally {
+      await deaf.close();
+      await dropDatabase(runUrl!, `${name}_elsewhere`);
+    }
+  }, 20_000);
 
   it("a workspace deleted by one: the other answers 404 at once (its cache would answer for 5 s)", async () => {
     const discovery = () => call({ ...a, service: b }, `/t/${ws}/.well-known/openid-configuration`);
