@@ -85,8 +85,9 @@ export async function closeService(): Promise<void> {
 // happens. On top of that, a change is seen at once: the transaction that makes it announces it
 // (`announceChange`, a NOTIFY delivered by PostgreSQL to every listening process when, and only
 // if, the transaction commits), and every process drops what it held of that workspace as the
-// message arrives (`followChanges`). The process that made the change also drops it itself right
-// after the commit (`forgetWorkspace`), without waiting for its own message.
+// message arrives (`followChanges`; about when the commit is acknowledged, a few milliseconds
+// when CPUs are busy: docs/operations.md). The process that made the change also drops it itself
+// right after the commit (`forgetWorkspace`), without waiting for its own message.
 //
 //   key                      holds                                  TTL     owner
 //   workspace:<id>           the workspace exists, its name          5 s     lib/server/router.ts
@@ -132,7 +133,9 @@ export async function announceChange(tx: Database, workspaceId: string): Promise
   await tx.execute(sql`select pg_notify(${CHANGES_CHANNEL}, ${workspaceId})`);
 }
 
-const generations = new WeakMap<Map<string, unknown>, number>();
+// Per cache, process-wide: the custom server and Next's route bundles each load this module.
+const GENERATIONS = Symbol.for("latchkey.cache-generations");
+const generations = ((globalThis as Record<symbol, unknown>)[GENERATIONS] ??= new WeakMap()) as WeakMap<Map<string, unknown>, number>;
 
 /**
  * Counts the changes this process has heard of. A cache filled from a read begun before a change
