@@ -4,10 +4,12 @@
  * docs/operations.md). A connection of its own, outside the pool, held open for the process's
  * life: a pooled connection would be returned between queries, and LISTEN belongs to the session.
  *
- * postgres.js has `sql.listen`, but it reconnects in a tight loop while the server refuses
- * connections (thousands of attempts a second, measured). This one waits between attempts,
- * doubling from RETRY_MIN_MS to RETRY_MAX_MS, and says when it is listening and when it lost the
- * connection, since messages sent in between are never delivered.
+ * postgres.js has `sql.listen`, but it does not say when its connection is lost, and messages
+ * sent until it is back are lost without a word: the caller must know, to stop trusting what it
+ * cached. This one says when it listens and when it lost the connection, and after a failed
+ * attempt (refused, or answered with an error such as "the database system is starting up") waits
+ * before the next, doubling from RETRY_MIN_MS to RETRY_MAX_MS. (A server that accepts connections
+ * and closes them at once is tried again without pause by postgres.js itself, as for every pool.)
  */
 import postgres from "postgres";
 
@@ -48,9 +50,10 @@ export function listen(databaseUrl: string, channel: string, events: ListenerEve
 
   const sql = postgres(databaseUrl, {
     max: 1,
-    // Held for the process's life: never closed for idleness or age (postgres.js closes pooled
-    // connections after 30–60 minutes by default, and messages of the reconnection would be lost).
-    idle_timeout: null as unknown as number,
+    // Held for the process's life: never closed for idleness or age (0 and null: no timer;
+    // postgres.js closes pooled connections after 30–60 minutes by default, and messages of the
+    // reconnection would be lost).
+    idle_timeout: 0,
     max_lifetime: null,
     connect_timeout: 5,
     fetch_types: false,

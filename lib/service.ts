@@ -99,8 +99,9 @@ export async function closeService(): Promise<void> {
 // Nothing else cached decides anything a change can affect: client secrets, clients, tokens,
 // sessions and grants are read from the database on every request (the credential memo of
 // lib/oauth/client-memo.ts maps a secret to its row, and every use re-checks the row's liveness in
-// SQL); the other entries derive from the configuration (the pairwise key, the default host) or
-// are informational (when a secret was last used).
+// SQL); the other entries derive from the configuration (the pairwise key, the default host), say
+// what this process already did (the console's workspace prepared) or are informational (when a
+// secret was last used).
 //
 // While the listening connection is down (the database restarting, a network failure) messages are
 // lost: the TTLs above still bound every entry, and every workspace's entries are dropped when
@@ -170,9 +171,9 @@ export function forgetEveryWorkspace(service: Pick<Service, "cache">): void {
 /**
  * Listens for the changes other processes announce on the database at `databaseUrl`, and drops
  * what `service` caches of each changed workspace as its message arrives. Each time listening
- * starts (again), every workspace's entries are dropped, since messages sent meanwhile were lost, and a
- * probe message checks that messages do arrive: through a transaction-pooling proxy (PgBouncer's
- * transaction mode) LISTEN seems to work but nothing is delivered, and the log says so.
+ * starts (again), every workspace's entries are dropped, since messages sent meanwhile were lost,
+ * and a probe message checks that messages do arrive: through a transaction-pooling proxy
+ * (PgBouncer's transaction mode) LISTEN seems to work but nothing is delivered, and the log says so.
  */
 export function followChanges(service: Service, databaseUrl: string, log: Pick<Console, "warn" | "log"> = console): Listener {
   const probes = new Map<string, NodeJS.Timeout>();

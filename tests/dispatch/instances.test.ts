@@ -175,7 +175,8 @@ describe.runIf(Boolean(runUrl) && runRealServer)("two server processes on one Po
       expect(servedBy(answers)).toEqual(["a", "b"]);
       const outcomes = answers.map(outcome);
       expect(outcomes.filter((o) => o.to === "callback")).toHaveLength(1);
-      for (const o of outcomes) if (o.to === "page") expect(o.error).toBe("code_expired");
+      // The others: the code is used, or (arriving later) the sign-in is already over.
+      for (const o of outcomes) if (o.to === "page") expect([null, "code_expired"]).toContain(o.error);
     });
 
     it("one authenticator-app step, in 20 sign-ins", async () => {
