@@ -300,13 +300,15 @@ describe.runIf(Boolean(runUrl) && runRealServer)("two server processes on one Po
 
       it("requests per client address: the instances share one count (each alone would answer twice as many)", async () => {
         // A burst within one fixed window of a minute.
-        if (Date.now() % 60_000 > 50_000) await new Promise((resolve) => setTimeout(resolve, 60_000 - (Date.now() % 60_000) + 100));
+        if (Date.now() % 60_000 > 45_000) await new Promise((resolve) => setTimeout(resolve, 60_000 - (Date.now() % 60_000) + 100));
         const from = { "x-forwarded-for": "192.0.2.88" };
         const answers: Response[] = [];
-        for (let i = 0; i < 600; i++) answers.push(await call(h, `/t/${rws}/.well-known/jwks.json`, { headers: from }));
+        for (let i = 0; i < 800; i++) answers.push(await call(h, `/t/${rws}/.well-known/jwks.json`, { headers: from }));
         const ok = answers.filter((r) => r.status === 200).length;
+        // 300 a minute: each instance counting alone would answer 300 of its 400. Shared, the count
+        // reaches each instance within 250 ms, so it answers a little more than 300 in all.
         expect(ok).toBeGreaterThanOrEqual(300);
-        expect(ok).toBeLessThan(400);
+        expect(ok).toBeLessThan(450);
         expect(servedBy(answers.filter((r) => r.status === 429))).toEqual(["a", "b"]);
       }, 120_000);
     });
