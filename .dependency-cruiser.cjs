@@ -32,7 +32,7 @@ const LAYERS = {
   "lib/federation": ["lib/authn", "lib/audit", "lib/hosted", "lib/http", "lib/outbound", "lib/service.ts"],
   "lib/hostnames": ["lib/federation", "lib/http", "lib/service.ts"],
   "lib/sign-in": ["lib/federation", "lib/authn", "lib/oauth", "lib/audit", "lib/hosted", "lib/http", "lib/metrics", "lib/service.ts"],
-  "lib/workspaces": ["lib/hostnames", "lib/federation", "lib/authn", "lib/authz", "lib/clients", "lib/audit", "lib/branding"],
+  "lib/workspaces": ["lib/hostnames", "lib/federation", "lib/authn", "lib/authz", "lib/clients", "lib/audit", "lib/branding", "lib/service.ts"],
   "lib/account-security": ["lib/hostnames", "lib/sign-in", "lib/federation", "lib/workspaces", "lib/authn", "lib/authority", "lib/oauth", "lib/audit", "lib/hosted", "lib/http", "lib/limits", "lib/service.ts"],
   "lib/server": ["lib/hostnames", "lib/account-security", "lib/sign-in", "lib/federation", "lib/authz", "lib/oauth", "lib/authn", "lib/hosted", "lib/http", "lib/limits", "lib/metrics", "lib/service.ts"],
   "lib/console": [

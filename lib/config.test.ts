@@ -25,6 +25,12 @@ describe("configuration", () => {
     expect(loadConfig({ DATA_DIR: dir(), WEB_CONCURRENCY: "4", DATABASE_URL: "postgres://localhost/x", MASTER_KEY: "a".repeat(64) }).workers).toBe(4);
   });
 
+  it("listens for other instances' changes on DATABASE_URL unless DATABASE_LISTEN_URL names another connection", () => {
+    const base = { DATA_DIR: dir(), DATABASE_URL: "postgres://pooler/x", MASTER_KEY: "a".repeat(64) };
+    expect(loadConfig(base).databaseListenUrl).toBeUndefined();
+    expect(loadConfig({ ...base, DATABASE_LISTEN_URL: "postgres://direct/x" }).databaseListenUrl).toBe("postgres://direct/x");
+  });
+
   it("bounds slow clients well below Node's defaults (60 s for the head, 300 s per request) and caps connections per address", () => {
     expect(loadConfig({ DATA_DIR: dir() }).server).toEqual({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, connectionsPerAddress: 256, shutdownTimeoutMs: 10_000 });
     const tuned = loadConfig({ DATA_DIR: dir(), HTTP_HEADERS_TIMEOUT: "5", HTTP_REQUEST_TIMEOUT: "20", HTTP_CONNECTIONS_PER_ADDRESS: "32", SHUTDOWN_TIMEOUT: "25" });
@@ -67,6 +73,9 @@ describe("configuration", () => {
     ["PUBLIC_URL", { PUBLIC_URL: "https://auth.example.com/t/demo" }],
     ["PUBLIC_URL", { PUBLIC_URL: "ftp://auth.example.com" }],
     ["DATABASE_URL", { DATABASE_URL: "mysql://localhost/x" }],
+    ["DATABASE_LISTEN_URL", { DATABASE_URL: "postgres://localhost/x", MASTER_KEY: "a".repeat(64), DATABASE_LISTEN_URL: "mysql://localhost/x" }],
+    // The embedded database has no other process to hear from.
+    ["DATABASE_LISTEN_URL", { DATABASE_LISTEN_URL: "postgres://localhost/x" }],
     ["MASTER_KEY", { DATABASE_URL: "postgres://localhost/x" }],
     ["MASTER_KEY", { MASTER_KEY: "too-short" }],
     ["RATE_LIMIT_PER_MINUTE", { RATE_LIMIT_PER_MINUTE: "-1" }],

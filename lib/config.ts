@@ -7,6 +7,12 @@ export interface Config {
   /** Origin of the authentication host, without a trailing slash. */
   publicUrl: string;
   databaseUrl: string | undefined;
+  /**
+   * DATABASE_LISTEN_URL: the PostgreSQL connection on which a process listens for the changes
+   * other processes announce (lib/service.ts), when DATABASE_URL goes through a transaction
+   * pooler, where LISTEN does not work; left out: DATABASE_URL.
+   */
+  databaseListenUrl?: string;
   dataDir: string;
   /** 32-byte key that encrypts private signing keys and other secrets at rest. */
   masterKey: Buffer;
@@ -252,18 +258,25 @@ export function parseLogSettings(env: Record<string, string | undefined>): LogSe
   return { format, level: rawLevel === "" ? "info" : (rawLevel as LogLevel) };
 }
 
-function parseDatabaseUrl(raw: string | undefined): string | undefined {
+function parseDatabaseUrl(raw: string | undefined, name = "DATABASE_URL"): string | undefined {
   if (raw === undefined || raw === "") return undefined;
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new ConfigError(`DATABASE_URL must be a postgres:// URL`);
+    throw new ConfigError(`${name} must be a postgres:// URL`);
   }
   if (url.protocol !== "postgres:" && url.protocol !== "postgresql:") {
-    throw new ConfigError(`DATABASE_URL must be a postgres:// or postgresql:// URL`);
+    throw new ConfigError(`${name} must be a postgres:// or postgresql:// URL`);
   }
   return raw;
+}
+
+/** DATABASE_LISTEN_URL: another URL of the same database, for the listening connection; only with DATABASE_URL. */
+function parseDatabaseListenUrl(raw: string | undefined, databaseUrl: string | undefined): string | undefined {
+  const url = parseDatabaseUrl(raw, "DATABASE_LISTEN_URL");
+  if (url && !databaseUrl) throw new ConfigError("DATABASE_LISTEN_URL needs DATABASE_URL: the embedded database has no other process to hear from");
+  return url;
 }
 
 /** Accepts 64 hex characters or 32 bytes as base64/base64url. */
@@ -327,6 +340,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const port = parsePort(env.PORT);
   const publicUrl = parsePublicUrl(env.PUBLIC_URL, port);
   const databaseUrl = parseDatabaseUrl(env.DATABASE_URL);
+  const databaseListenUrl = parseDatabaseListenUrl(env.DATABASE_LISTEN_URL, databaseUrl);
   if (env.DATA_DIR !== undefined && env.DATA_DIR.trim() === "") throw new ConfigError("DATA_DIR must not be empty");
   const dataDir = path.resolve(/*turbopackIgnore: true*/ env.DATA_DIR ?? ".data");
   const workers = parseWorkers(env.WEB_CONCURRENCY, databaseUrl);
@@ -342,5 +356,5 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const metrics = parseMetricsSettings(env, port);
   const auditRetentionDays = parseAuditRetention(env.AUDIT_RETENTION_DAYS);
   const log = parseLogSettings(env);
-  return { port, publicUrl, databaseUrl, dataDir, masterKey, rateLimits, trustProxy, workers, server, mail, allowPrivateUpstreams, metrics, auditRetentionDays, log };
+  return { port, publicUrl, databaseUrl, ...(databaseListenUrl ? { databaseListenUrl } : {}), dataDir, masterKey, rateLimits, trustProxy, workers, server, mail, allowPrivateUpstreams, metrics, auditRetentionDays, log };
 }

@@ -1,4 +1,7 @@
+import { randomBytes } from "node:crypto";
+import { sql } from "drizzle-orm";
 import { openDatabase, runMigrations, type Database, type DatabaseHandle } from "../db/client";
+import { listen, type Listener } from "../db/listener";
 import { fileOffsetClock, systemClock, type Clock } from "./clock";
 import { loadConfig, type Config } from "./config";
 import { RateLimiter } from "./limits/rate-limit";
@@ -10,7 +13,11 @@ export interface Service {
   db: Database;
   config: Config;
   clock: Clock;
-  /** Per-process caches that never outlive a change they depend on (see lib/oauth/keys.ts). */
+  /**
+   * Per-process caches. What each holds and how stale it may be: "Caches and changes" below. An
+   * entry of one workspace's data is dropped when a change to it commits, in this process and,
+   * announced through the database, in every other (`announceChange`).
+   */
   cache: Map<string, unknown>;
   limiter: RateLimiter;
   /**
@@ -23,7 +30,7 @@ export interface Service {
 }
 
 interface Holder {
-  service?: Promise<{ service: Service; handle: DatabaseHandle }>;
+  service?: Promise<{ service: Service; handle: DatabaseHandle; changes?: Listener }>;
 }
 
 // One service per process: the custom server and Next's route bundles import this module
@@ -43,12 +50,15 @@ export function clockFor(config: Pick<Config, "publicUrl">, testClockFile: strin
   return fileOffsetClock(testClockFile);
 }
 
-async function start(): Promise<{ service: Service; handle: DatabaseHandle }> {
+async function start(): Promise<{ service: Service; handle: DatabaseHandle; changes?: Listener }> {
   const config = loadConfig();
   // Statement timings and the pool's state, recorded once METRICS_PORT enables the metrics (lib/metrics).
   const handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, observer: databaseObserver() });
   await runMigrations(handle, config.databaseUrl);
-  return { service: createService(handle.db, config, clockFor(config, process.env.LATCHKEY_TEST_CLOCK_FILE)), handle };
+  const service = createService(handle.db, config, clockFor(config, process.env.LATCHKEY_TEST_CLOCK_FILE));
+  // Other processes on the same PostgreSQL database announce their changes; the embedded database has no other process.
+  const changes = config.databaseUrl ? followChanges(service, config.databaseListenUrl ?? config.databaseUrl) : undefined;
+  return { service, handle, changes };
 }
 
 /** The process-wide service, opened and migrated on first use. */
@@ -63,5 +73,151 @@ export async function getService(): Promise<Service> {
 export async function closeService(): Promise<void> {
   const current = holder.service;
   holder.service = undefined;
-  if (current) await (await current).handle.close();
+  if (!current) return;
+  const { handle, changes } = await current;
+  await changes?.close();
+  await handle.close();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Caches and changes.
+//
+// Each process keeps a few things in `cache` to save a database round trip per request, each for
+// at most a short time (its TTL), so a change made anywhere is seen within that time whatever
+// happens. On top of that, a change is seen at once: the transaction that makes it announces it
+// (`announceChange`, a NOTIFY delivered by PostgreSQL to every listening process when, and only
+// if, the transaction commits), and every process drops what it held of that workspace as the
+// message arrives (`followChanges`; about when the commit is acknowledged, a few milliseconds
+// when CPUs are busy: docs/operations.md). The process that made the change also drops it itself
+// right after the commit (`forgetWorkspace`), without waiting for its own message.
+//
+//   key                      holds                                  TTL     owner
+//   workspace:<id>           the workspace exists, its name          5 s     lib/server/router.ts
+//   signing-key:<id>         the active signing key (private)       30 s     lib/oauth/keys.ts
+//   cors-origins:<id>        origins confirmed for reading errors    600 s    lib/oauth/cors.ts
+//                            while the database is away (only then)
+//   hostnames:directory      every verified hostname → workspace      5 s     lib/hostnames/directory.ts
+//
+// Nothing else cached decides anything a change can affect: client secrets, clients, tokens,
+// sessions and grants are read from the database on every request (the credential memo of
+// lib/oauth/client-memo.ts maps a secret to its row, and every use re-checks the row's liveness in
+// SQL); the other entries derive from the configuration (the pairwise key, the default host), say
+// what this process already did (the console's workspace prepared) or are informational (when a
+// secret was last used).
+//
+// While the listening connection is down (the database restarting, a network failure) messages are
+// lost: the TTLs above still bound every entry, and every workspace's entries are dropped when
+// listening resumes.
+
+/** The PostgreSQL channel changes are announced on. */
+export const CHANGES_CHANNEL = "latchkey_changes";
+/** How long a process waits for its own probe message before saying that messages do not arrive. */
+const PROBE_TIMEOUT_MS = 5_000;
+const PROBE_PREFIX = "probe:";
+
+/** The keys of `Service.cache` that hold one workspace's data. */
+export type WorkspaceCacheKind = "workspace" | "signing-key" | "cors-origins";
+const WORKSPACE_CACHE_KINDS: readonly WorkspaceCacheKind[] = ["workspace", "signing-key", "cors-origins"];
+
+export function workspaceCacheKey(kind: WorkspaceCacheKind, workspaceId: string): string {
+  return `${kind}:${workspaceId}`;
+}
+
+/** The key of the verified-hostname directory, which any workspace's change may affect. */
+export const HOSTNAME_DIRECTORY_KEY = "hostnames:directory";
+
+/**
+ * Announces that `workspaceId`'s configuration changed, inside the transaction `tx` that changes
+ * it: every process listening (`followChanges`) drops what it caches of the workspace when the
+ * transaction commits, and hears nothing if it rolls back. Harmless on the embedded database (one
+ * process, nobody listening).
+ */
+export async function announceChange(tx: Database, workspaceId: string): Promise<void> {
+  await tx.execute(sql`select pg_notify(${CHANGES_CHANNEL}, ${workspaceId})`);
+}
+
+// Per cache, process-wide: the custom server and Next's route bundles each load this module.
+const GENERATIONS = Symbol.for("latchkey.cache-generations");
+const generations = ((globalThis as Record<symbol, unknown>)[GENERATIONS] ??= new WeakMap()) as WeakMap<Map<string, unknown>, number>;
+
+/**
+ * Counts the changes this process has heard of. A cache filled from a read begun before a change
+ * must not keep the result: read the generation before the read, and store only if it is the
+ * same after (`cacheIfCurrent`).
+ */
+export function cacheGeneration(service: Pick<Service, "cache">): number {
+  return generations.get(service.cache) ?? 0;
+}
+
+/** Stores `value` under `key` unless a change was heard of since `generation` was read (the value may predate it). */
+export function cacheIfCurrent(service: Pick<Service, "cache">, generation: number, key: string, value: unknown): void {
+  if (cacheGeneration(service) === generation) service.cache.set(key, value);
+}
+
+/** Drops what this process caches of `workspaceId` (and the hostname directory): its next request reads the database. */
+export function forgetWorkspace(service: Pick<Service, "cache">, workspaceId: string): void {
+  generations.set(service.cache, cacheGeneration(service) + 1);
+  for (const kind of WORKSPACE_CACHE_KINDS) service.cache.delete(workspaceCacheKey(kind, workspaceId));
+  service.cache.delete(HOSTNAME_DIRECTORY_KEY);
+}
+
+const WORKSPACE_KEY_PREFIXES = WORKSPACE_CACHE_KINDS.map((kind) => `${kind}:`);
+
+/** Drops what this process caches of every workspace (messages may have been missed). */
+export function forgetEveryWorkspace(service: Pick<Service, "cache">): void {
+  generations.set(service.cache, cacheGeneration(service) + 1);
+  for (const key of service.cache.keys()) if (WORKSPACE_KEY_PREFIXES.some((prefix) => key.startsWith(prefix))) service.cache.delete(key);
+  service.cache.delete(HOSTNAME_DIRECTORY_KEY);
+}
+
+/**
+ * Listens for the changes other processes announce on the database at `databaseUrl`, and drops
+ * what `service` caches of each changed workspace as its message arrives. Each time listening
+ * starts (again), every workspace's entries are dropped, since messages sent meanwhile were lost,
+ * and a probe message checks that messages do arrive: through a transaction-pooling proxy
+ * (PgBouncer's transaction mode) LISTEN seems to work but nothing is delivered, and the log says so.
+ */
+export function followChanges(service: Service, databaseUrl: string, log: Pick<Console, "warn" | "log"> = console): Listener {
+  const probes = new Map<string, NodeJS.Timeout>();
+  let wasLost = false;
+  const listener = listen(databaseUrl, CHANGES_CHANNEL, {
+    message(payload) {
+      if (payload.startsWith(PROBE_PREFIX)) {
+        clearTimeout(probes.get(payload));
+        probes.delete(payload);
+        return;
+      }
+      forgetWorkspace(service, payload);
+    },
+    listening() {
+      forgetEveryWorkspace(service);
+      if (wasLost) log.log("[latchkey] listening for changes of other instances again; cached workspace data dropped");
+      wasLost = false;
+      const probe = `${PROBE_PREFIX}${randomBytes(9).toString("base64url")}`;
+      const timer = setTimeout(() => {
+        probes.delete(probe);
+        log.warn(
+          `[latchkey] a change announced through the database (NOTIFY) did not arrive on the listening connection within ${PROBE_TIMEOUT_MS / 1000} s: ` +
+            "does it go through a transaction-pooling proxy (PgBouncer in transaction mode)? Set DATABASE_LISTEN_URL to a direct connection; until then caches see other instances' changes only after their TTLs (docs/operations.md, Several instances).",
+        );
+      }, PROBE_TIMEOUT_MS);
+      timer.unref();
+      probes.set(probe, timer);
+      service.db.execute(sql`select pg_notify(${CHANGES_CHANNEL}, ${probe})`).catch(() => {});
+    },
+    lost(error) {
+      wasLost = true;
+      log.warn(`[latchkey] not listening for changes of other instances (${error instanceof Error ? error.message : String(error)}); caches see them only after their TTLs until listening resumes`);
+    },
+  });
+  return {
+    get active() {
+      return listener.active;
+    },
+    async close() {
+      for (const timer of probes.values()) clearTimeout(timer);
+      probes.clear();
+      await listener.close();
+    },
+  };
 }

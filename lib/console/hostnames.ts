@@ -11,7 +11,6 @@ import { z } from "zod";
 import { grants, hostedSessions } from "../../db/schema";
 import { chains, deadLinkSql, grantSource, nowValue, sessionSource } from "../authority";
 import { lookupVerificationRecords } from "../federation/domains";
-import { forgetHostnames } from "../hostnames/directory";
 import {
   addHostname as addHostnameRow,
   applyHostnameVerification,
@@ -41,9 +40,6 @@ function hostnameInputError(field?: "hostname") {
     throw error;
   };
 }
-
-/** The directory of verified hostnames (lib/hostnames/directory.ts) reloads on this process's next request. */
-const committed = (service: Service) => forgetHostnames(service);
 
 /**
  * The issuer the console shows for the workspace (at its primary hostname, else at the default
@@ -89,7 +85,6 @@ export const addHostname = defineOperation({
     );
     return { result: { id: added.id, hostname: added.hostname }, audit: { target: added.hostname, data: { hostname: added.hostname, hostname_id: added.id } } };
   },
-  committed,
 });
 
 /**
@@ -116,7 +111,6 @@ export const verifyHostname = defineOperation({
       audit: outcome.changed ? { target: current.hostname, data: { hostname: current.hostname, hostname_id: current.id, method: "dns" } } : null,
     };
   },
-  committed,
 });
 
 /** Makes a verified hostname the primary one (the issuer the console shows, links sent outside a request); empty: the default host. */
@@ -134,7 +128,6 @@ export const makePrimaryHostname = defineOperation({
       audit: out.changed ? { ...(hostname ? { target: hostname } : {}), data: { hostname, hostname_id: out.hostname?.id ?? null, previous } } : null,
     };
   },
-  committed,
 });
 
 /**
@@ -169,7 +162,6 @@ export const removeHostname = defineOperation({
       },
     };
   },
-  committed,
 });
 
 /** WebAuthn related origins (off by default): whether a passkey made at one of the workspace's hostnames may sign in at the others. */
@@ -182,5 +174,4 @@ export const setRelatedOrigins = defineOperation({
     const { changed } = await setRelatedOriginsRow(ctx.db, { workspaceId: wid, on: input.related_origins, now: ctx.now });
     return { result: { on: input.related_origins }, audit: changed ? { target: wid, data: { related_origins: input.related_origins } } : null };
   },
-  committed,
 });

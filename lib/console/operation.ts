@@ -2,8 +2,10 @@
  * Console changes as operations: a name, the minimum role, a zod input schema and a function.
  * `runOperation` is the one path every server action takes: it resolves the operator's current
  * authority for the workspace (one query), checks the role, validates the input, runs the change
- * and writes the audit event (who, what, when, from where) in one transaction. The integration
- * tests call it directly, so what they prove holds for the actions.
+ * and writes the audit event (who, what, when, from where) in one transaction, which also
+ * announces the change to every process, so that none answers from what it cached of the
+ * workspace once it commits (lib/service.ts `announceChange`). The integration tests call it
+ * directly, so what they prove holds for the actions.
  */
 import { z } from "zod";
 import type { Database } from "../../db/client";
@@ -11,7 +13,7 @@ import type { AuditData, ConsoleOperationName } from "../audit/catalogue";
 import { foldedEvent, foldingAudit, writeAudit } from "../audit/events";
 import { AuthzModelError } from "../authz/model";
 import { ClientSecretError } from "../clients/secrets";
-import type { Service } from "../service";
+import { announceChange, forgetWorkspace, type Service } from "../service";
 import { assertRole, requireWorkspaceRole, type OperatorRole, type WorkspaceAccess } from "./authz";
 
 export interface OperationContext {
@@ -46,11 +48,6 @@ export interface Operation<S extends z.ZodType, R, P = undefined, N extends Cons
   /** Work that must not hold a transaction open (argon2 hashing), run before it; its result goes to `run`. */
   prepare?: (input: z.output<S>) => Promise<P>;
   run(ctx: OperationContext, input: z.output<S>, prepared: P): Promise<OperationOutput<R, N>>;
-  /**
-   * Work once the change has committed, such as dropping a process cache that must see it: done
-   * inside the transaction, a request in between could reload the old state and keep it.
-   */
-  committed?: (service: Service) => void;
 }
 
 export function defineOperation<S extends z.ZodType, R, P = undefined, N extends ConsoleOperationName = ConsoleOperationName>(op: Operation<S, R, P, N>): Operation<S, R, P, N> {
@@ -112,6 +109,8 @@ export async function runOperation<S extends z.ZodType, R, P>(
       // The lib functions an operation calls may record their own events (a role assigned, a
       // grant revoked): they become part of this operation's one event, never a second one.
       const { value: out, collected } = await foldingAudit(() => op.run({ service, db: db as unknown as Database, access, now }, input, prepared));
+      // Delivered to every process when this transaction commits (an operation that changed nothing costs them a reload).
+      await announceChange(db as unknown as Database, access.workspace.id);
       if (out.audit === null) {
         // Nothing the operator changed; anything an inner writer still recorded keeps its own event.
         for (const event of collected) await writeAudit(db as unknown as Database, { ...event, actor: event.actor ?? access.operator.userId });
@@ -131,7 +130,8 @@ export async function runOperation<S extends z.ZodType, R, P>(
       });
       return out.result;
     });
-    op.committed?.(service);
+    // This process forgets at once, without waiting for its own announcement.
+    forgetWorkspace(service, access.workspace.id);
     return { ok: true, result };
   } catch (error) {
     if (error instanceof ConsoleInputError) return { ok: false, fieldErrors: error.fieldErrors, ...(error.formError ? { formError: error.formError } : {}) };

@@ -10,7 +10,7 @@ import { createClientSecret, isActiveSecret, rotateClientSecret } from "../clien
 import { DAY } from "../clock";
 import { decryptSecret, encryptSecret, newId } from "../crypto";
 import { issuerFor } from "../http/context";
-import type { Service } from "../service";
+import { forgetWorkspace, type Service } from "../service";
 
 export const SYSTEM_WORKSPACE_ID = "system";
 export const SYSTEM_WORKSPACE_NAME = "Latchkey operators";
@@ -71,7 +71,7 @@ export async function ensureSystemWorkspace(service: Service): Promise<{ created
     }
     return !workspace;
   });
-  service.cache.delete(`workspace:${SYSTEM_WORKSPACE_ID}`);
+  forgetWorkspace(service, SYSTEM_WORKSPACE_ID);
   await consoleClientSecret(service);
   service.cache.set("console:system-ready", true);
   return { created };

@@ -5,16 +5,16 @@
  *
  * The verified hostnames are held in memory as one map, reloaded from the database when older
  * than DIRECTORY_TTL_MS (one query per interval whatever the hosts asked for, so unknown hosts
- * cost nothing) and at once after a change made by this process. A request at the default host
- * never reads it.
+ * cost nothing) and at once after a change, made by this process or announced by another
+ * (lib/service.ts `forgetWorkspace`). A request at the default host never reads it.
  */
 import { isNotNull } from "drizzle-orm";
 import { workspaceHostnames } from "../../db/schema";
 import { requestHostOf, splitHost } from "../http/request-host";
 import type { HeaderSource } from "../http/client-address";
-import type { Service } from "../service";
+import { HOSTNAME_DIRECTORY_KEY, type Service } from "../service";
 
-/** Another instance's change reaches this one within this long. */
+/** Another instance's change reaches this one within this long even when its announcement is lost. */
 export const DIRECTORY_TTL_MS = 5_000;
 
 export type HostMatch =
@@ -33,7 +33,7 @@ interface Directory {
   at: number;
 }
 
-const KEY = "hostnames:directory";
+const KEY = HOSTNAME_DIRECTORY_KEY;
 const DEFAULT_HOST_KEY = "hostnames:default-host";
 
 function defaultHost(service: Service): { host: string; port: string } {

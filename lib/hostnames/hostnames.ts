@@ -5,8 +5,8 @@
  * hostname serves anything (./directory.ts); a verified hostname belongs to one workspace.
  *
  * These functions change rows only; who did it is recorded by the caller (a console operation's
- * audit event, or the workspace import's). A caller in a serving process calls `forgetHostnames`
- * after a change so that its own directory is reloaded at once.
+ * audit event, or the workspace import's), which also announces the change to every process
+ * (lib/service.ts `announceChange`), so that each reloads its directory at once.
  */
 import { and, asc, eq, isNotNull, isNull, ne } from "drizzle-orm";
 import type { Database } from "../../db/client";

@@ -100,8 +100,8 @@ function refusal(name: string, retryAfterSeconds: number): Refusal {
   return { allowed: false, retryAfterSeconds };
 }
 
-/** The counters an attempt is checked under, up to the account ceiling; a refusal when one is reached. */
-function check(limiter: RateLimiter, base: LimitBase, limits: GuessingLimits, attempt: Omit<Attempt, "knownDevice">): Refusal | { counters: Counter[]; account: Counter | null } {
+/** The counters an attempt is checked under: those before the account ceiling, then the ceiling's (null: none). */
+function countersOf(base: LimitBase, limits: GuessingLimits, attempt: Omit<Attempt, "knownDevice">): { counters: Counter[]; account: Counter | null } {
   const { name } = limits;
   const ws = attempt.workspaceId;
   const named = attempt.account !== null;
@@ -112,15 +112,18 @@ function check(limiter: RateLimiter, base: LimitBase, limits: GuessingLimits, at
     [named ? undefined : limits.unidentified, () => `${name}-unidentified:${ws}:${attempt.address}`],
     [named ? limits.perAccountAndAddress : undefined, () => `${name}:${ws}:${attempt.account}:${attempt.address}`],
   ];
-  for (const [rate, key] of checks) {
-    if (!rate) continue;
-    const c = counter(key(), rate, base);
-    const d = limiter.blocked(c.key, c.limit, c.windowMs);
-    if (!d.allowed) return refusal(name, d.retryAfterSeconds);
-    counters.push(c);
-  }
+  for (const [rate, key] of checks) if (rate) counters.push(counter(key(), rate, base));
   const account = named && limits.perAccount ? counter(`${name}-account:${ws}:${attempt.account}`, limits.perAccount, base) : null;
   return { counters, account };
+}
+
+/** A refusal when one of the counters before the account ceiling is reached. */
+function check(limiter: RateLimiter, name: string, counters: Counter[]): Refusal | null {
+  for (const c of counters) {
+    const d = limiter.blocked(c.key, c.limit, c.windowMs);
+    if (!d.allowed) return refusal(name, d.retryAfterSeconds);
+  }
+  return null;
 }
 
 const allowed = (limiter: RateLimiter, counters: Counter[]): Gate => ({
@@ -130,25 +133,28 @@ const allowed = (limiter: RateLimiter, counters: Counter[]): Gate => ({
 
 /**
  * The one limiter of a guessing declaration: whether the attempt may be checked now, and if so
- * how to count its failure. Each declared counter is asked without counting; the account ceiling
- * is passed only by a known device (the declaration's rule), which is then limited on its own
- * counter as well.
+ * how to count its failure. The counters' shared counts are read first, so that failures answered
+ * by other instances count at once (a guess costs one more query; failures are written before
+ * their answer, so guesses one after another never pass a limit, whichever instance answers them).
+ * Each declared counter is asked without counting; the account ceiling is passed only by a known
+ * device (the declaration's rule), which is then limited on its own counter as well.
  */
 export async function guard(limiter: RateLimiter, base: LimitBase, limits: GuessingLimits, attempt: Attempt): Promise<Gate> {
-  const checked = check(limiter, base, limits, attempt);
-  if ("allowed" in checked) return checked;
-  const { counters, account } = checked;
+  const { counters, account } = countersOf(base, limits, attempt);
+  await limiter.refresh(account ? [...counters, account] : counters);
+  const refused = check(limiter, limits.name, counters);
+  if (refused) return refused;
   if (!account) return allowed(limiter, counters);
-  counters.push(account);
   const ceiling = limiter.blocked(account.key, account.limit, account.windowMs);
-  if (ceiling.allowed) return allowed(limiter, counters);
+  if (ceiling.allowed) return allowed(limiter, [...counters, account]);
   if (!limits.knownDevice || !attempt.knownDevice) return refusal(limits.name, ceiling.retryAfterSeconds);
   const device = await attempt.knownDevice(limits.knownDevice.after);
   if (!device) return refusal(limits.name, ceiling.retryAfterSeconds);
   const own = counter(`${limits.name}-device:${attempt.workspaceId}:${device}`, limits.knownDevice.rate, base);
+  await limiter.refresh([own]);
   const d = limiter.blocked(own.key, own.limit, own.windowMs);
   if (!d.allowed) return refusal(limits.name, d.retryAfterSeconds);
-  return allowed(limiter, [...counters, own]);
+  return allowed(limiter, [...counters, account, own]);
 }
 
 /**
@@ -157,9 +163,9 @@ export async function guard(limiter: RateLimiter, base: LimitBase, limits: Guess
  */
 export function guardNow(limiter: RateLimiter, base: LimitBase, limits: GuessingLimits, attempt: Omit<Attempt, "knownDevice">): Gate {
   if (limits.knownDevice) throw new Error(`${limits.name}: a device exemption needs the asynchronous guard`);
-  const checked = check(limiter, base, limits, attempt);
-  if ("allowed" in checked) return checked;
-  const { counters, account } = checked;
+  const { counters, account } = countersOf(base, limits, attempt);
+  const refused = check(limiter, limits.name, counters);
+  if (refused) return refused;
   if (!account) return allowed(limiter, counters);
   const d = limiter.blocked(account.key, account.limit, account.windowMs);
   return d.allowed ? allowed(limiter, [...counters, account]) : refusal(limits.name, d.retryAfterSeconds);

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { lt, sql } from "drizzle-orm";
+import { inArray, lt, sql } from "drizzle-orm";
 import { rateLimits } from "../../db/schema";
 import type { Database } from "../../db/client";
 import { HOUR, type Clock } from "../clock";
@@ -145,6 +145,36 @@ export class RateLimiter {
     const c = this.counter(k, limit, windowMs);
     c.pending++;
     await this.sync(k, c);
+  }
+
+  /**
+   * Reads the shared count of each of `counters` for its current window, so that a decision made
+   * next counts what other instances added since this one last synced the key (a guess answered
+   * by another instance a moment ago). One query for all of them. Never throws: the limiter is
+   * not an authority, and without the database it decides from what it holds.
+   */
+  async refresh(counters: readonly { key: string; limit: number; windowMs: number }[]): Promise<void> {
+    const active = counters.filter((c) => c.limit > 0);
+    if (active.length === 0) return;
+    const held = active.map((c) => {
+      const key = limiterKey(c.key);
+      return { key, counter: this.counter(key, c.limit, c.windowMs) };
+    });
+    let rows: { key: string; windowStart: Date; count: number }[];
+    try {
+      rows = await this.db
+        .select({ key: rateLimits.key, windowStart: rateLimits.windowStart, count: rateLimits.count })
+        .from(rateLimits)
+        .where(inArray(rateLimits.key, [...new Set(held.map((h) => h.key))]));
+    } catch {
+      return;
+    }
+    const byKey = new Map(rows.map((r) => [r.key, r]));
+    for (const { key, counter } of held) {
+      const row = byKey.get(key);
+      // A sync answered meanwhile may already hold a newer total; a count never goes down within its window.
+      if (row && row.windowStart.getTime() === counter.windowStart) counter.shared = Math.max(counter.shared, row.count);
+    }
   }
 
   /** Adds pending hits to the shared row and reads the total back. Never throws. */

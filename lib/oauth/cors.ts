@@ -3,6 +3,7 @@ import { clients } from "../../db/schema";
 import type { Endpoint, EndpointContext } from "../http/context";
 import { errorToResponse, OAuthError } from "./errors";
 import { lightResponse, withHeaders } from "../http/response";
+import { workspaceCacheKey } from "../service";
 
 /**
  * The public documents (discovery, JWKS): readable from any origin without credentials, as the
@@ -59,7 +60,7 @@ type OriginMemo = Map<string, number>;
 const ORIGIN_MEMO_LIMIT = 1_000;
 
 function originMemo(ctx: EndpointContext): OriginMemo {
-  const key = `cors-origins:${ctx.workspace.id}`;
+  const key = workspaceCacheKey("cors-origins", ctx.workspace.id);
   let memo = ctx.service.cache.get(key) as OriginMemo | undefined;
   if (!memo) ctx.service.cache.set(key, (memo = new Map()));
   return memo;

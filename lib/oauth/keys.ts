@@ -2,11 +2,15 @@ import { and, eq, gt, inArray, isNull, or, sql } from "drizzle-orm";
 import { exportJWK, generateKeyPair, importJWK, SignJWT, type JWK, type JWTPayload } from "jose";
 import { signingKeys } from "../../db/schema";
 import { decryptSecret, encryptSecret, newId } from "../crypto";
-import type { Service } from "../service";
+import { announceChange, cacheGeneration, cacheIfCurrent, workspaceCacheKey, type Service } from "../service";
 
 const ALG = "ES256";
 const PURPOSE = "signing-key";
-/** How long the active key id of a workspace may be reused from memory before re-reading it. */
+/**
+ * How long the active key of a workspace may be reused from memory before re-reading it. An
+ * activation is heard of at once (announced, lib/service.ts); this bounds it when the
+ * announcement is lost.
+ */
 const ACTIVE_KEY_TTL_MS = 30_000;
 
 interface ActiveKey {
@@ -16,7 +20,7 @@ interface ActiveKey {
 }
 
 function cacheKey(workspaceId: string) {
-  return `signing-key:${workspaceId}`;
+  return workspaceCacheKey("signing-key", workspaceId);
 }
 
 /** Creates the workspace's first key on first use; concurrent creators converge on one. */
@@ -44,6 +48,7 @@ async function createActiveKey(service: Service, workspaceId: string): Promise<v
 export async function getActiveSigningKey(service: Service, workspaceId: string): Promise<{ kid: string; key: CryptoKey }> {
   const cached = service.cache.get(cacheKey(workspaceId)) as ActiveKey | undefined;
   if (cached && Date.now() - cached.loadedAt < ACTIVE_KEY_TTL_MS) return cached;
+  const generation = cacheGeneration(service);
   for (let attempt = 0; attempt < 2; attempt++) {
     const [row] = await service.db
       .select()
@@ -58,7 +63,7 @@ export async function getActiveSigningKey(service: Service, workspaceId: string)
       const jwk = JSON.parse(decryptSecret(service.config.masterKey, row.privateJwkEncrypted, `${PURPOSE}:${row.kid}`)) as JWK;
       const key = (await importJWK(jwk, ALG)) as CryptoKey;
       const entry: ActiveKey = { kid: row.kid, key, loadedAt: Date.now() };
-      service.cache.set(cacheKey(workspaceId), entry);
+      cacheIfCurrent(service, generation, cacheKey(workspaceId), entry);
       return entry;
     }
     await createActiveKey(service, workspaceId);
@@ -101,11 +106,13 @@ export async function signJwt(service: Service, workspaceId: string, payload: JW
 //
 //   published ──(≥ JWKS_MAX_AGE_MS later)──▶ active ──(next activation)──▶ retired ──(unpublishAt)──▶ gone
 //
-// Verifiers may cache JWKS for its max-age (300 s, see discovery.ts), so a key must have been
+// JWKS is read from the database on every request, so every process serves a published key at
+// once. Verifiers may cache JWKS for its max-age (300 s, see discovery.ts), so a key must have been
 // published that long before it signs, or a verifier with a fresh cache would miss its kid.
-// Processes keep the active key for up to ACTIVE_KEY_TTL_MS, so after an activation another
-// process may sign with the old key for that long; the retired key therefore stays published for
-// the ID-token lifetime plus that cache window plus a minute of clock skew.
+// An activation is announced to every process (lib/service.ts), which then signs with the new key
+// at once; if the announcement is lost, a process keeps the old key for up to ACTIVE_KEY_TTL_MS,
+// so the retired key stays published for the ID-token lifetime plus that cache window plus a
+// minute of clock skew.
 
 /** JWKS responses may be cached this long (discovery.ts sends max-age=300). */
 export const JWKS_MAX_AGE_MS = 300_000;
@@ -212,9 +219,10 @@ export async function activatePublishedKey(service: Service, workspaceId: string
       .where(and(eq(signingKeys.workspaceId, workspaceId), eq(signingKeys.status, "active")))
       .returning({ kid: signingKeys.kid });
     await tx.update(signingKeys).set({ status: "active", activatedAt: now }).where(eq(signingKeys.kid, next.kid));
+    await announceChange(tx, workspaceId);
     return { kid: next.kid, retired: retired[0]?.kid ?? null, unpublishAt: retired.length ? unpublishAt : null };
   });
-  // This process signs with the new key at once; others within ACTIVE_KEY_TTL_MS.
+  // This process signs with the new key at once, the others as the announcement reaches them.
   service.cache.delete(cacheKey(workspaceId));
   return result;
 }

@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { workspaces } from "../../db/schema";
-import type { Service } from "../service";
+import { cacheGeneration, cacheIfCurrent, workspaceCacheKey, type Service } from "../service";
 import { hostOrigin, issuerFor, type Endpoint, type EndpointContext, type Workspace } from "../http/context";
 import { atDefaultHost, hostnameServing, matchHost } from "../hostnames/directory";
 import { metadataWorkspace, splitIssuerPath } from "../http/issuer-paths";
@@ -81,20 +81,22 @@ function issuerRequest(pathname: string): { workspaceId: string; subpath: string
   return workspaceId === null ? null : { workspaceId, subpath: DISCOVERY_PATH };
 }
 
+/** How long a process answers for a workspace without reading it again (a change is heard of at once: lib/service.ts). */
 const WORKSPACE_TTL_MS = 5_000;
 
 /** Workspace rows are tiny and change rarely; a short positive cache saves a round trip per request. */
 export async function resolveWorkspace(service: Service, id: string): Promise<Workspace | null> {
-  const key = `workspace:${id}`;
+  const key = workspaceCacheKey("workspace", id);
   const cached = service.cache.get(key) as { value: Workspace; at: number } | undefined;
   if (cached && Date.now() - cached.at < WORKSPACE_TTL_MS) return cached.value;
+  const generation = cacheGeneration(service);
   const [row] = await service.db.select({ id: workspaces.id, name: workspaces.name, system: workspaces.system }).from(workspaces).where(eq(workspaces.id, id)).limit(1);
   if (!row) {
     service.cache.delete(key);
     return null;
   }
   const value = { id: row.id, name: row.name };
-  service.cache.set(key, { value, at: Date.now() });
+  cacheIfCurrent(service, generation, key, { value, at: Date.now() });
   return value;
 }
 

@@ -30,7 +30,11 @@ export interface Harness {
   service: Service;
   clock: TestClock;
   handle: DatabaseHandle;
-  /** When set, `call` (and every helper built on it) sends its requests through this instead of the route table: a listener over HTTP. */
+  /**
+   * Where `call` sends its requests: unset, the route table in this process (`dispatch`); set, for
+   * example over HTTP to running servers (tests/helpers/instances.ts), which then answer the pages
+   * too. `service` still reads and writes the same database for what the tests look at directly.
+   */
   send?: (request: Request) => Promise<Response>;
 }
 

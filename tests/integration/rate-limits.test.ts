@@ -8,6 +8,7 @@ import { MAX_KEY_LENGTH, MAX_WINDOW_MS, purgeEndedRateLimits, RateLimiter } from
 import { openFreshEmbeddedDatabase } from "../setup/test-database";
 import { TestClock } from "../helpers/harness";
 import { rateLimits } from "../../db/schema";
+import { guard, type GuessingLimits } from "../../lib/limits/declarations";
 
 let h: Harness;
 const ws = uniqueWorkspaceId("limits");
@@ -121,6 +122,24 @@ describe("password guessing", () => {
     const res = await exchangeCode(l, w, { code: ok.callback.searchParams.get("code")!, redirect_uri: SPA.redirect_uri, verifier: ok.verifier, client_id: SPA.client_id });
     expect(res.status).toBe(200);
     void PUBLIC_URL;
+  });
+});
+
+describe("guessing across instances", () => {
+  it("counts failures answered by other instances at once: guesses one after another, each on the other instance, never check more than the limit", async () => {
+    h.clock.advance(5 * 60_000);
+    // Two instances' limiters on the one database (each with its own counters in memory).
+    const instances = [new RateLimiter(h.service.db, h.clock), new RateLimiter(h.service.db, h.clock)];
+    const limits: GuessingLimits = { name: "guess-test", label: "test", perChallenge: null, perAccountAndAddress: { times: 3, scale: null, windowMs: 5 * 60_000 } };
+    const attempt = { workspaceId: ws, address: "10.9.0.1", account: "someone@example.test" };
+    const checked: number[] = [];
+    for (let i = 0; i < 8; i++) {
+      const gate = await guard(instances[i % 2], h.service.config.rateLimits, limits, attempt);
+      if (!gate.allowed) continue;
+      checked.push(i);
+      await gate.record();
+    }
+    expect(checked).toEqual([0, 1, 2]);
   });
 });
 

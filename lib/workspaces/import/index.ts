@@ -1,11 +1,13 @@
 /**
  * Import of the workspace file: validation of the whole document, then one step per section of
- * the file, in order, within one transaction (all or nothing). A new section is one more step in
+ * the file, in order, within one transaction (all or nothing), which announces the change to every
+ * serving process (lib/service.ts `announceChange`). A new section is one more step in
  * IMPORT_STEPS, after the steps whose ids it refers to.
  */
 import { sql } from "drizzle-orm";
 import type { Database } from "../../../db/client";
 import { writeAudit } from "../../audit/events";
+import { announceChange } from "../../service";
 import { validateWorkspaceDocument } from "../document";
 import { importApiGrants } from "./api-grants";
 import { importApis } from "./apis";
@@ -84,6 +86,8 @@ export async function importWorkspace(db: Database, doc: unknown, opts: ImportOp
     const { created, changes } = ctx;
 
     if (changes > 0) {
+      // Whoever caches this workspace (its name, its hostnames) drops it once this commits.
+      await announceChange(tx, wid);
       await writeAudit(tx, {
         workspaceId: wid,
         type: "workspace.imported",

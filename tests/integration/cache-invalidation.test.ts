@@ -1,0 +1,183 @@
+/**
+ * Several processes on one PostgreSQL database (lib/service.ts, "Caches and changes"): a change
+ * committed by one is not answered from another's cache once its announcement arrives. Two
+ * services over two connection pools of a database of their own, each listening for changes as a
+ * server process does (`followChanges`); the changes are made the ways an installation makes them
+ * (console operations, the workspace import). tests/dispatch/instances.test.ts does the same with
+ * two real server processes behind a proxy.
+ */
+import net from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
+import { and, eq } from "drizzle-orm";
+import postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { openDatabase, runMigrations, type DatabaseHandle } from "../../db/client";
+import { listen } from "../../db/listener";
+import { signingKeys, workspaceHostnames, workspaces } from "../../db/schema";
+import { ensureSystemWorkspace } from "../../lib/console/system";
+import { matchHost } from "../../lib/hostnames/directory";
+import { getActiveSigningKey } from "../../lib/oauth/keys";
+import { resolveWorkspace } from "../../lib/server/router";
+import { cacheGeneration, cacheIfCurrent, createService, followChanges, forgetWorkspace, type Service } from "../../lib/service";
+import { importWorkspace } from "../../lib/workspaces/file";
+import { call, createHarness, TestClock, uniqueWorkspaceId, type Harness } from "../helpers/harness";
+import { standardWorkspace } from "../helpers/fixtures";
+import { createDatabase, dropDatabase, freshDatabaseName } from "../setup/database";
+import { consoleSignIn, createOperator, runRegistered } from "./console-helpers";
+
+const runUrl = inject("databaseUrl");
+const warned: string[] = [];
+const quiet = { log: () => {}, warn: (line: string) => warned.push(line) };
+
+/** Polls `probe` until it holds; false if it never does within `withinMs` (shorter than the TTL under test). */
+async function becomes(probe: () => Promise<boolean>, withinMs = 2_000): Promise<boolean> {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    if (await probe()) return true;
+    if (Date.now() > deadline) return false;
+    await sleep(10);
+  }
+}
+
+describe("the cache generation", () => {
+  it("keeps a value read before a change out of the cache", async () => {
+    const h = await createHarness();
+    const before = cacheGeneration(h.service);
+    forgetWorkspace(h.service, "some-workspace");
+    cacheIfCurrent(h.service, before, "workspace:some-workspace", "stale");
+    expect(h.service.cache.has("workspace:some-workspace")).toBe(false);
+    cacheIfCurrent(h.service, cacheGeneration(h.service), "workspace:some-workspace", "fresh");
+    expect(h.service.cache.get("workspace:some-workspace")).toBe("fresh");
+  });
+});
+
+/** PostgreSQL's answer while it starts, shuts down or recovers: FATAL 57P03, then the connection closes. */
+function startingUp(): Buffer {
+  const fields = Buffer.from("SFATAL\0C57P03\0Mthe database system is starting up\0\0");
+  const head = Buffer.alloc(5);
+  head.write("E", 0);
+  head.writeInt32BE(fields.length + 4, 1);
+  return Buffer.concat([head, fields]);
+}
+
+describe("the listening connection", () => {
+  it("tries again after longer and longer pauses while the database is unavailable, and says so once", async () => {
+    let attempts = 0;
+    const unavailable = net.createServer((socket) => {
+      attempts++;
+      socket.on("error", () => {});
+      socket.once("data", () => socket.end(startingUp()));
+    });
+    await new Promise<void>((resolve) => unavailable.listen(0, "127.0.0.1", resolve));
+    const { port } = unavailable.address() as net.AddressInfo;
+    const lost: unknown[] = [];
+    const listener = listen(`postgres://nobody@127.0.0.1:${port}/none`, "latchkey_changes", { message: () => {}, listening: () => {}, lost: (e) => lost.push(e) });
+    await sleep(1_500);
+    await listener.close();
+    unavailable.close();
+    // After 0, 100, 200, 400 and 800 ms: five attempts in 1.5 s, not one after another.
+    expect(attempts).toBeGreaterThanOrEqual(3);
+    expect(attempts).toBeLessThan(10);
+    expect(lost).toHaveLength(1);
+    expect(String(lost[0])).toContain("starting up");
+    expect(listener.active).toBe(false);
+  });
+});
+
+describe.runIf(Boolean(runUrl))("two processes on one PostgreSQL database", () => {
+  const name = freshDatabaseName("latchkey_instances");
+  let databaseUrl: string;
+  const handles: DatabaseHandle[] = [];
+  const listeners: { close(): Promise<void>; readonly active: boolean }[] = [];
+  let a: Harness;
+  let b: Service;
+  let owner: string;
+  const ws = uniqueWorkspaceId("instances");
+
+  beforeAll(async () => {
+    databaseUrl = await createDatabase(runUrl!, name);
+    const clock = new TestClock();
+    const first = await openDatabase({ databaseUrl, poolSize: 4 });
+    const second = await openDatabase({ databaseUrl, poolSize: 4 });
+    handles.push(first, second);
+    await runMigrations(first, databaseUrl);
+    const base = await createHarness();
+    a = { service: createService(first.db, base.service.config, clock), clock, handle: first };
+    b = createService(second.db, base.service.config, clock);
+    for (const service of [a.service, b]) listeners.push(followChanges(service, databaseUrl, quiet));
+    expect(await becomes(async () => listeners.every((l) => l.active), 10_000)).toBe(true);
+    await importWorkspace(a.service.db, standardWorkspace(ws), { clock, masterKey: a.service.config.masterKey });
+    await ensureSystemWorkspace(a.service);
+    await createOperator(a, "owner@instances.test", { [ws]: "owner" });
+    owner = (await consoleSignIn(a, "owner@instances.test")).token;
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const listener of listeners) await listener.close();
+    for (const handle of handles) await handle.close();
+    if (runUrl) await dropDatabase(runUrl, name);
+    // Listening where the changes are made, both heard their probes (each time they listened): nothing was said about them.
+    expect(warned.filter((line) => line.includes("DATABASE_LISTEN_URL"))).toEqual([]);
+  });
+
+  it("a signing key activated by one: the other signs with it at once (its cache would keep the old one 30 s)", async () => {
+    const before = await getActiveSigningKey(b, ws);
+    expect(await runRegistered(a, owner, ws, "publishKey", {})).toMatchObject({ ok: true });
+    a.clock.advance(301_000);
+    const activated = await runRegistered(a, owner, ws, "activateKey", {});
+    expect(activated).toMatchObject({ ok: true });
+    const [active] = await a.service.db.select().from(signingKeys).where(and(eq(signingKeys.workspaceId, ws), eq(signingKeys.status, "active")));
+    expect(active.kid).not.toBe(before.kid);
+    expect(await becomes(async () => (await getActiveSigningKey(b, ws)).kid === active.kid)).toBe(true);
+  });
+
+  it("a hostname added by an import and removed in the console: the other serves it, then refuses it, at once (its directory would keep it 5 s)", async () => {
+    const hostname = `login.${ws}.test`;
+    const headers = new Headers({ host: hostname });
+    expect(await matchHost(b, headers)).toEqual({ kind: "unknown" });
+    await importWorkspace(a.service.db, { ...standardWorkspace(ws), hostnames: [{ hostname, verified: true }] }, { clock: a.clock, masterKey: a.service.config.masterKey });
+    expect(await becomes(async () => (await matchHost(b, headers)).kind === "hostname")).toBe(true);
+    const [row] = await a.service.db.select().from(workspaceHostnames).where(eq(workspaceHostnames.hostname, hostname));
+    expect(await runRegistered(a, owner, ws, "removeHostname", { hostname_id: row.id, confirm: hostname })).toMatchObject({ ok: true });
+    expect(await becomes(async () => (await matchHost(b, headers)).kind === "unknown")).toBe(true);
+  });
+
+  it("after losing its listening connection, a process listens again and drops what it cached (messages meanwhile were lost)", async () => {
+    expect((await resolveWorkspace(b, ws))?.name).toBe(`Workspace ${ws}`);
+    // A change whose message B misses: written without an announcement.
+    await a.service.db.update(workspaces).set({ name: "Renamed meanwhile" }).where(eq(workspaces.id, ws));
+    const admin = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+    try {
+      const ended = await admin`select pg_terminate_backend(pid) from pg_stat_activity where datname = ${name} and query = 'listen "latchkey_changes"' and pid <> pg_backend_pid()`;
+      expect(ended).toHaveLength(2);
+    } finally {
+      await admin.end();
+    }
+    expect(await becomes(async () => listeners.every((l) => l.active), 5_000)).toBe(true);
+    expect(await becomes(async () => (await resolveWorkspace(b, ws))?.name === "Renamed meanwhile")).toBe(true);
+  });
+
+  it("says so in the log when announcements do not arrive on the listening connection (as through a transaction-pooling proxy)", async () => {
+    // Listening on another database than the one the service writes to: its probe never arrives.
+    const elsewhere = await createDatabase(runUrl!, `${name}_elsewhere`);
+    const warnings: string[] = [];
+    const deaf = followChanges(b, elsewhere, { log: () => {}, warn: (line: string) => warnings.push(line) });
+    try {
+      expect(await becomes(async () => deaf.active, 5_000)).toBe(true);
+      expect(await becomes(async () => warnings.length > 0, 8_000)).toBe(true);
+      expect(warnings).toEqual([expect.stringContaining("DATABASE_LISTEN_URL")]);
+    } finally {
+      await deaf.close();
+      await dropDatabase(runUrl!, `${name}_elsewhere`);
+    }
+  }, 20_000);
+
+  it("a workspace deleted by one: the other answers 404 at once (its cache would answer for 5 s)", async () => {
+    const discovery = () => call({ ...a, service: b }, `/t/${ws}/.well-known/openid-configuration`);
+    expect((await discovery()).status).toBe(200);
+    expect(await resolveWorkspace(b, ws)).not.toBeNull();
+    expect(await runRegistered(a, owner, ws, "deleteWorkspace", { confirm: ws })).toMatchObject({ ok: true });
+    expect(await becomes(async () => (await discovery()).status === 404)).toBe(true);
+    expect(await resolveWorkspace(b, ws)).toBeNull();
+  });
+});
