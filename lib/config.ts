@@ -35,6 +35,11 @@ export interface Config {
    * purge; null or left out: every event is kept.
    */
   auditRetentionDays?: number | null;
+  /**
+   * MIGRATION_WAIT_TIMEOUT: how long an instance that starts while another migrates the database
+   * waits for it before giving up (db/migrator.ts); 0: no bound. Left out: 30 minutes.
+   */
+  migrationWaitTimeoutMs?: number;
 }
 
 export interface MetricsSettings {
@@ -130,6 +135,14 @@ function parseAuditRetention(raw: string | undefined): number | null {
   const value = raw.trim();
   if (!/^\d+$/.test(value) || Number(value) > 36_500) throw new ConfigError(`AUDIT_RETENTION_DAYS must be a number of days from 1 to 36500, or 0 to keep every event (got "${raw}")`);
   return Number(value);
+}
+
+/** MIGRATION_WAIT_TIMEOUT: seconds (0–86400, 0 for no bound); unset: 1800. */
+function parseMigrationWait(raw: string | undefined): number {
+  if (raw === undefined || raw.trim() === "") return 1800_000;
+  const value = raw.trim();
+  if (!/^\d+$/.test(value) || Number(value) > 86_400) throw new ConfigError(`MIGRATION_WAIT_TIMEOUT must be a whole number of seconds from 0 (no bound) to 86400 (got "${raw}")`);
+  return Number(value) * 1000;
 }
 
 function parseBoolean(name: string, raw: string | undefined): boolean {
@@ -312,5 +325,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const allowPrivateUpstreams = parseAllowPrivateUpstreams(env.ALLOW_PRIVATE_UPSTREAMS, publicUrl);
   const metrics = parseMetricsSettings(env, port);
   const auditRetentionDays = parseAuditRetention(env.AUDIT_RETENTION_DAYS);
-  return { port, publicUrl, databaseUrl, dataDir, masterKey, rateLimits, trustProxy, workers, server, mail, allowPrivateUpstreams, metrics, auditRetentionDays };
+  const migrationWaitTimeoutMs = parseMigrationWait(env.MIGRATION_WAIT_TIMEOUT);
+  return { port, publicUrl, databaseUrl, dataDir, masterKey, rateLimits, trustProxy, workers, server, mail, allowPrivateUpstreams, metrics, auditRetentionDays, migrationWaitTimeoutMs };
 }

@@ -45,7 +45,9 @@ export function clockFor(config: Pick<Config, "publicUrl">, testClockFile: strin
 async function start(): Promise<{ service: Service; handle: DatabaseHandle }> {
   const config = loadConfig();
   const handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  await runMigrations(handle, config.databaseUrl);
+  // On a database with pending migrations, what is applied and how long it took; while another
+  // instance migrates, that this one waits (docs/operations.md, "Upgrades").
+  await runMigrations(handle, config.databaseUrl, { log: (line) => console.log(`latchkey: ${line}`), waitTimeoutMs: config.migrationWaitTimeoutMs });
   return { service: createService(handle.db, config, clockFor(config, process.env.LATCHKEY_TEST_CLOCK_FILE)), handle };
 }
 
