@@ -250,6 +250,24 @@ describe.runIf(serverUrl)("instances starting together on PostgreSQL", () => {
     expect(await own.query(`select count(*)::int as n from drizzle.__drizzle_migrations`)).toEqual([{ n: 2 }]);
   });
 
+  it("a concurrent index build of the migrating instance completes while another instance waits (a session blocked on the lock would deadlock it)", async () => {
+    const own = await ownPostgres();
+    const folder = migrationFolder([
+      `CREATE TABLE "t" ("v" integer);--> statement-breakpoint\nINSERT INTO "t" SELECT generate_series(1, 1000);--> statement-breakpoint\nSELECT pg_sleep(0.5);`,
+      `${NO_TX}CREATE INDEX CONCURRENTLY IF NOT EXISTS "t_v_idx" ON "t" ("v");`,
+    ]);
+    let applying!: () => void;
+    const started = new Promise<void>((resolve) => (applying = resolve));
+    const migrating = runMigrations(own.handle, own.url, { folder, log: (line) => line.includes("applying") && applying() });
+    await started;
+    const other = await openDatabase({ databaseUrl: own.url, poolSize: 1 });
+    cleanups.push(() => other.close());
+    const waiting = runMigrations(other, own.url, { folder, pollMs: 20 });
+    expect((await migrating).applied).toEqual(["0000_fixture", "0001_fixture"]);
+    expect((await waiting).applied).toEqual([]);
+    expect(await indexValid(own, "t_v_idx")).toBe(true);
+  });
+
   it("gives up on a table another session holds (lock_timeout) instead of queueing every request behind it, tries again, and applies once it is free", async () => {
     const own = await ownPostgres();
     const folder = migrationFolder([`CREATE TABLE "t" ("v" integer);`, `ALTER TABLE "t" ADD COLUMN "w" text;`]);
