@@ -29,7 +29,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { isNoTransaction, NO_TRANSACTION_MARKER } from "../db/migrator";
+import { isNoTransaction, NO_TRANSACTION_MARKER, STATEMENT_BREAKPOINT } from "../db/migrator";
 
 /** Journal index of the last migration that shipped before the rule (0020_workspace_hostnames). */
 export const GRANDFATHERED_THROUGH = 20;
@@ -263,6 +263,8 @@ interface Migration {
   file: string;
   noTransaction: boolean;
   statements: Statement[];
+  /** A no-transaction migration's second statement in a chunk that holds several. */
+  crowded?: Statement;
 }
 
 type Need = "unused" | "always set";
@@ -311,7 +313,11 @@ export function checkMigrations(options: CheckOptions): Problem[] {
   const journal = JSON.parse(readFileSync(path.join(options.folder, "meta", "_journal.json"), "utf8")) as { entries: { idx: number; tag: string }[] };
   const migrations: Migration[] = journal.entries.map((entry) => {
     const text = readFileSync(path.join(options.folder, `${entry.tag}.sql`), "utf8");
-    return { idx: entry.idx, tag: entry.tag, file: `${entry.tag}.sql`, noTransaction: isNoTransaction(text), statements: splitStatements(text) };
+    const noTransaction = isNoTransaction(text);
+    // Outside a transaction each breakpoint's chunk is sent as it is, and PostgreSQL runs several
+    // statements sent together in one transaction: one statement per chunk.
+    const crowded = noTransaction ? text.split(STATEMENT_BREAKPOINT).map((chunk) => splitStatements(chunk)).find((chunk) => chunk.length > 1) : undefined;
+    return { idx: entry.idx, tag: entry.tag, file: `${entry.tag}.sql`, noTransaction, statements: splitStatements(text), crowded: crowded?.[1] };
   });
   const schema = readSchema(options.schemaDir);
   const problems: Problem[] = [];
@@ -319,6 +325,10 @@ export function checkMigrations(options: CheckOptions): Problem[] {
   const indexTable = new Map<string, string>();
 
   for (const migration of migrations) {
+    if (migration.crowded) {
+      const { line, text } = migration.crowded;
+      problems.push({ file: migration.file, line, statement: text, message: `separate the statements of a migration that runs outside a transaction with ${STATEMENT_BREAKPOINT}: statements sent together run in one transaction` });
+    }
     const checked = migration.idx > grandfathered;
     const newTables = new Set<string>();
     const newColumns = new Set<string>();

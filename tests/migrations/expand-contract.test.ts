@@ -104,6 +104,10 @@ CREATE INDEX "clients_name_idx" ON "clients" USING btree ("name");`,
     expect(messages(check(`CREATE INDEX CONCURRENTLY IF NOT EXISTS "x_idx" ON "users" ("name");`))).toEqual([expect.stringContaining("CONCURRENTLY cannot run inside a transaction")]);
     expect(messages(check(`${NO_TX}CREATE INDEX CONCURRENTLY "x_idx" ON "users" ("name");`))).toEqual([expect.stringContaining("may hold only CREATE [UNIQUE] INDEX CONCURRENTLY IF NOT EXISTS")]);
     expect(messages(check(`${NO_TX}ALTER TABLE "users" ADD COLUMN "nickname" text;`))).toEqual([expect.stringContaining("may hold only")]);
+    // Statements sent together run in one transaction: one per breakpoint.
+    const two = `CREATE INDEX CONCURRENTLY IF NOT EXISTS "a_idx" ON "users" ("name");\nCREATE INDEX CONCURRENTLY IF NOT EXISTS "b_idx" ON "users" ("email");`;
+    expect(messages(check(`${NO_TX}${two}`))).toEqual([expect.stringContaining("separate the statements")]);
+    expect(check(`${NO_TX}${two.replace(";\n", ";--> statement-breakpoint\n")}`)).toEqual([]);
   });
 
   it("refuses a NOT NULL column without a default, a volatile default, and constraints that check or index every row under the table's lock", () => {
