@@ -22,7 +22,8 @@
  * migration runner needs (db/migrator.ts) is checked in every migration: a migration that runs
  * outside a transaction (first line `-- latchkey:no-transaction`) holds only
  * `CREATE [UNIQUE] INDEX CONCURRENTLY IF NOT EXISTS` and `DROP INDEX CONCURRENTLY IF EXISTS`
- * (each safe to run again after a crash), and CONCURRENTLY appears nowhere else.
+ * (each safe to run again after a crash), one per breakpoint, and CONCURRENTLY appears nowhere
+ * else.
  *
  *   npx tsx scripts/check-migrations.ts            (npm run db:check; tests/migrations runs it too)
  */
