@@ -23,7 +23,7 @@
 // (default postgres://postgres@127.0.0.1:5432/postgres; superuser: it renices, checkpoints and
 // sets session_replication_role while seeding).
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -80,7 +80,6 @@ function previousFolder(count) {
   cpSync(path.join(root, "db", "migrations"), dir, { recursive: true });
   const journal = JSON.parse(readFileSync(path.join(dir, "meta", "_journal.json"), "utf8"));
   journal.entries = journal.entries.slice(0, count);
-  mkdirSync(path.join(dir, "meta"), { recursive: true });
   writeFileSync(path.join(dir, "meta", "_journal.json"), JSON.stringify(journal));
   return dir;
 }
@@ -358,6 +357,7 @@ async function main() {
     const previous = previousFolder(all.length - 1);
     const handle = await openDatabase({ databaseUrl: dbUrl, poolSize: 1 });
     await runMigrations(handle, dbUrl, { folder: previous });
+    rmSync(previous, { recursive: true, force: true });
     log(`applied ${all.length - 1} migrations (through ${all.at(-2).tag})`);
 
     // 2. Production size.

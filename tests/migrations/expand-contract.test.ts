@@ -7,10 +7,10 @@ import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { is } from "drizzle-orm";
 import { getTableConfig, PgTable } from "drizzle-orm/pg-core";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import * as schema from "../../db/schema";
 import { checkMigrations, GRANDFATHERED_THROUGH, readSchema, splitStatements, type Problem } from "../../scripts/check-migrations";
-import { migrationFolder, realFolder, realJournal, root } from "./fixtures";
+import { migrationFolder, realFolder, realJournal, removeMigrationFolders, root } from "./fixtures";
 
 const schemaDir = path.join(root, "db", "schema");
 const NO_TX = "-- latchkey:no-transaction\n";
@@ -20,6 +20,8 @@ function check(...sql: string[]): Problem[] {
   return checkMigrations({ folder: migrationFolder(sql, { prefix: 1 }), schemaDir, grandfatheredThrough: 0 });
 }
 const messages = (problems: Problem[]) => problems.map((p) => p.message);
+
+afterAll(removeMigrationFolders);
 
 describe("db/migrations", () => {
   it("follows the rule: every migration after the grandfathered ones expands the schema or contracts what nothing uses", () => {

@@ -1,10 +1,17 @@
 /** Throwaway drizzle-kit migration folders (a journal and one .sql per entry) for the migration tests. */
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
 export const root = path.resolve(import.meta.dirname, "..", "..");
 export const realFolder = path.join(root, "db", "migrations");
+
+const made: string[] = [];
+
+/** Removes the folders `migrationFolder` made (each test file, in its afterAll). */
+export function removeMigrationFolders(): void {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
 
 interface RealJournal {
   entries: { idx: number; version: string; when: number; tag: string; breakpoints: boolean }[];
@@ -21,6 +28,7 @@ export function realJournal(): RealJournal {
  */
 export function migrationFolder(sql: string[], options: { prefix?: number; firstWhen?: number } = {}): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), "lk-migrations-"));
+  made.push(dir);
   mkdirSync(path.join(dir, "meta"));
   const real = realJournal().entries.slice(0, options.prefix ?? 0);
   for (const entry of real) writeFileSync(path.join(dir, `${entry.tag}.sql`), readFileSync(path.join(realFolder, `${entry.tag}.sql`)));

@@ -20,7 +20,7 @@ import { afterAll, describe, expect, inject, it } from "vitest";
 import { openDatabase, runMigrations, type DatabaseHandle, type MigrateOptions } from "../../db/client";
 import { MigrationError, MigrationWaitTimeout, readMigrations } from "../../db/migrator";
 import { createDatabase, dropDatabase, freshDatabaseName } from "../setup/database";
-import { migrationFolder, realFolder, realJournal } from "./fixtures";
+import { migrationFolder, realFolder, realJournal, removeMigrationFolders } from "./fixtures";
 
 const NO_TX = "-- latchkey:no-transaction\n";
 const serverUrl = inject("databaseUrl");
@@ -37,6 +37,7 @@ interface Own {
 const cleanups: (() => Promise<void>)[] = [];
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
+  removeMigrationFolders();
 });
 
 async function ownEmbedded(): Promise<Own> {
