@@ -122,7 +122,7 @@ async function execute(config: Config, request: CommandRequest, io: CommandIO): 
         throw error;
       }
       try {
-        await runMigrations(handle, config.databaseUrl);
+        await runMigrations(handle, config.databaseUrl, { log: (line) => io.err(`${line}\n`), waitTimeoutMs: config.migrationWaitTimeoutMs });
         return await runCommand(handle.db, config, systemClock, request, io);
       } finally {
         await handle.close();

@@ -2,11 +2,19 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
-import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
-import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
 import type { PgDatabase } from "drizzle-orm/pg-core";
 import postgres from "postgres";
+import {
+  applyMigrations,
+  readMigrations,
+  releaseMigrationLock,
+  takeMigrationLock,
+  type ApplyResult,
+  type MigrationLog,
+  type MigrationTarget,
+  type Run,
+} from "./migrator";
 import * as schema from "./schema";
 
 export type Database = PgDatabase<any, typeof schema>;
@@ -43,9 +51,6 @@ export interface DatabaseObserver {
 export const EMBEDDED_SERVER_SETTINGS = ["shared_buffers = 16MB"];
 
 export const migrationsFolder = path.join(/*turbopackIgnore: true*/ process.cwd(), "db", "migrations");
-
-/** Serializes concurrent migrators across processes that share one PostgreSQL server. */
-const MIGRATION_LOCK = 7_264_001;
 
 export interface OpenOptions {
   databaseUrl?: string;
@@ -215,17 +220,55 @@ function isAlive(pid: number): boolean {
   }
 }
 
-export async function runMigrations(handle: DatabaseHandle, databaseUrl?: string): Promise<void> {
+export interface MigrateOptions {
+  /** What is being done, line by line: pending migrations, each one's time, waiting for another instance (default: nothing). */
+  log?: MigrationLog;
+  /** PostgreSQL: give up waiting for another instance's migration after this long (default 30 minutes; 0: no bound). */
+  waitTimeoutMs?: number;
+  /** PostgreSQL: how often a waiting instance says so (default 30 s) and tries the lock (default 0.5 s). */
+  noticeMs?: number;
+  pollMs?: number;
+  /** PostgreSQL: lock_timeout of transactional migrations (default 5 s), tried `lockAttempts` times (default 5). */
+  lockTimeoutMs?: number;
+  lockAttempts?: number;
+  lockRetryPauseMs?: number;
+  /** Another drizzle-kit folder (tests). */
+  folder?: string;
+}
+
+/**
+ * Applies the pending migrations (db/migrator.ts). On PostgreSQL, on a session of its own that
+ * holds the migration lock: instances starting together migrate one after the other, and the
+ * later ones find nothing pending.
+ */
+export async function runMigrations(handle: DatabaseHandle, databaseUrl?: string, options: MigrateOptions = {}): Promise<ApplyResult> {
+  const migrations = readMigrations(options.folder ?? migrationsFolder);
   if (handle.kind === "pglite") {
-    await migratePglite(handle.db as any, { migrationsFolder });
-    return;
+    const pglite = (handle.db as unknown as { $client: PGlite }).$client;
+    const run = (on: Pick<PGlite, "query" | "exec">): Run => async (text, params) =>
+      params ? (await on.query<Record<string, unknown>>(text, params)).rows : (await on.exec(text)).flatMap((result) => result.rows as Record<string, unknown>[]);
+    const target: MigrationTarget = { run: run(pglite), transaction: (fn) => pglite.transaction((tx) => fn(run(tx))) };
+    return applyMigrations(target, migrations, options.log);
   }
   if (!databaseUrl) throw new Error("runMigrations needs the database URL for PostgreSQL");
-  const client = postgres(databaseUrl, { max: 1, onnotice: () => {}, connect_timeout: 10 });
+  const client = postgres(databaseUrl, { max: 1, onnotice: () => {}, connect_timeout: 10, connection: { application_name: "latchkey migrations" } });
+  const run = (on: postgres.Sql | postgres.TransactionSql): Run => async (text, params) => [...(await on.unsafe<Record<string, unknown>[]>(text, (params ?? []) as postgres.ParameterOrJSON<never>[]))];
   try {
-    await client`select pg_advisory_lock(${MIGRATION_LOCK})`;
-    await migratePostgres(drizzlePostgres(client), { migrationsFolder });
-    await client`select pg_advisory_unlock(${MIGRATION_LOCK})`;
+    const waited = await takeMigrationLock(run(client), { log: options.log, waitTimeoutMs: options.waitTimeoutMs, noticeMs: options.noticeMs, pollMs: options.pollMs });
+    try {
+      const target: MigrationTarget = {
+        run: run(client),
+        transaction: (fn) => client.begin((tx) => fn(run(tx))) as Promise<never>,
+        lockTimeoutMs: options.lockTimeoutMs ?? 5000,
+        lockAttempts: options.lockAttempts ?? 5,
+        lockRetryPauseMs: options.lockRetryPauseMs,
+      };
+      const result = await applyMigrations(target, migrations, options.log);
+      if (waited > 0 && result.applied.length === 0) options.log?.("another instance applied the migrations; nothing pending");
+      return result;
+    } finally {
+      await releaseMigrationLock(run(client)).catch(() => {});
+    }
   } finally {
     await client.end({ timeout: 5 });
   }

@@ -61,6 +61,13 @@ describe("configuration", () => {
     for (const bad of ["-1", "1.5", "a year", "36501"]) expect(() => loadConfig({ DATA_DIR: dir(), AUDIT_RETENTION_DAYS: bad })).toThrow(/AUDIT_RETENTION_DAYS must be a number of days/);
   });
 
+  it("waits 30 minutes for another instance's migration unless MIGRATION_WAIT_TIMEOUT says otherwise (0: no bound)", () => {
+    expect(loadConfig({ DATA_DIR: dir() }).migrationWaitTimeoutMs).toBe(1_800_000);
+    expect(loadConfig({ DATA_DIR: dir(), MIGRATION_WAIT_TIMEOUT: "0" }).migrationWaitTimeoutMs).toBe(0);
+    expect(loadConfig({ DATA_DIR: dir(), MIGRATION_WAIT_TIMEOUT: "120" }).migrationWaitTimeoutMs).toBe(120_000);
+    for (const bad of ["-1", "1.5", "an hour", "86401"]) expect(() => loadConfig({ DATA_DIR: dir(), MIGRATION_WAIT_TIMEOUT: bad })).toThrow(/MIGRATION_WAIT_TIMEOUT must be a whole number of seconds/);
+  });
+
   it("derives PUBLIC_URL from PORT and keeps an explicit origin without a trailing slash", () => {
     expect(loadConfig({ DATA_DIR: dir(), PORT: "4000" }).publicUrl).toBe("http://localhost:4000");
     expect(loadConfig({ DATA_DIR: dir(), PUBLIC_URL: "https://auth.example.com/" }).publicUrl).toBe("https://auth.example.com");

@@ -46,6 +46,11 @@ export interface Config {
    * docs/configuration.md "Logs"); left out: human-readable lines at info.
    */
   log?: LogSettings;
+  /**
+   * MIGRATION_WAIT_TIMEOUT: how long an instance that starts while another migrates the database
+   * waits for it before giving up (db/migrator.ts); 0: no bound. Left out: 30 minutes.
+   */
+  migrationWaitTimeoutMs?: number;
 }
 
 /** The levels of the server's log, most detailed first; `silent` writes nothing. */
@@ -152,6 +157,14 @@ function parseAuditRetention(raw: string | undefined): number | null {
   const value = raw.trim();
   if (!/^\d+$/.test(value) || Number(value) > 36_500) throw new ConfigError(`AUDIT_RETENTION_DAYS must be a number of days from 1 to 36500, or 0 to keep every event (got "${raw}")`);
   return Number(value);
+}
+
+/** MIGRATION_WAIT_TIMEOUT: seconds (0–86400, 0 for no bound); unset: 1800. */
+function parseMigrationWait(raw: string | undefined): number {
+  if (raw === undefined || raw.trim() === "") return 1800_000;
+  const value = raw.trim();
+  if (!/^\d+$/.test(value) || Number(value) > 86_400) throw new ConfigError(`MIGRATION_WAIT_TIMEOUT must be a whole number of seconds from 0 (no bound) to 86400 (got "${raw}")`);
+  return Number(value) * 1000;
 }
 
 function parseBoolean(name: string, raw: string | undefined): boolean {
@@ -356,5 +369,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const metrics = parseMetricsSettings(env, port);
   const auditRetentionDays = parseAuditRetention(env.AUDIT_RETENTION_DAYS);
   const log = parseLogSettings(env);
-  return { port, publicUrl, databaseUrl, ...(databaseListenUrl ? { databaseListenUrl } : {}), dataDir, masterKey, rateLimits, trustProxy, workers, server, mail, allowPrivateUpstreams, metrics, auditRetentionDays, log };
+  const migrationWaitTimeoutMs = parseMigrationWait(env.MIGRATION_WAIT_TIMEOUT);
+  return { port, publicUrl, databaseUrl, ...(databaseListenUrl ? { databaseListenUrl } : {}), dataDir, masterKey, rateLimits, trustProxy, workers, server, mail, allowPrivateUpstreams, metrics, auditRetentionDays, log, migrationWaitTimeoutMs };
 }

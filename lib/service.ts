@@ -54,7 +54,9 @@ async function start(): Promise<{ service: Service; handle: DatabaseHandle; chan
   const config = loadConfig();
   // Statement timings and the pool's state, recorded once METRICS_PORT enables the metrics (lib/metrics).
   const handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, observer: databaseObserver() });
-  await runMigrations(handle, config.databaseUrl);
+  // On a database with pending migrations, what is applied and how long it took; while another
+  // instance migrates, that this one waits (docs/operations.md, "Upgrades").
+  await runMigrations(handle, config.databaseUrl, { log: (line) => console.log(`latchkey: ${line}`), waitTimeoutMs: config.migrationWaitTimeoutMs });
   const service = createService(handle.db, config, clockFor(config, process.env.LATCHKEY_TEST_CLOCK_FILE));
   // Other processes on the same PostgreSQL database announce their changes; the embedded database has no other process.
   const changes = config.databaseUrl ? followChanges(service, config.databaseListenUrl ?? config.databaseUrl) : undefined;
