@@ -58,20 +58,23 @@ async function deleteInBatches(db: Database, table: PgTable, key: PgColumn, wher
   return total;
 }
 
+/** Of one workspace when given (tests share one database between files), else of every workspace. */
+const inWorkspace = (column: PgColumn, workspaceId: string | undefined) => (workspaceId === undefined ? undefined : eq(column, workspaceId));
+
+/** The rows whose `time` is before `cutoff`, of one workspace when given. */
+const before = (time: PgColumn, cutoff: Date, workspace: PgColumn, workspaceId: string | undefined) => and(lt(time, cutoff), inWorkspace(workspace, workspaceId));
+
 /**
  * Deletes the expired rows, and the deny-list entries of sealed workload tokens that have expired
  * (of one workspace when given: tests share one database between files). Returns how many.
  */
 export async function purgeExpiredAccessTokens(service: Service, options: { workspaceId?: string } = {}): Promise<number> {
   const cutoff = new Date(service.clock.now().getTime() - PURGE_GRACE_MS);
-  const expired = lt(accessTokens.expiresAt, cutoff);
-  const where = options.workspaceId === undefined ? expired : and(expired, eq(accessTokens.workspaceId, options.workspaceId));
-  const total = await deleteInBatches(service.db, accessTokens, accessTokens.tokenHash, where);
+  const ws = options.workspaceId;
+  const total = await deleteInBatches(service.db, accessTokens, accessTokens.tokenHash, before(accessTokens.expiresAt, cutoff, accessTokens.workspaceId, ws));
   // The deny list of sealed workload tokens: an entry is needed only until its token expires.
-  const denied = lt(revokedWorkloadTokens.expiresAt, cutoff);
-  const deniedWhere = options.workspaceId === undefined ? denied : and(denied, eq(revokedWorkloadTokens.workspaceId, options.workspaceId));
-  const undenied = await service.db.delete(revokedWorkloadTokens).where(deniedWhere).returning({ tokenId: revokedWorkloadTokens.tokenId });
-  return total + undenied.length;
+  const undenied = await deleteInBatches(service.db, revokedWorkloadTokens, revokedWorkloadTokens.tokenId, before(revokedWorkloadTokens.expiresAt, cutoff, revokedWorkloadTokens.workspaceId, ws));
+  return total + undenied;
 }
 
 /** Development-outbox messages are kept a week: long enough to look up a test message, short enough not to pile up codes. */
@@ -93,36 +96,35 @@ export async function purgeExpiredSignInRows(
   const now = service.clock.now().getTime();
   const cutoff = new Date(now - PURGE_GRACE_MS);
   const ws = options.workspaceId;
-  const inWorkspace = (column: PgColumn) => (ws === undefined ? undefined : eq(column, ws));
-  const challenges = await deleteInBatches(service.db, factorChallenges, factorChallenges.id, and(lt(factorChallenges.expiresAt, cutoff), inWorkspace(factorChallenges.workspaceId)));
-  const codes = await deleteInBatches(service.db, authorizationCodes, authorizationCodes.codeHash, and(lt(authorizationCodes.expiresAt, cutoff), inWorkspace(authorizationCodes.workspaceId)));
+  const challenges = await deleteInBatches(service.db, factorChallenges, factorChallenges.id, before(factorChallenges.expiresAt, cutoff, factorChallenges.workspaceId, ws));
+  const codes = await deleteInBatches(service.db, authorizationCodes, authorizationCodes.codeHash, before(authorizationCodes.expiresAt, cutoff, authorizationCodes.workspaceId, ws));
   const transactions = await deleteInBatches(
     service.db,
     authorizationTransactions,
     authorizationTransactions.id,
-    and(lt(authorizationTransactions.expiresAt, cutoff), inWorkspace(authorizationTransactions.workspaceId)),
+    before(authorizationTransactions.expiresAt, cutoff, authorizationTransactions.workspaceId, ws),
   );
   // An unconfirmed enrolment can be completed for 10 minutes (lib/authn/factors/totp/totp.ts ENROLMENT_TTL_MS).
   const enrolments = await deleteInBatches(
     service.db,
     totpFactors,
     totpFactors.id,
-    and(isNull(totpFactors.confirmedAt), lt(totpFactors.createdAt, new Date(now - 10 * MINUTE - PURGE_GRACE_MS)), inWorkspace(totpFactors.workspaceId)),
+    and(isNull(totpFactors.confirmedAt), before(totpFactors.createdAt, new Date(now - 10 * MINUTE - PURGE_GRACE_MS), totpFactors.workspaceId, ws)),
   );
   // Account-security portal sessions last at most 30 minutes.
   const portalSessions = await deleteInBatches(
     service.db,
     accountSecurityPortalSessions,
     accountSecurityPortalSessions.id,
-    and(lt(accountSecurityPortalSessions.expiresAt, cutoff), inWorkspace(accountSecurityPortalSessions.workspaceId)),
+    before(accountSecurityPortalSessions.expiresAt, cutoff, accountSecurityPortalSessions.workspaceId, ws),
   );
   const samlAssertions = await deleteInBatches(
     service.db,
     samlAssertionReplays,
     samlAssertionReplays.assertionId,
-    and(lt(samlAssertionReplays.expiresAt, cutoff), inWorkspace(samlAssertionReplays.workspaceId)),
+    before(samlAssertionReplays.expiresAt, cutoff, samlAssertionReplays.workspaceId, ws),
   );
-  const outbox = await deleteInBatches(service.db, mailOutbox, mailOutbox.id, and(lt(mailOutbox.createdAt, new Date(now - OUTBOX_RETENTION_MS)), inWorkspace(mailOutbox.workspaceId)));
+  const outbox = await deleteInBatches(service.db, mailOutbox, mailOutbox.id, before(mailOutbox.createdAt, new Date(now - OUTBOX_RETENTION_MS), mailOutbox.workspaceId, ws));
   return {
     transactions,
     codes,
@@ -156,20 +158,17 @@ export async function purgeEndedSessions(service: Service, options: { workspaceI
   const ws = options.workspaceId;
   const grantOver = and(
     or(lt(grants.revokedAt, cutoff), lt(grants.idleExpiresAt, cutoff), lt(grants.absoluteExpiresAt, cutoff)),
-    ws === undefined ? undefined : eq(grants.workspaceId, ws),
+    inWorkspace(grants.workspaceId, ws),
   );
   const sessionOver = and(
     or(lt(hostedSessions.endedAt, cutoff), lt(hostedSessions.idleExpiresAt, cutoff), lt(hostedSessions.absoluteExpiresAt, cutoff)),
-    ws === undefined ? undefined : eq(hostedSessions.workspaceId, ws),
+    inWorkspace(hostedSessions.workspaceId, ws),
   );
   const grantCount = await deleteInBatches(service.db, grants, grants.id, grantOver);
   const sessionCount = await deleteInBatches(service.db, hostedSessions, hostedSessions.id, sessionOver);
   // A handoff launch lives 120 seconds; its row (which keeps its `state` one per launch) is kept as long.
-  const launches = await service.db
-    .delete(accountSecurityLaunches)
-    .where(and(lt(accountSecurityLaunches.expiresAt, cutoff), ws === undefined ? undefined : eq(accountSecurityLaunches.workspaceId, ws)))
-    .returning({ id: accountSecurityLaunches.id });
-  return { grants: grantCount, sessions: sessionCount, launches: launches.length };
+  const launches = await deleteInBatches(service.db, accountSecurityLaunches, accountSecurityLaunches.id, before(accountSecurityLaunches.expiresAt, cutoff, accountSecurityLaunches.workspaceId, ws));
+  return { grants: grantCount, sessions: sessionCount, launches };
 }
 
 /**
@@ -180,8 +179,7 @@ export async function purgeOldAuditEvents(service: Service, options: { workspace
   const days = service.config.auditRetentionDays;
   if (!days) return 0;
   const cutoff = new Date(service.clock.now().getTime() - days * DAY);
-  const where = and(lt(auditEvents.createdAt, cutoff), options.workspaceId === undefined ? undefined : eq(auditEvents.workspaceId, options.workspaceId));
-  return deleteInBatches(service.db, auditEvents, auditEvents.id, where);
+  return deleteInBatches(service.db, auditEvents, auditEvents.id, before(auditEvents.createdAt, cutoff, auditEvents.workspaceId, options.workspaceId));
 }
 
 /**
@@ -192,7 +190,7 @@ export async function purgeEndedInvitations(service: Service, options: { workspa
   const cutoff = new Date(service.clock.now().getTime() - ENDED_RETENTION_MS);
   const over = and(
     or(lt(operatorInvitations.acceptedAt, cutoff), lt(operatorInvitations.revokedAt, cutoff), lt(operatorInvitations.expiresAt, cutoff)),
-    options.workspaceId === undefined ? undefined : eq(operatorInvitations.workspaceId, options.workspaceId),
+    inWorkspace(operatorInvitations.workspaceId, options.workspaceId),
   );
   return deleteInBatches(service.db, operatorInvitations, operatorInvitations.id, over);
 }
