@@ -69,18 +69,7 @@ beforeAll(async () => {
     h,
     {
       ...doc,
-      social_providers: [
-        {
-          key: "github",
-          preset: "github",
-          name: "GitHub",
-          client_id: github.clientId,
-          client_secret: { env: "GITHUB_SECRET" },
-          authorization_endpoint: github.authorizationEndpoint,
-          token_endpoint: github.tokenEndpoint,
-          api_base: github.apiBase,
-        },
-      ],
+      social_providers: [github.workspaceProvider("GITHUB_SECRET")],
     },
     { GITHUB_SECRET: github.clientSecret },
   );

@@ -28,6 +28,8 @@ export interface GithubStandin {
   clientSecret: string;
   /** Requests received, by path. */
   hits: Map<string, number>;
+  /** Its `social_providers` entry of a workspace file (key `github`), the secret read from the variable `secretEnv`. */
+  workspaceProvider(secretEnv: string): Record<string, unknown>;
   /** Follows the authorization URL as the browser would and returns the callback URL. */
   authorize(url: URL, choice: { user?: number; deny?: boolean }): Promise<URL>;
   close(): Promise<void>;
@@ -144,6 +146,18 @@ export async function startGithubStandin(options: { redirectUris: string[]; user
     clientId,
     clientSecret,
     hits,
+    workspaceProvider(secretEnv) {
+      return {
+        key: "github",
+        preset: "github",
+        name: "GitHub",
+        client_id: clientId,
+        client_secret: { env: secretEnv },
+        authorization_endpoint: `${origin}/login/oauth/authorize`,
+        token_endpoint: `${origin}/login/oauth/access_token`,
+        api_base: `${origin}/api/v3`,
+      };
+    },
     async authorize(url, choice) {
       const response = await fetch(url, { redirect: "manual", headers: { [CHOICE_HEADER]: JSON.stringify(choice) } });
       const location = response.headers.get("location");

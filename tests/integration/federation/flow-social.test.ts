@@ -51,16 +51,7 @@ beforeAll(async () => {
     {
       ...doc,
       social_providers: [
-        {
-          key: "github",
-          preset: "github",
-          name: "GitHub",
-          client_id: github.clientId,
-          client_secret: { env: "GITHUB_SECRET" },
-          authorization_endpoint: github.authorizationEndpoint,
-          token_endpoint: github.tokenEndpoint,
-          api_base: github.apiBase,
-        },
+        github.workspaceProvider("GITHUB_SECRET"),
         { key: "contoso", preset: "oidc", name: "Contoso ID", client_id: oidc.clientId, client_secret: { env: "CONTOSO_SECRET" }, issuer: oidc.issuer },
       ],
     },
