@@ -25,6 +25,7 @@ import { b64url, basic, call, createHarness, exchangeCode, Jar, PUBLIC_URL, seed
 import { OUTBOX, signInWithEmailCode } from "../helpers/factors/email";
 import { giveTotp, signInWithTotp } from "../helpers/factors/totp";
 import { giveRecoveryCodes, signInWithRecoveryCode } from "../helpers/factors/recovery-codes";
+import { httpSend } from "../helpers/instances";
 
 const plain = uniqueWorkspaceId("logged");
 const mfa = uniqueWorkspaceId("logged-mfa");
@@ -82,32 +83,17 @@ function collectAnswer(headers: Headers, body: Buffer): void {
   }
 }
 
-/** `Harness.send`: the request over HTTP to the listener, as a browser or an application sends it. */
+/** `Harness.send`: the request over HTTP to the listener, as a browser or an application sends it, from one client address. */
 async function send(request: Request): Promise<Response> {
   const url = new URL(request.url);
   const body = request.body ? Buffer.from(await request.arrayBuffer()) : undefined;
   collectRequest(url, request.headers, body);
-  const headers: Record<string, string> = { host: url.host, "x-forwarded-for": FORWARDED };
-  request.headers.forEach((value, name) => (headers[name] = value));
-  if (body) headers["content-length"] = String(body.length);
-  const port = (server.address() as AddressInfo).port;
-  const answer = await new Promise<{ status: number; headers: Headers; body: Buffer }>((resolve, reject) => {
-    const req = http.request({ host: "127.0.0.1", port, method: request.method, path: url.pathname + url.search, headers, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (chunk: Buffer) => chunks.push(chunk));
-      res.on("end", () => {
-        const out = new Headers();
-        for (const [name, value] of Object.entries(res.headers)) for (const v of Array.isArray(value) ? value : [value ?? ""]) out.append(name, v);
-        resolve({ status: res.statusCode!, headers: out, body: Buffer.concat(chunks) });
-      });
-    });
-    req.on("error", reject);
-    req.end(body);
-  });
+  const headers = new Headers(request.headers);
+  if (!headers.has("x-forwarded-for")) headers.set("x-forwarded-for", FORWARDED);
+  const answer = await httpSend((server.address() as AddressInfo).port)(new Request(url, { method: request.method, headers, body }));
   answered.push(answer.headers.get("x-request-id")!);
-  collectAnswer(answer.headers, answer.body);
-  const empty = [204, 205, 304].includes(answer.status) || request.method === "HEAD";
-  return new Response(empty ? null : new Uint8Array(answer.body), { status: answer.status, headers: answer.headers });
+  collectAnswer(answer.headers, Buffer.from(await answer.clone().arrayBuffer()));
+  return answer;
 }
 
 beforeAll(async () => {
