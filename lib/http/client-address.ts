@@ -1,3 +1,4 @@
+import type { IncomingMessage } from "node:http";
 import { isIP } from "node:net";
 
 /** Set by the listener (lib/server/node-server.ts) from the socket; any value a client sends is overwritten. */
@@ -6,6 +7,16 @@ export const CLIENT_ADDRESS_HEADER = "x-latchkey-client-address";
 /** Anything with a header getter: a Request's headers, Next's headers(). */
 export interface HeaderSource {
   get(name: string): string | null;
+}
+
+/** Node's parsed headers (the listener's request) as a header source. */
+export function nodeHeaders(req: IncomingMessage): HeaderSource {
+  return {
+    get(name) {
+      const value = req.headers[name];
+      return Array.isArray(value) ? value.join(", ") : (value ?? null);
+    },
+  };
 }
 
 /**

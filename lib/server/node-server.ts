@@ -5,7 +5,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Socket } from "node:net";
 import type { Service } from "../service";
 import { answerHealth, HEALTH_PATHS, readinessProbe, type ReadinessProbe } from "../http/health";
-import { CLIENT_ADDRESS_HEADER, clientAddressOf, type HeaderSource } from "../http/client-address";
+import { CLIENT_ADDRESS_HEADER, clientAddressOf, nodeHeaders } from "../http/client-address";
 import { REQUEST_ID_HEADER, requestIdOf } from "../http/request-id";
 import { loggableError } from "../http/errors";
 import { inRequest, logError, serverLog, type Logger } from "../http/log";
@@ -98,16 +98,6 @@ async function answerDirectly(req: IncomingMessage, res: ServerResponse, service
 function pathOf(url: string): string {
   const query = url.indexOf("?");
   return query === -1 ? url : url.slice(0, query);
-}
-
-/** Node's parsed headers as the client-address rule reads them. */
-function nodeHeaders(req: IncomingMessage): HeaderSource {
-  return {
-    get(name) {
-      const value = req.headers[name];
-      return Array.isArray(value) ? value.join(", ") : (value ?? null);
-    },
-  };
 }
 
 /**

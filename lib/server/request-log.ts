@@ -12,7 +12,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "../http/log";
-import { clientAddressOf, type HeaderSource } from "../http/client-address";
+import { clientAddressOf, nodeHeaders } from "../http/client-address";
 import { requestPlace } from "./request-family";
 import type { RequestMetrics } from "./request-metrics";
 
@@ -27,15 +27,6 @@ export interface RequestObserver {
 /** Health probes come every few seconds: logged only at debug, so they do not flood the log. */
 const PROBE_LEVEL = "debug";
 const REQUEST_LEVEL = "info";
-
-function headersOf(req: IncomingMessage): HeaderSource {
-  return {
-    get(name) {
-      const value = req.headers[name];
-      return Array.isArray(value) ? value.join(", ") : (value ?? null);
-    },
-  };
-}
 
 /** Observes `req` from now (`started`: performance.now() at its arrival) until its answer is done. */
 export function observeRequest(observer: RequestObserver, req: IncomingMessage, res: ServerResponse, requestId: string, started: number): void {
@@ -59,7 +50,7 @@ export function observeRequest(observer: RequestObserver, req: IncomingMessage, 
         workspace: workspace ?? undefined,
         status,
         duration_ms: Math.round(ms * 10) / 10,
-        client: clientAddressOf(headersOf(req), observer.trustProxy) ?? undefined,
+        client: clientAddressOf(nodeHeaders(req), observer.trustProxy) ?? undefined,
         bytes: length === undefined ? undefined : Number(length),
         aborted: finished ? undefined : true,
       },
