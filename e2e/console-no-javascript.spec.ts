@@ -1,8 +1,8 @@
 /**
  * The console with JavaScript turned off in Chromium (docs/console.md: it "also works without
  * JavaScript"): the first-run setup (or, on a server whose setup is done, the sign-in through the
- * system workspace's hosted page), a new workspace with a validation error first, and a new
- * application. Every form is posted by the browser itself, multipart with the page's `$ACTION_*`
+ * system workspace's hosted page), signing out and in again through that page, a new workspace
+ * with a validation error first, and a new application. Every form is posted by the browser itself, multipart with the page's `$ACTION_*`
  * fields, judged by the same-origin rule of proxy.ts; no answer is a 500. The console's pages send
  * `Referrer-Policy: same-origin`, so the browser names our own origin in `Origin`; the hosted
  * sign-in keeps `no-referrer` (its posts say `Origin: null` and `Sec-Fetch-Site: same-origin`).
@@ -27,16 +27,24 @@ function watch(page: Page): { failures: string[]; posts: { url: string; origin: 
   return { failures, posts };
 }
 
-/** Signs in through the system workspace's hosted page (no script runs there either). */
-async function hostedSignIn(page: Page): Promise<void> {
-  await expect(page).toHaveURL((url) => url.pathname === "/t/system/sign-in");
-  const email = page.getByLabel("Email", { exact: true });
-  if ((await email.inputValue()) === "") await email.fill(FIRST_OPERATOR.email);
-  await page.getByLabel("Password", { exact: true }).fill(FIRST_OPERATOR.password);
-  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+/**
+ * Signs in from wherever the console sent the browser: its sign-in page offers a link (no script
+ * follows it), then the system workspace's hosted page (no script runs there either), unless the
+ * browser's hosted session passes straight through.
+ */
+async function signIn(page: Page): Promise<void> {
+  if (new URL(page.url()).pathname === "/console/sign-in") await page.getByRole("link", { name: "Continue to sign in" }).click();
+  if (new URL(page.url()).pathname === "/t/system/sign-in") {
+    const email = page.getByLabel("Email", { exact: true });
+    if ((await email.inputValue()) === "") await email.fill(FIRST_OPERATOR.email);
+    await page.getByLabel("Password", { exact: true }).fill(FIRST_OPERATOR.password);
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  }
+  await expect(page).toHaveURL(`${BASE}/console`);
+  await expect(page.getByRole("heading", { name: "Workspaces", level: 1 })).toBeVisible();
 }
 
-test("the console without JavaScript: setup, a workspace and an application", async ({ browser }) => {
+test("the console without JavaScript: setup, sign-in, a workspace and an application", async ({ browser }) => {
   test.setTimeout(120_000);
   const context = await browser.newContext({ javaScriptEnabled: false });
   const page = await context.newPage();
@@ -60,9 +68,17 @@ test("the console without JavaScript: setup, a workspace and an application", as
       await page.goto(`${BASE}/console`);
     }
     // The setup's hosted session signs the operator straight in; without one, the hosted sign-in page.
-    if (new URL(page.url()).pathname === "/t/system/sign-in") await hostedSignIn(page);
-    await expect(page).toHaveURL(`${BASE}/console`);
-    await expect(page.getByRole("heading", { name: "Workspaces", level: 1 })).toBeVisible();
+    await signIn(page);
+  });
+
+  await test.step("sign out, and back in through the system workspace's hosted sign-in page", async () => {
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await expect(page).toHaveURL(`${BASE}/console/signed-out`);
+    await page.goto(`${BASE}/console`);
+    await expect(page).toHaveURL((url) => url.pathname === "/console/sign-in");
+    await signIn(page);
+    // The hosted page keeps no-referrer: its form said Origin null, and where it came from.
+    expect(posts.find((p) => p.url === "/t/system/sign-in/password")).toMatchObject({ origin: "null", site: "same-origin", status: 303 });
   });
 
   await test.step("create a workspace, after a validation error", async () => {
