@@ -89,7 +89,8 @@ describe("a state-changing request Next answers", () => {
       });
 
       it("from the site's own pages goes on to Next, which is shown the site's origin", () => {
-        for (const headers of [{ origin: SITE }, { origin: SITE, "sec-fetch-site": "same-origin" }, { origin: "null", "sec-fetch-site": "same-origin" }, { "sec-fetch-site": "same-origin" }]) {
+        const own: Record<string, string>[] = [{ origin: SITE }, { origin: SITE, "sec-fetch-site": "same-origin" }, { origin: "null", "sec-fetch-site": "same-origin" }, { "sec-fetch-site": "same-origin" }];
+        for (const headers of own) {
           for (const path of CONSOLE_PATHS) {
             const response = post(`${SITE}${path}`, headers, encoding);
             expect([path, headers, passedOn(response), originAtNext(response)]).toEqual([path, headers, true, SITE]);
@@ -102,12 +103,14 @@ describe("a state-changing request Next answers", () => {
   it("under an issuer, is judged against the host it was sent to (a workspace hostname serves its issuer too)", () => {
     const atHostname = (path: string, headers: Record<string, string>) => post(`${SITE}${path}`, { host: "login.acme.test", ...headers }, "no-JS multipart ($ACTION_* fields)");
     for (const path of HOSTED_PATHS) {
-      for (const headers of [{ origin: HOSTNAME_SITE }, { origin: "null", "sec-fetch-site": "same-origin" }]) {
+      const own: Record<string, string>[] = [{ origin: HOSTNAME_SITE }, { origin: "null", "sec-fetch-site": "same-origin" }];
+      for (const headers of own) {
         const response = atHostname(path, headers);
         expect([path, passedOn(response), originAtNext(response)]).toEqual([path, true, HOSTNAME_SITE]);
       }
       // The default host's pages are another origin than the hostname's, and the other way round.
-      for (const headers of [{ origin: SITE }, { origin: "https://other.acme.test" }, { origin: "http://login.acme.test" }, { origin: "null" }, {}]) {
+      const foreign: Record<string, string>[] = [{ origin: SITE }, { origin: "https://other.acme.test" }, { origin: "http://login.acme.test" }, { origin: "null" }, {}];
+      for (const headers of foreign) {
         expect([path, headers, atHostname(path, headers).status]).toEqual([path, headers, 403]);
       }
       expect(post(`${SITE}${path}`, { host: "auth.example.test", origin: HOSTNAME_SITE }, "Next-Action").status).toBe(403);
