@@ -1,5 +1,5 @@
 import type { NextConfig } from "next";
-import { SECURITY_HEADERS } from "./lib/http/security-headers";
+import { CONSOLE_REFERRER_POLICY, SECURITY_HEADERS } from "./lib/http/security-headers";
 
 const nextConfig: NextConfig = {
   // Native and WASM packages stay outside the bundle; the database handle is shared through
@@ -11,7 +11,11 @@ const nextConfig: NextConfig = {
   async headers() {
     // Every answer: no referrer leaks, no sniffing, never framed. The Content-Security-Policy is
     // set per answer by proxy.ts (pages need a fresh nonce each time).
-    return [{ source: "/:path*", headers: Object.entries(SECURITY_HEADERS).map(([key, value]) => ({ key, value })) }];
+    // The console's pages name our own origin to our own forms (the later entry wins).
+    return [
+      { source: "/:path*", headers: Object.entries(SECURITY_HEADERS).map(([key, value]) => ({ key, value })) },
+      { source: "/console/:path*", headers: [{ key: "Referrer-Policy", value: CONSOLE_REFERRER_POLICY }] },
+    ];
   },
 };
 

@@ -1,12 +1,13 @@
 // The Content-Security-Policy of everything Next answers. Pages get a fresh nonce per response:
 // Next reads it from the request's CSP header and puts it on its own scripts, so pages must be
 // rendered per request (app/layout.tsx). The route table's answers under an issuer get the same
-// fixed policy as on the production server's direct path (lib/server/node-server.ts). A server
-// action (the console's forms) from another origin is refused here, before Next handles it.
+// fixed policy as on the production server's direct path (lib/server/node-server.ts). Every
+// state-changing request Next answers is judged by the same-origin rule here, before Next handles
+// it (lib/http/server-action-origin.ts): refused with 403, or passed on with the judged Origin.
 import { NextResponse, type NextRequest } from "next/server";
-import { configuredPublicUrl } from "./lib/config";
+import { configuredPublicUrl, configuredTrustProxy } from "./lib/config";
 import { ISSUER_ROUTE_CSP, ISSUER_ROUTE_PATH, pageContentSecurityPolicy } from "./lib/http/security-headers";
-import { refuseForeignServerAction } from "./lib/http/server-action-origin";
+import { judgeStateChange } from "./lib/http/server-action-origin";
 import { LOCALE_HEADER, negotiateLocale } from "./lib/i18n/locales";
 
 export function proxy(request: NextRequest) {
@@ -16,12 +17,13 @@ export function proxy(request: NextRequest) {
     response.headers.set("Content-Security-Policy", ISSUER_ROUTE_CSP);
     return response;
   }
-  const refused = refuseForeignServerAction(request, configuredPublicUrl());
-  if (refused) return refused;
+  const judged = judgeStateChange(request, configuredPublicUrl(), configuredTrustProxy());
+  if (judged instanceof Response) return judged;
   const nonce = Buffer.from(crypto.getRandomValues(new Uint8Array(18))).toString("base64");
   const policy = pageContentSecurityPolicy(nonce, { hosted: pathname.startsWith("/t/"), dev: process.env.NODE_ENV === "development" });
   const headers = new Headers(request.headers);
   headers.set("Content-Security-Policy", policy);
+  if (judged !== null) headers.set("origin", judged);
   // The hosted pages' language for the root layout's <html lang> (the console stays English); never the client's own value.
   if (pathname.startsWith("/t/")) headers.set(LOCALE_HEADER, negotiateLocale(request.headers.get("accept-language")));
   else headers.delete(LOCALE_HEADER);

@@ -349,6 +349,11 @@ export function configuredPublicUrl(env: Record<string, string | undefined> = pr
   return parsePublicUrl(env.PUBLIC_URL, parsePort(env.PORT));
 }
 
+/** TRUST_PROXY as `loadConfig` reads it, for code that has no Config (proxy.ts reads the request's host by it). */
+export function configuredTrustProxy(env: Record<string, string | undefined> = process.env): boolean {
+  return parseBoolean("TRUST_PROXY", env.TRUST_PROXY);
+}
+
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const port = parsePort(env.PORT);
   const publicUrl = parsePublicUrl(env.PUBLIC_URL, port);

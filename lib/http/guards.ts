@@ -33,18 +33,23 @@ export function guarded<C extends GuardContext>(endpoint: GuardedEndpoint<C>, op
 }
 
 /**
- * The one same-origin rule for a state-changing browser request (a form POST) to our own pages,
- * whose origin is `publicUrl` (for a workspace's pages: the origin of the hostname they are served at):
+ * The one same-origin rule for a state-changing browser request (a form POST, a server action) to
+ * our own pages, whose origin is `publicUrl` (for a workspace's pages: the origin of the hostname
+ * they are served at). The route table's form posts declare it as a guard (`sameOrigin`); every
+ * state-changing request Next answers is judged by it in proxy.ts (./server-action-origin.ts).
  *
- * - an `Origin` naming another origin refuses, whatever else is sent;
- * - `Sec-Fetch-Site`, when sent, must be `same-origin` (under our `Referrer-Policy: no-referrer`
- *   browsers send `Origin: null` even for our own forms; Sec-Fetch-Site still says where the form
- *   was);
+ * - an `Origin` naming another origin refuses, whatever else is sent (another host, a sibling
+ *   subdomain, another port or scheme: origins compare exactly);
+ * - `Sec-Fetch-Site`, when sent, must be `same-origin` (under the hosted pages'
+ *   `Referrer-Policy: no-referrer` browsers send `Origin: null` even for our own forms;
+ *   Sec-Fetch-Site still says where the form was);
  * - without `Sec-Fetch-Site`, `Origin` must be `publicUrl` itself.
  *
  * So a request with neither header, or with only `Origin: null`, is refused: fail closed. Every
  * browser sends `Origin` on a POST and current ones `Sec-Fetch-Site` too; what sends neither is not
- * a browser on our page, and `null` alone is also what sandboxed frames and `data:` pages send.
+ * a browser on our page, and `null` alone is also what sandboxed frames and `data:` pages send. A
+ * request without `Origin` but with `Sec-Fetch-Site: same-origin` passes: a page cannot set
+ * Sec-Fetch-* (browsers own them), so only the browser says so, and only for our own pages.
  */
 export function sameOriginRequest(request: Request, publicUrl: string): boolean {
   const origin = request.headers.get("origin");

@@ -28,15 +28,6 @@ function decodable(pathname: string): boolean {
   }
 }
 
-/** A URL with an origin, as Next compares a server action's Origin with the host. */
-function isOrigin(value: string): boolean {
-  try {
-    return new URL(value).origin === value;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * Checks a request the listener is about to hand to Next (after health, the direct path and
  * unserved methods). Returns the refusal to send instead, or null; may remove Next's internal
@@ -64,15 +55,10 @@ export function gateForNext(method: string, url: string, headers: Record<string,
     if (!readOnly && subpath !== undefined && HOSTED_PAGES.has(subpath)) return { status: 405, error: "Method not allowed", allow: READ_ONLY };
     return null;
   }
-  if (pathname === "/console" || pathname.startsWith("/console/")) {
-    // Server actions: Next parses the Origin as a URL and fails with a 500 on one that is not.
-    // `Origin: null` passes for plain form posts (browsers send it under Referrer-Policy:
-    // no-referrer; the console's own routes check Sec-Fetch-Site), not for an action call.
-    const origin = headers.origin;
-    if (readOnly || origin === undefined) return null;
-    if (origin === "null" ? headers["next-action"] === undefined : typeof origin === "string" && isOrigin(origin)) return null;
-    return { status: 403, error: "Cross-origin request refused" };
-  }
+  // The console's changes, however encoded, are judged by the same-origin rule in proxy.ts
+  // (./server-action-origin.ts), which refuses any Origin that is not the site's own before Next
+  // parses it.
+  if (pathname === "/console" || pathname.startsWith("/console/")) return null;
   // The landing page and static files take no other method.
   if (!readOnly) return { status: 405, error: "Method not allowed", allow: READ_ONLY };
   return null;

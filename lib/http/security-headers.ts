@@ -10,6 +10,14 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
 };
 
 /**
+ * The console's pages (/console and beneath) instead of `no-referrer`: still no referrer to any
+ * other origin, while the browser names our own origin in `Origin` on the console's own form
+ * posts (under `no-referrer` it sends `Origin: null`), with or without JavaScript. Hosted pages
+ * and everything else keep `no-referrer`.
+ */
+export const CONSOLE_REFERRER_POLICY = "same-origin";
+
+/**
  * The CSP of the route table's answers under an issuer: JSON, redirects and the self-contained
  * hosted error pages of lib/hosted/html.ts (one inline stylesheet, no script). Nothing else may
  * load. Next keeps the first CSP it is given over the one a route handler sets, so this one must

@@ -11,7 +11,7 @@ import nextConfig from "../../next.config";
 import { proxy } from "../../proxy";
 import { ISSUER_PATH_HEADERS } from "../../lib/server/node-server";
 import { routes } from "../../lib/server/router";
-import { ISSUER_ROUTE_CSP, ISSUER_ROUTE_PATH, pageContentSecurityPolicy, SECURITY_HEADERS } from "../../lib/http/security-headers";
+import { CONSOLE_REFERRER_POLICY, ISSUER_ROUTE_CSP, ISSUER_ROUTE_PATH, pageContentSecurityPolicy, SECURITY_HEADERS } from "../../lib/http/security-headers";
 import { HOSTED_PAGE_HEADERS } from "../../lib/hosted/html";
 
 const PAGES = ["/", "/console", "/console/w/demo/applications", "/console/setup", "/t/demo/sign-in", "/no-such-page"];
@@ -107,9 +107,13 @@ describe("the route table's answers", () => {
 });
 
 describe("headers on every answer", () => {
-  it("next.config.ts sends Referrer-Policy, nosniff and X-Frame-Options on every path, and the direct path the same", async () => {
+  it("next.config.ts sends Referrer-Policy, nosniff and X-Frame-Options on every path, and the direct path the same; the console's pages name our own origin to our own forms", async () => {
     const rules = await nextConfig.headers!();
-    expect(rules).toEqual([{ source: "/:path*", headers: Object.entries(SECURITY_HEADERS).map(([key, value]) => ({ key, value })) }]);
+    expect(rules).toEqual([
+      { source: "/:path*", headers: Object.entries(SECURITY_HEADERS).map(([key, value]) => ({ key, value })) },
+      { source: "/console/:path*", headers: [{ key: "Referrer-Policy", value: "same-origin" }] },
+    ]);
+    expect(CONSOLE_REFERRER_POLICY).toBe("same-origin");
     expect(SECURITY_HEADERS).toEqual({ "Referrer-Policy": "no-referrer", "X-Content-Type-Options": "nosniff", "X-Frame-Options": "DENY" });
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) expect(ISSUER_PATH_HEADERS[name.toLowerCase()]).toBe(value);
     expect(Object.keys(ISSUER_PATH_HEADERS).sort()).toEqual(["content-security-policy", "referrer-policy", "x-content-type-options", "x-frame-options"]);
