@@ -78,14 +78,17 @@ export interface MetricsSettings {
 
 /**
  * Email (one-time codes, sign-up): over SMTP when SMTP_URL is set; otherwise into the development
- * outbox (printed to the server log, listed in the console), except in production (an https
- * PUBLIC_URL), where email methods are unavailable rather than silently undelivered.
+ * outbox (listed in the console), except in production (an https PUBLIC_URL), where email methods
+ * are unavailable rather than silently undelivered.
  */
 /**
  * `from`: MAIL_FROM, or the default `Latchkey <no-reply@{PUBLIC_URL's host}>`; `fromIsDefault`:
- * MAIL_FROM was not given, so the sender follows the hostname a flow started at.
+ * MAIL_FROM was not given, so the sender follows the hostname a flow started at. `print`: the
+ * outbox also prints each message's recipient and subject (a code is its first word) to stdout
+ * (MAIL_OUTBOX_PRINT; by default on, and off with NODE_ENV=production, as `npm start` runs;
+ * `loadConfig` always sets it, and settings built by hand that leave it out print).
  */
-export type MailSettings = { from: string; fromIsDefault?: boolean } & ({ transport: "smtp"; smtpUrl: string } | { transport: "outbox" } | { transport: "unavailable" });
+export type MailSettings = { from: string; fromIsDefault?: boolean } & ({ transport: "smtp"; smtpUrl: string } | { transport: "outbox"; print?: boolean } | { transport: "unavailable" });
 
 /** A settable MAIL_FROM: an address, or a display name and an address in angle brackets. */
 const MAIL_FROM_PATTERN = /^(?:[^<>\r\n"]{1,100} <[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/;
@@ -110,8 +113,10 @@ export function parseMailSettings(env: Record<string, string | undefined>, publi
   if (rawFrom && !MAIL_FROM_PATTERN.test(rawFrom)) throw new ConfigError(`MAIL_FROM must be an address, or a name and an address: Example <no-reply@example.com> (got "${rawFrom}")`);
   const from = rawFrom || defaultSender(new URL(publicUrl).hostname);
   const fromIsDefault = !rawFrom;
+  const print = env.MAIL_OUTBOX_PRINT === undefined || env.MAIL_OUTBOX_PRINT === "" ? env.NODE_ENV !== "production" : parseBoolean("MAIL_OUTBOX_PRINT", env.MAIL_OUTBOX_PRINT);
   if (smtpUrl) return { transport: "smtp", smtpUrl, from, fromIsDefault };
-  return { transport: publicUrl.startsWith("https:") ? "unavailable" : "outbox", from, fromIsDefault };
+  if (publicUrl.startsWith("https:")) return { transport: "unavailable", from, fromIsDefault };
+  return { transport: "outbox", print, from, fromIsDefault };
 }
 
 /** The sender when MAIL_FROM is not set: no-reply at the authentication host the mail is about. */
