@@ -138,7 +138,10 @@ describe("configuration", () => {
 
 describe("email settings", () => {
   it("without SMTP_URL: the development outbox on an http PUBLIC_URL, unavailable on https (production)", () => {
-    expect(loadConfig({ DATA_DIR: dir() }).mail).toEqual({ transport: "outbox", from: "Latchkey <no-reply@localhost>", fromIsDefault: true });
+    expect(loadConfig({ DATA_DIR: dir() }).mail).toEqual({ transport: "outbox", print: true, from: "Latchkey <no-reply@localhost>", fromIsDefault: true });
+    // Printed to stdout unless NODE_ENV=production (npm start) or MAIL_OUTBOX_PRINT says otherwise.
+    expect(loadConfig({ DATA_DIR: dir(), NODE_ENV: "production" }).mail).toMatchObject({ transport: "outbox", print: false });
+    expect(loadConfig({ DATA_DIR: dir(), NODE_ENV: "production", MAIL_OUTBOX_PRINT: "true" }).mail).toMatchObject({ transport: "outbox", print: true });
     expect(loadConfig({ DATA_DIR: dir(), PUBLIC_URL: "https://auth.example.com" }).mail).toEqual({ transport: "unavailable", from: "Latchkey <no-reply@auth.example.com>", fromIsDefault: true });
     // A Config built without mail settings follows the same rule.
     expect(mailSettings({ publicUrl: "https://auth.example.com" }).transport).toBe("unavailable");

@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
+import { isIP } from "node:net";
 import path from "node:path";
 
 export interface Config {
@@ -31,6 +32,11 @@ export interface Config {
    * https PUBLIC_URL). Off when left out.
    */
   allowPrivateUpstreams?: boolean;
+  /**
+   * UPSTREAM_ALLOW: the installation's own networks and identity-provider hosts that server-side
+   * requests may reach although they are not public (lib/outbound/addresses.ts). Left out: none.
+   */
+  upstreamAllow?: UpstreamAllow;
   /**
    * The Prometheus listener (METRICS_PORT, METRICS_HOST): a port of its own, never the issuer's;
    * null or left out: none (lib/server/metrics.ts, docs/configuration.md).
@@ -72,14 +78,17 @@ export interface MetricsSettings {
 
 /**
  * Email (one-time codes, sign-up): over SMTP when SMTP_URL is set; otherwise into the development
- * outbox (printed to the server log, listed in the console), except in production (an https
- * PUBLIC_URL), where email methods are unavailable rather than silently undelivered.
+ * outbox (listed in the console), except in production (an https PUBLIC_URL), where email methods
+ * are unavailable rather than silently undelivered.
  */
 /**
  * `from`: MAIL_FROM, or the default `Latchkey <no-reply@{PUBLIC_URL's host}>`; `fromIsDefault`:
- * MAIL_FROM was not given, so the sender follows the hostname a flow started at.
+ * MAIL_FROM was not given, so the sender follows the hostname a flow started at. `print`: the
+ * outbox also prints each message's recipient and subject (a code is its first word) to stdout
+ * (MAIL_OUTBOX_PRINT; by default on, and off with NODE_ENV=production, as `npm start` runs;
+ * `loadConfig` always sets it, and settings built by hand that leave it out print).
  */
-export type MailSettings = { from: string; fromIsDefault?: boolean } & ({ transport: "smtp"; smtpUrl: string } | { transport: "outbox" } | { transport: "unavailable" });
+export type MailSettings = { from: string; fromIsDefault?: boolean } & ({ transport: "smtp"; smtpUrl: string } | { transport: "outbox"; print?: boolean } | { transport: "unavailable" });
 
 /** A settable MAIL_FROM: an address, or a display name and an address in angle brackets. */
 const MAIL_FROM_PATTERN = /^(?:[^<>\r\n"]{1,100} <[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/;
@@ -104,8 +113,10 @@ export function parseMailSettings(env: Record<string, string | undefined>, publi
   if (rawFrom && !MAIL_FROM_PATTERN.test(rawFrom)) throw new ConfigError(`MAIL_FROM must be an address, or a name and an address: Example <no-reply@example.com> (got "${rawFrom}")`);
   const from = rawFrom || defaultSender(new URL(publicUrl).hostname);
   const fromIsDefault = !rawFrom;
+  const print = env.MAIL_OUTBOX_PRINT === undefined || env.MAIL_OUTBOX_PRINT === "" ? env.NODE_ENV !== "production" : parseBoolean("MAIL_OUTBOX_PRINT", env.MAIL_OUTBOX_PRINT);
   if (smtpUrl) return { transport: "smtp", smtpUrl, from, fromIsDefault };
-  return { transport: publicUrl.startsWith("https:") ? "unavailable" : "outbox", from, fromIsDefault };
+  if (publicUrl.startsWith("https:")) return { transport: "unavailable", from, fromIsDefault };
+  return { transport: "outbox", print, from, fromIsDefault };
 }
 
 /** The sender when MAIL_FROM is not set: no-reply at the authentication host the mail is about. */
@@ -198,9 +209,48 @@ function parseServerSettings(env: Record<string, string | undefined>, trustProxy
 function parseAllowPrivateUpstreams(raw: string | undefined, publicUrl: string): boolean {
   const on = parseBoolean("ALLOW_PRIVATE_UPSTREAMS", raw);
   if (on && publicUrl.startsWith("https:")) {
-    throw new ConfigError("ALLOW_PRIVATE_UPSTREAMS is for development only and is refused with an https PUBLIC_URL: upstream identity providers must be reachable at public addresses");
+    throw new ConfigError("ALLOW_PRIVATE_UPSTREAMS is for development only and is refused with an https PUBLIC_URL: list the identity providers on your own network in UPSTREAM_ALLOW");
   }
   return on;
+}
+
+/** UPSTREAM_ALLOW as validated: host names lowercase without a trailing dot; networks as `address/prefix`. */
+export interface UpstreamAllow {
+  hosts: string[];
+  networks: string[];
+}
+
+const HOST_LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
+
+/**
+ * UPSTREAM_ALLOW: comma-separated host names and networks (an IPv4 or IPv6 address with an
+ * optional /prefix length; a bare address is the one address). Works with an https PUBLIC_URL.
+ */
+function parseUpstreamAllow(raw: string | undefined): UpstreamAllow {
+  const allow: UpstreamAllow = { hosts: [], networks: [] };
+  for (const part of (raw ?? "").split(",")) {
+    const entry = part.trim();
+    if (entry === "") continue;
+    const slash = entry.indexOf("/");
+    const address = (slash >= 0 ? entry.slice(0, slash) : entry).replace(/^\[(.*)\]$/, "$1");
+    const family = isIP(address);
+    if (family !== 0) {
+      if (address.includes("%")) throw new ConfigError(`UPSTREAM_ALLOW: "${entry}" names an interface (%zone); give the network without it`);
+      const max = family === 4 ? 32 : 128;
+      const bits = slash >= 0 ? entry.slice(slash + 1) : String(max);
+      if (!/^\d{1,3}$/.test(bits) || Number(bits) > max) throw new ConfigError(`UPSTREAM_ALLOW: "${entry}" needs a prefix length from 1 to ${max}`);
+      if (Number(bits) === 0) throw new ConfigError(`UPSTREAM_ALLOW: "${entry}" would admit every address; list the internal networks themselves (such as 10.0.0.0/8)`);
+      allow.networks.push(`${address.toLowerCase()}/${Number(bits)}`);
+      continue;
+    }
+    const host = entry.toLowerCase().replace(/\.$/, "");
+    const labels = host.split(".");
+    if (slash >= 0 || host.length > 253 || !labels.every((l) => HOST_LABEL.test(l)) || /^\d+$/.test(labels[labels.length - 1]!)) {
+      throw new ConfigError(`UPSTREAM_ALLOW: "${entry}" is neither a host name (idp.corp.example) nor a network (10.0.0.0/8, fd00::/8)`);
+    }
+    allow.hosts.push(host);
+  }
+  return allow;
 }
 
 /** A configuration problem: the message is one line naming the variable. */
@@ -371,9 +421,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const server = parseServerSettings(env, trustProxy);
   const mail = parseMailSettings(env, publicUrl);
   const allowPrivateUpstreams = parseAllowPrivateUpstreams(env.ALLOW_PRIVATE_UPSTREAMS, publicUrl);
+  const upstreamAllow = parseUpstreamAllow(env.UPSTREAM_ALLOW);
   const metrics = parseMetricsSettings(env, port);
   const auditRetentionDays = parseAuditRetention(env.AUDIT_RETENTION_DAYS);
   const log = parseLogSettings(env);
   const migrationWaitTimeoutMs = parseMigrationWait(env.MIGRATION_WAIT_TIMEOUT);
-  return { port, publicUrl, databaseUrl, ...(databaseListenUrl ? { databaseListenUrl } : {}), dataDir, masterKey, rateLimits, trustProxy, workers, server, mail, allowPrivateUpstreams, metrics, auditRetentionDays, log, migrationWaitTimeoutMs };
+  return { port, publicUrl, databaseUrl, ...(databaseListenUrl ? { databaseListenUrl } : {}), dataDir, masterKey, rateLimits, trustProxy, workers, server, mail, allowPrivateUpstreams, upstreamAllow, metrics, auditRetentionDays, log, migrationWaitTimeoutMs };
 }

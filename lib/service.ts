@@ -23,7 +23,8 @@ export interface Service {
   /**
    * How the service calls other servers (upstream identity providers, lib/federation): public
    * addresses only, checked after name resolution and on every redirect, bounded in size and time
-   * (lib/outbound/fetch.ts; `allowPrivateUpstreams` lifts the address check for development).
+   * (lib/outbound/fetch.ts; `upstreamAllow` admits the installation's own networks and hosts,
+   * `allowPrivateUpstreams` lifts the address check for development).
    * Tests may route it to in-process services.
    */
   fetch: typeof fetch;
@@ -40,7 +41,7 @@ const holder: Holder = ((globalThis as Record<symbol, unknown>)[KEY] as Holder) 
 (globalThis as Record<symbol, unknown>)[KEY] = holder;
 
 export function createService(db: Database, config: Config, clock: Clock = systemClock): Service {
-  return { db, config, clock, cache: new Map(), limiter: new RateLimiter(db, clock), fetch: outboundFetch({ allowPrivate: config.allowPrivateUpstreams === true }) };
+  return { db, config, clock, cache: new Map(), limiter: new RateLimiter(db, clock), fetch: outboundFetch({ allowPrivate: config.allowPrivateUpstreams === true, allow: config.upstreamAllow }) };
 }
 
 /** The system clock, or the end-to-end tests' shifted clock (never with an https PUBLIC_URL: production). */

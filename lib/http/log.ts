@@ -154,3 +154,8 @@ export function currentRequestId(): string | undefined {
 export function logError(message: string, detail?: string, requestId = currentRequestId(), logger = serverLog()): void {
   logger.error({ request_id: requestId, err: detail }, message);
 }
+
+/** A warning line (a refusal an operator should know of), under the id of the request it concerns; as `logError`. */
+export function logWarning(message: string, detail?: string, requestId = currentRequestId(), logger = serverLog()): void {
+  logger.warn({ request_id: requestId, err: detail }, message);
+}

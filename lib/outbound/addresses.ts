@@ -3,8 +3,15 @@
  * link-local, private, unique-local, carrier-grade NAT, unspecified, multicast, broadcast and the
  * reserved and documentation ranges are refused, in IPv4 and IPv6, and IPv4 addresses carried
  * inside IPv6 (mapped, compatible, NAT64, 6to4) are judged as the IPv4 address they carry.
+ *
+ * The installation's allow-list (UPSTREAM_ALLOW, lib/config.ts) admits more: an address inside a
+ * listed network, whatever its range; and the internal ranges (private, unique-local, site-local,
+ * carrier-grade NAT) for a listed host name. Loopback and link-local (the cloud metadata address
+ * 169.254.169.254 among them) need a listed network; unspecified and multicast addresses are
+ * never reached.
  */
 import { isIP } from "node:net";
+import type { UpstreamAllow } from "../config";
 
 interface Range {
   /** The network as a number (IPv4) or bigint (IPv6). */
@@ -92,24 +99,59 @@ function refusedV4(value: bigint): string | null {
   return V4_REFUSED.find((r) => within(value, r, 32))?.label ?? null;
 }
 
+/** An IP literal (IPv6 with or without brackets or a zone) as a number, and the IPv4 address it carries, if any. */
+function parsed(address: string): { family: 4 | 6; value: bigint; carried: bigint | null } | null {
+  const bare = address.replace(/^\[|\]$/g, "");
+  const family = isIP(bare.replace(/%.*$/, ""));
+  if (family === 4) {
+    const value = v4(bare);
+    return value === null ? null : { family, value, carried: null };
+  }
+  if (family !== 6) return null;
+  const value = v6(bare);
+  if (value === null) return null;
+  // Loopback and unspecified lie inside the IPv4-compatible prefix: they carry no IPv4 address.
+  const carrier = V6_REFUSED.some((r) => within(value, r, 128)) ? undefined : V4_CARRIERS.find((c) => within(value, c.range, 128));
+  return { family, value, carried: carrier ? (value >> carrier.shift) & 0xffffffffn : null };
+}
+
 /**
  * Why `address` (an IP literal, IPv6 with or without brackets) may not be reached: "loopback",
  * "private", …; null for a public unicast address. Anything that is not an IP address is refused.
  */
 export function refusedAddress(address: string): string | null {
-  const bare = address.replace(/^\[|\]$/g, "");
-  const family = isIP(bare.replace(/%.*$/, ""));
-  if (family === 4) {
-    const value = v4(bare);
-    return value === null ? "not an address" : refusedV4(value);
-  }
-  if (family !== 6) return "not an address";
-  const value = v6(bare);
-  if (value === null) return "not an address";
-  const direct = V6_REFUSED.find((r) => within(value, r, 128));
-  if (direct) return direct.label;
-  for (const carrier of V4_CARRIERS) {
-    if (within(value, carrier.range, 128)) return refusedV4((value >> carrier.shift) & 0xffffffffn);
-  }
-  return null;
+  const ip = parsed(address);
+  if (!ip) return "not an address";
+  if (ip.family === 4) return refusedV4(ip.value);
+  if (ip.carried !== null) return refusedV4(ip.carried);
+  return V6_REFUSED.find((r) => within(ip.value, r, 128))?.label ?? null;
+}
+
+/** The ranges a listed host name may resolve into: an organization's own networks. */
+const INTERNAL = new Set(["private", "unique-local", "site-local", "carrier-grade NAT"]);
+/** Never a destination, whatever the list says. */
+const NEVER = new Set(["unspecified", "multicast", "not an address"]);
+
+/**
+ * The installation's allow-list as a rule: whether `host` (the name a request is addressed to, or
+ * the IP literal) may reach `address`, which the address rule refused as `why`. `allow` is what
+ * lib/config.ts validated: normalized host names, and networks as `address/prefix`.
+ */
+export function allowListed(allow: UpstreamAllow | undefined): (host: string, address: string, why: string) => boolean {
+  if (!allow || (allow.hosts.length === 0 && allow.networks.length === 0)) return () => false;
+  const networks = allow.networks.map((cidr) => {
+    const family = isIP(cidr.slice(0, cidr.lastIndexOf("/")));
+    return { family, range: range(cidr, "allowed", family === 4 ? 4 : 6) };
+  });
+  const hosts = new Set(allow.hosts);
+  return (host, address, why) => {
+    if (NEVER.has(why)) return false;
+    const ip = parsed(address);
+    if (!ip) return false;
+    const inside = networks.some(({ family, range: r }) =>
+      family === 4 ? (ip.family === 4 ? within(ip.value, r, 32) : ip.carried !== null && within(ip.carried, r, 32)) : ip.family === 6 && within(ip.value, r, 128),
+    );
+    if (inside) return true;
+    return INTERNAL.has(why) && hosts.has(host.toLowerCase().replace(/\.$/, ""));
+  };
 }

@@ -6,17 +6,28 @@
  * check and the connect; a redirect is followed only on request (`redirect: "follow"`), a bounded
  * number of times, each hop checked the same way. Answers are bounded in size and time.
  *
- * ALLOW_PRIVATE_UPSTREAMS (development and tests only, lib/config.ts) lifts the address check.
+ * The installation's allow-list (UPSTREAM_ALLOW, lib/config.ts) admits its own networks and hosts,
+ * judged on the same resolved addresses; ALLOW_PRIVATE_UPSTREAMS (development and tests only)
+ * lifts the address check.
  */
 import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import http from "node:http";
 import https from "node:https";
 import { isIP, type LookupFunction } from "node:net";
 import { Readable } from "node:stream";
-import { refusedAddress } from "./addresses";
+import type { UpstreamAllow } from "../config";
+import { allowListed, refusedAddress } from "./addresses";
 
-/** A destination this policy does not reach, or an answer past its bounds: never retried, never a dependency outage. */
+const REFUSED = Symbol.for("latchkey.outbound-refused");
+
+/**
+ * A destination this policy does not reach, or an answer past its bounds: never retried, never a
+ * dependency outage. Recognized by `instanceof` across copies of this module: the custom server
+ * creates the service's fetch with its own, and Next's route bundles, which read the error, carry
+ * another.
+ */
 export class OutboundRefused extends Error {
+  readonly [REFUSED] = true;
   constructor(
     message: string,
     readonly reason: "address" | "protocol" | "redirects" | "too-large",
@@ -24,11 +35,17 @@ export class OutboundRefused extends Error {
     super(message);
     this.name = "OutboundRefused";
   }
+
+  static [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === "object" && value !== null && (value as { [REFUSED]?: unknown })[REFUSED] === true;
+  }
 }
 
 export interface OutboundPolicy {
   /** Loopback, private and the other non-public ranges are reachable (ALLOW_PRIVATE_UPSTREAMS). */
   allowPrivate: boolean;
+  /** The installation's networks and hosts admitted although not public (UPSTREAM_ALLOW). */
+  allow?: UpstreamAllow;
   /** Largest answer body read (default 1 MiB); a longer one fails its reader. */
   maxBytes?: number;
   /** Whole request bound (default 10 s), on top of the caller's own signal. */
@@ -48,24 +65,35 @@ const DEFAULT_REDIRECTS = 3;
 const systemResolve = (hostname: string) =>
   new Promise<LookupAddress[]>((resolve, reject) => dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) => (error ? reject(error) : resolve(addresses))));
 
+/** Why a request addressed to `host` may not reach `address`, or null: the address rule, then the allow-list. */
+type AddressCheck = (host: string, address: string) => string | null;
+
+function addressCheck(policy: OutboundPolicy): AddressCheck {
+  if (policy.allowPrivate) return () => null;
+  const refuse = policy.refuse ?? refusedAddress;
+  const admitted = allowListed(policy.allow);
+  return (host, address) => {
+    const why = refuse(address);
+    return why && !admitted(host, address, why) ? why : null;
+  };
+}
+
 function refusal(host: string, address: string, why: string): OutboundRefused {
   const shown = host === address ? host : `${host} (${address})`;
-  return new OutboundRefused(`Requests to ${shown} are refused: a ${why} address is not a public one (ALLOW_PRIVATE_UPSTREAMS allows it in development)`, "address");
+  return new OutboundRefused(`Requests to ${shown} are refused: a ${why} address is not a public one, and UPSTREAM_ALLOW does not list it`, "address");
 }
 
 /** The connection's resolver: every address checked, only checked addresses handed to the socket. */
-function guardedLookup(policy: OutboundPolicy): LookupFunction {
+function guardedLookup(policy: OutboundPolicy, check: AddressCheck): LookupFunction {
   const resolve = policy.resolve ?? systemResolve;
   return ((hostname: string, options: { all?: boolean; family?: number }, callback: (error: Error | null, address: string | LookupAddress[], family?: number) => void) => {
     resolve(hostname).then(
       (found) => {
         const usable = found.filter((a) => !options.family || a.family === options.family);
         if (usable.length === 0) return callback(Object.assign(new Error(`${hostname} has no address`), { code: "ENOTFOUND" }), []);
-        if (!policy.allowPrivate) {
-          for (const a of usable) {
-            const why = (policy.refuse ?? refusedAddress)(a.address);
-            if (why) return callback(refusal(hostname, a.address, why), []);
-          }
+        for (const a of usable) {
+          const why = check(hostname, a.address);
+          if (why) return callback(refusal(hostname, a.address, why), []);
         }
         if (options.all) callback(null, usable);
         else callback(null, usable[0].address, usable[0].family);
@@ -106,19 +134,19 @@ interface Agents {
   https: https.Agent;
 }
 
-function once(url: URL, hop: Hop, policy: OutboundPolicy, agents: Agents, signal: AbortSignal): Promise<Response> {
+function once(url: URL, hop: Hop, policy: OutboundPolicy, check: AddressCheck, agents: Agents, signal: AbortSignal): Promise<Response> {
   const maxBytes = policy.maxBytes ?? OUTBOUND_MAX_BYTES;
   if (url.protocol !== "https:" && url.protocol !== "http:") return Promise.reject(new OutboundRefused(`Requests to ${url.protocol} URLs are refused`, "protocol"));
   const host = url.hostname.replace(/^\[|\]$/g, "");
   // An IP literal never reaches `lookup`: it is checked here.
-  if (isIP(host) && !policy.allowPrivate) {
-    const why = (policy.refuse ?? refusedAddress)(host);
+  if (isIP(host)) {
+    const why = check(host, host);
     if (why) return Promise.reject(refusal(host, host, why));
   }
   const secure = url.protocol === "https:";
   const client = secure ? https : http;
   return new Promise<Response>((resolve, reject) => {
-    const request = client.request(url, { method: hop.method, headers: hop.headers, lookup: guardedLookup(policy), agent: secure ? agents.https : agents.http, signal }, (res) => {
+    const request = client.request(url, { method: hop.method, headers: hop.headers, lookup: guardedLookup(policy, check), agent: secure ? agents.https : agents.http, signal }, (res) => {
       const status = res.statusCode ?? 502;
       const length = Number(res.headers["content-length"]);
       if (Number.isFinite(length) && length > maxBytes) {
@@ -155,6 +183,7 @@ function once(url: URL, hop: Hop, policy: OutboundPolicy, agents: Agents, signal
 /** The guarded `fetch` (see the file's comment). */
 export function outboundFetch(policy: OutboundPolicy): typeof fetch {
   const agents: Agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
+  const check = addressCheck(policy);
   return async (input, init = {}) => {
     const request = input instanceof Request ? input : null;
     let url = new URL(request ? request.url : input instanceof URL ? input.href : String(input));
@@ -168,7 +197,7 @@ export function outboundFetch(policy: OutboundPolicy): typeof fetch {
       body: await bodyBytes(init.body ?? (request?.body ? await request.arrayBuffer() : undefined)),
     };
     for (let redirects = 0; ; redirects++) {
-      const response = await once(url, hop, policy, agents, signal);
+      const response = await once(url, hop, policy, check, agents, signal);
       const location = response.headers.get("location");
       if (mode === "manual" || response.status < 300 || response.status > 399 || response.status === 304 || !location) return response;
       await response.body?.cancel().catch(() => undefined);

@@ -25,7 +25,8 @@ function listen(server: Server): Promise<number> {
 
 async function main() {
   const service = await getService();
-  await importWorkspace(service.db, JSON.parse(process.env.DISPATCH_WORKSPACE ?? "{}"), { clock: service.clock, masterKey: service.config.masterKey });
+  // Secrets in the workspace file are environment references ({"env": "NAME"}), resolved from this process's environment.
+  await importWorkspace(service.db, JSON.parse(process.env.DISPATCH_WORKSPACE ?? "{}"), { clock: service.clock, masterKey: service.config.masterKey, env: process.env });
   service.cache.clear();
   const app = next({ dev: false, dir: process.cwd(), hostname: "127.0.0.1", port: 0 });
   const handle = app.getRequestHandler();

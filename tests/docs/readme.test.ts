@@ -11,6 +11,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { mailStartupLine } from "../../lib/authn/email/transport";
+import { parseMailSettings } from "../../lib/config";
 import { demoClientsLine } from "../../lib/workspaces/demo";
 import { MINIMUM_NODE, nodeVersionProblem } from "../../scripts/node-version.mjs";
 
@@ -61,8 +62,11 @@ describe("README: Run it", () => {
     const lines = output!.split("\n");
     const labelled = lines.filter((l) => /^ {2}\S[^:]*: /.test(l)).map((l) => l.slice(2, l.indexOf(":")));
     expect(labelled).toEqual(["Demo issuer", "Discovery", "Email", "Try it", "Demo sign-in", "Demo clients", "demo-web secret", "Console setup"]);
-    // Lines whose text the README gives in full: as the server prints them on a fresh clone (no SMTP_URL, http://localhost:3000).
-    expect(lines).toContain(`  ${mailStartupLine({ mail: undefined, publicUrl: "http://localhost:3000" } as Parameters<typeof mailStartupLine>[0])}`);
+    // Lines whose text the README gives in full: as the server prints them on a fresh clone under
+    // `npm start` (no SMTP_URL, http://localhost:3000, and NODE_ENV=production, which scripts/start.mjs sets).
+    expect(readFileSync(path.join(root, "scripts", "start.mjs"), "utf8")).toContain('NODE_ENV: "production"');
+    const publicUrl = "http://localhost:3000";
+    expect(lines).toContain(`  ${mailStartupLine({ mail: parseMailSettings({ NODE_ENV: "production" }, publicUrl), publicUrl })}`);
     expect(lines).toContain(`  Demo clients:    ${demoClientsLine()}`);
   });
 });

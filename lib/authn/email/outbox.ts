@@ -1,7 +1,8 @@
 /**
  * The development outbox: where email goes when no SMTP server is configured (the embedded
  * default). Each message is kept (bodies encrypted under the master key: they carry one-time
- * codes), printed to the server log by the sender, and listed in the console; never dropped.
+ * codes), printed to stdout by the sender where MAIL_OUTBOX_PRINT allows, and listed in the
+ * console; never dropped.
  */
 import { and, desc, eq } from "drizzle-orm";
 import { mailOutbox } from "../../../db/schema";

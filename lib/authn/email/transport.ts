@@ -1,7 +1,8 @@
 /**
  * Sending email: over SMTP with nodemailer when SMTP_URL is set (smtps:// is TLS from the first
  * byte; smtp:// upgrades with STARTTLS whenever the server offers it), otherwise into the
- * development outbox (kept encrypted, listed in the console, printed to the server log). In
+ * development outbox (kept encrypted, listed in the console; printed to stdout unless
+ * NODE_ENV=production, or as MAIL_OUTBOX_PRINT says). In
  * production (an https PUBLIC_URL) without SMTP_URL, email is unavailable: the sign-in does not
  * offer email codes rather than promise messages nobody delivers.
  *
@@ -60,7 +61,8 @@ async function deliver(ctx: Ctx, message: MailMessage): Promise<void> {
   }
   if (settings.transport === "outbox") {
     await storeInOutbox(ctx, message);
-    console.log(`[latchkey] development outbox (${ctx.workspace.id}) to ${message.to}: ${message.subject}`);
+    // A sign-in code is the subject's first word: printed only where that is wanted (MAIL_OUTBOX_PRINT).
+    if (settings.print !== false) console.log(`[latchkey] development outbox (${ctx.workspace.id}) to ${message.to}: ${message.subject}`);
     return;
   }
   throw new Error("email is unavailable (no SMTP_URL)");
@@ -89,6 +91,10 @@ export function mailStartupLine(config: Pick<Config, "mail" | "publicUrl">): str
     const tls = url.protocol === "smtps:" ? "TLS" : "STARTTLS when offered";
     return `Email:           SMTP ${url.hostname}${url.port ? `:${url.port}` : ""} (${tls}), from ${settings.from}`;
   }
-  if (settings.transport === "outbox") return "Email:           development outbox (no SMTP_URL): messages are printed here and listed in the console";
+  if (settings.transport === "outbox") {
+    return settings.print !== false
+      ? "Email:           development outbox (no SMTP_URL): messages, sign-in codes and invitation links included, are printed here and listed in the console"
+      : "Email:           development outbox (no SMTP_URL): messages are listed in the console's Outbox, not printed here (MAIL_OUTBOX_PRINT=true prints them)";
+  }
   return "Email:           unavailable: PUBLIC_URL is https and SMTP_URL is not set, so email codes and sign-up are off";
 }

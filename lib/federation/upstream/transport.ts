@@ -70,6 +70,11 @@ export async function guardedGet(call: UpstreamCall, url: URL, headers: Record<s
   return guardedFetch(call)(url.href, { method: "GET", headers, body: undefined, redirect: "manual" });
 }
 
+/** The refused destination or bound behind a failure (lib/outbound), if one is: its message names hosts and origins only, never a path or query. */
+export function outboundRefusalOf(error: unknown): OutboundRefused | undefined {
+  return causes(error).find((e): e is OutboundRefused => e instanceof OutboundRefused);
+}
+
 /**
  * Any error of a round trip as a FederationError (the original kept as `cause`): unreachable,
  * timed out or 5xx → upstream_unavailable; the user sent back with `error` → upstream_denied;
@@ -79,7 +84,7 @@ export async function guardedGet(call: UpstreamCall, url: URL, headers: Record<s
 export function toFederationError(error: unknown, context: string): FederationError {
   if (error instanceof FederationError) return error;
   const chain = causes(error);
-  const refused = chain.find((e): e is OutboundRefused => e instanceof OutboundRefused);
+  const refused = outboundRefusalOf(error);
   if (refused) return new FederationError(refused.reason === "too-large" ? "invalid_response" : "misconfigured", `${context}: ${refused.message}`, { cause: error });
   if (chain.some((e) => e instanceof UpstreamUnreachable)) return new FederationError("upstream_unavailable", `${context}: the upstream is unavailable`, { cause: error });
   if (error instanceof client.AuthorizationResponseError) {

@@ -18,6 +18,7 @@
 import type { Endpoint, EndpointContext } from "../../http/context";
 import { mediaType, readBody } from "../../http/form";
 import type { Route } from "../../http/route";
+import { logWarning } from "../../http/log";
 import { redirect303 } from "../../http/response";
 import { hostedError, type HostedErrorCode } from "../../hosted/errors";
 import { HOSTED_FORM_LIMIT } from "../../hosted/form-post";
@@ -29,6 +30,7 @@ import { answerOf, answerRoundTrip, beginRoundTrip, CALLBACK_PATH, consumeRoundT
 import { recordConnectionFailure, recordConnectionSuccess } from "../../federation/connection-status";
 import { FederationError, type FederationErrorCode, type UpstreamIdentity } from "../../federation/upstream/contract";
 import { completeSamlUpstream, SAML_ACS_BODY_LIMIT } from "../../federation/upstream";
+import { outboundRefusalOf } from "../../federation/upstream/transport";
 import { SAML_ACS_PATH, SAML_METADATA_PATH } from "../../federation/upstream/saml-settings";
 import { firstUseOfAssertion, idpInitiatedDestination, spMetadataOf } from "../../federation/saml";
 import { notFoundResponse } from "../../oauth/errors";
@@ -50,9 +52,16 @@ const REFUSAL: Record<RefusalReason, HostedErrorCode> = {
   not_member: "federation_not_member",
 };
 
-function upstreamFailure(error: unknown): Response {
-  if (error instanceof FederationError) return hostedError(UPSTREAM_FAILURE[error.code]);
-  throw error;
+/**
+ * The hosted page for a failed round trip. A destination the outbound guard refused (an address
+ * that is not public and not in UPSTREAM_ALLOW) is a setting of the workspace or the installation
+ * to fix: the page says the option is not set up, and the log says why, under the request's id.
+ */
+function upstreamFailure(ctx: EndpointContext, error: unknown): Response {
+  if (!(error instanceof FederationError)) throw error;
+  const refused = outboundRefusalOf(error);
+  if (refused) logWarning(`federated sign-in at ${ctx.workspace.id}: upstream refused`, refused.message);
+  return hostedError(UPSTREAM_FAILURE[error.code]);
 }
 
 /** Sends the browser upstream for this sign-in (settings that cannot work, such as a missing secret, end on the hosted page). */
@@ -62,7 +71,7 @@ async function goUpstream(ctx: EndpointContext, tx: TransactionRow, load: () => 
     if (!loaded) return toSignInPage(ctx, tx.id, "method_not_allowed");
     return redirect303((await beginRoundTrip(ctx, tx, loaded)).href);
   } catch (error) {
-    return upstreamFailure(error);
+    return upstreamFailure(ctx, error);
   }
 }
 
@@ -143,7 +152,7 @@ export const federationCallbackEndpoint: Endpoint = async (request, ctx) => {
     }
   } catch (error) {
     if (error instanceof FederationError && trip.connectionId) await recordConnectionFailure(ctx, trip.connectionId, error.message);
-    return upstreamFailure(error);
+    return upstreamFailure(ctx, error);
   }
 
   const resolution = await resolveIdentity(ctx, loaded, identity);
