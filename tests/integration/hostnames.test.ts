@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { decodeJwt } from "jose";
 import { and, eq } from "drizzle-orm";
 import { authorizeQuery, basic, call, createHarness, Jar, PUBLIC_URL, seed, uniqueWorkspaceId, type Harness } from "../helpers/harness";
-import { ADA, SPA, WEB, standardWorkspace } from "../helpers/fixtures";
+import { ADA, API, M2M, SPA, WEB, standardWorkspace } from "../helpers/fixtures";
 import { contextFor, resolveWorkspace } from "../../lib/server/router";
 import { signInView } from "../../lib/sign-in/view";
 import { addHostname, applyHostnameVerification, hostnameTxtRecord, HostnameError, removeHostname } from "../../lib/hostnames/hostnames";
@@ -187,6 +187,51 @@ describe("a grant's tokens are answered under its issuer only", () => {
     expect(refreshed.status).toBe(200);
     const introspected = await call(h, `/t/${ws}/oauth2/introspect`, { form: { token: tokens.access_token }, headers: { authorization: basic(WEB.client_id, WEB.secret), host: ACME } });
     expect(((await introspected.json()) as { iss: string }).iss).toBe(`https://${ACME}/t/${ws}`);
+  });
+
+  it("a service (client_credentials) token is answered at the hostname it was issued at only, with that hostname's iss", async () => {
+    const minted = await call(h, `/t/${ws}/oauth2/token`, {
+      form: { grant_type: "client_credentials", resource: API, scope: "read:things" },
+      headers: { authorization: basic(M2M.client_id, M2M.secret), host: ACME },
+    });
+    expect(minted.status).toBe(200);
+    const token = ((await minted.json()) as { access_token: string }).access_token;
+    const introspect = (host: string | null) =>
+      call(h, `/t/${ws}/oauth2/introspect`, { form: { token }, headers: { authorization: basic(M2M.client_id, M2M.secret), ...at(host) } });
+    const check = (host: string | null) =>
+      call(h, `/t/${ws}/authorization/check`, {
+        method: "POST",
+        body: JSON.stringify({ resource: API, permission: "read:things", organization_id: null }),
+        headers: { "content-type": "application/json", authorization: `Bearer ${token}`, ...at(host) },
+      });
+    const own = (await (await introspect(ACME)).json()) as { active: boolean; iss: string; principal_type: string };
+    expect(own).toMatchObject({ active: true, iss: `https://${ACME}/t/${ws}`, principal_type: "workload" });
+    expect(await (await check(ACME)).json()).toEqual({ allowed: true });
+    for (const host of [null, ACME_2]) {
+      expect(await (await introspect(host)).json()).toEqual({ active: false });
+      expect((await check(host)).status).toBe(401);
+      expect((await call(h, `/t/${ws}/oidc/userinfo`, { headers: { authorization: `Bearer ${token}`, ...at(host) } })).status).toBe(401);
+    }
+    // Revoked elsewhere it is unknown, so it stays live at its own hostname; revoked there, it ends.
+    for (const host of [null, ACME_2]) {
+      const revoked = await call(h, `/t/${ws}/oauth2/revoke`, { form: { token }, headers: { authorization: basic(M2M.client_id, M2M.secret), ...at(host) } });
+      expect(revoked.status).toBe(200);
+    }
+    expect(((await (await introspect(ACME)).json()) as { active: boolean }).active).toBe(true);
+    await call(h, `/t/${ws}/oauth2/revoke`, { form: { token }, headers: { authorization: basic(M2M.client_id, M2M.secret), host: ACME } });
+    expect(await (await introspect(ACME)).json()).toEqual({ active: false });
+  });
+
+  it("a service token issued at the default host is unknown at a hostname of the workspace", async () => {
+    const minted = await call(h, `/t/${ws}/oauth2/token`, {
+      form: { grant_type: "client_credentials", resource: API, scope: "read:things" },
+      headers: { authorization: basic(M2M.client_id, M2M.secret) },
+    });
+    const token = ((await minted.json()) as { access_token: string }).access_token;
+    const introspect = (host: string | null) =>
+      call(h, `/t/${ws}/oauth2/introspect`, { form: { token }, headers: { authorization: basic(M2M.client_id, M2M.secret), ...at(host) } });
+    expect(await (await introspect(null)).json()).toMatchObject({ active: true, iss: `${PUBLIC_URL}/t/${ws}` });
+    expect(await (await introspect(ACME)).json()).toEqual({ active: false });
   });
 
   it("a code issued at one hostname is refused at another", async () => {
