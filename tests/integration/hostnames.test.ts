@@ -11,9 +11,18 @@ import { authorizeQuery, basic, call, createHarness, Jar, PUBLIC_URL, seed, uniq
 import { ADA, API, M2M, SPA, WEB, standardWorkspace } from "../helpers/fixtures";
 import { contextFor, resolveWorkspace } from "../../lib/server/router";
 import { signInView } from "../../lib/sign-in/view";
-import { addHostname, applyHostnameVerification, hostnameTxtRecord, HostnameError, removeHostname } from "../../lib/hostnames/hostnames";
+import {
+  addHostname,
+  applyHostnameVerification,
+  getHostname,
+  hostnameTxtRecord,
+  HostnameError,
+  markHostnameVerifiedByOperator,
+  removeHostname,
+  verifyHostnameByDns,
+} from "../../lib/hostnames/hostnames";
 import { forgetHostnames } from "../../lib/hostnames/directory";
-import { grants, hostedSessions } from "../../db/schema";
+import { grants, hostedSessions, workspaceHostnames } from "../../db/schema";
 
 let h: Harness;
 const ws = uniqueWorkspaceId("acme");
@@ -124,6 +133,57 @@ describe("host resolution", () => {
     expect(results.map((r) => r.status).sort()).toEqual(["fulfilled", "rejected"]);
     const refused = results.find((r) => r.status === "rejected") as PromiseRejectedResult;
     expect(refused.reason).toMatchObject({ code: "taken" });
+  });
+
+  it("the installation operator's mark becomes a DNS proof when the record appears, and never overwrites one", async () => {
+    const claim = await addHostname(h.service.db, { workspaceId: ws, hostname: `marked.${ws}.test`, publicUrl: PUBLIC_URL, now: h.clock.now() });
+    expect(await markHostnameVerifiedByOperator(h.service.db, { workspaceId: ws, id: claim.id, now: h.clock.now() })).toMatchObject({
+      verified: true,
+      changed: true,
+      hostname: { verificationMethod: "operator" },
+    });
+    const found = { ok: true as const, records: [hostnameTxtRecord(claim).value] };
+    const upgraded = await applyHostnameVerification(h.service.db, { workspaceId: ws, id: claim.id, now: h.clock.now(), lookup: found });
+    expect(upgraded).toMatchObject({ verified: true, changed: true, hostname: { verificationMethod: "dns" } });
+    expect(await applyHostnameVerification(h.service.db, { workspaceId: ws, id: claim.id, now: h.clock.now(), lookup: found })).toMatchObject({ verified: true, changed: false });
+    expect(await markHostnameVerifiedByOperator(h.service.db, { workspaceId: ws, id: claim.id, now: h.clock.now() })).toMatchObject({
+      changed: false,
+      hostname: { verificationMethod: "dns" },
+    });
+  });
+
+  it("a hostname removed, or given another challenge, while DNS is asked is not verified by that answer", async () => {
+    const name = `asked.${ws}.test`;
+    const first = await addHostname(h.service.db, { workspaceId: ws, hostname: name, publicUrl: PUBLIC_URL, now: h.clock.now() });
+    const oldRecord = hostnameTxtRecord(first);
+    // Removed and claimed again while the resolver answers with the old claim's record.
+    let again: { id: string } | null = null;
+    const removing = async (asked: string) => {
+      await removeHostname(h.service.db, { workspaceId: ws, id: first.id, now: h.clock.now() });
+      again = await addHostname(h.service.db, { workspaceId: ws, hostname: name, publicUrl: PUBLIC_URL, now: h.clock.now() });
+      return asked === oldRecord.name ? [[oldRecord.value]] : [];
+    };
+    await expect(verifyHostnameByDns(h.service.db, { workspaceId: ws, id: first.id, now: h.clock.now(), resolveTxt: removing })).rejects.toMatchObject({ code: "not_found" });
+    expect((await getHostname(h.service.db, ws, again!.id))?.verifiedAt).toBeNull();
+
+    // Given another challenge (token) while the resolver answers with the old one's record.
+    const claim = (await getHostname(h.service.db, ws, again!.id))!;
+    const stale = hostnameTxtRecord(claim);
+    const rechallenging = async () => {
+      await h.service.db.update(workspaceHostnames).set({ verificationToken: "another-challenge-0123456789" }).where(eq(workspaceHostnames.id, claim.id));
+      return [[stale.value]];
+    };
+    const result = await verifyHostnameByDns(h.service.db, { workspaceId: ws, id: claim.id, now: h.clock.now(), resolveTxt: rechallenging });
+    expect(result).toMatchObject({ verified: false, reason: expect.stringContaining("changed") });
+    expect((await getHostname(h.service.db, ws, claim.id))?.verifiedAt).toBeNull();
+  });
+
+  it("many proofs of one hostname at once record it once", async () => {
+    const claim = await addHostname(h.service.db, { workspaceId: ws, hostname: `many.${ws}.test`, publicUrl: PUBLIC_URL, now: h.clock.now() });
+    const found = { ok: true as const, records: [hostnameTxtRecord(claim).value] };
+    const results = await Promise.all(Array.from({ length: 8 }, () => applyHostnameVerification(h.service.db, { workspaceId: ws, id: claim.id, now: h.clock.now(), lookup: found })));
+    expect(results.every((r) => r.verified)).toBe(true);
+    expect(results.filter((r) => r.verified && r.changed)).toHaveLength(1);
   });
 
   it("X-Forwarded-Host names the host only behind a trusted proxy", async () => {
