@@ -6,17 +6,15 @@
 import { and, eq } from "drizzle-orm";
 import { users } from "../../db/schema";
 import type { AuditEventType } from "../audit/catalogue";
-import { evidenceFor } from "../authn/evidence";
 import { EMAIL_CODE_TTL_MS, issueEmailCode, sendGate, verifyEmailCode } from "../authn/factors/email-code";
 import { factorGate } from "../authn/factors/limits";
-import { PASSWORD_LIMITS } from "../authn/factors/password";
+import { verifyPasswordFactor } from "../authn/factors/password";
 import { assertionGate, verifyAssertion } from "../authn/factors/webauthn";
 import { sendMail } from "../authn/email/transport";
 import { signInCodeMessage } from "../authn/email/templates";
 import { TYPED_CODE_FACTORS, type TypedCodeFactor } from "../authn/factors/registry";
 import type { VerifyResult } from "../authn/factors/contract";
 import { getLiveSession } from "../authn/hosted-session";
-import { decoyHash, PASSWORD_MAX_LENGTH, PasswordWorkRefused, verifyPassword } from "../authn/password";
 import { sessionMeetsPolicy } from "../authn/policy";
 import { hostedError } from "../hosted/errors";
 import { clientAddress } from "../http/client-address";
@@ -90,30 +88,16 @@ function audit(request: Request, ctx: EndpointContext, portal: PortalSession, ty
   return auditPortal(ctx, portal, { ip: clientAddress(request, ctx.service.config.trustProxy) }, type, data);
 }
 
-/** The local password, when the account has one and the application's policy enables it. */
+/**
+ * The local password, when the account has one and the application's policy enables it: the
+ * password factor's one verification (lib/authn/factors/password), the same as the sign-in's.
+ */
 export const verifyPasswordEndpoint = portalForm(async (request, ctx, { portal, form }) => {
   const { methods } = await portalVerifyMethods(ctx, portal);
   if (!methods.primary.includes("password")) return toPortal(ctx, { error: "portal_verification_failed" });
-  const password = form.get("password") ?? "";
-  const user = await userRow(ctx, portal.userId);
-  if (!user) return hostedError("portal_session_ended");
-  const gate = await factorGate(ctx, request, PASSWORD_LIMITS, user.normalized);
-  if (!gate.allowed) return toPortal(ctx, { error: "portal_verification_limited" });
-  let ok = false;
-  if (password.length > 0 && password.length <= PASSWORD_MAX_LENGTH) {
-    try {
-      ok = await verifyPassword(user.passwordHash ?? (await decoyHash()), password, clientAddress(request, ctx.service.config.trustProxy));
-    } catch (error) {
-      // The hashing queue is full: nothing was checked, nothing is counted.
-      if (error instanceof PasswordWorkRefused) return toPortal(ctx, { error: "portal_verification_limited" });
-      throw error;
-    }
-  }
-  if (!ok) {
-    await gate.record();
-    return verified(request, ctx, portal, { ok: false, reason: "invalid" });
-  }
-  return verified(request, ctx, portal, { ok: true, userId: portal.userId, evidence: evidenceFor("password", ctx.service.clock.now()) });
+  const result = await verifyPasswordFactor(ctx, request, { userId: portal.userId }, form.get("password") ?? "", clientAddress(request, ctx.service.config.trustProxy));
+  if (!result.ok && result.reason === "limited") return toPortal(ctx, { error: "portal_verification_limited" });
+  return verified(request, ctx, portal, result.ok ? result : { ok: false, reason: "invalid" });
 });
 
 /**

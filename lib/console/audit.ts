@@ -15,6 +15,7 @@ import { summarizeAuditEvent } from "../audit/summary";
 import { parseCookieHeader } from "../http/cookies";
 import type { Service } from "../service";
 import { ConsoleAccessError, CONSOLE_SESSION_COOKIE, requireWorkspaceRole } from "./authz";
+import { normalizeEmail } from "../authn/email-address";
 
 export const AUDIT_PAGE_SIZE = 50;
 /** The actor filter's value for events no person caused (the protocol, the service). */
@@ -76,7 +77,7 @@ async function conditions(db: Database, workspaceId: string, filter: AuditFilter
   if (actor === SYSTEM_ACTOR) actorCondition = isNull(auditEvents.actor);
   else if (actor) {
     // Operators live in the system workspace, portal users in this one: an email may name either.
-    const ids = (await db.select({ id: users.id }).from(users).where(eq(users.emailNormalized, actor)).limit(20)).map((r) => r.id);
+    const ids = (await db.select({ id: users.id }).from(users).where(eq(users.emailNormalized, normalizeEmail(actor) ?? actor)).limit(20)).map((r) => r.id);
     if (ids.length === 0) return null;
     actorCondition = inArray(auditEvents.actor, ids);
   }

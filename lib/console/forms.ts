@@ -1,5 +1,6 @@
 /** zod pieces for console forms: FormData arrives as strings (and string arrays for repeated fields). */
 import { z } from "zod";
+import { EMAIL_MAX_LENGTH, parseEmail } from "../authn/email-address";
 
 /** FormData as a plain object: a field given once is a string, a repeated one an array. */
 export function formDataObject(form: FormData): Record<string, string | string[]> {
@@ -59,9 +60,11 @@ export const integer = (label: string, min: number, max: number) =>
 
 export const id = (label = "an id") => z.string({ error: `Missing ${label}` }).min(1, `Missing ${label}`).max(200);
 
+/** An email address as lib/authn/email-address.ts reads one, given as shown (its key: `normalizeEmail`). */
 export const email = () =>
   z
     .string({ error: "Enter an email address" })
     .trim()
-    .max(254, "Use at most 254 characters")
-    .regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, "Enter an email address");
+    .max(EMAIL_MAX_LENGTH, `Use at most ${EMAIL_MAX_LENGTH} characters`)
+    .refine((value) => parseEmail(value) !== null, "Enter an email address")
+    .transform((value) => parseEmail(value)!.display);

@@ -30,6 +30,7 @@ import type { Service } from "../service";
 import { upstreamUrlProblem } from "../workspaces/document/social-providers";
 import { checkbox, checked, email, id, optionalText, text } from "./forms";
 import { ConsoleInputError, defineOperation, fieldError, formError } from "./operation";
+import { normalizeEmail } from "../authn/email-address";
 
 export async function getOrganization(service: Service, workspaceId: string, organizationId: string) {
   const [row] = await service.db
@@ -134,7 +135,7 @@ export const addMember = defineOperation({
     const [user] = await ctx.db
       .select({ id: users.id })
       .from(users)
-      .where(and(eq(users.workspaceId, wid), eq(users.emailNormalized, input.email.toLowerCase())))
+      .where(and(eq(users.workspaceId, wid), eq(users.emailNormalized, normalizeEmail(input.email)!)))
       .limit(1);
     if (!user) throw fieldError("email", "No user of this workspace has this email");
     const added = await addOrganizationMember(ctx.db, { workspaceId: wid, clock: ctx.service.clock, actor: ctx.access.operator.userId, organization: input.organization, userId: user.id });

@@ -19,6 +19,7 @@ import { newId, randomToken, safeEqual, sha256Hex } from "../crypto";
 import { contextFor } from "../server/router";
 import type { Service } from "../service";
 import { SYSTEM_WORKSPACE_ID } from "./system";
+import { normalizeEmail } from "../authn/email-address";
 
 export const SETUP_TOKEN_TTL_MS = HOUR;
 export const OPERATOR_PASSWORD_MIN_LENGTH = 12;
@@ -171,7 +172,7 @@ export async function createOperatorAccount(db: Database, input: { email: string
     id,
     workspaceId: SYSTEM_WORKSPACE_ID,
     email: input.email,
-    emailNormalized: input.email.toLowerCase(),
+    emailNormalized: normalizeEmail(input.email) ?? input.email.toLowerCase(),
     emailVerified: true,
     name: input.name,
     passwordHash: input.passwordHash,

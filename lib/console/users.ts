@@ -21,6 +21,7 @@ import type { Service } from "../service";
 import { confirmField, requireConfirmation } from "./confirmation";
 import { checkbox, email, id, optionalText } from "./forms";
 import { defineOperation, fieldError, formError, type OperationContext } from "./operation";
+import { normalizeEmail } from "../authn/email-address";
 
 export const USERS_PAGE_SIZE = 25;
 
@@ -267,7 +268,7 @@ export const createUser = defineOperation({
         id: userId,
         workspaceId: ctx.access.workspace.id,
         email: input.email,
-        emailNormalized: input.email.toLowerCase(),
+        emailNormalized: normalizeEmail(input.email)!,
         emailVerified: input.email_verified,
         name: input.name ?? null,
         passwordHash,

@@ -7,17 +7,16 @@
  * These functions change rows only; who did it is recorded by the caller (a console operation's
  * audit event, or the workspace import's).
  */
-import { Resolver } from "node:dns/promises";
 import { domainToASCII } from "node:url";
 import { and, asc, eq, isNotNull } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import { organizationDomains, organizations } from "../../db/schema";
 import { newId, randomToken } from "../crypto";
+import { DOMAIN_TXT_PREFIX, lookupVerificationRecords, proofRecord, recordDnsProof, recordOperatorMark, type TxtLookup, type TxtResolver } from "./dns-proof";
 
-export const TXT_RECORD_PREFIX = "latchkey-domain-verification=";
-export const TXT_RECORD_LABEL = "_latchkey";
-/** A DNS answer slower than this counts as "not found yet". */
-export const DNS_TIMEOUT_MS = 5_000;
+// The DNS proof (its lookup, record and write) is ./dns-proof.ts's, shared with hostnames.
+export { DNS_TIMEOUT_MS, lookupVerificationRecords, systemResolveTxt, TXT_RECORD_LABEL, type TxtLookup, type TxtResolver } from "./dns-proof";
+export const TXT_RECORD_PREFIX = DOMAIN_TXT_PREFIX;
 
 export type DomainErrorCode = "invalid" | "taken" | "already_claimed" | "not_found";
 
@@ -95,7 +94,7 @@ export function normalizeDomain(input: string): string {
 
 /** The TXT record that proves control of a claimed domain, for the console to show. */
 export function txtRecordFor(claim: { domain: string; verificationToken: string }): { name: string; value: string } {
-  return { name: `${TXT_RECORD_LABEL}.${claim.domain}`, value: `${TXT_RECORD_PREFIX}${claim.verificationToken}` };
+  return proofRecord("domain", { name: claim.domain, verificationToken: claim.verificationToken });
 }
 
 export async function listDomains(db: Database, workspaceId: string, organizationId: string): Promise<DomainInfo[]> {
@@ -148,40 +147,6 @@ export async function claimDomain(db: Database, input: { workspaceId: string; or
   throw new DomainError("taken", `${domain} is claimed by organization ${holder?.slug ?? "(another)"}: remove it there first`);
 }
 
-export type TxtResolver = (name: string) => Promise<string[][]>;
-
-/** The system resolver, one try, bounded by DNS_TIMEOUT_MS. */
-export const systemResolveTxt: TxtResolver = (name) => {
-  const resolver = new Resolver({ timeout: DNS_TIMEOUT_MS, tries: 1 });
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      resolver.cancel();
-      reject(Object.assign(new Error("DNS lookup timed out"), { code: "ETIMEOUT" }));
-    }, DNS_TIMEOUT_MS);
-  });
-  return Promise.race([resolver.resolveTxt(name), timeout]).finally(() => clearTimeout(timer));
-};
-
-export type TxtLookup = { ok: true; records: string[] } | { ok: false; reason: string };
-
-/**
- * The TXT records at `_latchkey.<domain>` (each record's strings joined, as DNS splits long
- * ones). A DNS failure of any kind is an answer ("not found yet"), never an exception.
- */
-export async function lookupVerificationRecords(domain: string, resolveTxt: TxtResolver = systemResolveTxt): Promise<TxtLookup> {
-  const name = `${TXT_RECORD_LABEL}.${domain}`;
-  try {
-    const answer = await resolveTxt(name);
-    return { ok: true, records: answer.map((chunks) => chunks.join("")) };
-  } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    const reason =
-      code === "ENOTFOUND" || code === "ENODATA" ? `no TXT record at ${name}` : code === "ETIMEOUT" ? "DNS did not answer in time" : `DNS lookup failed (${typeof code === "string" ? code : "error"})`;
-    return { ok: false, reason };
-  }
-}
-
 export type DnsVerification =
   | { verified: true; domain: DomainInfo; changed: boolean }
   | { verified: false; domain: DomainInfo; reason: string };
@@ -195,38 +160,35 @@ export async function applyDnsVerification(
   db: Database,
   input: { workspaceId: string; domainId: string; now: Date; lookup: TxtLookup; organizationId?: string },
 ): Promise<DnsVerification> {
-  const current = await getDomain(db, input.workspaceId, input.domainId);
-  if (!current || (input.organizationId !== undefined && current.organizationId !== input.organizationId)) {
-    throw new DomainError("not_found", "This domain is no longer claimed");
-  }
-  const expected = txtRecordFor(current).value;
-  if (!input.lookup.ok) return { verified: false, domain: current, reason: input.lookup.reason };
-  if (!input.lookup.records.some((r) => r.trim() === expected)) {
-    return {
-      verified: false,
-      domain: current,
-      reason: input.lookup.records.length ? `the TXT records at ${TXT_RECORD_LABEL}.${current.domain} do not include ${expected}` : `no TXT record at ${TXT_RECORD_LABEL}.${current.domain}`,
-    };
-  }
-  if (current.verificationMethod === "dns") return { verified: true, domain: current, changed: false };
-  const [row] = await db
-    .update(organizationDomains)
-    .set({ verifiedAt: input.now, verificationMethod: "dns" })
-    .where(and(eq(organizationDomains.workspaceId, input.workspaceId), eq(organizationDomains.id, current.id)))
-    .returning();
-  if (!row) throw new DomainError("not_found", "This domain is no longer claimed");
-  return { verified: true, domain: info(row), changed: true };
+  return proveDomain(db, input, await claimed(db, input), input.lookup);
 }
 
-/** Looks up the TXT record and records the verification when it is there. */
+/** Looks up the TXT record and records the verification when it is there, for the claim as read before the lookup. */
 export async function verifyDomainByDns(
   db: Database,
   input: { workspaceId: string; domainId: string; now: Date; resolveTxt?: TxtResolver; organizationId?: string },
 ): Promise<DnsVerification> {
+  const current = await claimed(db, input);
+  return proveDomain(db, input, current, await lookupVerificationRecords(current.domain, input.resolveTxt));
+}
+
+/** The claimed domain (of the organization, when named), or DomainError("not_found"). */
+async function claimed(db: Database, input: { workspaceId: string; domainId: string; organizationId?: string }): Promise<DomainInfo> {
   const current = await getDomain(db, input.workspaceId, input.domainId);
-  if (!current) throw new DomainError("not_found", "This domain is no longer claimed");
-  const lookup = await lookupVerificationRecords(current.domain, input.resolveTxt);
-  return applyDnsVerification(db, { ...input, lookup });
+  if (!current || (input.organizationId !== undefined && current.organizationId !== input.organizationId)) {
+    throw new DomainError("not_found", "This domain is no longer claimed");
+  }
+  return current;
+}
+
+async function proveDomain(db: Database, input: { workspaceId: string; now: Date }, current: DomainInfo, lookup: TxtLookup): Promise<DnsVerification> {
+  const proof = await recordDnsProof(db, "domain", { workspaceId: input.workspaceId, claim: { ...current, name: current.domain }, lookup, now: input.now });
+  if ("gone" in proof) throw new DomainError("not_found", "This domain is no longer claimed");
+  if (!proof.proved) return { verified: false, domain: current, reason: proof.reason };
+  if (!proof.changed) return { verified: true, domain: current, changed: false };
+  const proved = await getDomain(db, input.workspaceId, current.id);
+  if (!proved) throw new DomainError("not_found", "This domain is no longer claimed");
+  return { verified: true, domain: proved, changed: true };
 }
 
 /**
@@ -237,18 +199,12 @@ export async function markDomainVerified(
   db: Database,
   input: { workspaceId: string; domainId: string; now: Date; method: "operator"; organizationId?: string },
 ): Promise<{ domain: DomainInfo; changed: boolean }> {
-  const current = await getDomain(db, input.workspaceId, input.domainId);
-  if (!current || (input.organizationId !== undefined && current.organizationId !== input.organizationId)) {
-    throw new DomainError("not_found", "This domain is no longer claimed");
-  }
+  const current = await claimed(db, input);
   if (current.verifiedAt !== null) return { domain: current, changed: false };
-  const [row] = await db
-    .update(organizationDomains)
-    .set({ verifiedAt: input.now, verificationMethod: input.method })
-    .where(and(eq(organizationDomains.workspaceId, input.workspaceId), eq(organizationDomains.id, current.id)))
-    .returning();
-  if (!row) throw new DomainError("not_found", "This domain is no longer claimed");
-  return { domain: info(row), changed: true };
+  const marked = await recordOperatorMark(db, "domain", { workspaceId: input.workspaceId, id: current.id, now: input.now });
+  const after = marked && (await getDomain(db, input.workspaceId, current.id));
+  if (!marked || !after) throw new DomainError("not_found", "This domain is no longer claimed");
+  return { domain: after, changed: marked.changed };
 }
 
 /** Removes a claim; null when there was none. Its addresses stop going to the organization's connection. */

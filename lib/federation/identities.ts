@@ -28,6 +28,7 @@ import { recordAudit } from "../audit/events";
 import { newId } from "../crypto";
 import type { EndpointContext } from "../http/context";
 import { evidenceFor, type Evidence } from "../authn/evidence";
+import { parseEmail } from "../authn/email-address";
 import { verifiedDomainForEmail } from "./domains";
 import type { LoadedProvider } from "./providers";
 import type { UpstreamIdentity } from "./upstream/contract";
@@ -67,7 +68,7 @@ export function pendingLinkOf(loaded: LoadedProvider, identity: UpstreamIdentity
     organizationId: loaded.connection?.organizationId ?? null,
     issuer: identity.issuer,
     subject: identity.subject,
-    email: identity.email,
+    email: shownEmail(identity),
     emailVerified: identity.emailVerified,
     name: identity.name,
     upstreamMfa: upstreamMfa(loaded, identity),
@@ -92,13 +93,16 @@ export async function resolveIdentity(ctx: EndpointContext, loaded: LoadedProvid
     if (loaded.connection && !(await isMember(ctx, loaded.connection.organizationId, known.identity.userId))) return { kind: "refused", reason: "not_member" };
     await db
       .update(federatedIdentities)
-      .set({ email: identity.email, emailVerified: identity.emailVerified, name: identity.name, upstreamAcr: identity.acr ? identity.acr.slice(0, 512) : null, lastSignInAt: now })
+      .set({ email: shownEmail(identity), emailVerified: identity.emailVerified, name: identity.name, upstreamAcr: identity.acr ? identity.acr.slice(0, 512) : null, lastSignInAt: now })
       .where(eq(federatedIdentities.id, known.identity.id));
     return { kind: "user", userId: known.identity.userId, link: pendingLinkOf(loaded, identity, known.identity.userId) };
   }
 
-  const email = identity.email?.trim().toLowerCase() ?? null;
-  if (!email || !/^[^@\s]+@[^@\s]+$/.test(email) || email.length > 320) return { kind: "refused", reason: "no_email" };
+  // One normalization (lib/authn/email-address.ts) for admission, the account lookup and the new account's key:
+  // another spelling of a local account's address (case, the domain's trailing dot) is that account.
+  const address = parseEmail(identity.email);
+  if (!address) return { kind: "refused", reason: "no_email" };
+  const email = address.normalized;
   const [existing] = await db.select({ id: users.id, status: users.status }).from(users).where(and(eq(users.workspaceId, wid), eq(users.emailNormalized, email))).limit(1);
   const refusal = await admissionRefusal(ctx, loaded, identity.emailVerified, email, existing?.id ?? null);
   if (refusal) return { kind: "refused", reason: refusal };
@@ -113,7 +117,7 @@ export async function resolveIdentity(ctx: EndpointContext, loaded: LoadedProvid
   const created = await db.transaction(async (tx) => {
     const [user] = await tx
       .insert(users)
-      .values({ id: userId, workspaceId: wid, email, emailNormalized: email, emailVerified: identity.emailVerified, name: identity.name, passwordHash: null, status: "active", createdAt: now, updatedAt: now })
+      .values({ id: userId, workspaceId: wid, email: address.display, emailNormalized: email, emailVerified: identity.emailVerified, name: identity.name, passwordHash: null, status: "active", createdAt: now, updatedAt: now })
       .onConflictDoNothing()
       .returning({ id: users.id });
     if (!user) return false;
@@ -136,6 +140,11 @@ export async function resolveIdentity(ctx: EndpointContext, loaded: LoadedProvid
 }
 
 class ConcurrentFirstSignIn extends Error {}
+
+/** The upstream's address as shown (lib/authn/email-address.ts), or as sent when it is not one. */
+function shownEmail(identity: UpstreamIdentity): string | null {
+  return parseEmail(identity.email)?.display ?? identity.email;
+}
 
 /**
  * Whether this source admits a new identity with this address (null) or why not. The address must

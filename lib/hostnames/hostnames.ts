@@ -12,10 +12,11 @@ import { and, asc, eq, isNotNull, isNull, ne } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import { grants, hostedSessions, workspaceHostnames, workspaces } from "../../db/schema";
 import { newId, randomToken } from "../crypto";
-import { DomainError, normalizeDomain, TXT_RECORD_LABEL, type TxtLookup } from "../federation/domains";
+import { DomainError, normalizeDomain } from "../federation/domains";
+import { HOSTNAME_TXT_PREFIX, lookupVerificationRecords, proofRecord, recordDnsProof, recordOperatorMark, type DnsProof, type TxtLookup, type TxtResolver } from "../federation/dns-proof";
 import { issuerFor } from "../http/context";
 
-export const HOSTNAME_TXT_PREFIX = "latchkey-hostname-verification=";
+export { HOSTNAME_TXT_PREFIX };
 /** Hostnames one workspace may hold (verified or not). */
 export const MAX_HOSTNAMES = 20;
 
@@ -75,7 +76,7 @@ export function normalizeHostname(input: string, publicUrl?: string): string {
 
 /** The TXT record that proves control of a hostname, for the console and the workspace file to show. */
 export function hostnameTxtRecord(h: { hostname: string; verificationToken: string }): { name: string; value: string } {
-  return { name: `${TXT_RECORD_LABEL}.${h.hostname}`, value: `${HOSTNAME_TXT_PREFIX}${h.verificationToken}` };
+  return proofRecord("hostname", { name: h.hostname, verificationToken: h.verificationToken });
 }
 
 export async function listHostnames(db: Database, workspaceId: string): Promise<HostnameInfo[]> {
@@ -148,17 +149,49 @@ export async function addHostname(db: Database, input: { workspaceId: string; ho
 
 export type HostnameVerification = { verified: true; hostname: HostnameInfo; changed: boolean } | { verified: false; hostname: HostnameInfo; reason: string };
 
-/** Records a DNS verification given the records found (lib/federation/domains.ts `lookupVerificationRecords`). */
+/**
+ * Records a DNS verification given the records found (lib/federation/dns-proof.ts
+ * `lookupVerificationRecords`), so the lookup can happen before a transaction opens: the shared
+ * DNS proof (lib/federation/dns-proof.ts), which also upgrades the installation operator's mark to
+ * `dns` when the record appears.
+ */
 export async function applyHostnameVerification(db: Database, input: { workspaceId: string; id: string; now: Date; lookup: TxtLookup }): Promise<HostnameVerification> {
+  return proveHostname(db, input, await claimedHostname(db, input), input.lookup);
+}
+
+/** Looks up the TXT record and records the verification when it is there, for the claim as read before the lookup. */
+export async function verifyHostnameByDns(db: Database, input: { workspaceId: string; id: string; now: Date; resolveTxt?: TxtResolver }): Promise<HostnameVerification> {
+  const current = await claimedHostname(db, input);
+  return proveHostname(db, input, current, await lookupVerificationRecords(current.hostname, input.resolveTxt));
+}
+
+async function claimedHostname(db: Database, input: { workspaceId: string; id: string }): Promise<HostnameInfo> {
   const current = await getHostname(db, input.workspaceId, input.id);
   if (!current) throw new HostnameError("not_found", "This hostname is no longer claimed");
-  const { name, value } = hostnameTxtRecord(current);
-  if (!input.lookup.ok) return { verified: false, hostname: current, reason: input.lookup.reason };
-  if (!input.lookup.records.some((r) => r.trim() === value)) {
-    return { verified: false, hostname: current, reason: input.lookup.records.length ? `the TXT records at ${name} do not include ${value}` : `no TXT record at ${name}` };
-  }
-  if (current.verifiedAt !== null) return { verified: true, hostname: current, changed: false };
-  return recordVerified(db, current, input.workspaceId, input.now, "dns");
+  return current;
+}
+
+async function proveHostname(db: Database, input: { workspaceId: string; now: Date }, current: HostnameInfo, lookup: TxtLookup): Promise<HostnameVerification> {
+  const proof = await verifiedHereOnly(current.hostname, () =>
+    recordDnsProof(db, "hostname", {
+      workspaceId: input.workspaceId,
+      claim: { ...current, name: current.hostname },
+      lookup,
+      now: input.now,
+      beforeWrite: async () => {
+        if (await verifiedElsewhere(db, input.workspaceId, current.hostname)) throw TAKEN(current.hostname);
+      },
+    }),
+  );
+  return afterProof(db, input.workspaceId, current, proof);
+}
+
+async function afterProof(db: Database, workspaceId: string, current: HostnameInfo, proof: DnsProof): Promise<HostnameVerification> {
+  if ("gone" in proof) throw new HostnameError("not_found", "This hostname is no longer claimed");
+  if (!proof.proved) return { verified: false, hostname: current, reason: proof.reason };
+  const after = proof.changed ? await getHostname(db, workspaceId, current.id) : current;
+  if (!after) throw new HostnameError("not_found", "This hostname is no longer claimed");
+  return { verified: true, hostname: after, changed: proof.changed };
 }
 
 /**
@@ -167,30 +200,19 @@ export async function applyHostnameVerification(db: Database, input: { workspace
  * hostname is the workspace's alone across the installation.
  */
 export async function markHostnameVerifiedByOperator(db: Database, input: { workspaceId: string; id: string; now: Date }): Promise<HostnameVerification> {
-  const current = await getHostname(db, input.workspaceId, input.id);
-  if (!current) throw new HostnameError("not_found", "This hostname is no longer claimed");
+  const current = await claimedHostname(db, input);
   if (current.verifiedAt !== null) return { verified: true, hostname: current, changed: false };
-  return recordVerified(db, current, input.workspaceId, input.now, "operator");
+  if (await verifiedElsewhere(db, input.workspaceId, current.hostname)) throw TAKEN(current.hostname);
+  const marked = await verifiedHereOnly(current.hostname, () => recordOperatorMark(db, "hostname", input));
+  return afterProof(db, input.workspaceId, current, marked ? { proved: true, changed: marked.changed } : { proved: false, gone: true });
 }
 
-async function recordVerified(db: Database, current: HostnameInfo, workspaceId: string, now: Date, method: "dns" | "operator"): Promise<HostnameVerification> {
-  const input = { workspaceId, id: current.id };
-  if (await verifiedElsewhere(db, workspaceId, current.hostname)) throw TAKEN(current.hostname);
+/** Runs a write that verifies `hostname`: another workspace verifying it at the same moment loses to the partial unique index. */
+async function verifiedHereOnly<T>(hostname: string, write: () => Promise<T>): Promise<T> {
   try {
-    const [row] = await db
-      .update(workspaceHostnames)
-      .set({ verifiedAt: now, verificationMethod: method })
-      .where(and(eq(workspaceHostnames.workspaceId, input.workspaceId), eq(workspaceHostnames.id, current.id), isNull(workspaceHostnames.verifiedAt)))
-      .returning();
-    if (!row) {
-      const again = await getHostname(db, input.workspaceId, input.id);
-      if (!again) throw new HostnameError("not_found", "This hostname is no longer claimed");
-      return { verified: true, hostname: again, changed: false };
-    }
-    return { verified: true, hostname: info(row), changed: true };
+    return await write();
   } catch (error) {
-    // Another workspace verified the same name at the same moment: the partial unique index decides.
-    if (isUniqueViolation(error)) throw TAKEN(current.hostname);
+    if (isUniqueViolation(error)) throw TAKEN(hostname);
     throw error;
   }
 }

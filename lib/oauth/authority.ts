@@ -195,7 +195,7 @@ const sealedCallerStatement = reusable("latchkey_sealed_token_authority_for_call
 );
 
 function openSealed(ctx: EndpointContext, token: string): WorkloadTokenClaims | null {
-  return openWorkloadToken(ctx.service.config.masterKey, ctx.workspace.id, token, at(ctx));
+  return openWorkloadToken(ctx.service.config.masterKey, ctx.workspace.id, ctx.hostname, token, at(ctx));
 }
 
 function sealedValues(ctx: EndpointContext, claims: WorkloadTokenClaims) {
@@ -229,8 +229,9 @@ function sealedAuthority(claims: WorkloadTokenClaims, row: { refusal: Link | nul
 /**
  * Whether a stored token was issued under the issuer asked: a human token's grant remembers the
  * hostname it was made under (lib/hostnames), and the client pinned that exact issuer, so under
- * another hostname of the same workspace the token is unknown. Workload tokens have no grant and
- * are the workspace's at any of its hostnames.
+ * another hostname of the same workspace the token is unknown. A sealed workload token is bound
+ * to its host by its seal (lib/oauth/workload-token.ts); a stored one, from before tokens were
+ * sealed, has no grant and lives out its five minutes wherever it is shown.
  */
 function issuedHere(ctx: EndpointContext, row: Pick<TokenRow, "grantId" | "hostname">): boolean {
   return row.grantId === null || (row.hostname ?? null) === ctx.hostname;

@@ -99,7 +99,7 @@ async function workloadTokenRevoked(ctx: EndpointContext, client: AuthenticatedC
  */
 async function revokeSealedToken(ctx: EndpointContext, client: AuthenticatedClient, token: string): Promise<boolean> {
   const now = ctx.service.clock.now();
-  const claims = openWorkloadToken(ctx.service.config.masterKey, ctx.workspace.id, token, now);
+  const claims = openWorkloadToken(ctx.service.config.masterKey, ctx.workspace.id, ctx.hostname, token, now);
   if (!claims) return false;
   if (claims.clientPk !== client.client.id || claims.expiresAt.getTime() <= now.getTime()) return true;
   const denied = await ctx.service.db

@@ -2,7 +2,9 @@
  * The workload (M2M) access token: sealed, not stored. Client credentials issue it without a
  * write: the token carries its own authority (client, the credential that obtained it, API,
  * scope, expiry, and a random id), encrypted and authenticated with AES-256-GCM under a key
- * derived from the master key for the hour it was issued in, bound to its workspace.
+ * derived from the master key for the hour it was issued in, bound to its workspace and to the host
+ * it was issued at (the default host, or a workspace hostname: lib/hostnames), so that, like a
+ * user's token, it is answered under its own issuer only.
  *
  * It stays opaque to clients (SPEC: an M2M token is opaque, lives 5 minutes and is limited by
  * current credential and grant authority): nothing in it can be read without the master key,
@@ -12,15 +14,18 @@
  * `revoked_workload_tokens` until the token's expiry.
  *
  * Layout, base64url after the `lkw_` prefix: version (1 byte) · key hour (uint32, big-endian) ·
- * IV (12 bytes) · ciphertext · tag (16 bytes). The version byte, hour and workspace id are the
- * additional authenticated data.
+ * IV (12 bytes) · ciphertext · tag (16 bytes). The version byte, hour, workspace id and hostname
+ * are the additional authenticated data: version 1 is a token of the default host (its data is the
+ * workspace id alone, as before hostnames were bound), version 2 one of a workspace hostname.
  */
 import { createCipheriv, createDecipheriv, type KeyObject } from "node:crypto";
 import { deriveKey, pooledRandom, secretKeyOf } from "../crypto";
 import { HOUR } from "../clock";
 
 export const WORKLOAD_TOKEN_PREFIX = "lkw_";
-const VERSION = 1;
+/** The version byte says which host the token was issued at: the default host, or a hostname (named in the additional data). */
+const DEFAULT_HOST_VERSION = 1;
+const HOSTNAME_VERSION = 2;
 const HEADER = 5;
 const IV = 12;
 const TAG = 16;
@@ -56,21 +61,30 @@ function hourKey(masterKey: Buffer, hour: number): KeyObject {
   return key;
 }
 
-const aad = (header: Buffer, workspaceId: string) => Buffer.concat([header, Buffer.from(workspaceId, "utf8")]);
+const versionFor = (hostname: string | null) => (hostname === null ? DEFAULT_HOST_VERSION : HOSTNAME_VERSION);
+
+/** The additional authenticated data: the header, then the workspace id (and, for a hostname's token, both as one unambiguous JSON array). */
+function aad(header: Buffer, workspaceId: string, hostname: string | null): Buffer {
+  const bound = hostname === null ? workspaceId : JSON.stringify([workspaceId, hostname]);
+  return Buffer.concat([header, Buffer.from(bound, "utf8")]);
+}
 
 export function newWorkloadTokenId(): string {
   return pooledRandom(16).toString("base64url");
 }
 
-/** Seals the claims for `workspaceId` under the key of the hour they were issued in. */
-export function sealWorkloadToken(masterKey: Buffer, workspaceId: string, claims: WorkloadTokenClaims): string {
+/**
+ * Seals the claims for `workspaceId` at `hostname` (null: the default host) under the key of the
+ * hour they were issued in.
+ */
+export function sealWorkloadToken(masterKey: Buffer, workspaceId: string, hostname: string | null, claims: WorkloadTokenClaims): string {
   const hour = Math.floor(claims.issuedAt.getTime() / HOUR);
   const header = Buffer.alloc(HEADER);
-  header.writeUInt8(VERSION, 0);
+  header.writeUInt8(versionFor(hostname), 0);
   header.writeUInt32BE(hour, 1);
   const iv = pooledRandom(IV);
   const cipher = createCipheriv("aes-256-gcm", hourKey(masterKey, hour), iv);
-  cipher.setAAD(aad(header, workspaceId));
+  cipher.setAAD(aad(header, workspaceId, hostname));
   const plaintext = JSON.stringify([claims.id, claims.clientPk, claims.credentialId, claims.apiId, claims.issuedAt.getTime(), claims.expiresAt.getTime(), claims.scope]);
   const body = Buffer.concat([header, iv, cipher.update(plaintext, "utf8"), cipher.final(), cipher.getAuthTag()]);
   return WORKLOAD_TOKEN_PREFIX + body.toString("base64url");
@@ -84,23 +98,23 @@ const isString = (v: unknown): v is string => typeof v === "string" && v !== "";
 const isTime = (v: unknown): v is number => typeof v === "number" && Number.isSafeInteger(v);
 
 /**
- * The claims of a token sealed for `workspaceId` within an hour of `now`, or null: malformed,
- * altered, sealed for another workspace, under another master key, or too old for its key. An
- * expired token opens (its expiry is judged with the rest of its authority).
+ * The claims of a token sealed for `workspaceId` at `hostname` within an hour of `now`, or null:
+ * malformed, altered, sealed for another workspace or at another host, under another master key,
+ * or too old for its key. An expired token opens (its expiry is judged with the rest of its authority).
  */
-export function openWorkloadToken(masterKey: Buffer, workspaceId: string, token: string, now: Date): WorkloadTokenClaims | null {
+export function openWorkloadToken(masterKey: Buffer, workspaceId: string, hostname: string | null, token: string, now: Date): WorkloadTokenClaims | null {
   if (!isWorkloadTokenFormat(token) || token.length > MAX_WORKLOAD_TOKEN_LENGTH) return null;
   const encoded = token.slice(WORKLOAD_TOKEN_PREFIX.length);
   if (!/^[A-Za-z0-9_-]+$/.test(encoded)) return null;
   const body = Buffer.from(encoded, "base64url");
-  if (body.length <= HEADER + IV + TAG || body.readUInt8(0) !== VERSION) return null;
+  if (body.length <= HEADER + IV + TAG || body.readUInt8(0) !== versionFor(hostname)) return null;
   const hour = body.readUInt32BE(1);
   if (Math.abs(hour - Math.floor(now.getTime() / HOUR)) > HOUR_TOLERANCE) return null;
   const header = body.subarray(0, HEADER);
   let plaintext: string;
   try {
     const decipher = createDecipheriv("aes-256-gcm", hourKey(masterKey, hour), body.subarray(HEADER, HEADER + IV));
-    decipher.setAAD(aad(header, workspaceId));
+    decipher.setAAD(aad(header, workspaceId, hostname));
     decipher.setAuthTag(body.subarray(body.length - TAG));
     plaintext = decipher.update(body.subarray(HEADER + IV, body.length - TAG), undefined, "utf8") + decipher.final("utf8");
   } catch {

@@ -9,12 +9,13 @@
  * also counted in the domain metrics (`latchkey_sign_ins_total{outcome="failure"}`, ./outcomes.ts).
  */
 import { recordAudit } from "../audit/events";
+import type { PasswordRefusal } from "../authn/factors/password";
 import type { FACTORS } from "../authn/factors/registry";
 import type { EndpointContext } from "../http/context";
 import { clientAddressOf } from "../http/client-address";
 import { countSignIn, type SignInMethod } from "../metrics";
 
-export type SignInFailureReason = "wrong_password" | "unknown_account" | "no_password" | "account_disabled" | "wrong_code" | "assertion_failed" | "credential_refused";
+export type SignInFailureReason = PasswordRefusal | "wrong_code" | "assertion_failed" | "credential_refused";
 /** The factor that failed, as its descriptor names its failures (`failedSignIn`: "webauthn" for a passkey or a security key). */
 export type SignInFailureMethod = NonNullable<(typeof FACTORS)[number]["failedSignIn"]>;
 
@@ -42,11 +43,3 @@ const REFUSED: Record<SignInFailureMethod, SignInMethod> = {
   totp: "totp",
   recovery_code: "recovery_code",
 };
-
-/** Why a password sign-in failed, from the account row as found (or not). */
-export function passwordFailureReason(user: { passwordHash: string | null; status: string } | undefined, passwordMatched: boolean): SignInFailureReason {
-  if (!user) return "unknown_account";
-  if (!user.passwordHash) return "no_password";
-  if (!passwordMatched) return "wrong_password";
-  return "account_disabled";
-}

@@ -29,7 +29,6 @@ import {
   EMAIL_CODE_TTL_MS,
   issueEmailCode,
   markEmailVerified,
-  normalizeAddress,
   pendingEmailCode,
   sendGate,
   unreadCodeFailure,
@@ -40,6 +39,7 @@ import { clientAddress } from "../http/client-address";
 import { policyFor, type AuthPolicy } from "../authn/policy";
 import { homeRealmRedirect } from "./steps/federation";
 import { currentStep, identify, signInStep, toSignInPage, updateOpen, type FlowStep } from "./flow";
+import { normalizeEmail } from "../authn/email-address";
 
 /** How the new account will sign in: a password, a passkey, or (when the application accepts neither) its email codes alone. */
 export type SignUpCredential = "password" | "passkey" | "email";
@@ -92,7 +92,7 @@ export const signUpSendEndpoint = signInStep(async (request, ctx, { tx, form }) 
   if (!policy) return toSignInPage(ctx, tx.id, "method_not_allowed");
   if (!(await atFirstStep(request, ctx, tx))) return toSignInPage(ctx, tx.id);
   if (!emailAvailable(ctx.service.config)) return toSignInPage(ctx, tx.id, "email_unavailable");
-  const address = normalizeAddress(form.get("email"));
+  const address = normalizeEmail(form.get("email"));
   if (!address) return toSignInPage(ctx, tx.id, "invalid_email");
   // An address in a domain an organization verified gets its account through the organization's connection.
   const elsewhere = await homeRealmRedirect(ctx, tx, address);

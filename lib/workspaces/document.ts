@@ -9,7 +9,7 @@
  * schema.ts assembles them and validate.ts runs them. This file is the public entry.
  */
 export { WorkspaceFileError, type WorkspaceFileIssue } from "./document/errors";
-export { IDENTITY_SCOPES, normalizeEmail, RESERVED_WORKSPACE_IDS } from "./document/fields";
+export { displayEmail, IDENTITY_SCOPES, normalizeEmail, RESERVED_WORKSPACE_IDS } from "./document/fields";
 export { jsonPath } from "./document/paths";
 export { applicationSchema, defaultIdentityScopes, MIN_PRESET_SECRET_LENGTH } from "./document/applications";
 export { authPolicySchema, policyEntry, policyOverrides, type AuthPolicyEntry } from "./document/auth-policy";

@@ -103,7 +103,7 @@ describe("a memoized credential", () => {
     expect(second.statements[0]).toMatch(MEMO_ISSUE);
     const body = await second.res.json();
     expect(Object.keys(body).sort()).toEqual(["access_token", "expires_in", "scope", "token_type"]);
-    const claims = openWorkloadToken(s.service.config.masterKey, ws, body.access_token, s.clock.now());
+    const claims = openWorkloadToken(s.service.config.masterKey, ws, null, body.access_token, s.clock.now());
     const [secret] = await s.service.db.select().from(clientSecrets).where(and(eq(clientSecrets.workspaceId, ws), eq(clientSecrets.secretHash, sha256Hex(M2M.secret))));
     expect(claims).toMatchObject({ credentialId: secret.id });
 
@@ -285,9 +285,9 @@ describe("the memo's key", () => {
     expect(inC.statements[0]).toMatch(LOOKUP);
     const tokenOfC = (await inC.res.json()).access_token;
     const [secretOfC] = await s.service.db.select().from(clientSecrets).where(and(eq(clientSecrets.workspaceId, c), eq(clientSecrets.secretHash, sha256Hex(M2M.secret))));
-    expect(openWorkloadToken(s.service.config.masterKey, c, tokenOfC, s.clock.now())).toMatchObject({ credentialId: secretOfC.id });
+    expect(openWorkloadToken(s.service.config.masterKey, c, null, tokenOfC, s.clock.now())).toMatchObject({ credentialId: secretOfC.id });
     // Sealed for c: it opens in no other workspace.
-    expect(openWorkloadToken(s.service.config.masterKey, b, tokenOfC, s.clock.now())).toBeNull();
+    expect(openWorkloadToken(s.service.config.masterKey, b, null, tokenOfC, s.clock.now())).toBeNull();
     // a's token is not c's client's: inactive there.
     expect(await (await introspect(s, c, tokenOfA)).json()).toEqual({ active: false });
   });

@@ -8,12 +8,21 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { decodeJwt } from "jose";
 import { and, eq } from "drizzle-orm";
 import { authorizeQuery, basic, call, createHarness, Jar, PUBLIC_URL, seed, uniqueWorkspaceId, type Harness } from "../helpers/harness";
-import { ADA, SPA, WEB, standardWorkspace } from "../helpers/fixtures";
+import { ADA, API, M2M, SPA, WEB, standardWorkspace } from "../helpers/fixtures";
 import { contextFor, resolveWorkspace } from "../../lib/server/router";
 import { signInView } from "../../lib/sign-in/view";
-import { addHostname, applyHostnameVerification, hostnameTxtRecord, HostnameError, removeHostname } from "../../lib/hostnames/hostnames";
+import {
+  addHostname,
+  applyHostnameVerification,
+  getHostname,
+  hostnameTxtRecord,
+  HostnameError,
+  markHostnameVerifiedByOperator,
+  removeHostname,
+  verifyHostnameByDns,
+} from "../../lib/hostnames/hostnames";
 import { forgetHostnames } from "../../lib/hostnames/directory";
-import { grants, hostedSessions } from "../../db/schema";
+import { grants, hostedSessions, workspaceHostnames } from "../../db/schema";
 
 let h: Harness;
 const ws = uniqueWorkspaceId("acme");
@@ -126,6 +135,57 @@ describe("host resolution", () => {
     expect(refused.reason).toMatchObject({ code: "taken" });
   });
 
+  it("the installation operator's mark becomes a DNS proof when the record appears, and never overwrites one", async () => {
+    const claim = await addHostname(h.service.db, { workspaceId: ws, hostname: `marked.${ws}.test`, publicUrl: PUBLIC_URL, now: h.clock.now() });
+    expect(await markHostnameVerifiedByOperator(h.service.db, { workspaceId: ws, id: claim.id, now: h.clock.now() })).toMatchObject({
+      verified: true,
+      changed: true,
+      hostname: { verificationMethod: "operator" },
+    });
+    const found = { ok: true as const, records: [hostnameTxtRecord(claim).value] };
+    const upgraded = await applyHostnameVerification(h.service.db, { workspaceId: ws, id: claim.id, now: h.clock.now(), lookup: found });
+    expect(upgraded).toMatchObject({ verified: true, changed: true, hostname: { verificationMethod: "dns" } });
+    expect(await applyHostnameVerification(h.service.db, { workspaceId: ws, id: claim.id, now: h.clock.now(), lookup: found })).toMatchObject({ verified: true, changed: false });
+    expect(await markHostnameVerifiedByOperator(h.service.db, { workspaceId: ws, id: claim.id, now: h.clock.now() })).toMatchObject({
+      changed: false,
+      hostname: { verificationMethod: "dns" },
+    });
+  });
+
+  it("a hostname removed, or given another challenge, while DNS is asked is not verified by that answer", async () => {
+    const name = `asked.${ws}.test`;
+    const first = await addHostname(h.service.db, { workspaceId: ws, hostname: name, publicUrl: PUBLIC_URL, now: h.clock.now() });
+    const oldRecord = hostnameTxtRecord(first);
+    // Removed and claimed again while the resolver answers with the old claim's record.
+    let again: { id: string } | null = null;
+    const removing = async (asked: string) => {
+      await removeHostname(h.service.db, { workspaceId: ws, id: first.id, now: h.clock.now() });
+      again = await addHostname(h.service.db, { workspaceId: ws, hostname: name, publicUrl: PUBLIC_URL, now: h.clock.now() });
+      return asked === oldRecord.name ? [[oldRecord.value]] : [];
+    };
+    await expect(verifyHostnameByDns(h.service.db, { workspaceId: ws, id: first.id, now: h.clock.now(), resolveTxt: removing })).rejects.toMatchObject({ code: "not_found" });
+    expect((await getHostname(h.service.db, ws, again!.id))?.verifiedAt).toBeNull();
+
+    // Given another challenge (token) while the resolver answers with the old one's record.
+    const claim = (await getHostname(h.service.db, ws, again!.id))!;
+    const stale = hostnameTxtRecord(claim);
+    const rechallenging = async () => {
+      await h.service.db.update(workspaceHostnames).set({ verificationToken: "another-challenge-0123456789" }).where(eq(workspaceHostnames.id, claim.id));
+      return [[stale.value]];
+    };
+    const result = await verifyHostnameByDns(h.service.db, { workspaceId: ws, id: claim.id, now: h.clock.now(), resolveTxt: rechallenging });
+    expect(result).toMatchObject({ verified: false, reason: expect.stringContaining("changed") });
+    expect((await getHostname(h.service.db, ws, claim.id))?.verifiedAt).toBeNull();
+  });
+
+  it("many proofs of one hostname at once record it once", async () => {
+    const claim = await addHostname(h.service.db, { workspaceId: ws, hostname: `many.${ws}.test`, publicUrl: PUBLIC_URL, now: h.clock.now() });
+    const found = { ok: true as const, records: [hostnameTxtRecord(claim).value] };
+    const results = await Promise.all(Array.from({ length: 8 }, () => applyHostnameVerification(h.service.db, { workspaceId: ws, id: claim.id, now: h.clock.now(), lookup: found })));
+    expect(results.every((r) => r.verified)).toBe(true);
+    expect(results.filter((r) => r.verified && r.changed)).toHaveLength(1);
+  });
+
   it("X-Forwarded-Host names the host only behind a trusted proxy", async () => {
     const forwarded = { host: "auth.example.test", "x-forwarded-host": ACME };
     const direct = await call(h, `/t/${ws}/.well-known/openid-configuration`, { headers: forwarded });
@@ -187,6 +247,51 @@ describe("a grant's tokens are answered under its issuer only", () => {
     expect(refreshed.status).toBe(200);
     const introspected = await call(h, `/t/${ws}/oauth2/introspect`, { form: { token: tokens.access_token }, headers: { authorization: basic(WEB.client_id, WEB.secret), host: ACME } });
     expect(((await introspected.json()) as { iss: string }).iss).toBe(`https://${ACME}/t/${ws}`);
+  });
+
+  it("a service (client_credentials) token is answered at the hostname it was issued at only, with that hostname's iss", async () => {
+    const minted = await call(h, `/t/${ws}/oauth2/token`, {
+      form: { grant_type: "client_credentials", resource: API, scope: "read:things" },
+      headers: { authorization: basic(M2M.client_id, M2M.secret), host: ACME },
+    });
+    expect(minted.status).toBe(200);
+    const token = ((await minted.json()) as { access_token: string }).access_token;
+    const introspect = (host: string | null) =>
+      call(h, `/t/${ws}/oauth2/introspect`, { form: { token }, headers: { authorization: basic(M2M.client_id, M2M.secret), ...at(host) } });
+    const check = (host: string | null) =>
+      call(h, `/t/${ws}/authorization/check`, {
+        method: "POST",
+        body: JSON.stringify({ resource: API, permission: "read:things", organization_id: null }),
+        headers: { "content-type": "application/json", authorization: `Bearer ${token}`, ...at(host) },
+      });
+    const own = (await (await introspect(ACME)).json()) as { active: boolean; iss: string; principal_type: string };
+    expect(own).toMatchObject({ active: true, iss: `https://${ACME}/t/${ws}`, principal_type: "workload" });
+    expect(await (await check(ACME)).json()).toEqual({ allowed: true });
+    for (const host of [null, ACME_2]) {
+      expect(await (await introspect(host)).json()).toEqual({ active: false });
+      expect((await check(host)).status).toBe(401);
+      expect((await call(h, `/t/${ws}/oidc/userinfo`, { headers: { authorization: `Bearer ${token}`, ...at(host) } })).status).toBe(401);
+    }
+    // Revoked elsewhere it is unknown, so it stays live at its own hostname; revoked there, it ends.
+    for (const host of [null, ACME_2]) {
+      const revoked = await call(h, `/t/${ws}/oauth2/revoke`, { form: { token }, headers: { authorization: basic(M2M.client_id, M2M.secret), ...at(host) } });
+      expect(revoked.status).toBe(200);
+    }
+    expect(((await (await introspect(ACME)).json()) as { active: boolean }).active).toBe(true);
+    await call(h, `/t/${ws}/oauth2/revoke`, { form: { token }, headers: { authorization: basic(M2M.client_id, M2M.secret), host: ACME } });
+    expect(await (await introspect(ACME)).json()).toEqual({ active: false });
+  });
+
+  it("a service token issued at the default host is unknown at a hostname of the workspace", async () => {
+    const minted = await call(h, `/t/${ws}/oauth2/token`, {
+      form: { grant_type: "client_credentials", resource: API, scope: "read:things" },
+      headers: { authorization: basic(M2M.client_id, M2M.secret) },
+    });
+    const token = ((await minted.json()) as { access_token: string }).access_token;
+    const introspect = (host: string | null) =>
+      call(h, `/t/${ws}/oauth2/introspect`, { form: { token }, headers: { authorization: basic(M2M.client_id, M2M.secret), ...at(host) } });
+    expect(await (await introspect(null)).json()).toMatchObject({ active: true, iss: `${PUBLIC_URL}/t/${ws}` });
+    expect(await (await introspect(ACME)).json()).toEqual({ active: false });
   });
 
   it("a code issued at one hostname is refused at another", async () => {

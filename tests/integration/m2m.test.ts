@@ -58,7 +58,7 @@ describe("grant_type=client_credentials", () => {
 
   it("binds the token to the credential that obtained it, with the client_id as subject", async () => {
     const body = await (await m2m({ resource: API, scope: "read:things" })).json();
-    const claims = openWorkloadToken(h.service.config.masterKey, ws, body.access_token, h.clock.now());
+    const claims = openWorkloadToken(h.service.config.masterKey, ws, null, body.access_token, h.clock.now());
     const [secret] = await h.service.db.select().from(clientSecrets).where(and(eq(clientSecrets.workspaceId, ws), eq(clientSecrets.secretHash, sha256Hex(M2M.secret))));
     expect(claims).toMatchObject({ credentialId: secret.id, scope: ["read:things"] });
     expect(claims!.expiresAt.getTime() - claims!.issuedAt.getTime()).toBe(300_000);

@@ -66,6 +66,14 @@ describe("hosted password sign-in", () => {
     expect(new URL(res.headers.get("location")!).searchParams.get("code")).toBeTruthy();
   });
 
+  it("accepts every spelling of the address: upper case, the domain's trailing dot, surrounding spaces", async () => {
+    for (const email of [` ${ADA.email.toUpperCase()}. `, `${ADA.email}.`]) {
+      const { tx, jar, csrf } = await startTransaction();
+      const res = await post({ tx: tx!, csrf, email, password: ADA.password }, jar.header());
+      expect(new URL(res.headers.get("location")!).searchParams.get("code"), email).toBeTruthy();
+    }
+  });
+
   it("answers an unknown email and a wrong password identically", async () => {
     const a = await startTransaction();
     const wrong = await post({ tx: a.tx!, csrf: a.csrf, email: ADA.email, password: "wrong password!" }, a.jar.header());

@@ -131,7 +131,7 @@ describe("sealed workload tokens", () => {
     expect((await introspect(token)).active).toBe(true);
     // The credential: revoked, and the token with it.
     const [secret] = await h.service.db.select().from(clientSecrets).where(and(eq(clientSecrets.workspaceId, ws), eq(clientSecrets.secretHash, sha256Hex(M2M.secret))));
-    expect(openWorkloadToken(h.service.config.masterKey, ws, token, h.clock.now())?.credentialId).toBe(secret.id);
+    expect(openWorkloadToken(h.service.config.masterKey, ws, null, token, h.clock.now())?.credentialId).toBe(secret.id);
     await h.service.db.update(clientSecrets).set({ revokedAt: h.clock.now() }).where(eq(clientSecrets.id, secret.id));
     try {
       expect((await check(token)).status).toBe(401);

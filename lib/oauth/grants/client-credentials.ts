@@ -86,7 +86,7 @@ async function issue(ctx: EndpointContext, { client, credentialId }: Authenticat
     now: now.toISOString(),
   });
   if (!authority) return null;
-  const token = sealWorkloadToken(ctx.service.config.masterKey, ctx.workspace.id, {
+  const token = sealWorkloadToken(ctx.service.config.masterKey, ctx.workspace.id, ctx.hostname, {
     id: newWorkloadTokenId(),
     clientPk: client.id,
     credentialId: credentialId!,

@@ -18,7 +18,6 @@ import {
   EMAIL_CODE_TTL_MS,
   issueEmailCode,
   markEmailVerified,
-  normalizeAddress,
   pendingEmailCode,
   sendGate,
   unreadCodeFailure,
@@ -32,6 +31,7 @@ import { signUpRoutes, signUpView, type SignUpView } from "../sign-up";
 import { homeRealmRedirect } from "./federation";
 import { rememberAddress } from "../hosted-sign-in";
 import { isStorableText } from "../../text";
+import { normalizeEmail } from "../../authn/email-address";
 
 export interface EmailView {
   /** Whether email codes can be sent (SMTP configured, or the development outbox). */
@@ -72,7 +72,7 @@ export const emailCodeSendEndpoint = signInStep(async (request, ctx, { tx, form 
   if (!emailAvailable(ctx.service.config)) return toSignInPage(ctx, tx.id, "email_unavailable");
   // What was typed is shown again when the form comes back with an error (kept on the pending sign-in, not in the URL).
   const typed = (form.get("email") ?? "").trim();
-  const address = normalizeAddress(form.get("email"));
+  const address = normalizeEmail(form.get("email"));
   if (!address) {
     if (typed && typed.length <= 320 && isStorableText(typed)) await rememberAddress(ctx, tx, typed);
     return toSignInPage(ctx, tx.id, "invalid_email");

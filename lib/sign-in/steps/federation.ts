@@ -35,6 +35,7 @@ import { SAML_ACS_PATH, SAML_METADATA_PATH } from "../../federation/upstream/sam
 import { firstUseOfAssertion, idpInitiatedDestination, spMetadataOf } from "../../federation/saml";
 import { notFoundResponse } from "../../oauth/errors";
 import { identify, signInStep, toSignInPage, transactionOf, updateOpen } from "../flow";
+import { normalizeEmail } from "../../authn/email-address";
 
 const UPSTREAM_FAILURE: Record<FederationErrorCode, HostedErrorCode> = {
   upstream_unavailable: "federation_unavailable",
@@ -82,7 +83,7 @@ async function goUpstream(ctx: EndpointContext, tx: TransactionRow, load: () => 
  * user here).
  */
 export async function homeRealmRedirect(ctx: EndpointContext, tx: TransactionRow, address: string): Promise<Response | null> {
-  if (tx.federatedLink?.email && tx.federatedLink.email.toLowerCase() === address.toLowerCase()) return null;
+  if (tx.federatedLink?.email && normalizeEmail(tx.federatedLink.email) === normalizeEmail(address)) return null;
   const target = await connectionForAddress(ctx, address);
   return target ? goUpstream(ctx, tx, () => loadConnection(ctx, target.connectionId)) : null;
 }
@@ -96,8 +97,8 @@ export const federationStartEndpoint = signInStep(async (_request, ctx, { tx, fo
 
 /** POST /sign-in/sso: "Sign in with single sign-on": the work address decides the organization. */
 export const ssoEndpoint = signInStep(async (_request, ctx, { tx, form }) => {
-  const address = (form.get("email") ?? "").trim().toLowerCase();
-  if (!address || address.length > 320 || !address.includes("@")) return toSignInPage(ctx, tx.id, "invalid_email");
+  const address = normalizeEmail(form.get("email"));
+  if (!address) return toSignInPage(ctx, tx.id, "invalid_email");
   return (await homeRealmRedirect(ctx, tx, address)) ?? toSignInPage(ctx, tx.id, "sso_not_configured");
 });
 

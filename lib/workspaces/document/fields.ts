@@ -1,6 +1,7 @@
 // Field schemas shared by the entity sections (names, ids, permissions, audiences, URIs, emails, slugs) and their constants.
 import { z } from "zod";
 import { audienceProblem, originProblem } from "../../uris";
+import { EMAIL_MAX_LENGTH, normalizeEmail as normalizeAddress, parseEmail } from "../../authn/email-address";
 
 export const IDENTITY_SCOPES = ["openid", "email", "profile", "offline_access"] as const;
 export const identityScopeSet = new Set<string>(IDENTITY_SCOPES);
@@ -43,10 +44,11 @@ export const origin = z.string().superRefine((value, ctx) => {
 /** Checked further per client type by `crossCheck` (custom schemes only for PUBLIC). */
 export const uriList = z.array(z.string()).max(100, "must have at most 100 URIs");
 
+/** An email address, as lib/authn/email-address.ts reads one (the same rule as sign-up, sign-in and the console). */
 export const email = z
   .string()
-  .max(254, "must be at most 254 characters")
-  .regex(/^\s*[^\s@]+@[^\s@]+\.[^\s@]+\s*$/, "must be an email address");
+  .max(EMAIL_MAX_LENGTH, `must be at most ${EMAIL_MAX_LENGTH} characters`)
+  .refine((value) => parseEmail(value) !== null, "must be an email address");
 
 export const slug = z
   .string()
@@ -57,6 +59,12 @@ export const roleName = z
   .max(64, "must be at most 64 characters")
   .refine((s) => s.trim().length > 0 && s.trim() === s, "must not be blank or have surrounding spaces");
 
+/** A user's key in the file: the normalized address (lib/authn/email-address.ts); a value that is none keys as itself (the schema refuses it). */
 export function normalizeEmail(value: string): string {
-  return value.trim().toLowerCase();
+  return normalizeAddress(value) ?? value;
+}
+
+/** The address as shown (the local part as written, the domain normalized); a value that is none as itself. */
+export function displayEmail(value: string): string {
+  return parseEmail(value)?.display ?? value;
 }

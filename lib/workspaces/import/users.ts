@@ -2,7 +2,7 @@
 import { and, eq, inArray } from "drizzle-orm";
 import { users } from "../../../db/schema";
 import { newId } from "../../crypto";
-import { normalizeEmail } from "../document";
+import { displayEmail, normalizeEmail } from "../document";
 import { chunks, differs, type ImportContext } from "./context";
 
 export async function importUsers(ctx: ImportContext): Promise<void> {
@@ -17,7 +17,7 @@ export async function importUsers(ctx: ImportContext): Promise<void> {
     const key = normalizeEmail(user.email);
     const passwordHash = passwordHashes.get(key);
     const desired = {
-      email: user.email.trim(),
+      email: displayEmail(user.email),
       name: user.name?.trim() || null,
       emailVerified: user.email_verified,
       status: user.status,

@@ -16,7 +16,8 @@ import { loadPortalView } from "../../../lib/account-security/portal-view";
 import { SECOND } from "../../../lib/clock";
 import { basic, call, createHarness, exchangeCode, Jar, PUBLIC_URL, seed, signIn, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
 import { ADA, BOB, WEB, standardWorkspace } from "../../helpers/fixtures";
-import { postPassword, userIdOf, workspaceContext, type PendingSignIn } from "../../helpers/factors/sign-in";
+import { outcome, postPassword, startSignIn, userIdOf, workspaceContext, type PendingSignIn } from "../../helpers/factors/sign-in";
+import { holdHashing, stopHolding } from "../../helpers/hashing";
 import { codeAt, giveTotp } from "../../helpers/factors/totp";
 import { giveRecoveryCodes } from "../../helpers/factors/recovery-codes";
 
@@ -24,12 +25,13 @@ let h: Harness;
 const ws = uniqueWorkspaceId("portal-evidence");
 const CAROL = { email: "carol@example.test", password: "carol's long password" };
 const FEDERATED = { email: "fed@example.test" };
+const DAN = { email: "dan@example.test", password: "dan's long password!" };
 
 beforeAll(async () => {
   h = await createHarness();
   const doc = standardWorkspace(ws);
   for (const app of doc.applications) if (app.client_id === WEB.client_id) app.account_security = true;
-  doc.users.push({ email: CAROL.email, password: CAROL.password, email_verified: true }, { email: FEDERATED.email, email_verified: false });
+  doc.users.push({ email: CAROL.email, password: CAROL.password, email_verified: true }, { email: FEDERATED.email, email_verified: false }, { email: DAN.email, password: DAN.password, email_verified: true });
   await seed(h, doc);
 });
 
@@ -127,6 +129,36 @@ describe("in the portal", () => {
     const userId = await userIdOf(h, ws, ADA.email);
     const audited = await h.service.db.select({ type: auditEvents.type }).from(auditEvents).where(and(eq(auditEvents.workspaceId, ws), eq(auditEvents.subject, userId)));
     expect(audited.map((a) => a.type)).toEqual(expect.arrayContaining(["account_security.portal_opened", "account_security.verified", "account_security.verification_failed"]));
+  });
+
+  it("refuses the correct password of an account disabled while it was being checked, as the sign-in does (one verification for both)", async () => {
+    const jar = await openByDirectLink(DAN);
+    const danId = await userIdOf(h, ws, DAN.email);
+    const held = holdHashing();
+    try {
+      const posted = post(jar, "/account/verify/password", { password: DAN.password });
+      await held.startedCount(1);
+      // The portal session was judged live; the account is disabled while its password is hashed.
+      await h.service.db.update(users).set({ status: "disabled" }).where(eq(users.id, danId));
+      held.releaseAll();
+      const res = await posted;
+      expect(res.headers.get("location")).toBe(`/t/${ws}/account?error=portal_verification_failed`);
+    } finally {
+      stopHolding();
+      await h.service.db.update(users).set({ status: "active" }).where(eq(users.id, danId));
+    }
+    // The same in the sign-in: the account disabled while the password is hashed does not sign in.
+    const s = await startSignIn(h, ws, WEB);
+    const again = holdHashing();
+    try {
+      const posted = postPassword(h, s, DAN.email, DAN.password);
+      await again.startedCount(1);
+      await h.service.db.update(users).set({ status: "disabled" }).where(eq(users.id, danId));
+      again.releaseAll();
+      expect(outcome(await posted)).toEqual({ to: "page", error: "invalid_credentials" });
+    } finally {
+      stopHolding();
+    }
   });
 
   it("refuses a form post without the portal's CSRF token or from another site", async () => {

@@ -5,8 +5,9 @@
  */
 import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { organizations } from "../../../db/schema";
+import { organizationDomains, organizations } from "../../../db/schema";
 import {
+  applyDnsVerification,
   claimDomain,
   getDomain,
   listDomains,
@@ -121,6 +122,37 @@ describe("DNS verification", () => {
   it("only verifies a domain of the workspace asked about", async () => {
     const [d] = await listDomains(h.service.db, W, acme);
     await expect(verifyDomainByDns(h.service.db, { workspaceId: OTHER, domainId: d.id, now: now(), resolveTxt: records({}) })).rejects.toMatchObject({ code: "not_found" });
+  });
+});
+
+describe("the DNS proof's write", () => {
+  it("records many proofs of one domain at once as one change, and an operator's mark at the same moment never overwrites it", async () => {
+    const d = await claimDomain(h.service.db, { workspaceId: W, organizationId: globex, domain: "at-once.example", now: now() });
+    const found = { ok: true as const, records: [txtRecordFor(d).value] };
+    const results = await Promise.all([
+      ...Array.from({ length: 8 }, () => applyDnsVerification(h.service.db, { workspaceId: W, domainId: d.id, now: now(), lookup: found })),
+      markDomainVerified(h.service.db, { workspaceId: W, domainId: d.id, now: now(), method: "operator" }).then((m) => ({ ...m, verified: true as const })),
+    ]);
+    const proofs = results.slice(0, 8);
+    expect(proofs.every((r) => r.verified)).toBe(true);
+    expect(proofs.filter((r) => r.verified && r.changed)).toHaveLength(1);
+    expect((await getDomain(h.service.db, W, d.id))?.verificationMethod).toBe("dns");
+  });
+
+  it("a domain removed, or given another challenge, while DNS is asked is not verified by that answer", async () => {
+    const d = await claimDomain(h.service.db, { workspaceId: W, organizationId: globex, domain: "asked.example", now: now() });
+    const stale = txtRecordFor(d);
+    const rechallenging: TxtResolver = async () => {
+      await h.service.db.update(organizationDomains).set({ verificationToken: "another-challenge-0123456789" }).where(eq(organizationDomains.id, d.id));
+      return [[stale.value]];
+    };
+    expect(await verifyDomainByDns(h.service.db, { workspaceId: W, domainId: d.id, now: now(), resolveTxt: rechallenging })).toMatchObject({ verified: false, reason: expect.stringContaining("changed") });
+    expect((await getDomain(h.service.db, W, d.id))?.verifiedAt).toBeNull();
+    const removing: TxtResolver = async () => {
+      await removeDomain(h.service.db, { workspaceId: W, domainId: d.id });
+      return [[txtRecordFor({ domain: d.domain, verificationToken: "another-challenge-0123456789" }).value]];
+    };
+    await expect(verifyDomainByDns(h.service.db, { workspaceId: W, domainId: d.id, now: now(), resolveTxt: removing })).rejects.toMatchObject({ code: "not_found" });
   });
 });
 

@@ -19,12 +19,14 @@ let upstream: OidcProviderUpstream;
 
 const CAROL = { email: "carol@example.test", password: "carol's local password!" };
 const DAVE = { email: "dave@example.test", password: "dave's local password!!" };
+const ERIN = { email: "erin@example.test", password: "erin's local password!!" };
 
 beforeAll(async () => {
   h = await createHarness();
   const doc = authzWorkspace(ws);
   doc.users.push({ email: CAROL.email, password: CAROL.password, email_verified: true });
   doc.users.push({ email: DAVE.email, password: DAVE.password, email_verified: true });
+  doc.users.push({ email: ERIN.email, password: ERIN.password, email_verified: true });
   await seed(h, doc);
   upstream = await startOidcProviderUpstream({
     redirectUris: [callbackUrlOf(ws)],
@@ -34,6 +36,8 @@ beforeAll(async () => {
       { sub: "bob-upstream", email: BOB.email, email_verified: true },
       { sub: "carol-upstream", email: CAROL.email, email_verified: true },
       { sub: "dave-upstream", email: DAVE.email, email_verified: true },
+      // Another spelling of Erin's address: upper case, and the domain's trailing dot.
+      { sub: "erin-upstream", email: "ERIN@Example.test.", email_verified: true },
     ],
   });
   await addSocialProvider(h, ws, { key: "contoso", preset: "oidc", name: "Contoso ID", clientId: upstream.clientId, clientSecret: upstream.clientSecret, config: { issuer: upstream.issuer }, applications: [WEB.client_id] });
@@ -133,5 +137,17 @@ describe("an upstream asserting the email of a local account", () => {
     expect(claims.amr).not.toContain("fed");
     expect(await identitiesOf(h, ws, carolId)).toEqual([]);
     expect(await identitiesOf(h, ws, adaId)).toHaveLength(adaIdentities);
+  });
+
+  it("another spelling of the address (upper case, the domain's trailing dot) is the same account: the link prompt, no second account", async () => {
+    const erinId = await userIdOf(h, ws, ERIN.email);
+    const before = await countsOf(h, ws);
+    const { s, res } = await viaUpstream("erin-upstream");
+    await expectLinkPrompt(s, res, "ERIN@Example.test");
+    expect(await countsOf(h, ws)).toEqual(before);
+    const claims = await idTokenOf(s, await postPassword(h, s, ERIN.email, ERIN.password));
+    expect(claims.sub).toBe(pairwiseSubject(h.service, ws, WEB.client_id, erinId));
+    expect(await identitiesOf(h, ws, erinId)).toMatchObject([{ subject: "erin-upstream" }]);
+    expect((await countsOf(h, ws)).users).toBe(before.users);
   });
 });

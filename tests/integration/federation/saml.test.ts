@@ -12,7 +12,7 @@ import { beforeAll, describe, expect, inject, it } from "vitest";
 import { enterpriseConnections, samlAssertionReplays } from "../../../db/schema";
 import { ACME, API, authzWorkspace, GLOBEX, WEB } from "../../helpers/fixtures";
 import { basic, call, createHarness, exchangeCode, PUBLIC_URL, seed, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
-import { outcome, postStep, startSignIn, type PendingSignIn } from "../../helpers/factors/sign-in";
+import { outcome, postPassword, postStep, startSignIn, viewOf, type PendingSignIn } from "../../helpers/factors/sign-in";
 import { readAuthnRequest, samlIdpStandin, TRANSIENT, type AuthnRequestSeen, type ResponseOptions } from "../../helpers/federation/saml-idp-standin";
 import { addDomain, addSamlConnection, countsOf, deliverCallback, expectHostedError, identitiesOf, organizationIdOf, setConnection, setSamlConfig, upstreamLocation, userByEmail } from "../../helpers/federation/setup";
 import { generateSpKeyPair } from "../../../lib/federation/upstream/self-signed-certificate";
@@ -22,9 +22,14 @@ const ws = uniqueWorkspaceId("saml");
 const idp = samlIdpStandin();
 let connection: { id: string; spCertificatePem: string };
 
+/** A local account in the organization's domain, with a password of its own. */
+const LOCAL_ALICE = { email: "alice.local@acme.test", password: "alice's own local password" };
+
 beforeAll(async () => {
   h = await createHarness();
-  await seed(h, authzWorkspace(ws));
+  const doc = authzWorkspace(ws);
+  doc.users.push({ email: LOCAL_ALICE.email, password: LOCAL_ALICE.password, email_verified: true });
+  await seed(h, doc);
   connection = await addSamlConnection(h, ws, { organization: ACME, idp, defaultRoles: ["reader"] });
   await addDomain(h, ws, { organization: ACME, domain: "acme.test", verified: true });
 });
@@ -315,6 +320,27 @@ describe("what the ACS refuses", () => {
     expect(await userByEmail(h, ws, "mallory@elsewhere.test")).toBeFalsy();
     const none = await signIn("mallory", { attributes: {} });
     await expectHostedError(none.final!, "federation_no_email");
+  });
+
+  it("an assertion of another spelling of a local account's address (upper case, the domain's trailing dot) gets the link prompt for that account, not a second account", async () => {
+    const local = (await userByEmail(h, ws, LOCAL_ALICE.email))!;
+    const before = await countsOf(h, ws);
+    const { s, request } = await toIdp(LOCAL_ALICE.email);
+    const acs = await respond(request, { nameId: "alice-local-persistent-id", attributes: { email: "ALICE.LOCAL@acme.test.", name: "Alice" } });
+    expect(acs.status).toBe(303);
+    const final = await deliverCallback(h, s, new URL(acs.headers.get("location")!, "http://x"));
+    expect(outcome(final)).toEqual({ to: "page", error: null });
+    expect(final.headers.getSetCookie().filter((c) => c.startsWith("lk_session="))).toEqual([]);
+    const view = await viewOf(h, s);
+    expect(view.step.kind).toBe("first_factor");
+    expect(view.federation.linking).toEqual({ email: "ALICE.LOCAL@acme.test", provider: expect.any(String) });
+    expect(await countsOf(h, ws)).toEqual(before);
+    expect(await userByEmail(h, ws, "alice.local@acme.test.")).toBeNull();
+    // Proving the account with its password (typed in yet another spelling) links the identity to it.
+    const proved = outcome(await postPassword(h, s, " Alice.Local@ACME.test. ", LOCAL_ALICE.password));
+    if (proved.to !== "callback") throw new Error(`not completed: ${proved.error}`);
+    expect(await identitiesOf(h, ws, local.id)).toMatchObject([{ subject: "alice-local-persistent-id" }]);
+    expect((await countsOf(h, ws)).users).toBe(before.users);
   });
 
   it("a transient NameID, which cannot identify anyone twice", async () => {

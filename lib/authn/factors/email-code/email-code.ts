@@ -24,7 +24,6 @@ import { factorChallenges, users } from "../../../../db/schema";
 import { addMs, MINUTE, SECOND } from "../../../clock";
 import { deriveKey, hmacBase64Url, newId, randomToken } from "../../../crypto";
 import type { EndpointContext } from "../../../http/context";
-import { isStorableText } from "../../../text";
 import { evidenceFor, type Evidence } from "../../evidence";
 import { ACCOUNT_FAILURES_PER_HOUR, FAILURES_PER_5_MINUTES, type GuessingLimits } from "../../../limits/declarations";
 import { factorGate, knownAfter } from "../limits";
@@ -68,13 +67,6 @@ export const EMAIL_CODE_SENDING: GuessingLimits = {
 };
 
 type Ctx = Pick<EndpointContext, "service" | "workspace">;
-
-/** An address as the sign-in keys it (trimmed, lower-cased), or null when it cannot be one. */
-export function normalizeAddress(raw: string | null): string | null {
-  const value = (raw ?? "").trim().toLowerCase();
-  if (!value || value.length > 254 || !isStorableText(value)) return null;
-  return /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value) ? value : null;
-}
 
 /** Six uniformly random digits. */
 export function newEmailCode(): string {
