@@ -77,7 +77,7 @@ if (opts.help) {
       --port P               server port (3400); the calibration baseline uses P+1
       --no-baseline          skip the bare node:http + PostgreSQL calibration run
       --no-concurrency       skip the login + session-check concurrency run
-      --no-flood             skip signin-flood: a normal user's sign-ins while a password flood runs
+      --no-flood             skip signin-flood and signin-flood-64: a normal user's sign-ins while a password flood runs
       --flood-addresses N    client addresses of the flood (4), sent as X-Forwarded-For (TRUST_PROXY=true)
       --flood-connections N  the flood's connections, spread over its addresses (256)
       --limiter              keep the rate limiter counting (a limit of 10,000,000/min) instead of off
@@ -95,6 +95,7 @@ if (opts.list) {
   for (const s of [BASELINE, ...SCENARIOS]) console.log(`${s.name.padEnd(18)} ${s.title}`);
   console.log(`${"concurrency".padEnd(18)} password sign-ins at full speed while the session check runs`);
   console.log(`${"signin-flood".padEnd(18)} a normal user's password sign-ins (p50/p95) while wrong passwords for unknown emails flood from 4 addresses`);
+  console.log(`${"signin-flood-64".padEnd(18)} the same while the flood comes from 64 addresses of one IPv6 /64, 4 connections each`);
   process.exit(0);
 }
 
@@ -110,7 +111,7 @@ const settings = {
 const selected = opts.scenarios ? new Set(opts.scenarios.split(",").map((s) => s.trim())) : null;
 const wants = (name) => !selected || selected.has(name);
 for (const name of selected ?? []) {
-  if (![BASELINE, ...SCENARIOS].some((s) => s.name === name) && name !== "concurrency" && name !== "signin-flood") {
+  if (![BASELINE, ...SCENARIOS].some((s) => s.name === name) && name !== "concurrency" && name !== "signin-flood" && name !== "signin-flood-64") {
     console.error(`unknown scenario ${name} (see --list)`);
     process.exit(2);
   }
@@ -257,10 +258,15 @@ async function concurrency(env, target) {
  * sent again as soon as it is answered. The user, from another address, signs in one time after
  * another with the right password (a fresh seeded transaction each time); the row is the user's
  * POST latency. Target: p95 < 1 s, every sign-in reaching the client's callback.
+ *
+ * `one64` (the signin-flood-64 scenario): the flood's addresses are 64 addresses of one IPv6 /64
+ * (2001:db8:66:1::1 to ::40), 4 connections each, and the user's address is in another /64.
  */
-async function signinFlood(env, target) {
-  const addresses = Number(opts["flood-addresses"]);
-  const connections = Number(opts["flood-connections"]);
+async function signinFlood(env, target, { one64 = false } = {}) {
+  const addresses = one64 ? 64 : Number(opts["flood-addresses"]);
+  const connections = one64 ? 256 : Number(opts["flood-connections"]);
+  const floodAddress = (a) => (one64 ? `2001:db8:66:1::${(a + 1).toString(16)}` : `10.66.0.${a + 1}`);
+  const userAddress = one64 ? "2001:db8:77:1::100" : "10.77.0.100";
   const { client } = env.human.env;
   const ttlSeconds = settings.warmup + settings.duration + 600;
   const floodTxs = await seedTransactions(env.sql, env.template, connections, { redirectUri: client.redirectUri, masterKeyHex: env.masterKeyHex, ttlSeconds });
@@ -279,7 +285,7 @@ async function signinFlood(env, target) {
       {
         method: "POST",
         path: `${env.prefix}/sign-in/password`,
-        headers: { "content-type": FORM, origin: env.base, "x-forwarded-for": `10.66.0.${a + 1}` },
+        headers: { "content-type": FORM, origin: env.base, "x-forwarded-for": floodAddress(a) },
         setupRequest: (r) => {
           const t = floodTxs[next++ % floodTxs.length];
           return {
@@ -295,7 +301,7 @@ async function signinFlood(env, target) {
       },
     ],
   }));
-  process.stdout.write(`- signin-flood: ${connections} connections from ${addresses} addresses, warm-up ${settings.warmup}s … `);
+  process.stdout.write(`- signin-flood${one64 ? "-64" : ""}: ${connections} connections from ${addresses} addresses${one64 ? " of one IPv6 /64" : ""}, warm-up ${settings.warmup}s … `);
   const running = floods.map((o) => new Promise((resolve, reject) => autocannon(o, (err, result) => (err ? reject(err) : resolve(result)))));
   await sleep(settings.warmup * 1000);
   process.stdout.write(`measure ${settings.duration}s … `);
@@ -311,7 +317,7 @@ async function signinFlood(env, target) {
     const res = await fetch(`${env.base}${env.prefix}/sign-in/password`, {
       method: "POST",
       redirect: "manual",
-      headers: { "content-type": FORM, origin: env.base, cookie: t.cookie, "x-forwarded-for": "10.77.0.100" },
+      headers: { "content-type": FORM, origin: env.base, cookie: t.cookie, "x-forwarded-for": userAddress },
       body: new URLSearchParams({ tx: t.txId, csrf: t.csrf, email: env.human.env.user.email, password: env.human.env.user.password }).toString(),
     });
     await res.arrayBuffer();
@@ -327,7 +333,7 @@ async function signinFlood(env, target) {
   const sorted = latencies.sort((a, b) => a - b);
   const at = (p) => Math.round(sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN);
   const row = {
-    scenario: `signin during flood (${addresses} addresses, ${connections} connections)`,
+    scenario: `signin during flood (${addresses} addresses${one64 ? " of one /64" : ""}, ${connections} connections)`,
     rps: sorted.length / seconds,
     total: sorted.length,
     p50: at(50),
@@ -510,6 +516,7 @@ async function main() {
   let conc = null;
   if (!opts["no-concurrency"] && wants("concurrency")) conc = await concurrency(scenarioEnv, target);
   if (!opts["no-flood"] && wants("signin-flood")) rows.push(await signinFlood(scenarioEnv, target));
+  if (!opts["no-flood"] && wants("signin-flood-64")) rows.push(await signinFlood(scenarioEnv, target, { one64: true }));
 
   const finalMem = memory(server.pid);
   const ok = rows.filter((r) => !r.error);

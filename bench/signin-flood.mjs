@@ -6,6 +6,7 @@
 //   node --import tsx bench/signin-flood.mjs                       # 4 addresses, 256 posts in flight, 20 s
 //   node --import tsx bench/signin-flood.mjs -a 4 -n 256 -d 20 -w 5
 //   node --import tsx bench/signin-flood.mjs --root /tmp/older     # another checkout's lib/ (git archive <commit>)
+//   node --import tsx bench/signin-flood.mjs --one-64              # 64 addresses of one IPv6 /64 behind a trusted proxy
 //
 // The flood: `--in-flight` posts at all times, spread over `--addresses` client addresses, each a
 // wrong password for an email nobody has (a new one per post: the per-email limits never meet
@@ -17,6 +18,10 @@
 // hashing queue stands between the flood and the user. Not measured here: HTTP parsing and Next
 // (the hosted form posts go through Next's route handlers in production); `npm run bench --
 // -s signin-flood` measures the same shape against the production server.
+//
+// `--one-64`: the flood comes from 64 addresses of one IPv6 /64 (2001:db8:66:1::1 to ::40), 4
+// posts in flight each unless -a/-n say otherwise, and the user from another /64; every address
+// is sent as X-Forwarded-For through a trusted proxy (TRUST_PROXY=true, the proxy at 127.0.0.1).
 import { randomBytes, createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -26,15 +31,17 @@ import { openDatabaseTarget, root as thisCheckout } from "./lib/stack.mjs";
 
 const { values: opts } = parseArgs({
   options: {
-    addresses: { type: "string", short: "a", default: "4" },
+    addresses: { type: "string", short: "a" },
     "in-flight": { type: "string", short: "n", default: "256" },
+    "one-64": { type: "boolean", default: false },
     duration: { type: "string", short: "d", default: "20" },
     warmup: { type: "string", short: "w", default: "5" },
     root: { type: "string" },
     json: { type: "boolean", default: false },
   },
 });
-const ADDRESSES = Number(opts.addresses);
+const ONE_64 = opts["one-64"];
+const ADDRESSES = Number(opts.addresses ?? (ONE_64 ? 64 : 4));
 const IN_FLIGHT = Number(opts["in-flight"]);
 const DURATION_MS = Number(opts.duration) * 1000;
 const WARMUP_MS = Number(opts.warmup) * 1000;
@@ -54,8 +61,10 @@ const PUBLIC_URL = "http://127.0.0.1:3400";
 const WORKSPACE = "bench";
 const CLIENT = { id: "web", redirectUri: "http://127.0.0.1:9/callback" };
 const USER = { email: "ada@bench.example", password: "correct horse battery staple" };
-const USER_ADDRESS = "10.77.0.100";
-const floodAddress = (i) => `10.66.0.${i + 1}`;
+const USER_ADDRESS = ONE_64 ? "2001:db8:77:1::100" : "10.77.0.100";
+const floodAddress = (i) => (ONE_64 ? `2001:db8:66:1::${(i + 1).toString(16)}` : `10.66.0.${i + 1}`);
+/** With --one-64 the addresses come from a trusted proxy's X-Forwarded-For; otherwise as the listener stamps the socket's. */
+const PROXY_ADDRESS = "127.0.0.1";
 
 const b64url = (bytes) => randomBytes(bytes).toString("base64url");
 
@@ -67,7 +76,7 @@ function cookiesOf(response) {
 }
 
 function requestFor(pathAndQuery, { method = "GET", form, cookie, address }) {
-  const headers = new Headers({ [CLIENT_ADDRESS_HEADER]: address, origin: PUBLIC_URL });
+  const headers = new Headers(ONE_64 ? { [CLIENT_ADDRESS_HEADER]: PROXY_ADDRESS, "x-forwarded-for": address, origin: PUBLIC_URL } : { [CLIENT_ADDRESS_HEADER]: address, origin: PUBLIC_URL });
   if (cookie) headers.set("cookie", cookie);
   let body;
   if (form) {
@@ -132,13 +141,14 @@ async function main() {
       PUBLIC_URL,
       RATE_LIMIT_PER_MINUTE: "0",
       RATE_LIMIT_FAILURES: "0",
+      ...(ONE_64 ? { TRUST_PROXY: "true" } : {}),
     });
     const handle = await openDatabase({ databaseUrl: database.url, poolSize: 10 });
     await runMigrations(handle, database.url);
     const service = createService(handle.db, config);
     await importWorkspace(handle.db, JSON.parse(readFileSync(path.join(thisCheckout, "bench", "workspace.json"), "utf8")), { masterKey: config.masterKey, clock: service.clock });
     const ctx = contextFor(service, await resolveWorkspace(service, WORKSPACE));
-    log(`lib/ from ${checkout}; ${ADDRESSES} flooding addresses, ${IN_FLIGHT} posts in flight, warm-up ${WARMUP_MS / 1000} s, measured ${DURATION_MS / 1000} s`);
+    log(`lib/ from ${checkout}; ${ADDRESSES} flooding addresses${ONE_64 ? " of one IPv6 /64 (X-Forwarded-For)" : ""}, ${IN_FLIGHT} posts in flight, warm-up ${WARMUP_MS / 1000} s, measured ${DURATION_MS / 1000} s`);
 
     // The flood's transactions: a failed password leaves its transaction open, so each connection keeps one.
     const floods = [];
@@ -218,6 +228,7 @@ async function main() {
     };
     const result = {
       checkout,
+      scenario: ONE_64 ? "one-64" : "addresses",
       addresses: ADDRESSES,
       in_flight: IN_FLIGHT,
       seconds: Number(seconds.toFixed(1)),

@@ -10,7 +10,7 @@ import type { AuditEventType } from "../audit/catalogue";
 import { recordAudit } from "../audit/events";
 import { addMs, SECOND } from "../clock";
 import type { Endpoint, EndpointContext } from "../http/context";
-import { clientAddress } from "../http/client-address";
+import { clientAddressOf } from "../http/client-address";
 import { failureResponse } from "../http/errors";
 import { readJsonObject } from "../http/json";
 import { loadTokenAuthority, type HumanToken } from "../oauth/authority";
@@ -147,7 +147,7 @@ export async function auditHandoff(
     subject: input.subject ?? null,
     reason: input.reason ?? null,
     data: input.data ?? {},
-    ip: clientAddress(request, ctx.service.config.trustProxy),
+    ip: clientAddressOf(request.headers, ctx.service.config.trustProxy),
     at: ctx.service.clock.now(),
   });
 }

@@ -17,7 +17,7 @@ import type { VerifyResult } from "../authn/factors/contract";
 import { getLiveSession } from "../authn/hosted-session";
 import { sessionMeetsPolicy } from "../authn/policy";
 import { hostedError } from "../hosted/errors";
-import { clientAddress } from "../http/client-address";
+import { clientAddress, clientAddressOf } from "../http/client-address";
 import type { Endpoint, EndpointContext } from "../http/context";
 import { unstorableParameter } from "../http/form";
 import { redirect303 } from "../http/response";
@@ -85,7 +85,7 @@ async function verified(request: Request, ctx: EndpointContext, portal: PortalSe
 }
 
 function audit(request: Request, ctx: EndpointContext, portal: PortalSession, type: Extract<AuditEventType, `account_security.${string}`>, data: Record<string, unknown>): Promise<void> {
-  return auditPortal(ctx, portal, { ip: clientAddress(request, ctx.service.config.trustProxy) }, type, data);
+  return auditPortal(ctx, portal, { ip: clientAddressOf(request.headers, ctx.service.config.trustProxy) }, type, data);
 }
 
 /**
@@ -114,7 +114,7 @@ function typedCodeVerificationEndpoint({ answer }: TypedCodeFactor): Endpoint {
     if (!user) return hostedError("portal_session_ended");
     const gate = await factorGate(ctx, request, answer.gate, user.normalized);
     if (!gate.allowed) return toPortal(ctx, { error: "portal_verification_limited" });
-    const result = await answer.check(ctx, portal.userId, form.get("code") ?? "", clientAddress(request, ctx.service.config.trustProxy));
+    const result = await answer.check(ctx, portal.userId, form.get("code") ?? "", clientAddressOf(request.headers, ctx.service.config.trustProxy));
     if (!result.ok) await gate.record();
     return verified(request, ctx, portal, result);
   });

@@ -104,7 +104,7 @@ describe("the password-hashing queue", () => {
     expect(await other).toBe(true);
   });
 
-  it("refuses anyone's work at once when the queue is full, but never the server's own", async () => {
+  it("refuses a new address at once when the queue is full of other addresses' next hashes, but never the server's own", async () => {
     const work = heldWork();
     await occupySlots(work);
     const waiting: Promise<boolean>[] = [];
@@ -120,6 +120,76 @@ describe("the password-hashing queue", () => {
     await work.releaseAll();
     await Promise.all(waiting);
     expect(await own).toBe("hash:an import");
+  });
+
+  it("counts every address of one IPv6 /64 under one share; another /64 and IPv4-mapped addresses have their own", async () => {
+    const work = heldWork();
+    await occupySlots(work);
+    const held = Array.from({ length: PER_ADDRESS_LIMIT }, (_, i) => verifyPassword("hash:x", `p-${i}`, `2001:db8:1:2::${i + 1}`));
+    await expect(verifyPassword("hash:x", "one more", "2001:db8:1:2:ffff:ffff:ffff:ffff")).rejects.toBeInstanceOf(PasswordWorkRefused);
+    await expect(hashPassword("a new password", "2001:0db8:0001:0002::abcd%eth0")).rejects.toBeInstanceOf(PasswordWorkRefused);
+    const others = [verifyPassword("hash:x", "next /64", "2001:db8:1:3::1"), verifyPassword("hash:x", "mapped", "::ffff:198.51.100.7")];
+    await settle();
+    expect(hashingQueueState().held).toEqual({ "2001:db8:1:2::/64": PER_ADDRESS_LIMIT, "2001:db8:1:3::/64": 1, "198.51.100.7": 1 });
+    await work.releaseAll();
+    await Promise.all([...held, ...others]);
+  });
+
+  it("serves another address next while 64 addresses of one /64 flood, each with its share in flight", async () => {
+    const work = heldWork();
+    const slots = await occupySlots(work);
+    const flood: Promise<unknown>[] = [];
+    let refused = 0;
+    for (let a = 0; a < 64; a++) {
+      for (let i = 0; i < PER_ADDRESS_LIMIT; i++) {
+        flood.push(verifyPassword("hash:x", `flood-${a}-${i}`, `2001:db8:66:1::${a + 1}`).catch((error: unknown) => (error instanceof PasswordWorkRefused ? refused++ : Promise.reject(error))));
+      }
+    }
+    await settle();
+    // The /64 has one address's share in the queue; everything else of it was refused at once.
+    expect(hashingQueueState()).toMatchObject({ waiting: PER_ADDRESS_LIMIT, held: { "2001:db8:66:1::/64": PER_ADDRESS_LIMIT } });
+    expect(refused).toBe(64 * PER_ADDRESS_LIMIT - PER_ADDRESS_LIMIT);
+    const victim = verifyPassword("hash:victim", "victim", "203.0.113.5");
+    await settle();
+
+    for (const slot of slots) await work.release(slot);
+    const first = work.started[MAX_CONCURRENT_HASHES];
+    expect(first).toMatch(/^flood-/);
+    await work.release(first);
+    // One of the flood's hashes (it arrived first), then the victim's: not the rest of the flood.
+    expect(work.started.slice(MAX_CONCURRENT_HASHES, MAX_CONCURRENT_HASHES + 2)).toEqual([first, "victim"]);
+    await work.releaseAll();
+    expect(await victim).toBe(true);
+    await Promise.all(flood);
+  });
+
+  it("makes room in a full queue for a new address: the last hash of a backlog is refused instead, and the newcomer waits one hash per address ahead", async () => {
+    const work = heldWork();
+    const slots = await occupySlots(work);
+    const groups = QUEUE_LIMIT / PER_ADDRESS_LIMIT;
+    const outcomes = new Map<string, Promise<string>>();
+    for (let i = 0; i < PER_ADDRESS_LIMIT; i++) {
+      for (let g = 0; g < groups; g++) {
+        const name = `g${g}-${i}`;
+        outcomes.set(name, verifyPassword("hash:x", name, `10.3.0.${g + 1}`).then(String, (error: unknown) => (error instanceof PasswordWorkRefused ? "refused" : Promise.reject(error))));
+      }
+    }
+    await settle();
+    expect(hashingQueueState().waiting).toBe(QUEUE_LIMIT);
+    const newcomer = verifyPassword("hash:newcomer", "newcomer", "203.0.113.6");
+    await settle();
+    expect(hashingQueueState().waiting).toBe(QUEUE_LIMIT);
+    // The work that would have been served last made room: the last group's last hash.
+    expect(await outcomes.get(`g${groups - 1}-${PER_ADDRESS_LIMIT - 1}`)).toBe("refused");
+
+    for (const slot of slots) await work.release(slot);
+    while (!work.started.includes("newcomer")) await work.release(work.started.at(-1)!);
+    // Served after the first hash of each group that was waiting before it, none of their backlogs.
+    expect(work.started.slice(MAX_CONCURRENT_HASHES)).toEqual([...Array.from({ length: groups }, (_, g) => `g${g}-0`), "newcomer"]);
+    await work.releaseAll();
+    expect(await newcomer).toBe(true);
+    const results = await Promise.all(outcomes.values());
+    expect(results.filter((r) => r === "refused")).toHaveLength(1);
   });
 
   it("runs at most its slots at once; a refusal takes no slot", async () => {

@@ -1,5 +1,6 @@
 import { availableParallelism } from "node:os";
 import { hash, verify } from "@node-rs/argon2";
+import { addressGroup } from "../http/client-address";
 import { RuleError } from "../http/errors";
 
 /**
@@ -16,19 +17,29 @@ const OPTIONS = { algorithm: 2 /* Argon2id */, memoryCost: 19456, timeCost: 2, p
 export const MAX_CONCURRENT_HASHES = Math.max(1, availableParallelism() - 1);
 
 /**
- * The wait is bounded, and shared fairly between client addresses:
+ * The wait is bounded, and shared fairly between client addresses, each counted under its group
+ * (lib/http/client-address.ts `addressGroup`: an IPv4 address, or an IPv6 /64, whose addresses a
+ * single subscriber can all send from):
  *
- * - one address has at most PER_ADDRESS_LIMIT password attempts in progress at once (a sign-in
+ * - one group has at most PER_ADDRESS_LIMIT password attempts in progress at once (a sign-in
  *   post takes its turn before anything else, PasswordTurn; a lone hash or verification takes it
  *   for itself), whatever the emails it types, known or not: the queue never looks at them. Four
- *   at once is far more than people behind one NAT sign in with at ~15 ms a hash; it takes
- *   sixteen flooding addresses to fill the queue;
- * - at most QUEUE_LIMIT hashes wait in all (about a second of work at ~15 ms a hash);
- * - the waiting addresses take turns, one hash each, so a few addresses with a backlog hold up
- *   another address's sign-in by one hash each, not by their whole backlog.
+ *   at once is far more than people behind one NAT sign in with at ~15 ms a hash;
+ * - the groups take turns (start-time fair queueing): each piece of waiting work carries a turn
+ *   number, the group's previous one plus one, or the turn being served now for a group with
+ *   nothing in the queue; the lowest turn goes next, the earliest first among equals. A group
+ *   that arrives while others have a backlog is served after at most one hash of each group
+ *   ahead of it, so the backlogs hold up its sign-in by one hash each, not by their whole length;
+ *   with one group flooding, it gets the next slot;
+ * - at most QUEUE_LIMIT hashes wait in all (about a second of work at ~15 ms a hash). When the
+ *   queue is full, the work that would be served last is refused: a newcomer served ahead of a
+ *   backlog's last hash takes its place (that hash is refused), and only when every waiting hash
+ *   would go before the newcomer is the newcomer refused. So however many groups flood, a group
+ *   with nothing waiting is refused only when QUEUE_LIMIT other groups each have a hash waiting
+ *   ahead of it.
  *
- * Past either bound the work is refused at once (PasswordWorkRefused): the caller answers "try
- * again shortly" (429 with Retry-After), without checking or counting anything.
+ * A refused attempt (PasswordWorkRefused) is answered "try again shortly" (429 with Retry-After)
+ * by the caller, without checking or counting anything.
  */
 export const PER_ADDRESS_LIMIT = 4;
 export const QUEUE_LIMIT = 64 * MAX_CONCURRENT_HASHES;
@@ -57,25 +68,40 @@ export interface HashingWork {
 
 const ARGON2: HashingWork = { hash: (password) => hash(password, OPTIONS), verify: (stored, password) => verify(stored, password) };
 
+/** A piece of work waiting for a slot. */
+interface Waiting {
+  /** The address group it is for; "" is the server's own work. */
+  lane: string;
+  /** Its turn number: served lowest first. */
+  turn: number;
+  /** Arrival order, among equal turns. */
+  seq: number;
+  refusable: boolean;
+  start(): void;
+  refuse(error: PasswordWorkRefused): void;
+}
+
 interface Queue {
   running: number;
-  /** Waiting work per address (FIFO within an address); "" is the server's own work. */
-  waiting: Map<string, (() => void)[]>;
-  /** Addresses with waiting work, in the order of their next turn. */
-  turns: string[];
-  waitingCount: number;
-  /** Password attempts in progress per address (PasswordTurn). */
+  waiting: Waiting[];
+  /** The turn number of the work that last got a slot. */
+  serving: number;
+  /** Per group, the turn number of its latest work (running or waiting), while it is ahead of `serving`. */
+  lastTurn: Map<string, number>;
+  seq: number;
+  /** Password attempts in progress per address group (PasswordTurn). */
   held: Map<string, number>;
   work: HashingWork;
 }
 
 // Process-wide: the custom server and Next's route bundles each load their own copy of this module.
-const KEY = Symbol.for("latchkey.argon2-queue");
+const KEY = Symbol.for("latchkey.argon2-queue.v2");
 const queue = ((globalThis as Record<symbol, unknown>)[KEY] ??= {
   running: 0,
-  waiting: new Map(),
-  turns: [],
-  waitingCount: 0,
+  waiting: [],
+  serving: 0,
+  lastTurn: new Map(),
+  seq: 0,
   held: new Map(),
   work: ARGON2,
 } satisfies Queue) as Queue;
@@ -85,38 +111,40 @@ export function setHashingWork(work: HashingWork | null): void {
   queue.work = work ?? ARGON2;
 }
 
-/** How much work the queue holds: hashes running and waiting, and password attempts in progress per address. */
+/** How much work the queue holds: hashes running and waiting, and password attempts in progress per address group. */
 export function hashingQueueState(): { running: number; waiting: number; held: Record<string, number> } {
-  return { running: queue.running, waiting: queue.waitingCount, held: Object.fromEntries(queue.held) };
+  return { running: queue.running, waiting: queue.waiting.length, held: Object.fromEntries(queue.held) };
 }
 
 /**
  * One password attempt of a client address, in progress: taken before the attempt does anything
- * else, so an address past its share costs nothing but the refusal; released when it ends.
+ * else, so a group past its share costs nothing but the refusal; released when it ends. Counted
+ * per address group (`addressGroup`): every address of one IPv6 /64 together has one share.
  */
 export class PasswordTurn {
   private released = false;
-  private constructor(readonly address: string) {}
+  private constructor(readonly group: string) {}
 
-  /** The address's turn, or PasswordWorkRefused at once when it has PER_ADDRESS_LIMIT attempts in progress. */
+  /** The address's turn, or PasswordWorkRefused at once when its group has PER_ADDRESS_LIMIT attempts in progress. */
   static take(address: string): PasswordTurn {
-    const held = queue.held.get(address) ?? 0;
+    const group = addressGroup(address);
+    const held = queue.held.get(group) ?? 0;
     if (held >= PER_ADDRESS_LIMIT) throw new PasswordWorkRefused();
-    queue.held.set(address, held + 1);
-    return new PasswordTurn(address);
+    queue.held.set(group, held + 1);
+    return new PasswordTurn(group);
   }
 
-  /** Whether `address` could take a turn now (it has fewer than PER_ADDRESS_LIMIT attempts in progress). */
+  /** Whether `address` could take a turn now (its group has fewer than PER_ADDRESS_LIMIT attempts in progress). */
   static available(address: string): boolean {
-    return (queue.held.get(address) ?? 0) < PER_ADDRESS_LIMIT;
+    return (queue.held.get(addressGroup(address)) ?? 0) < PER_ADDRESS_LIMIT;
   }
 
   release(): void {
     if (this.released) return;
     this.released = true;
-    const left = (queue.held.get(this.address) ?? 1) - 1;
-    if (left > 0) queue.held.set(this.address, left);
-    else queue.held.delete(this.address);
+    const left = (queue.held.get(this.group) ?? 1) - 1;
+    if (left > 0) queue.held.set(this.group, left);
+    else queue.held.delete(this.group);
   }
 }
 
@@ -127,25 +155,35 @@ export type HashingFor = PasswordTurn | string | null;
 async function limited<T>(who: HashingFor, work: (w: HashingWork) => Promise<T>): Promise<T> {
   const turn = typeof who === "string" ? PasswordTurn.take(who) : who;
   try {
-    return await inSlot(turn ? turn.address : "", turn !== null, work);
+    return await inSlot(turn ? turn.group : "", turn !== null, work);
   } finally {
     if (turn !== who) turn?.release();
   }
 }
 
+/** Whether `a` is served before `b`. */
+const before = (a: Pick<Waiting, "turn" | "seq">, b: Pick<Waiting, "turn" | "seq">) => a.turn < b.turn || (a.turn === b.turn && a.seq < b.seq);
+
 async function inSlot<T>(lane: string, refusable: boolean, work: (w: HashingWork) => Promise<T>): Promise<T> {
-  if (queue.running < MAX_CONCURRENT_HASHES) queue.running++;
-  else {
-    if (refusable && queue.waitingCount >= QUEUE_LIMIT) throw new PasswordWorkRefused();
-    await new Promise<void>((resolve) => {
-      const own = queue.waiting.get(lane);
-      if (own) own.push(resolve);
-      else {
-        queue.waiting.set(lane, [resolve]);
-        queue.turns.push(lane);
-      }
-      queue.waitingCount++;
-    }); // the slot is handed over
+  const previous = queue.lastTurn.get(lane);
+  const turn = previous === undefined ? queue.serving : Math.max(queue.serving, previous + 1);
+  if (queue.running < MAX_CONCURRENT_HASHES) {
+    queue.running++;
+    queue.lastTurn.set(lane, turn);
+    queue.serving = Math.max(queue.serving, turn);
+  } else {
+    const seq = queue.seq++;
+    if (refusable && queue.waiting.length >= QUEUE_LIMIT) {
+      // Full: the refusable work that would be served last makes room, unless that is this one.
+      let last: Waiting | null = null;
+      for (const w of queue.waiting) if (w.refusable && (!last || before(last, w))) last = w;
+      if (!last || before(last, { turn, seq })) throw new PasswordWorkRefused();
+      queue.waiting.splice(queue.waiting.indexOf(last), 1);
+      last.refuse(new PasswordWorkRefused());
+    }
+    queue.lastTurn.set(lane, turn);
+    await new Promise<void>((start, refuse) => queue.waiting.push({ lane, turn, seq, refusable, start, refuse }));
+    // The slot was handed over.
   }
   try {
     return await work(queue.work);
@@ -154,19 +192,20 @@ async function inSlot<T>(lane: string, refusable: boolean, work: (w: HashingWork
   }
 }
 
-/** Gives the freed slot to the address whose turn is next (one hash, then the back of the line). */
+/** Gives the freed slot to the waiting work with the lowest turn (the earliest among equals). */
 function handOver(): void {
-  const lane = queue.turns.shift();
-  if (lane === undefined) {
+  if (queue.waiting.length === 0) {
     queue.running--;
+    if (queue.running === 0) queue.lastTurn.clear();
     return;
   }
-  const own = queue.waiting.get(lane)!;
-  const next = own.shift()!;
-  if (own.length > 0) queue.turns.push(lane);
-  else queue.waiting.delete(lane);
-  queue.waitingCount--;
-  next();
+  let next = 0;
+  for (let i = 1; i < queue.waiting.length; i++) if (before(queue.waiting[i], queue.waiting[next])) next = i;
+  const [chosen] = queue.waiting.splice(next, 1);
+  queue.serving = Math.max(queue.serving, chosen.turn);
+  // A group whose latest work is behind the turn being served now starts afresh (at `serving`).
+  for (const [lane, last] of queue.lastTurn) if (last < queue.serving) queue.lastTurn.delete(lane);
+  chosen.start();
 }
 
 /** An argon2id hash of `password` (see HashingFor). Throws PasswordWorkRefused when the queue is full. */

@@ -65,7 +65,7 @@ export interface GuessingLimits {
 /** Who an attempt is counted for. */
 export interface Attempt {
   workspaceId: string;
-  /** The client address (lib/http/client-address.ts). */
+  /** The client address's group, IPv6 by its /64 (lib/http/client-address.ts `clientAddress`). */
   address: string;
   /** The account as named by the attempt (an email as typed, a client_id, a user id), or null when it names none. */
   account: string | null;

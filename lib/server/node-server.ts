@@ -5,7 +5,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Socket } from "node:net";
 import type { Service } from "../service";
 import { answerHealth, HEALTH_PATHS, readinessProbe, type ReadinessProbe } from "../http/health";
-import { CLIENT_ADDRESS_HEADER, clientAddressOf, nodeHeaders } from "../http/client-address";
+import { addressGroup, CLIENT_ADDRESS_HEADER, clientAddressOf, nodeHeaders } from "../http/client-address";
 import { REQUEST_ID_HEADER, requestIdOf } from "../http/request-id";
 import { loggableError } from "../http/errors";
 import { inRequest, logError, serverLog, type Logger } from "../http/log";
@@ -257,24 +257,9 @@ export interface ServerLimits {
   connectionsPerAddress: number;
 }
 
-/**
- * The key the connection cap counts under: an IPv4 address (IPv4-mapped IPv6 unwrapped), or the
- * /64 prefix of an IPv6 address, since one subscriber usually holds a whole /64.
- */
+/** The key the connection cap counts under: the address's group (lib/http/client-address.ts `addressGroup`). */
 export function addressKey(address: string | undefined): string {
-  if (!address) return "unknown";
-  const plain = address.replace(/%.*$/, "").toLowerCase();
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(plain);
-  if (mapped) return mapped[1];
-  if (!plain.includes(":")) return plain;
-  const [head, tail] = plain.split("::");
-  const left = head ? head.split(":") : [];
-  const right = tail === undefined ? [] : tail ? tail.split(":") : [];
-  const groups = tail === undefined ? left : [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill("0"), ...right];
-  return `${groups
-    .slice(0, 4)
-    .map((g) => g.replace(/^0+(?=.)/, ""))
-    .join(":")}::/64`;
+  return address ? addressGroup(address) : "unknown";
 }
 
 /** Counts open connections per address key; `admit` refuses one past the limit. */

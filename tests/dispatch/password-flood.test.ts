@@ -37,11 +37,11 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-function post(path: string, agent: http.Agent | false = false): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+function post(path: string, agent: http.Agent | false = false, to = port, headers: http.OutgoingHttpHeaders = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
   const body = "tx=t&csrf=c&email=nobody%40example.test&password=x";
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: "127.0.0.1", port, method: "POST", path, agent, headers: { host: new URL(PUBLIC_URL).host, "content-type": "application/x-www-form-urlencoded", "content-length": Buffer.byteLength(body), origin: PUBLIC_URL } },
+      { host: "127.0.0.1", port: to, method: "POST", path, agent, headers: { host: new URL(PUBLIC_URL).host, "content-type": "application/x-www-form-urlencoded", "content-length": Buffer.byteLength(body), origin: PUBLIC_URL, ...headers } },
       (res) => {
         let text = "";
         res.setEncoding("utf8");
@@ -96,5 +96,47 @@ describe("a password sign-in post past its address's share", () => {
     work.releaseAll();
     await Promise.all(held);
     stopHolding();
+  });
+});
+
+describe("behind a trusted proxy, a password sign-in post from an IPv6 /64 past its share", () => {
+  let proxied: http.Server;
+  let proxiedPort = 0;
+  const reached: string[] = [];
+
+  beforeAll(async () => {
+    const p = await createHarness({ trustProxy: true });
+    await seed(p, standardWorkspace(ws));
+    const next = (req: http.IncomingMessage, res: http.ServerResponse) => {
+      reached.push(`${req.method} ${req.url} ${req.headers["x-forwarded-for"]}`);
+      res.writeHead(200, { "content-type": "text/html" }).end("<p>next</p>");
+    };
+    proxied = http.createServer(createRequestListener(p.service, PUBLIC_URL, next, { holdRefusal: () => Promise.resolve() }));
+    await new Promise<void>((resolve) => proxied.listen(0, "127.0.0.1", resolve));
+    proxiedPort = (proxied.address() as AddressInfo).port;
+  });
+  afterAll(() => new Promise<void>((resolve) => proxied.close(() => resolve())));
+
+  const from = (address: string) => post(`/t/${ws}/sign-in/password`, false, proxiedPort, { "x-forwarded-for": `${address}, 10.0.0.1` });
+
+  it("is refused by the listener for every address of the /64 (X-Forwarded-For), while another /64 and an IPv4 client go to Next", async () => {
+    const work = holdHashing();
+    const held = Array.from({ length: PER_ADDRESS_LIMIT }, (_, i) => verifyPassword("not a hash", `held-${i}`, `2001:db8:66:1::${i + 1}`));
+    expect(hashingQueueState().held["2001:db8:66:1::/64"]).toBe(PER_ADDRESS_LIMIT);
+
+    // 64 addresses of the /64, none of which has sent anything before: one share among them.
+    const answers = await Promise.all(Array.from({ length: 64 }, (_, i) => from(`2001:db8:66:1::${100 + i}`)));
+    expect(answers.map((a) => a.status)).toEqual(Array(64).fill(429));
+    expect(Number(answers[0].headers["retry-after"])).toBeGreaterThan(0);
+    expect(reached).toEqual([]);
+
+    expect(await from("2001:db8:66:2::1")).toMatchObject({ status: 200, body: "<p>next</p>" });
+    expect(await from("203.0.113.9")).toMatchObject({ status: 200, body: "<p>next</p>" });
+    expect(reached).toEqual([`POST /t/${ws}/sign-in/password 2001:db8:66:2::1, 10.0.0.1`, `POST /t/${ws}/sign-in/password 203.0.113.9, 10.0.0.1`]);
+
+    work.releaseAll();
+    await Promise.all(held);
+    stopHolding();
+    expect((await from("2001:db8:66:1::100")).status).toBe(200);
   });
 });

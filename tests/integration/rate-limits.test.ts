@@ -36,6 +36,18 @@ describe("per-address limit", () => {
     expect((await call(h, `/t/${ws}/.well-known/openid-configuration`, { headers: from("10.0.0.1") })).status).toBe(200);
   });
 
+  it("counts every address of one IPv6 /64 together, and an IPv4-mapped address as its IPv4 address", async () => {
+    h.clock.advance(60_000);
+    const status = async (address: string) => (await call(h, `/t/${ws}/.well-known/openid-configuration`, { headers: from(address) })).status;
+    for (let i = 1; i <= 5; i++) expect(await status(`2001:db8:5:1::${i}`)).toBe(200);
+    expect(await status("2001:db8:5:1:ffff:ffff:ffff:ffff")).toBe(429);
+    expect(await status("2001:0db8:0005:0001::abcd")).toBe(429);
+    expect(await status("2001:db8:5:2::1")).toBe(200);
+    for (let i = 0; i < 5; i++) expect(await status(i % 2 ? "10.0.0.9" : "::ffff:10.0.0.9")).toBe(200);
+    expect(await status("::ffff:a00:9")).toBe(429);
+    expect(await status("10.0.0.9")).toBe(429);
+  });
+
   it("shows a hosted page, not JSON, on the authorize endpoint", async () => {
     let res: Response | undefined;
     for (let i = 0; i < 7; i++) res = await call(h, `/t/${ws}/oauth2/authorize?client_id=spa`, { headers: from("10.0.0.3") });
@@ -83,6 +95,20 @@ describe("per-client limit and failed client authentication", () => {
     expect((await attempt(WEB.secret, "10.2.0.2")).status).toBe(400); // authenticated; the refresh token is bad
     h.clock.advance(5 * 60_000);
     expect((await attempt(WEB.secret)).status).toBe(400);
+  });
+});
+
+describe("failed client authentication from one IPv6 /64", () => {
+  it("locks the client out for every address of the /64 once failures from several of them reach the limit", async () => {
+    h.clock.advance(5 * 60_000);
+    const attempt = (secret: string, address: string) =>
+      call(h, `/t/${ws}/oauth2/token`, { form: { grant_type: "refresh_token", refresh_token: "x" }, headers: { authorization: basic(WEB.client_id, secret), ...from(address) } });
+    for (let i = 1; i <= 3; i++) expect((await attempt("wrong", `2001:db8:6:1::${i}`)).status).toBe(401);
+    const locked = await attempt(WEB.secret, "2001:db8:6:1::99");
+    expect(locked.status).toBe(401);
+    expect((await locked.json()).error).toBe("invalid_client");
+    // Another /64 is unaffected.
+    expect((await attempt(WEB.secret, "2001:db8:6:2::1")).status).toBe(400);
   });
 });
 

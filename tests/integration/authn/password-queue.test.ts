@@ -160,6 +160,49 @@ describe("the password-hashing queue behind the hosted sign-in", () => {
     );
   });
 
+  it("gives all the addresses of one IPv6 /64 one share: past it, every address of the /64 is refused at once and another /64 gets in", async () => {
+    const w = await holdAndOccupySlots();
+    const backlog = Array.from({ length: PER_ADDRESS_LIMIT }, (_, i) => attempt(`nobody-${i}@example.test`, `v6-guess-${i}`, `2001:db8:66:1::${i + 1}`));
+    await until(() => waiting() === PER_ADDRESS_LIMIT);
+    expect(heldBy("2001:db8:66:1::/64")).toBe(PER_ADDRESS_LIMIT);
+    for (const address of ["2001:db8:66:1::99", "2001:db8:66:1:ffff:ffff:ffff:ffff"]) {
+      expect(errorOf(await attempt(ADA.email, ADA.password, address))).toBe("too_many_requests");
+    }
+    const owner = attempt(ADA.email, ADA.password, "2001:db8:66:2::1");
+    await until(() => waiting() === PER_ADDRESS_LIMIT + 1);
+    w.releaseAll();
+    expect(errorOf(await owner)).toBe("signed-in");
+    expect((await Promise.all(backlog)).map(errorOf)).toEqual(Array(PER_ADDRESS_LIMIT).fill("invalid_credentials"));
+  });
+
+  it("still takes a new address (and signs it in) while 64 addresses of one /64 flood and the queue is full of other addresses' backlogs", async () => {
+    const w = await holdAndOccupySlots();
+    // Other addresses fill the queue with backlogs.
+    const backlogs: Promise<unknown>[] = [];
+    for (let i = 0; backlogs.length < QUEUE_LIMIT; i++) {
+      backlogs.push(verifyPassword("not a hash", `backlog-${i}`, `10.4.0.${Math.floor(i / PER_ADDRESS_LIMIT)}`).catch((error: unknown) => (error instanceof PasswordWorkRefused ? "refused" : Promise.reject(error))));
+    }
+    await until(() => waiting() === QUEUE_LIMIT);
+    const flood = Array.from({ length: 64 * PER_ADDRESS_LIMIT }, (_, i) => attempt(`nobody-${i}@example.test`, `flood-${i}`, `2001:db8:66:1::${(i % 64) + 1}`));
+    await until(() => heldBy("2001:db8:66:1::/64") > 0);
+    const owner = attempt(ADA.email, ADA.password, "203.0.113.41");
+    await until(() => heldBy("203.0.113.41") === 1 && waiting() === QUEUE_LIMIT);
+    // The whole /64 holds at most one address's share while the owner waits.
+    expect(heldBy("2001:db8:66:1::/64")).toBeLessThanOrEqual(PER_ADDRESS_LIMIT);
+    w.releaseAll();
+    expect(errorOf(await owner)).toBe("signed-in");
+    const answers = new Set((await Promise.all(flood)).map(errorOf));
+    expect([...answers].every((a) => ["too_many_requests", "invalid_credentials", "rate_limited"].includes(a ?? ""))).toBe(true);
+    await Promise.all(backlogs);
+  });
+
+  it("counts password guesses from every address of one IPv6 /64 together", async () => {
+    const guess = (password: string, address: string) => attempt(BOB.email, password, address);
+    for (let i = 1; i <= FAILURES_PER_5_MINUTES; i++) expect(errorOf(await guess("wrong password!", `2001:db8:67:1::${i}`))).toBe("invalid_credentials");
+    expect(errorOf(await guess(BOB.password, "2001:db8:67:1::99"))).toBe("rate_limited");
+    expect(errorOf(await guess(BOB.password, "2001:db8:67:2::1"))).toBe("signed-in");
+  });
+
   it("answers a new address at once with the form's 'try again shortly' when the whole queue is full", async () => {
     await holdAndOccupySlots();
     const waiting: Promise<boolean>[] = [];
