@@ -39,19 +39,11 @@ function isOrigin(value: string): boolean {
 
 /**
  * Checks a request the listener is about to hand to Next (after health, the direct path and
- * unserved methods). Returns the refusal to send instead, or null; may remove Next's internal
- * headers from `headers` under an issuer.
+ * unserved methods), by its path in normal form (the listener decided it:
+ * ./request-target.ts, so this is the path Next routes). Returns the refusal to send instead, or
+ * null; may remove Next's internal headers from `headers` under an issuer.
  */
-export function gateForNext(method: string, url: string, headers: Record<string, string | string[] | undefined>): GateAnswer | null {
-  const query = url.indexOf("?");
-  const raw = query === -1 ? url : url.slice(0, query);
-  // Decide on the path Next will route: dot segments, also percent-encoded ones (`/t/%2e%2e/x`), resolved.
-  let pathname: string;
-  try {
-    pathname = new URL(raw, "http://h").pathname;
-  } catch {
-    return { status: 400, error: "The request path is not valid" };
-  }
+export function gateForNext(method: string, pathname: string, headers: Record<string, string | string[] | undefined>): GateAnswer | null {
   // Next decodes dynamic segments and throws on a malformed escape (%FF, %C3%28). Under an issuer
   // such a path names no route: the generic 404 every unknown path gets.
   const issuer = isIssuerRoutePath(pathname);
