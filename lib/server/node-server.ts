@@ -132,8 +132,11 @@ const holdFor = (ms: number) => () => new Promise<void>((resolve) => setTimeout(
 
 /**
  * The listener: stamps the client address the limiter keys on (overwriting whatever a client
- * sent under that name) and the request's id, observes the request until its answer is done (one
- * log line, the HTTP metrics: ./request-log.ts), answers `/healthz` and `/readyz`, then
+ * sent under that name) and the request's id, decides the request target (a path not in normal
+ * form, or a target in neither origin nor absolute form: 400; lib/http/request-target.ts),
+ * observes the request until its answer is done (one log line, the HTTP metrics:
+ * ./request-log.ts), answers `/healthz` and `/readyz`, serves nothing at a host that is neither
+ * the default host nor a verified hostname (lib/hostnames/directory.ts), then
  * machine-facing endpoints directly
  * (under `/t/`, and RFC 8414's `/.well-known/oauth-authorization-server/t/…`),
  * methods the application does not serve with 405/501, and hands the rest to `next`.
