@@ -525,7 +525,9 @@ export type PagePath =
   | { kind: "reserved"; rest: string }
   | { kind: "outside"; path: string }
   /** Dot segments (also percent-encoded, and backslashes) climbing out of an issuer or the static files; `{ws}` is the world's workspace. */
-  | { kind: "dotted"; path: string };
+  | { kind: "dotted"; path: string }
+  /** An absolute-form request target naming another site (`OFF_SITE_TARGETS`). */
+  | { kind: "off-site"; path: string };
 
 /** Paths a workspace hostname must never be led out of its issuer by. */
 export const DOTTED_PATHS = [
@@ -549,6 +551,18 @@ export const DOTTED_PATHS = [
   "/.well-known/oauth-authorization-server/t/{ws}/../x",
 ];
 
+/** Request lines in absolute form naming another site: its authority is the request's host (an unknown one). */
+export const OFF_SITE_TARGETS = [
+  "http://evil.test/t/{ws}/.well-known/openid-configuration",
+  "https://evil.test/t/{ws}/oauth2/authorize",
+  "http://evil.test/t/{ws}/sign-in",
+  "http://evil.test/console",
+  "http://evil.test",
+  "https://a_b.auth.example.test/t/{ws}/.well-known/jwks.json",
+  "http://user@auth.example.test/console",
+  "http://evil.test/t/{ws}/../../console",
+];
+
 const pageSegment = fc.constantFrom("a", "oauth2", "oidc", ".well-known", "sign-in", "authorization", "token", "x.json", "%00", "%FF", "%2F", "_next", "t", "api", "favicon.ico", "\u00e9", "~", "@", "v1");
 export const pagePath: fc.Arbitrary<PagePath> = fc.oneof(
   fc.record({ kind: fc.constant("sign-in page" as const), tx: fc.constantFrom("live" as const, "none" as const, "garbage" as const) }),
@@ -562,6 +576,7 @@ export const pagePath: fc.Arbitrary<PagePath> = fc.oneof(
   }),
   fc.record({ kind: fc.constant("reserved" as const), rest: fc.tuple(fc.constantFrom("v1/access", "v1/audit", "v1/management"), fc.constantFrom("", "/x", "/users/1", "/")).map(([a, b]) => a + b) }),
   fc.record({ kind: fc.constant("dotted" as const), path: fc.constantFrom(...DOTTED_PATHS) }),
+  fc.record({ kind: fc.constant("off-site" as const), path: fc.constantFrom(...OFF_SITE_TARGETS) }),
   fc.record({ kind: fc.constant("outside" as const), path: fc.constantFrom("/", "/console", "/console/sign-in", "/console/setup", "/favicon.ico", "/robots.txt", "/_next/static/none.js", "/t", "/t/", "/api", "/%00", "/\u00ff", "//x", "/.well-known/openid-configuration") }),
 );
 
@@ -938,6 +953,7 @@ export async function materializePage(r: PageRecipe, live: Live): Promise<Built>
       path = bytes(r.page.path);
       break;
     case "dotted":
+    case "off-site":
       path = r.page.path.replaceAll("{ws}", live.ws);
       break;
   }

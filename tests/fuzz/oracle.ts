@@ -37,16 +37,28 @@ export const GENERIC_NOT_FOUND = JSON.stringify({ error: "invalid_request", erro
  * the documented rule, not taken from the server's code.
  */
 export function abnormalPath(target: string): boolean {
-  const mark = target.indexOf("?");
-  const path = mark === -1 ? target : target.slice(0, mark);
+  const path = pathOf(target);
   if (path.startsWith("//") || /[\\\u0000-\u0020"#<>`{}\u007f-\uffff]/.test(path)) return true;
   return path.split("/").some((segment) => /^(\.|%2e){1,2}$/i.test(segment));
 }
 
+/** An absolute-form target's authority (`http://<authority>/…`), or null for a path. */
+function authorityOf(target: string): string | null {
+  return /^https?:\/\/([^/?#]*)/i.exec(target)?.[1] ?? null;
+}
+
+/** A target's path: after an absolute form's authority ("/" when it has none), before the query. */
+function pathOf(target: string): string {
+  const authority = authorityOf(target);
+  let rest = authority === null ? target : target.replace(/^https?:\/\/[^/?#]*/i, "");
+  if (authority !== null && !rest.startsWith("/")) rest = `/${rest}`;
+  const mark = rest.indexOf("?");
+  return mark === -1 ? rest : rest.slice(0, mark);
+}
+
 /** What a workspace hostname serves (docs/hostnames.md): its workspace's issuer, RFC 8414's metadata path of it, the pages' static files. */
 function servedAtHostname(target: string, ws: string): boolean {
-  const mark = target.indexOf("?");
-  const path = mark === -1 ? target : target.slice(0, mark);
+  const path = pathOf(target);
   return path === `/t/${ws}` || path.startsWith(`/t/${ws}/`) || path === `/.well-known/oauth-authorization-server/t/${ws}` || path.startsWith("/_next/") || path === "/favicon.ico";
 }
 
@@ -58,6 +70,9 @@ function servedAtHostname(target: string, ws: string): boolean {
  */
 export function expectAtHost(host: HostVariant, target: string, ws: string): Expectation | null {
   if (abnormalPath(target)) return { allowed: new Set([400]), rule: "a path not in normal form: 400 at every host" };
+  // An absolute-form target's authority is the request's host, in place of Host (RFC 9112 §3.3); these name another site.
+  const authority = authorityOf(target);
+  if (authority !== null) return { allowed: new Set([404]), body: GENERIC_NOT_FOUND, rule: `a request line naming ${JSON.stringify(authority)}: an unknown host, the generic 404` };
   if (host.kind === "malformed") return { allowed: new Set([404]), body: GENERIC_NOT_FOUND, rule: `Host ${JSON.stringify(host.raw)} is no valid host name: the generic 404` };
   if (host.kind === "hostname" && !servedAtHostname(target, ws)) return { allowed: new Set([404]), body: GENERIC_NOT_FOUND, rule: "a workspace hostname outside its own issuer: the generic 404" };
   return null;
@@ -87,7 +102,7 @@ export function expectRoute(spec: RouteSpec, method: string, workspace: Workspac
 
 /** The statuses allowed for a path outside the route table. */
 export function expectPage(page: PagePath, method: string, workspace: WorkspaceVariant): Expectation {
-  if (workspace.kind === "path" || page.kind === "outside" || page.kind === "dotted") return { allowed: ANY_CLIENT_ERROR, rule: "page or path outside the issuers: any non-5xx" };
+  if (workspace.kind === "path" || page.kind === "outside" || page.kind === "dotted" || page.kind === "off-site") return { allowed: ANY_CLIENT_ERROR, rule: "page or path outside the issuers: any non-5xx" };
   // Under a name that is no workspace id, Next routes the path (and may redirect a trailing slash).
   if (workspace.kind === "odd" && page.kind === "reserved") {
     const options = method === "OPTIONS" ? [204] : [];
