@@ -161,6 +161,10 @@ export function createRequestListener(service: Service, origin: string, next: No
     if (target.ok && target.authority !== null) {
       req.url = `${target.path}${target.query}`;
       req.headers.host = target.authority;
+    } else {
+      // Node keeps the first of several Host lines; a proxy in front may have read another. All of them are the host, which is then no valid one.
+      const lines = hostLines(req.rawHeaders);
+      if (lines.length > 1) req.headers.host = lines.join(", ");
     }
     observeRequest(observer, req, res, requestId, started);
     if (!target.ok) return refuse(res, { status: 400, error: target.error });
@@ -226,6 +230,13 @@ export function createRequestListener(service: Service, origin: string, next: No
     }
     answerDirectly(req, res, service, origin, decision).catch((error) => failed(res, error));
   }
+}
+
+/** The values of every `Host` line of a request, in order. */
+function hostLines(raw: string[]): string[] {
+  const values: string[] = [];
+  for (let i = 0; i < raw.length; i += 2) if (raw[i].length === 4 && raw[i].toLowerCase() === "host") values.push(raw[i + 1]);
+  return values;
 }
 
 /**

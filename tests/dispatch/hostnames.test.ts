@@ -158,6 +158,22 @@ describe("a Host that is not a valid host name", () => {
     expect(reachedNext).toEqual([]);
   });
 
+  it("is also two Host lines, whichever comes first: the generic 404", async () => {
+    const notFound = await NOT_FOUND();
+    reachedNext.length = 0;
+    for (const [first, second] of [
+      [DEFAULT_HOST, "evil.test"],
+      ["evil.test", DEFAULT_HOST],
+      [DEFAULT_HOST, DEFAULT_HOST],
+    ]) {
+      for (const path of ["/console", `/t/${ws}/.well-known/openid-configuration`]) {
+        const res = await rawGet(path, first, `\r\nHost: ${second}`);
+        expect([first, second, path, res.status, res.body]).toEqual([first, second, path, 404, notFound]);
+      }
+    }
+    expect(reachedNext).toEqual([]);
+  });
+
   it("in X-Forwarded-Host behind a trusted proxy, whatever Host says: the generic 404", async () => {
     const notFound = await NOT_FOUND();
     const proxied = await listen({ ...h.service, config: { ...h.service.config, trustProxy: true } });
