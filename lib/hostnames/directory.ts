@@ -112,8 +112,12 @@ export function atDefaultHost(service: Service, headers: HeaderSource): boolean 
   return named.kind === "none" || (named.kind === "host" && named.host === own);
 }
 
-/** Paths a workspace hostname serves besides its workspace's issuer: the pages' static files and the WebAuthn related-origins document. */
-const HOSTNAME_SHARED_PATHS = ["/_next/", "/.well-known/webauthn", "/favicon.ico"];
+/**
+ * Paths a workspace hostname serves besides its workspace's issuer: the pages' static files and
+ * the WebAuthn related-origins document. Not the rest of `/_next/` (its image optimizer renders
+ * any path it is given, the console's included).
+ */
+const HOSTNAME_SHARED_PATHS = ["/_next/static/", "/.well-known/webauthn", "/favicon.ico"];
 
 /**
  * Whether a workspace hostname serves `pathname`: its workspace's issuer (`/t/<id>` and what is

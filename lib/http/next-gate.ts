@@ -19,6 +19,8 @@ export type GateAnswer = { status: 400 | 403 | 404 | 405; error: string; allow?:
 
 const READ_ONLY = "GET, HEAD";
 
+const NEXT_IMAGE_PATH = "/_next/image";
+
 function decodable(pathname: string): boolean {
   try {
     decodeURIComponent(pathname);
@@ -48,6 +50,9 @@ export function gateForNext(method: string, pathname: string, headers: Record<st
   // such a path names no route: the generic 404 every unknown path gets.
   const issuer = isIssuerRoutePath(pathname);
   if (!decodable(pathname)) return issuer ? { status: 404, error: "Not found" } : { status: 400, error: "The request path is not valid percent-encoded UTF-8" };
+  // Next's image optimizer: no page uses it, and given a page's path as its `url` it renders that
+  // page internally (past every host and path rule) and fails with a 500.
+  if (pathname === NEXT_IMAGE_PATH) return { status: 404, error: "Not found" };
   const readOnly = method === "GET" || method === "HEAD";
   // An issuer's paths (RFC 8414's metadata path included): the route table answers every method itself.
   if (issuer) {

@@ -170,6 +170,16 @@ describe("requests Next would answer with a 500 or a redirect never reach it", (
     expect(reachedNext).toEqual([]);
   });
 
+  it("Next's image optimizer, which no page uses and which renders any path it is given: the generic 404 before Next", async () => {
+    reachedNext.length = 0;
+    const notFound = await send("GET", "/t/no-such-workspace/.well-known/openid-configuration");
+    for (const path of ["/_next/image?url=%2Fconsole&w=64&q=75", "/_next/image?url=/t/x/sign-in&w=16&q=1", "/_next/image"]) {
+      const res = await send("GET", path);
+      expect([path, res.status, res.body]).toEqual([path, 404, notFound.body]);
+    }
+    expect(reachedNext).toEqual([]);
+  });
+
   it("a console change whose Origin is not an origin: 403 (same-origin and absent ones pass)", async () => {
     reachedNext.length = 0;
     for (const origin of ["", "null", "not a url", "https://h.example/path"]) {

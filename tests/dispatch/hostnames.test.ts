@@ -94,7 +94,7 @@ describe("what each host serves", () => {
     reachedNext.length = 0;
     for (const path of [`/t/${ws}/sign-in?tx=x`, "/_next/static/chunks/app.js"]) expect((await get(path, { host: HOSTNAME })).status).toBe(200);
     expect(reachedNext).toEqual([`${HOSTNAME} /t/${ws}/sign-in?tx=x`, `${HOSTNAME} /_next/static/chunks/app.js`]);
-    for (const path of ["/console", "/console/w/x", "/", "/demo", `/t/${other}/.well-known/openid-configuration`, `/t/${other}/sign-in`, `/.well-known/oauth-authorization-server/t/${other}`]) {
+    for (const path of ["/console", "/console/w/x", "/", "/demo", `/t/${other}/.well-known/openid-configuration`, `/t/${other}/sign-in`, `/.well-known/oauth-authorization-server/t/${other}`, "/_next/image?url=%2Fconsole&w=64&q=75", "/_next/data/x/console.json"]) {
       const res = await get(path, { host: HOSTNAME });
       expect([path, res.status, res.body]).toEqual([path, 404, notFound]);
     }

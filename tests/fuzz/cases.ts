@@ -577,7 +577,7 @@ export const pagePath: fc.Arbitrary<PagePath> = fc.oneof(
   fc.record({ kind: fc.constant("reserved" as const), rest: fc.tuple(fc.constantFrom("v1/access", "v1/audit", "v1/management"), fc.constantFrom("", "/x", "/users/1", "/")).map(([a, b]) => a + b) }),
   fc.record({ kind: fc.constant("dotted" as const), path: fc.constantFrom(...DOTTED_PATHS) }),
   fc.record({ kind: fc.constant("off-site" as const), path: fc.constantFrom(...OFF_SITE_TARGETS) }),
-  fc.record({ kind: fc.constant("outside" as const), path: fc.constantFrom("/", "/console", "/console/sign-in", "/console/setup", "/favicon.ico", "/robots.txt", "/_next/static/none.js", "/t", "/t/", "/api", "/%00", "/\u00ff", "//x", "/.well-known/openid-configuration") }),
+  fc.record({ kind: fc.constant("outside" as const), path: fc.constantFrom("/", "/console", "/console/sign-in", "/console/setup", "/favicon.ico", "/robots.txt", "/_next/static/none.js", "/_next/image?url=%2Fconsole&w=64&q=75", "/_next/image?url=/t/x/sign-in&w=16&q=1", "/t", "/t/", "/api", "/%00", "/\u00ff", "//x", "/.well-known/openid-configuration") }),
 );
 
 export interface PageRecipe {

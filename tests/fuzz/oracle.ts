@@ -59,7 +59,7 @@ function pathOf(target: string): string {
 /** What a workspace hostname serves (docs/hostnames.md): its workspace's issuer, RFC 8414's metadata path of it, the pages' static files. */
 function servedAtHostname(target: string, ws: string): boolean {
   const path = pathOf(target);
-  return path === `/t/${ws}` || path.startsWith(`/t/${ws}/`) || path === `/.well-known/oauth-authorization-server/t/${ws}` || path.startsWith("/_next/") || path === "/favicon.ico";
+  return path === `/t/${ws}` || path.startsWith(`/t/${ws}/`) || path === `/.well-known/oauth-authorization-server/t/${ws}` || path.startsWith("/_next/static/") || path === "/favicon.ico";
 }
 
 /**
