@@ -7,7 +7,7 @@ export const REQUEST_ID_HEADER = "x-request-id";
 const ACCEPTED = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Between the id a request came with and the server's own; never part of an accepted incoming id. */
-export const REQUEST_ID_SEPARATOR = "~";
+const REQUEST_ID_SEPARATOR = "~";
 
 /**
  * The request's id: the server's own (a new UUID), after the `X-Request-Id` the request came with

@@ -162,7 +162,8 @@ export function createRequestListener(service: Service, origin: string, next: No
       req.url = `${target.path}${target.query}`;
       req.headers.host = target.authority;
     } else {
-      // Node keeps the first of several Host lines; a proxy in front may have read another. All of them are the host, which is then no valid one.
+      // Node keeps the first of several Host lines; a proxy in front may have read another. All
+      // of them are the host, which is then no valid one.
       const lines = hostLines(req.rawHeaders);
       if (lines.length > 1) req.headers.host = lines.join(", ");
     }
