@@ -73,15 +73,17 @@ export function forgetHostnames(service: Pick<Service, "cache">): void {
 
 /**
  * What the request's host (lib/http/request-host.ts) serves. A custom hostname must come with
- * PUBLIC_URL's port (every hostname is served by the same listener). Throws when the directory
- * cannot be read: the caller fails closed (503).
+ * PUBLIC_URL's port (every hostname is served by the same listener); a host that is not a valid
+ * host name serves nothing. Throws when the directory cannot be read: the caller fails closed (503).
  */
 export async function matchHost(service: Service, headers: HeaderSource): Promise<HostMatch> {
-  const host = requestHostOf(headers, service.config.trustProxy);
-  if (host === null) return DEFAULT;
+  const named = requestHostOf(headers, service.config.trustProxy);
+  // No host at all (HTTP/1.0): the default host. One that is not a valid host name: nothing.
+  if (named.kind === "none") return DEFAULT;
+  if (named.kind === "invalid") return UNKNOWN;
   const own = defaultHost(service);
-  if (host === own.host) return DEFAULT;
-  const { name, port } = splitHost(host);
+  if (named.host === own.host) return DEFAULT;
+  const { name, port } = splitHost(named.host);
   if ((port ?? "") !== own.port) return UNKNOWN;
   const workspaceId = (await directory(service)).byHostname.get(name);
   return workspaceId === undefined ? UNKNOWN : { kind: "hostname", hostname: name, workspaceId };
@@ -106,12 +108,16 @@ export function atDefaultHost(service: Service, headers: HeaderSource): boolean 
     const raw = headers.get("host");
     if (raw === null || raw === own) return true;
   }
-  const host = requestHostOf(headers, service.config.trustProxy);
-  return host === null || host === own;
+  const named = requestHostOf(headers, service.config.trustProxy);
+  return named.kind === "none" || (named.kind === "host" && named.host === own);
 }
 
-/** Paths a workspace hostname serves besides its workspace's issuer: the pages' static files and the WebAuthn related-origins document. */
-const HOSTNAME_SHARED_PATHS = ["/_next/", "/.well-known/webauthn", "/favicon.ico"];
+/**
+ * Paths a workspace hostname serves besides its workspace's issuer: the pages' static files and
+ * the WebAuthn related-origins document. Not the rest of `/_next/` (its image optimizer renders
+ * any path it is given, the console's included).
+ */
+const HOSTNAME_SHARED_PATHS = ["/_next/static/", "/.well-known/webauthn", "/favicon.ico"];
 
 /**
  * Whether a workspace hostname serves `pathname`: its workspace's issuer (`/t/<id>` and what is

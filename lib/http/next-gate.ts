@@ -19,6 +19,8 @@ export type GateAnswer = { status: 400 | 403 | 404 | 405; error: string; allow?:
 
 const READ_ONLY = "GET, HEAD";
 
+const NEXT_IMAGE_PATH = "/_next/image";
+
 function decodable(pathname: string): boolean {
   try {
     decodeURIComponent(pathname);
@@ -30,23 +32,18 @@ function decodable(pathname: string): boolean {
 
 /**
  * Checks a request the listener is about to hand to Next (after health, the direct path and
- * unserved methods). Returns the refusal to send instead, or null; may remove Next's internal
- * headers from `headers` under an issuer.
+ * unserved methods), by its path in normal form (the listener decided it:
+ * ./request-target.ts, so this is the path Next routes). Returns the refusal to send instead, or
+ * null; may remove Next's internal headers from `headers` under an issuer.
  */
-export function gateForNext(method: string, url: string, headers: Record<string, string | string[] | undefined>): GateAnswer | null {
-  const query = url.indexOf("?");
-  const raw = query === -1 ? url : url.slice(0, query);
-  // Decide on the path Next will route: dot segments, also percent-encoded ones (`/t/%2e%2e/x`), resolved.
-  let pathname: string;
-  try {
-    pathname = new URL(raw, "http://h").pathname;
-  } catch {
-    return { status: 400, error: "The request path is not valid" };
-  }
+export function gateForNext(method: string, pathname: string, headers: Record<string, string | string[] | undefined>): GateAnswer | null {
   // Next decodes dynamic segments and throws on a malformed escape (%FF, %C3%28). Under an issuer
   // such a path names no route: the generic 404 every unknown path gets.
   const issuer = isIssuerRoutePath(pathname);
   if (!decodable(pathname)) return issuer ? { status: 404, error: "Not found" } : { status: 400, error: "The request path is not valid percent-encoded UTF-8" };
+  // Next's image optimizer: no page uses it, and given a page's path as its `url` it renders that
+  // page internally (past every host and path rule) and fails with a 500.
+  if (pathname === NEXT_IMAGE_PATH) return { status: 404, error: "Not found" };
   const readOnly = method === "GET" || method === "HEAD";
   // An issuer's paths (RFC 8414's metadata path included): the route table answers every method itself.
   if (issuer) {

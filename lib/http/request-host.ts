@@ -1,20 +1,50 @@
+import { isIP } from "node:net";
 import type { HeaderSource } from "./client-address";
 
 /**
- * The one request-host rule: the host the client asked for, lower-case, as `host[:port]`. With
- * `trustProxy` the first `X-Forwarded-Host` entry (a proxy we trust put it there), otherwise
- * `Host`. Null when the request names none (HTTP/1.0): such a request reaches the default host.
- * Anything that is not a plain host name or address with an optional port is null too.
+ * The host a request names, decided once by `requestHostOf`:
+ * - `host`: a valid host name or address with an optional port, lower case, as `host[:port]`;
+ * - `none`: the request names no host at all (HTTP/1.0 without `Host`): it reaches the default host;
+ * - `invalid`: it names one that is not a valid host (`a_b.example`, `evil.test/x`, `a b`, a port
+ *   past 65535 or written with a leading zero, an empty value): served like an unknown host.
  */
-export function requestHostOf(headers: HeaderSource, trustProxy: boolean): string | null {
-  const forwarded = trustProxy ? headers.get("x-forwarded-host")?.split(",")[0]?.trim() : undefined;
-  const raw = (forwarded || headers.get("host") || "").trim().toLowerCase();
-  if (!raw) return null;
-  return HOST.test(raw) ? raw.replace(/\.(?=(:\d+)?$)/, "") : null;
+export type RequestHost = { kind: "host"; host: string } | { kind: "none" } | { kind: "invalid" };
+
+const NONE: RequestHost = { kind: "none" };
+const INVALID: RequestHost = { kind: "invalid" };
+
+/**
+ * The one request-host rule. With `trustProxy` the first `X-Forwarded-Host` entry when the header
+ * is there (a proxy we trust put it there), otherwise `Host`. The production listener has already
+ * put the authority of an absolute-form request target in `Host` (lib/http/request-target.ts).
+ */
+export function requestHostOf(headers: HeaderSource, trustProxy: boolean): RequestHost {
+  const forwarded = trustProxy ? headers.get("x-forwarded-host") : null;
+  const raw = forwarded !== null ? forwarded.split(",")[0] : headers.get("host");
+  if (raw === null) return NONE;
+  const host = normalHost(raw);
+  return host === null ? INVALID : { kind: "host", host };
 }
 
-/** A DNS name (letters, digits, hyphens, dots) or a bracketed IPv6 address, then an optional port. */
-const HOST = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*\.?|\[[0-9a-f:.]+\])(?::\d{1,5})?$/;
+/** A DNS name (letters, digits, hyphens; labels of at most 63, an optional trailing dot) or a bracketed IPv6 address, then an optional port. */
+const HOST = /^(?:([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*)\.?|\[([0-9a-f:.]+)\])(?::([1-9][0-9]{0,4}))?$/;
+
+/**
+ * `raw` as a host, `host[:port]` lower case without a trailing dot on the name, or null when it is
+ * not one: anything but a DNS name, an IPv4 or a bracketed IPv6 address, a port outside 1–65535 or
+ * with a leading zero.
+ */
+export function normalHost(raw: string): string | null {
+  const value = raw.trim().toLowerCase();
+  const match = HOST.exec(value);
+  if (!match) return null;
+  const [, name, ipv6, port] = match;
+  if (name !== undefined && name.length > 253) return null;
+  if (ipv6 !== undefined && isIP(ipv6) !== 6) return null;
+  if (port !== undefined && Number(port) > 65535) return null;
+  const hostPart = name ?? `[${ipv6}]`;
+  return port === undefined ? hostPart : `${hostPart}:${port}`;
+}
 
 /** `host[:port]` split; the port is null when absent. */
 export function splitHost(host: string): { name: string; port: string | null } {

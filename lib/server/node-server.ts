@@ -12,6 +12,7 @@ import { inRequest, logError, serverLog, type Logger } from "../http/log";
 import { notFoundResponse } from "../oauth/errors";
 import { gateForNext, type GateAnswer } from "../http/next-gate";
 import { mayBeIssuerPath } from "../http/issuer-paths";
+import { requestTargetOf } from "../http/request-target";
 import { nodeRequest } from "../http/node-request";
 import { rawResponse } from "../http/response";
 import { ISSUER_ROUTE_CSP, SECURITY_HEADERS } from "../http/security-headers";
@@ -94,12 +95,6 @@ async function answerDirectly(req: IncomingMessage, res: ServerResponse, service
   await writeResponse(await runDecision(decision, nodeRequest(req, origin, body), service), res, ISSUER_PATH_HEADERS);
 }
 
-/** The path of a request target (path and query). */
-function pathOf(url: string): string {
-  const query = url.indexOf("?");
-  return query === -1 ? url : url.slice(0, query);
-}
-
 /**
  * The methods the application answers (Next's route handlers and pages, and the route table).
  * Anything else (TRACE, CONNECT-style tunnels, WebDAV verbs) never reaches Next, whose handling
@@ -137,8 +132,11 @@ const holdFor = (ms: number) => () => new Promise<void>((resolve) => setTimeout(
 
 /**
  * The listener: stamps the client address the limiter keys on (overwriting whatever a client
- * sent under that name) and the request's id, observes the request until its answer is done (one
- * log line, the HTTP metrics: ./request-log.ts), answers `/healthz` and `/readyz`, then
+ * sent under that name) and the request's id, decides the request target (a path not in normal
+ * form, or a target in neither origin nor absolute form: 400; lib/http/request-target.ts),
+ * observes the request until its answer is done (one log line, the HTTP metrics:
+ * ./request-log.ts), answers `/healthz` and `/readyz`, serves nothing at a host that is neither
+ * the default host nor a verified hostname (lib/hostnames/directory.ts), then
  * machine-facing endpoints directly
  * (under `/t/`, and RFC 8414's `/.well-known/oauth-authorization-server/t/…`),
  * methods the application does not serve with 405/501, and hands the rest to `next`.
@@ -153,34 +151,41 @@ export function createRequestListener(service: Service, origin: string, next: No
   return (req: IncomingMessage, res: ServerResponse): void => {
     const started = performance.now();
     req.headers[CLIENT_ADDRESS_HEADER] = req.socket.remoteAddress ?? "unknown";
-    // Every answer names its request: the id it came with when it is a short token, else a new one.
+    // Every answer names its request: the server's own id, after the one it came with when that is a short token.
     const requestId = requestIdOf(req.headers[REQUEST_ID_HEADER]);
     req.headers[REQUEST_ID_HEADER] = requestId;
     res.setHeader("X-Request-Id", requestId);
+    // The request target, decided once (lib/http/request-target.ts): every rule below, the log's
+    // and Next's routing included, sees the same path; an absolute-form target's authority is its host.
+    const target = requestTargetOf(req.url ?? "/");
+    if (target.ok && target.authority !== null) {
+      req.url = `${target.path}${target.query}`;
+      req.headers.host = target.authority;
+    } else {
+      // Node keeps the first of several Host lines; a proxy in front may have read another. All
+      // of them are the host, which is then no valid one.
+      const lines = hostLines(req.rawHeaders);
+      if (lines.length > 1) req.headers.host = lines.join(", ");
+    }
     observeRequest(observer, req, res, requestId, started);
+    if (!target.ok) return refuse(res, { status: 400, error: target.error });
     // Errors logged while it is answered (lib/http/errors.ts, here) name it.
-    inRequest(requestId, () => listen(req, res, requestId));
+    inRequest(requestId, () => listen(req, res, requestId, target.path));
   };
 
-  function listen(req: IncomingMessage, res: ServerResponse, requestId: string): void {
-    const url = req.url ?? "/";
+  function listen(req: IncomingMessage, res: ServerResponse, requestId: string, pathname: string): void {
     const method = req.method ?? "GET";
-    if (url.charCodeAt(1) !== 116 /* t */) {
-      const query = url.indexOf("?");
-      const pathname = query === -1 ? url : url.slice(0, query);
-      if (HEALTH_PATHS.has(pathname)) {
-        answerHealth(req, res, pathname, readiness).catch((error) => failed(res, error));
-        return;
-      }
+    if (HEALTH_PATHS.has(pathname)) {
+      answerHealth(req, res, pathname, readiness).catch((error) => failed(res, error));
+      return;
     }
     if (ahead?.(req, res)) return;
-    if (atDefaultHost(service, nodeHeaders(req))) return proceed(req, res, url, method);
-    // Another host: a verified workspace hostname serves its own workspace only; any other host nothing.
+    if (atDefaultHost(service, nodeHeaders(req))) return proceed(req, res, pathname, method);
+    // Another host: a verified workspace hostname serves its own workspace only; any other host,
+    // or one that is not a valid host name, nothing.
     matchHost(service, nodeHeaders(req)).then(
       (match) => {
-        const query = url.indexOf("?");
-        const pathname = query === -1 ? url : url.slice(0, query);
-        if (match.kind === "hostname" && hostnameServesPath(match.workspaceId, pathname)) return proceed(req, res, url, method);
+        if (match.kind === "hostname" && hostnameServesPath(match.workspaceId, pathname)) return proceed(req, res, pathname, method);
         void writeResponse(notFoundResponse(), res, ISSUER_PATH_HEADERS);
       },
       (error) => {
@@ -198,22 +203,22 @@ export function createRequestListener(service: Service, origin: string, next: No
     res.end('{"error":"server_error"}');
   }
 
-  function proceed(req: IncomingMessage, res: ServerResponse, url: string, method: string): void {
+  function proceed(req: IncomingMessage, res: ServerResponse, pathname: string, method: string): void {
     // The WebAuthn related origins document: answered here whatever the method, as its route file answers it.
-    if (url.startsWith(RELATED_ORIGINS_PATH) && pathOf(url) === RELATED_ORIGINS_PATH) {
+    if (pathname === RELATED_ORIGINS_PATH) {
       relatedOriginsDocument(nodeRequest(req, origin), service)
         .then((response) => writeResponse(response, res, ISSUER_PATH_HEADERS))
         .catch((error) => failed(res, error));
       return;
     }
     const served = SERVED_METHODS.has(method);
-    const decision = (direct || !served) && mayBeIssuerPath(url) ? directDecision(method, url) : null;
+    const decision = (direct || !served) && mayBeIssuerPath(pathname) ? directDecision(method, pathname) : null;
     if (!decision) {
       if (!served) return refuse(res, { status: 501, error: "Method not implemented" });
-      const refused = gateForNext(method, url, req.headers);
+      const refused = gateForNext(method, pathname, req.headers);
       if (refused?.status === 404) return void writeResponse(notFoundResponse(), res, ISSUER_PATH_HEADERS);
       if (refused) return refuse(res, refused);
-      const early = direct && method === "POST" ? refusedPasswordPost(method, url, clientAddressOf(nodeHeaders(req), service.config.trustProxy) ?? "unknown") : null;
+      const early = direct && method === "POST" ? refusedPasswordPost(method, pathname, clientAddressOf(nodeHeaders(req), service.config.trustProxy) ?? "unknown") : null;
       // Refused unread (Node discards the body once the answer is sent), after the hold.
       if (early) {
         return void holdRefusal()
@@ -226,6 +231,13 @@ export function createRequestListener(service: Service, origin: string, next: No
     }
     answerDirectly(req, res, service, origin, decision).catch((error) => failed(res, error));
   }
+}
+
+/** The values of every `Host` line of a request, in order. */
+function hostLines(raw: string[]): string[] {
+  const values: string[] = [];
+  for (let i = 0; i < raw.length; i += 2) if (raw[i].length === 4 && raw[i].toLowerCase() === "host") values.push(raw[i + 1]);
+  return values;
 }
 
 /**

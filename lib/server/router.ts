@@ -211,13 +211,13 @@ function decide(method: string, pathname: string, machineOnly: boolean): Decisio
 }
 
 /**
- * What `dispatch(…, { machineOnly: true })` would do for `method` and the request target `url`
- * (path and query, as Node gives it), or null when Next serves the request: the production server
- * decides with this before it reads a body, so a request for Next is never touched.
+ * What `dispatch(…, { machineOnly: true })` would do for `method` and `pathname` (in normal form:
+ * the production listener decided it, lib/http/request-target.ts), or null when Next serves the
+ * request: the production server decides with this before it reads a body, so a request for Next
+ * is never touched.
  */
-export function directDecision(method: string, url: string): Decision | null {
-  // Only the path matters; `URL` normalizes it (dot segments) as it does for `dispatch`.
-  return decide(method, new URL(`http://h${url}`).pathname, true);
+export function directDecision(method: string, pathname: string): Decision | null {
+  return decide(method, pathname, true);
 }
 
 /**
@@ -226,9 +226,9 @@ export function directDecision(method: string, url: string): Decision | null {
  * refusal, unread, instead of handing it to Next. Under a flood of such posts, their cost is what
  * every other request waits behind. Null for anything else.
  */
-export function refusedPasswordPost(method: string, url: string, address: string): Decision | null {
+export function refusedPasswordPost(method: string, pathname: string, address: string): Decision | null {
   if (method !== "POST" || PasswordTurn.available(address)) return null;
-  const decision = decide(method, new URL(`http://h${url}`).pathname, false);
+  const decision = decide(method, pathname, false);
   if (decision?.kind !== "route" || decision.route.endpoint !== passwordSignInEndpoint) return null;
   return { ...decision, route: { ...decision.route, endpoint: refusedPasswordPostEndpoint } };
 }

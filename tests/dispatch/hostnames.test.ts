@@ -7,7 +7,7 @@
  * stand-in for Next that records what reaches it.
  */
 import http from "node:http";
-import type { AddressInfo } from "node:net";
+import { connect, type AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRequestListener } from "../../lib/server/node-server";
 import { addHostname, applyHostnameVerification, hostnameTxtRecord } from "../../lib/hostnames/hostnames";
@@ -15,6 +15,7 @@ import { forgetHostnames } from "../../lib/hostnames/directory";
 import type { Service } from "../../lib/service";
 import { createHarness, PUBLIC_URL, seed, uniqueWorkspaceId, type Harness } from "../helpers/harness";
 import { standardWorkspace } from "../helpers/fixtures";
+import { parseAnswer } from "../fuzz/wire";
 
 const ws = uniqueWorkspaceId("hosts");
 const other = uniqueWorkspaceId("hosts-other");
@@ -61,6 +62,26 @@ function get(path: string, headers: Record<string, string>, on = port): Promise<
   });
 }
 
+/** A request written byte for byte (`http.request` will not send an absolute-form target, a missing Host or a malformed one). */
+function raw(head: string, on = port): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const socket = connect(on, "127.0.0.1");
+    socket.on("data", (c: Buffer) => chunks.push(c));
+    socket.on("error", reject);
+    socket.on("close", () => {
+      const answer = parseAnswer(Buffer.concat(chunks), "GET");
+      if (!answer) return reject(new Error(`no answer to ${JSON.stringify(head)}`));
+      resolve({ status: answer.status, body: answer.body.toString("utf8") });
+    });
+    socket.write(Buffer.from(`${head}\r\nConnection: close\r\n\r\n`, "latin1"));
+  });
+}
+
+/** GET `target` with the Host header line `host` (null: none, over HTTP/1.0). */
+const rawGet = (target: string, host: string | null, extra = "", on = port) =>
+  raw(host === null ? `GET ${target} HTTP/1.0${extra}` : `GET ${target} HTTP/1.1\r\nHost: ${host}${extra}`, on);
+
 const NOT_FOUND = async () => (await get(`/t/no-such-workspace/.well-known/openid-configuration`, { host: DEFAULT_HOST })).body;
 
 describe("what each host serves", () => {
@@ -73,7 +94,7 @@ describe("what each host serves", () => {
     reachedNext.length = 0;
     for (const path of [`/t/${ws}/sign-in?tx=x`, "/_next/static/chunks/app.js"]) expect((await get(path, { host: HOSTNAME })).status).toBe(200);
     expect(reachedNext).toEqual([`${HOSTNAME} /t/${ws}/sign-in?tx=x`, `${HOSTNAME} /_next/static/chunks/app.js`]);
-    for (const path of ["/console", "/console/w/x", "/", "/demo", `/t/${other}/.well-known/openid-configuration`, `/t/${other}/sign-in`, `/.well-known/oauth-authorization-server/t/${other}`]) {
+    for (const path of ["/console", "/console/w/x", "/", "/demo", `/t/${other}/.well-known/openid-configuration`, `/t/${other}/sign-in`, `/.well-known/oauth-authorization-server/t/${other}`, "/_next/image?url=%2Fconsole&w=64&q=75", "/_next/data/x/console.json"]) {
       const res = await get(path, { host: HOSTNAME });
       expect([path, res.status, res.body]).toEqual([path, 404, notFound]);
     }
@@ -117,5 +138,128 @@ describe("what each host serves", () => {
       console.error = original;
     }
     expect(errors).toHaveLength(1);
+  });
+});
+
+describe("a Host that is not a valid host name", () => {
+  const [name] = DEFAULT_HOST.split(":");
+  const INVALID = [`a_b.${name}`, `x_y.evil.test`, `a_b.${HOSTNAME}`, `${name}/x`, `evil.test/x`, `${name} x`, "evil test", `${name}:100000`, `${name}:0443`, `${name}:0`, `${name}:`, "", `[::1`, "[not:an:address]", `${name}, evil.test`, `${"a".repeat(64)}.${name}`];
+
+  it("is an unknown host: the generic 404 at every path, the health checks excepted", async () => {
+    const notFound = await NOT_FOUND();
+    reachedNext.length = 0;
+    for (const host of INVALID) {
+      for (const path of ["/console", "/console/setup", "/", "/demo", `/t/${ws}/.well-known/openid-configuration`, `/.well-known/oauth-authorization-server/t/${ws}`, `/t/${ws}/sign-in`, "/_next/static/chunks/app.js"]) {
+        const res = await rawGet(path, host);
+        expect([host, path, res.status, res.body]).toEqual([host, path, 404, notFound]);
+      }
+      expect([host, (await rawGet("/healthz", host)).status]).toEqual([host, 200]);
+    }
+    expect(reachedNext).toEqual([]);
+  });
+
+  it("is also two Host lines, whichever comes first: the generic 404", async () => {
+    const notFound = await NOT_FOUND();
+    reachedNext.length = 0;
+    for (const [first, second] of [
+      [DEFAULT_HOST, "evil.test"],
+      ["evil.test", DEFAULT_HOST],
+      [DEFAULT_HOST, DEFAULT_HOST],
+    ]) {
+      for (const path of ["/console", `/t/${ws}/.well-known/openid-configuration`]) {
+        const res = await rawGet(path, first, `\r\nHost: ${second}`);
+        expect([first, second, path, res.status, res.body]).toEqual([first, second, path, 404, notFound]);
+      }
+    }
+    expect(reachedNext).toEqual([]);
+  });
+
+  it("in X-Forwarded-Host behind a trusted proxy, whatever Host says: the generic 404", async () => {
+    const notFound = await NOT_FOUND();
+    const proxied = await listen({ ...h.service, config: { ...h.service.config, trustProxy: true } });
+    reachedNext.length = 0;
+    // A list's first entry is the host (the trusted proxy's), so only single entries here.
+    for (const forwarded of INVALID.filter((host) => !host.includes(","))) {
+      for (const path of ["/console", `/t/${ws}/.well-known/openid-configuration`]) {
+        const res = await rawGet(path, DEFAULT_HOST, `\r\nX-Forwarded-Host: ${forwarded}`, proxied);
+        expect([forwarded, path, res.status, res.body]).toEqual([forwarded, path, 404, notFound]);
+      }
+    }
+    expect(reachedNext).toEqual([]);
+    // Without X-Forwarded-Host, Host decides as before.
+    expect((await rawGet(`/t/${ws}/.well-known/openid-configuration`, DEFAULT_HOST, "", proxied)).status).toBe(200);
+  });
+
+  it("differs from no host at all: an HTTP/1.0 request without Host reaches the default host; names are compared in lower case without a trailing dot", async () => {
+    reachedNext.length = 0;
+    expect((await rawGet("/console", null)).status).toBe(200);
+    expect((await rawGet("/console", `${DEFAULT_HOST.toUpperCase()}.`)).status).toBe(200);
+    expect((await rawGet(`/t/${ws}/.well-known/openid-configuration`, `${HOSTNAME.toUpperCase()}.`)).status).toBe(200);
+    expect(reachedNext).toEqual([`undefined /console`, `${DEFAULT_HOST.toUpperCase()}. /console`]);
+  });
+});
+
+describe("paths that are not in normal form", () => {
+  const DOTTED = [
+    `/t/${ws}/../../console`,
+    `/t/${ws}/../../console/setup`,
+    `/t/${ws}/../../demo`,
+    `/t/${ws}/../../`,
+    `/t/${ws}/..`,
+    "/_next/../console",
+    "/_next/static/../../console",
+    `/t/${ws}/%2e%2e/%2e%2e/console`,
+    `/t/${ws}/%2E%2e/.%2E/console`,
+    `/t/${ws}/%2e./%2E./console/setup`,
+    "/_next/%2e%2e/console",
+    `/t/${ws}/./sign-in`,
+    `/t/${ws}/..\\..\\console`,
+    "/_next\\..\\console",
+    "//console",
+    `/t/${ws}/../${other}/.well-known/openid-configuration`,
+    `/t/${other}/../${ws}/.well-known/openid-configuration`,
+    `/.well-known/oauth-authorization-server/t/${ws}/../${other}`,
+  ];
+
+  it("are refused with 400 at a workspace hostname and at the default host, before any rule or Next sees them", async () => {
+    reachedNext.length = 0;
+    for (const host of [HOSTNAME, DEFAULT_HOST]) {
+      for (const path of DOTTED) {
+        const res = await rawGet(path, host);
+        expect([host, path, res.status, JSON.parse(res.body).error]).toEqual([host, path, 400, "invalid_request"]);
+      }
+    }
+    expect(reachedNext).toEqual([]);
+    // The same paths written out are served as before.
+    expect((await rawGet(`/t/${ws}/.well-known/openid-configuration`, HOSTNAME)).status).toBe(200);
+    expect((await rawGet("/console", HOSTNAME)).status).toBe(404);
+  });
+});
+
+describe("an absolute-form request target", () => {
+  it("names the request's host by its authority, judged by the same rule as Host; the path goes on in origin form", async () => {
+    const notFound = await NOT_FOUND();
+    reachedNext.length = 0;
+    for (const target of [`http://evil.test/t/${ws}/.well-known/openid-configuration`, `https://evil.test/t/${ws}/sign-in`, "http://evil.test/console", `http://a_b.${HOSTNAME}/t/${ws}/.well-known/openid-configuration`, `http://user@${DEFAULT_HOST}/console`, `http:///console`]) {
+      for (const host of [DEFAULT_HOST, HOSTNAME]) {
+        const res = await rawGet(target, host);
+        expect([target, host, res.status, res.body]).toEqual([target, host, 404, notFound]);
+      }
+    }
+    expect(reachedNext).toEqual([]);
+    const discovery = await rawGet(`http://${HOSTNAME}/t/${ws}/.well-known/openid-configuration`, DEFAULT_HOST);
+    expect([discovery.status, JSON.parse(discovery.body).issuer]).toEqual([200, `https://${HOSTNAME}/t/${ws}`]);
+    expect((await rawGet(`HTTPS://${DEFAULT_HOST}/t/${ws}/sign-in?tx=x`, "evil.test")).status).toBe(200);
+    expect((await rawGet(`http://${DEFAULT_HOST}?x=1`, "evil.test")).status).toBe(200);
+    expect(reachedNext).toEqual([`${DEFAULT_HOST} /t/${ws}/sign-in?tx=x`, `${DEFAULT_HOST} /?x=1`]);
+    expect((await rawGet(`http://${DEFAULT_HOST}/t/${ws}/../../console`, DEFAULT_HOST)).status).toBe(400);
+  });
+
+  it("any other form (`*`, `host:port`, a relative path) is refused with 400", async () => {
+    reachedNext.length = 0;
+    for (const head of [`OPTIONS * HTTP/1.1\r\nHost: ${DEFAULT_HOST}`, `GET console HTTP/1.1\r\nHost: ${DEFAULT_HOST}`, `GET ftp://${DEFAULT_HOST}/console HTTP/1.1\r\nHost: ${DEFAULT_HOST}`]) {
+      expect([head, (await raw(head)).status]).toEqual([head, 400]);
+    }
+    expect(reachedNext).toEqual([]);
   });
 });

@@ -203,4 +203,18 @@ describe("the request log", () => {
     const families = new Set(records.map((r) => r.family));
     for (const family of ["authorize", "sign_in", "token", "userinfo", "session_check", "introspect", "revoke", "logout", "authorization_check", "handoff", "portal"]) expect(families).toContain(family);
   });
+
+  it("names each request by an id of its own, even when clients send the same X-Request-Id, or another answer's", async () => {
+    const before = logText.length;
+    const from = answered.length;
+    for (const sent of ["dup-1", "dup-1", "dup-1", answered[0]]) {
+      expect((await call(h, `/t/${plain}/.well-known/openid-configuration`, { headers: { "x-request-id": sent } })).status).toBe(200);
+    }
+    await settled();
+    const ids = logText.slice(before).map((line) => (JSON.parse(line) as { request_id: string }).request_id);
+    expect(ids).toEqual(answered.slice(from));
+    expect(new Set(ids).size).toBe(4);
+    for (const id of ids.slice(0, 3)) expect(id.startsWith("dup-1~")).toBe(true);
+    expect(ids.every((id) => !answered.slice(0, from).includes(id))).toBe(true);
+  });
 });

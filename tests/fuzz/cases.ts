@@ -11,7 +11,7 @@ import { routes as tableRoutes } from "../../lib/server/router";
 import { API, M2M, SPA, WEB, MINIMAL, ADA, BOB, ACME } from "../helpers/fixtures";
 import { sha256Base64Url } from "../../lib/crypto";
 import { basic, PUBLIC_URL } from "../helpers/harness";
-import type { Live } from "./world";
+import { HOST, workspaceHostname, type Live } from "./world";
 import type { WireRequest } from "./wire";
 
 export type Param = [string, string];
@@ -329,8 +329,36 @@ const workspace: fc.Arbitrary<WorkspaceVariant> = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom("..", ".", "a%2Fb", "", "%2e%2e").map((raw) => ({ kind: "path" as const, raw })) },
 );
 
+/**
+ * The host a request names: the default host, the world's verified workspace hostname, or a
+ * `Host` that is not a valid host name (served like an unknown host: the generic 404).
+ */
+export type HostVariant = { kind: "default" } | { kind: "hostname" } | { kind: "malformed"; raw: string };
+export const MALFORMED_HOSTS = [
+  `a_b.${HOST}`,
+  "x_y.evil.test",
+  `${HOST}/x`,
+  "evil.test/x",
+  "evil test",
+  `${HOST} x`,
+  `${HOST}:100000`,
+  `${HOST}:0443`,
+  `${HOST}:`,
+  "",
+  "[::1",
+  `${HOST}, evil.test`,
+  `${"a".repeat(64)}.${HOST}`,
+  `${HOST}\u00e9`,
+  "@",
+];
+const hostVariant: fc.Arbitrary<HostVariant> = fc.oneof(
+  { weight: 14, arbitrary: fc.constant({ kind: "default" as const }) },
+  { weight: 2, arbitrary: fc.constant({ kind: "hostname" as const }) },
+  { weight: 2, arbitrary: fc.constantFrom(...MALFORMED_HOSTS).map((raw) => ({ kind: "malformed" as const, raw })) },
+);
+
 /** How the route's path is written. Only `exact` is held to the route's own statuses. */
-export const PATH_VARIANTS = ["exact", "slash", "upper", "double-slash", "dot-segment", "percent", "semicolon", "nul"] as const;
+export const PATH_VARIANTS = ["exact", "slash", "upper", "double-slash", "dot-segment", "dot-escape", "dot-mixed", "climb", "backslash", "percent", "semicolon", "nul"] as const;
 export type PathVariant = (typeof PATH_VARIANTS)[number];
 const pathVariant: fc.Arbitrary<PathVariant> = fc.oneof(
   { weight: 14, arbitrary: fc.constant("exact" as const) },
@@ -425,6 +453,7 @@ const body = (spec: RouteSpec | null): fc.Arbitrary<BodyRecipe> =>
 
 export interface Recipe {
   method: string;
+  host: HostVariant;
   workspace: WorkspaceVariant;
   path: PathVariant;
   base: string;
@@ -451,6 +480,7 @@ const KEEP = { keep: true as const };
 function nearlyValid(spec: RouteSpec): fc.Arbitrary<Recipe> {
   return fc.record({
     method: fc.constant(spec.method),
+    host: fc.constant({ kind: "default" as const }),
     workspace: fc.constant({ kind: "real" as const }),
     path: fc.constant("exact" as const),
     base: fc.constantFrom(...spec.bases.filter((b) => b !== "none")),
@@ -474,6 +504,7 @@ function nearlyValid(spec: RouteSpec): fc.Arbitrary<Recipe> {
 function anyRecipe(spec: RouteSpec): fc.Arbitrary<Recipe> {
   return fc.record({
     method: method(spec.method),
+    host: hostVariant,
     workspace,
     path: pathVariant,
     base: fc.oneof({ weight: 1, arbitrary: fc.constant("none") }, { weight: 5, arbitrary: fc.constantFrom(...spec.bases) }),
@@ -492,7 +523,45 @@ export type PagePath =
   | { kind: "sign-in page"; tx: "live" | "none" | "garbage" }
   | { kind: "unknown"; rest: string }
   | { kind: "reserved"; rest: string }
-  | { kind: "outside"; path: string };
+  | { kind: "outside"; path: string }
+  /** Dot segments (also percent-encoded, and backslashes) climbing out of an issuer or the static files; `{ws}` is the world's workspace. */
+  | { kind: "dotted"; path: string }
+  /** An absolute-form request target naming another site (`OFF_SITE_TARGETS`). */
+  | { kind: "off-site"; path: string };
+
+/** Paths a workspace hostname must never be led out of its issuer by. */
+export const DOTTED_PATHS = [
+  "/t/{ws}/../../console",
+  "/t/{ws}/../../console/setup",
+  "/t/{ws}/../../demo",
+  "/t/{ws}/../../",
+  "/t/{ws}/..",
+  "/_next/../console",
+  "/_next/static/../../console/setup",
+  "/t/{ws}/%2e%2e/%2e%2e/console",
+  "/t/{ws}/%2E%2e/.%2E/console",
+  "/t/{ws}/%2e./%2E./demo",
+  "/_next/%2e%2e/console",
+  "/t/{ws}/./sign-in",
+  "/t/{ws}/..\\..\\console",
+  "/_next\\..\\console",
+  "//console",
+  "/t/no-such-workspace/../{ws}/.well-known/openid-configuration",
+  "/t/{ws}/../no-such-workspace/sign-in",
+  "/.well-known/oauth-authorization-server/t/{ws}/../x",
+];
+
+/** Request lines in absolute form naming another site: its authority is the request's host (an unknown one). */
+export const OFF_SITE_TARGETS = [
+  "http://evil.test/t/{ws}/.well-known/openid-configuration",
+  "https://evil.test/t/{ws}/oauth2/authorize",
+  "http://evil.test/t/{ws}/sign-in",
+  "http://evil.test/console",
+  "http://evil.test",
+  "https://a_b.auth.example.test/t/{ws}/.well-known/jwks.json",
+  "http://user@auth.example.test/console",
+  "http://evil.test/t/{ws}/../../console",
+];
 
 const pageSegment = fc.constantFrom("a", "oauth2", "oidc", ".well-known", "sign-in", "authorization", "token", "x.json", "%00", "%FF", "%2F", "_next", "t", "api", "favicon.ico", "\u00e9", "~", "@", "v1");
 export const pagePath: fc.Arbitrary<PagePath> = fc.oneof(
@@ -506,11 +575,14 @@ export const pagePath: fc.Arbitrary<PagePath> = fc.oneof(
       .filter((rest) => !rest.startsWith("v1/") && rest !== "sign-in" && !ROUTES.some((r) => r.path === `/${rest}`)),
   }),
   fc.record({ kind: fc.constant("reserved" as const), rest: fc.tuple(fc.constantFrom("v1/access", "v1/audit", "v1/management"), fc.constantFrom("", "/x", "/users/1", "/")).map(([a, b]) => a + b) }),
-  fc.record({ kind: fc.constant("outside" as const), path: fc.constantFrom("/", "/console", "/console/sign-in", "/console/setup", "/favicon.ico", "/robots.txt", "/_next/static/none.js", "/t", "/t/", "/api", "/%00", "/\u00ff", "//x", "/.well-known/openid-configuration") }),
+  fc.record({ kind: fc.constant("dotted" as const), path: fc.constantFrom(...DOTTED_PATHS) }),
+  fc.record({ kind: fc.constant("off-site" as const), path: fc.constantFrom(...OFF_SITE_TARGETS) }),
+  fc.record({ kind: fc.constant("outside" as const), path: fc.constantFrom("/", "/console", "/console/sign-in", "/console/setup", "/favicon.ico", "/robots.txt", "/_next/static/none.js", "/_next/image?url=%2Fconsole&w=64&q=75", "/_next/image?url=/t/x/sign-in&w=16&q=1", "/t", "/t/", "/api", "/%00", "/\u00ff", "//x", "/.well-known/openid-configuration") }),
 );
 
 export interface PageRecipe {
   method: string;
+  host: HostVariant;
   workspace: WorkspaceVariant;
   page: PagePath;
   params: Param[];
@@ -521,6 +593,7 @@ export interface PageRecipe {
 
 export const pageRecipe: fc.Arbitrary<PageRecipe> = fc.record({
   method: fc.oneof({ weight: 6, arbitrary: fc.constant("GET") }, { weight: 2, arbitrary: fc.constantFrom("POST", "HEAD", "OPTIONS") }, { weight: 1, arbitrary: fc.constantFrom("PUT", "PATCH", "DELETE", ...ODD_METHODS) }),
+  host: hostVariant,
   workspace,
   page: pagePath,
   params: fc.array(fc.tuple(paramName(null), text()), { maxLength: 3 }),
@@ -761,6 +834,8 @@ function pad(text: string, to: number | null, json: boolean): string {
 
 export interface Built {
   request: WireRequest;
+  /** The `Host` it is sent with. */
+  host: string;
   /** Text the answer may legitimately echo back (parameter names and values, the target). */
   echoes: string[];
   bodyBytes: number;
@@ -808,6 +883,14 @@ function pathFor(variant: PathVariant, routePath: string): string {
       return routePath.replace("/", "//");
     case "dot-segment":
       return `/x/..${routePath}`;
+    case "dot-escape":
+      return `/x/%2e%2e${routePath}`;
+    case "dot-mixed":
+      return `/x/.%2E${routePath}`;
+    case "climb":
+      return `/../..${routePath}`;
+    case "backslash":
+      return `\\..${routePath}`;
     case "percent":
       return routePath.replace(/[a-z]/, (c) => `%${c.charCodeAt(0).toString(16)}`);
     case "semicolon":
@@ -815,6 +898,13 @@ function pathFor(variant: PathVariant, routePath: string): string {
     case "nul":
       return `${routePath}%00`;
   }
+}
+
+/** The `Host` a request is sent with. */
+function hostOf(variant: HostVariant, live: Live): string {
+  if (variant.kind === "default") return HOST;
+  if (variant.kind === "hostname") return workspaceHostname(live.ws);
+  return bytes(variant.raw);
 }
 
 function echoesOf(params: Param[], request: WireRequest): string[] {
@@ -835,7 +925,7 @@ export async function materialize(r: Recipe, spec: RouteSpec, live: Live): Promi
   const target = `/t/${workspaceSegment(r.workspace, live.ws)}${pathFor(r.path, spec.path)}${query ? `?${query}` : ""}`;
   const body = buildBody(r.body, spec.method === "POST" ? params : onQuery, spec.body, spec.method === "POST" ? r.breakage : null, r.encoding);
   const request: WireRequest = { method: r.method, target, headers: applyHeaders(base.headers, r.headers, live), body, chunked: body !== undefined && r.body.chunked };
-  return { request, echoes: echoesOf([...params, ...onQuery], request), bodyBytes: body?.length ?? 0 };
+  return { request, host: hostOf(r.host, live), echoes: echoesOf([...params, ...onQuery], request), bodyBytes: body?.length ?? 0 };
 }
 
 export async function materializePage(r: PageRecipe, live: Live): Promise<Built> {
@@ -862,10 +952,14 @@ export async function materializePage(r: PageRecipe, live: Live): Promise<Built>
     case "outside":
       path = bytes(r.page.path);
       break;
+    case "dotted":
+    case "off-site":
+      path = r.page.path.replaceAll("{ws}", live.ws);
+      break;
   }
   const query = encodeParams(params, r.encoding, null);
   const target = `${path}${query ? `?${query}` : ""}`;
   const body = buildBody(r.body, params, "form", null, r.encoding);
   const request: WireRequest = { method: r.method, target, headers: applyHeaders(headers, r.headers, live), body, chunked: body !== undefined && r.body.chunked };
-  return { request, echoes: echoesOf(params, request), bodyBytes: body?.length ?? 0 };
+  return { request, host: hostOf(r.host, live), echoes: echoesOf(params, request), bodyBytes: body?.length ?? 0 };
 }

@@ -19,9 +19,9 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import { materialize, materializePage, pageRecipe, recipe, ROUTES, type Built } from "./cases";
-import { corsProblem, expectPage, expectRoute, judge, type Expectation } from "./oracle";
+import { corsProblem, expectAtHost, expectPage, expectRoute, judge, type Expectation } from "./oracle";
 import { send, type WireAnswer, type WireRequest, type WireResult } from "./wire";
-import { HOST, startWorld, type World } from "./world";
+import { startWorld, type World } from "./world";
 
 const RUNS = Number(process.env.FUZZ_RUNS || 200);
 const SEED = process.env.FUZZ_SEED === "random" ? (Date.now() ^ (Math.random() * 0x7fffffff)) | 0 : Number(process.env.FUZZ_SEED || 20261122);
@@ -67,7 +67,7 @@ async function fuzz<T>(name: string, index: number, arbitrary: fc.Arbitrary<T>, 
       const { built, expectation, limit, extra, shape } = await prepare(value);
       const { request } = built;
       const tooLarge = !!expectation.reachesRoute && limit !== undefined && built.bodyBytes > limit;
-      const result = await send(world.port, request, HOST);
+      const result = await send(world.port, request, built.host);
       if (result.ok) statuses.set(result.answer.status, (statuses.get(result.answer.status) ?? 0) + 1);
       let problem: string | null;
       if (!result.ok) {
@@ -111,13 +111,14 @@ export function fuzzHalf(half: 0 | 1): void {
         `${spec.method} ${spec.path} (${spec.name})`,
         () =>
           fuzz(spec.name, index, recipe(spec), async (r) => {
-            const expectation = expectRoute(spec, r.method, r.workspace, r.path);
+            const built = await materialize(r, spec, world.live);
+            const expectation = expectAtHost(r.host, built.request.target, world.ws) ?? expectRoute(spec, r.method, r.workspace, r.path);
             return {
-              built: await materialize(r, spec, world.live),
+              built,
               expectation,
               limit: spec.limit,
               extra: (request, answer) => corsProblem(spec, request.method, !!expectation.reachesRoute, request.headers, answer),
-              shape: `${r.workspace.kind} workspace, ${r.path} path`,
+              shape: `${r.host.kind} host, ${r.workspace.kind} workspace, ${r.path} path`,
             };
           }),
         PER_TEST_TIMEOUT,
@@ -128,12 +129,15 @@ export function fuzzHalf(half: 0 | 1): void {
       it(
         "hosted pages, unknown and reserved paths, paths outside the issuers",
         () =>
-          fuzz("pages", ROUTES.length, pageRecipe, async (r) => ({
-            built: await materializePage(r, world.live),
-            expectation: expectPage(r.page, r.method, r.workspace),
-            limit: undefined,
-            shape: `${r.workspace.kind} workspace, ${r.page.kind}`,
-          })),
+          fuzz("pages", ROUTES.length, pageRecipe, async (r) => {
+            const built = await materializePage(r, world.live);
+            return {
+              built,
+              expectation: expectAtHost(r.host, built.request.target, world.ws) ?? expectPage(r.page, r.method, r.workspace),
+              limit: undefined,
+              shape: `${r.host.kind} host, ${r.workspace.kind} workspace, ${r.page.kind}`,
+            };
+          }),
         PER_TEST_TIMEOUT,
       );
     }

@@ -3,7 +3,7 @@
  * of the server's inside on the wire (stack traces, file paths, SQL, database or JavaScript error
  * text), and a status that SPEC.md's errors table allows for that route and method.
  */
-import type { PagePath, PathVariant, RouteSpec, WorkspaceVariant } from "./cases";
+import type { HostVariant, PagePath, PathVariant, RouteSpec, WorkspaceVariant } from "./cases";
 import { header, type WireAnswer } from "./wire";
 
 /** Every status but 5xx; 501 is how an unknown method may be refused. Used where the path's shape decides nothing. */
@@ -17,12 +17,65 @@ const NODE_METHODS = new Set(["DELETE", "GET", "HEAD", "POST", "PUT", "CONNECT",
 
 export interface Expectation {
   allowed: Set<number>;
+  /** The body the answer must have (the generic 404), when one is decided. */
+  body?: string;
   /** The request reaches the route itself (its path, method and a real workspace): its body limit applies. */
   reachesRoute?: boolean;
   /** Why this set: printed with a failure. */
   rule: string;
   /** Next answers a route file's other methods with 405 and no `Allow`. */
   routeFile?: boolean;
+}
+
+/** The generic 404 (SPEC.md): an unknown workspace, path or host. */
+export const GENERIC_NOT_FOUND = JSON.stringify({ error: "invalid_request", error_description: "Not found" });
+
+/**
+ * Whether a request target's path is not in normal form (docs/hostnames.md): a dot segment (`.`
+ * or `..`, also percent-encoded in any case), a backslash, a leading `//`, a space, control or
+ * non-ASCII byte, or one of `"#<>\`{}`, which a URL parser would rewrite. Written out here from
+ * the documented rule, not taken from the server's code.
+ */
+export function abnormalPath(target: string): boolean {
+  const path = pathOf(target);
+  if (path.startsWith("//") || /[\\\u0000-\u0020"#<>`{}\u007f-\uffff]/.test(path)) return true;
+  return path.split("/").some((segment) => /^(\.|%2e){1,2}$/i.test(segment));
+}
+
+/** An absolute-form target's authority (`http://<authority>/…`), or null for a path. */
+function authorityOf(target: string): string | null {
+  return /^https?:\/\/([^/?#]*)/i.exec(target)?.[1] ?? null;
+}
+
+/** A target's path: after an absolute form's authority ("/" when it has none), before the query. */
+function pathOf(target: string): string {
+  const authority = authorityOf(target);
+  let rest = authority === null ? target : target.replace(/^https?:\/\/[^/?#]*/i, "");
+  if (authority !== null && !rest.startsWith("/")) rest = `/${rest}`;
+  const mark = rest.indexOf("?");
+  return mark === -1 ? rest : rest.slice(0, mark);
+}
+
+/** What a workspace hostname serves (docs/hostnames.md): its workspace's issuer, RFC 8414's metadata path of it, the pages' static files. */
+function servedAtHostname(target: string, ws: string): boolean {
+  const path = pathOf(target);
+  return path === `/t/${ws}` || path.startsWith(`/t/${ws}/`) || path === `/.well-known/oauth-authorization-server/t/${ws}` || path.startsWith("/_next/static/") || path === "/favicon.ico";
+}
+
+/**
+ * What the host and the path's form decide before the route does, or null when they decide
+ * nothing: a path not in normal form is refused with 400 at every host; a Host that is not a
+ * valid host name is an unknown host (the generic 404, never the default host's answer); a
+ * workspace hostname answers the generic 404 outside its own issuer.
+ */
+export function expectAtHost(host: HostVariant, target: string, ws: string): Expectation | null {
+  if (abnormalPath(target)) return { allowed: new Set([400]), rule: "a path not in normal form: 400 at every host" };
+  // An absolute-form target's authority is the request's host, in place of Host (RFC 9112 §3.3); these name another site.
+  const authority = authorityOf(target);
+  if (authority !== null) return { allowed: new Set([404]), body: GENERIC_NOT_FOUND, rule: `a request line naming ${JSON.stringify(authority)}: an unknown host, the generic 404` };
+  if (host.kind === "malformed") return { allowed: new Set([404]), body: GENERIC_NOT_FOUND, rule: `Host ${JSON.stringify(host.raw)} is no valid host name: the generic 404` };
+  if (host.kind === "hostname" && !servedAtHostname(target, ws)) return { allowed: new Set([404]), body: GENERIC_NOT_FOUND, rule: "a workspace hostname outside its own issuer: the generic 404" };
+  return null;
 }
 
 /** The statuses allowed for one request to a route of the table. */
@@ -49,7 +102,7 @@ export function expectRoute(spec: RouteSpec, method: string, workspace: Workspac
 
 /** The statuses allowed for a path outside the route table. */
 export function expectPage(page: PagePath, method: string, workspace: WorkspaceVariant): Expectation {
-  if (workspace.kind === "path" || page.kind === "outside") return { allowed: ANY_CLIENT_ERROR, rule: "page or path outside the issuers: any non-5xx" };
+  if (workspace.kind === "path" || page.kind === "outside" || page.kind === "dotted" || page.kind === "off-site") return { allowed: ANY_CLIENT_ERROR, rule: "page or path outside the issuers: any non-5xx" };
   // Under a name that is no workspace id, Next routes the path (and may redirect a trailing slash).
   if (workspace.kind === "odd" && page.kind === "reserved") {
     const options = method === "OPTIONS" ? [204] : [];
@@ -116,6 +169,7 @@ export function judge(method: string, headers: [string, string][], answer: WireA
   if (transportRefusal(answer, headers)) return null;
   if (!NODE_METHODS.has(method) && answer.status !== 400) return `method ${JSON.stringify(method)} is not HTTP; expected the parser's 400, got ${answer.status}`;
   if (!expectation.allowed.has(answer.status)) return `status ${answer.status} is not allowed (${expectation.rule})`;
+  if (expectation.body !== undefined && method !== "HEAD" && answer.body.toString("utf8") !== expectation.body) return `not the expected body (${expectation.rule})`;
   if (answer.status === 405 && !header(answer, "allow") && !expectation.routeFile) return "405 without an Allow header";
   if (tooLarge && answer.status < 400) return `a body past the route's limit was accepted (${answer.status})`;
   return null;

@@ -27,6 +27,8 @@ import type { EndpointContext } from "../../lib/http/context";
 import { API, M2M, SPA, WEB, authzWorkspace } from "../helpers/fixtures";
 import { authorizeQuery, basic, call, createHarness, PUBLIC_URL, seed, uniqueWorkspaceId, type Harness } from "../helpers/harness";
 import { addDomain, addSamlConnection } from "../helpers/federation/setup";
+import { addHostname, applyHostnameVerification, hostnameTxtRecord } from "../../lib/hostnames/hostnames";
+import { forgetHostnames } from "../../lib/hostnames/directory";
 import { readAuthnRequest, samlIdpStandin, type SamlIdpStandin } from "../helpers/federation/saml-idp-standin";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
@@ -34,9 +36,14 @@ const ci = !!process.env.CI && process.env.CI !== "0" && process.env.CI !== "fal
 
 export const HOST = new URL(PUBLIC_URL).host;
 
+/** The verified hostname the world gives its workspace. */
+export const workspaceHostname = (ws: string) => `login.${ws}.test`;
+
 export interface World {
   port: number;
   ws: string;
+  /** A verified hostname of `ws` (lib/hostnames): it serves that workspace's issuer only. */
+  hostname: string;
   live: Live;
   /** Who serves the paths the listener hands on: the real Next handler, or the route-table stand-in. */
   handler: "next" | "route-table stand-in";
@@ -112,6 +119,10 @@ export async function startWorld(): Promise<World> {
   const h = await createHarness({ rateLimits: { requestsPerMinute: 10_000_000, failuresPer5Minutes: 10_000_000 } });
   const ws = uniqueWorkspaceId("fuzz");
   await seed(h, authzWorkspace(ws));
+  const hostname = workspaceHostname(ws);
+  const claim = await addHostname(h.service.db, { workspaceId: ws, hostname, now: h.clock.now() });
+  await applyHostnameVerification(h.service.db, { workspaceId: ws, id: claim.id, now: h.clock.now(), lookup: { ok: true, records: [hostnameTxtRecord(claim).value] } });
+  forgetHostnames(h.service);
   const viaNext = await nextHandler(h);
   const server = createServer(createRequestListener(h.service, PUBLIC_URL, viaNext?.handle ?? routeTableHandler(h)));
   const port = await listen(server);
@@ -119,6 +130,7 @@ export async function startWorld(): Promise<World> {
   return {
     port,
     ws,
+    hostname,
     live,
     handler: viaNext ? "next" : "route-table stand-in",
     close: async () => {
