@@ -8,6 +8,7 @@ import { NextResponse, type NextRequest } from "next/server";
 import { configuredPublicUrl, configuredTrustProxy } from "./lib/config";
 import { ISSUER_ROUTE_CSP, ISSUER_ROUTE_PATH, pageContentSecurityPolicy } from "./lib/http/security-headers";
 import { judgeStateChange } from "./lib/http/server-action-origin";
+import { notFoundResponse } from "./lib/oauth/errors";
 import { LOCALE_HEADER, negotiateLocale } from "./lib/i18n/locales";
 
 export function proxy(request: NextRequest) {
@@ -18,7 +19,9 @@ export function proxy(request: NextRequest) {
     return response;
   }
   const judged = judgeStateChange(request, configuredPublicUrl(), configuredTrustProxy());
-  if (judged instanceof Response) return judged;
+  // No page under an issuer takes a change (the hosted forms post to the route table), so a refused
+  // one there gets what every unknown path under an issuer gets: the generic 404.
+  if (judged instanceof Response) return pathname.startsWith("/t/") ? notFoundResponse() : judged;
   const nonce = Buffer.from(crypto.getRandomValues(new Uint8Array(18))).toString("base64");
   const policy = pageContentSecurityPolicy(nonce, { hosted: pathname.startsWith("/t/"), dev: process.env.NODE_ENV === "development" });
   const headers = new Headers(request.headers);

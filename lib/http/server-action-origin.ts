@@ -34,7 +34,7 @@ const SAFE_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS"]);
 export function judgedOrigin(pathname: string, headers: { get(name: string): string | null }, publicUrl: string, trustProxy: boolean): string {
   if (!pathname.startsWith("/t/")) return publicUrl;
   const host = requestHostOf(headers, trustProxy);
-  return host === null ? publicUrl : `${new URL(publicUrl).protocol}//${host}`;
+  return host.kind === "host" ? `${new URL(publicUrl).protocol}//${host.host}` : publicUrl;
 }
 
 /**

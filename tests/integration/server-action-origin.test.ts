@@ -76,15 +76,22 @@ const REFUSED: [string, Record<string, string>][] = [
 
 const CONSOLE_PATHS = ["/console", "/console/setup", "/console/w/acme/roles", "/console/invitation", "/console/auth/sign-out"];
 const HOSTED_PATHS = ["/t/acme/sign-in", "/t/acme/account", "/t/acme/no-such-page"];
+/** What every unknown path under an issuer answers (lib/oauth/errors.ts). */
+const GENERIC_NOT_FOUND = { error: "invalid_request", error_description: "Not found" };
 
 describe("a state-changing request Next answers", () => {
   for (const encoding of Object.keys(ENCODINGS)) {
     describe(encoding, () => {
-      it.each(REFUSED)("%s answers 403 before Next", async (_what, headers) => {
-        for (const path of [...CONSOLE_PATHS, ...HOSTED_PATHS]) {
+      it.each(REFUSED)("%s answers 403 before Next (under an issuer, the generic 404: no page there takes a change)", async (_what, headers) => {
+        for (const path of CONSOLE_PATHS) {
           const response = post(`${SITE}${path}`, headers, encoding);
           expect([path, response.status, passedOn(response)]).toEqual([path, 403, false]);
           expect(await response.text()).toContain("Forbidden");
+        }
+        for (const path of HOSTED_PATHS) {
+          const response = post(`${SITE}${path}`, headers, encoding);
+          expect([path, response.status, passedOn(response)]).toEqual([path, 404, false]);
+          expect(await response.json()).toEqual(GENERIC_NOT_FOUND);
         }
       });
 
@@ -111,9 +118,9 @@ describe("a state-changing request Next answers", () => {
       // The default host's pages are another origin than the hostname's, and the other way round.
       const foreign: Record<string, string>[] = [{ origin: SITE }, { origin: "https://other.acme.test" }, { origin: "http://login.acme.test" }, { origin: "null" }, {}];
       for (const headers of foreign) {
-        expect([path, headers, atHostname(path, headers).status]).toEqual([path, headers, 403]);
+        expect([path, headers, atHostname(path, headers).status]).toEqual([path, headers, 404]);
       }
-      expect(post(`${SITE}${path}`, { host: "auth.example.test", origin: HOSTNAME_SITE }, "Next-Action").status).toBe(403);
+      expect(post(`${SITE}${path}`, { host: "auth.example.test", origin: HOSTNAME_SITE }, "Next-Action").status).toBe(404);
     }
     // The console is the default host's only: a hostname's own origin is foreign to it.
     expect(atHostname("/console/w/acme/roles", { origin: HOSTNAME_SITE }).status).toBe(403);
