@@ -24,7 +24,7 @@ import { defineOperation, fieldError, formError, type OperationContext } from ".
 
 export const USERS_PAGE_SIZE = 25;
 
-export type UserRow = Omit<typeof users.$inferSelect, "passwordHash"> & { hasPassword: boolean };
+export type UserRow = Omit<typeof users.$inferSelect, "passwordHash" | "passwordUnproven"> & { hasPassword: boolean };
 
 export type FactorKind = HeldKind;
 
