@@ -100,14 +100,13 @@ test("a tenant cannot squat an operator email: only the mailbox makes the accoun
   // Alice opens her link: the same page as M saw (nothing says whether an account exists), then her code.
   const alice = await (await browser.newContext()).newPage();
   await alice.goto(toA);
-  expect((await alice.locator("main, body").first().innerText()).replaceAll("Victim A", "W").replaceAll("admin", "R").replace(/valid until [^.]+\./, "")).toBe(
-    unprovenText.replaceAll("Tenant B", "W").replaceAll("viewer", "R").replace(/valid until [^.]+\./, ""),
-  );
+  const alike = (text: string, workspace: string) => text.replaceAll(workspace, "W").replace(/ as (admin|viewer)\./, " as R.").replace(/valid until [^.]+\./, "");
+  expect(alike(await alice.locator("main, body").first().innerText(), "Victim A")).toBe(alike(unprovenText, "Tenant B"));
   await proveInvitation(alice, ALICE_EMAIL, inbox);
   await expect(alice.getByRole("heading", { name: "Create your operator account", level: 1 })).toBeVisible();
   await expectAccessible(alice, "create your operator account");
   await alice.getByLabel("Name").fill("Alice");
-  await alice.getByLabel("Password", { exact: true }).fill(ALICE_PASSWORD);
+  await alice.getByLabel(/^Password/).fill(ALICE_PASSWORD);
   await alice.getByLabel("Repeat the password").fill(ALICE_PASSWORD);
   await alice.getByRole("button", { name: "Create account and accept" }).click();
   await expect(alice).toHaveURL(`${BASE}/console/w/${A}`);

@@ -99,7 +99,7 @@ export async function inviteAndAccept(
   await proveInvitation(invitee, who.email, inbox);
   await expect(invitee.getByRole("heading", { name: "Create your operator account", level: 1 })).toBeVisible();
   await invitee.getByLabel("Name").fill(who.name ?? who.email.split("@")[0]);
-  await invitee.getByLabel("Password", { exact: true }).fill(who.password);
+  await invitee.getByLabel(/^Password/).fill(who.password);
   await invitee.getByLabel("Repeat the password").fill(who.password);
   await invitee.getByRole("button", { name: "Create account and accept" }).click();
   await expect(invitee).toHaveURL(`${CONSOLE_BASE}/console/w/${workspace}`);
