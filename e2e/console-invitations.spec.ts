@@ -130,10 +130,10 @@ test("a tenant cannot squat an operator email: only the mailbox makes the accoun
   const passwordForm = alice.getByRole("form", { name: "Change your password" });
   const changedSince = inbox.messages.length;
   await passwordForm.getByLabel("Current password").fill(ALICE_PASSWORD);
-  await passwordForm.getByLabel("New password").fill(`${ALICE_PASSWORD} 2`);
+  await passwordForm.getByLabel("New password", { exact: true }).fill(`${ALICE_PASSWORD} 2`);
   await passwordForm.getByLabel("Repeat the new password").fill(`${ALICE_PASSWORD} 2`);
   await passwordForm.getByRole("button", { name: "Change password" }).click();
-  await expect(alice.getByText("Password changed. Every other session of your account was ended.")).toBeVisible();
+  await expect(alice.getByText("Password saved. Every other session of your account was ended.")).toBeVisible();
   expect((await inbox.waitFor(ALICE_EMAIL, { since: changedSince, match: (m) => /password was changed/.test(m.subject) })).subject).toBe("Your Latchkey operator password was changed");
   await second.goto(`${BASE}/console/w/${A}`);
   await expect(second).toHaveURL((url) => url.pathname === "/t/system/sign-in" || url.pathname === "/console/sign-in");

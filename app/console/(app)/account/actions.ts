@@ -16,14 +16,14 @@ const text = (raw: Record<string, string | string[]>, name: string) => (typeof r
 export async function setPasswordAction(_previous: ActionState, form: FormData): Promise<ActionState> {
   const raw = formDataObject(form);
   try {
-    const { changed } = await setOwnPassword(
+    await setOwnPassword(
       await getService(),
       await consoleToken(),
       { current: text(raw, "current"), password: text(raw, "password") ?? "", password_confirm: text(raw, "password_confirm") ?? "" },
       { ip: await requestIp() },
     );
     revalidatePath("/console/account");
-    return { status: "ok", message: changed ? "Password changed. Every other session of your account was ended." : "Password set. Every other session of your account was ended.", at: Date.now() };
+    return { status: "ok", at: Date.now() };
   } catch (error) {
     if (error instanceof AccountError) {
       return error.field ? { status: "error", fieldErrors: { [error.field]: error.message }, at: Date.now() } : { status: "error", fieldErrors: {}, formError: error.message, at: Date.now() };
@@ -39,7 +39,7 @@ export async function endSessionAction(_previous: ActionState, form: FormData): 
   try {
     const ended = await endOwnSession(await getService(), await consoleToken(), text(raw, "session_id") ?? "");
     revalidatePath("/console/account");
-    return ended ? { status: "ok", message: "Session ended.", at: Date.now() } : { status: "error", fieldErrors: {}, formError: "This session has already ended.", at: Date.now() };
+    return ended ? { status: "ok", at: Date.now() } : { status: "error", fieldErrors: {}, formError: "This session has already ended.", at: Date.now() };
   } catch (error) {
     if (error instanceof ConsoleAccessError) redirect(signInPath("/console/account"));
     throw error;

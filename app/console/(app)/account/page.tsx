@@ -34,7 +34,7 @@ export default async function AccountPage({ searchParams }: { searchParams: Prom
       ) : null}
       <div className="grid gap-6 lg:grid-cols-2">
         <Card title="Password" description={account.hasPassword ? "Change your password. Every other session of your account ends." : "Your account has no password: you sign in with email codes. Set one if you want to."}>
-          <ActionForm action={setPasswordAction} label={account.hasPassword ? "Change your password" : "Set a password"}>
+          <ActionForm action={setPasswordAction} label={account.hasPassword ? "Change your password" : "Set a password"} successMessage="Password saved. Every other session of your account was ended.">
             {account.hasPassword ? <Field name="current" label="Current password" type="password" autoComplete="current-password" /> : null}
             <Field name="password" label="New password" type="password" autoComplete="new-password" hint={`At least ${OPERATOR_PASSWORD_MIN_LENGTH} characters.`} />
             <Field name="password_confirm" label="Repeat the new password" type="password" autoComplete="new-password" />
@@ -63,7 +63,7 @@ export default async function AccountPage({ searchParams }: { searchParams: Prom
                   </div>
                 </Td>
                 <Td>
-                  <ActionForm action={endSessionAction} hidden={{ session_id: s.id }} label={`End the session signed in ${s.createdAt.toISOString()}`} className="">
+                  <ActionForm action={endSessionAction} hidden={{ session_id: s.id }} label={`End the session signed in ${s.createdAt.toISOString()}`} className="" successMessage="Session ended.">
                     <SubmitButton variant="secondary" size="sm">
                       End
                     </SubmitButton>
