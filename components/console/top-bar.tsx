@@ -1,6 +1,6 @@
 import Link from "next/link";
 
-/** The console's top bar: home, who is signed in (their account page), sign out (a POST with the console's Origin). */
+/** The console's top bar: home, who is signed in, their account page, sign out (a POST with the console's Origin). */
 export function TopBar({ operator }: { operator: { email: string; name: string | null } }) {
   return (
     <header className="bg-slate-900 text-white">
@@ -9,9 +9,16 @@ export function TopBar({ operator }: { operator: { email: string; name: string |
           Latchkey <span className="font-normal text-slate-300">console</span>
         </Link>
         <div className="flex min-w-0 items-center gap-3 text-sm">
-          <Link href="/console/account" prefetch={false} className="truncate rounded text-slate-300 hover:text-white focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-indigo-300" title="Your account">
+          <span className="truncate text-slate-300" title={operator.email}>
             {operator.name ? `${operator.name} · ` : ""}
             {operator.email}
+          </span>
+          <Link
+            href="/console/account"
+            prefetch={false}
+            className="whitespace-nowrap rounded-md px-1 py-1 text-xs font-medium text-slate-100 hover:underline focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-indigo-300"
+          >
+            Your account
           </Link>
           <form method="post" action="/console/auth/sign-out">
             <button
