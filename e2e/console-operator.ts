@@ -5,6 +5,7 @@
  */
 import { expect, type Browser, type Page } from "@playwright/test";
 import { LATCHKEY_PORT } from "./env";
+import type { ReceivedMail, SmtpInbox } from "./smtp-inbox";
 
 export const CONSOLE_BASE = process.env.LATCHKEY_URL ?? `http://localhost:${LATCHKEY_PORT}`;
 export const SETUP_TOKEN = process.env.CONSOLE_SETUP_TOKEN ?? "e2e-console-setup-token-0123456789abcdef";
@@ -41,11 +42,42 @@ export async function signInToConsole(page: Page): Promise<void> {
   await expect(page).toHaveURL(`${CONSOLE_BASE}/console`);
 }
 
+/** The one-time code of an invitation's code message ("Your code is 123456."). */
+export function invitationCodeOf(mail: ReceivedMail): string {
+  const match = /Your code is (\d{6})/.exec(mail.text);
+  if (!match) throw new Error(`no invitation code in "${mail.subject}"`);
+  return match[1];
+}
+
+/**
+ * On an invitation page not yet proven: asks for a code, reads it from the invited address's
+ * mail, enters it. Returns the code message.
+ */
+export async function proveInvitation(invitee: Page, email: string, inbox: SmtpInbox): Promise<ReceivedMail> {
+  await expect(invitee.getByRole("heading", { name: "Confirm your email address", level: 1 })).toBeVisible();
+  let since = inbox.messages.length;
+  await invitee.getByRole("button", { name: "Email me a code" }).click();
+  const sent = invitee.getByText("A code is on its way to the invited address.");
+  const wait = invitee.getByText("A code was just sent to this address.");
+  await expect(sent.or(wait)).toBeVisible();
+  if (await wait.isVisible()) {
+    // The address had a code less than half a minute ago (the email-code factor's resend cooldown).
+    await invitee.waitForTimeout(31_000);
+    since = inbox.messages.length;
+    await invitee.getByRole("button", { name: "Email me a code" }).click();
+    await expect(sent).toBeVisible();
+  }
+  const mail = await inbox.waitFor(email, { since, match: (m) => m.subject.startsWith("Your code to accept") });
+  await invitee.getByLabel("Code", { exact: true }).fill(invitationCodeOf(mail));
+  await invitee.getByRole("button", { name: "Confirm", exact: true }).click();
+  return mail;
+}
+
 /**
  * Invites `who` to `workspace` from the operators page (as the operator signed in on `page`), reads
  * the link shown once to the inviter, and accepts it in a browser of its own as the invitee would:
- * a new operator account with the invitee's own name and password. Returns the invitee's page,
- * signed in to the console.
+ * the code sent to the address (read from `inbox`), then a new operator account with the invitee's
+ * own name and password. Returns the invitee's page, signed in to the console.
  */
 export async function inviteAndAccept(
   page: Page,
@@ -53,6 +85,7 @@ export async function inviteAndAccept(
   workspace: string,
   who: { email: string; password: string; name?: string },
   role: "viewer" | "admin" | "owner",
+  inbox: SmtpInbox,
 ): Promise<Page> {
   await page.goto(`${CONSOLE_BASE}/console/w/${workspace}/operators`);
   const invite = page.getByRole("form", { name: "Invite an operator" });
@@ -63,9 +96,10 @@ export async function inviteAndAccept(
   await expect(page.getByRole("table", { name: "Pending invitations" }).getByText(who.email, { exact: true })).toBeVisible();
   const invitee = await (await browser.newContext()).newPage();
   await invitee.goto(link);
+  await proveInvitation(invitee, who.email, inbox);
   await expect(invitee.getByRole("heading", { name: "Create your operator account", level: 1 })).toBeVisible();
   await invitee.getByLabel("Name").fill(who.name ?? who.email.split("@")[0]);
-  await invitee.getByLabel("Password", { exact: true }).fill(who.password);
+  await invitee.getByLabel(/^Password/).fill(who.password);
   await invitee.getByLabel("Repeat the password").fill(who.password);
   await invitee.getByRole("button", { name: "Create account and accept" }).click();
   await expect(invitee).toHaveURL(`${CONSOLE_BASE}/console/w/${workspace}`);

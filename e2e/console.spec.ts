@@ -17,8 +17,9 @@ import type { AddressInfo } from "node:net";
 import { expect, test, type Browser, type Page, type TestInfo } from "@playwright/test";
 import * as client from "openid-client";
 import { inviteAndAccept } from "./console-operator";
-import { LATCHKEY_PORT } from "./env";
+import { LATCHKEY_PORT, SMTP_PORT } from "./env";
 import { selfSignedCertificate } from "./saml-idp";
+import { SmtpInbox } from "./smtp-inbox";
 
 const BASE = process.env.LATCHKEY_URL ?? `http://localhost:${LATCHKEY_PORT}`;
 const SETUP_TOKEN = process.env.CONSOLE_SETUP_TOKEN ?? "e2e-console-setup-token-0123456789abcdef";
@@ -72,6 +73,11 @@ test.beforeAll(async () => {
   SPA.redirectUri = `http://127.0.0.1:${(callbackServer.address() as AddressInfo).port}/callback`;
 });
 test.afterAll(() => new Promise<void>((resolve) => callbackServer.close(() => resolve())));
+
+/** Invitees prove their address with a code mailed to it (e2e/smtp-inbox.ts). */
+const inbox = new SmtpInbox();
+test.beforeAll(() => inbox.listen(SMTP_PORT));
+test.afterAll(() => inbox.close());
 
 test("the console: setup, workspace, applications, users, secrets and roles", async ({ page, browser }, testInfo) => {
   test.setTimeout(300_000);
@@ -438,7 +444,7 @@ test("the console: setup, workspace, applications, users, secrets and roles", as
   let viewerPage: Page;
   await test.step("a viewer cannot change anything, even past the disabled form", async () => {
     // The viewer is invited and chooses their own password from the link.
-    await (await inviteAndAccept(page, browser, WS, VIEWER, "viewer")).context().close();
+    await (await inviteAndAccept(page, browser, WS, VIEWER, "viewer", inbox)).context().close();
     await page.goto(`${BASE}/console/w/${WS}/operators`);
     await expect(page.getByRole("table", { name: "Operators" }).getByText(VIEWER.email, { exact: true })).toBeVisible();
     await shot(page, testInfo, "08-operators");
@@ -463,7 +469,7 @@ test("the console: setup, workspace, applications, users, secrets and roles", as
   });
 
   await test.step("an operator of another workspace gets a not-found", async () => {
-    await (await inviteAndAccept(page, browser, OTHER_WS, OTHER, "owner")).context().close();
+    await (await inviteAndAccept(page, browser, OTHER_WS, OTHER, "owner", inbox)).context().close();
     await page.goto(`${BASE}/console/w/${OTHER_WS}/operators`);
     await expect(page.getByRole("table", { name: "Operators" }).getByText(OTHER.email, { exact: true })).toBeVisible();
 

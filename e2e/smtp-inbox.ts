@@ -62,12 +62,15 @@ export class SmtpInbox {
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
 
-  /** The first message to `address` received after `since` messages (default: any), waiting up to `timeoutMs`. */
-  async waitFor(address: string, options: { since?: number; timeoutMs?: number } = {}): Promise<ReceivedMail> {
+  /**
+   * The first message to `address` received after `since` messages (default: any) that `match`
+   * accepts (default: any), waiting up to `timeoutMs`.
+   */
+  async waitFor(address: string, options: { since?: number; timeoutMs?: number; match?: (mail: ReceivedMail) => boolean } = {}): Promise<ReceivedMail> {
     const deadline = Date.now() + (options.timeoutMs ?? 10_000);
     const target = address.toLowerCase();
     for (;;) {
-      const found = this.messages.slice(options.since ?? 0).find((m) => m.to.includes(target));
+      const found = this.messages.slice(options.since ?? 0).find((m) => m.to.includes(target) && (options.match?.(m) ?? true));
       if (found) return found;
       const left = deadline - Date.now();
       if (left <= 0) throw new Error(`no message to ${address} within ${options.timeoutMs ?? 10_000} ms`);

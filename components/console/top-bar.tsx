@@ -1,6 +1,6 @@
 import Link from "next/link";
 
-/** The console's top bar: home, who is signed in, sign out (a POST with the console's Origin). */
+/** The console's top bar: home, who is signed in, their account page, sign out (a POST with the console's Origin). */
 export function TopBar({ operator }: { operator: { email: string; name: string | null } }) {
   return (
     <header className="bg-slate-900 text-white">
@@ -13,6 +13,13 @@ export function TopBar({ operator }: { operator: { email: string; name: string |
             {operator.name ? `${operator.name} · ` : ""}
             {operator.email}
           </span>
+          <Link
+            href="/console/account"
+            prefetch={false}
+            className="whitespace-nowrap rounded-md px-1 py-1 text-xs font-medium text-slate-100 hover:underline focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-indigo-300"
+          >
+            Your account
+          </Link>
           <form method="post" action="/console/auth/sign-out">
             <button
               type="submit"

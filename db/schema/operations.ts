@@ -53,6 +53,12 @@ export const operatorInvitations = pgTable(
     /** The operator account (a user of the system workspace) that accepted it. */
     acceptedBy: text("accepted_by").references(() => users.id, { onDelete: "set null" }),
     revokedAt: ts("revoked_at"),
+    /**
+     * SHA-256 (hex) of the proof handed to the browser that entered the code sent to the invited
+     * address, and when: only that browser creates the account or accepts.
+     */
+    proofHash: text("proof_hash"),
+    provenAt: ts("proven_at"),
   },
   (t) => [uniqueIndex("operator_invitations_token_uq").on(t.tokenHash), index("operator_invitations_workspace_email_idx").on(t.workspaceId, t.emailNormalized)],
 );

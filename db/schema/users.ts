@@ -14,6 +14,12 @@ export const users = pgTable(
     name: text("name"),
     /** argon2id PHC string; null for accounts without a local password. */
     passwordHash: text("password_hash"),
+    /**
+     * The password was set before anyone proved the mailbox (an operator account made by the
+     * invitation flow of earlier releases). It is refused on its own, and discarded when the
+     * mailbox is proven (lib/console/operator-accounts.ts).
+     */
+    passwordUnproven: boolean("password_unproven").notNull().default(false),
     status: text("status", { enum: ["active", "disabled"] }).notNull().default("active"),
     createdAt: ts("created_at").notNull(),
     updatedAt: ts("updated_at").notNull(),

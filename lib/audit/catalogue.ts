@@ -549,6 +549,26 @@ export const AUDIT_EVENTS = {
     data: { console_session: "string" },
     line: (_e, who) => `${who} signed out of the console`,
   }),
+  "console.session_ended": event({
+    group: "console_access",
+    summary: "An operator ended one of their own console sessions (system workspace)",
+    data: { console_session: "string" },
+    line: (_e, who) => `${who} ended a console session`,
+  }),
+  "console.password_set": event({
+    group: "console_access",
+    summary: "An operator set or changed their own password; their other sessions ended (system workspace)",
+    subject: "the operator's email",
+    data: { changed: "boolean" },
+    line: (e, who) => `${who} ${e.data.changed ? "changed" : "set"} their operator password`,
+  }),
+  "console.password_discarded": event({
+    group: "console_access",
+    summary: "An operator proved their mailbox: the password set before that proof was discarded and every other session ended (system workspace)",
+    subject: "the operator's email",
+    data: {},
+    line: (_e, who) => `${who} proved the mailbox; the password set before was discarded`,
+  }),
 
   // Protocol and sign-in.
   "refresh.reuse_detected": event({
@@ -662,6 +682,13 @@ export const AUDIT_EVENTS = {
     subject: "the operator's email",
     data: { via: "string", role: "string", previous_role: "string|null" },
     line: (e) => `Command line gave operator ${e.subject} role ${str(e.data.role)}`,
+  }),
+  "operator.invited": event({
+    group: "command_line",
+    summary: "The command line invited an address that no proven operator account has (instead of giving it a role)",
+    subject: "the invited email",
+    data: { via: "string", role: "string", invitation_id: "string" },
+    line: (e) => `Command line invited ${e.subject} as ${str(e.data.role)}`,
   }),
   "workspace.imported": event({
     group: "command_line",

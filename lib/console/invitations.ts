@@ -1,16 +1,22 @@
 /**
- * Operator invitations: how an operator joins a workspace. No operator ever chooses another
- * operator's credential. An owner invites an email with a role; the invitation is a link with a
- * random secret (only its SHA-256 is stored), valid for 7 days and used once, emailed to the
- * invitee (SMTP, or the system workspace's development outbox) and shown once to the inviter as a
- * fallback. Whoever opens it either creates the operator account with their own name and password
- * (when no operator has that email) or, when one does, must be signed in to the console as that
- * operator to accept. So holding the link is never enough to join as an existing operator, and
- * knowing an operator's password is never enough to accept another workspace's invitation.
+ * Operator invitations: how an operator joins a workspace. An operator account, and every
+ * credential on it, belongs only to whoever proved the mailbox (lib/console/operator-accounts.ts).
  *
- * Inviting answers the same whether an account with the email exists. Accepting is one
- * conditional UPDATE (pending, unexpired, and for an existing account its email) that exactly one
- * caller wins.
+ * An owner invites an email with a role; the invitation is a link with a random secret (only its
+ * SHA-256 is stored), valid for 7 days and used once, emailed to the invitee through the system
+ * workspace and shown once to the inviter as a fallback. The link only identifies the invitation:
+ * whoever opens it sees the workspace and role, and may have a one-time code sent to the invited
+ * address (the email-code factor's challenge, its send and guessing limits). Entering that code
+ * proves the mailbox and hands this browser a proof (its SHA-256 kept on the invitation, valid
+ * 30 minutes). Only then does the page say whether an operator account has the address: it offers
+ * to create one (own name, own password or none) or to accept with the existing one. Accepting
+ * with an account whose password was set before any proof discards that password and ends every
+ * other session of the account. An operator already signed in to the console as the invited
+ * address accepts without a code.
+ *
+ * Inviting, the page and the code answer the same whether an account exists. Accepting is one
+ * conditional UPDATE (pending, unexpired, and this browser's proof or the signed-in operator's
+ * email) that exactly one caller wins.
  */
 import { and, asc, eq, gt, isNull, sql } from "drizzle-orm";
 import { z } from "zod";
@@ -18,19 +24,23 @@ import type { Database } from "../../db/client";
 import { operatorInvitations, operatorMemberships, users, workspaces } from "../../db/schema";
 import { recordAudit } from "../audit/events";
 import { hashPassword, PASSWORD_MAX_LENGTH } from "../authn/password";
-import { emailAvailable, sendMail } from "../authn/email/transport";
-import type { MailMessage } from "../authn/email/outbox";
-import { addMs, DAY } from "../clock";
+import { emailAvailable } from "../authn/email/transport";
+import { EMAIL_CODE_TTL_MS, issueEmailCode, sendGate, verifyEmailCode } from "../authn/factors/email-code";
+import { addMs, DAY, MINUTE } from "../clock";
 import { newId, randomToken, sha256Hex } from "../crypto";
+import { contextFor } from "../server/router";
 import type { Service } from "../service";
 import { operatorRoles, requireOperator, type OperatorRole } from "./authz";
 import { email, id } from "./forms";
 import { defineOperation, fieldError, formError } from "./operation";
+import { mailboxProven, mailOperator, plainMessage } from "./operator-accounts";
 import { createOperatorAccount, OPERATOR_PASSWORD_MIN_LENGTH } from "./setup";
 import { SYSTEM_WORKSPACE_ID, SYSTEM_WORKSPACE_NAME } from "./system";
 
 /** An invitation link is valid for 7 days. */
 export const INVITATION_TTL_MS = 7 * DAY;
+/** How long the proof of the mailbox (the code entered) lets this browser create the account or accept. */
+export const INVITATION_PROOF_TTL_MS = 30 * MINUTE;
 
 export const invitationUrl = (publicUrl: string, token: string) => `${publicUrl}/console/invitation?token=${encodeURIComponent(token)}`;
 
@@ -41,24 +51,62 @@ const pending = (now: Date) => and(isNull(operatorInvitations.acceptedAt), isNul
 
 const lockOperators = (db: Database, workspaceId: string) => db.execute(sql`select pg_advisory_xact_lock(hashtext(${`latchkey:operators:${workspaceId}`}))`);
 
-const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+const utc = (at: Date) => `${at.toISOString().slice(0, 16).replace("T", " ")} UTC`;
 
-function invitationMessage(p: { to: string; workspaceName: string; role: OperatorRole; inviter: string; url: string; expiresAt: Date }): MailMessage {
-  const paragraphs = [
+function invitationMessage(p: { to: string; workspaceName: string; role: OperatorRole; inviter: string; url: string; expiresAt: Date }) {
+  return plainMessage(p.to, `Invitation to administer ${p.workspaceName} in Latchkey`, [
     `${p.inviter} invited you to administer the workspace "${p.workspaceName}" in the Latchkey console, as ${p.role}.`,
-    `Open this link to accept. If you already have a Latchkey operator account with this email, you sign in with it; otherwise you choose your own password there.`,
+    `Open this link to accept. The page sends a one-time code to this address; with it you accept, and choose your own password if you have no operator account yet.`,
     p.url,
-    `The link can be used once and expires ${p.expiresAt.toISOString().slice(0, 16).replace("T", " ")} UTC. If you did not expect this invitation, ignore this message.`,
-  ];
-  return {
-    to: p.to,
-    subject: `Invitation to administer ${p.workspaceName} in Latchkey`,
-    text: paragraphs.join("\n\n") + "\n",
-    html:
-      `<!doctype html><html lang="en"><body style="font-family:-apple-system,Segoe UI,Roboto,Helvetica,Arial,sans-serif;font-size:15px;line-height:1.5;color:#0f172a">` +
-      paragraphs.map((line) => (line === p.url ? `<p style="margin:0 0 16px"><a href="${escapeHtml(line)}">${escapeHtml(line)}</a></p>` : `<p style="margin:0 0 16px">${escapeHtml(line)}</p>`)).join("") +
-      `</body></html>`,
-  };
+    `The link can be used once and expires ${utc(p.expiresAt)}. If you did not expect this invitation, ignore this message.`,
+  ]);
+}
+
+export interface NewInvitation {
+  invitationId: string;
+  /** The link, for the invitee; whoever holds it still needs the code sent to the address. */
+  url: string;
+  expiresAt: Date;
+  /** Pending invitations of this email to this workspace that this one replaced (revoked). */
+  replaced: string[];
+}
+
+/**
+ * Records an invitation of `email` to a workspace with `role`, replacing a pending one of the same
+ * email there. Used by the console's owners and by the command line (`operator grant` to an
+ * address no proven account has).
+ */
+export async function createInvitation(
+  db: Database,
+  input: { workspaceId: string; email: string; role: OperatorRole; invitedBy: string | null; now: Date; publicUrl: string },
+): Promise<NewInvitation> {
+  const normalized = input.email.trim().toLowerCase();
+  await lockOperators(db, input.workspaceId);
+  const replaced = await db
+    .update(operatorInvitations)
+    .set({ revokedAt: input.now })
+    .where(and(eq(operatorInvitations.workspaceId, input.workspaceId), eq(operatorInvitations.emailNormalized, normalized), pending(input.now)))
+    .returning({ id: operatorInvitations.id });
+  const token = randomToken(32);
+  const invitationId = newId();
+  const expiresAt = addMs(input.now, INVITATION_TTL_MS);
+  await db.insert(operatorInvitations).values({
+    id: invitationId,
+    workspaceId: input.workspaceId,
+    email: input.email.trim(),
+    emailNormalized: normalized,
+    role: input.role,
+    tokenHash: sha256Hex(token),
+    invitedBy: input.invitedBy,
+    createdAt: input.now,
+    expiresAt,
+  });
+  return { invitationId, url: invitationUrl(input.publicUrl, token), expiresAt, replaced: replaced.map((r) => r.id) };
+}
+
+/** Emails an invitation to the invited address through the system workspace; false when this server cannot send email. */
+export function mailInvitation(service: Service, p: { to: string; workspaceName: string; role: OperatorRole; inviter: string; url: string; expiresAt: Date }): boolean {
+  return mailOperator(service, invitationMessage(p));
 }
 
 export interface InvitationCreated {
@@ -91,38 +139,29 @@ export const inviteOperator = defineOperation({
       .where(and(eq(operatorMemberships.workspaceId, wid), eq(users.workspaceId, SYSTEM_WORKSPACE_ID), eq(users.emailNormalized, normalized)))
       .limit(1);
     if (member) throw fieldError("email", "This operator is already a member of this workspace");
-    const replaced = await ctx.db
-      .update(operatorInvitations)
-      .set({ revokedAt: ctx.now })
-      .where(and(eq(operatorInvitations.workspaceId, wid), eq(operatorInvitations.emailNormalized, normalized), pending(ctx.now)))
-      .returning({ id: operatorInvitations.id });
-    const token = randomToken(32);
-    const invitationId = newId();
-    const expiresAt = addMs(ctx.now, INVITATION_TTL_MS);
-    await ctx.db.insert(operatorInvitations).values({
-      id: invitationId,
+    const created = await createInvitation(ctx.db, {
       workspaceId: wid,
       email: input.email,
-      emailNormalized: normalized,
       role: input.role,
-      tokenHash: sha256Hex(token),
       invitedBy: ctx.access.operator.userId,
-      createdAt: ctx.now,
-      expiresAt,
+      now: ctx.now,
+      publicUrl: ctx.service.config.publicUrl,
     });
-    const url = invitationUrl(ctx.service.config.publicUrl, token);
-    const emailed = emailAvailable(ctx.service.config);
-    // Mail to operators goes through the system workspace (its outbox is no tenant's to read).
-    if (emailed) {
-      sendMail(
-        { service: ctx.service, workspace: { id: SYSTEM_WORKSPACE_ID, name: SYSTEM_WORKSPACE_NAME } },
-        invitationMessage({ to: input.email, workspaceName: ctx.access.workspace.name, role: input.role, inviter: ctx.access.operator.email, url, expiresAt }),
-      );
-    }
-    const result: InvitationCreated = { email: input.email, role: input.role, url, expiresAt, emailed };
+    const emailed = mailInvitation(ctx.service, {
+      to: input.email,
+      workspaceName: ctx.access.workspace.name,
+      role: input.role,
+      inviter: ctx.access.operator.email,
+      url: created.url,
+      expiresAt: created.expiresAt,
+    });
+    const result: InvitationCreated = { email: input.email, role: input.role, url: created.url, expiresAt: created.expiresAt, emailed };
     return {
       result,
-      audit: { target: input.email, data: { invitation_id: invitationId, role: input.role, expires_at: expiresAt.toISOString(), replaced: replaced.map((r) => r.id) } },
+      audit: {
+        target: input.email,
+        data: { invitation_id: created.invitationId, role: input.role, expires_at: created.expiresAt.toISOString(), replaced: created.replaced },
+      },
     };
   },
 });
@@ -160,16 +199,37 @@ export async function listPendingInvitations(service: Service, workspaceId: stri
     .orderBy(asc(operatorInvitations.createdAt));
 }
 
-export type InvitationProblem = "invalid" | "expired" | "used" | "revoked" | "account_exists" | "no_account" | "wrong_operator";
+export type InvitationProblem =
+  | "invalid"
+  | "expired"
+  | "used"
+  | "revoked"
+  | "unproven"
+  | "account_exists"
+  | "no_account"
+  | "disabled"
+  | "wrong_operator"
+  | "code_invalid"
+  | "code_expired"
+  | "code_wait"
+  | "code_limited"
+  | "email_unavailable";
 
 const PROBLEMS: Record<InvitationProblem, string> = {
   invalid: "This invitation link is not valid. Ask the workspace's owner for a new invitation.",
   expired: "This invitation has expired. Ask the workspace's owner for a new one.",
   used: "This invitation has already been accepted.",
   revoked: "This invitation was withdrawn. Ask the workspace's owner for a new one.",
-  account_exists: "An operator account with this email already exists: sign in to the console with it to accept.",
+  unproven: "Enter the code sent to the invited address first (it expires after 30 minutes: ask for a new one).",
+  account_exists: "An operator account with this email already exists: accept with it instead.",
   no_account: "No operator account has this email yet: create it on this page to accept.",
+  disabled: "This operator account is disabled. Ask an installation operator to enable it.",
   wrong_operator: "This invitation is for another email address. Sign out, then sign in as the invited operator to accept it.",
+  code_invalid: "That code is not right. Check the latest message and try again.",
+  code_expired: "That code has expired or was tried too often. Ask for a new one.",
+  code_wait: "A code was just sent to this address. Wait half a minute before asking for another.",
+  code_limited: "Too many codes were asked for. Try again later.",
+  email_unavailable: "This server cannot send email, so the invitation cannot be accepted here. Ask an installation operator.",
 };
 
 export class InvitationError extends Error {
@@ -185,8 +245,11 @@ export interface InvitationView {
   email: string;
   role: OperatorRole;
   expiresAt: Date;
-  /** Whether an operator account has the invited email (then the invitee signs in to accept). */
-  accountExists: boolean;
+  /**
+   * Whether this browser proved the mailbox (entered the code sent to it); only then `account`
+   * says whether an operator account has the address (create one, or accept with it).
+   */
+  proof: { account: "new" | "existing" } | null;
 }
 
 interface Row {
@@ -198,6 +261,8 @@ interface Row {
   expiresAt: Date;
   acceptedAt: Date | null;
   revokedAt: Date | null;
+  proofHash: string | null;
+  provenAt: Date | null;
 }
 
 /** The columns an invitation is read with (Row). */
@@ -210,6 +275,8 @@ const ROW = {
   expiresAt: operatorInvitations.expiresAt,
   acceptedAt: operatorInvitations.acceptedAt,
   revokedAt: operatorInvitations.revokedAt,
+  proofHash: operatorInvitations.proofHash,
+  provenAt: operatorInvitations.provenAt,
 };
 
 async function findByToken(db: Database, token: string): Promise<Row | null> {
@@ -231,9 +298,14 @@ function problemOf(row: Row | null, now: Date): InvitationProblem | null {
   return null;
 }
 
+/** Whether `proof` is this invitation's live proof of the mailbox. */
+function holdsProof(row: Row, proof: string | null | undefined, now: Date): boolean {
+  return !!proof && proof.length <= 200 && row.proofHash === sha256Hex(proof) && !!row.provenAt && row.provenAt.getTime() + INVITATION_PROOF_TTL_MS > now.getTime();
+}
+
 async function operatorByEmail(db: Database, normalized: string) {
   const [row] = await db
-    .select({ id: users.id })
+    .select({ id: users.id, status: users.status })
     .from(users)
     .where(and(eq(users.workspaceId, SYSTEM_WORKSPACE_ID), eq(users.emailNormalized, normalized)))
     .limit(1);
@@ -241,26 +313,81 @@ async function operatorByEmail(db: Database, normalized: string) {
 }
 
 /**
- * What the invitation page shows for this link: the workspace, role and invited email, and
- * whether to create an account or sign in. Nothing about the account's other workspaces.
+ * What the invitation page shows for this link: the workspace, role and invited email; and, only
+ * to the browser holding the proof of the mailbox, whether an operator account has the address.
+ * Nothing about the account's other workspaces.
  */
-export async function viewInvitation(service: Service, token: string): Promise<InvitationView | InvitationError> {
+export async function viewInvitation(service: Service, token: string, proof?: string | null): Promise<InvitationView | InvitationError> {
+  const row = await findByToken(service.db, token);
+  const now = service.clock.now();
+  const problem = problemOf(row, now);
+  if (problem || !row) return new InvitationError(problem ?? "invalid");
+  const [workspace] = await service.db.select({ name: workspaces.name }).from(workspaces).where(eq(workspaces.id, row.workspaceId)).limit(1);
+  if (!workspace) return new InvitationError("invalid");
+  const proven = holdsProof(row, proof, now) ? { account: (await operatorByEmail(service.db, row.emailNormalized)) ? ("existing" as const) : ("new" as const) } : null;
+  return { workspaceId: row.workspaceId, workspaceName: workspace.name, email: row.email, role: row.role, expiresAt: row.expiresAt, proof: proven };
+}
+
+const systemContext = (service: Service) => contextFor(service, { id: SYSTEM_WORKSPACE_ID, name: SYSTEM_WORKSPACE_NAME });
+const codeBinding = (row: Row) => ({ purpose: "invitation" as const, bindingId: row.id });
+
+async function pendingRow(service: Service, token: string): Promise<Row> {
   const row = await findByToken(service.db, token);
   const problem = problemOf(row, service.clock.now());
-  if (problem || !row) return new InvitationError(problem ?? "invalid");
-  const [[workspace], account] = await Promise.all([
-    service.db.select({ name: workspaces.name }).from(workspaces).where(eq(workspaces.id, row.workspaceId)).limit(1),
-    operatorByEmail(service.db, row.emailNormalized),
-  ]);
-  if (!workspace) return new InvitationError("invalid");
-  return { workspaceId: row.workspaceId, workspaceName: workspace.name, email: row.email, role: row.role, expiresAt: row.expiresAt, accountExists: !!account };
+  if (problem || !row) throw new InvitationError(problem ?? "invalid");
+  return row;
 }
 
 /**
- * Consumes the invitation: one conditional UPDATE, so of concurrent accepts exactly one wins.
- * `emailNormalized`, when given, must be the invitation's (the signed-in operator's email).
+ * Sends a one-time code to the invited address (never to anyone else), under the email-code
+ * factor's send limits and cooldown. The same for an address with or without an account.
  */
-async function consume(db: Database, token: string, now: Date, acceptedBy: string | null, emailNormalized?: string): Promise<Row> {
+export async function sendInvitationCode(service: Service, request: Request, token: string): Promise<void> {
+  const row = await pendingRow(service, token);
+  if (!emailAvailable(service.config)) throw new InvitationError("email_unavailable");
+  const ctx = systemContext(service);
+  const gate = await sendGate(ctx, request, row.emailNormalized);
+  if (!gate.allowed) throw new InvitationError(gate.reason === "cooldown" ? "code_wait" : "code_limited");
+  const code = await issueEmailCode(ctx, codeBinding(row), { address: row.emailNormalized, userId: null, deliverable: true });
+  await gate.recordSend();
+  const [workspace] = await service.db.select({ name: workspaces.name }).from(workspaces).where(eq(workspaces.id, row.workspaceId)).limit(1);
+  mailOperator(
+    service,
+    plainMessage(row.email, `Your code to accept the invitation to ${workspace?.name ?? row.workspaceId}`, [
+      `Your code is ${code}. Enter it on the invitation page to accept the invitation to administer "${workspace?.name ?? row.workspaceId}" in the Latchkey console, as ${row.role}.`,
+      `It is valid for ${EMAIL_CODE_TTL_MS / MINUTE} minutes. If you did not ask for it, ignore this message: without the code nobody can accept the invitation as you.`,
+    ]),
+  );
+}
+
+/**
+ * Checks a code sent to the invited address (one attempt, the email-code factor's guessing
+ * limits; a right code is consumed by one conditional UPDATE, so of parallel uses one wins). A
+ * right code proves the mailbox: returns the proof this browser keeps (its SHA-256 is stored on
+ * the invitation, replacing any earlier one).
+ */
+export async function proveInvitationMailbox(service: Service, request: Request, token: string, code: string | null): Promise<string> {
+  const row = await pendingRow(service, token);
+  const result = await verifyEmailCode(systemContext(service), request, codeBinding(row), code);
+  if (!result.ok) throw new InvitationError(result.reason === "expired" ? "code_expired" : "code_invalid");
+  if (result.address !== row.emailNormalized) throw new InvitationError("code_invalid");
+  const proof = randomToken(32);
+  const now = service.clock.now();
+  const [proven] = await service.db
+    .update(operatorInvitations)
+    .set({ proofHash: sha256Hex(proof), provenAt: now })
+    .where(and(eq(operatorInvitations.id, row.id), pending(now)))
+    .returning({ id: operatorInvitations.id });
+  if (!proven) throw new InvitationError(problemOf(await findByToken(service.db, token), now) ?? "invalid");
+  return proof;
+}
+
+/**
+ * Consumes the invitation: one conditional UPDATE, so of concurrent accepts exactly one wins. It
+ * needs this browser's live proof of the mailbox, or (`emailNormalized`) the signed-in operator's
+ * email to be the invitation's.
+ */
+async function consume(db: Database, token: string, now: Date, acceptedBy: string | null, by: { proof: string } | { emailNormalized: string }): Promise<Row> {
   const [row] = await db
     .update(operatorInvitations)
     .set({ acceptedAt: now, acceptedBy })
@@ -268,13 +395,15 @@ async function consume(db: Database, token: string, now: Date, acceptedBy: strin
       and(
         eq(operatorInvitations.tokenHash, sha256Hex(token)),
         pending(now),
-        emailNormalized === undefined ? undefined : eq(operatorInvitations.emailNormalized, emailNormalized),
+        "proof" in by
+          ? and(eq(operatorInvitations.proofHash, sha256Hex(by.proof)), gt(operatorInvitations.provenAt, addMs(now, -INVITATION_PROOF_TTL_MS)))
+          : eq(operatorInvitations.emailNormalized, by.emailNormalized),
       ),
     )
     .returning(ROW);
   if (row) return row;
   const found = await findByToken(db, token);
-  throw new InvitationError(problemOf(found, now) ?? "wrong_operator");
+  throw new InvitationError(problemOf(found, now) ?? ("proof" in by ? "unproven" : "wrong_operator"));
 }
 
 async function join(db: Database, invitation: Row, operatorUserId: string, now: Date, account: "created" | "existing", ip: string | null): Promise<void> {
@@ -295,38 +424,83 @@ async function join(db: Database, invitation: Row, operatorUserId: string, now: 
   });
 }
 
+const lockEmail = (db: Database, normalized: string) => db.execute(sql`select pg_advisory_xact_lock(hashtext(${`latchkey:operator-email:${normalized}`}))`);
+
 export const acceptInvitationInput = z.object({
   name: z.string({ error: "Enter a name" }).trim().min(1, "Enter a name").max(200, "Use at most 200 characters"),
-  password: z
-    .string({ error: "Choose a password" })
-    .min(OPERATOR_PASSWORD_MIN_LENGTH, `Use at least ${OPERATOR_PASSWORD_MIN_LENGTH} characters`)
-    .max(PASSWORD_MAX_LENGTH, `Use at most ${PASSWORD_MAX_LENGTH} characters`),
+  /** Empty: no password; the operator signs in with email codes. */
+  password: z.union([
+    z.literal(""),
+    z
+      .string()
+      .min(OPERATOR_PASSWORD_MIN_LENGTH, `Use at least ${OPERATOR_PASSWORD_MIN_LENGTH} characters`)
+      .max(PASSWORD_MAX_LENGTH, `Use at most ${PASSWORD_MAX_LENGTH} characters`),
+  ]),
 });
 export type AcceptInvitationInput = z.infer<typeof acceptInvitationInput>;
 
+export interface Accepted {
+  userId: string;
+  workspaceId: string;
+  /** A password set before the mailbox was proven was discarded (the person is asked to set their own). */
+  passwordDiscarded: boolean;
+  /** Whether the account has a password now. */
+  hasPassword: boolean;
+}
+
 /**
  * Accepts an invitation by creating the operator account it names, with the invitee's own name
- * and password. Refused when an operator with this email exists: then only that operator,
- * signed in, can accept (acceptInvitationAsOperator).
+ * and password (or none): only with this browser's proof of the mailbox. Refused when an operator
+ * with this email exists (acceptInvitationWithProof then).
  */
 export async function acceptInvitationWithNewAccount(
   service: Service,
   token: string,
+  proof: string | null | undefined,
   input: AcceptInvitationInput,
   meta: { ip?: string | null } = {},
-): Promise<{ userId: string; workspaceId: string }> {
+): Promise<Accepted> {
   const parsed = acceptInvitationInput.parse(input);
-  const passwordHash = await hashPassword(parsed.password);
+  if (!proof) {
+    await pendingRow(service, token);
+    throw new InvitationError("unproven");
+  }
+  const passwordHash = parsed.password ? await hashPassword(parsed.password) : null;
   return service.db.transaction(async (tx) => {
     const now = service.clock.now();
-    const invitation = await consume(tx, token, now, null);
+    const invitation = await consume(tx, token, now, null, { proof });
     // Two invitations of one email (to two workspaces) accepted at once create one account.
-    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`latchkey:operator-email:${invitation.emailNormalized}`}))`);
+    await lockEmail(tx, invitation.emailNormalized);
     if (await operatorByEmail(tx, invitation.emailNormalized)) throw new InvitationError("account_exists");
     const userId = await createOperatorAccount(tx, { email: invitation.email, name: parsed.name, passwordHash, now });
     await tx.update(operatorInvitations).set({ acceptedBy: userId }).where(eq(operatorInvitations.id, invitation.id));
     await join(tx, invitation, userId, now, "created", meta.ip ?? null);
-    return { userId, workspaceId: invitation.workspaceId };
+    return { userId, workspaceId: invitation.workspaceId, passwordDiscarded: false, hasPassword: passwordHash !== null };
+  });
+}
+
+/**
+ * Accepts an invitation with the existing operator account of the invited address: only with this
+ * browser's proof of the mailbox. A password set on the account before any proof is discarded, and
+ * every session of the account ends (this browser then gets a new one).
+ */
+export async function acceptInvitationWithProof(service: Service, token: string, proof: string | null | undefined, meta: { ip?: string | null } = {}): Promise<Accepted> {
+  if (!proof) {
+    await pendingRow(service, token);
+    throw new InvitationError("unproven");
+  }
+  return service.db.transaction(async (tx) => {
+    const now = service.clock.now();
+    const invitation = await consume(tx, token, now, null, { proof });
+    await lockEmail(tx, invitation.emailNormalized);
+    const account = await operatorByEmail(tx, invitation.emailNormalized);
+    if (!account) throw new InvitationError("no_account");
+    if (account.status !== "active") throw new InvitationError("disabled");
+    await tx.update(operatorInvitations).set({ acceptedBy: account.id }).where(eq(operatorInvitations.id, invitation.id));
+    await join(tx, invitation, account.id, now, "existing", meta.ip ?? null);
+    const passwordDiscarded = await mailboxProven(tx, account.id, now);
+    const [row] = await tx.select({ passwordHash: users.passwordHash }).from(users).where(eq(users.id, account.id)).limit(1);
+    return { userId: account.id, workspaceId: invitation.workspaceId, passwordDiscarded, hasPassword: !!row?.passwordHash };
   });
 }
 
@@ -344,7 +518,7 @@ export async function acceptInvitationAsOperator(
   const operator = await requireOperator(service, consoleToken);
   return service.db.transaction(async (tx) => {
     const now = service.clock.now();
-    const invitation = await consume(tx, token, now, operator.userId, operator.email.toLowerCase());
+    const invitation = await consume(tx, token, now, operator.userId, { emailNormalized: operator.email.toLowerCase() });
     await join(tx, invitation, operator.userId, now, "existing", meta.ip ?? null);
     return { workspaceId: invitation.workspaceId };
   });

@@ -19,6 +19,7 @@ import { serializeCookie } from "../http/cookies";
 import { dispatch } from "../server/router";
 import { pairwiseSubject } from "../oauth/subject";
 import type { Service } from "../service";
+import { ACCOUNT_PAGE_AFTER_PROOF, checkConsoleSignIn, UNPROVEN_PASSWORD_MESSAGE } from "./operator-accounts";
 import { CONSOLE_ABSOLUTE_MS, CONSOLE_COOKIE_PATH, CONSOLE_IDLE_MS, CONSOLE_SESSION_COOKIE } from "./authz";
 import {
   CONSOLE_CLIENT_ID,
@@ -45,7 +46,7 @@ export function safeReturnTo(value: string | null | undefined): string {
 
 export class ConsoleLoginError extends Error {
   constructor(
-    readonly code: "expired" | "invalid_callback" | "denied" | "exchange_failed" | "invalid_id_token",
+    readonly code: "expired" | "invalid_callback" | "denied" | "exchange_failed" | "invalid_id_token" | "mailbox_unproven",
     message: string,
   ) {
     super(message);
@@ -198,6 +199,9 @@ export async function finishConsoleLogin(service: Service, input: FinishInput): 
   if (claims.sub !== pairwiseSubject(service, SYSTEM_WORKSPACE_ID, CONSOLE_CLIENT_ID, issued.userId) || claims.sid !== issued.sessionId) {
     throw new ConsoleLoginError("invalid_id_token", "The ID token does not match the authorization.");
   }
+  // A password set before the mailbox was proven signs nobody in; an email code proves the mailbox and discards it.
+  const proof = await checkConsoleSignIn(service.db, { userId: issued.userId, hostedSessionId: issued.sessionId, grantId: issued.grantId }, now);
+  if (proof === "refused") throw new ConsoleLoginError("mailbox_unproven", UNPROVEN_PASSWORD_MESSAGE);
 
   const token = newSessionToken();
   const id = token.id;
@@ -227,7 +231,8 @@ export async function finishConsoleLogin(service: Service, input: FinishInput): 
   const maxAge = Math.floor((expiresAt.getTime() - now.getTime()) / 1000);
   return {
     cookie: serializeCookie(CONSOLE_SESSION_COOKIE, token.token, CONSOLE_COOKIE_PATH, maxAge),
-    returnTo: tx.returnTo,
+    // The password the account had was not its owner's: ask for their own (or none).
+    returnTo: proof.passwordDiscarded ? ACCOUNT_PAGE_AFTER_PROOF : tx.returnTo,
     operatorUserId: issued.userId,
   };
 }

@@ -17,6 +17,7 @@ import { operatorRoles, type OperatorRole } from "./authz";
 import { id } from "./forms";
 import { isInstallationOperator } from "./installation";
 import { defineOperation, fieldError, formError, type OperationContext } from "./operation";
+import { createInvitation } from "./invitations";
 import { SYSTEM_WORKSPACE_ID } from "./system";
 
 export interface OperatorInfo {
@@ -132,46 +133,67 @@ export const setOperatorStatus = defineOperation({
 /** Why `latchkey operator grant` refused (the CLI prints the message, exit 1). */
 export class OperatorGrantError extends Error {}
 
+/** What `operator grant` did: a role given or changed, or an invitation made (no proven account has the address). */
+export type OperatorGrant =
+  | { kind: "granted"; changed: boolean; previous: OperatorRole | null }
+  | { kind: "invited"; url: string; expiresAt: Date };
+
 /**
- * Gives an existing operator a role in a workspace, or changes it (the CLI's `operator grant`): how
- * a workspace created by `workspace import` after setup gets its operators, since the console
- * lists only workspaces its operator belongs to; and, as owner of `system`, how an operator
- * becomes an installation operator. Audited in that workspace, actor the CLI. Whoever runs the
- * command line has the database already, so this is no tenant choosing for another.
+ * Gives an operator a role in a workspace, or changes it (the CLI's `operator grant`): how a
+ * workspace created by `workspace import` after setup gets its operators, since the console lists
+ * only workspaces its operator belongs to; and, as owner of `system`, how an operator becomes an
+ * installation operator. Audited in that workspace, actor the CLI. Whoever runs the command line
+ * has the database already, so this is no tenant choosing for another; but an address that no
+ * proven account has (none, or one whose password was set before its mailbox was proven) gets an
+ * invitation, not a membership: whoever proves the mailbox accepts it.
  */
 export async function grantOperatorRole(
   db: Database,
-  input: { workspaceId: string; email: string; role: string; now: Date },
-): Promise<{ changed: boolean; previous: OperatorRole | null }> {
+  input: { workspaceId: string; email: string; role: string; now: Date; publicUrl: string },
+): Promise<OperatorGrant> {
   if (!(operatorRoles as readonly string[]).includes(input.role)) throw new OperatorGrantError(`Unknown role "${input.role}": use ${operatorRoles.join(", ")}.`);
   const role = input.role as OperatorRole;
   // Owning the system workspace is what makes an installation operator (lib/console/installation.ts); no other role there means anything.
   if (input.workspaceId === SYSTEM_WORKSPACE_ID && role !== "owner") throw new OperatorGrantError("In the system workspace the only role is owner: it makes an installation operator.");
   const [workspace] = await db.select({ id: workspaces.id }).from(workspaces).where(eq(workspaces.id, input.workspaceId)).limit(1);
   if (!workspace) throw new OperatorGrantError(`No workspace "${input.workspaceId}".`);
+  const address = input.email.trim();
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(address) || address.length > 254) throw new OperatorGrantError(`"${input.email}" is not an email address.`);
+  const normalized = address.toLowerCase();
   const [operator] = await db
-    .select({ id: users.id })
+    .select({ id: users.id, unproven: users.passwordUnproven })
     .from(users)
-    .where(and(eq(users.workspaceId, SYSTEM_WORKSPACE_ID), eq(users.emailNormalized, input.email.trim().toLowerCase())))
+    .where(and(eq(users.workspaceId, SYSTEM_WORKSPACE_ID), eq(users.emailNormalized, normalized)))
     .limit(1);
-  if (!operator) throw new OperatorGrantError(`No operator "${input.email}": the first operator is created at setup, others by accepting an invitation from the console (Operators).`);
   return db.transaction(async (tx) => {
+    if (!operator || operator.unproven) {
+      const invitation = await createInvitation(tx, { workspaceId: input.workspaceId, email: address, role, invitedBy: null, now: input.now, publicUrl: input.publicUrl });
+      await recordAudit(tx, {
+        workspaceId: input.workspaceId,
+        type: "operator.invited",
+        actor: null,
+        subject: normalized,
+        data: { via: "cli", role, invitation_id: invitation.invitationId },
+        at: input.now,
+      });
+      return { kind: "invited" as const, url: invitation.url, expiresAt: invitation.expiresAt };
+    }
     const [current] = await tx
       .select({ id: operatorMemberships.id, role: operatorMemberships.role })
       .from(operatorMemberships)
       .where(and(eq(operatorMemberships.workspaceId, input.workspaceId), eq(operatorMemberships.operatorUserId, operator.id)))
       .limit(1);
-    if (current?.role === role) return { changed: false, previous: role };
+    if (current?.role === role) return { kind: "granted" as const, changed: false, previous: role };
     if (current) await tx.update(operatorMemberships).set({ role }).where(eq(operatorMemberships.id, current.id));
     else await tx.insert(operatorMemberships).values({ id: newId(), operatorUserId: operator.id, workspaceId: input.workspaceId, role, createdAt: input.now });
     await recordAudit(tx, {
       workspaceId: input.workspaceId,
       type: "operator.granted",
       actor: null,
-      subject: input.email.trim().toLowerCase(),
+      subject: normalized,
       data: { via: "cli", role, previous_role: current?.role ?? null },
       at: input.now,
     });
-    return { changed: true, previous: current?.role ?? null };
+    return { kind: "granted" as const, changed: true, previous: current?.role ?? null };
   });
 }

@@ -163,10 +163,11 @@ export async function completeSetup(service: Service, token: string, input: Setu
 }
 
 /**
- * An operator account: a user of the system workspace, its address taken as verified (setup's
- * link, or the invitation emailed to it), with the password its owner chose. Returns its id.
+ * An operator account: a user of the system workspace, made only once its mailbox is proven
+ * (setup's link, printed to the installation; the code an invitation sends to the address), with
+ * the password its owner chose, or none (email codes). Returns its id.
  */
-export async function createOperatorAccount(db: Database, input: { email: string; name: string | null; passwordHash: string; now: Date }): Promise<string> {
+export async function createOperatorAccount(db: Database, input: { email: string; name: string | null; passwordHash: string | null; now: Date }): Promise<string> {
   const id = newId();
   await db.insert(users).values({
     id,
@@ -207,11 +208,13 @@ export async function startOperatorSession(
   service: Service,
   created: { userId: string },
   meta: { ip?: string | null; userAgent?: string | null } = {},
+  /** What the person just proved: the password they chose (setup), or the code sent to the address (an invitation). */
+  method: "password" | "email_otp" = "password",
 ): Promise<SessionCookie> {
   const ctx = contextFor(service, { id: SYSTEM_WORKSPACE_ID, name: SYSTEM_WORKSPACE_ID });
   const { cookie } = await createHostedSession(ctx, {
     userId: created.userId,
-    evidence: [evidenceFor("password", service.clock.now())],
+    evidence: [evidenceFor(method, service.clock.now())],
     ip: meta.ip ?? null,
     userAgent: meta.userAgent ?? null,
   });

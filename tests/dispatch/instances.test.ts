@@ -248,16 +248,32 @@ describe.runIf(Boolean(runUrl) && runRealServer)("two server processes on one Po
       expect(redemptions.filter((r) => r.status === 400)).toHaveLength(19);
     });
 
-    it("an operator invitation, accepted with a new account through the invitation page's form", async () => {
+    it("an operator invitation: its code proves the mailbox once, and the account is created once, through the invitation page's forms", async () => {
       await createOperator(h, "owner@races.test", { [rws]: "owner" });
       const owner = (await consoleSignIn(h, "owner@races.test")).token;
       const invited = await runRegistered(h, owner, rws, "inviteOperator", { email: "invited@races.test", role: "viewer" });
       if (!invited.ok) throw new Error(JSON.stringify(invited));
       const page = `/console/invitation?token=${new URL((invited.result as { url: string }).url).searchParams.get("token")}`;
-      // One page, as 20 browsers would have it open; then 20 posts of its form at once.
-      const form = await formOnPage(h, page, "Create your operator account", { cookie: "" });
+      // The invitee asks for the code sent to the address, then 20 posts of it at once: one proves the mailbox.
+      const since = inbox.messages.length;
+      expect((await submitForm(h, page, "Send a code", {}, { cookie: "" })).status).toBe(200);
+      const mail = await inbox.waitFor("invited@races.test", { since, match: (m) => m.subject.startsWith("Your code to accept") });
+      const code = /Your code is (\d{6})/.exec(mail.text)![1];
+      const codeForm = await formOnPage(h, page, "Enter the code", { cookie: "" });
+      const proofs = await Promise.all(Array.from({ length: 20 }, () => postForm(h, page, { ...codeForm, code }, { cookie: "" })));
+      expect(servedBy(proofs)).toEqual(["a", "b"]);
+      const proven = proofs.filter((r) => r.status === 303);
+      expect(proven).toHaveLength(1);
+      const cookie = proven[0].headers
+        .getSetCookie()
+        .map((c) => c.split(";")[0])
+        .filter((c) => /^lk_invitation(_proof)?=./.test(c))
+        .join("; ");
+      expect(cookie).toContain("lk_invitation_proof=");
+      // One page with the proof, as 20 tabs of that browser would have it open; then 20 posts of its form at once.
+      const form = await formOnPage(h, page, "Create your operator account", { cookie });
       const answers = await Promise.all(
-        Array.from({ length: 20 }, (_, i) => postForm(h, page, { ...form, name: `Racer ${i}`, password: `racer password ${i}`, password_confirm: `racer password ${i}` }, { cookie: "" })),
+        Array.from({ length: 20 }, (_, i) => postForm(h, page, { ...form, name: `Racer ${i}`, password: `racer password ${i}`, password_confirm: `racer password ${i}` }, { cookie })),
       );
       expect(servedBy(answers)).toEqual(["a", "b"]);
       expect(answers.filter((r) => r.status === 303)).toHaveLength(1);

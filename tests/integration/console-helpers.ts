@@ -138,3 +138,32 @@ export async function adminAndViewer(h: Harness, workspaceId: string, domain: st
   await createOperator(h, `viewer@${domain}`, { [workspaceId]: "viewer" });
   return { admin: (await consoleSignIn(h, `admin@${domain}`)).token, viewer: (await consoleSignIn(h, `viewer@${domain}`)).token };
 }
+
+/**
+ * Signs in to the console with an email code (the system workspace offers them when the service
+ * can send email): the code is read with `readCode` once it was sent. Returns the callback, as
+ * consoleCallback does.
+ */
+export async function consoleEmailCodeCallback(h: Harness, email: string, readCode: () => Promise<string>, jar = new Jar()): Promise<{ callback: URL; txCookie: string; jar: Jar }> {
+  const start = await startConsoleLogin(h.service, "/console");
+  const txCookie = cookieValue(start.cookie, "lk_console_tx");
+  const authorizeUrl = new URL(start.location);
+  const authorize = await call(h, authorizeUrl.pathname + authorizeUrl.search, { cookie: jar.header() });
+  if (authorize.status !== 303) throw new Error(`authorize answered ${authorize.status}: ${await authorize.text()}`);
+  jar.take(authorize);
+  const location = new URL(authorize.headers.get("location")!, PUBLIC_URL);
+  const tx = location.searchParams.get("tx")!;
+  const workspace = (await resolveWorkspace(h.service, SYSTEM_WORKSPACE_ID))!;
+  const csrf = async () => {
+    const view = await signInView(contextFor(h.service, workspace), tx, jar.header());
+    if (view.kind !== "step") throw new Error("sign-in transaction expired");
+    return view.csrf;
+  };
+  const send = await call(h, `/t/${SYSTEM_WORKSPACE_ID}/sign-in/email`, { form: { tx, csrf: await csrf(), email }, cookie: jar.header(), headers: { origin: PUBLIC_URL } });
+  if (send.status !== 303) throw new Error(`sending the code answered ${send.status}`);
+  jar.take(send);
+  const verify = await call(h, `/t/${SYSTEM_WORKSPACE_ID}/sign-in/email/verify`, { form: { tx, csrf: await csrf(), code: await readCode() }, cookie: jar.header(), headers: { origin: PUBLIC_URL } });
+  if (verify.status !== 303) throw new Error(`the code answered ${verify.status}`);
+  jar.take(verify);
+  return { callback: new URL(verify.headers.get("location")!, PUBLIC_URL), txCookie, jar };
+}

@@ -1,10 +1,12 @@
 /**
  * `latchkey operator grant`: an existing operator gets (or changes) a role in a workspace created
- * by `workspace import` after setup, so it appears in their console; audited; refusals exit 1.
+ * by `workspace import` after setup, so it appears in their console; audited; refusals exit 1. An
+ * address with no proven account gets an invitation instead (operator-mailbox.test.ts too).
  */
 import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { auditEvents, operatorMemberships } from "../../db/schema";
+import { auditEvents, operatorInvitations, operatorMemberships, users } from "../../db/schema";
+import { sha256Hex } from "../../lib/crypto";
 import { runCommand } from "../../lib/cli/commands";
 import { requireWorkspaceRole } from "../../lib/console/authz";
 import { ensureSystemWorkspace, SYSTEM_WORKSPACE_ID } from "../../lib/console/system";
@@ -52,10 +54,26 @@ describe("latchkey operator grant", () => {
 
   it("refuses an unknown workspace, operator or role (exit 1), and a malformed command line (exit 2)", async () => {
     expect(await cli("operator", "grant", "no-such-workspace", "ops@operators.test", "admin")).toMatchObject({ code: 1, err: 'No workspace "no-such-workspace".\n' });
-    expect(await cli("operator", "grant", W, "nobody@operators.test", "admin")).toMatchObject({ code: 1, err: expect.stringContaining('No operator "nobody@operators.test"') });
+    expect(await cli("operator", "grant", W, "not an address", "admin")).toMatchObject({ code: 1, err: expect.stringContaining("is not an email address") });
     expect(await cli("operator", "grant", W, "ops@operators.test", "superuser")).toMatchObject({ code: 1, err: expect.stringContaining('Unknown role "superuser"') });
     expect(await cli("operator", "grant", "system", "ops@operators.test", "admin")).toMatchObject({ code: 1, err: expect.stringContaining("only role is owner") });
     expect(await cli("operator", "grant", W, "ops@operators.test")).toMatchObject({ code: 2, err: expect.stringContaining("Usage: latchkey operator grant") });
+  });
+
+  it("invites an address that no operator account has, instead of making anyone a member", async () => {
+    const out = await cli("operator", "grant", W, "Nobody@operators.test", "admin");
+    expect(out.code).toBe(0);
+    expect(out.out).toContain(`No operator account has proven Nobody@operators.test: invited it to become admin of workspace ${W} instead.`);
+    const link = new URL(out.out.match(/https:\/\/\S+/)![0]);
+    expect(link.pathname).toBe("/console/invitation");
+    const [invitation] = await h.service.db.select().from(operatorInvitations).where(and(eq(operatorInvitations.workspaceId, W), eq(operatorInvitations.emailNormalized, "nobody@operators.test")));
+    expect(invitation).toMatchObject({ role: "admin", invitedBy: null, acceptedAt: null, tokenHash: sha256Hex(link.searchParams.get("token")!) });
+    expect(await h.service.db.select().from(users).where(eq(users.emailNormalized, "nobody@operators.test"))).toHaveLength(0);
+    const events = await h.service.db.select().from(auditEvents).where(and(eq(auditEvents.workspaceId, W), eq(auditEvents.type, "operator.invited")));
+    expect(events.map((e) => e.data)).toEqual([{ via: "cli", role: "admin", invitation_id: invitation.id }]);
+    // The system workspace too: nobody becomes an installation operator by an address alone.
+    expect((await cli("operator", "grant", "system", "nobody@operators.test", "owner")).out).toContain("invited it to become an installation operator instead");
+    expect(await h.service.db.select().from(operatorMemberships).where(eq(operatorMemberships.workspaceId, SYSTEM_WORKSPACE_ID))).toHaveLength(0);
   });
 
   it("makes an installation operator (owner of the system workspace), who may create workspaces; the system workspace stays out of the console", async () => {

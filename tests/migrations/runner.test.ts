@@ -96,14 +96,17 @@ describe.each(databases)("on %s", (_name, open) => {
       await migratePglite(drizzlePglite((own.handle.db as unknown as { $client: PGlite }).$client), { migrationsFolder: upTo0020 });
     }
     const { log, lines } = recorder();
-    expect((await own.migrate({ log })).applied).toEqual(["0021_launch_expiry_index"]);
+    // 0021 and whatever came after it.
+    const later = realJournal().entries.slice(21).map((e) => e.tag);
+    expect((await own.migrate({ log })).applied).toEqual(later);
     const expected = readMigrationFiles({ migrationsFolder: realFolder }).map((m) => ({ hash: m.hash, when: m.folderMillis }));
     expect(await applied(own)).toEqual(expected);
     expect(await indexValid(own, "account_security_launches_expiry_idx")).toBe(true);
     expect(lines).toEqual([
-      "1 database migration pending: 0021_launch_expiry_index; applying…",
+      `${later.length} database migration${later.length === 1 ? "" : "s"} pending: ${later.join(", ")}; applying…`,
       expect.stringMatching(/^ {2}0021_launch_expiry_index \(outside a transaction\): \d+ ms$/),
-      expect.stringMatching(/^migrations done: 1 applied in \d+ ms$/),
+      ...later.slice(1).map((tag) => expect.stringMatching(new RegExp(`^ {2}${tag}( \\(outside a transaction\\))?: \\d+ ms$`))),
+      expect.stringMatching(new RegExp(`^migrations done: ${later.length} applied in \\d+ ms$`)),
     ]);
     // drizzle's migrator, on what this one recorded, finds nothing to do; so does this one, silently.
     if (own.url) {

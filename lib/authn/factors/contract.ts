@@ -31,7 +31,7 @@ import type { EvidenceRule } from "./evidence-rule";
 
 /** What a challenge is bound to: the purpose and the id of the thing (a transaction id for a pending sign-in). */
 export interface ChallengeBinding {
-  purpose: "sign_in" | "sign_up" | "enroll" | "portal";
+  purpose: "sign_in" | "sign_up" | "enroll" | "portal" | "invitation";
   bindingId: string;
 }
 

@@ -1,8 +1,9 @@
 /**
  * Operator invitations (lib/console/invitations.ts): no operator ever chooses another operator's
- * credential. An owner invites; the invitee sets their own password, or signs in as the account
- * they have; the link is hashed at rest, expires, is used once, and goes to the invitee's email.
- * Workspaces are created by installation operators only.
+ * credential. An owner invites; the invitee proves the address with a code sent to it, then sets
+ * their own password, or accepts with the account they have; the link is hashed at rest, expires,
+ * is used once, and goes to the invitee's email. Workspaces are created by installation operators
+ * only. (The whole squatting sequence: operator-mailbox.test.ts.)
  */
 import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -12,18 +13,22 @@ import { mailSettled } from "../../../lib/authn/email/transport";
 import { requireOperator, requireWorkspaceRole } from "../../../lib/console/authz";
 import {
   acceptInvitationAsOperator,
-  acceptInvitationWithNewAccount,
+  acceptInvitationWithNewAccount as acceptWithProvenNewAccount,
   INVITATION_TTL_MS,
   InvitationError,
+  proveInvitationMailbox,
+  sendInvitationCode,
   viewInvitation,
+  type AcceptInvitationInput,
   type InvitationCreated,
 } from "../../../lib/console/invitations";
+import { CLIENT_ADDRESS_HEADER } from "../../../lib/http/client-address";
 import { listOperators } from "../../../lib/console/operators";
 import { ensureSystemWorkspace, SYSTEM_WORKSPACE_ID, SYSTEM_WORKSPACE_NAME } from "../../../lib/console/system";
 import { createWorkspace, listOperatorWorkspaces } from "../../../lib/console/workspaces";
 import { MINUTE } from "../../../lib/clock";
 import { sha256Hex } from "../../../lib/crypto";
-import { seed, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
+import { PUBLIC_URL, seed, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
 import { consoleSignIn, createConsoleHarness, createOperator, operatorId, runRegistered } from "../console-helpers";
 
 let h: Harness;
@@ -35,6 +40,7 @@ let mallory: string;
 let installation: string;
 
 const M_PASSWORD = "mallory knows this password";
+const ALICE_PASSWORD = "alice chose this herself";
 const A_PASSWORD = "workspace A chose this one";
 
 /** Console sessions last 12 hours: after the clock jumps a week, everyone signs in again. */
@@ -64,6 +70,24 @@ async function invite(token: string, workspaceId: string, email: string, role = 
   return { ...created, token: new URL(created.url).searchParams.get("token")! };
 }
 
+let addressCounter = 0;
+const request = () => new Request(`${PUBLIC_URL}/console/invitation`, { headers: { [CLIENT_ADDRESS_HEADER]: `203.0.113.${(addressCounter++ % 250) + 1}` } });
+
+/**
+ * The invitee's side: a code sent to the invited address, entered (the mailbox proven), then the
+ * account created. Refusals before the proof (an invitation no longer pending) surface as they would.
+ */
+async function acceptInvitationWithNewAccount(service: Harness["service"], token: string, input: AcceptInvitationInput, meta: { ip?: string | null } = {}) {
+  const row = await viewInvitation(service, token);
+  if (row instanceof InvitationError) throw row;
+  h.clock.advance(31_000);
+  await sendInvitationCode(service, request(), token);
+  const [message] = (await systemOutboxTo(row.email)).filter((m) => /code/i.test(m.subject));
+  const code = message.text.match(/Your code is (\d{6})/)![1];
+  const proof = await proveInvitationMailbox(service, request(), token, code);
+  return acceptWithProvenNewAccount(service, token, proof, input, meta);
+}
+
 const problem = (promise: Promise<unknown>, code: string) => expect(promise).rejects.toMatchObject({ name: "InvitationError", code });
 
 async function systemOutboxTo(email: string) {
@@ -72,11 +96,13 @@ async function systemOutboxTo(email: string) {
 }
 
 describe("the takeover through a shared operator account fails", () => {
-  it("a tenant who created an account for someone else's email cannot use it in another workspace", async () => {
-    // M invites alice to B and, with the fallback link shown to M, creates "alice" with a password M knows.
+  it("the fallback link makes no account, and an operator of B is nothing in A until A's invitation is accepted", async () => {
+    // M invites alice to B; the fallback link shown to M makes no account without the code sent to alice.
     const toB = await invite(mallory, B, "alice@victim.test", "viewer");
     expect(toB.url).toBe(`https://auth.example.test/console/invitation?token=${toB.token}`);
-    await acceptInvitationWithNewAccount(h.service, toB.token, { name: "Alice?", password: M_PASSWORD });
+    await problem(acceptWithProvenNewAccount(h.service, toB.token, undefined, { name: "Alice?", password: M_PASSWORD }), "unproven");
+    // Alice herself, with the code sent to her, makes the account (with her own password).
+    await acceptInvitationWithNewAccount(h.service, toB.token, { name: "Alice", password: ALICE_PASSWORD });
 
     // A's owner invites alice to A. There is no password field any more: one given is not a credential.
     const toA = await invite(ownerA, A, "alice@victim.test", "admin", { password: A_PASSWORD });
@@ -91,17 +117,17 @@ describe("the takeover through a shared operator account fails", () => {
       expect(tenantOutbox.some((m) => m.text.includes(toA.token))).toBe(false);
     }
 
-    // M signs in as "alice" with M's password: still no access to A.
-    const asAlice = (await consoleSignIn(h, "alice@victim.test", M_PASSWORD)).token;
+    // Signed in as alice (B's operator): still no access to A.
+    const asAlice = (await consoleSignIn(h, "alice@victim.test", ALICE_PASSWORD)).token;
     await expect(requireWorkspaceRole(h.service, asAlice, A, "viewer")).rejects.toMatchObject({ code: "not_found" });
     await expect(runRegistered(h, asAlice, A, "createRole", { name: "by-mallory" })).rejects.toMatchObject({ code: "not_found" });
-    // The link M holds is B's, used; any other is not valid.
+    // B's link is used; any other is not valid.
     await problem(acceptInvitationAsOperator(h.service, toB.token, asAlice), "used");
     await problem(acceptInvitationAsOperator(h.service, "x".repeat(43), asAlice), "invalid");
-    // A's link cannot make a new account (one exists), and the refusal leaves it pending for the real alice.
+    // A's link cannot make a new account (one exists), and the refusal leaves it pending; without a proof the page does not say an account exists.
     await problem(acceptInvitationWithNewAccount(h.service, toA.token, { name: "A's idea", password: A_PASSWORD }), "account_exists");
-    expect(await viewInvitation(h.service, toA.token)).toMatchObject({ email: "alice@victim.test", accountExists: true });
-    // A's chosen password was never stored: it is refused, M's still works, the hash is untouched.
+    expect(await viewInvitation(h.service, toA.token)).toMatchObject({ email: "alice@victim.test", proof: null });
+    // A's chosen password was never stored: it is refused, alice's still works, the hash is untouched.
     await expect(consoleSignIn(h, "alice@victim.test", A_PASSWORD)).rejects.toThrow();
     const [after] = await h.service.db.select().from(users).where(eq(users.id, aliceRow.id));
     expect(after.passwordHash).toBe(aliceRow.passwordHash);
@@ -119,7 +145,7 @@ describe("accepting", () => {
     const link = message.text.match(/https:\/\/\S+\/console\/invitation\?token=\S+/)![0];
     const token = new URL(link).searchParams.get("token")!;
     const view = await viewInvitation(h.service, token);
-    expect(view).toEqual({ workspaceId: A, workspaceName: "Workspace A", email: "Bob@Fresh.test", role: "admin", expiresAt: expect.any(Date), accountExists: false });
+    expect(view).toEqual({ workspaceId: A, workspaceName: "Workspace A", email: "Bob@Fresh.test", role: "admin", expiresAt: expect.any(Date), proof: null });
     await problem(acceptInvitationAsOperator(h.service, token, ownerA), "wrong_operator");
     await expect(acceptInvitationWithNewAccount(h.service, token, { name: "Bob", password: "short" })).rejects.toThrow();
     const { userId } = await acceptInvitationWithNewAccount(h.service, token, { name: "Bob", password: "bob's own password" }, { ip: "192.0.2.5" });
@@ -136,8 +162,8 @@ describe("accepting", () => {
   it("an existing operator accepts only signed in as the invited email, and the page shows nothing of their other workspaces", async () => {
     const sent = await invite(mallory, B, "bob@fresh.test", "viewer");
     const view = await viewInvitation(h.service, sent.token);
-    expect(Object.keys(view).sort()).toEqual(["accountExists", "email", "expiresAt", "role", "workspaceId", "workspaceName"]);
-    expect(view).toMatchObject({ workspaceId: B, accountExists: true });
+    expect(Object.keys(view).sort()).toEqual(["email", "expiresAt", "proof", "role", "workspaceId", "workspaceName"]);
+    expect(view).toMatchObject({ workspaceId: B, proof: null });
     // Not signed in, or signed in as someone else: refused, and the invitation stays pending.
     await expect(acceptInvitationAsOperator(h.service, sent.token, null)).rejects.toMatchObject({ code: "unauthenticated" });
     await problem(acceptInvitationAsOperator(h.service, sent.token, ownerA), "wrong_operator");
@@ -212,7 +238,11 @@ describe("the link", () => {
 
   it("accepted in parallel, by new accounts or by the signed-in operator, makes exactly one membership", async () => {
     const sent = await invite(ownerA, A, "racer@fresh.test", "viewer");
-    const results = await Promise.allSettled(Array.from({ length: 5 }, (_, i) => acceptInvitationWithNewAccount(h.service, sent.token, { name: `Racer ${i}`, password: `racer password ${i}` })));
+    h.clock.advance(31_000);
+    await sendInvitationCode(h.service, request(), sent.token);
+    const [message] = (await systemOutboxTo("racer@fresh.test")).filter((m) => /code/i.test(m.subject));
+    const proof = await proveInvitationMailbox(h.service, request(), sent.token, message.text.match(/Your code is (\d{6})/)![1]);
+    const results = await Promise.allSettled(Array.from({ length: 5 }, (_, i) => acceptWithProvenNewAccount(h.service, sent.token, proof, { name: `Racer ${i}`, password: `racer password ${i}` })));
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
     for (const r of results) if (r.status === "rejected") expect(r.reason).toBeInstanceOf(InvitationError);
     expect(await h.service.db.select().from(users).where(eq(users.emailNormalized, "racer@fresh.test"))).toHaveLength(1);
