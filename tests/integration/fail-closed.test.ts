@@ -294,3 +294,137 @@ describe.runIf(Boolean(inject("databaseUrl")))("real PostgreSQL refusals: a miss
     expect((await call(h, `/t/${rw}/oauth2/token`, { form: { grant_type: "refresh_token", refresh_token: webTokens.refresh_token }, headers: webClient })).status).toBe(200);
   });
 });
+
+/**
+ * A TCP proxy to the database that can be cut the two ways a network fails: new connections
+ * refused (nothing listens), and the connections already open black-holed (kept open, nothing
+ * forwarded either way, no reset: what a dropped route or a frozen proxy looks like).
+ */
+function cuttableProxy(target: URL) {
+  let server: net.Server | undefined;
+  let port = 0;
+  const pairs = new Set<[net.Socket, net.Socket]>();
+  const listen = () =>
+    new Promise<void>((resolve) => {
+      server = net.createServer((client) => {
+        const upstream = net.connect(Number(target.port || 5432), target.hostname);
+        const pair: [net.Socket, net.Socket] = [client, upstream];
+        pairs.add(pair);
+        client.pipe(upstream).pipe(client);
+        const end = () => {
+          client.destroy();
+          upstream.destroy();
+          pairs.delete(pair);
+        };
+        client.on("error", end).on("close", end);
+        upstream.on("error", end).on("close", end);
+      });
+      server.listen(port, "127.0.0.1", () => {
+        port = (server!.address() as net.AddressInfo).port;
+        resolve();
+      });
+    });
+  return {
+    listen,
+    url() {
+      const url = new URL(target);
+      url.host = `127.0.0.1:${port}`;
+      return url.toString();
+    },
+    /** Refuses new connections (it stops listening at once; its 'close' waits for the open ones) and black-holes the open ones. */
+    cut() {
+      for (const [client, upstream] of pairs) {
+        client.unpipe(upstream);
+        upstream.unpipe(client);
+        client.pause();
+        upstream.pause();
+      }
+      server!.close();
+    },
+    destroy() {
+      for (const [client, upstream] of pairs) {
+        client.destroy();
+        upstream.destroy();
+      }
+      server?.close();
+    },
+  };
+}
+
+describe.runIf(Boolean(inject("databaseUrl")))("a network cut to the database (connections refused, open ones black-holed) for longer than the bounds", () => {
+  const ws = uniqueWorkspaceId("cut");
+  // Bounds of this pool: no connection within 1 s, or no answer within 1.5 s + 1 s, is a 503.
+  const CONNECTION_WAIT_MS = 1000;
+  const STATEMENT_TIMEOUT_MS = 1500;
+  // The longest a request may take during the cut: the later bound, the watch's interval, and room for a busy machine.
+  const LIMIT_MS = STATEMENT_TIMEOUT_MS + 1000 + 1500;
+  const proxy = cuttableProxy(new URL(inject("databaseUrl") ?? "postgres://unused@127.0.0.1:5432/unused"));
+  let h: Harness;
+  let viaProxy: Harness;
+  let handle: DatabaseHandle;
+
+  beforeAll(async () => {
+    h = await createHarness();
+    await seed(h, standardWorkspace(ws));
+    await proxy.listen();
+    handle = await openDatabase({ databaseUrl: proxy.url(), poolSize: 4, connectionWaitMs: CONNECTION_WAIT_MS, statementTimeoutMs: STATEMENT_TIMEOUT_MS });
+    viaProxy = { ...h, service: createService(handle.db, h.service.config, h.clock) };
+  });
+  afterAll(async () => {
+    proxy.destroy();
+    await handle.close();
+  });
+
+  it("answers every machine endpoint and the hosted page 503 with Retry-After within the bound, never hangs or 500s, and recovers when the network returns", async () => {
+    const r0 = await signIn(viaProxy, ws, { ...SPA, ...ADA });
+    const tokens = await (await exchangeCode(viaProxy, ws, { code: r0.callback.searchParams.get("code")!, redirect_uri: SPA.redirect_uri, verifier: r0.verifier, client_id: SPA.client_id })).json();
+    const r = requests(viaProxy, tokens, ws);
+    const endpoints: [string, () => Promise<Response>][] = [
+      ["token (refresh)", r.refresh],
+      ["introspection", r.introspect],
+      ["session check", r.session],
+      ["UserInfo", r.userinfo],
+      ["hosted page (authorize)", () => call(viaProxy, `/t/${ws}/oauth2/authorize?${authorizeQuery(SPA).query}`)],
+    ];
+    // Every connection of the pool open and idle before the cut.
+    await Promise.all([1, 2, 3, 4].map(() => r.session()));
+
+    proxy.cut();
+    const sent: Promise<unknown>[] = [];
+    const outcomes: { what: string; status: number | "hang"; retryAfter: boolean; ms: number }[] = [];
+    const send = async (what: string, request: () => Promise<Response>) => {
+      const start = performance.now();
+      const res = await Promise.race([request(), new Promise<"hang">((resolve) => setTimeout(() => resolve("hang"), LIMIT_MS).unref())]);
+      const ms = performance.now() - start;
+      if (res === "hang") return outcomes.push({ what, status: "hang", retryAfter: false, ms });
+      await res.text();
+      outcomes.push({ what, status: ms > LIMIT_MS ? "hang" : res.status, retryAfter: Boolean(res.headers.get("retry-after")), ms });
+    };
+    // Rounds of every endpoint at once, for twice the longest bound.
+    const cutFor = 2 * (STATEMENT_TIMEOUT_MS + 1000);
+    const cutAt = performance.now();
+    while (performance.now() - cutAt < cutFor) {
+      for (const [what, request] of endpoints) sent.push(send(what, request));
+      await new Promise((resolve) => setTimeout(resolve, 400));
+    }
+    await Promise.all(sent);
+    const count = (test: (o: (typeof outcomes)[number]) => boolean) => outcomes.filter(test).length;
+    const summary = { total: outcomes.length, unavailable: count((o) => o.status === 503 && o.retryAfter), hangs: count((o) => o.status === "hang"), errors: count((o) => o.status === 500) };
+    const wrong = outcomes.filter((o) => o.status !== 503 || !o.retryAfter);
+    expect(wrong, JSON.stringify(summary)).toEqual([]);
+    expect(summary.unavailable).toBeGreaterThanOrEqual(5 * 5);
+
+    // The network returns (the black-holed connections stay so): the pool serves again on new connections.
+    await proxy.listen();
+    let recovered: Response | undefined;
+    for (const until = performance.now() + 10_000; performance.now() < until; await new Promise((resolve) => setTimeout(resolve, 200))) {
+      recovered = await Promise.race([r.session(), new Promise<undefined>((resolve) => setTimeout(resolve, LIMIT_MS).unref())]);
+      if (recovered?.status === 200) break;
+    }
+    expect(recovered?.status).toBe(200);
+    expect((await recovered!.json()).active).toBe(true);
+    // Nothing was consumed during the cut: the same refresh token still rotates.
+    expect((await r.refresh()).status).toBe(200);
+    for (const [what, request] of endpoints.slice(1)) expect((await request()).status, what).not.toBe(503);
+  }, 60_000);
+});
