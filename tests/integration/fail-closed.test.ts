@@ -2,7 +2,9 @@ import net from "node:net";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
-import { openDatabase, type DatabaseHandle } from "../../db/client";
+import { openDatabase, runMigrations, type DatabaseHandle } from "../../db/client";
+import { readinessProbe } from "../../lib/http/health";
+import { createDatabase, dropDatabase, freshDatabaseName } from "../setup/database";
 import { createService } from "../../lib/service";
 import { authorizeQuery, basic, call, createHarness, exchangeCode, Jar, PUBLIC_URL, seed, signIn, uniqueWorkspaceId, type Harness } from "../helpers/harness";
 import { ADA, M2M, SPA, WEB, standardWorkspace } from "../helpers/fixtures";
@@ -426,5 +428,73 @@ describe.runIf(Boolean(inject("databaseUrl")))("a network cut to the database (c
     // Nothing was consumed during the cut: the same refresh token still rotates.
     expect((await r.refresh()).status).toBe(200);
     for (const [what, request] of endpoints.slice(1)) expect((await request()).status, what).not.toBe(503);
+  }, 60_000);
+});
+
+// PostgreSQL only: the embedded database is one session in this process, with no standby and no
+// database-level settings to change under it.
+describe.runIf(Boolean(inject("databaseUrl")))("a database that was read-only (a standby, default_transaction_read_only) and can write again", () => {
+  const server = inject("databaseUrl") ?? "postgres://unused@127.0.0.1:5432/unused";
+  // A database of its own: ALTER DATABASE reaches every session that connects to it.
+  const name = freshDatabaseName("latchkey_read_only");
+  const ws = uniqueWorkspaceId("writable-again");
+  let handle: DatabaseHandle;
+  let own: Harness;
+  const admin = () => postgres(server, { max: 1, onnotice: () => {} });
+
+  beforeAll(async () => {
+    const url = await createDatabase(server, name);
+    handle = await openDatabase({ databaseUrl: url, poolSize: 3 });
+    await runMigrations(handle, url);
+    const h = await createHarness();
+    own = { ...h, service: createService(handle.db, h.service.config, h.clock), handle };
+    await seed(own, standardWorkspace(ws));
+  }, 120_000);
+  afterAll(async () => {
+    await handle.close();
+    await dropDatabase(server, name);
+  });
+
+  it("discards the sessions it opened read-only: /readyz and sign-in recover by themselves once the database takes writes", async () => {
+    const authorize = async () => (await call(own, `/t/${ws}/oauth2/authorize?${authorizeQuery(SPA).query}`)).status;
+    const probe = readinessProbe(handle.db, { cacheMs: 0 });
+    expect(await authorize()).toBeLessThan(400);
+    expect(await probe.check()).toBe("ready");
+
+    // The database turns read-only, and the pool's sessions are replaced (as after a failover to a standby).
+    const sql = admin();
+    try {
+      await sql.unsafe(`alter database "${name}" set default_transaction_read_only = on`);
+      await sql.unsafe(`select pg_terminate_backend(pid) from pg_stat_activity where datname = '${name}'`);
+    } finally {
+      await sql.end();
+    }
+    const during = await Promise.all([1, 2, 3, 4, 5, 6].map(() => authorize()));
+    expect(during.every((status) => status === 503), String(during)).toBe(true);
+    expect(await probe.check()).toBe("database read-only");
+
+    // It takes writes again; the sessions opened meanwhile are still read-only until they are discarded.
+    const again = admin();
+    try {
+      await again.unsafe(`alter database "${name}" reset default_transaction_read_only`);
+    } finally {
+      await again.end();
+    }
+    const until = performance.now() + 5000;
+    let ready = await probe.check();
+    while (ready !== "ready" && performance.now() < until) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      ready = await probe.check();
+    }
+    expect(ready).toBe("ready");
+    let status = await authorize();
+    while (status >= 400 && performance.now() < until) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      status = await authorize();
+    }
+    expect(status).toBeLessThan(400);
+    // From then on every session can write.
+    const after = await Promise.all([1, 2, 3, 4, 5, 6].map(() => authorize()));
+    expect(after.every((s) => s < 400), String(after)).toBe(true);
   }, 60_000);
 });
