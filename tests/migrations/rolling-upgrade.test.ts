@@ -28,12 +28,16 @@ const OLD_TESTS = [
 
 const git = (...args: string[]) => execFileSync("git", args, { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
 
-/** The commit before the one that added the newest migration, or why there is none here. */
+/**
+ * The commit before the one that added the newest migration (HEAD while that migration is not
+ * committed yet), or why there is none here.
+ */
 function previousRelease(): { commit: string } | { missing: string } {
-  const newest = realJournal().entries.at(-1)!.tag;
+  const newest = `db/migrations/${realJournal().entries.at(-1)!.tag}.sql`;
   try {
-    const added = git("log", "-1", "--format=%H", "--diff-filter=A", "--", `db/migrations/${newest}.sql`);
-    if (!added) return { missing: `no commit adds db/migrations/${newest}.sql (a shallow clone: fetch the history)` };
+    if (!git("ls-tree", "--name-only", "HEAD", newest)) return { commit: git("rev-parse", "HEAD") };
+    const added = git("log", "-1", "--format=%H", "--diff-filter=A", "--", newest);
+    if (!added) return { missing: `no commit adds ${newest} (a shallow clone: fetch the history)` };
     return { commit: git("rev-parse", `${added}^`) };
   } catch {
     return { missing: "no git history in this checkout" };
