@@ -420,7 +420,7 @@ describe.runIf(Boolean(inject("databaseUrl")))("a network cut to the database (c
     await proxy.listen();
     let recovered: Response | undefined;
     for (const until = performance.now() + 10_000; performance.now() < until; await new Promise((resolve) => setTimeout(resolve, 200))) {
-      recovered = await Promise.race([r.session(), new Promise<undefined>((resolve) => setTimeout(resolve, LIMIT_MS).unref())]);
+      recovered = await Promise.race([r.session(), new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), LIMIT_MS).unref())]);
       if (recovered?.status === 200) break;
     }
     expect(recovered?.status).toBe(200);
