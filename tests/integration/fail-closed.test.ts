@@ -1,9 +1,13 @@
+import { randomBytes } from "node:crypto";
 import net from "node:net";
+import { sql as text } from "drizzle-orm";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import { openDatabase, runMigrations, type DatabaseHandle } from "../../db/client";
 import { readinessProbe } from "../../lib/http/health";
+import { failureResponse } from "../../lib/http/errors";
+import { oauthFailures } from "../../lib/oauth/errors";
 import { createDatabase, dropDatabase, freshDatabaseName } from "../setup/database";
 import { createService } from "../../lib/service";
 import { authorizeQuery, basic, call, createHarness, exchangeCode, Jar, PUBLIC_URL, seed, signIn, uniqueWorkspaceId, type Harness } from "../helpers/harness";
@@ -497,4 +501,81 @@ describe.runIf(Boolean(inject("databaseUrl")))("a database that was read-only (a
     const after = await Promise.all([1, 2, 3, 4, 5, 6].map(() => authorize()));
     expect(after.every((s) => s < 400), String(after)).toBe(true);
   }, 60_000);
+});
+
+describe.runIf(Boolean(inject("databaseUrl")))("a statement that waits for a connection past its bound", () => {
+  const target = new URL(inject("databaseUrl") ?? "postgres://unused@127.0.0.1:5432/unused");
+  const table = `bound_probe_${randomBytes(4).toString("hex")}`;
+  const admin = () => postgres(target.toString(), { max: 1, onnotice: () => {} });
+  // A proxy that accepts connections and holds what they send until it is told to forward.
+  let forwarding = false;
+  const held: (() => void)[] = [];
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    sockets.add(client);
+    client.pause();
+    const forward = () => {
+      const upstream = net.connect(Number(target.port || 5432), target.hostname);
+      sockets.add(upstream);
+      client.pipe(upstream).pipe(client);
+      client.resume();
+      client.on("close", () => upstream.destroy());
+      upstream.on("close", () => client.destroy()).on("error", () => client.destroy());
+    };
+    client.on("error", () => {});
+    if (forwarding) forward();
+    else held.push(forward);
+  });
+
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const sql = admin();
+    try {
+      await sql.unsafe(`create table "${table}" (x int)`);
+    } finally {
+      await sql.end();
+    }
+  });
+  afterAll(async () => {
+    for (const socket of sockets) socket.destroy();
+    server.close();
+    const sql = admin();
+    try {
+      await sql.unsafe(`drop table if exists "${table}"`);
+    } finally {
+      await sql.end();
+    }
+  });
+
+  it("fails as a dependency failure, is never sent once a connection opens, and the connection serves the pool", async () => {
+    const url = new URL(target);
+    url.host = `127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+    const handle = await openDatabase({ databaseUrl: url.toString(), poolSize: 1, connectionWaitMs: 1000, statementTimeoutMs: 5000 });
+    try {
+      // The pool's one connection cannot open: the first statement waits on it, the insert behind it.
+      const outcome = (statement: PromiseLike<unknown>) => Promise.resolve(statement).then(() => null, (error: unknown) => error);
+      const started = performance.now();
+      const [first, insert] = await Promise.all([outcome(handle.db.execute(text.raw("select 1"))), outcome(handle.db.execute(text.raw(`insert into "${table}" values (1)`)))]);
+      expect(performance.now() - started).toBeLessThan(2000);
+      for (const error of [first, insert]) expect(failureResponse(oauthFailures, error, "a statement past its bound").status).toBe(503);
+      // The network lets the connections through: what the pool still held is not what was asked.
+      forwarding = true;
+      for (const forward of held.splice(0)) forward();
+      let count: number | undefined;
+      for (const until = performance.now() + 5000; count === undefined && performance.now() < until; ) {
+        try {
+          const [row] = (await handle.db.execute(text.raw(`select count(*)::int as n from "${table}"`))) as unknown as { n: number }[];
+          count = row!.n;
+        } catch {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      }
+      expect(count).toBe(0);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const [row] = (await handle.db.execute(text.raw(`select count(*)::int as n from "${table}"`))) as unknown as { n: number }[];
+      expect(row!.n).toBe(0);
+    } finally {
+      await handle.close();
+    }
+  }, 30_000);
 });
