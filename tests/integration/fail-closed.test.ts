@@ -5,6 +5,7 @@ import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import { openDatabase, runMigrations, type DatabaseHandle } from "../../db/client";
+import { listen } from "../../db/listener";
 import { readinessProbe } from "../../lib/http/health";
 import { failureResponse } from "../../lib/http/errors";
 import { oauthFailures } from "../../lib/oauth/errors";
@@ -576,6 +577,34 @@ describe.runIf(Boolean(inject("databaseUrl")))("a statement that waits for a con
       expect(row!.n).toBe(0);
     } finally {
       await handle.close();
+    }
+  }, 30_000);
+});
+
+describe.runIf(Boolean(inject("databaseUrl")))("the connection that listens for other instances' changes, black-holed", () => {
+  const proxy = cuttableProxy(new URL(inject("databaseUrl") ?? "postgres://unused@127.0.0.1:5432/unused"));
+  afterAll(() => proxy.destroy());
+
+  it("reports itself lost within its bound, so caches stop being trusted, and listens again when the network returns", async () => {
+    await proxy.listen();
+    const events: string[] = [];
+    const changes = listen(proxy.url(), "latchkey_changes", { message: () => {}, listening: () => events.push("listening"), lost: () => events.push("lost") }, { checkEveryMs: 200, answerWithinMs: 500 });
+    const until = async (what: string, ms: number) => {
+      const start = performance.now();
+      while (!events.includes(what) && performance.now() - start < ms) await new Promise((resolve) => setTimeout(resolve, 50));
+      return events.includes(what);
+    };
+    try {
+      expect(await until("listening", 5000)).toBe(true);
+      events.length = 0;
+      proxy.cut();
+      expect(await until("lost", 2000)).toBe(true);
+      expect(changes.active).toBe(false);
+      await proxy.listen();
+      expect(await until("listening", 10_000)).toBe(true);
+      expect(changes.active).toBe(true);
+    } finally {
+      await changes.close();
     }
   }, 30_000);
 });
