@@ -58,27 +58,57 @@ export interface OpenOptions {
   dataDir?: string;
   poolSize?: number;
   observer?: DatabaseObserver;
+  /** PostgreSQL: how long a statement may wait for a connection (default CONNECTION_WAIT_MS). */
+  connectionWaitMs?: number;
+  /** PostgreSQL: how long a statement may run (default STATEMENT_TIMEOUT_MS). */
+  statementTimeoutMs?: number;
+}
+
+/**
+ * The bounds of every statement on PostgreSQL (docs/operations.md, "When the database is down").
+ * A statement that has no connection after CONNECTION_WAIT_MS (the pool's connections all busy,
+ * or the database not answering a new connection) fails; PostgreSQL cancels one that runs longer
+ * than STATEMENT_TIMEOUT_MS (its `statement_timeout`, set per connection); a statement that has no
+ * answer ANSWER_MARGIN_MS after that is on a connection that is gone without a word (a network
+ * that drops packets, a proxy cut without a reset): it fails, and the pool is replaced.
+ * Either failure is a dependency failure (503, lib/http/errors.ts).
+ */
+export const CONNECTION_WAIT_MS = 2000;
+export const STATEMENT_TIMEOUT_MS = 5000;
+const ANSWER_MARGIN_MS = 1000;
+/** How often the bounds are checked: a bound is kept to within this much. */
+const WATCH_INTERVAL_MS = 100;
+/** Read-only sessions renew the pool at most this often (a database that stays read-only would otherwise renew it per write). */
+const RENEW_INTERVAL_MS = 1000;
+
+/** A statement that had no connection, or no answer, within its bound (lib/http/errors.ts counts it as a dependency failure). */
+export class DatabaseTimeout extends Error {
+  readonly code = "DATABASE_TIMEOUT";
+  constructor(message: string) {
+    super(message);
+    this.name = "DatabaseTimeout";
+  }
 }
 
 export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle> {
   const { observer } = options;
   if (options.databaseUrl) {
     const max = options.poolSize ?? 10;
-    const client = postgres(options.databaseUrl, {
+    const pools = guardedPools(options.databaseUrl, {
       max,
-      onnotice: () => {},
-      // Fail fast when the server is unreachable so authority checks answer 503 promptly.
-      connect_timeout: 5,
-      idle_timeout: 60,
+      connectionWaitMs: options.connectionWaitMs ?? CONNECTION_WAIT_MS,
+      statementTimeoutMs: options.statementTimeoutMs ?? STATEMENT_TIMEOUT_MS,
+      observer: observer ?? null,
     });
-    const db = drizzlePostgres(preparedAndTimed(client, observer ?? null), { schema }) as unknown as Database;
+    const db = drizzlePostgres(pools.client, { schema }) as unknown as Database;
+    guards.set(db, pools);
     observer?.opened(max);
     return {
       db,
       kind: "postgres",
       close: async () => {
         observer?.closed();
-        await client.end({ timeout: 5 });
+        await pools.end();
       },
     };
   }
@@ -117,9 +147,10 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
  * from `begin` (and `savepoint`): those are wrapped too.
  *
  * The same wrapper times statements and transactions for `observer` while it is enabled
- * (`observed`); a statement inside a transaction holds no connection of its own.
+ * (`observed`; a statement inside a transaction holds no connection of its own), and hands every
+ * statement (a transaction's BEGIN included) to `watch`, which bounds it (`guardedPools`).
  */
-function preparedAndTimed<T extends postgres.Sql>(sql: T, observer: DatabaseObserver | null, inTransaction = false): T {
+function preparedAndTimed<T extends postgres.Sql>(sql: T, observer: DatabaseObserver | null, watch: (statement: PromiseLike<unknown>) => void, inTransaction = false): T {
   const unsafe = sql.unsafe.bind(sql);
   const target = sql as unknown as Record<string, unknown>;
   // postgres.js sends a transaction's BEGIN through `sql.unsafe`, synchronously within `begin`:
@@ -127,6 +158,7 @@ function preparedAndTimed<T extends postgres.Sql>(sql: T, observer: DatabaseObse
   let beginning = false;
   target.unsafe = (query: string, params?: unknown[], options?: { prepare?: boolean }) => {
     const statement = unsafe(query, params as postgres.ParameterOrJSON<never>[], { ...options, prepare: true });
+    watch(statement);
     if (observer?.enabled && !beginning) observed(statement, observer, "statement", !inTransaction);
     return statement;
   };
@@ -136,7 +168,7 @@ function preparedAndTimed<T extends postgres.Sql>(sql: T, observer: DatabaseObse
     target[name] = (...args: unknown[]) => {
       const last = args.length - 1;
       const fn = args[last];
-      if (typeof fn === "function") args[last] = (tx: postgres.Sql) => (fn as (tx: postgres.Sql) => unknown)(preparedAndTimed(tx, observer, true));
+      if (typeof fn === "function") args[last] = (tx: postgres.Sql) => (fn as (tx: postgres.Sql) => unknown)(preparedAndTimed(tx, observer, watch, true));
       if (name === "savepoint" || !observer?.enabled) return original.apply(sql, args);
       beginning = true;
       let transaction: Promise<unknown>;
@@ -150,6 +182,145 @@ function preparedAndTimed<T extends postgres.Sql>(sql: T, observer: DatabaseObse
     };
   }
   return sql;
+}
+
+interface PoolSettings {
+  max: number;
+  connectionWaitMs: number;
+  statementTimeoutMs: number;
+  observer: DatabaseObserver | null;
+}
+
+interface GuardedPools {
+  /** What drizzle is given: every statement and transaction goes to the pool of the moment. */
+  client: postgres.Sql;
+  /** Replaces the pool: new statements get new connections; the old pool's end when their statements are done. */
+  renew(why: "read-only" | "no answer"): void;
+  end(): Promise<void>;
+}
+
+const guards = new WeakMap<Database, GuardedPools>();
+
+/**
+ * A session that reports itself read-only or in recovery (lib/http/health.ts) while the database
+ * may since have become writable (a failover to a promoted standby, `default_transaction_read_only`
+ * reset): its settings were fixed when it connected. The pool's sessions are replaced by new ones.
+ */
+export function renewConnections(db: Database): void {
+  guards.get(db)?.renew("read-only");
+}
+
+/**
+ * A postgres.js pool whose every statement is bounded (CONNECTION_WAIT_MS, STATEMENT_TIMEOUT_MS).
+ * postgres.js itself bounds only the opening of a connection (`connect_timeout`): a statement
+ * waits without bound in its queue (every connection busy, or reconnecting after a growing pause of
+ * up to 20 s: the pause is capped here at half a second), and for ever on a connection whose peer
+ * vanished without a reset (TCP keepalive does not notice a proxy that still answers for it).
+ *
+ * Each statement is noted with its start (one Map entry, removed when it settles); a watch every
+ * WATCH_INTERVAL_MS fails the statements past their bound:
+ * - not yet on a connection after `connectionWaitMs`: it fails with DatabaseTimeout, and its text
+ *   becomes `select 1` (a statement postgres.js still holds is sent when a connection opens: what
+ *   the caller gave up on is never run, and the connection goes back to the pool as usual);
+ * - sent, and unanswered `statementTimeoutMs` + ANSWER_MARGIN_MS after it started (PostgreSQL
+ *   cancels a statement at `statementTimeoutMs`, so a live connection has answered by then): it
+ *   fails, and the pool is renewed, the old one ended within ANSWER_MARGIN_MS, failing what else
+ *   waits on its dead connections.
+ * A statement refused because its session is read-only (25006) also renews the pool (at most once
+ * per RENEW_INTERVAL_MS): sessions opened while the database was read-only stay so.
+ */
+function guardedPools(url: string, settings: PoolSettings): GuardedPools {
+  const { connectionWaitMs, statementTimeoutMs } = settings;
+  const started = new Map<PostgresStatement, number>();
+  const retiring = new Set<Promise<void>>();
+  let renewedAt = -Infinity;
+
+  const watch = (statement: PromiseLike<unknown>) => {
+    const query = statement as PostgresStatement;
+    started.set(query, performance.now());
+    whenSettled.call(
+      query,
+      () => started.delete(query),
+      (error: unknown) => {
+        started.delete(query);
+        if ((error as { code?: unknown } | null)?.code === "25006") renew("read-only");
+      },
+    );
+  };
+
+  const open = () =>
+    preparedAndTimed(
+      postgres(url, {
+        max: settings.max,
+        onnotice: () => {},
+        // Seconds; a connection not open within the wait is abandoned (its socket closed).
+        connect_timeout: connectionWaitMs / 1000,
+        idle_timeout: 60,
+        backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 0.5),
+        connection: { statement_timeout: statementTimeoutMs },
+      }),
+      settings.observer,
+      watch,
+    );
+
+  const first = open();
+  let current = first;
+
+  function renew(why: "read-only" | "no answer"): void {
+    const now = performance.now();
+    if (now - renewedAt < RENEW_INTERVAL_MS) return;
+    renewedAt = now;
+    const old = current;
+    current = open();
+    // drizzle set its parsers on the first pool's options (drizzle-orm/postgres-js/driver.js).
+    Object.assign(current.options.parsers, first.options.parsers);
+    Object.assign(current.options.serializers, first.options.serializers);
+    const ending = old.end({ timeout: (why === "no answer" ? ANSWER_MARGIN_MS : statementTimeoutMs) / 1000 }).catch(() => {});
+    retiring.add(ending);
+    void ending.then(() => retiring.delete(ending));
+  }
+
+  const timer = setInterval(() => {
+    const now = performance.now();
+    for (const [query, at] of started) {
+      const waited = now - at;
+      // Oldest first (a Map keeps insertion order): the rest are younger.
+      if (waited < connectionWaitMs) break;
+      if (!query.state) {
+        started.delete(query);
+        Object.assign(query, { strings: ["select 1"], args: [], options: { simple: true, prepare: false } });
+        query.reject(new DatabaseTimeout(`no database connection within ${connectionWaitMs} ms`));
+      } else if (waited >= statementTimeoutMs + ANSWER_MARGIN_MS) {
+        started.delete(query);
+        query.reject(new DatabaseTimeout(`no answer from the database within ${statementTimeoutMs + ANSWER_MARGIN_MS} ms`));
+        if (at > renewedAt) renew("no answer");
+      }
+    }
+  }, WATCH_INTERVAL_MS);
+  timer.unref();
+
+  const client = {
+    get options() {
+      return first.options;
+    },
+    unsafe: (...args: Parameters<postgres.Sql["unsafe"]>) => current.unsafe(...args),
+    begin: (...args: unknown[]) => (current.begin as (...a: unknown[]) => unknown)(...args),
+  } as unknown as postgres.Sql;
+
+  return {
+    client,
+    renew,
+    async end() {
+      clearInterval(timer);
+      await Promise.all([current.end({ timeout: 5 }), ...retiring]);
+    },
+  };
+}
+
+/** The parts of a postgres.js query (src/query.js) the bounds use: its connection's state once sent, and its own reject. */
+interface PostgresStatement extends PromiseLike<unknown> {
+  state: unknown;
+  reject(error: unknown): void;
 }
 
 // The native `then`: a postgres.js query is a Promise whose own `then` starts it; this one only

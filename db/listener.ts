@@ -31,8 +31,26 @@ export interface Listener {
   close(): Promise<void>;
 }
 
+export interface ListenerOptions {
+  /** How often a listening connection is asked to answer (default CHECK_EVERY_MS). */
+  checkEveryMs?: number;
+  /** An answer later than this means the connection is gone (default ANSWER_WITHIN_MS). */
+  answerWithinMs?: number;
+}
+
+/**
+ * A listening connection only receives: one whose peer vanished without a reset (a route that
+ * drops packets, a proxy that stopped forwarding) would say nothing for ever, and caches would be
+ * trusted while the changes of other processes are lost. So it is asked a `select 1` every
+ * CHECK_EVERY_MS; no answer within ANSWER_WITHIN_MS is a lost connection, replaced by a new one.
+ */
+export const CHECK_EVERY_MS = 10_000;
+export const ANSWER_WITHIN_MS = 5_000;
+
 /** Listens on `channel` of the database at `databaseUrl` until closed, reconnecting with a growing pause. */
-export function listen(databaseUrl: string, channel: string, events: ListenerEvents): Listener {
+export function listen(databaseUrl: string, channel: string, events: ListenerEvents, options: ListenerOptions = {}): Listener {
+  const checkEveryMs = options.checkEveryMs ?? CHECK_EVERY_MS;
+  const answerWithinMs = options.answerWithinMs ?? ANSWER_WITHIN_MS;
   let active = false;
   /** `lost` was reported and `listening` not since: a failed retry is not reported again. */
   let down = false;
@@ -48,25 +66,56 @@ export function listen(databaseUrl: string, channel: string, events: ListenerEve
     events.lost(error);
   };
 
-  const sql = postgres(databaseUrl, {
-    max: 1,
-    // Held for the process's life: never closed for idleness or age (0 and null: no timer;
-    // postgres.js closes pooled connections after 30–60 minutes by default, and messages of the
-    // reconnection would be lost).
-    idle_timeout: 0,
-    max_lifetime: null,
-    connect_timeout: 5,
-    fetch_types: false,
-    onnotice: () => {},
-    onnotify: (name: string, payload: string) => {
-      if (name === channel && active) events.message(payload);
-    },
-    onclose: () => {
-      if (closed) return;
-      if (active) lose(new Error("the LISTEN connection closed"));
+  const open = (): postgres.Sql => {
+    const client: postgres.Sql = postgres(databaseUrl, {
+      max: 1,
+      // Held for the process's life: never closed for idleness or age (0 and null: no timer;
+      // postgres.js closes pooled connections after 30–60 minutes by default, and messages of the
+      // reconnection would be lost).
+      idle_timeout: 0,
+      max_lifetime: null,
+      connect_timeout: 5,
+      fetch_types: false,
+      onnotice: () => {},
+      onnotify: (name: string, payload: string) => {
+        if (name === channel && active && client === sql) events.message(payload);
+      },
+      onclose: () => {
+        if (closed || client !== sql) return;
+        if (active) lose(new Error("the LISTEN connection closed"));
+        schedule();
+      },
+    } as postgres.Options<Record<string, never>>);
+    return client;
+  };
+  let sql = open();
+
+  const check = setInterval(() => {
+    if (!active || closed) return;
+    const asked = sql;
+    let answered = false;
+    const late = setTimeout(() => {
+      if (answered || closed || asked !== sql) return;
+      // Gone without a word: a new client, and the old one's connection dropped.
+      sql = open();
+      void asked.end({ timeout: 0 }).catch(() => {});
+      lose(new Error(`the LISTEN connection did not answer within ${answerWithinMs} ms`));
       schedule();
-    },
-  } as postgres.Options<Record<string, never>>);
+    }, answerWithinMs);
+    late.unref();
+    asked.unsafe("select 1").then(
+      () => {
+        answered = true;
+        clearTimeout(late);
+      },
+      () => {
+        // A failed connection closes, and onclose reports it.
+        answered = true;
+        clearTimeout(late);
+      },
+    );
+  }, checkEveryMs);
+  check.unref();
 
   function schedule(): void {
     if (closed || active || connecting || timer) return;
@@ -107,6 +156,7 @@ export function listen(databaseUrl: string, channel: string, events: ListenerEve
       closed = true;
       active = false;
       if (timer) clearTimeout(timer);
+      clearInterval(check);
       await sql.end({ timeout: 1 });
     },
   };

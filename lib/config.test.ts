@@ -61,6 +61,13 @@ describe("configuration", () => {
     for (const bad of ["-1", "1.5", "a year", "36501"]) expect(() => loadConfig({ DATA_DIR: dir(), AUDIT_RETENTION_DAYS: bad })).toThrow(/AUDIT_RETENTION_DAYS must be a number of days/);
   });
 
+  it("bounds a database statement's wait for a connection (2 s) and its run (5 s) unless DATABASE_CONNECT_TIMEOUT and DATABASE_STATEMENT_TIMEOUT say otherwise", () => {
+    expect(loadConfig({ DATA_DIR: dir() }).databaseBounds).toEqual({ connectionWaitMs: 2000, statementTimeoutMs: 5000 });
+    expect(loadConfig({ DATA_DIR: dir(), DATABASE_CONNECT_TIMEOUT: "3", DATABASE_STATEMENT_TIMEOUT: "30" }).databaseBounds).toEqual({ connectionWaitMs: 3000, statementTimeoutMs: 30_000 });
+    for (const bad of ["0", "-1", "1.5", "soon", "61"]) expect(() => loadConfig({ DATA_DIR: dir(), DATABASE_CONNECT_TIMEOUT: bad })).toThrow(/DATABASE_CONNECT_TIMEOUT must be a whole number of seconds from 1 to 60/);
+    for (const bad of ["0", "3601"]) expect(() => loadConfig({ DATA_DIR: dir(), DATABASE_STATEMENT_TIMEOUT: bad })).toThrow(/DATABASE_STATEMENT_TIMEOUT must be a whole number of seconds from 1 to 3600/);
+  });
+
   it("waits 30 minutes for another instance's migration unless MIGRATION_WAIT_TIMEOUT says otherwise (0: no bound)", () => {
     expect(loadConfig({ DATA_DIR: dir() }).migrationWaitTimeoutMs).toBe(1_800_000);
     expect(loadConfig({ DATA_DIR: dir(), MIGRATION_WAIT_TIMEOUT: "0" }).migrationWaitTimeoutMs).toBe(0);

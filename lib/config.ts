@@ -57,6 +57,11 @@ export interface Config {
    * waits for it before giving up (db/migrator.ts); 0: no bound. Left out: 30 minutes.
    */
   migrationWaitTimeoutMs?: number;
+  /**
+   * DATABASE_CONNECT_TIMEOUT and DATABASE_STATEMENT_TIMEOUT: how long a statement may wait for a
+   * PostgreSQL connection, and run, before it fails with 503 (db/client.ts). Left out: 2 s and 5 s.
+   */
+  databaseBounds?: { connectionWaitMs: number; statementTimeoutMs: number };
 }
 
 /** The levels of the server's log, most detailed first; `silent` writes nothing. */
@@ -426,5 +431,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const auditRetentionDays = parseAuditRetention(env.AUDIT_RETENTION_DAYS);
   const log = parseLogSettings(env);
   const migrationWaitTimeoutMs = parseMigrationWait(env.MIGRATION_WAIT_TIMEOUT);
-  return { port, publicUrl, databaseUrl, ...(databaseListenUrl ? { databaseListenUrl } : {}), dataDir, masterKey, rateLimits, trustProxy, workers, server, mail, allowPrivateUpstreams, upstreamAllow, metrics, auditRetentionDays, log, migrationWaitTimeoutMs };
+  const databaseBounds = {
+    connectionWaitMs: parseSeconds("DATABASE_CONNECT_TIMEOUT", env.DATABASE_CONNECT_TIMEOUT, 2000, 60),
+    statementTimeoutMs: parseSeconds("DATABASE_STATEMENT_TIMEOUT", env.DATABASE_STATEMENT_TIMEOUT, 5000, 3600),
+  };
+  return { port, publicUrl, databaseUrl, ...(databaseListenUrl ? { databaseListenUrl } : {}), dataDir, masterKey, rateLimits, trustProxy, workers, server, mail, allowPrivateUpstreams, upstreamAllow, metrics, auditRetentionDays, log, migrationWaitTimeoutMs, databaseBounds };
 }

@@ -54,7 +54,7 @@ export function clockFor(config: Pick<Config, "publicUrl">, testClockFile: strin
 async function start(): Promise<{ service: Service; handle: DatabaseHandle; changes?: Listener }> {
   const config = loadConfig();
   // Statement timings and the pool's state, recorded once METRICS_PORT enables the metrics (lib/metrics).
-  const handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, observer: databaseObserver() });
+  const handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, observer: databaseObserver(), ...config.databaseBounds });
   // On a database with pending migrations, what is applied and how long it took; while another
   // instance migrates, that this one waits (docs/operations.md, "Upgrades").
   await runMigrations(handle, config.databaseUrl, { log: (line) => console.log(`latchkey: ${line}`), waitTimeoutMs: config.migrationWaitTimeoutMs });

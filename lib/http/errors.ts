@@ -27,6 +27,8 @@ const DRIVER_CODES = new Set([
   "EADDRNOTAVAIL", "EAI_AGAIN", "ERR_SOCKET_CLOSED", "ERR_STREAM_DESTROYED",
   // postgres.js.
   "CONNECT_TIMEOUT", "CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED",
+  // db/client.ts: a statement with no connection, or no answer, within its bound.
+  "DATABASE_TIMEOUT",
 ]);
 
 /**

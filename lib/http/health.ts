@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { sql } from "drizzle-orm";
-import { migrationsFolder, type Database } from "../../db/client";
+import { migrationsFolder, renewConnections, type Database } from "../../db/client";
 
 export const HEALTH_PATHS = new Set(["/healthz", "/readyz"]);
 
@@ -64,7 +64,12 @@ export function readinessProbe(db: Database, options: ReadinessOptions = {}): Re
         timeout,
       ]);
       if (answer === "timeout") return "database unreachable";
-      if (answer.readOnly) return "database read-only";
+      if (answer.readOnly) {
+        // This session's settings date from when it connected: the next check asks a new one
+        // (after a failover, or once default_transaction_read_only is reset, that one can write).
+        renewConnections(db);
+        return "database read-only";
+      }
       return expected.every((when) => answer.applied.has(when)) ? "ready" : "migrations pending";
     } catch (error) {
       // A missing migrations table means nothing was migrated; anything else is an outage.
