@@ -219,9 +219,12 @@ export function renewConnections(db: Database): void {
  *
  * Each statement is noted with its start (one Map entry, removed when it settles); a watch every
  * WATCH_INTERVAL_MS fails the statements past their bound:
- * - not yet on a connection after `connectionWaitMs`: it fails with DatabaseTimeout, and its text
+ * - not yet on a connection after `connectionWaitMs` while the database has answered nothing for
+ *   as long (it refuses or ignores connections): it fails with DatabaseTimeout, and its text
  *   becomes `select 1` (a statement postgres.js still holds is sent when a connection opens: what
- *   the caller gave up on is never run, and the connection goes back to the pool as usual);
+ *   the caller gave up on is never run, and the connection goes back to the pool as usual). While
+ *   the database answers other statements, the pool is only busy (a burst, a slow machine): a
+ *   statement waiting for its turn then fails only at the bound of a sent one, below;
  * - sent, and unanswered `statementTimeoutMs` + ANSWER_MARGIN_MS after it started (PostgreSQL
  *   cancels a statement at `statementTimeoutMs`, so a live connection has answered by then): it
  *   fails, and the pool is renewed, the old one ended within ANSWER_MARGIN_MS, failing what else
@@ -234,16 +237,23 @@ function guardedPools(url: string, settings: PoolSettings): GuardedPools {
   const started = new Map<PostgresStatement, number>();
   const retiring = new Set<Promise<void>>();
   let renewedAt = -Infinity;
+  /** When the database last answered a statement (a result or its own error), on any connection. */
+  let answeredAt = -Infinity;
 
   const watch = (statement: PromiseLike<unknown>) => {
     const query = statement as PostgresStatement;
     started.set(query, performance.now());
     whenSettled.call(
       query,
-      () => started.delete(query),
+      () => {
+        started.delete(query);
+        answeredAt = performance.now();
+      },
       (error: unknown) => {
         started.delete(query);
-        if ((error as { code?: unknown } | null)?.code === "25006") renew("read-only");
+        if ((error as { name?: unknown } | null)?.name !== "PostgresError") return;
+        answeredAt = performance.now();
+        if ((error as { code?: unknown }).code === "25006") renew("read-only");
       },
     );
   };
@@ -287,6 +297,9 @@ function guardedPools(url: string, settings: PoolSettings): GuardedPools {
       // Oldest first (a Map keeps insertion order): the rest are younger.
       if (waited < connectionWaitMs) break;
       if (!query.state) {
+        // The database answered another statement within the wait: the pool is busy, not cut off.
+        // A statement waiting for its turn then has the bound of one that was sent.
+        if (now - answeredAt < connectionWaitMs && waited < statementTimeoutMs + ANSWER_MARGIN_MS) continue;
         started.delete(query);
         Object.assign(query, { strings: ["select 1"], args: [], options: { simple: true, prepare: false } });
         query.reject(new DatabaseTimeout(`no database connection within ${connectionWaitMs} ms`));

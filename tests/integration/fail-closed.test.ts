@@ -581,6 +581,31 @@ describe.runIf(Boolean(inject("databaseUrl")))("a statement that waits for a con
   }, 30_000);
 });
 
+describe.runIf(Boolean(inject("databaseUrl")))("a statement waiting for its turn in a busy pool, the database answering", () => {
+  it("is not refused at the connection wait: it runs once the connection frees, within the bound of a sent statement", async () => {
+    const handle = await openDatabase({ databaseUrl: inject("databaseUrl"), poolSize: 1, connectionWaitMs: 300, statementTimeoutMs: 5000 });
+    try {
+      await handle.db.execute(text.raw("select 1"));
+      // The pool's one connection is held by a transaction whose statements the database keeps
+      // answering for a second, three times the connection wait; a statement outside waits its turn.
+      let busy = true;
+      const transaction = handle.db.transaction(async (tx) => {
+        for (const until = performance.now() + 1000; performance.now() < until; ) await tx.execute(text.raw("select pg_sleep(0.05)"));
+        busy = false;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const started = performance.now();
+      const [row] = (await handle.db.execute(text.raw("select 7 as n"))) as unknown as { n: number }[];
+      expect(busy).toBe(false);
+      expect(row!.n).toBe(7);
+      expect(performance.now() - started).toBeGreaterThan(600);
+      await transaction;
+    } finally {
+      await handle.close();
+    }
+  }, 30_000);
+});
+
 describe.runIf(Boolean(inject("databaseUrl")))("the connection that listens for other instances' changes, black-holed", () => {
   const proxy = cuttableProxy(new URL(inject("databaseUrl") ?? "postgres://unused@127.0.0.1:5432/unused"));
   afterAll(() => proxy.destroy());
