@@ -10,7 +10,7 @@
  */
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Browser, type Page } from "@playwright/test";
-import { CONSOLE_BASE as BASE, inviteAndAccept, invitationCodeOf, proveInvitation, signInToConsole } from "./console-operator";
+import { CONSOLE_BASE as BASE, inviteAndAccept, invitationCodeOf, proveInvitation, resetServerClock, signInToConsole } from "./console-operator";
 import { SMTP_PORT } from "./env";
 import { SmtpInbox } from "./smtp-inbox";
 
@@ -25,6 +25,7 @@ const M_CHOSEN = "a password mallory chose";
 const inbox = new SmtpInbox();
 test.beforeAll(() => inbox.listen(SMTP_PORT));
 test.afterAll(() => inbox.close());
+test.afterAll(() => resetServerClock());
 
 /** No serious or critical WCAG 2.1 A/AA violation on the page as it is now (soft: every page is reported). */
 async function expectAccessible(page: Page, what: string): Promise<void> {

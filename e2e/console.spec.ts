@@ -16,7 +16,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect, test, type Browser, type Page, type TestInfo } from "@playwright/test";
 import * as client from "openid-client";
-import { inviteAndAccept } from "./console-operator";
+import { inviteAndAccept, resetServerClock } from "./console-operator";
 import { LATCHKEY_PORT, SMTP_PORT } from "./env";
 import { selfSignedCertificate } from "./saml-idp";
 import { SmtpInbox } from "./smtp-inbox";
@@ -78,6 +78,7 @@ test.afterAll(() => new Promise<void>((resolve) => callbackServer.close(() => re
 const inbox = new SmtpInbox();
 test.beforeAll(() => inbox.listen(SMTP_PORT));
 test.afterAll(() => inbox.close());
+test.afterAll(() => resetServerClock());
 
 test("the console: setup, workspace, applications, users, secrets and roles", async ({ page, browser }, testInfo) => {
   test.setTimeout(300_000);
