@@ -13,12 +13,11 @@
  * this test instead of skipping it.
  */
 import http from "node:http";
-import { spawn, type ChildProcess } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startDualServer, type DualServer } from "./start-dual-server";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
 const built = existsSync(path.join(root, ".next", "BUILD_ID"));
@@ -76,8 +75,7 @@ interface Answer {
   body: string;
 }
 
-let child: ChildProcess | undefined;
-let dataDir: string | undefined;
+let server: DualServer | undefined;
 let ports: { direct: number; next: number };
 
 async function send(port: number, method: string, target: string, headers: Record<string, string> = {}, body?: string): Promise<Answer> {
@@ -139,51 +137,12 @@ function normalize(text: string): string {
 describe.runIf(built || ci)("dispatch equivalence: direct path vs Next route handlers", () => {
   beforeAll(async () => {
     if (!built) throw new Error("No production build (.next/BUILD_ID): run `npm run build` first (npm test does).");
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      NODE_ENV: "production",
-      NEXT_TELEMETRY_DISABLED: "1",
-      PUBLIC_URL,
-      RATE_LIMIT_PER_MINUTE: "0",
-      RATE_LIMIT_FAILURES: "0",
-      DISPATCH_WORKSPACE: JSON.stringify(workspace),
-    };
-    if (process.env.DATABASE_URL) {
-      env.MASTER_KEY ||= randomBytes(32).toString("hex");
-    } else {
-      dataDir = mkdtempSync(path.join(tmpdir(), "latchkey-dispatch-"));
-      env.DATA_DIR = dataDir;
-      delete env.MASTER_KEY;
-    }
-    const proc = spawn(process.execPath, ["--import", "tsx", "tests/dispatch/dual-server.ts"], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
-    child = proc;
-    let stderr = "";
-    proc.stderr!.on("data", (c) => (stderr += c));
-    ports = await new Promise((resolve, reject) => {
-      let stdout = "";
-      const timer = setTimeout(() => reject(new Error(`dual server did not start in time\n${stderr}`)), 90_000);
-      proc.stdout!.on("data", (c) => {
-        stdout += c;
-        const line = stdout.split("\n").find((l) => l.startsWith('{"ready"'));
-        if (line) {
-          clearTimeout(timer);
-          resolve(JSON.parse(line).ready);
-        }
-      });
-      proc.on("exit", (code) => {
-        clearTimeout(timer);
-        reject(new Error(`dual server exited (${code})\n${stderr}`));
-      });
-    });
+    server = await startDualServer({ PUBLIC_URL, RATE_LIMIT_PER_MINUTE: "0", RATE_LIMIT_FAILURES: "0", DISPATCH_WORKSPACE: JSON.stringify(workspace) });
+    ports = server.ports;
   }, 120_000);
 
   afterAll(async () => {
-    if (child && child.exitCode === null) {
-      const exited = new Promise((r) => child!.once("exit", r));
-      child.kill("SIGTERM");
-      await exited;
-    }
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    await server?.stop();
   });
 
   const issuer = `/t/${WS}`;

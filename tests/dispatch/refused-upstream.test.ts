@@ -9,13 +9,12 @@
  * Needs the production build (.next), as tests/dispatch/equivalence.test.ts.
  */
 import http from "node:http";
-import { spawn, type ChildProcess } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync } from "node:fs";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startDualServer, type DualServer } from "./start-dual-server";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
 const built = existsSync(path.join(root, ".next", "BUILD_ID"));
@@ -25,10 +24,8 @@ const PUBLIC_URL = "https://auth.refused.test";
 const WS = `refused-${randomBytes(4).toString("hex")}`;
 const SPA = { id: "spa", redirect: "https://app.refused.test/callback" };
 
-let child: ChildProcess | undefined;
-let dataDir: string | undefined;
+let server: DualServer | undefined;
 let port: number;
-let stderr = "";
 let upstream: http.Server;
 const seen: string[] = [];
 
@@ -72,53 +69,19 @@ describe.runIf(built || ci)("a refused upstream on the production listener", () 
       social_providers: [{ key: "internal", preset: "oidc", name: "Internal ID", client_id: "internal-client", client_secret: { env: "REFUSED_UPSTREAM_SECRET" }, issuer }],
       applications: [{ client_id: SPA.id, name: "SPA", type: "PUBLIC", redirect_uris: [SPA.redirect], social_providers: ["internal"] }],
     };
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      NODE_ENV: "production",
-      NEXT_TELEMETRY_DISABLED: "1",
+    server = await startDualServer({
       PUBLIC_URL,
       LOG_FORMAT: "pretty",
       DISPATCH_WORKSPACE: JSON.stringify(workspace),
       REFUSED_UPSTREAM_SECRET: randomBytes(24).toString("hex"),
-    };
-    delete env.ALLOW_PRIVATE_UPSTREAMS;
-    delete env.UPSTREAM_ALLOW;
-    if (process.env.DATABASE_URL) {
-      env.MASTER_KEY ||= randomBytes(32).toString("hex");
-    } else {
-      dataDir = mkdtempSync(path.join(tmpdir(), "latchkey-refused-"));
-      env.DATA_DIR = dataDir;
-      delete env.MASTER_KEY;
-    }
-    const proc = spawn(process.execPath, ["--import", "tsx", "tests/dispatch/dual-server.ts"], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
-    child = proc;
-    proc.stderr!.on("data", (c) => (stderr += c));
-    port = await new Promise((resolve, reject) => {
-      let stdout = "";
-      const timer = setTimeout(() => reject(new Error(`dual server did not start in time\n${stderr}`)), 90_000);
-      proc.stdout!.on("data", (c) => {
-        stdout += c;
-        const line = stdout.split("\n").find((l) => l.startsWith('{"ready"'));
-        if (line) {
-          clearTimeout(timer);
-          // The production server's listener (the other one hands every request to Next).
-          resolve(JSON.parse(line).ready.direct);
-        }
-      });
-      proc.on("exit", (code) => {
-        clearTimeout(timer);
-        reject(new Error(`dual server exited (${code})\n${stderr}`));
-      });
+      ALLOW_PRIVATE_UPSTREAMS: undefined,
+      UPSTREAM_ALLOW: undefined,
     });
+    port = server.ports.direct;
   }, 120_000);
 
   afterAll(async () => {
-    if (child && child.exitCode === null) {
-      const exited = new Promise((r) => child!.once("exit", r));
-      child.kill("SIGTERM");
-      await exited;
-    }
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    await server?.stop();
     await new Promise<void>((resolve) => (upstream ? upstream.close(() => resolve()) : resolve()));
   });
 
@@ -150,8 +113,8 @@ describe.runIf(built || ci)("a refused upstream on the production listener", () 
     expect(res.body).not.toContain("Sign-in provider unavailable");
     expect(seen).toEqual([]);
     const requestId = String(res.headers["x-request-id"]);
-    await expect.poll(() => stderr, { timeout: 5000 }).toContain(`(request ${requestId})`);
-    const line = stderr.split("\n").find((l) => l.includes(`(request ${requestId})`))!;
+    await expect.poll(() => server!.stderr(), { timeout: 5000 }).toContain(`(request ${requestId})`);
+    const line = server!.stderr().split("\n").find((l) => l.includes(`(request ${requestId})`))!;
     expect(line).toBe(`[latchkey] federated sign-in at ${WS}: upstream refused (request ${requestId}): Requests to 127.0.0.1 are refused: a loopback address is not a public one, and UPSTREAM_ALLOW does not list it`);
   });
 });
