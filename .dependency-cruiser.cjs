@@ -24,7 +24,7 @@ const LAYERS = {
   "lib/branding": [],
   "lib/hosted": ["lib/branding", "lib/http"],
   "lib/audit": [],
-  "lib/clients": ["lib/audit"],
+  "lib/clients": ["lib/authority", "lib/audit"],
   "lib/authority": ["lib/http", "lib/service.ts"],
   "lib/authn": ["lib/authority", "lib/audit", "lib/http", "lib/hosted", "lib/limits", "lib/service.ts"],
   "lib/oauth": ["lib/authority", "lib/authn", "lib/audit", "lib/hosted", "lib/http", "lib/limits", "lib/metrics", "lib/service.ts"],

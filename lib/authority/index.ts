@@ -35,3 +35,4 @@ export {
   selectSealedTokenVerdict,
   selectSealedTokenVerdictForCaller,
 } from "./statements";
+export { isActiveSecret, secretActiveSql } from "./client-secret";

@@ -31,6 +31,7 @@ import {
   type Link,
   type SealedToken,
 } from "./chain";
+import { secretActiveSql } from "./client-secret";
 
 /** A column as an aliased, typed expression, decoded as the column is (dates stay dates). */
 function fact<T>(column: AnyPgColumn, name: string): SQL.Aliased<T | null> {
@@ -199,7 +200,7 @@ export function selectAccessTokenChainForCaller<F extends SelectedFields>(
   extra: F,
   match: { workspaceId: SQLWrapper; tokenHash: SQLWrapper; credentialId: SQLWrapper; clientPk: SQLWrapper; clientType: SQLWrapper; clientId: SQLWrapper },
 ) {
-  const callerLive = sql<boolean>`(${callerCredential.revokedAt} is null and ${callerCredential.expiresAt} > ${now} and ${callerClient.active}
+  const callerLive = sql<boolean>`(${secretActiveSql(callerCredential, now)} and ${callerClient.active}
     and ${callerClient.type} = ${match.clientType} and ${callerClient.clientId} = ${match.clientId})`;
   return selectAccessTokenVerdict(db, now, { ...extra, callerLive })
     .rightJoin(callerCredential, and(eq(accessTokens.workspaceId, match.workspaceId), eq(accessTokens.tokenHash, match.tokenHash)))
@@ -234,7 +235,7 @@ export function selectSealedTokenVerdictForCaller<F extends SelectedFields>(
   extra: F,
   caller: { credentialId: SQLWrapper; clientType: SQLWrapper; clientId: SQLWrapper },
 ) {
-  const callerLive = sql<boolean>`(${callerCredential.revokedAt} is null and ${callerCredential.expiresAt} > ${now} and ${clients.active}
+  const callerLive = sql<boolean>`(${secretActiveSql(callerCredential, now)} and ${clients.active}
     and ${clients.type} = ${caller.clientType} and ${clients.clientId} = ${caller.clientId})`;
   return selectSealedTokenVerdict(db, now, token, { ...extra, callerLive }).innerJoin(
     callerCredential,

@@ -14,6 +14,9 @@ import { addMs, DAY, HOUR, type Clock } from "../clock";
 import { newId, randomToken, sha256Hex } from "../crypto";
 import type { AuditData, AuditEventType } from "../audit/catalogue";
 import { recordAudit } from "../audit/events";
+import { isActiveSecret } from "../authority/client-secret";
+
+export { isActiveSecret };
 
 export const SECRET_PREFIX = "lks_";
 export const DEFAULT_SECRET_LIFETIME_DAYS = 90;
@@ -69,13 +72,9 @@ interface ClientRef {
   actor?: string | null;
 }
 
-export function isActiveSecret(row: Pick<SecretRow, "revokedAt" | "expiresAt">, now: Date): boolean {
-  return row.revokedAt === null && row.expiresAt.getTime() > now.getTime();
-}
-
 export function secretStatus(row: Pick<SecretRow, "revokedAt" | "expiresAt">, now: Date): ClientSecretStatus {
-  if (row.revokedAt !== null) return "revoked";
-  return row.expiresAt.getTime() > now.getTime() ? "active" : "expired";
+  if (isActiveSecret(row, now)) return "active";
+  return row.revokedAt !== null ? "revoked" : "expired";
 }
 
 function toInfo(row: SecretRow, now: Date): ClientSecretInfo {

@@ -4,6 +4,7 @@
  * for public native clients; allowed origins only for public clients.
  */
 import { and, asc, count, desc, eq, gt, inArray, isNull } from "drizzle-orm";
+import { secretActiveSql } from "../authority";
 import { z } from "zod";
 import { accessTokens, clientSocialProviders, clients, clientSecrets, grants, socialProviders } from "../../db/schema";
 import type { ClientType } from "../../db/schema/applications";
@@ -357,8 +358,7 @@ export const expireSecretNow = defineOperation({
           eq(clientSecrets.workspaceId, wid),
           eq(clientSecrets.clientPk, client.id),
           eq(clientSecrets.id, input.secret_id),
-          isNull(clientSecrets.revokedAt),
-          gt(clientSecrets.expiresAt, ctx.now),
+          secretActiveSql(clientSecrets, ctx.now),
         ),
       )
       .returning({ id: clientSecrets.id });

@@ -5,7 +5,8 @@
  * another live secret outlives (the old one of a rotation with overlap) is meant to expire: it is
  * never the reason for a warning.
  */
-import { and, eq, gt, isNull } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
+import { secretActiveSql } from "../authority";
 import type { Database } from "../../db/client";
 import { clients, clientSecrets } from "../../db/schema";
 import { DAY } from "../clock";
@@ -37,7 +38,7 @@ export async function latestSecretExpiries(db: Database, workspaceId: string, no
     .select({ clientPk: clientSecrets.clientPk, clientId: clients.clientId, expiresAt: clientSecrets.expiresAt })
     .from(clientSecrets)
     .innerJoin(clients, eq(clients.id, clientSecrets.clientPk))
-    .where(and(eq(clientSecrets.workspaceId, workspaceId), isNull(clientSecrets.revokedAt), gt(clientSecrets.expiresAt, now)));
+    .where(and(eq(clientSecrets.workspaceId, workspaceId), secretActiveSql(clientSecrets, now)));
   const out = new Map<string, { clientId: string; expiresAt: Date }>();
   for (const r of rows) {
     const seen = out.get(r.clientPk);

@@ -1,4 +1,5 @@
-import { and, eq, gt, isNull, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
+import { secretActiveSql } from "../authority";
 import { reusable } from "../../db/reusable";
 import { clientSecrets, clients } from "../../db/schema";
 import { safeEqual, sha256Hex } from "../crypto";
@@ -270,8 +271,7 @@ const clientWithSecretsStatement = reusable("latchkey_client_with_secrets", (db)
       and(
         eq(clientSecrets.workspaceId, clients.workspaceId),
         eq(clientSecrets.clientPk, clients.id),
-        isNull(clientSecrets.revokedAt),
-        gt(clientSecrets.expiresAt, sql`${sql.placeholder("now")}::timestamptz`),
+        secretActiveSql(clientSecrets, sql`${sql.placeholder("now")}::timestamptz`),
       ),
     )
     .where(and(eq(clients.workspaceId, sql.placeholder("workspaceId")), eq(clients.clientId, sql.placeholder("clientId")))),

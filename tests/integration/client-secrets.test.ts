@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { and, eq } from "drizzle-orm";
+import { and, eq, like } from "drizzle-orm";
 import { auditEvents, clients, clientSecrets } from "../../db/schema";
 import { sha256Hex } from "../../lib/crypto";
+import { isActiveSecret, secretActiveSql } from "../../lib/authority";
 import { contextFor, resolveWorkspace } from "../../lib/server/router";
 import { authenticateClient } from "../../lib/oauth/clients";
 import { OAuthError } from "../../lib/oauth/errors";
@@ -268,5 +269,37 @@ describe("human authorizations of a confidential client", () => {
     const session = await call(h, `/t/${ws}/oidc/session`, { headers: { authorization: `Bearer ${body.access_token}` } });
     expect(session.status).toBe(200);
     expect(await checkStatus(ws, body.access_token)).toBe(200);
+  });
+});
+
+describe("whether a secret is active: one rule, in SQL and in JS", () => {
+  it("the SQL form and isActiveSecret agree on every secret: revoked or not, expired, expiring now, in a moment, or later", async () => {
+    const ws = await workspace();
+    const [client] = await h.service.db
+      .select({ pk: clients.id })
+      .from(clients)
+      .where(and(eq(clients.workspaceId, ws), eq(clients.clientId, M2M.client_id)));
+    const now = h.clock.now();
+    const expiries = [-DAY, -1, 0, 1, HOUR];
+    const rows = expiries.flatMap((offset) =>
+      [null, new Date(now.getTime() - HOUR)].map((revokedAt, i) => ({
+        id: `secret-twin-${offset}-${i}`,
+        workspaceId: ws,
+        clientPk: client!.pk,
+        secretHash: sha256Hex(`twin-${offset}-${i}`),
+        createdAt: new Date(now.getTime() - DAY),
+        expiresAt: new Date(now.getTime() + offset),
+        revokedAt,
+      })),
+    );
+    await h.service.db.insert(clientSecrets).values(rows);
+    const judged = await h.service.db
+      .select({ id: clientSecrets.id, revokedAt: clientSecrets.revokedAt, expiresAt: clientSecrets.expiresAt, active: secretActiveSql(clientSecrets, now) })
+      .from(clientSecrets)
+      .where(and(eq(clientSecrets.workspaceId, ws), like(clientSecrets.id, "secret-twin-%")));
+    expect(judged).toHaveLength(rows.length);
+    for (const row of judged) expect([row.id, row.active]).toEqual([row.id, isActiveSecret(row, now)]);
+    // Both kinds of answer occur: only the unrevoked secrets expiring after now are active.
+    expect(judged.filter((r) => r.active).map((r) => r.id).sort()).toEqual(["secret-twin-1-0", "secret-twin-3600000-0"]);
   });
 });

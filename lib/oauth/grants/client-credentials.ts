@@ -1,4 +1,5 @@
-import { and, eq, gt, isNull, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
+import { secretActiveSql } from "../../authority";
 import { reusable } from "../../../db/reusable";
 import { apiGrants, apis, clients, clientSecrets } from "../../../db/schema";
 import { addMs } from "../../clock";
@@ -31,8 +32,7 @@ const authorityStatement = reusable("latchkey_workload_token_authority", (db) =>
         eq(clientSecrets.workspaceId, param("workspaceId")),
         eq(clientSecrets.id, param("credentialId")),
         eq(clientSecrets.clientPk, param("clientPk")),
-        isNull(clientSecrets.revokedAt),
-        gt(clientSecrets.expiresAt, sql`${param("now")}::timestamptz`),
+        secretActiveSql(clientSecrets, sql`${param("now")}::timestamptz`),
         eq(clients.active, true),
         eq(clients.type, "M2M"),
         eq(clients.clientId, param("clientId")),
