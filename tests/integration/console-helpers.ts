@@ -1,6 +1,6 @@
 /** Console test helpers: operators, and console sign-in through the real authorize → hosted sign-in → callback flow. */
 import { eq } from "drizzle-orm";
-import { afterAll, inject } from "vitest";
+import { inject } from "vitest";
 import { openDatabase, runMigrations } from "../../db/client";
 import { operatorMemberships, users } from "../../db/schema";
 import { createService } from "../../lib/service";
@@ -16,14 +16,10 @@ import { newId } from "../../lib/crypto";
 import { contextFor, resolveWorkspace } from "../../lib/server/router";
 import { call, createHarness, Jar, PUBLIC_URL, type Harness } from "../helpers/harness";
 import { createDatabase, dropDatabase, freshDatabaseName } from "../setup/database";
-import { openFreshEmbeddedDatabase } from "../setup/test-database";
+import { openFreshEmbeddedDatabase, tracked } from "../setup/test-database";
 
 export const OPERATOR_PASSWORD = "operator password 0123";
 
-const privateDatabases: Array<() => Promise<void>> = [];
-afterAll(async () => {
-  for (const drop of privateDatabases.splice(0)) await drop();
-});
 
 /**
  * A harness whose database no other test file sees. Operators (users of the service-wide system
@@ -40,11 +36,15 @@ export async function createConsoleHarness(): Promise<Harness> {
   }
   const name = freshDatabaseName("latchkey_console");
   const databaseUrl = await createDatabase(runUrl, name);
-  const handle = await openDatabase({ databaseUrl, poolSize: 4 });
-  // Hooks registered while beforeAll runs are not run; this file's top-level afterAll drops it.
-  privateDatabases.push(async () => {
-    await handle.close();
-    await dropDatabase(runUrl, name);
+  const opened = await openDatabase({ databaseUrl, poolSize: 4 });
+  // Closed, and its database dropped, after the test file that made it (tests/setup/per-file.ts):
+  // test files share this module, so a hook of its own would run after the first file only.
+  const handle = tracked({
+    ...opened,
+    close: async () => {
+      await opened.close();
+      await dropDatabase(runUrl, name);
+    },
   });
   await runMigrations(handle, databaseUrl);
   return { service: createService(handle.db, h.service.config, h.clock), clock: h.clock, handle };

@@ -21,8 +21,8 @@ import * as schema from "../../db/schema";
 const open = new Set<DatabaseHandle>();
 let image: Blob | undefined;
 
-/** Tracks a handle so that it is closed after this test file. */
-function tracked(handle: DatabaseHandle): DatabaseHandle {
+/** Tracks a handle so that it is closed after this test file (its `close` may do more, such as drop its database). */
+export function tracked(handle: DatabaseHandle): DatabaseHandle {
   const close = handle.close;
   let closed: Promise<void> | undefined;
   handle.close = () => {
