@@ -24,6 +24,7 @@ import type { Database } from "../../db/client";
 import { operatorInvitations, operatorMemberships, users, workspaces } from "../../db/schema";
 import { recordAudit } from "../audit/events";
 import { hashPassword, PASSWORD_MAX_LENGTH } from "../authn/password";
+import { normalizeEmail } from "../authn/email-address";
 import { emailAvailable } from "../authn/email/transport";
 import { EMAIL_CODE_TTL_MS, issueEmailCode, sendGate, verifyEmailCode } from "../authn/factors/email-code";
 import { addMs, DAY, MINUTE } from "../clock";
@@ -50,6 +51,13 @@ const role = z.enum(operatorRoles, { error: "Choose owner, admin or viewer" });
 const pending = (now: Date) => and(isNull(operatorInvitations.acceptedAt), isNull(operatorInvitations.revokedAt), gt(operatorInvitations.expiresAt, now));
 
 const lockOperators = (db: Database, workspaceId: string) => db.execute(sql`select pg_advisory_xact_lock(hashtext(${`latchkey:operators:${workspaceId}`}))`);
+
+/** The key of an address the console form or `operator grant` has already parsed (lib/authn/email-address.ts). */
+function normalizedAddress(address: string): string {
+  const normalized = normalizeEmail(address);
+  if (!normalized) throw new TypeError("an invitation needs a parsed email address");
+  return normalized;
+}
 
 const utc = (at: Date) => `${at.toISOString().slice(0, 16).replace("T", " ")} UTC`;
 
@@ -80,7 +88,7 @@ export async function createInvitation(
   db: Database,
   input: { workspaceId: string; email: string; role: OperatorRole; invitedBy: string | null; now: Date; publicUrl: string },
 ): Promise<NewInvitation> {
-  const normalized = input.email.trim().toLowerCase();
+  const normalized = normalizedAddress(input.email);
   await lockOperators(db, input.workspaceId);
   const replaced = await db
     .update(operatorInvitations)
@@ -129,7 +137,7 @@ export const inviteOperator = defineOperation({
   input: z.object({ email: email(), role }),
   async run(ctx, input) {
     const wid = ctx.access.workspace.id;
-    const normalized = input.email.toLowerCase();
+    const normalized = normalizedAddress(input.email);
     await lockOperators(ctx.db, wid);
     // Members of this workspace are listed on the same page, so this tells the owner nothing new.
     const [member] = await ctx.db

@@ -11,6 +11,7 @@ import { z } from "zod";
 import type { Database } from "../../db/client";
 import { operatorMemberships, users, workspaces } from "../../db/schema";
 import { recordAudit } from "../audit/events";
+import { parseEmail } from "../authn/email-address";
 import { newId } from "../crypto";
 import type { Service } from "../service";
 import { operatorRoles, type OperatorRole } from "./authz";
@@ -157,9 +158,9 @@ export async function grantOperatorRole(
   if (input.workspaceId === SYSTEM_WORKSPACE_ID && role !== "owner") throw new OperatorGrantError("In the system workspace the only role is owner: it makes an installation operator.");
   const [workspace] = await db.select({ id: workspaces.id }).from(workspaces).where(eq(workspaces.id, input.workspaceId)).limit(1);
   if (!workspace) throw new OperatorGrantError(`No workspace "${input.workspaceId}".`);
-  const address = input.email.trim();
-  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(address) || address.length > 254) throw new OperatorGrantError(`"${input.email}" is not an email address.`);
-  const normalized = address.toLowerCase();
+  const parsed = parseEmail(input.email);
+  if (!parsed) throw new OperatorGrantError(`"${input.email}" is not an email address.`);
+  const { display: address, normalized } = parsed;
   const [operator] = await db
     .select({ id: users.id, unproven: users.passwordUnproven })
     .from(users)
