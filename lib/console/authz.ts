@@ -16,6 +16,7 @@ import { nowValue, selectConsoleSessionChain, sessionIsLive } from "../authority
 import { HOUR } from "../clock";
 import { parseSessionToken, slideIdleExpiry, verifySessionSecret } from "../authn/session-token";
 import type { Service } from "../service";
+import { roleAtLeast, type Operator, type OperatorRole, type WorkspaceAccess } from "../surfaces/operation";
 import { SYSTEM_WORKSPACE_ID } from "./system";
 
 export const CONSOLE_SESSION_COOKIE = "lk_console";
@@ -24,13 +25,7 @@ export const CONSOLE_COOKIE_PATH = "/console";
 export const CONSOLE_IDLE_MS = 2 * HOUR;
 export const CONSOLE_ABSOLUTE_MS = 12 * HOUR;
 
-export const operatorRoles = ["viewer", "admin", "owner"] as const;
-export type OperatorRole = (typeof operatorRoles)[number];
-const RANK: Record<OperatorRole, number> = { viewer: 1, admin: 2, owner: 3 };
-
-export function roleAtLeast(role: OperatorRole, minimum: OperatorRole): boolean {
-  return RANK[role] >= RANK[minimum];
-}
+export { operatorRoles, roleAtLeast, type Operator, type OperatorRole, type WorkspaceAccess } from "../surfaces/operation";
 
 export type ConsoleAccessCode = "unauthenticated" | "not_found" | "forbidden";
 
@@ -44,21 +39,7 @@ export class ConsoleAccessError extends Error {
   }
 }
 
-export interface Operator {
-  userId: string;
-  email: string;
-  name: string | null;
-  /** The console session id. */
-  sessionId: string;
-  grantId: string;
-  hostedSessionId: string;
-}
 
-export interface WorkspaceAccess {
-  operator: Operator;
-  workspace: { id: string; name: string };
-  role: OperatorRole;
-}
 
 interface Resolved {
   operator: Operator;

@@ -7,66 +7,27 @@
  * workspace once it commits (lib/service.ts `announceChange`). The integration tests call it
  * directly, so what they prove holds for the actions.
  */
-import { z } from "zod";
+import type { z } from "zod";
 import type { Database } from "../../db/client";
-import type { AuditData, ConsoleOperationName } from "../audit/catalogue";
 import { foldedEvent, foldingAudit, writeAudit } from "../audit/events";
 import { AuthzModelError } from "../authz/model";
 import { ClientSecretError } from "../clients/secrets";
 import { announceChange, forgetWorkspace, type Service } from "../service";
-import { assertRole, requireWorkspaceRole, type OperatorRole, type WorkspaceAccess } from "./authz";
+import { ConsoleInputError, type Operation } from "../surfaces/operation";
+import { assertRole, requireWorkspaceRole } from "./authz";
 
-export interface OperationContext {
-  service: Service;
-  /** The transaction the operation and its audit event share. */
-  db: Database;
-  access: WorkspaceAccess;
-  now: Date;
-}
-
-/** What an operation's event carries beyond what runOperation adds (the operator, their role, the folded effects): its declared keys. */
-export type OperationData<N extends ConsoleOperationName> = Omit<AuditData<`console.${N}`>, "operator" | "role" | "effects">;
-
-export interface AuditNote<N extends ConsoleOperationName = ConsoleOperationName> {
-  /** Short, human-readable subject of the change, e.g. the client_id or the user's email. */
-  target?: string;
-  clientId?: string | null;
-  data?: OperationData<N>;
-}
-
-export interface OperationOutput<R, N extends ConsoleOperationName = ConsoleOperationName> {
-  result: R;
-  /** Null when nothing changed (a form saved as it was): no audit event then. */
-  audit: AuditNote<N> | null;
-}
-
-export interface Operation<S extends z.ZodType, R, P = undefined, N extends ConsoleOperationName = ConsoleOperationName> {
-  /** Audit type suffix: the event is `console.<name>`, a name of the audit catalogue. */
-  name: N;
-  role: OperatorRole;
-  input: S;
-  /** Work that must not hold a transaction open (argon2 hashing), run before it; its result goes to `run`. */
-  prepare?: (input: z.output<S>) => Promise<P>;
-  run(ctx: OperationContext, input: z.output<S>, prepared: P): Promise<OperationOutput<R, N>>;
-}
-
-export function defineOperation<S extends z.ZodType, R, P = undefined, N extends ConsoleOperationName = ConsoleOperationName>(op: Operation<S, R, P, N>): Operation<S, R, P, N> {
-  return op;
-}
-
-/** A rule the input broke, beside a field (or for the whole form). */
-export class ConsoleInputError extends Error {
-  constructor(
-    readonly fieldErrors: Record<string, string>,
-    readonly formError?: string,
-  ) {
-    super(formError ?? Object.values(fieldErrors).join("; "));
-    this.name = "ConsoleInputError";
-  }
-}
-
-export const fieldError = (field: string, message: string) => new ConsoleInputError({ [field]: message });
-export const formError = (message: string) => new ConsoleInputError({}, message);
+// The operation's contract lives below the console, so that a feature declares its operations in its own folder.
+export {
+  ConsoleInputError,
+  defineOperation,
+  fieldError,
+  formError,
+  type AuditNote,
+  type Operation,
+  type OperationContext,
+  type OperationData,
+  type OperationOutput,
+} from "../surfaces/operation";
 
 export type OperationOutcome<R> = { ok: true; result: R } | { ok: false; fieldErrors: Record<string, string>; formError?: string };
 
