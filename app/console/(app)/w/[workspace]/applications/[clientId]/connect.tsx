@@ -1,22 +1,22 @@
+import type { ReactNode } from "react";
 import { Card } from "@/components/ui/card";
 import { ConnectGuide } from "@/components/console/connect-guide";
 import { CreatedSecret } from "@/components/console/created-secret";
-import { OtherIssuers } from "@/components/console/other-issuers";
 import { CopyButton } from "@/components/ui/copy-button";
 import type { ApiGrantInfo } from "@/lib/authz/model";
 import type { ApplicationRow } from "@/lib/console/applications";
 
-/** What the application's code needs: its client id, the issuer(s), the secret (confidential) and a guide. */
+/** What the application's code needs: its client id, the issuer, the secret (confidential) and a guide; then `otherIssuers`, the other issuers it may use. */
 export function ConnectCard({
   app,
-  issuers,
+  issuer,
   firstGrant,
-  hostnamesHref,
+  otherIssuers,
 }: {
   app: ApplicationRow;
-  issuers: { primary: string; others: string[] };
+  issuer: string;
   firstGrant: ApiGrantInfo | undefined;
-  hostnamesHref: string;
+  otherIssuers: ReactNode;
 }) {
   const confidential = app.type !== "PUBLIC";
   return (
@@ -41,11 +41,11 @@ export function ConnectCard({
         <ConnectGuide
           type={app.type}
           clientId={app.clientId}
-          issuer={issuers.primary}
+          issuer={issuer}
           redirectUri={app.redirectUris[0] ?? null}
           api={firstGrant ? { audience: firstGrant.audience, permissions: firstGrant.permissions } : null}
         />
-        <OtherIssuers issuers={issuers.others} hostnamesHref={hostnamesHref} />
+        {otherIssuers}
       </div>
     </Card>
   );

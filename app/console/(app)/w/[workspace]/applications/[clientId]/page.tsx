@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { Badge } from "@/components/ui/badge";
 import { Notice, PageHeader } from "@/components/ui/page-header";
+import { OtherIssuers } from "@/components/console/other-issuers";
 import { applicationFootprint, applicationSecrets, applicationSocialProviderIds, getApplication, typeLabels } from "@/lib/console/applications";
 import { workspaceIssuers } from "@/lib/console/hostnames";
 import { listSocialProviders } from "@/lib/console/social-providers";
@@ -61,7 +62,12 @@ export default async function ApplicationPage({ params }: { params: Promise<{ wo
       />
       <div className="space-y-6">
         {!app.active ? <Notice tone="warning">This application is disabled: it cannot sign anyone in, and every token it holds fails the checks.</Notice> : null}
-        <ConnectCard app={app} issuers={issuers} firstGrant={grants[0]} hostnamesHref={`${base}/hostnames`} />
+        <ConnectCard
+          app={app}
+          issuer={issuers.primary}
+          firstGrant={grants[0]}
+          otherIssuers={<OtherIssuers issuers={issuers.others} hostnamesHref={`${base}/hostnames`} />}
+        />
         <SettingsCard app={app} ws={ws} readOnly={readOnly} />
         {app.type === "WEB_CONFIDENTIAL" ? <HandoffCard app={app} /> : null}
         {policy ? <PolicyCard clientId={app.clientId} policy={policy} ws={ws} base={base} readOnly={readOnly} /> : null}
