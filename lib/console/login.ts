@@ -111,14 +111,49 @@ export interface FinishInput {
   userAgent?: string | null;
 }
 
+/** The login transaction this browser started, consumed by the callback; the console session starts from it. */
+type LoginTransaction = typeof consoleLoginTransactions.$inferSelect;
+
+/** The grant, user and hosted session behind the access token the code exchange issued, all live. */
+interface IssuedAuthorization {
+  grantId: string;
+  userId: string;
+  sessionId: string;
+  grantAbsolute: Date;
+  sessionAbsolute: Date;
+}
+
 /** Completes a console sign-in; returns the console session cookie and where to go. */
 export async function finishConsoleLogin(service: Service, input: FinishInput): Promise<{ cookie: string; returnTo: string; operatorUserId: string }> {
-  const { publicUrl } = service.config;
-  const issuer = systemIssuer(publicUrl);
+  const issuer = systemIssuer(service.config.publicUrl);
   const now = service.clock.now();
-
   // The transaction is consumed first, whatever follows: a callback is usable once.
-  const [txId, binding] = (input.txCookie ?? "").split(".");
+  const tx = await consumeLoginTransaction(service, input.txCookie, now);
+  const code = checkCallback(input.url.searchParams, tx, issuer);
+  const tokens = await exchangeCode(service, issuer, tx, code);
+  const claims = await verifyIdToken(service, issuer, tokens.idToken, tx.nonce, now);
+  const issued = await issuedAuthorization(service, tokens.accessToken, now);
+  if (claims.sub !== pairwiseSubject(service, SYSTEM_WORKSPACE_ID, CONSOLE_CLIENT_ID, issued.userId) || claims.sid !== issued.sessionId) {
+    throw new ConsoleLoginError("invalid_id_token", "The ID token does not match the authorization.");
+  }
+  // A password set before the mailbox was proven signs nobody in; an email code proves the mailbox and discards it.
+  const proof = await checkConsoleSignIn(service.db, { userId: issued.userId, hostedSessionId: issued.sessionId, grantId: issued.grantId }, now);
+  if (proof === "refused") throw new ConsoleLoginError("mailbox_unproven", UNPROVEN_PASSWORD_MESSAGE);
+  const cookie = await startConsoleSession(service, issued, { email: claims.email ?? null, ip: input.ip ?? null, userAgent: input.userAgent ?? null }, now);
+  return {
+    cookie,
+    // The password the account had was not its owner's: ask for their own (or none).
+    returnTo: proof.passwordDiscarded ? ACCOUNT_PAGE_AFTER_PROOF : tx.returnTo,
+    operatorUserId: issued.userId,
+  };
+}
+
+/**
+ * Marks the transaction named by the browser's cookie consumed and returns it: only an unconsumed,
+ * unexpired one whose binding secret matches the cookie. Throws `expired` otherwise.
+ */
+async function consumeLoginTransaction(service: Service, txCookie: string | undefined, now: Date): Promise<LoginTransaction> {
+  const [txId, binding] = (txCookie ?? "").split(".");
   if (!txId || !binding) throw new ConsoleLoginError("expired", "This sign-in has expired or was started in another browser.");
   const [tx] = await service.db
     .update(consoleLoginTransactions)
@@ -133,8 +168,15 @@ export async function finishConsoleLogin(service: Service, input: FinishInput): 
     )
     .returning();
   if (!tx) throw new ConsoleLoginError("expired", "This sign-in has expired or was already used.");
+  return tx;
+}
 
-  const params = input.url.searchParams;
+/**
+ * Checks the callback's query against the transaction and returns the authorization code: an error
+ * answer is `denied` (when its state is this browser's), otherwise `code`, `state` and `iss` each
+ * exactly once, the state the transaction's and the issuer the configured one (`invalid_callback`).
+ */
+function checkCallback(params: URLSearchParams, tx: LoginTransaction, issuer: string): string {
   const error = params.get("error");
   const state = single(params, "state");
   const iss = single(params, "iss");
@@ -149,15 +191,22 @@ export async function finishConsoleLogin(service: Service, input: FinishInput): 
   if (!safeEqual(state, tx.state)) throw new ConsoleLoginError("invalid_callback", "The sign-in response does not belong to this browser.");
   // The issuer is pinned by configuration, never taken from the query.
   if (iss !== issuer) throw new ConsoleLoginError("invalid_callback", "The sign-in response came from an unexpected issuer.");
+  return code;
+}
 
+/**
+ * Exchanges the code with the transaction's PKCE verifier at the token endpoint, by the exact
+ * protocol path (the route table, HTTP Basic as the console client). Returns the ID token and the
+ * access token, or throws `exchange_failed`.
+ */
+async function exchangeCode(service: Service, issuer: string, tx: LoginTransaction, code: string): Promise<{ idToken: string; accessToken: string }> {
   const verifier = decryptSecret(service.config.masterKey, tx.codeVerifierEncrypted, `${VERIFIER_PURPOSE}:${tx.id}`);
   const secret = await consoleClientSecret(service);
-  // The exact protocol path: the token endpoint through the route table, Basic as the console client.
   const tokenResponse = await dispatch(
     new Request(`${issuer}/oauth2/token`, {
       method: "POST",
       headers: { authorization: basic(CONSOLE_CLIENT_ID, secret), "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: consoleRedirectUri(publicUrl), code_verifier: verifier }).toString(),
+      body: new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: consoleRedirectUri(service.config.publicUrl), code_verifier: verifier }).toString(),
     }),
     service,
   );
@@ -166,12 +215,20 @@ export async function finishConsoleLogin(service: Service, input: FinishInput): 
     const reason = tokens && typeof tokens.error === "string" ? `${tokens.error}: ${String(tokens.error_description ?? "")}` : `status ${tokenResponse?.status}`;
     throw new ConsoleLoginError("exchange_failed", `The sign-in could not be completed (${reason}).`);
   }
+  return { idToken: tokens.id_token, accessToken: tokens.access_token };
+}
 
+/**
+ * Verifies the ID token against the system workspace's JWKS (issuer, the console as audience, ES256,
+ * the required claims) and its nonce against the transaction's. Returns its claims, or throws
+ * `invalid_id_token`.
+ */
+async function verifyIdToken(service: Service, issuer: string, idToken: string, nonce: string, now: Date): Promise<Record<string, unknown>> {
   const jwksResponse = await dispatch(new Request(`${issuer}/.well-known/jwks.json`), service);
   const jwks = (await jwksResponse?.json()) as JSONWebKeySet;
   let claims: Record<string, unknown>;
   try {
-    ({ payload: claims } = await jwtVerify(tokens.id_token, createLocalJWKSet(jwks), {
+    ({ payload: claims } = await jwtVerify(idToken, createLocalJWKSet(jwks), {
       issuer,
       audience: CONSOLE_CLIENT_ID,
       algorithms: ["ES256"],
@@ -181,9 +238,15 @@ export async function finishConsoleLogin(service: Service, input: FinishInput): 
   } catch (e) {
     throw new ConsoleLoginError("invalid_id_token", `The ID token did not verify (${(e as Error).message}).`);
   }
-  if (typeof claims.nonce !== "string" || !safeEqual(claims.nonce, tx.nonce)) throw new ConsoleLoginError("invalid_id_token", "The ID token's nonce does not match.");
+  if (typeof claims.nonce !== "string" || !safeEqual(claims.nonce, nonce)) throw new ConsoleLoginError("invalid_id_token", "The ID token's nonce does not match.");
+  return claims;
+}
 
-  // The grant, user and hosted session behind the access token the exchange just issued, live by the one authority rule.
+/**
+ * The grant, user and hosted session behind the access token the exchange just issued, live by the
+ * one authority rule; throws `exchange_failed` when any is missing or refused.
+ */
+async function issuedAuthorization(service: Service, accessToken: string, now: Date): Promise<IssuedAuthorization> {
   const [issued] = await selectAccessTokenVerdict(service.db, nowValue(now), {
     grantId: accessTokens.grantId,
     userId: accessTokens.userId,
@@ -191,18 +254,25 @@ export async function finishConsoleLogin(service: Service, input: FinishInput): 
     grantAbsolute: grants.absoluteExpiresAt,
     sessionAbsolute: hostedSessions.absoluteExpiresAt,
   })
-    .where(and(eq(accessTokens.workspaceId, SYSTEM_WORKSPACE_ID), eq(accessTokens.tokenHash, sha256Hex(tokens.access_token))))
+    .where(and(eq(accessTokens.workspaceId, SYSTEM_WORKSPACE_ID), eq(accessTokens.tokenHash, sha256Hex(accessToken))))
     .limit(1);
   if (!issued || issued.refusal !== null || !issued.grantId || !issued.userId || !issued.sessionId || !issued.grantAbsolute || !issued.sessionAbsolute) {
     throw new ConsoleLoginError("exchange_failed", "The sign-in produced no usable authorization.");
   }
-  if (claims.sub !== pairwiseSubject(service, SYSTEM_WORKSPACE_ID, CONSOLE_CLIENT_ID, issued.userId) || claims.sid !== issued.sessionId) {
-    throw new ConsoleLoginError("invalid_id_token", "The ID token does not match the authorization.");
-  }
-  // A password set before the mailbox was proven signs nobody in; an email code proves the mailbox and discards it.
-  const proof = await checkConsoleSignIn(service.db, { userId: issued.userId, hostedSessionId: issued.sessionId, grantId: issued.grantId }, now);
-  if (proof === "refused") throw new ConsoleLoginError("mailbox_unproven", UNPROVEN_PASSWORD_MESSAGE);
+  return { grantId: issued.grantId, userId: issued.userId, sessionId: issued.sessionId, grantAbsolute: issued.grantAbsolute, sessionAbsolute: issued.sessionAbsolute };
+}
 
+/**
+ * Starts the operator's console session, bound to the grant and hosted session and ending no later
+ * than either (nor than the console's absolute lifetime); records `console.signed_in`. Returns the
+ * session cookie.
+ */
+async function startConsoleSession(
+  service: Service,
+  issued: IssuedAuthorization,
+  seen: { email: unknown; ip: string | null; userAgent: string | null },
+  now: Date,
+): Promise<string> {
   const token = newSessionToken();
   const id = token.id;
   const expiresAt = new Date(Math.min(now.getTime() + CONSOLE_ABSOLUTE_MS, issued.grantAbsolute.getTime(), issued.sessionAbsolute.getTime()));
@@ -216,25 +286,20 @@ export async function finishConsoleLogin(service: Service, input: FinishInput): 
     lastSeenAt: now,
     idleExpiresAt: idleExpiryFrom(now, CONSOLE_IDLE_MS, expiresAt),
     expiresAt,
-    ip: input.ip ?? null,
-    userAgent: input.userAgent?.slice(0, 512) ?? null,
+    ip: seen.ip,
+    userAgent: seen.userAgent?.slice(0, 512) ?? null,
   });
   await recordAudit(service.db, {
     workspaceId: SYSTEM_WORKSPACE_ID,
     type: "console.signed_in",
     actor: issued.userId,
     clientId: CONSOLE_CLIENT_ID,
-    data: { console_session: id, email: claims.email ?? null },
-    ip: input.ip ?? null,
+    data: { console_session: id, email: seen.email },
+    ip: seen.ip,
     at: now,
   });
   const maxAge = Math.floor((expiresAt.getTime() - now.getTime()) / 1000);
-  return {
-    cookie: serializeCookie(CONSOLE_SESSION_COOKIE, token.token, CONSOLE_COOKIE_PATH, maxAge),
-    // The password the account had was not its owner's: ask for their own (or none).
-    returnTo: proof.passwordDiscarded ? ACCOUNT_PAGE_AFTER_PROOF : tx.returnTo,
-    operatorUserId: issued.userId,
-  };
+  return serializeCookie(CONSOLE_SESSION_COOKIE, token.token, CONSOLE_COOKIE_PATH, maxAge);
 }
 
 /**

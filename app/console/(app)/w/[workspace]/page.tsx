@@ -1,17 +1,10 @@
 import type { Metadata } from "next";
-import Link from "next/link";
-import { Card, Stat } from "@/components/ui/card";
-import { PageHeader, Notice } from "@/components/ui/page-header";
-import { Time } from "@/components/ui/time";
-import { CopyButton } from "@/components/ui/copy-button";
-import { OtherIssuers } from "@/components/console/other-issuers";
-import { ActivityChart, FactorAdoptionChart } from "@/components/console/activity-chart";
+import { PageHeader } from "@/components/ui/page-header";
 import { workspaceActivity } from "@/lib/console/activity";
 import { workspaceOverview } from "@/lib/console/workspaces";
-import { DAY } from "@/lib/clock";
 import { getService } from "@/lib/service";
 import { pageAccess } from "../../../_lib/session";
-import { countOf } from "@/lib/i18n/plural";
+import { ActivitySection, IssuerCard, OverviewNotices, OverviewStats } from "./overview";
 
 export const metadata: Metadata = { title: "Overview" };
 
@@ -22,103 +15,14 @@ export default async function OverviewPage({ params }: { params: Promise<{ works
   const [o, activity] = await Promise.all([workspaceOverview(service, access), workspaceActivity(service, access.workspace.id)]);
   const now = service.clock.now();
   const base = `/console/w/${o.id}`;
-  const keyAgeDays = o.activeKey?.activatedAt ? Math.floor((now.getTime() - o.activeKey.activatedAt.getTime()) / DAY) : null;
   return (
     <>
       <PageHeader crumbs={[{ label: "Workspaces", href: "/console" }, { label: o.name }]} title={o.name} description={<span className="font-mono">{o.id}</span>} />
       <div className="space-y-6">
-        {o.flaggedEvents > 0 ? (
-          <Notice tone="danger" title="Possible token theft">
-            {countOf(o.flaggedEvents, "security event was", "security events were")} flagged in the last 30 days (for example a refresh token used twice).{" "}
-            <Link prefetch={false} href={`${base}/audit?flagged=1`} className="font-medium underline">
-              Review them in the audit log
-            </Link>
-            .
-          </Notice>
-        ) : null}
-        {o.expiringSecrets.length > 0 ? (
-          <Notice tone="warning" title="Client secrets expiring soon">
-            <ul className="list-inside list-disc">
-              {o.expiringSecrets.map((s, i) => (
-                <li key={i}>
-                  <Link prefetch={false} className="font-mono underline" href={`${base}/applications/${encodeURIComponent(s.clientId)}#secrets`}>
-                    {s.clientId}
-                  </Link>{" "}
-                  expires <Time value={s.expiresAt} now={now} relativeOnly />
-                </li>
-              ))}
-            </ul>
-          </Notice>
-        ) : null}
-        <section aria-labelledby="activity-heading" className="space-y-3">
-          <div className="flex flex-wrap items-baseline justify-between gap-2">
-            <h2 id="activity-heading" className="text-base font-semibold text-slate-900">
-              Activity, last 30 days
-            </h2>
-            <p className="text-xs text-slate-600">
-              Per UTC day, {activity.from} to {activity.to}.{" "}
-              <Link prefetch={false} href={`${base}/audit?type=sign_in.failed`} className="underline">
-                Failed sign-ins
-              </Link>{" "}
-              and{" "}
-              <Link prefetch={false} href={`${base}/audit?type=refresh.reuse_detected`} className="underline">
-                reuse alerts
-              </Link>{" "}
-              in the audit log
-            </p>
-          </div>
-          <div className="grid gap-4 sm:grid-cols-2 xl:grid-cols-4">
-            {activity.series.map((s) => (
-              <ActivityChart key={s.key} series={s} tone={s.key === "reuseAlerts" ? "red" : s.key === "failedSignIns" ? "amber" : "indigo"} />
-            ))}
-          </div>
-          <FactorAdoptionChart factors={activity.factors} />
-        </section>
-        <Card title="Issuer" description="Point your applications' OpenID Connect library at this issuer.">
-          <dl className="space-y-3 text-sm">
-            {[
-              ["Issuer", o.issuer],
-              ["Discovery", o.discovery],
-              ["JWKS", o.jwks],
-            ].map(([label, value]) => (
-              <div key={label} className="grid gap-1 sm:grid-cols-[8rem_1fr_auto] sm:items-center">
-                <dt className="text-slate-500">{label}</dt>
-                <dd className="break-all font-mono text-xs">
-                  {label === "Issuer" ? (
-                    value
-                  ) : (
-                    <a className="text-indigo-700 underline" href={value} target="_blank" rel="noreferrer">
-                      {value}
-                    </a>
-                  )}
-                </dd>
-                <dd>
-                  <CopyButton value={value} />
-                </dd>
-              </div>
-            ))}
-          </dl>
-          {o.otherIssuers.length ? (
-            <div className="mt-3">
-              <OtherIssuers issuers={o.otherIssuers} hostnamesHref={`${base}/hostnames`} />
-            </div>
-          ) : null}
-        </Card>
-        <dl className="grid grid-cols-2 gap-4 md:grid-cols-4">
-          <Stat label="Applications" value={<Link prefetch={false} href={`${base}/applications`}>{o.counts.applications}</Link>} />
-          <Stat label="Users" value={<Link prefetch={false} href={`${base}/users`}>{o.counts.users}</Link>} />
-          <Stat label="APIs" value={<Link prefetch={false} href={`${base}/apis`}>{o.counts.apis}</Link>} />
-          <Stat label="Roles" value={<Link prefetch={false} href={`${base}/roles`}>{o.counts.roles}</Link>} />
-          <Stat label="Organizations" value={<Link prefetch={false} href={`${base}/organizations`}>{o.counts.organizations}</Link>} />
-          <Stat label="Live sessions" value={o.counts.activeSessions} hint="Hosted sign-in sessions" />
-          <Stat label="Live grants" value={o.counts.activeGrants} hint="Refresh families" />
-          <Stat
-            label="Signing key age"
-            value={keyAgeDays === null ? "—" : `${keyAgeDays} d`}
-            hint={o.pendingKey ? "A new key is published, waiting to be activated" : o.activeKey ? "Rotate in Signing keys" : "Created on first use"}
-            tone={keyAgeDays !== null && keyAgeDays > 180 ? "warning" : "default"}
-          />
-        </dl>
+        <OverviewNotices o={o} base={base} now={now} />
+        <ActivitySection activity={activity} base={base} />
+        <IssuerCard o={o} base={base} />
+        <OverviewStats o={o} base={base} now={now} />
       </div>
     </>
   );
