@@ -15,7 +15,7 @@ import { clusterSource, collectProcessMetrics, processSource, startMetricsListen
 import { createNodeServer, createRequestListener, type NodeHandler } from "./lib/server/node-server";
 import { httpRequestMetrics } from "./lib/server/request-metrics";
 import { closeService, getService, type Service } from "./lib/service";
-import { startAccessTokenPurge } from "./lib/oauth/token-purge";
+import { startPurge } from "./lib/features/purge";
 import { mailSettled, mailStartupLine } from "./lib/authn/email/transport";
 import { DEMO_USER, DEMO_WEB_CLIENT_ID, DEMO_WEB_URIS, demoClientsLine, demoSignInStillWorks, ensureDemoWorkspace } from "./lib/workspaces/demo";
 import { DEMO_BASE_PATH, demoAhead } from "./lib/demo/serve";
@@ -137,7 +137,7 @@ async function primary(config: Config) {
         console.warn(`latchkey: no admin socket (${error.message}); stop the server to run latchkey commands`);
         return undefined;
       });
-  const stopPurge = startAccessTokenPurge(service);
+  const stopPurge = startPurge(service);
 
   let stopServing = async () => {};
   if (config.workers > 1) stopServing = await forkWorkers(config.workers);
