@@ -14,7 +14,7 @@ const KERNEL = ["^db/", "^lib/clock\\.ts$", "^lib/crypto\\.ts$", "^lib/config\\.
 
 /** Each lib/ folder and what it may import besides itself and the kernel, bottom to top. */
 const LAYERS = {
-  // Domain metrics: recorded from every layer below the server, so below them all (it imports nothing of lib/).
+  // Metrics: recorded from every layer below the server, so below them all (it imports nothing of lib/); its Prometheus listener is loaded by server.ts only.
   "lib/metrics": [],
   "lib/limits": ["lib/metrics"],
   "lib/outbound": [],
