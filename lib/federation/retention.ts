@@ -1,7 +1,7 @@
 /**
- * The IDs of accepted SAML assertions (the replay guard, ./saml.ts) are kept until the assertion's
- * own expiry, after which it is refused by time anyway, and then an hour (run by the one purger,
- * lib/features/purge.ts).
+ * Federation's short-lived rows (run by the one purger, lib/features/purge.ts): the IDs of accepted
+ * SAML assertions (the replay guard, ./saml.ts) are kept until the assertion's own expiry, after
+ * which it is refused by time anyway, and then an hour.
  */
 import { samlAssertionReplays } from "../../db/schema";
 import { defineFeature } from "../surfaces/feature";
@@ -16,4 +16,4 @@ export const SAML_ASSERTION_REPLAYS = defineRetention({
   workspaceId: samlAssertionReplays.workspaceId,
 });
 
-export const SAML_FEATURE = defineFeature({ name: "saml", retention: [SAML_ASSERTION_REPLAYS] });
+export const FEDERATION_FEATURE = defineFeature({ name: "federation", retention: [SAML_ASSERTION_REPLAYS] });

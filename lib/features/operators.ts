@@ -1,8 +1,8 @@
 /**
  * Operator invitations' retention (run by the one purger, ./purge.ts): an invitation accepted,
  * revoked or past its expiry is kept ENDED_RETENTION_MS more. Until then the console lists it with
- * its outcome; the audit log keeps the record. Declared here until the invitations have a folder of
- * their own below the registry, which will declare it beside them.
+ * its outcome; the audit log keeps the record. Declared here until the operators and their
+ * invitations have a folder of their own below the registry, which will declare it beside them.
  */
 import { operatorInvitations } from "../../db/schema";
 import { defineFeature } from "../surfaces/feature";
@@ -17,4 +17,4 @@ export const OPERATOR_INVITATIONS = defineRetention({
   workspaceId: operatorInvitations.workspaceId,
 });
 
-export const INVITATIONS_FEATURE = defineFeature({ name: "invitations", retention: [OPERATOR_INVITATIONS] });
+export const OPERATORS_FEATURE = defineFeature({ name: "operators", retention: [OPERATOR_INVITATIONS] });
