@@ -137,11 +137,12 @@ async function primary(config: Config) {
       });
   const stopPurge = startPurge(service);
 
+  // A single process collects its metrics from before its first request (each worker collects its own).
+  if (config.metrics && config.workers <= 1) collectProcessMetrics();
   let stopServing = async () => {};
   if (config.workers > 1) stopServing = await forkWorkers(config.workers);
   else stopServing = await serve(service, config);
   // The Prometheus listener (lib/metrics/listener.ts): this process's metrics, or the workers' sum.
-  if (config.metrics && config.workers <= 1) collectProcessMetrics();
   const metrics = config.metrics
     ? await startMetricsListener(config.metrics, config.workers > 1 ? clusterSource() : processSource()).catch((error: Error) => fail(`METRICS_PORT ${config.metrics!.port}: ${error.message}`))
     : undefined;

@@ -4,7 +4,7 @@
  * that column is the row's creation), plus `grace`, is in the past are deleted in batches, on the
  * instance holding the purge lease, optionally only those `where` also selects (an enrolment never
  * completed). An expired row answers exactly like a missing one everywhere, so deleting it changes
- * no answer. docs/operations.md lists every declaration (tests/docs/retention.test.ts).
+ * no answer. docs/operations.md lists every declaration (tests/docs/operations-retention.test.ts).
  */
 import type { SQL } from "drizzle-orm";
 import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
