@@ -48,6 +48,10 @@ describe("expired access token purge", () => {
     expect((await introspect(live.token)).active).toBe(true);
   });
 
+  it("refuses a purge by a name no feature declares, rather than purging nothing", async () => {
+    await expect(purgeRetained(h.service, { workspaceId: ws, names: ["access_token"] })).rejects.toThrow(/access_token/);
+  });
+
   it("deletes nothing when nothing has expired past the grace period", async () => {
     await insertWorkloadToken(h, ws, M2M.client_id);
     expect(await purgeExpiredAccessTokens()).toBe(0);
