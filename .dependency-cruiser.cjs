@@ -14,7 +14,7 @@ const KERNEL = ["^db/", "^lib/clock\\.ts$", "^lib/crypto\\.ts$", "^lib/config\\.
 
 /** Each lib/ folder and what it may import besides itself and the kernel, bottom to top. */
 const LAYERS = {
-  // Domain metrics: recorded from every layer below the server, so below them all (it imports nothing of lib/).
+  // Metrics: recorded from every layer below the server, so below them all (it imports nothing of lib/); its Prometheus listener is loaded by server.ts only.
   "lib/metrics": [],
   "lib/limits": ["lib/metrics"],
   "lib/outbound": [],
@@ -34,8 +34,8 @@ const LAYERS = {
   "lib/federation": ["lib/surfaces", "lib/authn", "lib/audit", "lib/hosted", "lib/http", "lib/outbound", "lib/service.ts"],
   "lib/hostnames": ["lib/surfaces", "lib/federation", "lib/http", "lib/service.ts"],
   "lib/sign-in": ["lib/surfaces", "lib/federation", "lib/authn", "lib/oauth", "lib/audit", "lib/hosted", "lib/http", "lib/metrics", "lib/service.ts"],
-  // The registry of feature descriptors: above every feature folder, below every surface that reads it.
-  "lib/features": ["lib/surfaces", "lib/hostnames", "lib/federation", "lib/authn", "lib/authz", "lib/clients", "lib/audit", "lib/branding", "lib/service.ts"],
+  // The registry of feature descriptors and the one purger of their retention: above every feature folder, below every surface that reads it.
+  "lib/features": ["lib/surfaces", "lib/hostnames", "lib/federation", "lib/authn", "lib/authz", "lib/oauth", "lib/clients", "lib/audit", "lib/branding", "lib/limits", "lib/service.ts"],
   "lib/workspaces": ["lib/features", "lib/surfaces", "lib/hostnames", "lib/federation", "lib/authn", "lib/authz", "lib/clients", "lib/audit", "lib/branding", "lib/service.ts"],
   "lib/account-security": ["lib/features", "lib/surfaces", "lib/hostnames", "lib/sign-in", "lib/federation", "lib/workspaces", "lib/authn", "lib/authority", "lib/oauth", "lib/audit", "lib/hosted", "lib/http", "lib/limits", "lib/service.ts"],
   "lib/server": ["lib/features", "lib/surfaces", "lib/hostnames", "lib/account-security", "lib/sign-in", "lib/federation", "lib/authz", "lib/oauth", "lib/authn", "lib/hosted", "lib/http", "lib/limits", "lib/metrics", "lib/service.ts"],

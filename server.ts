@@ -11,11 +11,10 @@ import { startAdminSocket } from "./lib/cli/admin-socket";
 import { ConfigError, DEFAULT_SERVER_SETTINGS, loadConfig, type Config } from "./lib/config";
 import { readinessProbe } from "./lib/http/health";
 import { createLogger, logError, serverLog, setServerLog } from "./lib/http/log";
-import { clusterSource, collectProcessMetrics, processSource, startMetricsListener } from "./lib/server/metrics";
+import { clusterSource, collectProcessMetrics, processSource, startMetricsListener } from "./lib/metrics/listener";
 import { createNodeServer, createRequestListener, type NodeHandler } from "./lib/server/node-server";
-import { httpRequestMetrics } from "./lib/server/request-metrics";
 import { closeService, getService, type Service } from "./lib/service";
-import { startAccessTokenPurge } from "./lib/oauth/token-purge";
+import { startPurge } from "./lib/features/purge";
 import { mailSettled, mailStartupLine } from "./lib/authn/email/transport";
 import { DEMO_USER, DEMO_WEB_CLIENT_ID, DEMO_WEB_URIS, demoClientsLine, demoSignInStillWorks, ensureDemoWorkspace } from "./lib/workspaces/demo";
 import { DEMO_BASE_PATH, demoAhead } from "./lib/demo/serve";
@@ -74,9 +73,8 @@ async function serve(service: Service, config: Config): Promise<() => Promise<vo
   };
   const settings = config.server ?? DEFAULT_SERVER_SETTINGS;
   const readiness = readinessProbe(service.db);
-  // One line per request (lib/http/log.ts) and, with METRICS_PORT, the HTTP metrics (lib/server/request-metrics.ts).
-  const metrics = config.metrics ? httpRequestMetrics() : null;
-  const listener = createRequestListener(service, config.publicUrl, handle, { readiness, log: serverLog(), metrics, ahead: demoAhead(service) });
+  // One line per request (lib/http/log.ts) and, once METRICS_PORT enables them (collectProcessMetrics), its HTTP metrics.
+  const listener = createRequestListener(service, config.publicUrl, handle, { readiness, log: serverLog(), ahead: demoAhead(service) });
   const http = createNodeServer(listener, {
     headersTimeoutMs: settings.headersTimeoutMs,
     requestTimeoutMs: settings.requestTimeoutMs,
@@ -137,13 +135,14 @@ async function primary(config: Config) {
         console.warn(`latchkey: no admin socket (${error.message}); stop the server to run latchkey commands`);
         return undefined;
       });
-  const stopPurge = startAccessTokenPurge(service);
+  const stopPurge = startPurge(service);
 
+  // A single process collects its metrics from before its first request (each worker collects its own).
+  if (config.metrics && config.workers <= 1) collectProcessMetrics();
   let stopServing = async () => {};
   if (config.workers > 1) stopServing = await forkWorkers(config.workers);
   else stopServing = await serve(service, config);
-  // The Prometheus listener (lib/server/metrics.ts): this process's metrics, or the workers' sum.
-  if (config.metrics && config.workers <= 1) collectProcessMetrics();
+  // The Prometheus listener (lib/metrics/listener.ts): this process's metrics, or the workers' sum.
   const metrics = config.metrics
     ? await startMetricsListener(config.metrics, config.workers > 1 ? clusterSource() : processSource()).catch((error: Error) => fail(`METRICS_PORT ${config.metrics!.port}: ${error.message}`))
     : undefined;
@@ -222,7 +221,7 @@ async function forkWorkers(count: number): Promise<() => Promise<void>> {
 
 /** A cluster worker: the primary has prepared the database; this process only serves. */
 async function worker(config: Config) {
-  // Collected here, answered by the first process (lib/server/metrics.ts).
+  // Collected here, answered by the first process (lib/metrics/listener.ts).
   if (config.metrics) collectProcessMetrics({ clusterWorker: true });
   const service = await getService();
   const stopServing = await serve(service, config);

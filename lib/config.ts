@@ -39,7 +39,7 @@ export interface Config {
   upstreamAllow?: UpstreamAllow;
   /**
    * The Prometheus listener (METRICS_PORT, METRICS_HOST): a port of its own, never the issuer's;
-   * null or left out: none (lib/server/metrics.ts, docs/configuration.md).
+   * null or left out: none (lib/metrics/listener.ts, docs/configuration.md).
    */
   metrics?: MetricsSettings | null;
   /**

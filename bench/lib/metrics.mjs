@@ -1,5 +1,5 @@
 // Our server's own view of its memory and garbage collection, read from its Prometheus listener
-// (METRICS_PORT, lib/server/metrics.ts) around each measurement, so a heap regression shows next
+// (METRICS_PORT, lib/metrics/listener.ts) around each measurement, so a heap regression shows next
 // to the figure it costs.
 
 /** A sample's value (summed over its label sets when `labels` is not given). */

@@ -33,7 +33,7 @@ const counted = (c: Counter) => c.shared + c.sending + c.pending;
 export const MAX_KEY_LENGTH = 128;
 /**
  * The longest window a limit may count over. Rows of windows that began longer ago than this have
- * ended whatever their limit, and the background purge deletes them (`purgeEndedRateLimits`).
+ * ended whatever their limit, and the background purge deletes them (`RATE_LIMITS`).
  */
 export const MAX_WINDOW_MS = HOUR;
 /** Counters held in memory; the database keeps every count, so a dropped counter only resyncs. */
@@ -222,14 +222,17 @@ export class RateLimiter {
 }
 
 /**
- * Deletes the counters of ended windows (run by the background purge, lib/oauth/token-purge.ts):
- * a row whose window began more than MAX_WINDOW_MS ago counts for no limit any more. Not done on
- * the counting path, and never by a test's clock on a database other test files share.
+ * The counters of ended windows are deleted by the one purger (lib/features/purge.ts): a row whose
+ * window began more than MAX_WINDOW_MS ago counts for no limit any more. Not done on the counting
+ * path, and never by a test's clock on a database other test files share (the rows belong to no
+ * workspace). lib/limits sits below lib/surfaces, so this is a plain value of the shape of a
+ * `Retention` (lib/surfaces/retention.ts), checked against that type where the registry of features
+ * lists it (lib/features/registry.ts).
  */
-export async function purgeEndedRateLimits(db: Database, now: Date): Promise<number> {
-  const deleted = await db
-    .delete(rateLimits)
-    .where(lt(rateLimits.windowStart, new Date(now.getTime() - MAX_WINDOW_MS)))
-    .returning({ key: rateLimits.key });
-  return deleted.length;
-}
+export const RATE_LIMITS = {
+  name: "rate_limits",
+  table: rateLimits,
+  key: rateLimits.key,
+  expiresAt: rateLimits.windowStart,
+  grace: MAX_WINDOW_MS,
+};

@@ -54,8 +54,16 @@ export interface PoolState {
   inUse: number;
 }
 
+/** Where the HTTP requests go once enabled (./http.ts builds it over prom-client). */
+export interface HttpRecorder {
+  /** One answer: its status, or `aborted` when the client went away before it was sent in full. */
+  record(family: string, method: string, status: number | "aborted", seconds: number): void;
+}
+
 interface Holder {
   recorder: DomainRecorder | null;
+  /** The HTTP requests' metrics (./http.ts), null until the server enables them. */
+  http: HttpRecorder | null;
   /** The open pools that record (./database.ts), read by `latchkey_db_pool_connections` at each scrape. */
   pools: Set<PoolState>;
 }
@@ -63,7 +71,7 @@ interface Holder {
 const KEY = Symbol.for("latchkey.metrics");
 const scope = globalThis as Record<symbol, unknown>;
 /** Shared by every copy of this module in the process (see the top of the file). */
-export const holder: Holder = (scope[KEY] as Holder | undefined) ?? (scope[KEY] = { recorder: null, pools: new Set() } satisfies Holder);
+export const holder: Holder = (scope[KEY] as Holder | undefined) ?? (scope[KEY] = { recorder: null, http: null, pools: new Set() } satisfies Holder);
 
 /** A token response the token endpoint answered, by its grant type (`GRANTS`, lib/oauth/grants). */
 export function countTokenIssued(grant: string): void {
@@ -88,4 +96,12 @@ export function countRefreshReuse(): void {
 /** A 503 because a dependency (the database) could not confirm authority, by the route's error family. */
 export function countDependencyFailure(family: string): void {
   holder.recorder?.dependencyFailure(family);
+}
+
+/**
+ * One answer of the production listener (lib/server/request-log.ts, once it is done), by its
+ * request family, method and status (`aborted`: the client went away first), and its duration.
+ */
+export function countHttpRequest(family: string, method: string, status: number | "aborted", seconds: number): void {
+  holder.http?.record(family, method, status, seconds);
 }

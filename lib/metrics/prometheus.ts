@@ -1,6 +1,6 @@
 /**
  * The domain metrics over prom-client, registered when the server collects metrics (METRICS_PORT,
- * lib/server/metrics.ts). With WEB_CONCURRENCY workers each worker registers its own and the first
+ * ./listener.ts). With WEB_CONCURRENCY workers each worker registers its own and the first
  * process answers with their sum (prom-client's AggregatorRegistry): counters and histograms add
  * up per label set, and the pool gauge is summed too (`aggregator: "sum"`), so `max` is the
  * connections of every worker's pool together.

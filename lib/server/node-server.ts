@@ -20,7 +20,6 @@ import { directDecision, refusedPasswordPost, runDecision, type Decision } from 
 import { atDefaultHost, hostnameServesPath, matchHost } from "../hostnames/directory";
 import { RELATED_ORIGINS_PATH, relatedOriginsDocument } from "./related-origins";
 import { observeRequest, type RequestObserver } from "./request-log";
-import type { RequestMetrics } from "./request-metrics";
 
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => unknown;
 
@@ -111,8 +110,6 @@ export interface ListenerOptions {
   holdRefusal?: () => Promise<void>;
   /** Where each request's line and the errors go (default: the process's log, lib/http/log.ts). */
   log?: Logger;
-  /** The HTTP metrics each answer is recorded in (./request-metrics.ts); none when left out. */
-  metrics?: RequestMetrics | null;
   /**
    * Answers some requests before the rest of the listener, after the health checks, and returns
    * whether it did (server.ts: the demo application at the default host, lib/demo/serve.ts).
@@ -134,8 +131,8 @@ const holdFor = (ms: number) => () => new Promise<void>((resolve) => setTimeout(
  * The listener: stamps the client address the limiter keys on (overwriting whatever a client
  * sent under that name) and the request's id, decides the request target (a path not in normal
  * form, or a target in neither origin nor absolute form: 400; lib/http/request-target.ts),
- * observes the request until its answer is done (one log line, the HTTP metrics:
- * ./request-log.ts), answers `/healthz` and `/readyz`, serves nothing at a host that is neither
+ * observes the request until its answer is done (one log line, and its count once METRICS_PORT
+ * enables it: ./request-log.ts), answers `/healthz` and `/readyz`, serves nothing at a host that is neither
  * the default host nor a verified hostname (lib/hostnames/directory.ts), then
  * machine-facing endpoints directly
  * (under `/t/`, and RFC 8414's `/.well-known/oauth-authorization-server/t/…`),
@@ -146,7 +143,7 @@ export function createRequestListener(service: Service, origin: string, next: No
   const readiness = options.readiness ?? readinessProbe(service.db);
   const holdRefusal = options.holdRefusal ?? holdFor(REFUSAL_HOLD_MS);
   const log = options.log ?? serverLog();
-  const observer: RequestObserver = { log, metrics: options.metrics ?? null, trustProxy: service.config.trustProxy };
+  const observer: RequestObserver = { log, trustProxy: service.config.trustProxy };
   const ahead = options.ahead;
   return (req: IncomingMessage, res: ServerResponse): void => {
     const started = performance.now();

@@ -1,7 +1,7 @@
 /**
  * One place observes each request the listener answers (lib/server/node-server.ts): when its
  * answer is done (sent, or the client gone), one log line and, with METRICS_PORT, the HTTP
- * metrics (./request-metrics.ts), both from the same family (./request-family.ts).
+ * request count (lib/metrics `countHttpRequest`), both from the same family (./request-family.ts).
  *
  * The line holds what an operator needs to follow a request and nothing a client could use:
  * time, level, request id, method, family, workspace (a well-formed one the path names), status,
@@ -14,12 +14,10 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "../http/log";
 import { clientAddressOf, nodeHeaders } from "../http/client-address";
 import { requestPlace } from "./request-family";
-import type { RequestMetrics } from "./request-metrics";
+import { countHttpRequest } from "../metrics";
 
 export interface RequestObserver {
   log: Logger;
-  /** Null: no metrics (METRICS_PORT not set). */
-  metrics: RequestMetrics | null;
   /** Whether the client address is the left-most X-Forwarded-For (TRUST_PROXY). */
   trustProxy: boolean;
 }
@@ -38,7 +36,7 @@ export function observeRequest(observer: RequestObserver, req: IncomingMessage, 
     const method = req.method ?? "GET";
     const finished = res.writableFinished;
     const status = res.statusCode;
-    observer.metrics?.record(family, method, finished ? status : "aborted", ms / 1000);
+    countHttpRequest(family, method, finished ? status : "aborted", ms / 1000);
     const level = family === "health" ? PROBE_LEVEL : REQUEST_LEVEL;
     if (!observer.log.isLevelEnabled(level)) return;
     const length = res.getHeader("content-length");

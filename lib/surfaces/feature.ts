@@ -1,6 +1,6 @@
 /**
  * A feature's descriptor: every surface it has, declared in its own folder and read by the
- * registries (lib/features.ts), so that the console, the workspace file, the purger, the route
+ * registries (lib/features/registry.ts), so that the console, the workspace file, the purger, the route
  * table, the fuzzer and the metrics never name a feature. Every part is optional: a feature
  * declares the surfaces it has.
  */

@@ -1,7 +1,7 @@
 /**
- * The Prometheus listener of the real server (lib/server/metrics.ts, on the production build):
+ * The Prometheus listener of the real server (lib/metrics/listener.ts, on the production build):
  * METRICS_PORT serves the process's metrics (heap, garbage collections), the HTTP requests
- * (lib/server/request-metrics.ts) and the domain metrics (lib/metrics) on a listener of its own, and
+ * (lib/metrics/http.ts) and the domain metrics (lib/metrics) on a listener of its own, and
  * each request is a JSON line on stdout; the issuer's listener never answers them. With
  * WEB_CONCURRENCY (PostgreSQL) the first process answers with the workers' sum. Needs the
  * production build like the equivalence test (under CI=1 a missing build fails instead of skipping).
@@ -103,7 +103,7 @@ describe.runIf(runRealServer)("the metrics listener of the real server", () => {
     expect(sample(text, "nodejs_heap_size_used_bytes")).toBeGreaterThan(1_000_000);
     expect(text).toMatch(/^nodejs_gc_duration_seconds_count\{kind="(major|minor|incremental|weakcb)"\} \d+$/m);
     expect(sample(text, "process_resident_memory_bytes")).toBeGreaterThan(1_000_000);
-    // The requests (lib/server/request-metrics.ts), by family, method and status.
+    // The requests (lib/metrics/http.ts), by family, method and status.
     expect(sample(text, "latchkey_http_requests_total", 'family="discovery",method="GET",status="200"')).toBe(50);
     expect(sample(text, "latchkey_http_request_duration_seconds_count", 'family="discovery"')).toBe(50);
     // The log: JSON lines on stdout under npm start's NODE_ENV, one per request (written asynchronously).

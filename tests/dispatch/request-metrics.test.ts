@@ -1,17 +1,17 @@
 /**
- * The HTTP metrics of the production listener (lib/server/request-metrics.ts): requests counted
+ * The HTTP metrics of the production listener (lib/metrics/http.ts, recorded by lib/server/request-log.ts): requests counted
  * by family, method and status, durations by family, scraped from the Prometheus listener
- * (lib/server/metrics.ts); labels from fixed sets only, never a workspace or a client.
+ * (lib/metrics/listener.ts); labels from fixed sets only, never a workspace or a client.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../lib/http/log";
-import { startMetricsListener, type MetricsListener } from "../../lib/server/metrics";
+import { startMetricsListener, type MetricsListener } from "../../lib/metrics/listener";
 import { createRequestListener } from "../../lib/server/node-server";
 import { REQUEST_FAMILIES } from "../../lib/server/request-family";
-import { HTTP_DURATION_BUCKETS, httpRequestMetrics } from "../../lib/server/request-metrics";
+import { HTTP_DURATION_BUCKETS, recordHttpRequests } from "../../lib/metrics/http";
 import { API, M2M, WEB, standardWorkspace } from "../helpers/fixtures";
 import { basic, createHarness, PUBLIC_URL, seed, uniqueWorkspaceId, type Harness } from "../helpers/harness";
 
@@ -21,17 +21,21 @@ let h: Harness;
 let server: http.Server;
 let scrape: MetricsListener;
 const registry = new Registry();
+let stopRecording: () => void;
 
 beforeAll(async () => {
   h = await createHarness();
   await seed(h, standardWorkspace(ws));
   const next = (_req: http.IncomingMessage, res: http.ServerResponse) => void res.writeHead(200, { "content-type": "text/html" }).end("<p>page</p>");
   const log = createLogger({ format: "json", level: "silent" });
-  server = http.createServer(createRequestListener(h.service, PUBLIC_URL, next, { log, metrics: httpRequestMetrics(registry) }));
+  // Every answer from now on is recorded in this file's registry (the server records in prom-client's default one).
+  stopRecording = recordHttpRequests(registry);
+  server = http.createServer(createRequestListener(h.service, PUBLIC_URL, next, { log }));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   scrape = await startMetricsListener({ port: 0, host: "127.0.0.1" }, async () => ({ body: await registry.metrics(), contentType: registry.contentType }));
 });
 afterAll(async () => {
+  stopRecording();
   await scrape.close();
   await new Promise<void>((resolve) => server.close(() => resolve()));
 });

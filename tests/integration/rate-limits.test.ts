@@ -4,8 +4,9 @@ import { ADA, SPA, WEB, standardWorkspace } from "../helpers/fixtures";
 import { createService } from "../../lib/service";
 import { like } from "drizzle-orm";
 import { CLIENT_ADDRESS_HEADER } from "../../lib/http/client-address";
-import { limiterKey, MAX_KEY_LENGTH, MAX_WINDOW_MS, purgeEndedRateLimits, RateLimiter } from "../../lib/limits/rate-limit";
+import { limiterKey, MAX_KEY_LENGTH, MAX_WINDOW_MS, RateLimiter } from "../../lib/limits/rate-limit";
 import { openFreshEmbeddedDatabase } from "../setup/test-database";
+import { purgeRetained } from "../../lib/features/purge";
 import { TestClock } from "../helpers/harness";
 import { rateLimits } from "../../db/schema";
 import { guard, type GuessingLimits } from "../../lib/limits/declarations";
@@ -176,14 +177,15 @@ describe("the purge of ended windows", () => {
     const { db } = await openFreshEmbeddedDatabase();
     const clock = new TestClock();
     const limiter = new RateLimiter(db, clock);
+    const purgeEndedRateLimits = async () => (await purgeRetained(createService(db, h.service.config, clock), { names: ["rate_limits"] })).rate_limits;
     await limiter.recordFailure("recovery-code-account:ws:old@example.com", 9, MAX_WINDOW_MS);
     clock.advance(MAX_WINDOW_MS);
     await limiter.recordFailure("recovery-code-account:ws:current@example.com", 9, MAX_WINDOW_MS);
     await limiter.recordFailure("recovery-code:ws:current@example.com:10.0.0.1", 3, 5 * 60_000);
     // The first window began exactly MAX_WINDOW_MS ago: it has just ended, and is kept until it is older.
-    expect(await purgeEndedRateLimits(db, clock.now())).toBe(0);
+    expect(await purgeEndedRateLimits()).toBe(0);
     clock.advance(1);
-    expect(await purgeEndedRateLimits(db, clock.now())).toBe(1);
+    expect(await purgeEndedRateLimits()).toBe(1);
     const keys = (await db.select({ key: rateLimits.key, count: rateLimits.count }).from(rateLimits)).map((r) => `${r.key}=${r.count}`).sort();
     expect(keys).toEqual(["recovery-code-account:ws:current@example.com=1", "recovery-code:ws:current@example.com:10.0.0.1=1"]);
   });

@@ -15,7 +15,7 @@ import { findClient } from "../../lib/oauth/clients";
 import { effectiveHumanScope, effectiveHumanScopeSql, subjectFor } from "../../lib/oauth/issue";
 import { isIdentityScope } from "../../lib/oauth/scopes";
 import { refreshTokenGrant } from "../../lib/oauth/grants/refresh-token";
-import { purgeExpiredAccessTokens } from "../../lib/oauth/token-purge";
+import { purgeRetained } from "../../lib/features/purge";
 import { basic, call, createHarness, exchangeCode, seed, signIn, uniqueWorkspaceId, type Harness } from "../helpers/harness";
 import { ACME, ADA, API, authzWorkspace, BOB, GLOBEX, M2M, OTHER_API, SPA, WEB } from "../helpers/fixtures";
 
@@ -167,7 +167,7 @@ describe("what a rotation writes", () => {
     const [recorded] = await h.service.db.select({ subject: grants.subject }).from(grants).where(eq(grants.id, t.grant.id));
     expect(recorded.subject).toBe(expected);
     h.clock.advance(2 * 3600_000);
-    await purgeExpiredAccessTokens(h.service, { workspaceId: ws });
+    await purgeRetained(h.service, { workspaceId: ws, names: ["access_tokens", "revoked_workload_tokens"] });
     expect(await familyAccess(t.grant.id)).toHaveLength(0);
     const run = await handler();
     let body: Record<string, unknown> = {};

@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, inject, it } from "vitest";
 import { and, eq, sql } from "drizzle-orm";
 import { accessTokens, apis, clientSecrets, revokedWorkloadTokens } from "../../db/schema";
 import { sha256Hex } from "../../lib/crypto";
-import { purgeExpiredAccessTokens } from "../../lib/oauth/token-purge";
+import { purgeRetained } from "../../lib/features/purge";
 import { openWorkloadToken, WORKLOAD_TOKEN_PREFIX } from "../../lib/oauth/workload-token";
 import { basic, call, createHarness, seed, uniqueWorkspaceId, type Harness } from "../helpers/harness";
 import { API, authzWorkspace, M2M, WEB } from "../helpers/fixtures";
@@ -112,10 +112,10 @@ describe("sealed workload tokens", () => {
     expect(await entries()).toHaveLength(1);
     // Kept until an hour past the token's expiry (as access tokens are), then purged.
     h.clock.advance(5 * 60_000 + 60 * 60_000 - 1_000);
-    await purgeExpiredAccessTokens(h.service, { workspaceId: ws });
+    await purgeRetained(h.service, { workspaceId: ws, names: ["access_tokens", "revoked_workload_tokens"] });
     expect(await entries()).toHaveLength(1);
     h.clock.advance(2_000);
-    await purgeExpiredAccessTokens(h.service, { workspaceId: ws });
+    await purgeRetained(h.service, { workspaceId: ws, names: ["access_tokens", "revoked_workload_tokens"] });
     expect(await entries()).toHaveLength(0);
   });
 

@@ -1,8 +1,9 @@
 /**
- * The HTTP request metrics of the Prometheus listener (./metrics.ts, METRICS_PORT): every answer
- * counted by family, method and status, and its duration by family. Recorded by the listener in
- * the same place as the request's log line (./request-log.ts). Labels come from small fixed sets
- * only (./request-family.ts, the methods the application serves, HTTP status codes): never a
+ * The HTTP request metrics of the Prometheus listener (./listener.ts, METRICS_PORT): every answer
+ * counted by family, method and status, and its duration by family. Recorded through
+ * `countHttpRequest` (./index.ts) by the production listener in the same place as the request's log
+ * line (lib/server/request-log.ts). Labels come from small fixed sets only (the request families of
+ * lib/server/request-family.ts, the methods the application serves, HTTP status codes): never a
  * workspace, a client, a user or a path, so the series stay few whatever the traffic.
  *
  * With WEB_CONCURRENCY workers each worker records its own; the first process answers the scrape
@@ -10,7 +11,7 @@
  * sum alike, which is their sum over the cluster).
  */
 import { Counter, Histogram, register, type Registry } from "prom-client";
-import type { RequestFamily } from "./request-family";
+import { holder, type HttpRecorder } from "./index";
 
 export const HTTP_REQUESTS_TOTAL = "latchkey_http_requests_total";
 export const HTTP_REQUEST_DURATION = "latchkey_http_request_duration_seconds";
@@ -21,15 +22,10 @@ export const HTTP_DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0
 /** The methods the application serves (lib/server/node-server.ts); any other is counted as `other`. */
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 
-export interface RequestMetrics {
-  /** One answer: its status, or `aborted` when the client went away before it was sent in full. */
-  record(family: RequestFamily, method: string, status: number | "aborted", seconds: number): void;
-}
-
-const created = new WeakMap<Registry, RequestMetrics>();
+const created = new WeakMap<Registry, HttpRecorder>();
 
 /** The request metrics in `registry` (prom-client's default one, which the listener answers), created on first use. */
-export function httpRequestMetrics(registry: Registry = register): RequestMetrics {
+export function httpRequestMetrics(registry: Registry = register): HttpRecorder {
   let metrics = created.get(registry);
   if (metrics) return metrics;
   const requests = new Counter({
@@ -53,4 +49,16 @@ export function httpRequestMetrics(registry: Registry = register): RequestMetric
   };
   created.set(registry, metrics);
   return metrics;
+}
+
+/**
+ * Records every answer in `registry` from now on (by default prom-client's one, which the listener
+ * answers); returns what undoes it (a test scraping a registry of its own).
+ */
+export function recordHttpRequests(registry: Registry = register): () => void {
+  const before = holder.http;
+  holder.http = httpRequestMetrics(registry);
+  return () => {
+    holder.http = before;
+  };
 }

@@ -6,9 +6,10 @@
  * What it exposes is the process: Node's default metrics from prom-client (CPU time,
  * resident memory, heap used and total per space, garbage collections by kind with their
  * durations, event-loop lag, open handles). A heap that climbs towards its limit, or major
- * collections by the hundred per minute, show here before the latency does. And the domain
- * metrics (lib/metrics: tokens issued, sign-ins, limit refusals, refresh-token reuse, 503s,
- * database timings and pool). Nothing is collected unless METRICS_PORT is set.
+ * collections by the hundred per minute, show here before the latency does. The HTTP requests
+ * (./http.ts). And the domain metrics (./index.ts: tokens issued, sign-ins, limit refusals,
+ * refresh-token reuse, 503s, database timings and pool). Nothing is collected unless METRICS_PORT
+ * is set.
  *
  * With WEB_CONCURRENCY workers, each worker collects its own and the first process answers the
  * scrape with their sum (prom-client's AggregatorRegistry asks every worker over the cluster's
@@ -18,7 +19,8 @@
 import { createServer, type Server } from "node:http";
 import { AggregatorRegistry, collectDefaultMetrics, register } from "prom-client";
 import type { MetricsSettings } from "../config";
-import { enableDomainMetrics } from "../metrics/prometheus";
+import { recordHttpRequests } from "./http";
+import { enableDomainMetrics } from "./prometheus";
 
 /**
  * Starts collecting this process's metrics: a single process, or a worker of a cluster, which
@@ -27,8 +29,10 @@ import { enableDomainMetrics } from "../metrics/prometheus";
  */
 export function collectProcessMetrics({ clusterWorker = false } = {}): void {
   collectDefaultMetrics({ register });
-  // Tokens, sign-ins, limit refusals, dependency failures, the database (lib/metrics).
+  // Tokens, sign-ins, limit refusals, dependency failures, the database (./index.ts).
   enableDomainMetrics();
+  // Every answer of the production listener, by family, method and status (./http.ts).
+  recordHttpRequests();
   if (clusterWorker) new AggregatorRegistry();
 }
 

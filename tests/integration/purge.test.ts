@@ -3,7 +3,8 @@ import { eq } from "drizzle-orm";
 import { accessTokens } from "../../db/schema";
 import { sha256Hex } from "../../lib/crypto";
 import { MINUTE } from "../../lib/clock";
-import { PURGE_GRACE_MS, purgeExpiredAccessTokens } from "../../lib/oauth/token-purge";
+import { purgeRetained } from "../../lib/features/purge";
+import { PURGE_GRACE_MS } from "../../lib/surfaces/retention";
 import { basic, call, createHarness, seed, uniqueWorkspaceId, type Harness } from "../helpers/harness";
 import { M2M, standardWorkspace } from "../helpers/fixtures";
 import { insertWorkloadToken } from "../helpers/lifecycle";
@@ -18,6 +19,12 @@ beforeAll(async () => {
 
 const stored = async (token: string) => (await h.service.db.select({ hash: accessTokens.tokenHash }).from(accessTokens).where(eq(accessTokens.tokenHash, sha256Hex(token)))).length === 1;
 
+/** The access tokens' purge (the tokens, and the deny list of sealed workload tokens) of this file's workspace: how many rows it deleted. */
+const purgeExpiredAccessTokens = async () => {
+  const deleted = await purgeRetained(h.service, { workspaceId: ws, names: ["access_tokens", "revoked_workload_tokens"] });
+  return deleted.access_tokens! + deleted.revoked_workload_tokens!;
+};
+
 const introspect = async (token: string) =>
   (await call(h, `/t/${ws}/oauth2/introspect`, { method: "POST", headers: { authorization: basic(M2M.client_id, M2M.secret) }, form: { token } })).json();
 
@@ -30,7 +37,7 @@ describe("expired access token purge", () => {
     const live = await insertWorkloadToken(h, ws, M2M.client_id);
 
     expect(await introspect(old.token)).toEqual({ active: false });
-    expect(await purgeExpiredAccessTokens(h.service, { workspaceId: ws })).toBe(1);
+    expect(await purgeExpiredAccessTokens()).toBe(1);
 
     expect(await stored(old.token)).toBe(false);
     expect(await stored(recentlyExpired.token)).toBe(true);
@@ -41,16 +48,20 @@ describe("expired access token purge", () => {
     expect((await introspect(live.token)).active).toBe(true);
   });
 
+  it("refuses a purge by a name no feature declares, rather than purging nothing", async () => {
+    await expect(purgeRetained(h.service, { workspaceId: ws, names: ["access_token"] })).rejects.toThrow(/access_token/);
+  });
+
   it("deletes nothing when nothing has expired past the grace period", async () => {
     await insertWorkloadToken(h, ws, M2M.client_id);
-    expect(await purgeExpiredAccessTokens(h.service, { workspaceId: ws })).toBe(0);
+    expect(await purgeExpiredAccessTokens()).toBe(0);
   });
 });
 
 describe("expired sign-in rows purge", () => {
   it("deletes pending sign-ins, authorization codes, factor challenges, unfinished authenticator enrolments, portal sessions and accepted SAML assertion IDs an hour past expiry, and outbox messages after a week; keeps the rest", async () => {
     const { authorizationTransactions, factorChallenges, mailOutbox, clients } = await import("../../db/schema");
-    const { OUTBOX_RETENTION_MS, purgeExpiredSignInRows } = await import("../../lib/oauth/token-purge");
+    const { OUTBOX_RETENTION_MS } = await import("../../lib/authn/email/retention");
     const [client] = await h.service.db.select({ id: clients.id }).from(clients).where(eq(clients.workspaceId, ws)).limit(1);
     const now = () => h.clock.now();
     const tx = (id: string, expiresAt: Date) => ({
@@ -95,7 +106,10 @@ describe("expired sign-in rows purge", () => {
     await h.service.db.insert(authorizationCodes).values([code(`c-old-${ws}`, at(-PURGE_GRACE_MS - 1)), code(`c-recent-${ws}`, at(-MINUTE)), code(`c-live-${ws}`, at(MINUTE))]);
     const codesBefore = (await h.service.db.select({ id: authorizationCodes.codeHash }).from(authorizationCodes).where(eq(authorizationCodes.workspaceId, ws))).map((r) => r.id);
 
-    expect(await purgeExpiredSignInRows(h.service, { workspaceId: ws })).toEqual({ transactions: 1, codes: 1, challenges: 1, enrolments: 1, portalSessions: 1, samlAssertions: 1, outbox: 1 });
+    const signInRows = ["authorization_transactions", "authorization_codes", "factor_challenges", "totp_enrolments", "account_security_portal_sessions", "saml_assertion_replays", "mail_outbox"];
+    expect(await purgeRetained(h.service, { workspaceId: ws, names: signInRows })).toEqual({
+      authorization_transactions: 1, authorization_codes: 1, factor_challenges: 1, totp_enrolments: 1, account_security_portal_sessions: 1, saml_assertion_replays: 1, mail_outbox: 1,
+    });
     // The sign-in's own code (expired a minute after it was issued, an hour not yet past) stays with the recent and the live one.
     expect((await h.service.db.select({ id: authorizationCodes.codeHash }).from(authorizationCodes).where(eq(authorizationCodes.workspaceId, ws))).map((r) => r.id).sort()).toEqual(
       codesBefore.filter((id) => id !== `c-old-${ws}`).sort(),
@@ -115,7 +129,8 @@ describe("expired sign-in rows purge", () => {
 describe("ended grants and hosted sessions purge", () => {
   it("deletes grants and sessions over for 30 days with what hangs on them, and keeps everything more recent or live", async () => {
     const { grants, hostedSessions, refreshTokens } = await import("../../db/schema");
-    const { ENDED_RETENTION_MS, purgeEndedSessions } = await import("../../lib/oauth/token-purge");
+    const { ENDED_RETENTION_MS } = await import("../../lib/surfaces/retention");
+    const purgeEndedSessions = () => purgeRetained(h.service, { workspaceId: purgeWs, names: ["grants", "hosted_sessions", "account_security_launches"] });
     const { SESSION_ABSOLUTE_MS } = await import("../../lib/authn/hosted-session");
     const { signIn, exchangeCode, Jar } = await import("../helpers/harness");
     const { ADA, SPA } = await import("../helpers/fixtures");
@@ -154,7 +169,7 @@ describe("ended grants and hosted sessions purge", () => {
     });
     await h.service.db.insert(accountSecurityLaunches).values([launch("launch-old", ago(ENDED_RETENTION_MS + 1)), launch("launch-recent", ago(29 * DAY_MS))]);
 
-    expect(await purgeEndedSessions(h.service, { workspaceId: purgeWs })).toEqual({ grants: 2, sessions: 1, launches: 1 });
+    expect(await purgeEndedSessions()).toEqual({ grants: 2, hosted_sessions: 1, account_security_launches: 1 });
     expect((await h.service.db.select({ id: accountSecurityLaunches.id }).from(accountSecurityLaunches).where(eq(accountSecurityLaunches.workspaceId, purgeWs))).map((r) => r.id)).toEqual([`launch-recent-${purgeWs}`]);
     const grantIds = (await h.service.db.select({ id: grants.id }).from(grants).where(eq(grants.workspaceId, purgeWs))).map((r) => r.id).sort();
     expect(grantIds).toEqual([endedRecently.grant, live.grant].sort());
@@ -168,24 +183,23 @@ describe("ended grants and hosted sessions purge", () => {
       .where(and(eq(refreshTokens.workspaceId, purgeWs), inArray(refreshTokens.grantId, [endedLongAgo.grant, revokedGrantLongAgo.grant, expired.grant])));
     expect(orphans).toEqual([]);
     // Nothing else is over.
-    expect(await purgeEndedSessions(h.service, { workspaceId: purgeWs })).toEqual({ grants: 0, sessions: 0, launches: 0 });
+    expect(await purgeEndedSessions()).toEqual({ grants: 0, hosted_sessions: 0, account_security_launches: 0 });
   });
 });
 
 describe("audit log retention", () => {
   it("keeps every event by default; with AUDIT_RETENTION_DAYS, deletes the events older than that and no others", async () => {
     const { auditEvents } = await import("../../db/schema");
-    const { purgeOldAuditEvents } = await import("../../lib/oauth/token-purge");
-    const auditWs = uniqueWorkspaceId("purge-audit");
+        const auditWs = uniqueWorkspaceId("purge-audit");
     await seed(h, standardWorkspace(auditWs));
     const DAY_MS = 24 * 60 * MINUTE;
     const event = (id: string, daysAgo: number) => ({ id: `${id}-${auditWs}`, workspaceId: auditWs, type: "session.logout", createdAt: new Date(h.clock.now().getTime() - daysAgo * DAY_MS) });
     await h.service.db.insert(auditEvents).values([event("a-old", 91), event("a-recent", 89)]);
     const ids = async () => (await h.service.db.select({ id: auditEvents.id }).from(auditEvents).where(eq(auditEvents.workspaceId, auditWs))).map((r) => r.id).filter((id) => id.startsWith("a-")).sort();
-    expect(await purgeOldAuditEvents(h.service, { workspaceId: auditWs })).toBe(0);
+    expect(await purgeRetained(h.service, { workspaceId: auditWs, names: ["audit_events"] })).toEqual({ audit_events: 0 });
     expect(await ids()).toEqual([`a-old-${auditWs}`, `a-recent-${auditWs}`]);
     const kept90Days = { ...h.service, config: { ...h.service.config, auditRetentionDays: 90 } };
-    expect(await purgeOldAuditEvents(kept90Days, { workspaceId: auditWs })).toBe(1);
+    expect(await purgeRetained(kept90Days, { workspaceId: auditWs, names: ["audit_events"] })).toEqual({ audit_events: 1 });
     expect(await ids()).toEqual([`a-recent-${auditWs}`]);
   });
 });
@@ -193,7 +207,8 @@ describe("audit log retention", () => {
 describe("operator invitations retention", () => {
   it("deletes invitations accepted, revoked or expired 30 days ago, and keeps pending ones and those that ended since", async () => {
     const { operatorInvitations } = await import("../../db/schema");
-    const { ENDED_RETENTION_MS, purgeEndedInvitations } = await import("../../lib/oauth/token-purge");
+    const { ENDED_RETENTION_MS } = await import("../../lib/surfaces/retention");
+    const purgeEndedInvitations = async () => (await purgeRetained(h.service, { workspaceId: invitationWs, names: ["operator_invitations"] })).operator_invitations;
     const invitationWs = uniqueWorkspaceId("purge-invitations");
     await seed(h, standardWorkspace(invitationWs));
     const ago = (ms: number) => new Date(h.clock.now().getTime() - ms);
@@ -214,15 +229,15 @@ describe("operator invitations retention", () => {
     ]);
     const ids = async () =>
       (await h.service.db.select({ id: operatorInvitations.id }).from(operatorInvitations).where(eq(operatorInvitations.workspaceId, invitationWs))).map((r) => r.id.replace(`-${invitationWs}`, "")).sort();
-    expect(await purgeEndedInvitations(h.service, { workspaceId: invitationWs })).toBe(3);
+    expect(await purgeEndedInvitations()).toBe(3);
     expect(await ids()).toEqual(["accepted-recent", "expired-recent", "pending"]);
-    expect(await purgeEndedInvitations(h.service, { workspaceId: invitationWs })).toBe(0);
+    expect(await purgeEndedInvitations()).toBe(0);
   });
 });
 
 describe("one instance purges at a time", () => {
   it("of 20 instances taking the purge at once, exactly one gets it; it is free again once the lease has run out", async () => {
-    const { PURGE_INTERVAL_MS, PURGE_LEASE_MS, takePurgeLease } = await import("../../lib/oauth/token-purge");
+    const { PURGE_INTERVAL_MS, PURGE_LEASE_MS, takePurgeLease } = await import("../../lib/features/purge");
     expect(PURGE_LEASE_MS).toBeLessThan(PURGE_INTERVAL_MS);
     const race = () => Promise.all(Array.from({ length: 20 }, (_, i) => takePurgeLease(h.service, `instance-${i}`)));
     // Far ahead of any earlier lease, on this run's shared database.
@@ -239,7 +254,8 @@ describe("one instance purges at a time", () => {
     const { openFreshEmbeddedDatabase } = await import("../setup/test-database");
     const { createService } = await import("../../lib/service");
     const { auditEvents, operatorInvitations, rateLimits, factorChallenges } = await import("../../db/schema");
-    const { ENDED_RETENTION_MS, runPurge } = await import("../../lib/oauth/token-purge");
+    const { runPurge } = await import("../../lib/features/purge");
+    const { ENDED_RETENTION_MS } = await import("../../lib/surfaces/retention");
     const own = await openFreshEmbeddedDatabase();
     const service = createService(own.db, { ...h.service.config, auditRetentionDays: 90 }, h.clock);
     const ownHarness: Harness = { service, clock: h.clock, handle: own };

@@ -1,6 +1,6 @@
 import { AggregatorRegistry, Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
-import { httpRequestMetrics } from "./request-metrics";
+import { httpRequestMetrics } from "./http";
 
 describe("the HTTP metrics of a cluster", () => {
   it("add up across workers: each counter, and each histogram bucket, count and sum", async () => {
