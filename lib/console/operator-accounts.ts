@@ -1,8 +1,7 @@
 /**
- * An operator account's own credentials: they belong only to whoever proved the mailbox.
+ * The console's side of an operator account's own credentials, which belong only to whoever proved
+ * the mailbox (lib/operators/accounts.ts):
  *
- * - An account is made only after its mailbox is proven (setup's link, printed to the installation;
- *   an invitation's code, sent to the invited address: lib/console/invitations.ts).
  * - A password set before the proof (`users.password_unproven`: accounts made by the invitation flow
  *   of earlier releases, whose password whoever held the link chose) is refused on its own at the
  *   console's sign-in (`checkConsoleSignIn`), and discarded when the mailbox is proven: by signing
@@ -17,63 +16,11 @@ import { z } from "zod";
 import type { Database } from "../../db/client";
 import { consoleSessions, grants, hostedSessions, users } from "../../db/schema";
 import { recordAudit } from "../audit/events";
-import type { MailMessage } from "../authn/email/outbox";
-import { emailAvailable, sendMail } from "../authn/email/transport";
 import { hashPassword, PASSWORD_MAX_LENGTH, verifyPassword } from "../authn/password";
+import { endOperatorSessions, mailboxProven, mailOperator, OPERATOR_PASSWORD_MIN_LENGTH, plainMessage } from "../operators/accounts";
 import type { Service } from "../service";
 import { requireOperator, type Operator } from "./authz";
-import { OPERATOR_PASSWORD_MIN_LENGTH } from "./setup";
-import { SYSTEM_WORKSPACE_ID, SYSTEM_WORKSPACE_NAME } from "./system";
-
-/** What of an account's sessions a change keeps: the browser that made it. */
-export interface KeptSession {
-  consoleSessionId?: string | null;
-  hostedSessionId?: string | null;
-  grantId?: string | null;
-}
-
-/**
- * Ends every session of the operator account but `keep`'s: console sessions, and the system
- * workspace's hosted sessions and grants (whose tokens die with them).
- */
-export async function endOperatorSessions(db: Database, userId: string, now: Date, reason: string, keep: KeptSession = {}): Promise<void> {
-  await db
-    .update(consoleSessions)
-    .set({ endedAt: now, endReason: reason })
-    .where(and(eq(consoleSessions.operatorUserId, userId), isNull(consoleSessions.endedAt), keep.consoleSessionId ? ne(consoleSessions.id, keep.consoleSessionId) : undefined));
-  await db
-    .update(hostedSessions)
-    .set({ endedAt: now, endReason: reason })
-    .where(
-      and(
-        eq(hostedSessions.workspaceId, SYSTEM_WORKSPACE_ID),
-        eq(hostedSessions.userId, userId),
-        isNull(hostedSessions.endedAt),
-        keep.hostedSessionId ? ne(hostedSessions.id, keep.hostedSessionId) : undefined,
-      ),
-    );
-  await db
-    .update(grants)
-    .set({ revokedAt: now, revokeReason: reason })
-    .where(and(eq(grants.workspaceId, SYSTEM_WORKSPACE_ID), eq(grants.userId, userId), isNull(grants.revokedAt), keep.grantId ? ne(grants.id, keep.grantId) : undefined));
-}
-
-/**
- * The mailbox of operator `userId` was just proven. A password set before any proof is discarded
- * (one conditional UPDATE: of parallel proofs one discards it) and every session but `keep` ends.
- * Returns whether a password was discarded; the caller then asks the person to set their own.
- */
-export async function mailboxProven(db: Database, userId: string, now: Date, keep: KeptSession = {}): Promise<boolean> {
-  const [discarded] = await db
-    .update(users)
-    .set({ passwordHash: null, passwordUnproven: false, emailVerified: true, updatedAt: now })
-    .where(and(eq(users.workspaceId, SYSTEM_WORKSPACE_ID), eq(users.id, userId), eq(users.passwordUnproven, true)))
-    .returning({ id: users.id, email: users.email });
-  if (!discarded) return false;
-  await endOperatorSessions(db, userId, now, "mailbox_proven", keep);
-  await recordAudit(db, { workspaceId: SYSTEM_WORKSPACE_ID, type: "console.password_discarded", actor: userId, subject: discarded.email, data: {}, at: now });
-  return true;
-}
+import { SYSTEM_WORKSPACE_ID } from "./system";
 
 /** Where a person goes once their mailbox proof discarded a password they did not set: set their own, or go on without. */
 export const ACCOUNT_PAGE_AFTER_PROOF = "/console/account?proven=1";
@@ -107,30 +54,6 @@ export async function checkConsoleSignIn(
   // Not this session either: the password that made it is not the account owner's to use.
   await endOperatorSessions(db, signIn.userId, now, "mailbox_unproven");
   return "refused";
-}
-
-function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
-}
-
-/** A plain message (paragraphs), as text and HTML. */
-export function plainMessage(to: string, subject: string, paragraphs: string[]): MailMessage {
-  return {
-    to,
-    subject,
-    text: paragraphs.join("\n\n") + "\n",
-    html:
-      `<!doctype html><html lang="en"><body style="font-family:-apple-system,Segoe UI,Roboto,Helvetica,Arial,sans-serif;font-size:15px;line-height:1.5;color:#0f172a">` +
-      paragraphs.map((line) => `<p style="margin:0 0 16px">${escapeHtml(line)}</p>`).join("") +
-      `</body></html>`,
-  };
-}
-
-/** Mail to an operator goes through the system workspace (its outbox is no tenant's to read). */
-export function mailOperator(service: Service, message: MailMessage): boolean {
-  if (!emailAvailable(service.config)) return false;
-  sendMail({ service, workspace: { id: SYSTEM_WORKSPACE_ID, name: SYSTEM_WORKSPACE_NAME } }, message);
-  return true;
 }
 
 export const passwordInput = z
