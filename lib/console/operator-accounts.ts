@@ -7,20 +7,19 @@
  *   console's sign-in (`checkConsoleSignIn`), and discarded when the mailbox is proven: by signing
  *   in with an email code, or by an invitation's code (`mailboxProven`). Every other session of the
  *   account ends then, and the person is asked to set their own password or go on without one.
- * - The operator changes (or sets, or removes nothing else of) their password here, sees their
- *   console sessions and ends them; a password set or changed is announced by email to the account's
- *   address, through the system workspace's mail.
+ * - The signed-in operator changes (or sets) their password here (the rule:
+ *   lib/operators/accounts.ts `changeOwnPassword`), sees their console sessions and ends them.
  */
 import { and, desc, eq, gt, isNull, ne } from "drizzle-orm";
-import { z } from "zod";
 import type { Database } from "../../db/client";
 import { consoleSessions, grants, hostedSessions, users } from "../../db/schema";
 import { recordAudit } from "../audit/events";
-import { hashPassword, PASSWORD_MAX_LENGTH, verifyPassword } from "../authn/password";
-import { endOperatorSessions, mailboxProven, mailOperator, OPERATOR_PASSWORD_MIN_LENGTH, plainMessage } from "../operators/accounts";
+import { changeOwnPassword, endOperatorSessions, mailboxProven, type PasswordInput } from "../operators/accounts";
 import type { Service } from "../service";
 import { requireOperator, type Operator } from "./authz";
 import { SYSTEM_WORKSPACE_ID } from "./system";
+
+export { AccountError, accountView, passwordInput, type AccountView, type PasswordInput } from "../operators/accounts";
 
 /** Where a person goes once their mailbox proof discarded a password they did not set: set their own, or go on without. */
 export const ACCOUNT_PAGE_AFTER_PROOF = "/console/account?proven=1";
@@ -56,103 +55,12 @@ export async function checkConsoleSignIn(
   return "refused";
 }
 
-export const passwordInput = z
-  .object({
-    current: z.string().max(PASSWORD_MAX_LENGTH).optional(),
-    password: z
-      .string({ error: "Choose a password" })
-      .min(OPERATOR_PASSWORD_MIN_LENGTH, `Use at least ${OPERATOR_PASSWORD_MIN_LENGTH} characters`)
-      .max(PASSWORD_MAX_LENGTH, `Use at most ${PASSWORD_MAX_LENGTH} characters`),
-    password_confirm: z.string().max(PASSWORD_MAX_LENGTH).optional(),
-  })
-  .refine((v) => v.password_confirm === undefined || v.password_confirm === v.password, { path: ["password_confirm"], message: "The passwords do not match" });
-export type PasswordInput = z.input<typeof passwordInput>;
-
-export class AccountError extends Error {
-  constructor(
-    readonly field: "current" | "password" | null,
-    message: string,
-  ) {
-    super(message);
-    this.name = "AccountError";
-  }
-}
-
-export interface AccountView {
-  email: string;
-  name: string | null;
-  hasPassword: boolean;
-}
-
-export async function accountView(service: Service, operator: Operator): Promise<AccountView> {
-  const [row] = await service.db
-    .select({ email: users.email, name: users.name, passwordHash: users.passwordHash })
-    .from(users)
-    .where(and(eq(users.workspaceId, SYSTEM_WORKSPACE_ID), eq(users.id, operator.userId)))
-    .limit(1);
-  return { email: row?.email ?? operator.email, name: row?.name ?? null, hasPassword: !!row?.passwordHash };
-}
-
 /**
- * Sets the signed-in operator's password: with the current one when the account has a password,
- * without when it has none (made without one, or discarded when the mailbox was proven). Every
- * other session of the account ends; the address is told.
+ * Sets the signed-in operator's own password (lib/operators/accounts.ts `changeOwnPassword`):
+ * ConsoleAccessError("unauthenticated") without a live console session.
  */
 export async function setOwnPassword(service: Service, consoleToken: string | null | undefined, input: PasswordInput, meta: { ip?: string | null } = {}): Promise<{ changed: boolean }> {
-  const operator = await requireOperator(service, consoleToken);
-  const parsed = passwordInput.safeParse(input);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new AccountError(issue.path[0] === "current" ? "current" : "password", issue.message);
-  }
-  const [row] = await service.db
-    .select({ passwordHash: users.passwordHash, email: users.email })
-    .from(users)
-    .where(and(eq(users.workspaceId, SYSTEM_WORKSPACE_ID), eq(users.id, operator.userId)))
-    .limit(1);
-  if (!row) throw new AccountError(null, "This account no longer exists.");
-  if (row.passwordHash) {
-    const current = parsed.data.current ?? "";
-    if (!current || !(await verifyPassword(row.passwordHash, current))) throw new AccountError("current", "This is not the account's current password");
-  }
-  const passwordHash = await hashPassword(parsed.data.password);
-  const now = service.clock.now();
-  // Only the hash read above is replaced: a concurrent change (or a discard) wins, this one is refused.
-  const [updated] = await service.db
-    .update(users)
-    .set({ passwordHash, passwordUnproven: false, updatedAt: now })
-    .where(
-      and(
-        eq(users.workspaceId, SYSTEM_WORKSPACE_ID),
-        eq(users.id, operator.userId),
-        row.passwordHash ? eq(users.passwordHash, row.passwordHash) : isNull(users.passwordHash),
-      ),
-    )
-    .returning({ id: users.id });
-  if (!updated) throw new AccountError(null, "The password was changed meanwhile. Reload the page and try again.");
-  await endOperatorSessions(service.db, operator.userId, now, "password_changed", {
-    consoleSessionId: operator.sessionId,
-    hostedSessionId: operator.hostedSessionId,
-    grantId: operator.grantId,
-  });
-  const changed = !!row.passwordHash;
-  await recordAudit(service.db, {
-    workspaceId: SYSTEM_WORKSPACE_ID,
-    type: "console.password_set",
-    actor: operator.userId,
-    subject: row.email,
-    data: { changed },
-    ip: meta.ip ?? null,
-    at: now,
-  });
-  mailOperator(
-    service,
-    plainMessage(row.email, changed ? "Your Latchkey operator password was changed" : "A password was set on your Latchkey operator account", [
-      `The password of the Latchkey operator account ${row.email} was ${changed ? "changed" : "set"} at ${now.toISOString().slice(0, 16).replace("T", " ")} UTC${meta.ip ? ` from ${meta.ip}` : ""}. Every other console session of the account was ended.`,
-      `If this was not you, sign in to the console with an email code at once and set a new password under "Your account".`,
-    ]),
-  );
-  return { changed };
+  return changeOwnPassword(service, await requireOperator(service, consoleToken), input, meta);
 }
 
 export interface ConsoleSessionInfo {
