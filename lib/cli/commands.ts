@@ -20,8 +20,7 @@ import { exportWorkspace, importWorkspace, WorkspaceFileError, type ImportResult
 import { isRecord } from "../workspaces/document/checks";
 import { secretReferences } from "../workspaces/document/social-providers";
 import { setUpstreamSecret, UpstreamSecretError, type UpstreamSecretTarget } from "../workspaces/import/secrets";
-import { grantOperatorRole, OperatorGrantError } from "../console/operators";
-import { SYSTEM_WORKSPACE_ID } from "../console/system";
+import { describeOperatorGrant, grantOperatorRole, OPERATOR_GRANT_USAGE, OperatorGrantError } from "../operators/grant";
 
 export const USAGE = `Usage: latchkey <command> [arguments]
 
@@ -48,15 +47,7 @@ Commands:
                                                standard input (<organization> is its slug).
   social secret <workspace> <provider>         Set a social provider's client secret (Apple: the private
                                                key, PEM), read from standard input.
-  operator grant <workspace> <operator-email> <owner|admin|viewer>
-                                               Give a console operator a role in a workspace
-                                               (how an imported workspace appears in their console);
-                                               "operator grant system <email> owner" makes them an
-                                               installation operator (creates workspaces). An address
-                                               no proven operator account has gets an invitation
-                                               instead: its link is printed, and only a code sent to
-                                               the address accepts it.
-  help                                         Show this help.
+${OPERATOR_GRANT_USAGE}  help                                         Show this help.
 
 Run through npm: npm run latchkey -- <command>   (npm run --silent ... to keep npm's banner out of stdout)
 Environment: DATABASE_URL, DATA_DIR, MASTER_KEY (see the README).
@@ -360,19 +351,8 @@ const upstreamSecretCommand: Command = async (db, config, clock, args, io) => {
 
 const operatorGrantCommand: Command = async (db, config, clock, args, io) => {
   const [, , workspaceId, email, role] = args.positional;
-  const result = await grantOperatorRole(db, { workspaceId, email, role, now: clock.now(), publicUrl: config.publicUrl });
-  if (result.kind === "invited") {
-    const what = workspaceId === SYSTEM_WORKSPACE_ID ? "an installation operator" : `${role} of workspace ${workspaceId}`;
-    println(io.out, `No operator account has proven ${email}: invited it to become ${what} instead.`);
-    println(io.out, `Send this link to ${email} (valid until ${result.expiresAt.toISOString().slice(0, 16).replace("T", " ")} UTC); opening it sends a code to that address, and only with that code is it accepted:`);
-    println(io.out, result.url);
-    return 0;
-  }
-  if (workspaceId === SYSTEM_WORKSPACE_ID) {
-    println(io.out, result.changed ? `${email} is now an installation operator.` : `${email} is already an installation operator.`);
-    return 0;
-  }
-  println(io.out, result.changed ? `${email} is now ${role} of workspace ${workspaceId}${result.previous ? ` (was ${result.previous})` : ""}.` : `${email} is already ${role} of workspace ${workspaceId}.`);
+  const input = { workspaceId, email, role, now: clock.now(), publicUrl: config.publicUrl };
+  for (const line of describeOperatorGrant(input, await grantOperatorRole(db, input))) println(io.out, line);
   return 0;
 };
 

@@ -13,11 +13,10 @@ import {
 } from "./applications";
 import { createApi, deleteApi, setApiActive, updateApi } from "./apis";
 import { removeUserFactor } from "./factors";
+import { OPERATORS_FEATURE } from "../operators";
 import { addHostname, makePrimaryHostname, removeHostname, setRelatedOrigins, verifyHostname } from "./hostnames";
 import { unlinkUserIdentity } from "./identities";
 import { activateKey, publishKey } from "./keys";
-import { inviteOperator, revokeInvitation } from "./invitations";
-import { changeOperatorRole, removeOperator, setOperatorStatus } from "./operators";
 import {
   addDomain,
   addMember,
@@ -82,11 +81,7 @@ export const operations = {
   removeSocialProvider,
   publishKey,
   activateKey,
-  inviteOperator,
-  revokeInvitation,
-  changeOperatorRole,
-  removeOperator,
-  setOperatorStatus,
+  ...OPERATORS_FEATURE.operations,
   renameWorkspace,
   deleteWorkspace,
   addHostname,

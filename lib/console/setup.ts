@@ -2,7 +2,7 @@
  * First run: while no operator exists, each server start issues a one-time setup token (its
  * SHA-256 kept in service_settings, valid for an hour) and prints `/console/setup?token=…`. The
  * setup page creates the first operator, owner of every workspace and installation operator
- * (lib/console/installation.ts), and consumes the token. Once
+ * (lib/operators/installation.ts), and consumes the token. Once
  * an operator exists, setup refuses. The new operator is then signed in (`startOperatorSession`)
  * rather than asked for the email and password they just chose.
  */
@@ -18,11 +18,11 @@ import { addMs, HOUR } from "../clock";
 import { newId, randomToken, safeEqual, sha256Hex } from "../crypto";
 import { contextFor } from "../server/router";
 import type { Service } from "../service";
+import { createOperatorAccount, OPERATOR_PASSWORD_MIN_LENGTH } from "../operators/accounts";
 import { SYSTEM_WORKSPACE_ID } from "./system";
-import { normalizeEmail } from "../authn/email-address";
+import { email } from "./forms";
 
 export const SETUP_TOKEN_TTL_MS = HOUR;
-export const OPERATOR_PASSWORD_MIN_LENGTH = 12;
 const SETUP_SETTING = "console.setup_token";
 /** An explicitly configured token (CONSOLE_SETUP_TOKEN) must still be a strong one. */
 const CONFIGURED_TOKEN = /^[A-Za-z0-9_-]{32,128}$/;
@@ -102,11 +102,7 @@ export function checkSetupToken(service: Service, token: string): Promise<SetupT
 }
 
 export const setupInputSchema = z.object({
-  email: z
-    .string()
-    .trim()
-    .max(254, "Use at most 254 characters")
-    .regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, "Enter an email address"),
+  email: email(),
   name: z.string().trim().min(1, "Enter a name").max(200, "Use at most 200 characters"),
   password: z
     .string()
@@ -140,13 +136,12 @@ export async function completeSetup(service: Service, token: string, input: Setu
     const now = service.clock.now();
     const state = await tokenState(tx, token, now);
     if (state !== "valid") throw new SetupError(state);
-    const email = parsed.email;
-    const userId = await createOperatorAccount(tx, { email, name: parsed.name, passwordHash, now });
+    const userId = await createOperatorAccount(tx, { email: parsed.email, name: parsed.name, passwordHash, now });
     const all = await tx
       .select({ id: workspaces.id })
       .from(workspaces)
       .where(and(ne(workspaces.id, SYSTEM_WORKSPACE_ID), eq(workspaces.system, false)));
-    // Owner of every workspace, and of the system workspace: the installation operator (lib/console/installation.ts).
+    // Owner of every workspace, and of the system workspace: the installation operator (lib/operators/installation.ts).
     const owned = [SYSTEM_WORKSPACE_ID, ...all.map((w) => w.id)];
     await tx.insert(operatorMemberships).values(owned.map((workspaceId) => ({ id: newId(), operatorUserId: userId, workspaceId, role: "owner" as const, createdAt: now })));
     await tx.delete(serviceSettings).where(eq(serviceSettings.key, SETUP_SETTING));
@@ -154,34 +149,12 @@ export async function completeSetup(service: Service, token: string, input: Setu
       workspaceId: SYSTEM_WORKSPACE_ID,
       type: "console.setup.completed",
       actor: userId,
-      data: { operator_email: email, workspaces: all.map((w) => w.id) },
+      data: { operator_email: parsed.email, workspaces: all.map((w) => w.id) },
       ip: meta.ip ?? null,
       at: now,
     });
     return { userId };
   });
-}
-
-/**
- * An operator account: a user of the system workspace, made only once its mailbox is proven
- * (setup's link, printed to the installation; the code an invitation sends to the address), with
- * the password its owner chose, or none (email codes). Returns its id.
- */
-export async function createOperatorAccount(db: Database, input: { email: string; name: string | null; passwordHash: string | null; now: Date }): Promise<string> {
-  const id = newId();
-  await db.insert(users).values({
-    id,
-    workspaceId: SYSTEM_WORKSPACE_ID,
-    email: input.email,
-    emailNormalized: normalizeEmail(input.email) ?? input.email.toLowerCase(),
-    emailVerified: true,
-    name: input.name,
-    passwordHash: input.passwordHash,
-    status: "active",
-    createdAt: input.now,
-    updatedAt: input.now,
-  });
-  return id;
 }
 
 export interface SessionCookie {
@@ -208,7 +181,7 @@ export async function startOperatorSession(
   service: Service,
   created: { userId: string },
   meta: { ip?: string | null; userAgent?: string | null } = {},
-  /** What the person just proved: the password they chose (setup), or the code sent to the address (an invitation). */
+  /** What the person just proved: the password they chose (setup), or a one-time code sent to their address (an operator joining by a code: lib/operators). */
   method: "password" | "email_otp" = "password",
 ): Promise<SessionCookie> {
   const ctx = contextFor(service, { id: SYSTEM_WORKSPACE_ID, name: SYSTEM_WORKSPACE_ID });

@@ -10,10 +10,10 @@ import { createClientSecret, isActiveSecret, rotateClientSecret } from "../clien
 import { DAY } from "../clock";
 import { decryptSecret, encryptSecret, newId } from "../crypto";
 import { issuerFor } from "../http/context";
+import { SYSTEM_WORKSPACE_ID, SYSTEM_WORKSPACE_NAME } from "../operators/system";
 import { forgetWorkspace, type Service } from "../service";
 
-export const SYSTEM_WORKSPACE_ID = "system";
-export const SYSTEM_WORKSPACE_NAME = "Latchkey operators";
+export { SYSTEM_WORKSPACE_ID, SYSTEM_WORKSPACE_NAME } from "../operators/system";
 export const CONSOLE_CLIENT_ID = "console";
 export const CONSOLE_CLIENT_NAME = "Latchkey console";
 export const CONSOLE_SCOPES = ["openid", "email", "profile"];

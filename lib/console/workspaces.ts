@@ -28,7 +28,7 @@ import { workspaceIssuers } from "./hostnames";
 import { ConsoleAccessError, requireOperator, type OperatorRole, type WorkspaceAccess } from "./authz";
 import { confirmField, requireConfirmation } from "./confirmation";
 import { text } from "./forms";
-import { isInstallationOperator } from "./installation";
+import { isInstallationOperator } from "../operators/installation";
 import { defineOperation, formError, type OperationOutcome } from "./operation";
 import { SYSTEM_WORKSPACE_ID } from "./system";
 
@@ -61,7 +61,7 @@ export async function listOperatorWorkspaces(service: Service, operatorUserId: s
 
 /**
  * Whether the operator may create workspaces: installation operators only. A workspace owner is a
- * tenant of the installation, not its operator (lib/console/installation.ts).
+ * tenant of the installation, not its operator (lib/operators/installation.ts).
  */
 export function canCreateWorkspaces(service: Service, operatorUserId: string): Promise<boolean> {
   return isInstallationOperator(service.db, operatorUserId);

@@ -11,7 +11,7 @@ import { FEDERATION_FEATURE } from "../federation/retention";
 import { RATE_LIMITS } from "../limits/rate-limit";
 import { OAUTH_FEATURE } from "../oauth/retention";
 import { defineFeature, type Feature } from "../surfaces/feature";
-import { OPERATORS_FEATURE } from "./operators";
+import { OPERATORS_FEATURE } from "../operators";
 
 export const FEATURES: readonly Feature[] = [
   OAUTH_FEATURE,

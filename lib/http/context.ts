@@ -49,6 +49,12 @@ export function issuerFor(publicUrl: string, workspaceId: string, hostname: stri
   return `${hostOrigin(publicUrl, hostname)}/t/${workspaceId}`;
 }
 
+/** The context of a workspace's endpoint at a hostname (null: the default host). */
+export function contextFor(service: Service, workspace: Workspace, hostname: string | null = null): EndpointContext {
+  const { publicUrl } = service.config;
+  return { service, workspace, hostname, origin: hostOrigin(publicUrl, hostname), issuer: issuerFor(publicUrl, workspace.id, hostname), basePath: `/t/${workspace.id}` };
+}
+
 /**
  * The condition "recorded at this hostname" on a `hostname` column (hosted sessions, pending
  * sign-ins, grants: lib/hostnames), where null is the default host.

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { workspaces } from "../../db/schema";
 import { cacheGeneration, cacheIfCurrent, workspaceCacheKey, type Service } from "../service";
-import { hostOrigin, issuerFor, type Endpoint, type EndpointContext, type Workspace } from "../http/context";
+import { contextFor, type Endpoint, type EndpointContext, type Workspace } from "../http/context";
 import { atDefaultHost, hostnameServing, matchHost } from "../hostnames/directory";
 import { metadataWorkspace, splitIssuerPath } from "../http/issuer-paths";
 import { failureResponse, json, type ErrorFamily } from "../http/errors";
@@ -31,6 +31,7 @@ import { handoffFailures } from "../account-security/errors";
 import { RELATED_ORIGINS_PATH, relatedOriginsDocument } from "./related-origins";
 
 export type { Route } from "../http/route";
+export { contextFor } from "../http/context";
 
 /** Every endpoint under `/t/{workspace}`: the one table the custom server and the route.ts files share. */
 export const routes: Route[] = [
@@ -100,11 +101,6 @@ export async function resolveWorkspace(service: Service, id: string): Promise<Wo
   return value;
 }
 
-/** The context of a workspace's endpoint at a hostname (null: the default host). */
-export function contextFor(service: Service, workspace: Workspace, hostname: string | null = null): EndpointContext {
-  const { publicUrl } = service.config;
-  return { service, workspace, hostname, origin: hostOrigin(publicUrl, hostname), issuer: issuerFor(publicUrl, workspace.id, hostname), basePath: `/t/${workspace.id}` };
-}
 
 /**
  * The hostname a request for `workspaceId` is served under (lib/hostnames): null at the default

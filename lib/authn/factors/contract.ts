@@ -31,7 +31,12 @@ import type { EvidenceRule } from "./evidence-rule";
 
 /** What a challenge is bound to: the purpose and the id of the thing (a transaction id for a pending sign-in). */
 export interface ChallengeBinding {
-  purpose: "sign_in" | "sign_up" | "enroll" | "portal" | "invitation";
+  /**
+   * What the challenge is for: `sign_in`, `sign_up`, `enroll`, `portal`, or the caller's own name
+   * (a feature that proves a mailbox with a code declares it). Part of what a code answers, so a
+   * challenge of one purpose never answers another.
+   */
+  purpose: string;
   bindingId: string;
 }
 

@@ -7,7 +7,7 @@ import { and, eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { operatorMemberships } from "../../../db/schema";
 import { recordAudit } from "../../../lib/audit/events";
-import { isInstallationOperator } from "../../../lib/console/installation";
+import { isInstallationOperator } from "../../../lib/operators/installation";
 import { ensureSystemWorkspace, SYSTEM_WORKSPACE_ID } from "../../../lib/console/system";
 import { canCreateWorkspaces } from "../../../lib/console/workspaces";
 import { seed, uniqueWorkspaceId, type Harness } from "../../helpers/harness";

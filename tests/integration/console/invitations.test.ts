@@ -1,5 +1,5 @@
 /**
- * Operator invitations (lib/console/invitations.ts): no operator ever chooses another operator's
+ * Operator invitations (lib/operators/invitations.ts): no operator ever chooses another operator's
  * credential. An owner invites; the invitee proves the address with a code sent to it, then sets
  * their own password, or accepts with the account they have; the link is hashed at rest, expires,
  * is used once, and goes to the invitee's email. Workspaces are created by installation operators
@@ -9,10 +9,8 @@ import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { auditEvents, operatorInvitations, operatorMemberships, users } from "../../../db/schema";
 import { listOutbox } from "../../../lib/authn/email/outbox";
-import { mailSettled } from "../../../lib/authn/email/transport";
 import { requireOperator, requireWorkspaceRole } from "../../../lib/console/authz";
 import {
-  acceptInvitationAsOperator,
   acceptInvitationWithNewAccount as acceptWithProvenNewAccount,
   INVITATION_TTL_MS,
   InvitationError,
@@ -21,15 +19,16 @@ import {
   viewInvitation,
   type AcceptInvitationInput,
   type InvitationCreated,
-} from "../../../lib/console/invitations";
+} from "../../../lib/operators/invitations";
 import { CLIENT_ADDRESS_HEADER } from "../../../lib/http/client-address";
-import { listOperators } from "../../../lib/console/operators";
-import { ensureSystemWorkspace, SYSTEM_WORKSPACE_ID, SYSTEM_WORKSPACE_NAME } from "../../../lib/console/system";
+import { listOperators } from "../../../lib/operators/memberships";
+import { SYSTEM_WORKSPACE_ID } from "../../../lib/console/system";
 import { createWorkspace, listOperatorWorkspaces } from "../../../lib/console/workspaces";
 import { MINUTE } from "../../../lib/clock";
 import { sha256Hex } from "../../../lib/crypto";
-import { PUBLIC_URL, seed, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
-import { consoleSignIn, createConsoleHarness, createOperator, operatorId, runRegistered } from "../console-helpers";
+import { PUBLIC_URL, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
+import { consoleSignIn, createOperator, operatorId, runRegistered } from "../console-helpers";
+import { acceptInvitationAsOperator, invite as inviteAs, operatorMailTo, operatorsHarness, problem } from "./operators-helpers";
 
 let h: Harness;
 const A = uniqueWorkspaceId("inv-a");
@@ -51,24 +50,14 @@ async function signInAgain() {
 }
 
 beforeAll(async () => {
-  const base = await createConsoleHarness();
-  // The development outbox, so invitations are "emailed" and readable here.
-  h = { ...base, service: { ...base.service, config: { ...base.service.config, mail: { transport: "outbox", from: "Latchkey <no-reply@auth.example.test>" } } } };
-  await ensureSystemWorkspace(h.service);
-  await seed(h, { id: A, name: "Workspace A" });
-  await seed(h, { id: B, name: "Workspace B" });
-  await createOperator(h, "root@operators.test", { [SYSTEM_WORKSPACE_ID]: "owner", [A]: "owner", [B]: "owner" });
+  // Invitations are "emailed" to the development outbox and readable here.
+  h = await operatorsHarness(A, B);
   await createOperator(h, "owner-a@victim.test", { [A]: "owner" });
   await createOperator(h, "mallory@evil.test", { [B]: "owner" });
   await signInAgain();
 });
 
-async function invite(token: string, workspaceId: string, email: string, role = "admin", extra: Record<string, unknown> = {}): Promise<InvitationCreated & { token: string }> {
-  const out = await runRegistered(h, token, workspaceId, "inviteOperator", { email, role, ...extra });
-  if (!out.ok) throw new Error(JSON.stringify(out));
-  const created = out.result as InvitationCreated;
-  return { ...created, token: new URL(created.url).searchParams.get("token")! };
-}
+const invite = (token: string, workspaceId: string, email: string, role = "admin", extra: Record<string, unknown> = {}) => inviteAs(h, token, workspaceId, email, role, extra);
 
 let addressCounter = 0;
 const request = () => new Request(`${PUBLIC_URL}/console/invitation`, { headers: { [CLIENT_ADDRESS_HEADER]: `203.0.113.${(addressCounter++ % 250) + 1}` } });
@@ -88,12 +77,7 @@ async function acceptInvitationWithNewAccount(service: Harness["service"], token
   return acceptWithProvenNewAccount(service, token, proof, input, meta);
 }
 
-const problem = (promise: Promise<unknown>, code: string) => expect(promise).rejects.toMatchObject({ name: "InvitationError", code });
-
-async function systemOutboxTo(email: string) {
-  await mailSettled();
-  return listOutbox({ service: h.service, workspace: { id: SYSTEM_WORKSPACE_ID, name: SYSTEM_WORKSPACE_NAME } }, { recipient: email });
-}
+const systemOutboxTo = (email: string) => operatorMailTo(h, email);
 
 describe("the takeover through a shared operator account fails", () => {
   it("the fallback link makes no account, and an operator of B is nothing in A until A's invitation is accepted", async () => {

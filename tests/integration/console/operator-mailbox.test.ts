@@ -1,6 +1,6 @@
 /**
  * An operator account, and every credential on it, belongs only to whoever proved the mailbox
- * (lib/console/operator-accounts.ts, lib/console/invitations.ts): the link shown to an inviter
+ * (lib/console/operator-accounts.ts, lib/operators/invitations.ts): the link shown to an inviter
  * makes no account; a password set before the proof is refused, and discarded by the proof (an
  * email-code sign-in, or an invitation's code) with every other session; the invitation page tells
  * nothing about the account until the proof; `operator grant` invites an address no proven account
@@ -10,27 +10,24 @@ import { readFileSync } from "node:fs";
 import { and, eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { consoleSessions, grants, hostedSessions, operatorInvitations, operatorMemberships, users } from "../../../db/schema";
-import { listOutbox } from "../../../lib/authn/email/outbox";
-import { mailSettled } from "../../../lib/authn/email/transport";
 import { runCommand } from "../../../lib/cli/commands";
 import { requireOperator, requireWorkspaceRole } from "../../../lib/console/authz";
 import {
-  acceptInvitationAsOperator,
   acceptInvitationWithNewAccount,
   acceptInvitationWithProof,
   InvitationError,
   proveInvitationMailbox,
   sendInvitationCode,
   viewInvitation,
-  type InvitationCreated,
-} from "../../../lib/console/invitations";
+} from "../../../lib/operators/invitations";
 import { finishConsoleLogin } from "../../../lib/console/login";
 import { ACCOUNT_PAGE_AFTER_PROOF, endOwnSession, listOwnSessions, setOwnPassword } from "../../../lib/console/operator-accounts";
-import { ensureSystemWorkspace, SYSTEM_WORKSPACE_ID, SYSTEM_WORKSPACE_NAME } from "../../../lib/console/system";
+import { SYSTEM_WORKSPACE_ID } from "../../../lib/console/system";
 import { MINUTE } from "../../../lib/clock";
 import { CLIENT_ADDRESS_HEADER } from "../../../lib/http/client-address";
-import { PUBLIC_URL, seed, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
-import { consoleCallback, consoleEmailCodeCallback, consoleSignIn, cookieValue, createConsoleHarness, createOperator, operatorId, OPERATOR_PASSWORD, runRegistered } from "../console-helpers";
+import { PUBLIC_URL, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
+import { consoleCallback, consoleEmailCodeCallback, consoleSignIn, cookieValue, createOperator, operatorId, OPERATOR_PASSWORD } from "../console-helpers";
+import { acceptInvitationAsOperator, invite as inviteAs, operatorMailTo, operatorsHarness, problem } from "./operators-helpers";
 
 let h: Harness;
 const A = uniqueWorkspaceId("mbx-a");
@@ -45,13 +42,8 @@ let addressCounter = 0;
 const request = (ip = `198.51.100.${(addressCounter++ % 250) + 1}`) => new Request(`${PUBLIC_URL}/console/invitation`, { headers: { [CLIENT_ADDRESS_HEADER]: ip } });
 
 beforeAll(async () => {
-  const base = await createConsoleHarness();
   // The development outbox, so mail is readable here (it is the system workspace's own).
-  h = { ...base, service: { ...base.service, config: { ...base.service.config, mail: { transport: "outbox", from: "Latchkey <no-reply@auth.example.test>" } } } };
-  await ensureSystemWorkspace(h.service);
-  await seed(h, { id: A, name: "Workspace A" });
-  await seed(h, { id: B, name: "Workspace B" });
-  await createOperator(h, "root@operators.test", { [SYSTEM_WORKSPACE_ID]: "owner", [A]: "owner", [B]: "owner" });
+  h = await operatorsHarness(A, B);
   h.clock.advance(MINUTE);
   await createOperator(h, "owner-a@victim.test", { [A]: "owner" });
   await createOperator(h, "mallory@evil.test", { [B]: "owner" });
@@ -59,17 +51,8 @@ beforeAll(async () => {
   mallory = (await consoleSignIn(h, "mallory@evil.test")).token;
 });
 
-async function invite(token: string, workspaceId: string, email: string, role = "admin"): Promise<InvitationCreated & { token: string }> {
-  const out = await runRegistered(h, token, workspaceId, "inviteOperator", { email, role });
-  if (!out.ok) throw new Error(JSON.stringify(out));
-  const created = out.result as InvitationCreated;
-  return { ...created, token: new URL(created.url).searchParams.get("token")! };
-}
-
-async function mailTo(email: string) {
-  await mailSettled();
-  return listOutbox({ service: h.service, workspace: { id: SYSTEM_WORKSPACE_ID, name: SYSTEM_WORKSPACE_NAME } }, { recipient: email });
-}
+const invite = (token: string, workspaceId: string, email: string, role = "admin") => inviteAs(h, token, workspaceId, email, role);
+const mailTo = (email: string) => operatorMailTo(h, email);
 
 /** The newest one-time code mailed to `email` (invitation codes and sign-in codes alike). */
 async function latestCode(email: string): Promise<string> {
@@ -84,8 +67,6 @@ async function proveMailbox(token: string, email: string): Promise<string> {
   await sendInvitationCode(h.service, request(), token);
   return proveInvitationMailbox(h.service, request(), token, await latestCode(email));
 }
-
-const problem = (promise: Promise<unknown>, code: string) => expect(promise).rejects.toMatchObject({ name: "InvitationError", code });
 
 /** An operator account as the earlier invitation flow left it: the password whoever held the link chose. */
 async function legacyAccount(email: string, password: string, memberships: Record<string, "owner" | "admin" | "viewer">): Promise<string> {

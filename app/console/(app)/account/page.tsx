@@ -7,7 +7,7 @@ import { PageHeader } from "@/components/ui/page-header";
 import { Table, Td } from "@/components/ui/table";
 import { Time } from "@/components/ui/time";
 import { accountView, listOwnSessions } from "@/lib/console/operator-accounts";
-import { OPERATOR_PASSWORD_MIN_LENGTH } from "@/lib/console/setup";
+import { OPERATOR_PASSWORD_MIN_LENGTH } from "@/lib/operators/accounts";
 import { getService } from "@/lib/service";
 import { pageOperator } from "../../_lib/session";
 import { endSessionAction, setPasswordAction } from "./actions";

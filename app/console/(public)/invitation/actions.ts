@@ -1,11 +1,11 @@
 "use server";
 
 // The invitation page's actions: adapt FormData, cookies and navigation. The rules (the code sent
-// to the invited address, single use, expiry, whose email) live in lib/console/invitations.ts.
+// to the invited address, single use, expiry, whose email) live in lib/operators/invitations.ts.
 import { cookies, headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { echoValues, type ActionState } from "@/lib/forms/action-state";
-import { ConsoleAccessError } from "@/lib/console/authz";
+import { ConsoleAccessError, requireOperator } from "@/lib/console/authz";
 import { formDataObject } from "@/lib/console/forms";
 import {
   acceptInvitationAsOperator,
@@ -17,7 +17,7 @@ import {
   proveInvitationMailbox,
   sendInvitationCode,
   type Accepted,
-} from "@/lib/console/invitations";
+} from "@/lib/operators/invitations";
 import { startOperatorSession } from "@/lib/console/setup";
 import { getService } from "@/lib/service";
 import { consoleToken, requestIp, signInPath } from "../../_lib/session";
@@ -118,7 +118,9 @@ export async function acceptAsOperatorAction(_previous: ActionState, form: FormD
   const raw = formDataObject(form);
   let accepted;
   try {
-    accepted = await acceptInvitationAsOperator(await getService(), tokenOf(raw), await consoleToken(), { ip: await requestIp() });
+    const service = await getService();
+    const operator = await requireOperator(service, await consoleToken());
+    accepted = await acceptInvitationAsOperator(service, tokenOf(raw), operator, { ip: await requestIp() });
   } catch (error) {
     if (error instanceof InvitationError) return failed(error);
     if (error instanceof ConsoleAccessError) redirect(signInPath(INVITATION_PAGE));

@@ -4,8 +4,8 @@ import { ActionForm, Field, SubmitButton } from "@/components/ui/form";
 import { buttonClass } from "@/components/ui/button";
 import { ConsoleCard } from "@/components/console/console-card";
 import { formatUtc } from "@/components/ui/time";
-import { InvitationError, viewInvitation } from "@/lib/console/invitations";
-import { OPERATOR_PASSWORD_MIN_LENGTH } from "@/lib/console/setup";
+import { InvitationError, viewInvitation } from "@/lib/operators/invitations";
+import { OPERATOR_PASSWORD_MIN_LENGTH } from "@/lib/operators/accounts";
 import { getService } from "@/lib/service";
 import { layoutOperator } from "../../_lib/session";
 import { acceptAsOperatorAction, acceptWithNewAccountAction, acceptWithProofAction, sendCodeAction, verifyCodeAction } from "./actions";
@@ -15,7 +15,7 @@ export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Invitation" };
 
 /**
- * An operator invitation (lib/console/invitations.ts): the workspace and role it offers, and a
+ * An operator invitation (lib/operators/invitations.ts): the workspace and role it offers, and a
  * code sent to the invited address. Until that code is entered here, the page is the same whether
  * or not an operator account has the address; then it offers to create the account (own name,
  * own password or none) or to accept with the existing one. An operator signed in to the console

@@ -3,7 +3,8 @@ import Link from "next/link";
 import { ActionForm, Field, SubmitButton } from "@/components/ui/form";
 import { buttonClass } from "@/components/ui/button";
 import { ConsoleCard } from "@/components/console/console-card";
-import { checkSetupToken, OPERATOR_PASSWORD_MIN_LENGTH } from "@/lib/console/setup";
+import { checkSetupToken } from "@/lib/console/setup";
+import { OPERATOR_PASSWORD_MIN_LENGTH } from "@/lib/operators/accounts";
 import { getService } from "@/lib/service";
 import { setupAction } from "./actions";
 

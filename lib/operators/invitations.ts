@@ -1,6 +1,6 @@
 /**
  * Operator invitations: how an operator joins a workspace. An operator account, and every
- * credential on it, belongs only to whoever proved the mailbox (lib/console/operator-accounts.ts).
+ * credential on it, belongs only to whoever proved the mailbox (lib/operators/accounts.ts).
  *
  * An owner invites an email with a role; the invitation is a link with a random secret (only its
  * SHA-256 is stored), valid for 7 days and used once, emailed to the invitee through the system
@@ -29,14 +29,12 @@ import { emailAvailable } from "../authn/email/transport";
 import { EMAIL_CODE_TTL_MS, issueEmailCode, sendGate, verifyEmailCode } from "../authn/factors/email-code";
 import { addMs, DAY, MINUTE } from "../clock";
 import { newId, randomToken, sha256Hex } from "../crypto";
-import { contextFor } from "../server/router";
+import { email, id } from "../forms/fields";
 import type { Service } from "../service";
-import { operatorRoles, requireOperator, type OperatorRole } from "./authz";
-import { email, id } from "./forms";
-import { defineOperation, fieldError, formError } from "./operation";
-import { mailboxProven, mailOperator, plainMessage } from "./operator-accounts";
-import { createOperatorAccount, OPERATOR_PASSWORD_MIN_LENGTH } from "./setup";
-import { SYSTEM_WORKSPACE_ID, SYSTEM_WORKSPACE_NAME } from "./system";
+import { defineOperation, fieldError, formError, type Operator, type OperatorRole } from "../surfaces/operation";
+import { createOperatorAccount, mailboxProven, mailOperator, OPERATOR_PASSWORD_MIN_LENGTH, plainMessage } from "./accounts";
+import { lockOperators, role } from "./memberships";
+import { SYSTEM_WORKSPACE_ID, systemContext } from "./system";
 
 /** An invitation link is valid for 7 days. */
 export const INVITATION_TTL_MS = 7 * DAY;
@@ -45,12 +43,8 @@ export const INVITATION_PROOF_TTL_MS = 30 * MINUTE;
 
 export const invitationUrl = (publicUrl: string, token: string) => `${publicUrl}/console/invitation?token=${encodeURIComponent(token)}`;
 
-const role = z.enum(operatorRoles, { error: "Choose owner, admin or viewer" });
-
 /** Invitations that can still be accepted: not accepted, not revoked, not expired. */
 const pending = (now: Date) => and(isNull(operatorInvitations.acceptedAt), isNull(operatorInvitations.revokedAt), gt(operatorInvitations.expiresAt, now));
-
-const lockOperators = (db: Database, workspaceId: string) => db.execute(sql`select pg_advisory_xact_lock(hashtext(${`latchkey:operators:${workspaceId}`}))`);
 
 /** The key of an address the console form or `operator grant` has already parsed (lib/authn/email-address.ts). */
 function normalizedAddress(address: string): string {
@@ -336,8 +330,8 @@ export async function viewInvitation(service: Service, token: string, proof?: st
   return { workspaceId: row.workspaceId, workspaceName: workspace.name, email: row.email, role: row.role, expiresAt: row.expiresAt, proof: proven };
 }
 
-const systemContext = (service: Service) => contextFor(service, { id: SYSTEM_WORKSPACE_ID, name: SYSTEM_WORKSPACE_NAME });
-const codeBinding = (row: Row) => ({ purpose: "invitation" as const, bindingId: row.id });
+/** The email-code challenge proving an invitation's mailbox: a purpose of its own, bound to the invitation. */
+const codeBinding = (row: Row) => ({ purpose: "invitation", bindingId: row.id });
 
 async function pendingRow(service: Service, token: string): Promise<Row> {
   const row = await findByToken(service.db, token);
@@ -513,20 +507,20 @@ export async function acceptInvitationWithProof(service: Service, token: string,
 }
 
 /**
- * Accepts an invitation as the operator signed in to the console (session `consoleToken`), whose
- * email must be the invited one. Throws ConsoleAccessError("unauthenticated") without a live
- * console session.
+ * Accepts an invitation as the operator signed in to the console (resolved by the console from
+ * its session), whose email must be the invited one.
  */
 export async function acceptInvitationAsOperator(
   service: Service,
   token: string,
-  consoleToken: string | null | undefined,
+  operator: Pick<Operator, "userId" | "email">,
   meta: { ip?: string | null } = {},
 ): Promise<{ workspaceId: string }> {
-  const operator = await requireOperator(service, consoleToken);
+  // An operator's email is their account's, parsed when it was made; no address keys nothing.
+  const emailNormalized = normalizeEmail(operator.email) ?? "";
   return service.db.transaction(async (tx) => {
     const now = service.clock.now();
-    const invitation = await consume(tx, token, now, operator.userId, { emailNormalized: operator.email.toLowerCase() });
+    const invitation = await consume(tx, token, now, operator.userId, { emailNormalized });
     await join(tx, invitation, operator.userId, now, "existing", meta.ip ?? null);
     return { workspaceId: invitation.workspaceId };
   });

@@ -1,25 +1,23 @@
 /**
  * Operators of a workspace (owners manage them). Operators are users of the system workspace; a
  * membership gives one a role in one workspace. An owner of A changes A's memberships: invites
- * (lib/console/invitations.ts), re-roles and removes A's operators. An operator account itself is
+ * (lib/operators/invitations.ts), re-roles and removes A's operators. An operator account itself is
  * installation-wide, so only its owner sets its credentials, and only installation operators
- * (lib/console/installation.ts) disable or enable it. Nothing here tells an owner which other
+ * (lib/operators/installation.ts) disable or enable it. Nothing here tells an owner which other
  * workspaces an operator belongs to.
  */
 import { and, asc, count, eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Database } from "../../db/client";
-import { operatorMemberships, users, workspaces } from "../../db/schema";
-import { recordAudit } from "../audit/events";
-import { parseEmail } from "../authn/email-address";
-import { newId } from "../crypto";
+import { operatorMemberships, users } from "../../db/schema";
+import { id } from "../forms/fields";
 import type { Service } from "../service";
-import { operatorRoles, type OperatorRole } from "./authz";
-import { id } from "./forms";
+import { defineOperation, fieldError, formError, operatorRoles, type OperationContext, type OperatorRole } from "../surfaces/operation";
 import { isInstallationOperator } from "./installation";
-import { defineOperation, fieldError, formError, type OperationContext } from "./operation";
-import { createInvitation } from "./invitations";
 import { SYSTEM_WORKSPACE_ID } from "./system";
+
+/** Membership changes of one workspace (invitations made and accepted, roles changed, operators removed) run one at a time. */
+export const lockOperators = (db: Database, workspaceId: string) => db.execute(sql`select pg_advisory_xact_lock(hashtext(${`latchkey:operators:${workspaceId}`}))`);
 
 export interface OperatorInfo {
   membershipId: string;
@@ -52,7 +50,9 @@ export async function listOperators(service: Service, workspaceId: string, actor
   return rows.map((r) => ({ ...r, accountManageable: installation && r.userId !== actorId }));
 }
 
-const role = z.enum(operatorRoles, { error: "Choose owner, admin or viewer" });
+/** The role field of the console's forms (inviting, re-roling). */
+export const role = z.enum(operatorRoles, { error: "Choose owner, admin or viewer" });
+
 async function ownerCount(ctx: OperationContext): Promise<number> {
   const [{ n }] = await ctx.db
     .select({ n: count() })
@@ -63,7 +63,7 @@ async function ownerCount(ctx: OperationContext): Promise<number> {
 
 async function membership(ctx: OperationContext, membershipId: string) {
   // Membership changes of one workspace run one at a time, so two cannot remove the last owner together.
-  await ctx.db.execute(sql`select pg_advisory_xact_lock(hashtext(${`latchkey:operators:${ctx.access.workspace.id}`}))`);
+  await lockOperators(ctx.db, ctx.access.workspace.id);
   const [row] = await ctx.db
     .select({ id: operatorMemberships.id, role: operatorMemberships.role, userId: operatorMemberships.operatorUserId, email: users.email })
     .from(operatorMemberships)
@@ -130,71 +130,3 @@ export const setOperatorStatus = defineOperation({
     return { result: null, audit: { target: target.email, data: { operator_user_id: target.userId, status: input.status } } };
   },
 });
-
-/** Why `latchkey operator grant` refused (the CLI prints the message, exit 1). */
-export class OperatorGrantError extends Error {}
-
-/** What `operator grant` did: a role given or changed, or an invitation made (no proven account has the address). */
-export type OperatorGrant =
-  | { kind: "granted"; changed: boolean; previous: OperatorRole | null }
-  | { kind: "invited"; url: string; expiresAt: Date };
-
-/**
- * Gives an operator a role in a workspace, or changes it (the CLI's `operator grant`): how a
- * workspace created by `workspace import` after setup gets its operators, since the console lists
- * only workspaces its operator belongs to; and, as owner of `system`, how an operator becomes an
- * installation operator. Audited in that workspace, actor the CLI. Whoever runs the command line
- * has the database already, so this is no tenant choosing for another; but an address that no
- * proven account has (none, or one whose password was set before its mailbox was proven) gets an
- * invitation, not a membership: whoever proves the mailbox accepts it.
- */
-export async function grantOperatorRole(
-  db: Database,
-  input: { workspaceId: string; email: string; role: string; now: Date; publicUrl: string },
-): Promise<OperatorGrant> {
-  if (!(operatorRoles as readonly string[]).includes(input.role)) throw new OperatorGrantError(`Unknown role "${input.role}": use ${operatorRoles.join(", ")}.`);
-  const role = input.role as OperatorRole;
-  // Owning the system workspace is what makes an installation operator (lib/console/installation.ts); no other role there means anything.
-  if (input.workspaceId === SYSTEM_WORKSPACE_ID && role !== "owner") throw new OperatorGrantError("In the system workspace the only role is owner: it makes an installation operator.");
-  const [workspace] = await db.select({ id: workspaces.id }).from(workspaces).where(eq(workspaces.id, input.workspaceId)).limit(1);
-  if (!workspace) throw new OperatorGrantError(`No workspace "${input.workspaceId}".`);
-  const parsed = parseEmail(input.email);
-  if (!parsed) throw new OperatorGrantError(`"${input.email}" is not an email address.`);
-  const { display: address, normalized } = parsed;
-  const [operator] = await db
-    .select({ id: users.id, unproven: users.passwordUnproven })
-    .from(users)
-    .where(and(eq(users.workspaceId, SYSTEM_WORKSPACE_ID), eq(users.emailNormalized, normalized)))
-    .limit(1);
-  return db.transaction(async (tx) => {
-    if (!operator || operator.unproven) {
-      const invitation = await createInvitation(tx, { workspaceId: input.workspaceId, email: address, role, invitedBy: null, now: input.now, publicUrl: input.publicUrl });
-      await recordAudit(tx, {
-        workspaceId: input.workspaceId,
-        type: "operator.invited",
-        actor: null,
-        subject: normalized,
-        data: { via: "cli", role, invitation_id: invitation.invitationId },
-        at: input.now,
-      });
-      return { kind: "invited" as const, url: invitation.url, expiresAt: invitation.expiresAt };
-    }
-    const [current] = await tx
-      .select({ id: operatorMemberships.id, role: operatorMemberships.role })
-      .from(operatorMemberships)
-      .where(and(eq(operatorMemberships.workspaceId, input.workspaceId), eq(operatorMemberships.operatorUserId, operator.id)))
-      .limit(1);
-    if (current?.role === role) return { kind: "granted" as const, changed: false, previous: role };
-    if (current) await tx.update(operatorMemberships).set({ role }).where(eq(operatorMemberships.id, current.id));
-    else await tx.insert(operatorMemberships).values({ id: newId(), operatorUserId: operator.id, workspaceId: input.workspaceId, role, createdAt: input.now });
-    await recordAudit(tx, {
-      workspaceId: input.workspaceId,
-      type: "operator.granted",
-      actor: null,
-      subject: normalized,
-      data: { via: "cli", role, previous_role: current?.role ?? null },
-      at: input.now,
-    });
-    return { kind: "granted" as const, changed: true, previous: current?.role ?? null };
-  });
-}
