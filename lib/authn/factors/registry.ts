@@ -5,7 +5,9 @@
  * lib/authn/evidence.ts reads, in the same order).
  */
 import { strengthOf, STRENGTHS } from "../evidence";
+import type { EndpointContext } from "../../http/context";
 import type { FactorRole, TypedCodeAnswer } from "./contract";
+import type { TypedCodeVerification } from "./typed-code";
 import { EMAIL_CODE_FACTOR } from "./email-code";
 import { PASSWORD_FACTOR } from "./password";
 import { RECOVERY_CODES_FACTOR } from "./recovery-codes";
@@ -108,6 +110,8 @@ export type TypedCodeKind = AnsweredByTypedCode["answer"]["kind"];
 export interface TypedCodeFactor {
   folder: string;
   answer: TypedCodeAnswer<TypedCodeKind>;
+  /** Its one verification (./typed-code.ts `verifyTypedCode` under `answer`), which the sign-in and the portal call. */
+  verify: (ctx: EndpointContext, request: Request, userId: string, code: string) => Promise<TypedCodeVerification>;
   /** What a wrong code in the sign-in is recorded as (audit `sign_in.failed`): every such factor records them. */
   failedSignIn: NonNullable<Descriptor["failedSignIn"]>;
 }

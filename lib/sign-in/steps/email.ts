@@ -17,11 +17,10 @@ import {
   cancelEmailCodes,
   EMAIL_CODE_TTL_MS,
   issueEmailCode,
-  markEmailVerified,
   pendingEmailCode,
   sendGate,
   unreadCodeFailure,
-  verifyEmailCode,
+  verifyEmailCodeFactor,
 } from "../../authn/factors/email-code";
 import { emailAvailable, sendMail } from "../../authn/email/transport";
 import { signInCodeMessage } from "../../authn/email/templates";
@@ -99,14 +98,11 @@ export const emailCodeVerifyEndpoint = signInStep(async (request, ctx, { tx, for
   if (!(await policyFor(ctx, tx.clientPk)).firstFactors.includes("email_otp")) return toSignInPage(ctx, tx.id, "method_not_allowed");
   const binding = { purpose: "sign_in" as const, bindingId: tx.id };
   const result = (await offersEmailCode(request, ctx, tx))
-    ? await verifyEmailCode(ctx, request, binding, form.get("code"))
+    ? await verifyEmailCodeFactor(ctx, request, binding, form.get("code"))
     : { ok: false as const, reason: await unreadCodeFailure(ctx, binding) };
+  // An account disabled since the code was sent, or none, answers as an expired code (the factor's verification).
   if (!result.ok) return toSignInPage(ctx, tx.id, result.reason === "expired" ? "code_expired" : "invalid_code");
-  // The account may have been disabled since the code was sent.
-  const user = result.userId ? await activeUserByAddress(ctx, result.address) : null;
-  if (!user || user.id !== result.userId) return toSignInPage(ctx, tx.id, "code_expired");
-  await markEmailVerified(ctx, user.id);
-  return identify(request, ctx, tx, user.id, result.evidence);
+  return identify(request, ctx, tx, result.userId, result.evidence);
 });
 
 /**

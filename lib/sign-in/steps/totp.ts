@@ -15,7 +15,7 @@ import type { TransactionRow } from "../../oauth/pending-sign-in";
 import { confirmTotpEnrolment, pendingTotpEnrolment, startTotpEnrolment } from "../../authn/factors/totp";
 import { advance, currentStep, signInStep, toSignInPage, updateOpen, type FlowStep } from "../flow";
 import { completeSecondFactorEnrolment, enrolmentSource, recoveryCodesPurpose } from "../enrolment";
-import { accountEmail } from "./typed-code";
+import { accountEmail } from "../../authn/factors/typed-code";
 
 export interface TotpView {
   /** During enrolment: the otpauth:// URI as a QR code (an SVG data URL) and the base32 secret. */
