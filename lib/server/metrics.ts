@@ -19,6 +19,7 @@ import { createServer, type Server } from "node:http";
 import { AggregatorRegistry, collectDefaultMetrics, register } from "prom-client";
 import type { MetricsSettings } from "../config";
 import { enableDomainMetrics } from "../metrics/prometheus";
+import { SIGN_IN_METHODS } from "../sign-in/outcomes";
 
 /**
  * Starts collecting this process's metrics: a single process, or a worker of a cluster, which
@@ -28,7 +29,7 @@ import { enableDomainMetrics } from "../metrics/prometheus";
 export function collectProcessMetrics({ clusterWorker = false } = {}): void {
   collectDefaultMetrics({ register });
   // Tokens, sign-ins, limit refusals, dependency failures, the database (lib/metrics).
-  enableDomainMetrics();
+  enableDomainMetrics(SIGN_IN_METHODS);
   if (clusterWorker) new AggregatorRegistry();
 }
 

@@ -158,10 +158,24 @@ export interface Factor<K extends EvidenceMethod = EvidenceMethod> {
   /** The hosted error codes (lib/hosted/errors.ts `SIGN_IN_FORM_ERRORS`) its failures are shown as in the sign-in. */
   errors: readonly SignInFormError[];
   /**
+   * What each kind is called in the domain metrics when a sign-in step verified it
+   * (`latchkey_sign_ins_total{method}`, lib/sign-in/outcomes.ts; docs/configuration.md, "Domain
+   * metrics", lists them): the kind's own name unless a dashboard already knows it by another
+   * (the email code's kind is `email_otp`, its label `email_code`).
+   */
+  metricLabels: Readonly<Record<K, string>>;
+  /**
    * The method a failed sign-in with it is recorded as (audit `sign_in.failed`, `data.method`;
-   * lib/sign-in/failures.ts); null when they are not recorded (an email code's).
+   * lib/sign-in/failures.ts), which is also its label in `latchkey_sign_ins_total{outcome="failure"}`;
+   * null when they are not recorded (an email code's).
    */
   failedSignIn: string | null;
+  /**
+   * The name of what its enrolment generates and shows once (recovery codes: the set), as the
+   * sign-in's step that shows it and the portal's change that generates it are called; null when
+   * nothing is shown once.
+   */
+  shownOnce: string | null;
   /** The kinds a user can enrol as a second factor when MFA is required (lib/authn/policy.ts), in the order offered. */
   enrollable: readonly K[];
   /** What the user holds of it (null: the account's own, nothing to list: a password, an email code). */
