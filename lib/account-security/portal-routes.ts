@@ -27,6 +27,7 @@ import { portalBinding, portalVerifyMethods, recordPortalEvidence, type MfaMetho
 import { auditPortal, directLinkReturnUri, clearPortalCookie, endPortalSession, offersPortal, openPortalSession, type PortalSession } from "./portal-session";
 import { portalForm, toPortal } from "./portal-form";
 import { credentialRoutes } from "./credential-routes";
+import { EMAIL_CODE_EVIDENCE } from "../authn/factors/email-code/evidence";
 
 
 /**
@@ -131,7 +132,7 @@ export { portalForm, toPortal, type PortalFormInput } from "./portal-form";
 /** "Email me a code": a code to the account's own (verified) address, bound to the portal session. */
 export const sendEmailCodeEndpoint = portalForm(async (request, ctx, { portal }) => {
   const { methods } = await portalVerifyMethods(ctx, portal);
-  if (!methods.primary.includes("email_otp")) return toPortal(ctx, { error: "portal_verification_failed" });
+  if (!methods.primary.includes(EMAIL_CODE_EVIDENCE.method)) return toPortal(ctx, { error: "portal_verification_failed" });
   const user = await userRow(ctx, portal.userId);
   if (!user) return hostedError("portal_session_ended");
   const gate = await sendGate(ctx, request, user.normalized);
@@ -145,7 +146,7 @@ export const sendEmailCodeEndpoint = portalForm(async (request, ctx, { portal })
 /** The emailed code (a primary verification). */
 export const verifyEmailCodeEndpoint = portalForm(async (request, ctx, { portal, form }) => {
   const { methods } = await portalVerifyMethods(ctx, portal);
-  if (!methods.primary.includes("email_otp")) return toPortal(ctx, { error: "portal_verification_failed" });
+  if (!methods.primary.includes(EMAIL_CODE_EVIDENCE.method)) return toPortal(ctx, { error: "portal_verification_failed" });
   return verified(request, ctx, portal, await verifyEmailCodeFactor(ctx, request, portalBinding(portal), form.get("code")));
 });
 

@@ -24,6 +24,7 @@ import type { Service } from "../service";
 import { requireOperator, type Operator } from "./authz";
 import { OPERATOR_PASSWORD_MIN_LENGTH } from "./setup";
 import { SYSTEM_WORKSPACE_ID, SYSTEM_WORKSPACE_NAME } from "./system";
+import { EMAIL_CODE_EVIDENCE } from "../authn/factors/email-code/evidence";
 
 /** What of an account's sessions a change keeps: the browser that made it. */
 export interface KeptSession {
@@ -101,7 +102,7 @@ export async function checkConsoleSignIn(
     .limit(1);
   if (!row) return "refused";
   if (!row.unproven) return { passwordDiscarded: false };
-  if (row.evidence.some((e) => e.method === "email_otp")) {
+  if (row.evidence.some((e) => e.method === EMAIL_CODE_EVIDENCE.method)) {
     return { passwordDiscarded: await mailboxProven(db, signIn.userId, now, { hostedSessionId: signIn.hostedSessionId, grantId: signIn.grantId }) };
   }
   // Not this session either: the password that made it is not the account owner's to use.

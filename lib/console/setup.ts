@@ -20,6 +20,8 @@ import { contextFor } from "../server/router";
 import type { Service } from "../service";
 import { SYSTEM_WORKSPACE_ID } from "./system";
 import { normalizeEmail } from "../authn/email-address";
+import { EMAIL_CODE_EVIDENCE } from "../authn/factors/email-code/evidence";
+import { PASSWORD_EVIDENCE } from "../authn/factors/password/evidence";
 
 export const SETUP_TOKEN_TTL_MS = HOUR;
 export const OPERATOR_PASSWORD_MIN_LENGTH = 12;
@@ -209,7 +211,7 @@ export async function startOperatorSession(
   created: { userId: string },
   meta: { ip?: string | null; userAgent?: string | null } = {},
   /** What the person just proved: the password they chose (setup), or the code sent to the address (an invitation). */
-  method: "password" | "email_otp" = "password",
+  method: typeof PASSWORD_EVIDENCE.method | typeof EMAIL_CODE_EVIDENCE.method = PASSWORD_EVIDENCE.method,
 ): Promise<SessionCookie> {
   const ctx = contextFor(service, { id: SYSTEM_WORKSPACE_ID, name: SYSTEM_WORKSPACE_ID });
   const { cookie } = await createHostedSession(ctx, {

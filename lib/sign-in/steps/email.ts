@@ -31,6 +31,7 @@ import { homeRealmRedirect } from "./federation";
 import { rememberAddress } from "../hosted-sign-in";
 import { isStorableText } from "../../text";
 import { normalizeEmail } from "../../authn/email-address";
+import { EMAIL_CODE_EVIDENCE } from "../../authn/factors/email-code/evidence";
 
 export interface EmailView {
   /** Whether email codes can be sent (SMTP configured, or the development outbox). */
@@ -61,12 +62,12 @@ export async function emailView(ctx: EndpointContext, tx: TransactionRow, step: 
  */
 export async function offersEmailCode(request: Request, ctx: EndpointContext, tx: TransactionRow): Promise<boolean> {
   const { step } = await currentStep(ctx, tx, request.headers.get("cookie"));
-  return step.kind === "first_factor" && step.allowed.includes("email_otp");
+  return step.kind === "first_factor" && step.allowed.includes(EMAIL_CODE_EVIDENCE.method);
 }
 
 /** POST /sign-in/email: sends a sign-in code to the address (or, for an address without an account, sends nothing and shows the same step). */
 export const emailCodeSendEndpoint = signInStep(async (request, ctx, { tx, form }) => {
-  if (!(await policyFor(ctx, tx.clientPk)).firstFactors.includes("email_otp")) return toSignInPage(ctx, tx.id, "method_not_allowed");
+  if (!(await policyFor(ctx, tx.clientPk)).firstFactors.includes(EMAIL_CODE_EVIDENCE.method)) return toSignInPage(ctx, tx.id, "method_not_allowed");
   if (!(await offersEmailCode(request, ctx, tx))) return toSignInPage(ctx, tx.id);
   if (!emailAvailable(ctx.service.config)) return toSignInPage(ctx, tx.id, "email_unavailable");
   // What was typed is shown again when the form comes back with an error (kept on the pending sign-in, not in the URL).
@@ -95,7 +96,7 @@ export const emailCodeSendEndpoint = signInStep(async (request, ctx, { tx, form 
 
 /** POST /sign-in/email/verify: the code as a first factor. */
 export const emailCodeVerifyEndpoint = signInStep(async (request, ctx, { tx, form }) => {
-  if (!(await policyFor(ctx, tx.clientPk)).firstFactors.includes("email_otp")) return toSignInPage(ctx, tx.id, "method_not_allowed");
+  if (!(await policyFor(ctx, tx.clientPk)).firstFactors.includes(EMAIL_CODE_EVIDENCE.method)) return toSignInPage(ctx, tx.id, "method_not_allowed");
   const binding = { purpose: "sign_in" as const, bindingId: tx.id };
   const result = (await offersEmailCode(request, ctx, tx))
     ? await verifyEmailCodeFactor(ctx, request, binding, form.get("code"))

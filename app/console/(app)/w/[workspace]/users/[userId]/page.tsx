@@ -20,6 +20,7 @@ import { parseUserAgent } from "@/lib/user-agent";
 import { actionFor } from "../../../../../_lib/action-for";
 import { pageAccess } from "../../../../../_lib/session";
 import { countOf } from "@/lib/i18n/plural";
+import { RECOVERY_CODE_EVIDENCE } from "@/lib/authn/factors/recovery-codes/evidence";
 
 export const metadata: Metadata = { title: "User" };
 
@@ -171,7 +172,7 @@ export default async function UserPage({ params }: { params: Promise<{ workspace
                   <Td>
                     <ActionForm action={actionFor("removeUserFactor", ws)} hidden={{ ...hidden, kind: f.kind, factor_id: f.id }} readOnly={readOnly} className="" label={`Remove ${FACTOR_KIND_LABELS[f.kind]} ${f.name}`}>
                       <ConfirmButton
-                        title={f.kind === "recovery_code" ? "Remove all recovery codes?" : `Remove ${f.name}?`}
+                        title={f.kind === RECOVERY_CODE_EVIDENCE.method ? "Remove all recovery codes?" : `Remove ${f.name}?`}
                         message="The user can no longer sign in with it. Do this only after confirming who is asking; their sessions stay live (end them below if the factor was stolen)."
                         confirmLabel="Remove"
                       >
