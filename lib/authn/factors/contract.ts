@@ -11,8 +11,10 @@
  *               itself (`account_security.credential_added`), whichever flow enrols it;
  *   challenge → issue what the user must answer (an email code, a WebAuthn challenge), stored
  *               server-side, bound to what it is for (a pending sign-in), short-lived, single use;
- *   verify    → check the answer once (atomically consumed) and return the evidence record
- *               (lib/authn/evidence.ts `evidenceFor`) the sign-in adds to what the user proved;
+ *   verify    → the factor's one verification, which the sign-in, step-up and the portal all call:
+ *               its guessing gate, its account checks and its failure record are its own; it
+ *               checks the answer once (atomically consumed) and returns the evidence record
+ *               (lib/authn/evidence.ts `evidenceFor`) the caller adds to what the user proved;
  *   answer    → how the user answers it as a further factor, when that is a typed code (an
  *               authenticator app's, a recovery code): the sign-in's step and the portal's
  *               verification are then built for it (`TypedCodeAnswer`), routes included.
@@ -188,6 +190,11 @@ export interface Factor<K extends EvidenceMethod = EvidenceMethod> {
   enrol: { start: Operation | null; complete: Operation } | null;
   /** Issues what the user must answer (null when the user answers with what they hold: a password, an app's code). */
   challenge: Operation | null;
+  /**
+   * Its one verification (the password's `verifyPasswordFactor`, the email code's
+   * `verifyEmailCodeFactor`, a typed code's ./typed-code.ts `verifyTypedCode` under its `answer`):
+   * gate, account checks and failure record included, so no caller counts or judges on its own.
+   */
   verify: Operation;
   /**
    * How it is answered as a further factor when that is a typed code (`TypedCodeAnswer`); null
