@@ -12,6 +12,7 @@ import { ConfigError, DEFAULT_SERVER_SETTINGS, loadConfig, type Config } from ".
 import { readinessProbe } from "./lib/http/health";
 import { createLogger, logError, serverLog, setServerLog } from "./lib/http/log";
 import { clusterSource, collectProcessMetrics, processSource, startMetricsListener } from "./lib/metrics/listener";
+import { SIGN_IN_METHODS } from "./lib/sign-in/outcomes";
 import { createNodeServer, createRequestListener, type NodeHandler } from "./lib/server/node-server";
 import { closeService, getService, type Service } from "./lib/service";
 import { startPurge } from "./lib/features/purge";
@@ -138,7 +139,7 @@ async function primary(config: Config) {
   const stopPurge = startPurge(service);
 
   // A single process collects its metrics from before its first request (each worker collects its own).
-  if (config.metrics && config.workers <= 1) collectProcessMetrics();
+  if (config.metrics && config.workers <= 1) collectProcessMetrics({ signInMethods: SIGN_IN_METHODS });
   let stopServing = async () => {};
   if (config.workers > 1) stopServing = await forkWorkers(config.workers);
   else stopServing = await serve(service, config);
@@ -222,7 +223,7 @@ async function forkWorkers(count: number): Promise<() => Promise<void>> {
 /** A cluster worker: the primary has prepared the database; this process only serves. */
 async function worker(config: Config) {
   // Collected here, answered by the first process (lib/metrics/listener.ts).
-  if (config.metrics) collectProcessMetrics({ clusterWorker: true });
+  if (config.metrics) collectProcessMetrics({ clusterWorker: true, signInMethods: SIGN_IN_METHODS });
   const service = await getService();
   const stopServing = await serve(service, config);
   onStopSignal(async () => {

@@ -15,7 +15,8 @@
  *   POST /account/applications/sign-out     sign out of one application (its grant and tokens)
  */
 import { strengthOf } from "../authn/evidence";
-import { HELD_KINDS } from "../authn/factors/registry";
+import { SECOND_FACTOR_KINDS } from "../authn/factors/registry";
+import { RECOVERY_CODES_FACTOR } from "../authn/factors/recovery-codes";
 import type { WebAuthnKind } from "../authn/factors/webauthn";
 import { clientAddressOf } from "../http/client-address";
 import type { EndpointContext } from "../http/context";
@@ -76,8 +77,8 @@ function askToVerify(ctx: EndpointContext, plan: VerifyPlan, change: "add" | "re
 }
 
 const isWebAuthnKind = (v: string | null): v is WebAuthnKind => v === "passkey" || v === "security_key";
-/** Every kind a user holds can be removed one by one, but the recovery-code set (replaced by generating a new one). */
-const isRemovableKind = (v: string | null): v is RemovableKind => v !== "recovery_code" && (HELD_KINDS as readonly (string | null)[]).includes(v);
+/** A user's second factors are removed one by one; a backup (the recovery-code set) is replaced by generating a new one. */
+const isRemovableKind = (v: string | null): v is RemovableKind => (SECOND_FACTOR_KINDS as readonly (string | null)[]).includes(v);
 
 export const renameCredentialEndpoint = portalForm(async (request, ctx, { portal, form }) => {
   const refused = await stepUp(ctx, portal, "add");
@@ -135,7 +136,7 @@ export const registerWebAuthnEndpoint = portalForm(async (request, ctx, { portal
 
 /** New recovery codes: the old ones stop working; the new ones ride in a cookie sealed for this portal session until saved. */
 export const generateRecoveryCodesEndpoint = portalForm(async (request, ctx, { portal }) => {
-  const refused = await stepUp(ctx, portal, "recovery_codes");
+  const refused = await stepUp(ctx, portal, RECOVERY_CODES_FACTOR.shownOnce);
   if (refused) return refused;
   const { sealed } = await regenerateRecoveryCodes(ctx, portal, sourceOf(request, ctx));
   const response = toPortal(ctx, { done: "recovery_codes_generated" });

@@ -21,9 +21,9 @@ import type { AuditEventType } from "../audit/catalogue";
 import { auditPortal } from "./portal-session";
 import { listFactors, removeFactor, type HeldFactor } from "../authn/factors";
 import type { EnrolmentSource } from "../authn/factors/contract";
-import type { HeldKind } from "../authn/factors/registry";
-import { cancelTotpEnrolment, confirmTotpEnrolment, pendingTotpEnrolment, startTotpEnrolment } from "../authn/factors/totp";
-import { generateRecoveryCodes, RECOVERY_CODE_COUNT } from "../authn/factors/recovery-codes";
+import type { SecondFactorKind } from "../authn/factors/registry";
+import { cancelTotpEnrolment, confirmTotpEnrolment, pendingTotpEnrolment, startTotpEnrolment, TOTP_EVIDENCE } from "../authn/factors/totp";
+import { generateRecoveryCodes, RECOVERY_CODE_COUNT, RECOVERY_CODE_EVIDENCE } from "../authn/factors/recovery-codes";
 import { registrationOptions, registrationUser, verifyRegistration, type WebAuthnKind } from "../authn/factors/webauthn";
 // Registrations in the portal: their challenges are bound to the portal session, as its verifications are.
 import { portalBinding } from "./evidence";
@@ -74,11 +74,11 @@ export interface CredentialList {
 
 export async function listCredentials(ctx: Ctx, userId: string): Promise<CredentialList> {
   const factors = await listFactors(ctx, userId);
-  const recovery = factors.find((f) => f.kind === "recovery_code");
+  const recovery = factors.find((f) => f.kind === RECOVERY_CODE_EVIDENCE.method);
   return {
     passkeys: factors.filter((f) => f.kind === "passkey"),
     securityKeys: factors.filter((f) => f.kind === "security_key"),
-    authenticatorApps: factors.filter((f) => f.kind === "totp"),
+    authenticatorApps: factors.filter((f) => f.kind === TOTP_EVIDENCE.method),
     recoveryCodes: recovery
       ? { remaining: recovery.remaining ?? 0, total: RECOVERY_CODE_COUNT, createdAt: recovery.createdAt, lastUsedAt: recovery.lastUsedAt }
       : null,
@@ -119,7 +119,8 @@ export async function renameCredential(ctx: Ctx, actor: PortalActor, credentialI
 
 // --- remove ---
 
-export type RemovableKind = Exclude<HeldKind, "recovery_code">;
+/** What the portal removes one by one: the user's second factors (the recovery-code set is replaced, not removed). */
+export type RemovableKind = SecondFactorKind;
 
 /** The user's factor of `kind` and `id`, as the portal lists it; null when the user has no such factor. */
 export async function findCredential(ctx: Ctx, userId: string, kind: RemovableKind, id: string): Promise<HeldFactor | null> {

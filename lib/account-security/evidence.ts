@@ -6,9 +6,9 @@
  *   passkey, within EVIDENCE_REUSE_MS: ten minutes) plus the user's existing MFA: when the user has
  *   a second factor (an authenticator app, a security key, a passkey) or the policy requires MFA,
  *   the fresh events together must be multi-factor.
- * - Removing a factor (`{ remove: strength }`) or generating recovery codes (`"recovery_codes"`)
- *   needs all of that, and a fresh event at least as strong as the factor removed (recovery codes:
- *   at least possession), in the order of lib/authn/evidence.ts STRENGTHS.
+ * - Removing a factor (`{ remove: strength }`) or generating recovery codes (the set its factor
+ *   shows once, `RECOVERY_CODES_FACTOR.shownOnce`) needs all of that, and a fresh event at least as
+ *   strong as the factor removed (recovery codes: as strong as a recovery code, possession), in the order of lib/authn/evidence.ts STRENGTHS.
  *
  * Where the evidence comes from, and what binds it: the events of the hosted session the portal
  * came from (its sign-in, a step-up there), and the events re-verified in the portal, which are
@@ -45,9 +45,10 @@ import { effectivePolicy, readPolicy, type AuthPolicy, type EnrolledSummary } fr
 import type { EndpointContext } from "../http/context";
 import { workspaces } from "../../db/schema";
 import type { PortalSession } from "./portal-session";
+import { RECOVERY_CODE_EVIDENCE, RECOVERY_CODES_FACTOR } from "../authn/factors/recovery-codes";
 
 /** What a change needs: adding a credential, removing a factor of a strength, new recovery codes. */
-export type EvidenceNeed = "add" | { remove: Strength } | "recovery_codes";
+export type EvidenceNeed = "add" | { remove: Strength } | typeof RECOVERY_CODES_FACTOR.shownOnce;
 
 /** A primary verification method the user can use in the portal (a kind's role `portalPrimary`). */
 export type PrimaryMethod = PortalPrimaryKind;
@@ -79,7 +80,8 @@ const atLeast = (s: Strength, min: Strength) => STRENGTHS.indexOf(s) >= STRENGTH
 /** The strength a change needs a fresh event to have. */
 export function strengthNeeded(need: EvidenceNeed): Strength {
   if (need === "add") return "knowledge";
-  if (need === "recovery_codes") return "possession";
+  // New recovery codes replace the set: as strong as a recovery code.
+  if (need === RECOVERY_CODES_FACTOR.shownOnce) return RECOVERY_CODE_EVIDENCE.strength;
   return need.remove;
 }
 

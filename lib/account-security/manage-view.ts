@@ -12,6 +12,7 @@ import { recoveryCodesToShow } from "./credential-routes";
 import { credentialCreationOptions, listCredentials, pendingAuthenticatorApp, type CredentialList, type PendingAuthenticatorApp } from "./credentials";
 import { freshEvidence, judgeEvidence, portalVerifyMethods, type EvidenceVerdict } from "./evidence";
 import type { PortalSession } from "./portal-session";
+import { RECOVERY_CODES_FACTOR } from "../authn/factors/recovery-codes";
 
 export interface ManageView {
   credentials: CredentialList;
@@ -52,7 +53,7 @@ export async function loadManageView(ctx: EndpointContext, portal: PortalSession
     verdicts: {
       removePhishingResistant: judge({ remove: "phishing_resistant" }),
       removePossession: judge({ remove: "possession" }),
-      recoveryCodes: judge("recovery_codes"),
+      recoveryCodes: judge(RECOVERY_CODES_FACTOR.shownOnce),
     },
   };
 }

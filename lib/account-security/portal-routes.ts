@@ -6,8 +6,7 @@
 import { and, eq } from "drizzle-orm";
 import { users } from "../../db/schema";
 import type { AuditEventType } from "../audit/catalogue";
-import { EMAIL_CODE_TTL_MS, issueEmailCode, sendGate, verifyEmailCode } from "../authn/factors/email-code";
-import { factorGate } from "../authn/factors/limits";
+import { EMAIL_CODE_TTL_MS, issueEmailCode, sendGate, verifyEmailCodeFactor } from "../authn/factors/email-code";
 import { verifyPasswordFactor } from "../authn/factors/password";
 import { assertionGate, verifyAssertion } from "../authn/factors/webauthn";
 import { sendMail } from "../authn/email/transport";
@@ -28,6 +27,7 @@ import { portalBinding, portalVerifyMethods, recordPortalEvidence, type MfaMetho
 import { auditPortal, directLinkReturnUri, clearPortalCookie, endPortalSession, offersPortal, openPortalSession, type PortalSession } from "./portal-session";
 import { portalForm, toPortal } from "./portal-form";
 import { credentialRoutes } from "./credential-routes";
+import { EMAIL_CODE_EVIDENCE } from "../authn/factors/email-code/evidence";
 
 
 /**
@@ -104,19 +104,16 @@ export const verifyPasswordEndpoint = portalForm(async (request, ctx, { portal, 
  * A code typed for a factor answered by a typed code (lib/authn/factors/contract.ts
  * `TypedCodeAnswer`: an authenticator app's code, a recovery code), at the portal path the factor
  * declares: only when the portal offers its kind (as MFA: a second factor or a backup; the type
- * check fails for any other kind), under its guessing gate for the account, a wrong code recorded
- * on the gate.
+ * check fails for any other kind), verified by the factor's one verification
+ * (lib/authn/factors/typed-code.ts: its guessing gate for the account, a wrong code recorded on it).
  */
-function typedCodeVerificationEndpoint({ answer }: TypedCodeFactor): Endpoint {
+function typedCodeVerificationEndpoint({ answer, verify }: TypedCodeFactor): Endpoint {
   return portalForm(async (request, ctx, { portal, form }) => {
     if (!(await offers(ctx, portal, answer.kind))) return toPortal(ctx, { error: "portal_verification_failed" });
-    const user = await userRow(ctx, portal.userId);
-    if (!user) return hostedError("portal_session_ended");
-    const gate = await factorGate(ctx, request, answer.gate, user.normalized);
-    if (!gate.allowed) return toPortal(ctx, { error: "portal_verification_limited" });
-    const result = await answer.check(ctx, portal.userId, form.get("code") ?? "", clientAddressOf(request.headers, ctx.service.config.trustProxy));
-    if (!result.ok) await gate.record();
-    return verified(request, ctx, portal, result);
+    const result = await verify(ctx, request, portal.userId, form.get("code") ?? "");
+    if (!result.ok && result.reason === "unknown_account") return hostedError("portal_session_ended");
+    if (!result.ok && result.reason === "limited") return toPortal(ctx, { error: "portal_verification_limited" });
+    return verified(request, ctx, portal, result.ok ? result : { ok: false, reason: "invalid" });
   });
 }
 
@@ -135,7 +132,7 @@ export { portalForm, toPortal, type PortalFormInput } from "./portal-form";
 /** "Email me a code": a code to the account's own (verified) address, bound to the portal session. */
 export const sendEmailCodeEndpoint = portalForm(async (request, ctx, { portal }) => {
   const { methods } = await portalVerifyMethods(ctx, portal);
-  if (!methods.primary.includes("email_otp")) return toPortal(ctx, { error: "portal_verification_failed" });
+  if (!methods.primary.includes(EMAIL_CODE_EVIDENCE.method)) return toPortal(ctx, { error: "portal_verification_failed" });
   const user = await userRow(ctx, portal.userId);
   if (!user) return hostedError("portal_session_ended");
   const gate = await sendGate(ctx, request, user.normalized);
@@ -149,10 +146,8 @@ export const sendEmailCodeEndpoint = portalForm(async (request, ctx, { portal })
 /** The emailed code (a primary verification). */
 export const verifyEmailCodeEndpoint = portalForm(async (request, ctx, { portal, form }) => {
   const { methods } = await portalVerifyMethods(ctx, portal);
-  if (!methods.primary.includes("email_otp")) return toPortal(ctx, { error: "portal_verification_failed" });
-  const result = await verifyEmailCode(ctx, request, portalBinding(portal), form.get("code"));
-  if (!result.ok || result.userId === null) return verified(request, ctx, portal, { ok: false, reason: "invalid" });
-  return verified(request, ctx, portal, { ok: true, userId: result.userId, evidence: result.evidence });
+  if (!methods.primary.includes(EMAIL_CODE_EVIDENCE.method)) return toPortal(ctx, { error: "portal_verification_failed" });
+  return verified(request, ctx, portal, await verifyEmailCodeFactor(ctx, request, portalBinding(portal), form.get("code")));
 });
 
 /** One of the user's passkeys or security keys (the page's WebAuthn prompt), bound to the portal session. */

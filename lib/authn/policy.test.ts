@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { evidenceFor } from "./evidence";
 import { DEFAULT_POLICY, effectivePolicy, meetsPolicy, nextStep, readPolicy, type AuthPolicy, type EnrolledSummary } from "./policy";
+import { NOTHING_ENROLLED } from "./factors";
 
 const at = new Date("2026-11-23T10:00:00Z");
-const none: EnrolledSummary = { hasPassword: true, passkey: 0, security_key: 0, totp: 0, recovery_code: 0 };
+const none: EnrolledSummary = { ...NOTHING_ENROLLED, hasPassword: true, passkey: 0, security_key: 0, totp: 0, recovery_code: 0 };
 const policy = (p: Partial<AuthPolicy> = {}): AuthPolicy => ({ ...DEFAULT_POLICY, ...p });
 const pwd = evidenceFor("password", at);
 

@@ -13,11 +13,22 @@ import { z } from "zod";
 import { clientSocialProviders, clients, workspaces } from "../../db/schema";
 import type { EndpointContext } from "../http/context";
 import { completesMultiFactor, isMultiFactor, readEvidence, type Evidence, type EvidenceMethod } from "./evidence";
-import { BACKUP_KINDS, ENROLLABLE_KINDS, FURTHER_FIRST_FACTORS, SECOND_FACTOR_KINDS, type EnrollableKind, type FurtherFirstFactor, type FurtherKind, type HeldKind } from "./factors/registry";
+import {
+  BACKUP_KINDS,
+  ENROLLABLE_KINDS,
+  FIRST_FACTORS,
+  FURTHER_FIRST_FACTORS,
+  SECOND_FACTOR_KINDS,
+  type EnrollableKind,
+  type FirstFactor,
+  type FurtherFirstFactor,
+  type FurtherKind,
+  type HeldKind,
+} from "./factors/registry";
 import type { HostedSession } from "./hosted-session";
 
-export const FIRST_FACTORS = ["password", "email_otp", "passkey"] as const;
-export type FirstFactor = (typeof FIRST_FACTORS)[number];
+/** The kinds that may open a session, as the factors declare them (lib/authn/factors/registry.ts). */
+export { FIRST_FACTORS, type FirstFactor } from "./factors/registry";
 export const MFA_MODES = ["off", "required"] as const;
 export const PASSKEY_ENROLLMENT = ["never", "offer", "require"] as const;
 /** Second factors a user can enrol when MFA is required, as the factors declare it (recovery codes come with the first of them). */
@@ -34,7 +45,7 @@ export interface AuthPolicy {
 }
 
 export const DEFAULT_POLICY: AuthPolicy = {
-  firstFactors: ["password", "email_otp", "passkey"],
+  firstFactors: [...FIRST_FACTORS],
   mfa: "off",
   passkeyEnrollment: "never",
   signUp: false,
@@ -123,7 +134,7 @@ export type NextStep =
   | { kind: "passkey_offer"; required: boolean }
   | { kind: "done" };
 
-const FIRST_FACTOR_OF: Record<string, FirstFactor | undefined> = { password: "password", email_otp: "email_otp", passkey: "passkey" };
+const isFirstFactor = (method: string): method is FirstFactor => (FIRST_FACTORS as readonly string[]).includes(method);
 
 /**
  * Whether the evidence holds a primary event of a method this policy accepts as a first factor. A
@@ -138,8 +149,7 @@ export function hasAllowedFirstFactor(policy: AuthPolicy & { socialProviderIds?:
       const [source, id] = (e.factorId ?? "").split(":");
       return source === "connection" || (source === "social" && (policy.socialProviderIds ?? []).includes(id));
     }
-    const f = FIRST_FACTOR_OF[e.method];
-    return f !== undefined && policy.firstFactors.includes(f);
+    return isFirstFactor(e.method) && policy.firstFactors.includes(e.method);
   });
 }
 

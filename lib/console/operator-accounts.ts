@@ -18,6 +18,7 @@ import { changeOwnPassword, endOperatorSessions, mailboxProven, type PasswordInp
 import type { Service } from "../service";
 import { requireOperator, type Operator } from "./authz";
 import { SYSTEM_WORKSPACE_ID } from "./system";
+import { EMAIL_CODE_EVIDENCE } from "../authn/factors/email-code/evidence";
 
 export { AccountError, accountView, passwordInput, type AccountView, type PasswordInput } from "../operators/accounts";
 
@@ -47,7 +48,7 @@ export async function checkConsoleSignIn(
     .limit(1);
   if (!row) return "refused";
   if (!row.unproven) return { passwordDiscarded: false };
-  if (row.evidence.some((e) => e.method === "email_otp")) {
+  if (row.evidence.some((e) => e.method === EMAIL_CODE_EVIDENCE.method)) {
     return { passwordDiscarded: await mailboxProven(db, signIn.userId, now, { hostedSessionId: signIn.hostedSessionId, grantId: signIn.grantId }) };
   }
   // Not this session either: the password that made it is not the account owner's to use.

@@ -21,6 +21,8 @@ import type { Service } from "../service";
 import { createOperatorAccount, OPERATOR_PASSWORD_MIN_LENGTH } from "../operators/accounts";
 import { SYSTEM_WORKSPACE_ID } from "./system";
 import { email } from "./forms";
+import { EMAIL_CODE_EVIDENCE } from "../authn/factors/email-code/evidence";
+import { PASSWORD_EVIDENCE } from "../authn/factors/password/evidence";
 
 export const SETUP_TOKEN_TTL_MS = HOUR;
 const SETUP_SETTING = "console.setup_token";
@@ -182,7 +184,7 @@ export async function startOperatorSession(
   created: { userId: string },
   meta: { ip?: string | null; userAgent?: string | null } = {},
   /** What the person just proved: the password they chose (setup), or a one-time code sent to their address (an operator joining by a code: lib/operators). */
-  method: "password" | "email_otp" = "password",
+  method: typeof PASSWORD_EVIDENCE.method | typeof EMAIL_CODE_EVIDENCE.method = PASSWORD_EVIDENCE.method,
 ): Promise<SessionCookie> {
   const ctx = contextFor(service, { id: SYSTEM_WORKSPACE_ID, name: SYSTEM_WORKSPACE_ID });
   const { cookie } = await createHostedSession(ctx, {

@@ -20,6 +20,7 @@ import { createServer, type Server } from "node:http";
 import { AggregatorRegistry, collectDefaultMetrics, register } from "prom-client";
 import type { MetricsSettings } from "../config";
 import { recordHttpRequests } from "./http";
+import type { SignInMethod } from "./index";
 import { enableDomainMetrics } from "./prometheus";
 
 /**
@@ -27,10 +28,10 @@ import { enableDomainMetrics } from "./prometheus";
  * then also answers the first process's requests for them (an AggregatorRegistry adds that
  * listener to the worker's cluster channel).
  */
-export function collectProcessMetrics({ clusterWorker = false } = {}): void {
+export function collectProcessMetrics({ clusterWorker = false, signInMethods }: { clusterWorker?: boolean; signInMethods: readonly SignInMethod[] }): void {
   collectDefaultMetrics({ register });
   // Tokens, sign-ins, limit refusals, dependency failures, the database (./index.ts).
-  enableDomainMetrics();
+  enableDomainMetrics(signInMethods);
   // Every answer of the production listener, by family, method and status (./http.ts).
   recordHttpRequests();
   if (clusterWorker) new AggregatorRegistry();

@@ -1,6 +1,7 @@
 import { AggregatorRegistry, Registry, type MetricObjectWithValues, type MetricValue } from "prom-client";
 import { describe, expect, it } from "vitest";
-import { SIGN_IN_METHODS, SIGN_IN_OUTCOMES, type PoolState } from "./index";
+import { SIGN_IN_METHODS } from "../sign-in/outcomes";
+import { SIGN_IN_OUTCOMES, type PoolState } from "./index";
 import { DATABASE_BUCKETS, domainRecorder } from "./prometheus";
 
 type Metrics = MetricObjectWithValues<MetricValue<string>>[];
@@ -15,7 +16,7 @@ function sample(metrics: Metrics, name: string, labels: Record<string, string | 
 /** One worker of a cluster: its own registry and pool. */
 function worker(pool: PoolState) {
   const registry = new Registry();
-  return { registry, recorder: domainRecorder(registry, new Set([pool])) };
+  return { registry, recorder: domainRecorder(registry, SIGN_IN_METHODS, new Set([pool])) };
 }
 
 describe("the domain metrics of a cluster", () => {

@@ -6,13 +6,16 @@
  * connections of every worker's pool together.
  */
 import { Counter, Gauge, Histogram, register, type Registry } from "prom-client";
-import { holder, SIGN_IN_METHODS, SIGN_IN_OUTCOMES, type DomainRecorder, type PoolState } from "./index";
+import { holder, SIGN_IN_OUTCOMES, type DomainRecorder, type PoolState, type SignInMethod } from "./index";
 
 /** Seconds: a statement on the hot path takes well under a millisecond to a few; a lock wait or an outage, up to the connect timeout. */
 export const DATABASE_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
-/** The metrics, registered in `registry`; the pool gauge reads `pools` at each scrape. */
-export function domainRecorder(registry: Registry, pools: ReadonlySet<PoolState> = holder.pools): DomainRecorder {
+/**
+ * The metrics, registered in `registry`; `signInMethods` is the closed list of the sign-in's
+ * methods (lib/sign-in/outcomes.ts `SIGN_IN_METHODS`); the pool gauge reads `pools` at each scrape.
+ */
+export function domainRecorder(registry: Registry, signInMethods: readonly SignInMethod[], pools: ReadonlySet<PoolState> = holder.pools): DomainRecorder {
   const registers = [registry];
   const tokens = new Counter({
     name: "latchkey_tokens_issued_total",
@@ -72,7 +75,7 @@ export function domainRecorder(registry: Registry, pools: ReadonlySet<PoolState>
   });
 
   // Every series of a closed list starts at 0, so a rate sees its first event.
-  for (const method of SIGN_IN_METHODS) for (const outcome of SIGN_IN_OUTCOMES) signIns.labels(method, outcome).inc(0);
+  for (const method of signInMethods) for (const outcome of SIGN_IN_OUTCOMES) signIns.labels(method, outcome).inc(0);
   const statement = durations.labels("statement");
   const transaction = durations.labels("transaction");
   durations.zero({ kind: "statement" });
@@ -88,7 +91,10 @@ export function domainRecorder(registry: Registry, pools: ReadonlySet<PoolState>
   };
 }
 
-/** Starts recording the domain metrics into prom-client's default registry (once per process). */
-export function enableDomainMetrics(): void {
-  holder.recorder ??= domainRecorder(register);
+/**
+ * Starts recording the domain metrics into prom-client's default registry (once per process), with
+ * the closed list of the sign-in's methods (lib/sign-in/outcomes.ts `SIGN_IN_METHODS`).
+ */
+export function enableDomainMetrics(signInMethods: readonly SignInMethod[]): void {
+  holder.recorder ??= domainRecorder(register, signInMethods);
 }

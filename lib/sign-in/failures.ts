@@ -13,10 +13,10 @@ import type { PasswordRefusal } from "../authn/factors/password";
 import type { FACTORS } from "../authn/factors/registry";
 import type { EndpointContext } from "../http/context";
 import { clientAddressOf } from "../http/client-address";
-import { countSignIn, type SignInMethod } from "../metrics";
+import { countSignIn } from "../metrics";
 
 export type SignInFailureReason = PasswordRefusal | "wrong_code" | "assertion_failed" | "credential_refused";
-/** The factor that failed, as its descriptor names its failures (`failedSignIn`: "webauthn" for a passkey or a security key). */
+/** The factor that failed, as its descriptor names its failures (`failedSignIn`: one name for a passkey or a security key). */
 export type SignInFailureMethod = NonNullable<(typeof FACTORS)[number]["failedSignIn"]>;
 
 export async function recordSignInFailure(
@@ -33,13 +33,6 @@ export async function recordSignInFailure(
     ip: clientAddressOf(request.headers, ctx.service.config.trustProxy),
     at: ctx.service.clock.now(),
   });
-  countSignIn(REFUSED[input.method], "failure");
+  // Counted under the same name (a refused WebAuthn answer is not known to be a passkey or a security key).
+  countSignIn(input.method, "failure");
 }
-
-/** The refused factor as the metric names it: a refused WebAuthn answer is not known to be a passkey or a security key. */
-const REFUSED: Record<SignInFailureMethod, SignInMethod> = {
-  password: "password",
-  webauthn: "webauthn",
-  totp: "totp",
-  recovery_code: "recovery_code",
-};

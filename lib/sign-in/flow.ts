@@ -31,6 +31,8 @@ import { nextStep, policyFor, type AuthPolicy, type NextStep } from "../authn/po
 import { enrolledSummary } from "../authn/factors";
 import { federatedEvidence, linkProvedAccount } from "../federation/identities";
 import { countVerified } from "./outcomes";
+import { RECOVERY_CODES_FACTOR } from "../authn/factors/recovery-codes";
+import type { ShownOnce } from "../authn/factors/registry";
 
 
 /** The form's CSRF token: bound to the workspace, the transaction and the browser's HttpOnly `lk_tx_` cookie for it. */
@@ -95,12 +97,13 @@ function provedSoFar(tx: TransactionRow, session: HostedSession | null): Evidenc
   return session ? own.reduce(withEvidence, readEvidence(session.evidence)) : own;
 }
 
-export type FlowStep = NextStep | { kind: "recovery_codes" };
+/** The policy's next step, or the step that shows what an enrolment generated once (the recovery-code set). */
+export type FlowStep = NextStep | { kind: ShownOnce };
 
 /** Where the sign-in stands: the step the page must show. */
 export async function currentStep(ctx: EndpointContext, tx: TransactionRow, cookieHeader: string | null): Promise<{ step: FlowStep; policy: AuthPolicy }> {
   const policy = await policyFor(ctx, tx.clientPk);
-  if (tx.recoveryCodesEncrypted) return { step: { kind: "recovery_codes" }, policy };
+  if (tx.recoveryCodesEncrypted) return { step: { kind: RECOVERY_CODES_FACTOR.shownOnce }, policy };
   const session = await steppedUpSession(ctx, tx, cookieHeader);
   const enrolled = tx.userId ? await enrolledSummary(ctx, tx.userId) : null;
   // An account just signed up with a passkey (lib/sign-in/sign-up.ts) gets it before anything else.

@@ -6,23 +6,24 @@
  * Attempts the guessing limits refuse before anything is checked are the limiter's
  * (`latchkey_rate_limit_refusals_total`), as they are not in the audit log either.
  */
-import type { Evidence, EvidenceMethod } from "../authn/evidence";
+import type { Evidence } from "../authn/evidence";
+import { FACTOR_METRIC_LABELS, metricLabelOf } from "../authn/factors/registry";
 import { countSignIn, type SignInMethod } from "../metrics";
 
-/** Each local factor's method as the metric names it (the type check fails when a factor is added without one). */
-const VERIFIED: Record<Exclude<EvidenceMethod, "federated" | "federated_mfa">, SignInMethod> = {
-  password: "password",
-  email_otp: "email_code",
-  passkey: "passkey",
-  security_key: "security_key",
-  totp: "totp",
-  recovery_code: "recovery_code",
-};
+/** A federated sign-in, by its source: an organization's enterprise connection (OIDC or SAML), or a social provider. */
+const FEDERATED = ["enterprise", "social"] as const;
 
-/** The method of a verified factor: a federated sign-in by its source (`connection:<id>` or `social:<id>`, lib/federation/identities.ts). */
+/**
+ * Every value of `latchkey_sign_ins_total{method}`, a closed list: the labels the factors declare
+ * (lib/authn/factors/registry.ts `FACTOR_METRIC_LABELS`), then the federated sources. Given to the
+ * recorder when the metrics are enabled (lib/server/metrics.ts); docs/configuration.md lists it.
+ */
+export const SIGN_IN_METHODS: readonly SignInMethod[] = [...FACTOR_METRIC_LABELS, ...FEDERATED];
+
+/** The method of a verified factor: its factor's label, a federated sign-in by its source (`connection:<id>` or `social:<id>`, lib/federation/identities.ts). */
 export function signInMethodOf(event: Pick<Evidence, "method" | "factorId">): SignInMethod {
   if (event.method === "federated" || event.method === "federated_mfa") return event.factorId?.startsWith("social:") ? "social" : "enterprise";
-  return VERIFIED[event.method];
+  return metricLabelOf(event.method);
 }
 
 export function countVerified(event: Evidence): void {

@@ -40,6 +40,7 @@ import { policyFor, type AuthPolicy } from "../authn/policy";
 import { homeRealmRedirect } from "./steps/federation";
 import { currentStep, identify, signInStep, toSignInPage, updateOpen, type FlowStep } from "./flow";
 import { normalizeEmail } from "../authn/email-address";
+import { EMAIL_CODE_EVIDENCE } from "../authn/factors/email-code/evidence";
 
 /** How the new account will sign in: a password, a passkey, or (when the application accepts neither) its email codes alone. */
 export type SignUpCredential = "password" | "passkey" | "email";
@@ -47,7 +48,7 @@ export type SignUpCredential = "password" | "passkey" | "email";
 /** The credentials a sign-up may choose under this policy: the first factors it accepts. */
 export function signUpCredentials(policy: AuthPolicy): SignUpCredential[] {
   const out = (["password", "passkey"] as const).filter((f) => policy.firstFactors.includes(f));
-  return out.length > 0 ? out : policy.firstFactors.includes("email_otp") ? ["email"] : [];
+  return out.length > 0 ? out : policy.firstFactors.includes(EMAIL_CODE_EVIDENCE.method) ? ["email"] : [];
 }
 
 export interface SignUpView {
@@ -108,7 +109,7 @@ export const signUpSendEndpoint = signInStep(async (request, ctx, { tx, form }) 
     .limit(1);
   const user = registered?.status === "active" ? registered : null;
   // A registered address gets a sign-in code only where this application accepts one; a disabled account gets nothing.
-  const signsIn = user !== null && policy.firstFactors.includes("email_otp");
+  const signsIn = user !== null && policy.firstFactors.includes(EMAIL_CODE_EVIDENCE.method);
   const binding = { purpose: "sign_up" as const, bindingId: tx.id };
   const code = await issueEmailCode(ctx, binding, { address, userId: user?.id ?? null, deliverable: registered ? signsIn : true });
   await gate.recordSend();
@@ -207,7 +208,7 @@ export const signUpAccountEndpoint = signInStep(async (request, ctx, { tx, form 
   const userId = created?.id ?? (await activeUserByAddress(ctx, address))?.id;
   if (!userId) return toSignInPage(ctx, tx.id, "enrollment_failed");
   if (!created) await updateOpen(ctx, claimed, { signUpWithPasskey: false });
-  return identify(request, ctx, claimed, userId, evidenceFor("email_otp", now));
+  return identify(request, ctx, claimed, userId, evidenceFor(EMAIL_CODE_EVIDENCE.method, now));
 });
 
 export const signUpRoutes: Route[] = [

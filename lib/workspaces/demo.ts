@@ -6,6 +6,7 @@ import { and, eq, inArray, ne } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import { clients, users, workspaces } from "../../db/schema";
 import { verifyPassword } from "../authn/password";
+import { FIRST_FACTORS } from "../authn/policy";
 import { ensurePresetClientSecret, MAX_SECRET_LIFETIME_DAYS, SECRET_PREFIX } from "../clients/secrets";
 import { deriveKey, newId } from "../crypto";
 import { validateWorkspaceDocument, type WorkspaceDocumentInput } from "./document";
@@ -79,7 +80,7 @@ export function demoWorkspace(publicUrl: string, masterKey?: Buffer) {
     id: DEMO_WORKSPACE_ID,
     name: "Demo workspace",
     // Every way to sign in, and a passkey offered to those who have none.
-    auth_policy: { first_factors: ["password", "email_otp", "passkey"], mfa: "off", passkey_enrollment: "offer", sign_up: false },
+    auth_policy: { first_factors: [...FIRST_FACTORS], mfa: "off", passkey_enrollment: "offer", sign_up: false },
     applications: [
       // The demo application at /demo signs in with this confidential client; its secret is
       // derived from the master key (demoAppSecret), and it opens "Security settings" through the

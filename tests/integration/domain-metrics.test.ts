@@ -11,13 +11,13 @@ import { openDatabase, type DatabaseHandle, type DatabaseObserver } from "../../
 import { clients } from "../../db/schema";
 import { CLIENT_ADDRESS_HEADER } from "../../lib/http/client-address";
 import { databaseObserver } from "../../lib/metrics/database";
-import { SIGN_IN_METHODS, SIGN_IN_OUTCOMES } from "../../lib/metrics";
+import { SIGN_IN_OUTCOMES } from "../../lib/metrics";
 import { enableDomainMetrics } from "../../lib/metrics/prometheus";
 import { GRANTS } from "../../lib/oauth/grants";
 import { federatedEvidence } from "../../lib/federation/identities";
 import { GUESSING_LIMITS, REQUEST_LIMITS } from "../../lib/server/limits";
 import { createService } from "../../lib/service";
-import { signInMethodOf } from "../../lib/sign-in/outcomes";
+import { SIGN_IN_METHODS, signInMethodOf } from "../../lib/sign-in/outcomes";
 import { evidenceFor } from "../../lib/authn/evidence";
 import { ADA, API, M2M, SPA, standardWorkspace, WEB } from "../helpers/fixtures";
 import { basic, call, createHarness, exchangeCode, seed, signIn, uniqueWorkspaceId, type Harness } from "../helpers/harness";
@@ -59,7 +59,7 @@ const TOTP_USER = { email: "totp@example.test", password: "a long enough passwor
 const identifying = new Set<string>();
 
 beforeAll(async () => {
-  enableDomainMetrics();
+  enableDomainMetrics(SIGN_IN_METHODS);
   h = await createHarness();
   github = await startGithubStandin({ redirectUris: [callbackUrlOf(ws)], users: [OCTOCAT] });
   const doc = standardWorkspace(ws);

@@ -6,6 +6,7 @@ import { PasskeySignIn } from "./passkey-sign-in";
 import { SignUpLink } from "./sign-up";
 import { FederationOptions, LinkAccountNotice } from "./federation";
 import { PasswordInput } from "../password-input";
+import { EMAIL_CODE_EVIDENCE } from "@/lib/authn/factors/email-code/evidence";
 
 type View = Extract<SignInView, { kind: "step" }>;
 
@@ -22,7 +23,7 @@ export function FirstFactor({ view, error, email: typedEmail }: { view: View; er
   const allowed = new Set(view.policy.firstFactors);
   const form = { basePath: view.basePath, txId: view.txId, csrf: view.csrf };
   const password = allowed.has("password");
-  const email = allowed.has("email_otp") && view.email.available;
+  const email = allowed.has(EMAIL_CODE_EVIDENCE.method) && view.email.available;
   const passkey = allowed.has("passkey");
   const knownEmail = view.federation.linking?.email ?? typedEmail ?? undefined;
   // Password managers fill the identifier as "username"; "webauthn" also offers passkeys in it (conditional UI).

@@ -11,8 +11,10 @@
  *               itself (`account_security.credential_added`), whichever flow enrols it;
  *   challenge → issue what the user must answer (an email code, a WebAuthn challenge), stored
  *               server-side, bound to what it is for (a pending sign-in), short-lived, single use;
- *   verify    → check the answer once (atomically consumed) and return the evidence record
- *               (lib/authn/evidence.ts `evidenceFor`) the sign-in adds to what the user proved;
+ *   verify    → the factor's one verification, which the sign-in, step-up and the portal all call:
+ *               its guessing gate, its account checks and its failure record are its own; it
+ *               checks the answer once (atomically consumed) and returns the evidence record
+ *               (lib/authn/evidence.ts `evidenceFor`) the caller adds to what the user proved;
  *   answer    → how the user answers it as a further factor, when that is a typed code (an
  *               authenticator app's, a recovery code): the sign-in's step and the portal's
  *               verification are then built for it (`TypedCodeAnswer`), routes included.
@@ -163,10 +165,24 @@ export interface Factor<K extends EvidenceMethod = EvidenceMethod> {
   /** The hosted error codes (lib/hosted/errors.ts `SIGN_IN_FORM_ERRORS`) its failures are shown as in the sign-in. */
   errors: readonly SignInFormError[];
   /**
+   * What each kind is called in the domain metrics when a sign-in step verified it
+   * (`latchkey_sign_ins_total{method}`, lib/sign-in/outcomes.ts; docs/configuration.md, "Domain
+   * metrics", lists them): the kind's own name unless a dashboard already knows it by another
+   * (the email code's kind is `email_otp`, its label `email_code`).
+   */
+  metricLabels: Readonly<Record<K, string>>;
+  /**
    * The method a failed sign-in with it is recorded as (audit `sign_in.failed`, `data.method`;
-   * lib/sign-in/failures.ts); null when they are not recorded (an email code's).
+   * lib/sign-in/failures.ts), which is also its label in `latchkey_sign_ins_total{outcome="failure"}`;
+   * null when they are not recorded (an email code's).
    */
   failedSignIn: string | null;
+  /**
+   * The name of what its enrolment generates and shows once (recovery codes: the set), as the
+   * sign-in's step that shows it and the portal's change that generates it are called; null when
+   * nothing is shown once.
+   */
+  shownOnce: string | null;
   /** The kinds a user can enrol as a second factor when MFA is required (lib/authn/policy.ts), in the order offered. */
   enrollable: readonly K[];
   /** What the user holds of it (null: the account's own, nothing to list: a password, an email code). */
@@ -179,6 +195,11 @@ export interface Factor<K extends EvidenceMethod = EvidenceMethod> {
   enrol: { start: Operation | null; complete: Operation } | null;
   /** Issues what the user must answer (null when the user answers with what they hold: a password, an app's code). */
   challenge: Operation | null;
+  /**
+   * Its one verification (the password's `verifyPasswordFactor`, the email code's
+   * `verifyEmailCodeFactor`, a typed code's ./typed-code.ts `verifyTypedCode` under its `answer`):
+   * gate, account checks and failure record included, so no caller counts or judges on its own.
+   */
   verify: Operation;
   /**
    * How it is answered as a further factor when that is a typed code (`TypedCodeAnswer`); null

@@ -11,10 +11,13 @@ import { FACTOR_EVIDENCE_RULES } from "./evidence-rules";
 import {
   BACKUP_KINDS,
   ENROLLABLE_KINDS,
+  FACTOR_METRIC_LABELS,
   FACTORS,
+  FIRST_FACTORS,
   FURTHER_FIRST_FACTORS,
   HELD_KINDS,
   labelOf,
+  metricLabelOf,
   PORTAL_PRIMARY_KINDS,
   roleOf,
   SECOND_FACTOR_KINDS,
@@ -155,6 +158,22 @@ describe("the factors' registry", () => {
     const paths = TYPED_CODE_FACTORS.flatMap((f) => [f.answer.signInPath, f.answer.portalPath]);
     expect(new Set(paths).size).toBe(paths.length);
     expect(TYPED_CODE_FACTORS.map((f) => f.folder)).toEqual(["totp", "recovery-codes"]);
+  });
+
+  it("names each kind once for the metrics, the first factors and what an enrolment shows once, from the descriptors", () => {
+    // One factor, one label where a dashboard already knows it: the email code's kind is email_otp, its label email_code.
+    expect(Object.fromEntries(FACTORS.map((f) => [f.folder, f.metricLabels]))).toEqual({
+      password: { password: "password" },
+      "email-code": { email_otp: "email_code" },
+      webauthn: { passkey: "passkey", security_key: "security_key" },
+      totp: { totp: "totp" },
+      "recovery-codes": { recovery_code: "recovery_code" },
+    });
+    for (const f of FACTORS) for (const e of f.evidence) expect(metricLabelOf(e.method), e.method).toBe((f.metricLabels as Record<string, string>)[e.method]);
+    expect(FACTOR_METRIC_LABELS).toEqual(["password", "email_code", "passkey", "security_key", "webauthn", "totp", "recovery_code"]);
+    // The kinds whose evidence identifies the user open a session: what a policy's first_factors name.
+    expect(FIRST_FACTORS).toEqual(["password", "email_otp", "passkey"]);
+    expect(FACTORS.map((f) => f.shownOnce)).toEqual([null, null, null, null, "recovery_codes"]);
   });
 
   it("makes nextStep offer exactly what the policy's explicit rules offered, for every held combination, policy and evidence", () => {

@@ -5,7 +5,9 @@
  * lib/authn/evidence.ts reads, in the same order).
  */
 import { strengthOf, STRENGTHS } from "../evidence";
+import type { EndpointContext } from "../../http/context";
 import type { FactorRole, TypedCodeAnswer } from "./contract";
+import type { TypedCodeVerification } from "./typed-code";
 import { EMAIL_CODE_FACTOR } from "./email-code";
 import { PASSWORD_FACTOR } from "./password";
 import { RECOVERY_CODES_FACTOR } from "./recovery-codes";
@@ -108,6 +110,8 @@ export type TypedCodeKind = AnsweredByTypedCode["answer"]["kind"];
 export interface TypedCodeFactor {
   folder: string;
   answer: TypedCodeAnswer<TypedCodeKind>;
+  /** Its one verification (./typed-code.ts `verifyTypedCode` under `answer`), which the sign-in and the portal call. */
+  verify: (ctx: EndpointContext, request: Request, userId: string, code: string) => Promise<TypedCodeVerification>;
   /** What a wrong code in the sign-in is recorded as (audit `sign_in.failed`): every such factor records them. */
   failedSignIn: NonNullable<Descriptor["failedSignIn"]>;
 }
@@ -118,3 +122,32 @@ export interface TypedCodeFactor {
  * built from its `answer`, routes included. The type check fails if one records no failed sign-in.
  */
 export const TYPED_CODE_FACTORS: readonly TypedCodeFactor[] = FACTORS.filter((f): f is AnsweredByTypedCode => f.answer?.by === "typed_code");
+
+/** The kinds that identify the user (their evidence is primary), as a type. */
+export type FirstFactor = Extract<Descriptor["evidence"][number], { primary: true }>["method"];
+/**
+ * The kinds that may open a session, in the registry's order: those whose evidence identifies the
+ * user (a password, an email code, a passkey). An authentication policy's `first_factors` name
+ * them (lib/authn/policy.ts).
+ */
+export const FIRST_FACTORS = FACTORS.flatMap((f): readonly FirstFactor[] => f.evidence.filter((e) => e.primary).map((e) => e.method as FirstFactor)) as unknown as readonly [
+  FirstFactor,
+  ...FirstFactor[],
+];
+
+/** What `kind` is called in the domain metrics when a sign-in step verified it (its factor's `metricLabels`). */
+export function metricLabelOf(kind: FactorKind): string {
+  return (factorOf(kind).metricLabels as Readonly<Record<FactorKind, string>>)[kind];
+}
+
+/**
+ * Every label the factors give `latchkey_sign_ins_total{method}`, in the registry's order, each
+ * once: each factor's labels for what it verified, then the method its failed sign-ins are
+ * recorded as (a refused WebAuthn answer is `webauthn`: a failed assertion does not tell which kind).
+ */
+export const FACTOR_METRIC_LABELS: readonly string[] = [
+  ...new Set(FACTORS.flatMap((f): string[] => [...Object.values<string>(f.metricLabels), ...(f.failedSignIn ? [f.failedSignIn] : [])])),
+];
+
+/** What a factor's enrolment shows once (./contract.ts `shownOnce`: the recovery-code set), by name. */
+export type ShownOnce = NonNullable<Descriptor["shownOnce"]>;

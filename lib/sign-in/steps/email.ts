@@ -17,11 +17,10 @@ import {
   cancelEmailCodes,
   EMAIL_CODE_TTL_MS,
   issueEmailCode,
-  markEmailVerified,
   pendingEmailCode,
   sendGate,
   unreadCodeFailure,
-  verifyEmailCode,
+  verifyEmailCodeFactor,
 } from "../../authn/factors/email-code";
 import { emailAvailable, sendMail } from "../../authn/email/transport";
 import { signInCodeMessage } from "../../authn/email/templates";
@@ -32,6 +31,7 @@ import { homeRealmRedirect } from "./federation";
 import { rememberAddress } from "../hosted-sign-in";
 import { isStorableText } from "../../text";
 import { normalizeEmail } from "../../authn/email-address";
+import { EMAIL_CODE_EVIDENCE } from "../../authn/factors/email-code/evidence";
 
 export interface EmailView {
   /** Whether email codes can be sent (SMTP configured, or the development outbox). */
@@ -62,12 +62,12 @@ export async function emailView(ctx: EndpointContext, tx: TransactionRow, step: 
  */
 export async function offersEmailCode(request: Request, ctx: EndpointContext, tx: TransactionRow): Promise<boolean> {
   const { step } = await currentStep(ctx, tx, request.headers.get("cookie"));
-  return step.kind === "first_factor" && step.allowed.includes("email_otp");
+  return step.kind === "first_factor" && step.allowed.includes(EMAIL_CODE_EVIDENCE.method);
 }
 
 /** POST /sign-in/email: sends a sign-in code to the address (or, for an address without an account, sends nothing and shows the same step). */
 export const emailCodeSendEndpoint = signInStep(async (request, ctx, { tx, form }) => {
-  if (!(await policyFor(ctx, tx.clientPk)).firstFactors.includes("email_otp")) return toSignInPage(ctx, tx.id, "method_not_allowed");
+  if (!(await policyFor(ctx, tx.clientPk)).firstFactors.includes(EMAIL_CODE_EVIDENCE.method)) return toSignInPage(ctx, tx.id, "method_not_allowed");
   if (!(await offersEmailCode(request, ctx, tx))) return toSignInPage(ctx, tx.id);
   if (!emailAvailable(ctx.service.config)) return toSignInPage(ctx, tx.id, "email_unavailable");
   // What was typed is shown again when the form comes back with an error (kept on the pending sign-in, not in the URL).
@@ -96,17 +96,14 @@ export const emailCodeSendEndpoint = signInStep(async (request, ctx, { tx, form 
 
 /** POST /sign-in/email/verify: the code as a first factor. */
 export const emailCodeVerifyEndpoint = signInStep(async (request, ctx, { tx, form }) => {
-  if (!(await policyFor(ctx, tx.clientPk)).firstFactors.includes("email_otp")) return toSignInPage(ctx, tx.id, "method_not_allowed");
+  if (!(await policyFor(ctx, tx.clientPk)).firstFactors.includes(EMAIL_CODE_EVIDENCE.method)) return toSignInPage(ctx, tx.id, "method_not_allowed");
   const binding = { purpose: "sign_in" as const, bindingId: tx.id };
   const result = (await offersEmailCode(request, ctx, tx))
-    ? await verifyEmailCode(ctx, request, binding, form.get("code"))
+    ? await verifyEmailCodeFactor(ctx, request, binding, form.get("code"))
     : { ok: false as const, reason: await unreadCodeFailure(ctx, binding) };
+  // An account disabled since the code was sent, or none, answers as an expired code (the factor's verification).
   if (!result.ok) return toSignInPage(ctx, tx.id, result.reason === "expired" ? "code_expired" : "invalid_code");
-  // The account may have been disabled since the code was sent.
-  const user = result.userId ? await activeUserByAddress(ctx, result.address) : null;
-  if (!user || user.id !== result.userId) return toSignInPage(ctx, tx.id, "code_expired");
-  await markEmailVerified(ctx, user.id);
-  return identify(request, ctx, tx, user.id, result.evidence);
+  return identify(request, ctx, tx, result.userId, result.evidence);
 });
 
 /**

@@ -12,10 +12,11 @@ import { decryptSecret } from "../../crypto";
 import type { EndpointContext } from "../../http/context";
 import type { Route } from "../../http/route";
 import type { TransactionRow } from "../../oauth/pending-sign-in";
-import { confirmTotpEnrolment, pendingTotpEnrolment, startTotpEnrolment } from "../../authn/factors/totp";
+import { confirmTotpEnrolment, pendingTotpEnrolment, startTotpEnrolment, TOTP_EVIDENCE } from "../../authn/factors/totp";
 import { advance, currentStep, signInStep, toSignInPage, updateOpen, type FlowStep } from "../flow";
 import { completeSecondFactorEnrolment, enrolmentSource, recoveryCodesPurpose } from "../enrolment";
-import { accountEmail } from "./typed-code";
+import { accountEmail } from "../../authn/factors/typed-code";
+import { RECOVERY_CODES_FACTOR } from "../../authn/factors/recovery-codes";
 
 export interface TotpView {
   /** During enrolment: the otpauth:// URI as a QR code (an SVG data URL) and the base32 secret. */
@@ -31,8 +32,8 @@ export function transactionRecoveryCodes(ctx: EndpointContext, tx: TransactionRo
 }
 
 export async function totpView(ctx: EndpointContext, tx: TransactionRow, step: FlowStep): Promise<TotpView> {
-  if (step.kind === "recovery_codes") return { enrollment: null, recoveryCodes: transactionRecoveryCodes(ctx, tx) };
-  if (step.kind !== "enroll_second_factor" || !step.options.includes("totp") || !tx.userId) return { enrollment: null, recoveryCodes: null };
+  if (step.kind === RECOVERY_CODES_FACTOR.shownOnce) return { enrollment: null, recoveryCodes: transactionRecoveryCodes(ctx, tx) };
+  if (step.kind !== "enroll_second_factor" || !step.options.includes(TOTP_EVIDENCE.method) || !tx.userId) return { enrollment: null, recoveryCodes: null };
   const pending = await pendingTotpEnrolment(ctx, tx.userId, tx.createdAt, { issuer: ctx.workspace.name, account: (await accountEmail(ctx, tx.userId))?.email ?? "account" });
   if (!pending) return { enrollment: null, recoveryCodes: null };
   const svg = await QRCode.toString(pending.uri, { type: "svg", errorCorrectionLevel: "M", margin: 1 });
@@ -41,7 +42,7 @@ export async function totpView(ctx: EndpointContext, tx: TransactionRow, step: F
 
 const stepOf = async (request: Request, ctx: EndpointContext, tx: TransactionRow) => (await currentStep(ctx, tx, request.headers.get("cookie"))).step;
 
-const atTotpEnrolment = (step: FlowStep) => step.kind === "enroll_second_factor" && step.options.includes("totp");
+const atTotpEnrolment = (step: FlowStep) => step.kind === "enroll_second_factor" && step.options.includes(TOTP_EVIDENCE.method);
 
 /** POST /sign-in/totp/enroll/start: a new seed for the user to scan (replaces an unfinished one). */
 const totpEnrolStartEndpoint = signInStep(async (request, ctx, { tx }) => {

@@ -26,6 +26,7 @@ import {
   secondFactorOptions,
   verifyAssertion,
   verifyRegistration,
+  WEBAUTHN_FACTOR,
   type WebAuthnKind,
 } from "../../authn/factors/webauthn";
 import { completeSecondFactorEnrolment, enrolmentSource } from "../enrolment";
@@ -90,7 +91,7 @@ export const passkeySignInEndpoint = signInStep(async (request, ctx, { tx, form 
   if (!result.ok) {
     await gate.record();
     // Whose passkey it was is not established by a failed assertion: no subject.
-    await recordSignInFailure(ctx, request, { userId: null, method: "webauthn", reason: failureReason(result.reason), clientPk: tx.clientPk });
+    await recordSignInFailure(ctx, request, { userId: null, method: WEBAUTHN_FACTOR.failedSignIn, reason: failureReason(result.reason), clientPk: tx.clientPk });
     return toSignInPage(ctx, tx.id, failureMessage(result.reason));
   }
   // An account whose address is in a domain an organization verified signs in through its connection, passkey or not.
@@ -112,7 +113,7 @@ export const webauthnSecondFactorEndpoint = signInStep(async (request, ctx, { tx
   const result = await verifyAssertion(ctx, signInBinding(tx), form.get("response"), { userId: tx.userId, kinds });
   if (!result.ok) {
     await gate.record();
-    await recordSignInFailure(ctx, request, { userId: tx.userId, method: "webauthn", reason: failureReason(result.reason), clientPk: tx.clientPk });
+    await recordSignInFailure(ctx, request, { userId: tx.userId, method: WEBAUTHN_FACTOR.failedSignIn, reason: failureReason(result.reason), clientPk: tx.clientPk });
     return toSignInPage(ctx, tx.id, failureMessage(result.reason));
   }
   return prove(request, ctx, tx, result.evidence);

@@ -20,6 +20,7 @@ import { outcome, postPassword, startSignIn, userIdOf, workspaceContext, type Pe
 import { holdHashing, stopHolding } from "../../helpers/hashing";
 import { codeAt, giveTotp } from "../../helpers/factors/totp";
 import { giveRecoveryCodes } from "../../helpers/factors/recovery-codes";
+import { NOTHING_ENROLLED } from "../../../lib/authn/factors";
 
 let h: Harness;
 const ws = uniqueWorkspaceId("portal-evidence");
@@ -70,7 +71,7 @@ async function post(jar: Jar, path: string, fields: Record<string, string>, opti
 }
 
 describe("the rule (pure)", () => {
-  const methods = verifyMethods(DEFAULT_POLICY, { hasPassword: true, passkey: 0, security_key: 0, totp: 1, recovery_code: 10 }, true);
+  const methods = verifyMethods(DEFAULT_POLICY, { ...NOTHING_ENROLLED, hasPassword: true, passkey: 0, security_key: 0, totp: 1, recovery_code: 10 }, true);
   const at = new Date("2026-11-21T12:00:00Z");
 
   it("asks for a primary verification, then the user's MFA, then a strong enough event", () => {
@@ -85,19 +86,19 @@ describe("the rule (pure)", () => {
   });
 
   it("counts a federated sign-in as no verification", () => {
-    const noSecond = verifyMethods(DEFAULT_POLICY, { hasPassword: true, passkey: 0, security_key: 0, totp: 0, recovery_code: 0 }, false);
+    const noSecond = verifyMethods(DEFAULT_POLICY, { ...NOTHING_ENROLLED, hasPassword: true, passkey: 0, security_key: 0, totp: 0, recovery_code: 0 }, false);
     expect(judgeEvidence("add", DEFAULT_POLICY, noSecond, [evidenceFor("federated", at, "c1")])).toMatchObject({ ok: false, verify: { reason: "primary" } });
   });
 
   it("generating recovery codes needs more than a password alone", () => {
-    const noSecond = verifyMethods(DEFAULT_POLICY, { hasPassword: true, passkey: 0, security_key: 0, totp: 0, recovery_code: 0 }, true);
+    const noSecond = verifyMethods(DEFAULT_POLICY, { ...NOTHING_ENROLLED, hasPassword: true, passkey: 0, security_key: 0, totp: 0, recovery_code: 0 }, true);
     expect(judgeEvidence("add", DEFAULT_POLICY, noSecond, [evidenceFor("password", at)])).toEqual({ ok: true });
     expect(judgeEvidence("recovery_codes", DEFAULT_POLICY, noSecond, [evidenceFor("password", at)])).toMatchObject({ ok: false, verify: { reason: "stronger" } });
     expect(judgeEvidence("recovery_codes", DEFAULT_POLICY, noSecond, [evidenceFor("email_otp", at)])).toEqual({ ok: true });
   });
 
   it("refuses removing the last factor the policy requires", () => {
-    const one = { hasPassword: true, passkey: 1, security_key: 0, totp: 1, recovery_code: 0 };
+    const one = { ...NOTHING_ENROLLED, hasPassword: true, passkey: 1, security_key: 0, totp: 1, recovery_code: 0 };
     expect(isLastRequiredFactor(DEFAULT_POLICY, one, "totp")).toBe(false);
     const mfa = { ...DEFAULT_POLICY, mfa: "required" as const };
     expect(isLastRequiredFactor(mfa, one, "totp")).toBe(false);

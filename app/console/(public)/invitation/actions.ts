@@ -22,6 +22,7 @@ import { startOperatorSession } from "@/lib/console/setup";
 import { getService } from "@/lib/service";
 import { consoleToken, requestIp, signInPath } from "../../_lib/session";
 import { INVITATION_COOKIE, INVITATION_COOKIE_PATH, INVITATION_PAGE, INVITATION_PROOF_COOKIE } from "./cookie";
+import { EMAIL_CODE_EVIDENCE } from "@/lib/authn/factors/email-code/evidence";
 
 const tokenOf = (raw: Record<string, string | string[]>) => (typeof raw.token === "string" ? raw.token : "");
 
@@ -65,7 +66,7 @@ export async function verifyCodeAction(_previous: ActionState, form: FormData): 
 /** After accepting: a hosted session for the operator in this browser (they just proved the mailbox), then the console's ordinary sign-in finds it. */
 async function signInAfterAccepting(accepted: Accepted, ip: string | null): Promise<never> {
   const service = await getService();
-  const session = await startOperatorSession(service, accepted, { ip, userAgent: (await headers()).get("user-agent") }, "email_otp");
+  const session = await startOperatorSession(service, accepted, { ip, userAgent: (await headers()).get("user-agent") }, EMAIL_CODE_EVIDENCE.method);
   const jar = await cookies();
   jar.set(session.name, session.value, { path: session.path, maxAge: session.maxAgeSeconds, httpOnly: true, secure: true, sameSite: "lax" });
   jar.delete({ name: INVITATION_COOKIE, path: INVITATION_COOKIE_PATH });

@@ -16,6 +16,7 @@ import { PasskeyOffer } from "@/components/hosted/steps/passkey-offer";
 import { EmailCodeEntry } from "@/components/hosted/steps/email-code";
 import { SignUpCredential, SignUpStart } from "@/components/hosted/steps/sign-up";
 import { primaryButtonClass } from "@/components/hosted/steps/step-form";
+import { RECOVERY_CODES_FACTOR } from "@/lib/authn/factors/recovery-codes";
 
 export const dynamic = "force-dynamic";
 
@@ -95,7 +96,7 @@ export default async function SignInPage(props: { params: Promise<{ tenant: stri
         ? t("signIn.title.secondFactor")
         : step.kind === "enroll_second_factor"
           ? t("signIn.title.enroll")
-          : step.kind === "recovery_codes"
+          : step.kind === RECOVERY_CODES_FACTOR.shownOnce
             ? t("signIn.title.recoveryCodes")
             : step.kind === "passkey_offer"
               ? t("signIn.title.passkeyOffer")
@@ -107,7 +108,7 @@ export default async function SignInPage(props: { params: Promise<{ tenant: stri
         <SecondFactor view={view} error={error} />
       ) : step.kind === "enroll_second_factor" ? (
         <EnrollSecondFactor view={view} error={error} />
-      ) : step.kind === "recovery_codes" ? (
+      ) : step.kind === RECOVERY_CODES_FACTOR.shownOnce ? (
         <RecoveryCodes view={view} error={error} />
       ) : step.kind === "passkey_offer" ? (
         <PasskeyOffer view={view} error={error} />

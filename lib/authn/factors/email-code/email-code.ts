@@ -241,3 +241,22 @@ export async function verifyEmailCode(ctx: EndpointContext, request: Request, bi
   // userId is null for a sign-up's new address: the caller creates the account.
   return { ok: true, userId: row.userId, address: row.address!, evidence: evidenceFor("email_otp", now) };
 }
+
+export type EmailCodeFactorResult = { ok: true; userId: string; evidence: Evidence } | { ok: false; reason: "invalid" | "expired" };
+
+/**
+ * The email code as a factor of an account: the one verification the sign-in's first factor and
+ * the portal's primary verification call. The code is checked once under its guessing gate
+ * (`verifyEmailCode`: a wrong one recorded on the gate); then the account is judged: the code must
+ * have been sent for an account that still holds the address and is still active (disabled or
+ * readdressed since it was sent: `expired`, like a dead code). A right code proves the mailbox, so
+ * the address is marked verified.
+ */
+export async function verifyEmailCodeFactor(ctx: EndpointContext, request: Request, binding: ChallengeBinding, input: string | null): Promise<EmailCodeFactorResult> {
+  const result = await verifyEmailCode(ctx, request, binding, input);
+  if (!result.ok) return result;
+  const user = result.userId ? await activeUserByAddress(ctx, result.address) : null;
+  if (!user || user.id !== result.userId) return { ok: false, reason: "expired" };
+  await markEmailVerified(ctx, user.id);
+  return { ok: true, userId: user.id, evidence: result.evidence };
+}

@@ -3,7 +3,7 @@
  * and verify; nothing to enrol or list (the account's own address).
  */
 import type { Factor } from "../contract";
-import { EMAIL_CODE_GUESSING, EMAIL_CODE_SENDING, issueEmailCode, verifyEmailCode } from "./email-code";
+import { EMAIL_CODE_GUESSING, EMAIL_CODE_SENDING, issueEmailCode, verifyEmailCodeFactor } from "./email-code";
 import { EMAIL_CODE_EVIDENCE_RULES } from "./evidence";
 
 export { EMAIL_CODE_EVIDENCE } from "./evidence";
@@ -17,11 +17,13 @@ export const EMAIL_CODE_FACTOR = {
   limits: [EMAIL_CODE_GUESSING, EMAIL_CODE_SENDING],
   events: [],
   errors: ["invalid_code", "code_expired", "code_resend_wait", "rate_limited", "email_unavailable", "invalid_email"],
+  metricLabels: { email_otp: "email_code" },
   failedSignIn: null,
+  shownOnce: null,
   enrollable: [],
   held: null,
   enrol: null,
   challenge: issueEmailCode,
-  verify: verifyEmailCode,
+  verify: verifyEmailCodeFactor,
   answer: null,
 } as const satisfies Factor<"email_otp">;

@@ -27,7 +27,9 @@ export const WEBAUTHN_FACTOR = {
   limits: [WEBAUTHN_LIMITS],
   events: ["account_security.credential_added"],
   errors: ["webauthn_failed", "webauthn_limited", "credential_refused", "enrollment_failed", "passkey_required"],
+  metricLabels: { passkey: "passkey", security_key: "security_key" },
   failedSignIn: "webauthn",
+  shownOnce: null,
   // Offered in this order after an authenticator app.
   enrollable: ["security_key", "passkey"],
   held: { list: listWebAuthnCredentials, holders: webAuthnHolders, remove: removeWebAuthnCredential },

@@ -7,6 +7,7 @@ import { Time } from "@/components/ui/time";
 import { FACTOR_KIND_LABELS, type EnrolledFactor } from "@/lib/console/factors";
 import type { UserRow } from "@/lib/console/users";
 import { countOf } from "@/lib/i18n/plural";
+import { RECOVERY_CODE_EVIDENCE } from "@/lib/authn/factors/recovery-codes/evidence";
 import { actionFor } from "../../../../../_lib/action-for";
 
 /** The factors the user enrolled (a cloned-looking one flagged), each removable. */
@@ -46,7 +47,7 @@ export function FactorsCard({ user, factors, now, ws, readOnly }: { user: UserRo
               <Td>
                 <ActionForm action={actionFor("removeUserFactor", ws)} hidden={{ user_id: user.id, kind: f.kind, factor_id: f.id }} readOnly={readOnly} className="" label={`Remove ${FACTOR_KIND_LABELS[f.kind]} ${f.name}`}>
                   <ConfirmButton
-                    title={f.kind === "recovery_code" ? "Remove all recovery codes?" : `Remove ${f.name}?`}
+                    title={f.kind === RECOVERY_CODE_EVIDENCE.method ? "Remove all recovery codes?" : `Remove ${f.name}?`}
                     message="The user can no longer sign in with it. Do this only after confirming who is asking; their sessions stay live (end them below if the factor was stolen)."
                     confirmLabel="Remove"
                   >
