@@ -37,6 +37,12 @@ export const systemResolveTxt: TxtResolver = (name) => {
   return Promise.race([resolver.resolveTxt(name), timeout]).finally(() => clearTimeout(timer));
 };
 
+/**
+ * Where a proof asked from the console looks for TXT records; tests replace it. The lookup runs
+ * before the operation's transaction opens (a slow DNS server must not hold the database).
+ */
+export const proofDns: { resolveTxt: TxtResolver } = { resolveTxt: systemResolveTxt };
+
 export type TxtLookup = { ok: true; records: string[] } | { ok: false; reason: string };
 
 /**

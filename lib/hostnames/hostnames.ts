@@ -15,6 +15,9 @@ import { newId, randomToken } from "../crypto";
 import { DomainError, normalizeDomain } from "../federation/domains";
 import { HOSTNAME_TXT_PREFIX, lookupVerificationRecords, proofRecord, recordDnsProof, recordOperatorMark, type DnsProof, type TxtLookup, type TxtResolver } from "../federation/dns-proof";
 import { issuerFor } from "../http/context";
+import { isPrimaryHostname, primaryHostname } from "./primary";
+
+export { primaryHostname, relatedOriginsRpId } from "./primary";
 
 export { HOSTNAME_TXT_PREFIX };
 /** Hostnames one workspace may hold (verified or not). */
@@ -87,21 +90,11 @@ export async function listHostnames(db: Database, workspaceId: string): Promise<
 /** The workspace's verified hostnames, primary first. */
 export async function verifiedHostnames(db: Database, workspaceId: string): Promise<string[]> {
   const rows = await db
-    .select({ hostname: workspaceHostnames.hostname, primary: workspaceHostnames.primary })
+    .select({ hostname: workspaceHostnames.hostname, primary: workspaceHostnames.primary, verifiedAt: workspaceHostnames.verifiedAt })
     .from(workspaceHostnames)
     .where(and(eq(workspaceHostnames.workspaceId, workspaceId), isNotNull(workspaceHostnames.verifiedAt)))
     .orderBy(asc(workspaceHostnames.hostname));
-  return [...rows.filter((r) => r.primary), ...rows.filter((r) => !r.primary)].map((r) => r.hostname);
-}
-
-/** The workspace's primary hostname, null when it has none (the default host is then its primary address). */
-export async function primaryHostname(db: Database, workspaceId: string): Promise<string | null> {
-  const [row] = await db
-    .select({ hostname: workspaceHostnames.hostname })
-    .from(workspaceHostnames)
-    .where(and(eq(workspaceHostnames.workspaceId, workspaceId), eq(workspaceHostnames.primary, true), isNotNull(workspaceHostnames.verifiedAt)))
-    .limit(1);
-  return row?.hostname ?? null;
+  return [...rows.filter(isPrimaryHostname), ...rows.filter((r) => !isPrimaryHostname(r))].map((r) => r.hostname);
 }
 
 /** The issuer the console shows for a workspace: at its primary hostname, or at the default host. */

@@ -24,6 +24,13 @@ export interface EndpointContext {
   /** `/t/{workspace}`: the path prefix, also the hosted cookies' Path. */
   basePath: string;
   /**
+   * The RP ID every hostname of the workspace shares under WebAuthn related origins: its primary
+   * hostname while the setting is on, else null (each host its own RP ID); always null at the
+   * default host. The primary hostname's rule is the hostname feature's (read by lib/server's
+   * `contextFor`); asked at most once per request, and only when a ceremony needs it.
+   */
+  relatedOriginsRpId(): Promise<string | null>;
+  /**
    * The request limits declared for the route being served (lib/http/route.ts `limits`), for
    * those counted per a subject the endpoint learns: the client, once authenticated. None outside
    * a route.

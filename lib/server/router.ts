@@ -3,6 +3,7 @@ import { workspaces } from "../../db/schema";
 import { cacheGeneration, cacheIfCurrent, workspaceCacheKey, type Service } from "../service";
 import { hostOrigin, issuerFor, type Endpoint, type EndpointContext, type Workspace } from "../http/context";
 import { atDefaultHost, hostnameServing, matchHost } from "../hostnames/directory";
+import { relatedOriginsRpId } from "../hostnames/primary";
 import { metadataWorkspace, splitIssuerPath } from "../http/issuer-paths";
 import { failureResponse, json, type ErrorFamily } from "../http/errors";
 import { hostedFailures, notFoundResponse, oauthFailures } from "../oauth/errors";
@@ -103,7 +104,17 @@ export async function resolveWorkspace(service: Service, id: string): Promise<Wo
 /** The context of a workspace's endpoint at a hostname (null: the default host). */
 export function contextFor(service: Service, workspace: Workspace, hostname: string | null = null): EndpointContext {
   const { publicUrl } = service.config;
-  return { service, workspace, hostname, origin: hostOrigin(publicUrl, hostname), issuer: issuerFor(publicUrl, workspace.id, hostname), basePath: `/t/${workspace.id}` };
+  let rpId: Promise<string | null> | undefined;
+  return {
+    service,
+    workspace,
+    hostname,
+    origin: hostOrigin(publicUrl, hostname),
+    issuer: issuerFor(publicUrl, workspace.id, hostname),
+    basePath: `/t/${workspace.id}`,
+    // Read once, when a ceremony first asks; never at the default host.
+    relatedOriginsRpId: () => (hostname === null ? Promise.resolve(null) : (rpId ??= relatedOriginsRpId(service.db, workspace.id))),
+  };
 }
 
 /**

@@ -6,7 +6,7 @@ import { ConfirmedAction } from "@/components/console/confirmed-action";
 import { roleAtLeast } from "@/lib/console/authz";
 import { workspaceFootprint } from "@/lib/console/workspaces";
 import { OtherIssuers } from "@/components/console/other-issuers";
-import { workspaceIssuers } from "@/lib/console/hostnames";
+import { workspaceIssuers } from "@/lib/hostnames/console";
 import { getService } from "@/lib/service";
 import { actionFor } from "../../../../_lib/action-for";
 import { pageAccess } from "../../../../_lib/session";

@@ -16,7 +16,7 @@ import { CreatedSecret } from "@/components/console/created-secret";
 import { CopyButton } from "@/components/ui/copy-button";
 import { applicationFootprint, applicationSecrets, applicationSocialProviderIds, getApplication, typeLabels } from "@/lib/console/applications";
 import { OtherIssuers } from "@/components/console/other-issuers";
-import { workspaceIssuers } from "@/lib/console/hostnames";
+import { workspaceIssuers } from "@/lib/hostnames/console";
 import { listSocialProviders, PRESET_LABELS } from "@/lib/console/social-providers";
 import { roleAtLeast } from "@/lib/console/authz";
 import { FIRST_FACTOR_LABELS, getApplicationPolicy, MFA_LABELS, PASSKEY_ENROLLMENT_LABELS, policyRows } from "@/lib/console/policy";
