@@ -32,7 +32,7 @@ const LAYERS = {
   "lib/oauth": ["lib/surfaces", "lib/authority", "lib/authn", "lib/audit", "lib/hosted", "lib/http", "lib/limits", "lib/metrics", "lib/service.ts"],
   "lib/authz": ["lib/surfaces", "lib/authority", "lib/oauth", "lib/audit", "lib/http", "lib/service.ts"],
   "lib/federation": ["lib/surfaces", "lib/authn", "lib/audit", "lib/hosted", "lib/http", "lib/outbound", "lib/service.ts"],
-  "lib/hostnames": ["lib/surfaces", "lib/federation", "lib/authority", "lib/audit", "lib/http", "lib/service.ts"],
+  "lib/hostnames": ["lib/surfaces", "lib/federation", "lib/oauth", "lib/authority", "lib/audit", "lib/http", "lib/service.ts"],
   "lib/sign-in": ["lib/surfaces", "lib/federation", "lib/authn", "lib/oauth", "lib/audit", "lib/hosted", "lib/http", "lib/metrics", "lib/service.ts"],
   // The registry of feature descriptors: above every feature folder, below every surface that reads it.
   "lib/features": ["lib/surfaces", "lib/hostnames", "lib/federation", "lib/authn", "lib/authz", "lib/clients", "lib/audit", "lib/branding", "lib/service.ts"],

@@ -2,8 +2,10 @@ import { eq } from "drizzle-orm";
 import { workspaces } from "../../db/schema";
 import { cacheGeneration, cacheIfCurrent, workspaceCacheKey, type Service } from "../service";
 import { hostOrigin, issuerFor, type Endpoint, type EndpointContext, type Workspace } from "../http/context";
-import { atDefaultHost, hostnameServing, matchHost } from "../hostnames/directory";
+import { hostnameServing, hostServes, matchHost } from "../hostnames/directory";
 import { relatedOriginsRpId } from "../hostnames/primary";
+import { RELATED_ORIGINS_PATH, relatedOriginsDocument } from "../hostnames/related-origins";
+import { atDefaultHost } from "../http/request-host";
 import { metadataWorkspace, splitIssuerPath } from "../http/issuer-paths";
 import { failureResponse, json, type ErrorFamily } from "../http/errors";
 import { hostedFailures, notFoundResponse, oauthFailures } from "../oauth/errors";
@@ -29,7 +31,6 @@ import { signInStepRoutes } from "../sign-in/steps/routes";
 import { handoffRoutes } from "../account-security/handoff-routes";
 import { portalRoutes } from "../account-security/portal-routes";
 import { handoffFailures } from "../account-security/errors";
-import { RELATED_ORIGINS_PATH, relatedOriginsDocument } from "./related-origins";
 
 export type { Route } from "../http/route";
 
@@ -273,9 +274,15 @@ export function runDecision(decision: Decision, request: Request, service: Servi
 }
 
 /**
+ * Which host serves what: the route table's part that the hostname feature decides (the directory
+ * of verified hostnames, its related origins document's path), for the listener.
+ */
+export { hostServes, RELATED_ORIGINS_PATH };
+
+/**
  * Dispatches a request under `/t/{workspace}/…` to its endpoint; unknown paths get the generic
  * 404 that an unknown workspace or client gets too. The WebAuthn related origins document
- * (./related-origins.ts) is answered too. Returns null for paths outside the table so the caller
+ * (`RELATED_ORIGINS_PATH`, the hostnames' own route) is answered too. Returns null for paths outside the table so the caller
  * can hand them to Next (hosted pages).
  */
 export async function dispatch(request: Request, service: Service, options: { machineOnly?: boolean } = {}): Promise<Response | null> {

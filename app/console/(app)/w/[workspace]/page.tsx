@@ -4,7 +4,7 @@ import { Card, Stat } from "@/components/ui/card";
 import { PageHeader, Notice } from "@/components/ui/page-header";
 import { Time } from "@/components/ui/time";
 import { CopyButton } from "@/components/ui/copy-button";
-import { OtherIssuers } from "@/components/console/other-issuers";
+import { OtherIssuers } from "@/components/hostnames/other-issuers";
 import { ActivityChart, FactorAdoptionChart } from "@/components/console/activity-chart";
 import { workspaceActivity } from "@/lib/console/activity";
 import { workspaceOverview } from "@/lib/console/workspaces";

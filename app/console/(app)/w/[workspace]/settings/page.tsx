@@ -5,7 +5,7 @@ import { PageHeader } from "@/components/ui/page-header";
 import { ConfirmedAction } from "@/components/console/confirmed-action";
 import { roleAtLeast } from "@/lib/console/authz";
 import { workspaceFootprint } from "@/lib/console/workspaces";
-import { OtherIssuers } from "@/components/console/other-issuers";
+import { OtherIssuers } from "@/components/hostnames/other-issuers";
 import { workspaceIssuers } from "@/lib/hostnames/console";
 import { getService } from "@/lib/service";
 import { actionFor } from "../../../../_lib/action-for";

@@ -15,7 +15,7 @@ import { ConnectGuide } from "@/components/console/connect-guide";
 import { CreatedSecret } from "@/components/console/created-secret";
 import { CopyButton } from "@/components/ui/copy-button";
 import { applicationFootprint, applicationSecrets, applicationSocialProviderIds, getApplication, typeLabels } from "@/lib/console/applications";
-import { OtherIssuers } from "@/components/console/other-issuers";
+import { OtherIssuers } from "@/components/hostnames/other-issuers";
 import { workspaceIssuers } from "@/lib/hostnames/console";
 import { listSocialProviders, PRESET_LABELS } from "@/lib/console/social-providers";
 import { roleAtLeast } from "@/lib/console/authz";
