@@ -21,7 +21,6 @@ export { primaryHostname, relatedOriginsRpId } from "./primary";
 
 /** A hostname's DNS ownership proof (lib/federation/dns-proof.ts): its claims, and the record's prefix. */
 const HOSTNAME_PROOF: ProofKind = { table: workspaceHostnames, name: workspaceHostnames.hostname, prefix: "latchkey-hostname-verification=" };
-export const HOSTNAME_TXT_PREFIX = HOSTNAME_PROOF.prefix;
 /** Hostnames one workspace may hold (verified or not). */
 export const MAX_HOSTNAMES = 20;
 
