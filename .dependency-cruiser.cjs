@@ -36,14 +36,14 @@ const LAYERS = {
   "lib/sign-in": ["lib/surfaces", "lib/federation", "lib/authn", "lib/oauth", "lib/audit", "lib/hosted", "lib/http", "lib/metrics", "lib/service.ts"],
   // The registry of feature descriptors: above every feature folder, below every surface that reads it.
   "lib/features": ["lib/surfaces", "lib/hostnames", "lib/federation", "lib/authn", "lib/authz", "lib/clients", "lib/audit", "lib/branding", "lib/service.ts"],
-  "lib/workspaces": ["lib/features", "lib/surfaces", "lib/hostnames", "lib/federation", "lib/authn", "lib/authz", "lib/clients", "lib/audit", "lib/branding", "lib/service.ts"],
+  "lib/workspaces": ["lib/features", "lib/surfaces", "lib/federation", "lib/authn", "lib/authz", "lib/clients", "lib/audit", "lib/branding", "lib/service.ts"],
   "lib/account-security": ["lib/features", "lib/surfaces", "lib/hostnames", "lib/sign-in", "lib/federation", "lib/workspaces", "lib/authn", "lib/authority", "lib/oauth", "lib/audit", "lib/hosted", "lib/http", "lib/limits", "lib/service.ts"],
   "lib/server": ["lib/features", "lib/surfaces", "lib/hostnames", "lib/account-security", "lib/sign-in", "lib/federation", "lib/authz", "lib/oauth", "lib/authn", "lib/hosted", "lib/http", "lib/limits", "lib/metrics", "lib/service.ts"],
   "lib/console": [
     "lib/server", "lib/features", "lib/hostnames", "lib/account-security", "lib/workspaces", "lib/sign-in", "lib/federation", "lib/authz", "lib/oauth", "lib/authn", "lib/authority",
     "lib/clients", "lib/surfaces", "lib/audit", "lib/branding", "lib/hosted", "lib/forms", "lib/http", "lib/service.ts",
   ],
-  "lib/demo": ["lib/features", "lib/server", "lib/hostnames", "lib/account-security", "lib/workspaces", "lib/hosted", "lib/http", "lib/service.ts"],
+  "lib/demo": ["lib/features", "lib/server", "lib/account-security", "lib/workspaces", "lib/hosted", "lib/http", "lib/service.ts"],
   "lib/cli": ["lib/features", "lib/console", "lib/hostnames", "lib/workspaces", "lib/federation", "lib/clients", "lib/oauth", "lib/http", "lib/service.ts"],
 };
 
