@@ -29,24 +29,24 @@ const LAYERS = {
   "lib/authority": ["lib/http", "lib/service.ts"],
   "lib/authn": ["lib/surfaces", "lib/authority", "lib/audit", "lib/http", "lib/hosted", "lib/limits", "lib/service.ts"],
   // Forms' fields and answers: the zod pieces a feature's console operations read their inputs with (an email address as lib/authn reads one).
-  "lib/forms": ["lib/authn"],
+  "lib/forms": ["lib/authn", "lib/surfaces"],
   "lib/oauth": ["lib/surfaces", "lib/authority", "lib/authn", "lib/audit", "lib/hosted", "lib/http", "lib/limits", "lib/metrics", "lib/service.ts"],
   "lib/authz": ["lib/surfaces", "lib/authority", "lib/oauth", "lib/audit", "lib/http", "lib/service.ts"],
   "lib/federation": ["lib/surfaces", "lib/authn", "lib/audit", "lib/hosted", "lib/http", "lib/outbound", "lib/service.ts"],
-  "lib/hostnames": ["lib/surfaces", "lib/federation", "lib/http", "lib/service.ts"],
+  "lib/hostnames": ["lib/forms", "lib/surfaces", "lib/federation", "lib/oauth", "lib/authority", "lib/audit", "lib/http", "lib/service.ts"],
   "lib/sign-in": ["lib/surfaces", "lib/federation", "lib/authn", "lib/oauth", "lib/audit", "lib/hosted", "lib/http", "lib/metrics", "lib/service.ts"],
   // Operator accounts, their memberships and invitations: run by the console, used by the command line.
   "lib/operators": ["lib/surfaces", "lib/forms", "lib/authn", "lib/audit", "lib/http", "lib/service.ts"],
   // The registry of feature descriptors and the one purger of their retention: above every feature folder, below every surface that reads it.
   "lib/features": ["lib/operators", "lib/surfaces", "lib/hostnames", "lib/federation", "lib/authn", "lib/authz", "lib/oauth", "lib/clients", "lib/audit", "lib/branding", "lib/limits", "lib/service.ts"],
-  "lib/workspaces": ["lib/features", "lib/surfaces", "lib/hostnames", "lib/federation", "lib/authn", "lib/authz", "lib/clients", "lib/audit", "lib/branding", "lib/service.ts"],
+  "lib/workspaces": ["lib/features", "lib/surfaces", "lib/federation", "lib/authn", "lib/authz", "lib/clients", "lib/audit", "lib/branding", "lib/service.ts"],
   "lib/account-security": ["lib/features", "lib/surfaces", "lib/hostnames", "lib/sign-in", "lib/federation", "lib/workspaces", "lib/authn", "lib/authority", "lib/oauth", "lib/audit", "lib/hosted", "lib/http", "lib/limits", "lib/service.ts"],
   "lib/server": ["lib/features", "lib/surfaces", "lib/hostnames", "lib/account-security", "lib/sign-in", "lib/federation", "lib/authz", "lib/oauth", "lib/authn", "lib/hosted", "lib/http", "lib/limits", "lib/metrics", "lib/service.ts"],
   "lib/console": [
     "lib/server", "lib/features", "lib/operators", "lib/hostnames", "lib/account-security", "lib/workspaces", "lib/sign-in", "lib/federation", "lib/authz", "lib/oauth", "lib/authn", "lib/authority",
     "lib/clients", "lib/surfaces", "lib/audit", "lib/branding", "lib/hosted", "lib/forms", "lib/http", "lib/service.ts",
   ],
-  "lib/demo": ["lib/features", "lib/server", "lib/hostnames", "lib/account-security", "lib/workspaces", "lib/hosted", "lib/http", "lib/service.ts"],
+  "lib/demo": ["lib/features", "lib/server", "lib/account-security", "lib/workspaces", "lib/hosted", "lib/http", "lib/service.ts"],
   "lib/cli": ["lib/features", "lib/operators", "lib/console", "lib/hostnames", "lib/workspaces", "lib/federation", "lib/clients", "lib/oauth", "lib/http", "lib/service.ts"],
 };
 

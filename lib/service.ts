@@ -99,7 +99,8 @@ export async function closeService(): Promise<void> {
 //   signing-key:<id>         the active signing key (private)       30 s     lib/oauth/keys.ts
 //   cors-origins:<id>        origins confirmed for reading errors    600 s    lib/oauth/cors.ts
 //                            while the database is away (only then)
-//   hostnames:directory      every verified hostname → workspace      5 s     lib/hostnames/directory.ts
+//   across:host-directory    every verified hostname → workspace      5 s     lib/hostnames/directory.ts
+//                            (any workspace's change may affect it: `acrossWorkspacesKey`)
 //
 // Nothing else cached decides anything a change can affect: client secrets, clients, tokens,
 // sessions and grants are read from the database on every request (the credential memo of
@@ -126,8 +127,15 @@ export function workspaceCacheKey(kind: WorkspaceCacheKind, workspaceId: string)
   return `${kind}:${workspaceId}`;
 }
 
-/** The key of the verified-hostname directory, which any workspace's change may affect. */
-export const HOSTNAME_DIRECTORY_KEY = "hostnames:directory";
+/** The keys of entries that any workspace's change may affect, dropped with every workspace's. */
+const ACROSS_WORKSPACES = new Set<string>();
+
+/** The key of a cache entry that any workspace's change may affect (`across:<name>`): dropped whenever one changes. */
+export function acrossWorkspacesKey(name: string): string {
+  const key = `across:${name}`;
+  ACROSS_WORKSPACES.add(key);
+  return key;
+}
 
 /**
  * Announces that `workspaceId`'s configuration changed, inside the transaction `tx` that changes
@@ -157,11 +165,11 @@ export function cacheIfCurrent(service: Pick<Service, "cache">, generation: numb
   if (cacheGeneration(service) === generation) service.cache.set(key, value);
 }
 
-/** Drops what this process caches of `workspaceId` (and the hostname directory): its next request reads the database. */
+/** Drops what this process caches of `workspaceId` (and what any workspace's change may affect): its next request reads the database. */
 export function forgetWorkspace(service: Pick<Service, "cache">, workspaceId: string): void {
   generations.set(service.cache, cacheGeneration(service) + 1);
   for (const kind of WORKSPACE_CACHE_KINDS) service.cache.delete(workspaceCacheKey(kind, workspaceId));
-  service.cache.delete(HOSTNAME_DIRECTORY_KEY);
+  for (const key of ACROSS_WORKSPACES) service.cache.delete(key);
 }
 
 const WORKSPACE_KEY_PREFIXES = WORKSPACE_CACHE_KINDS.map((kind) => `${kind}:`);
@@ -170,7 +178,7 @@ const WORKSPACE_KEY_PREFIXES = WORKSPACE_CACHE_KINDS.map((kind) => `${kind}:`);
 export function forgetEveryWorkspace(service: Pick<Service, "cache">): void {
   generations.set(service.cache, cacheGeneration(service) + 1);
   for (const key of service.cache.keys()) if (WORKSPACE_KEY_PREFIXES.some((prefix) => key.startsWith(prefix))) service.cache.delete(key);
-  service.cache.delete(HOSTNAME_DIRECTORY_KEY);
+  for (const key of ACROSS_WORKSPACES) service.cache.delete(key);
 }
 
 /**

@@ -37,7 +37,18 @@ export function sourceFiles(root = process.cwd()) {
 export function codeOf(text) {
   const scanner = ts.createScanner(ts.ScriptTarget.Latest, false, ts.LanguageVariant.JSX, text);
   let out = "";
+  // The brace depth at which each open template literal's `${` was met: its `}` resumes the template
+  // (without this, a template's tail is read as code and the comments after it with it).
+  const templates = [];
+  let depth = 0;
   for (let kind = scanner.scan(); kind !== ts.SyntaxKind.EndOfFileToken; kind = scanner.scan()) {
+    if (kind === ts.SyntaxKind.OpenBraceToken) depth++;
+    else if (kind === ts.SyntaxKind.CloseBraceToken) {
+      if (templates.length && templates.at(-1) === depth) kind = scanner.reScanTemplateToken(false);
+      else depth--;
+    }
+    if (kind === ts.SyntaxKind.TemplateHead) templates.push(depth);
+    else if (kind === ts.SyntaxKind.TemplateTail) templates.pop();
     if (kind === ts.SyntaxKind.SingleLineCommentTrivia || kind === ts.SyntaxKind.MultiLineCommentTrivia) continue;
     out += scanner.getTokenText();
   }

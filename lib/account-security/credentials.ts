@@ -28,7 +28,7 @@ import { registrationOptions, registrationUser, verifyRegistration, type WebAuth
 // Registrations in the portal: their challenges are bound to the portal session, as its verifications are.
 import { portalBinding } from "./evidence";
 
-type Ctx = Pick<EndpointContext, "service" | "workspace" | "hostname" | "origin">;
+type Ctx = Pick<EndpointContext, "service" | "workspace" | "hostname" | "origin" | "relatedOriginsRpId">;
 
 /** Who acts: the portal session (its id binds challenges and enrolments) and its user. */
 export interface PortalActor {

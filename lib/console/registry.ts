@@ -1,4 +1,9 @@
-/** Every console operation by name: the one table the console's server action dispatches through. */
+/**
+ * Every console operation by name: the one table the console's server action dispatches through.
+ * The features' own (lib/features/registry.ts, each declared in its feature's folder) and the
+ * console's, which have no feature folder yet.
+ */
+import { FEATURE_OPERATIONS } from "../features/registry";
 import {
   createApplication,
   createSecret,
@@ -13,8 +18,6 @@ import {
 } from "./applications";
 import { createApi, deleteApi, setApiActive, updateApi } from "./apis";
 import { removeUserFactor } from "./factors";
-import { OPERATORS_FEATURE } from "../operators";
-import { addHostname, makePrimaryHostname, removeHostname, setRelatedOrigins, verifyHostname } from "./hostnames";
 import { unlinkUserIdentity } from "./identities";
 import { activateKey, publishKey } from "./keys";
 import {
@@ -34,7 +37,7 @@ import { createSocialProvider, moveSocialProvider, removeSocialProvider, updateS
 import { deleteWorkspace, renameWorkspace } from "./workspaces";
 import { assignRole, createUser, deleteUser, endUserSession, removeRole, revokeUserGrant, setUserPassword, setUserStatus, updateUserProfile } from "./users";
 
-export const operations = {
+const consoleOperations = {
   createApplication,
   updateApplication,
   setApplicationActive,
@@ -81,15 +84,13 @@ export const operations = {
   removeSocialProvider,
   publishKey,
   activateKey,
-  ...OPERATORS_FEATURE.operations,
   renameWorkspace,
   deleteWorkspace,
-  addHostname,
-  verifyHostname,
-  makePrimaryHostname,
-  removeHostname,
-  setRelatedOrigins,
 };
+
+for (const name of Object.keys(FEATURE_OPERATIONS)) if (Object.hasOwn(consoleOperations, name)) throw new Error(`console operation ${name} is declared twice`);
+
+export const operations = { ...consoleOperations, ...FEATURE_OPERATIONS };
 
 export type OperationName = keyof typeof operations;
 

@@ -24,7 +24,7 @@ import { newId } from "../crypto";
 import type { Service } from "../service";
 import { RESERVED_WORKSPACE_IDS } from "../workspaces/document";
 import { expiringClientSecrets } from "./secret-expiry";
-import { workspaceIssuers } from "./hostnames";
+import { workspaceIssuers } from "../hostnames/console";
 import { ConsoleAccessError, requireOperator, type OperatorRole, type WorkspaceAccess } from "./authz";
 import { confirmField, requireConfirmation } from "./confirmation";
 import { text } from "./forms";
@@ -119,7 +119,7 @@ export interface WorkspaceOverview {
   name: string;
   /** At the primary hostname, else at the default host. */
   issuer: string;
-  /** The issuers the workspace also answers as (./hostnames.ts `workspaceIssuers`). */
+  /** The issuers the workspace also answers as (lib/hostnames/console.ts `workspaceIssuers`). */
   otherIssuers: string[];
   discovery: string;
   jwks: string;

@@ -7,11 +7,11 @@
  * app/demo/[[...path]]/route.ts binds the same handler for `next dev`.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { atDefaultHost } from "../hostnames/directory";
 import { and, eq } from "drizzle-orm";
 import { clients, workspaces } from "../../db/schema";
 import { offersPortal } from "../account-security/portal-session";
 import { logError } from "../http/log";
+import { atDefaultHost } from "../http/request-host";
 import { nodeRequest } from "../http/node-request";
 import { writeResponse, type NodeHandler } from "../server/node-server";
 import type { Service } from "../service";

@@ -17,6 +17,7 @@ import { serviceSettings } from "../../db/schema";
 import { MINUTE } from "../clock";
 import type { Service } from "../service";
 import type { Retention } from "../surfaces/retention";
+import type { Feature } from "../surfaces/feature";
 import { FEATURES } from "./registry";
 
 export const PURGE_INTERVAL_MS = 5 * MINUTE;
@@ -25,7 +26,7 @@ const BATCH = 5_000;
 const MAX_BATCHES = 20;
 
 /** Every declaration, in the registry's order. */
-export const RETENTION: readonly Retention[] = FEATURES.flatMap((f) => f.retention ?? []);
+export const RETENTION: readonly Retention[] = FEATURES.flatMap((f: Feature) => f.retention ?? []);
 
 /**
  * Deletes the rows of `table` that `where` selects, BATCH at a time (no statement holds many row

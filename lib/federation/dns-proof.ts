@@ -1,7 +1,7 @@
 /**
  * The DNS ownership proof, one rule for everything a workspace claims by a TXT record: an
- * organization's email domains (./domains.ts) and the workspace's authentication hostnames
- * (lib/hostnames). It owns:
+ * organization's email domains (./domains.ts) and whatever else a feature claims so (its
+ * `ProofKind`: the workspace's authentication hostnames). It owns:
  *
  * - the lookup: the TXT records at `_latchkey.<name>`, through a resolver seam tests replace,
  *   bounded in time; a DNS failure of any kind is an answer ("not found yet"), never an exception;
@@ -16,7 +16,8 @@
 import { Resolver } from "node:dns/promises";
 import { and, eq, isNull, or, sql } from "drizzle-orm";
 import type { Database } from "../../db/client";
-import { organizationDomains, workspaceHostnames } from "../../db/schema";
+import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
+import { organizationDomains } from "../../db/schema";
 
 export const TXT_RECORD_LABEL = "_latchkey";
 /** A DNS answer slower than this counts as "not found yet". */
@@ -37,6 +38,12 @@ export const systemResolveTxt: TxtResolver = (name) => {
   return Promise.race([resolver.resolveTxt(name), timeout]).finally(() => clearTimeout(timer));
 };
 
+/**
+ * Where a proof asked from the console looks for TXT records; tests replace it. The lookup runs
+ * before the operation's transaction opens (a slow DNS server must not hold the database).
+ */
+export const proofDns: { resolveTxt: TxtResolver } = { resolveTxt: systemResolveTxt };
+
 export type TxtLookup = { ok: true; records: string[] } | { ok: false; reason: string };
 
 /**
@@ -56,16 +63,26 @@ export async function lookupVerificationRecords(name: string, resolveTxt: TxtRes
   }
 }
 
-/** What is proved by DNS: each kind's table, the column holding its name, and the record's prefix. */
-const KINDS = {
-  domain: { table: organizationDomains, name: organizationDomains.domain, prefix: "latchkey-domain-verification=" },
-  hostname: { table: workspaceHostnames, name: workspaceHostnames.hostname, prefix: "latchkey-hostname-verification=" },
-} as const;
+/** A table of claims proved by DNS: each row a name claimed by a workspace, with its challenge and how it was verified. */
+export type ProofTable = PgTable & {
+  id: PgColumn;
+  workspaceId: PgColumn;
+  verificationToken: PgColumn;
+  verifiedAt: PgColumn;
+  verificationMethod: PgColumn;
+};
 
-export type ProofKind = keyof typeof KINDS;
+/** What is proved by DNS, declared by whoever owns the claims: its table, the column holding its name, and the record's prefix. */
+export interface ProofKind {
+  table: ProofTable;
+  name: PgColumn;
+  prefix: string;
+}
 
-export const DOMAIN_TXT_PREFIX = KINDS.domain.prefix;
-export const HOSTNAME_TXT_PREFIX = KINDS.hostname.prefix;
+/** An organization's email domain (./domains.ts). */
+export const DOMAIN_PROOF: ProofKind = { table: organizationDomains, name: organizationDomains.domain, prefix: "latchkey-domain-verification=" };
+
+export const DOMAIN_TXT_PREFIX = DOMAIN_PROOF.prefix;
 
 /** A claim as read before its records are judged. */
 export interface DnsClaim {
@@ -79,7 +96,7 @@ export interface DnsClaim {
 
 /** The TXT record that proves a claim, for the console and the workspace file to show. */
 export function proofRecord(kind: ProofKind, claim: { name: string; verificationToken: string }): { name: string; value: string } {
-  return { name: `${TXT_RECORD_LABEL}.${claim.name}`, value: `${KINDS[kind].prefix}${claim.verificationToken}` };
+  return { name: `${TXT_RECORD_LABEL}.${claim.name}`, value: `${kind.prefix}${claim.verificationToken}` };
 }
 
 export type DnsProof =
@@ -107,10 +124,10 @@ export async function recordDnsProof(
   }
   if (claim.verificationMethod === "dns") return { proved: true, changed: false };
   await input.beforeWrite?.();
-  const { table, name: nameColumn } = KINDS[kind];
+  const { table, name: nameColumn } = kind;
   const written = await db
     .update(table)
-    .set({ verifiedAt: input.now, verificationMethod: "dns" })
+    .set({ verifiedAt: input.now, verificationMethod: "dns" } as never)
     .where(
       and(
         eq(table.workspaceId, input.workspaceId),
@@ -139,10 +156,10 @@ export async function recordDnsProof(
  * `changed` is false when it was verified already; null when the claim no longer exists.
  */
 export async function recordOperatorMark(db: Database, kind: ProofKind, input: { workspaceId: string; id: string; now: Date }): Promise<{ changed: boolean } | null> {
-  const { table } = KINDS[kind];
+  const { table } = kind;
   const written = await db
     .update(table)
-    .set({ verifiedAt: input.now, verificationMethod: "operator" })
+    .set({ verifiedAt: input.now, verificationMethod: "operator" } as never)
     .where(and(eq(table.workspaceId, input.workspaceId), eq(table.id, input.id), isNull(table.verifiedAt)))
     .returning({ id: table.id });
   if (written.length > 0) return { changed: true };

@@ -12,9 +12,9 @@ import { and, asc, eq, isNotNull } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import { organizationDomains, organizations } from "../../db/schema";
 import { newId, randomToken } from "../crypto";
-import { DOMAIN_TXT_PREFIX, lookupVerificationRecords, proofRecord, recordDnsProof, recordOperatorMark, type TxtLookup, type TxtResolver } from "./dns-proof";
+import { DOMAIN_PROOF, DOMAIN_TXT_PREFIX, lookupVerificationRecords, proofRecord, recordDnsProof, recordOperatorMark, type TxtLookup, type TxtResolver } from "./dns-proof";
 
-// The DNS proof (its lookup, record and write) is ./dns-proof.ts's, shared with hostnames.
+// The DNS proof (its lookup, record and write) is ./dns-proof.ts's, shared with every name a workspace claims by DNS.
 export { DNS_TIMEOUT_MS, lookupVerificationRecords, systemResolveTxt, TXT_RECORD_LABEL, type TxtLookup, type TxtResolver } from "./dns-proof";
 export const TXT_RECORD_PREFIX = DOMAIN_TXT_PREFIX;
 
@@ -94,7 +94,7 @@ export function normalizeDomain(input: string): string {
 
 /** The TXT record that proves control of a claimed domain, for the console to show. */
 export function txtRecordFor(claim: { domain: string; verificationToken: string }): { name: string; value: string } {
-  return proofRecord("domain", { name: claim.domain, verificationToken: claim.verificationToken });
+  return proofRecord(DOMAIN_PROOF, { name: claim.domain, verificationToken: claim.verificationToken });
 }
 
 export async function listDomains(db: Database, workspaceId: string, organizationId: string): Promise<DomainInfo[]> {
@@ -182,7 +182,7 @@ async function claimed(db: Database, input: { workspaceId: string; domainId: str
 }
 
 async function proveDomain(db: Database, input: { workspaceId: string; now: Date }, current: DomainInfo, lookup: TxtLookup): Promise<DnsVerification> {
-  const proof = await recordDnsProof(db, "domain", { workspaceId: input.workspaceId, claim: { ...current, name: current.domain }, lookup, now: input.now });
+  const proof = await recordDnsProof(db, DOMAIN_PROOF, { workspaceId: input.workspaceId, claim: { ...current, name: current.domain }, lookup, now: input.now });
   if ("gone" in proof) throw new DomainError("not_found", "This domain is no longer claimed");
   if (!proof.proved) return { verified: false, domain: current, reason: proof.reason };
   if (!proof.changed) return { verified: true, domain: current, changed: false };
@@ -201,7 +201,7 @@ export async function markDomainVerified(
 ): Promise<{ domain: DomainInfo; changed: boolean }> {
   const current = await claimed(db, input);
   if (current.verifiedAt !== null) return { domain: current, changed: false };
-  const marked = await recordOperatorMark(db, "domain", { workspaceId: input.workspaceId, id: current.id, now: input.now });
+  const marked = await recordOperatorMark(db, DOMAIN_PROOF, { workspaceId: input.workspaceId, id: current.id, now: input.now });
   const after = marked && (await getDomain(db, input.workspaceId, current.id));
   if (!marked || !after) throw new DomainError("not_found", "This domain is no longer claimed");
   return { domain: after, changed: marked.changed };

@@ -5,6 +5,18 @@
  */
 import { z } from "zod";
 import { EMAIL_MAX_LENGTH, parseEmail } from "../authn/email-address";
+import { fieldError } from "../surfaces/operation";
+
+/** FormData as a plain object: a field given once is a string, a repeated one an array. */
+export function formDataObject(form: FormData): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const key of new Set(form.keys())) {
+    if (key.startsWith("$ACTION")) continue;
+    const values = form.getAll(key).filter((v): v is string => typeof v === "string");
+    out[key] = values.length === 1 ? values[0] : values;
+  }
+  return out;
+}
 
 /** A textarea of one value per line (blank lines and surrounding spaces dropped). */
 export const lines = (max = 100, what = "values") =>
@@ -61,3 +73,15 @@ export const email = () =>
     .max(EMAIL_MAX_LENGTH, `Use at most ${EMAIL_MAX_LENGTH} characters`)
     .refine((value) => parseEmail(value) !== null, "Enter an email address")
     .transform((value) => parseEmail(value)!.display);
+
+/**
+ * Destructive operations are confirmed by typing what is being removed: the check is on the
+ * server, so a form without its dialog still cannot delete. The typed confirmation is optional in
+ * the schema, so its absence is reported beside the field.
+ */
+export const confirmField = () => z.preprocess((v) => (typeof v === "string" ? v.trim() : undefined), z.string().max(300).optional());
+
+/** Refuses unless `typed` is exactly `expected` (the client id, audience, role name or workspace id). */
+export function requireConfirmation(typed: string | undefined, expected: string, what: string): void {
+  if (typed !== expected) throw fieldError("confirm", `Type ${what} exactly to confirm`);
+}

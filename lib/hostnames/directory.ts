@@ -10,9 +10,10 @@
  */
 import { isNotNull } from "drizzle-orm";
 import { workspaceHostnames } from "../../db/schema";
-import { requestHostOf, splitHost } from "../http/request-host";
+import { defaultHost, requestHostOf, splitHost } from "../http/request-host";
 import type { HeaderSource } from "../http/client-address";
-import { HOSTNAME_DIRECTORY_KEY, type Service } from "../service";
+import { acrossWorkspacesKey, type Service } from "../service";
+import { atDefaultHost } from "../http/request-host";
 
 /** Another instance's change reaches this one within this long even when its announcement is lost. */
 export const DIRECTORY_TTL_MS = 5_000;
@@ -33,19 +34,7 @@ interface Directory {
   at: number;
 }
 
-const KEY = HOSTNAME_DIRECTORY_KEY;
-const DEFAULT_HOST_KEY = "hostnames:default-host";
-
-function defaultHost(service: Service): { host: string; port: string } {
-  let cached = service.cache.get(DEFAULT_HOST_KEY) as { host: string; port: string } | undefined;
-  if (!cached) {
-    const url = new URL(service.config.publicUrl);
-    cached = { host: url.host, port: url.port };
-    service.cache.set(DEFAULT_HOST_KEY, cached);
-  }
-  return cached;
-}
-
+const KEY = acrossWorkspacesKey("host-directory");
 async function directory(service: Service): Promise<Directory> {
   const held = service.cache.get(KEY) as Promise<Directory> | undefined;
   if (held) {
@@ -100,24 +89,23 @@ export function hostnameServing(match: HostMatch, workspaceId: string): string |
   return undefined;
 }
 
-/** Whether the request came to the default host: no lookup, no await (the listener's fast path). */
-export function atDefaultHost(service: Service, headers: HeaderSource): boolean {
-  const own = defaultHost(service).host;
-  // The common case, decided without parsing: `Host` exactly as PUBLIC_URL writes it (or none).
-  if (!service.config.trustProxy || headers.get("x-forwarded-host") === null) {
-    const raw = headers.get("host");
-    if (raw === null || raw === own) return true;
-  }
-  const named = requestHostOf(headers, service.config.trustProxy);
-  return named.kind === "none" || (named.kind === "host" && named.host === own);
-}
-
 /**
  * Paths a workspace hostname serves besides its workspace's issuer: the pages' static files and
  * the WebAuthn related-origins document. Not the rest of `/_next/` (its image optimizer renders
  * any path it is given, the console's included).
  */
 const HOSTNAME_SHARED_PATHS = ["/_next/static/", "/.well-known/webauthn", "/favicon.ico"];
+
+/**
+ * Whether the request's host serves `pathname`: at the default host everything, decided without a
+ * lookup (the listener's fast path: `true`, no await); at a verified hostname its workspace's issuer
+ * and the shared files (`hostnameServesPath`); at any other host nothing. The promise rejects
+ * when the directory cannot be read: the caller fails closed (503).
+ */
+export function hostServes(service: Service, headers: HeaderSource, pathname: string): true | Promise<boolean> {
+  if (atDefaultHost(service, headers)) return true;
+  return matchHost(service, headers).then((match) => match.kind === "hostname" && hostnameServesPath(match.workspaceId, pathname));
+}
 
 /**
  * Whether a workspace hostname serves `pathname`: its workspace's issuer (`/t/<id>` and what is

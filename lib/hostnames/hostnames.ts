@@ -13,10 +13,14 @@ import type { Database } from "../../db/client";
 import { grants, hostedSessions, workspaceHostnames, workspaces } from "../../db/schema";
 import { newId, randomToken } from "../crypto";
 import { DomainError, normalizeDomain } from "../federation/domains";
-import { HOSTNAME_TXT_PREFIX, lookupVerificationRecords, proofRecord, recordDnsProof, recordOperatorMark, type DnsProof, type TxtLookup, type TxtResolver } from "../federation/dns-proof";
+import { lookupVerificationRecords, proofRecord, recordDnsProof, recordOperatorMark, type DnsProof, type ProofKind, type TxtLookup, type TxtResolver } from "../federation/dns-proof";
 import { issuerFor } from "../http/context";
+import { isPrimaryHostname, primaryHostname } from "./primary";
 
-export { HOSTNAME_TXT_PREFIX };
+export { primaryHostname, relatedOriginsRpId } from "./primary";
+
+/** A hostname's DNS ownership proof (lib/federation/dns-proof.ts): its claims, and the record's prefix. */
+const HOSTNAME_PROOF: ProofKind = { table: workspaceHostnames, name: workspaceHostnames.hostname, prefix: "latchkey-hostname-verification=" };
 /** Hostnames one workspace may hold (verified or not). */
 export const MAX_HOSTNAMES = 20;
 
@@ -76,7 +80,7 @@ export function normalizeHostname(input: string, publicUrl?: string): string {
 
 /** The TXT record that proves control of a hostname, for the console and the workspace file to show. */
 export function hostnameTxtRecord(h: { hostname: string; verificationToken: string }): { name: string; value: string } {
-  return proofRecord("hostname", { name: h.hostname, verificationToken: h.verificationToken });
+  return proofRecord(HOSTNAME_PROOF, { name: h.hostname, verificationToken: h.verificationToken });
 }
 
 export async function listHostnames(db: Database, workspaceId: string): Promise<HostnameInfo[]> {
@@ -87,21 +91,11 @@ export async function listHostnames(db: Database, workspaceId: string): Promise<
 /** The workspace's verified hostnames, primary first. */
 export async function verifiedHostnames(db: Database, workspaceId: string): Promise<string[]> {
   const rows = await db
-    .select({ hostname: workspaceHostnames.hostname, primary: workspaceHostnames.primary })
+    .select({ hostname: workspaceHostnames.hostname, primary: workspaceHostnames.primary, verifiedAt: workspaceHostnames.verifiedAt })
     .from(workspaceHostnames)
     .where(and(eq(workspaceHostnames.workspaceId, workspaceId), isNotNull(workspaceHostnames.verifiedAt)))
     .orderBy(asc(workspaceHostnames.hostname));
-  return [...rows.filter((r) => r.primary), ...rows.filter((r) => !r.primary)].map((r) => r.hostname);
-}
-
-/** The workspace's primary hostname, null when it has none (the default host is then its primary address). */
-export async function primaryHostname(db: Database, workspaceId: string): Promise<string | null> {
-  const [row] = await db
-    .select({ hostname: workspaceHostnames.hostname })
-    .from(workspaceHostnames)
-    .where(and(eq(workspaceHostnames.workspaceId, workspaceId), eq(workspaceHostnames.primary, true), isNotNull(workspaceHostnames.verifiedAt)))
-    .limit(1);
-  return row?.hostname ?? null;
+  return [...rows.filter(isPrimaryHostname), ...rows.filter((r) => !isPrimaryHostname(r))].map((r) => r.hostname);
 }
 
 /** The issuer the console shows for a workspace: at its primary hostname, or at the default host. */
@@ -173,7 +167,7 @@ async function claimedHostname(db: Database, input: { workspaceId: string; id: s
 
 async function proveHostname(db: Database, input: { workspaceId: string; now: Date }, current: HostnameInfo, lookup: TxtLookup): Promise<HostnameVerification> {
   const proof = await verifiedHereOnly(current.hostname, () =>
-    recordDnsProof(db, "hostname", {
+    recordDnsProof(db, HOSTNAME_PROOF, {
       workspaceId: input.workspaceId,
       claim: { ...current, name: current.hostname },
       lookup,
@@ -203,7 +197,7 @@ export async function markHostnameVerifiedByOperator(db: Database, input: { work
   const current = await claimedHostname(db, input);
   if (current.verifiedAt !== null) return { verified: true, hostname: current, changed: false };
   if (await verifiedElsewhere(db, input.workspaceId, current.hostname)) throw TAKEN(current.hostname);
-  const marked = await verifiedHereOnly(current.hostname, () => recordOperatorMark(db, "hostname", input));
+  const marked = await verifiedHereOnly(current.hostname, () => recordOperatorMark(db, HOSTNAME_PROOF, input));
   return afterProof(db, input.workspaceId, current, marked ? { proved: true, changed: marked.changed } : { proved: false, gone: true });
 }
 

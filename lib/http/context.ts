@@ -24,6 +24,13 @@ export interface EndpointContext {
   /** `/t/{workspace}`: the path prefix, also the hosted cookies' Path. */
   basePath: string;
   /**
+   * The RP ID every hostname of the workspace shares under WebAuthn related origins: its primary
+   * hostname while the setting is on, else null (each host its own RP ID); always null at the
+   * default host. The primary hostname's rule is the hostname feature's (read by lib/server's
+   * `contextFor`); asked at most once per request, and only when a ceremony needs it.
+   */
+  relatedOriginsRpId(): Promise<string | null>;
+  /**
    * The request limits declared for the route being served (lib/http/route.ts `limits`), for
    * those counted per a subject the endpoint learns: the client, once authenticated. None outside
    * a route.
@@ -50,9 +57,25 @@ export function issuerFor(publicUrl: string, workspaceId: string, hostname: stri
 }
 
 /** The context of a workspace's endpoint at a hostname (null: the default host). */
-export function contextFor(service: Service, workspace: Workspace, hostname: string | null = null): EndpointContext {
+export function contextFor(
+  service: Service,
+  workspace: Workspace,
+  hostname: string | null = null,
+  /** At a hostname: how its WebAuthn relying party is read (lib/server/router.ts `contextFor` gives lib/hostnames' rule). */
+  relatedOriginsRpId?: () => Promise<string | null>,
+): EndpointContext {
   const { publicUrl } = service.config;
-  return { service, workspace, hostname, origin: hostOrigin(publicUrl, hostname), issuer: issuerFor(publicUrl, workspace.id, hostname), basePath: `/t/${workspace.id}` };
+  let rpId: Promise<string | null> | undefined;
+  return {
+    service,
+    workspace,
+    hostname,
+    origin: hostOrigin(publicUrl, hostname),
+    issuer: issuerFor(publicUrl, workspace.id, hostname),
+    basePath: `/t/${workspace.id}`,
+    // Read once, when a ceremony first asks; never at the default host.
+    relatedOriginsRpId: () => (hostname === null || !relatedOriginsRpId ? Promise.resolve(null) : (rpId ??= relatedOriginsRpId())),
+  };
 }
 
 /**

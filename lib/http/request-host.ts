@@ -1,4 +1,5 @@
 import { isIP } from "node:net";
+import type { Service } from "../service";
 import type { HeaderSource } from "./client-address";
 
 /**
@@ -51,4 +52,30 @@ export function splitHost(host: string): { name: string; port: string | null } {
   const colon = host.lastIndexOf(":");
   if (colon === -1 || host.endsWith("]")) return { name: host, port: null };
   return { name: host.slice(0, colon), port: host.slice(colon + 1) };
+}
+
+type HostService = Pick<Service, "cache" | "config">;
+const DEFAULT_HOST_KEY = "default-host";
+
+/** The installation's default host (PUBLIC_URL's `host[:port]`) and its port, which every workspace hostname shares. */
+export function defaultHost(service: HostService): { host: string; port: string } {
+  let cached = service.cache.get(DEFAULT_HOST_KEY) as { host: string; port: string } | undefined;
+  if (!cached) {
+    const url = new URL(service.config.publicUrl);
+    cached = { host: url.host, port: url.port };
+    service.cache.set(DEFAULT_HOST_KEY, cached);
+  }
+  return cached;
+}
+
+/** Whether the request came to the default host, which serves every workspace: no lookup, no await (the listener's fast path). */
+export function atDefaultHost(service: HostService, headers: HeaderSource): boolean {
+  const own = defaultHost(service).host;
+  // The common case, decided without parsing: `Host` exactly as PUBLIC_URL writes it (or none).
+  if (!service.config.trustProxy || headers.get("x-forwarded-host") === null) {
+    const raw = headers.get("host");
+    if (raw === null || raw === own) return true;
+  }
+  const named = requestHostOf(headers, service.config.trustProxy);
+  return named.kind === "none" || (named.kind === "host" && named.host === own);
 }

@@ -32,7 +32,7 @@ export const ISSUER_ROUTE_CSP = "default-src 'none'; style-src 'unsafe-inline'; 
  * /federation/callback and a SAML connection's ACS and SP metadata, and the workspace's logo under /branding/logo/), as opposed to the hosted pages
  * Next renders there (the portal page itself is /account); and the issuer's RFC 8414 metadata
  * path, /.well-known/oauth-authorization-server/t/{workspace} (lib/http/issuer-paths.ts); and
- * the WebAuthn related origins document, /.well-known/webauthn (lib/server/related-origins.ts),
+ * the WebAuthn related origins document, /.well-known/webauthn (lib/hostnames/related-origins.ts),
  * which the production listener answers directly too.
  * tests/dispatch/security-headers.test.ts checks it against the table.
  */

@@ -3,7 +3,6 @@ import { getService } from "../service";
 import { errorToResponse, notFoundResponse } from "../oauth/errors";
 import { toWebResponse } from "../http/response";
 import { dispatch, findRoute, routes, runEndpoint, type Route } from "./router";
-import { relatedOriginsDocument } from "./related-origins";
 
 type RouteContext = { params: Promise<{ tenant: string }> };
 type Handler = (request: Request, context: RouteContext) => Promise<Response>;
@@ -101,7 +100,7 @@ export function pathsBelow(prefix: `/${string}`): string[] {
 
 const relatedOrigins = async (request: Request): Promise<Response> => {
   try {
-    return toWebResponse(await relatedOriginsDocument(request, await getService()));
+    return toWebResponse((await dispatch(request, await getService())) ?? notFoundResponse());
   } catch (error) {
     return toWebResponse(errorToResponse(error));
   }
@@ -109,6 +108,6 @@ const relatedOrigins = async (request: Request): Promise<Response> => {
 
 /**
  * Every method of `/.well-known/webauthn` (app/.well-known/webauthn/route.ts), answered by the
- * one function the production listener calls (./related-origins.ts).
+ * route table as the production listener (`dispatch`).
  */
 export const RELATED_ORIGINS_HANDLERS = Object.fromEntries(METHODS.map((m) => [m, relatedOrigins])) as Record<Method, (request: Request) => Promise<Response>>;

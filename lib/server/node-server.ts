@@ -16,9 +16,7 @@ import { requestTargetOf } from "../http/request-target";
 import { nodeRequest } from "../http/node-request";
 import { rawResponse } from "../http/response";
 import { ISSUER_ROUTE_CSP, SECURITY_HEADERS } from "../http/security-headers";
-import { directDecision, refusedPasswordPost, runDecision, type Decision } from "./router";
-import { atDefaultHost, hostnameServesPath, matchHost } from "../hostnames/directory";
-import { RELATED_ORIGINS_PATH, relatedOriginsDocument } from "./related-origins";
+import { directDecision, dispatch, hostServes, refusedPasswordPost, RELATED_ORIGINS_PATH, runDecision, type Decision } from "./router";
 import { observeRequest, type RequestObserver } from "./request-log";
 
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => unknown;
@@ -131,9 +129,9 @@ const holdFor = (ms: number) => () => new Promise<void>((resolve) => setTimeout(
  * The listener: stamps the client address the limiter keys on (overwriting whatever a client
  * sent under that name) and the request's id, decides the request target (a path not in normal
  * form, or a target in neither origin nor absolute form: 400; lib/http/request-target.ts),
- * observes the request until its answer is done (one log line, and its count once METRICS_PORT
- * enables it: ./request-log.ts), answers `/healthz` and `/readyz`, serves nothing at a host that is neither
- * the default host nor a verified hostname (lib/hostnames/directory.ts), then
+ * observes the request until its answer is done (one log line, the HTTP metrics:
+ * ./request-log.ts), answers `/healthz` and `/readyz`, serves nothing at a host that is neither
+ * the default host nor a verified hostname (./router.ts `hostServes`), then
  * machine-facing endpoints directly
  * (under `/t/`, and RFC 8414's `/.well-known/oauth-authorization-server/t/…`),
  * methods the application does not serve with 405/501, and hands the rest to `next`.
@@ -177,16 +175,17 @@ export function createRequestListener(service: Service, origin: string, next: No
       return;
     }
     if (ahead?.(req, res)) return;
-    if (atDefaultHost(service, nodeHeaders(req))) return proceed(req, res, pathname, method);
+    const served = hostServes(service, nodeHeaders(req), pathname);
+    if (served === true) return proceed(req, res, pathname, method);
     // Another host: a verified workspace hostname serves its own workspace only; any other host,
     // or one that is not a valid host name, nothing.
-    matchHost(service, nodeHeaders(req)).then(
-      (match) => {
-        if (match.kind === "hostname" && hostnameServesPath(match.workspaceId, pathname)) return proceed(req, res, pathname, method);
+    served.then(
+      (serves) => {
+        if (serves) return proceed(req, res, pathname, method);
         void writeResponse(notFoundResponse(), res, ISSUER_PATH_HEADERS);
       },
       (error) => {
-        // The hostnames could not be read: nothing is served under a host we cannot place (fail closed).
+        // The verified hostnames could not be read: nothing is served under a host we cannot place (fail closed).
         logError("hostname lookup failed", loggableError(error), requestId, log);
         if (!res.headersSent) res.writeHead(503, { ...ISSUER_PATH_HEADERS, "content-type": "application/json", "retry-after": "5" });
         res.end('{"error":"temporarily_unavailable"}');
@@ -203,8 +202,8 @@ export function createRequestListener(service: Service, origin: string, next: No
   function proceed(req: IncomingMessage, res: ServerResponse, pathname: string, method: string): void {
     // The WebAuthn related origins document: answered here whatever the method, as its route file answers it.
     if (pathname === RELATED_ORIGINS_PATH) {
-      relatedOriginsDocument(nodeRequest(req, origin), service)
-        .then((response) => writeResponse(response, res, ISSUER_PATH_HEADERS))
+      dispatch(nodeRequest(req, origin), service)
+        .then((response) => writeResponse(response ?? notFoundResponse(), res, ISSUER_PATH_HEADERS))
         .catch((error) => failed(res, error));
       return;
     }

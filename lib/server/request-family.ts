@@ -113,7 +113,7 @@ export function requestPlace(target: string): RequestPlace {
   if (pathname.startsWith("/.well-known/")) {
     const workspace = metadataWorkspace(pathname);
     if (workspace !== null) return { family: "discovery", workspace };
-    // The WebAuthn related origins document (lib/server/related-origins.ts).
+    // The WebAuthn related origins document (lib/hostnames/related-origins.ts).
     if (pathname === "/.well-known/webauthn") return { family: "discovery", workspace: null };
   }
   return { family: "other", workspace: null };

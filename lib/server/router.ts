@@ -1,8 +1,11 @@
 import { eq } from "drizzle-orm";
 import { workspaces } from "../../db/schema";
 import { cacheGeneration, cacheIfCurrent, workspaceCacheKey, type Service } from "../service";
-import { contextFor, type Endpoint, type EndpointContext, type Workspace } from "../http/context";
-import { atDefaultHost, hostnameServing, matchHost } from "../hostnames/directory";
+import { contextFor as contextAt, type Endpoint, type EndpointContext, type Workspace } from "../http/context";
+import { hostnameServing, hostServes, matchHost } from "../hostnames/directory";
+import { relatedOriginsRpId } from "../hostnames/primary";
+import { RELATED_ORIGINS_PATH, relatedOriginsDocument } from "../hostnames/related-origins";
+import { atDefaultHost } from "../http/request-host";
 import { metadataWorkspace, splitIssuerPath } from "../http/issuer-paths";
 import { failureResponse, json, type ErrorFamily } from "../http/errors";
 import { hostedFailures, notFoundResponse, oauthFailures } from "../oauth/errors";
@@ -28,10 +31,8 @@ import { signInStepRoutes } from "../sign-in/steps/routes";
 import { handoffRoutes } from "../account-security/handoff-routes";
 import { portalRoutes } from "../account-security/portal-routes";
 import { handoffFailures } from "../account-security/errors";
-import { RELATED_ORIGINS_PATH, relatedOriginsDocument } from "./related-origins";
 
 export type { Route } from "../http/route";
-export { contextFor } from "../http/context";
 
 /** Every endpoint under `/t/{workspace}`: the one table the custom server and the route.ts files share. */
 export const routes: Route[] = [
@@ -101,6 +102,10 @@ export async function resolveWorkspace(service: Service, id: string): Promise<Wo
   return value;
 }
 
+/** The context of a workspace's endpoint at a hostname (null: the default host), with the hostname's WebAuthn relying party (lib/hostnames). */
+export function contextFor(service: Service, workspace: Workspace, hostname: string | null = null): EndpointContext {
+  return contextAt(service, workspace, hostname, () => relatedOriginsRpId(service.db, workspace.id));
+}
 
 /**
  * The hostname a request for `workspaceId` is served under (lib/hostnames): null at the default
@@ -258,9 +263,15 @@ export function runDecision(decision: Decision, request: Request, service: Servi
 }
 
 /**
+ * Which host serves what: the route table's part that the hostname feature decides (the directory
+ * of verified hostnames, its related origins document's path), for the listener.
+ */
+export { hostServes, RELATED_ORIGINS_PATH };
+
+/**
  * Dispatches a request under `/t/{workspace}/…` to its endpoint; unknown paths get the generic
  * 404 that an unknown workspace or client gets too. The WebAuthn related origins document
- * (./related-origins.ts) is answered too. Returns null for paths outside the table so the caller
+ * (`RELATED_ORIGINS_PATH`, the hostnames' own route) is answered too. Returns null for paths outside the table so the caller
  * can hand them to Next (hosted pages).
  */
 export async function dispatch(request: Request, service: Service, options: { machineOnly?: boolean } = {}): Promise<Response | null> {

@@ -6,6 +6,7 @@
  */
 import type { AnyOperation } from "./operation";
 import type { Retention } from "./retention";
+import type { AnyWorkspaceSection } from "./workspace-file";
 
 export interface Feature {
   /** The feature's name, kebab-case, as its folder is named. */
@@ -14,6 +15,8 @@ export interface Feature {
   operations?: Readonly<Record<string, AnyOperation>>;
   /** Its short-lived rows and how long each is kept past its expiry. */
   retention?: readonly Retention[];
+  /** Its section of the workspace file: keys, schema, checks, import step and export (./workspace-file.ts). */
+  workspaceFile?: AnyWorkspaceSection;
 }
 
 export const defineFeature = <F extends Feature>(f: F): F => f;

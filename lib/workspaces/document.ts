@@ -6,7 +6,8 @@
  *
  * The code is in ./document/: one file per section of the document (auth-policy, applications, apis,
  * api-grants, roles, organizations, users), each with its schema and its cross-entity checks;
- * schema.ts assembles them and validate.ts runs them. This file is the public entry.
+ * schema.ts assembles them with the features' sections (lib/surfaces/workspace-file.ts, declared in
+ * each feature's folder) and validate.ts runs them. This file is the public entry.
  */
 export { WorkspaceFileError, type WorkspaceFileIssue } from "./document/errors";
 export { displayEmail, IDENTITY_SCOPES, normalizeEmail, RESERVED_WORKSPACE_IDS } from "./document/fields";

@@ -1,7 +1,7 @@
 /**
  * The console's Hostnames page, tested on lib/console as the server actions run it (runOperation):
- * a hostname added, verified through the DNS resolver seam organization domains use (replaced
- * here), served at once when verified, never verifiable by a second workspace, made primary only
+ * a hostname added, verified through the DNS proof's resolver seam (lib/federation/dns-proof.ts
+ * `proofDns`, replaced here), served at once when verified, never verifiable by a second workspace, made primary only
  * once verified, removed (ending what it served); WebAuthn related origins switched; each change one
  * audit event as the catalogue declares it; administrators only.
  */
@@ -9,12 +9,12 @@ import { and, eq } from "drizzle-orm";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { auditEvents, grants, hostedSessions } from "../../db/schema";
 import { summarizeAuditEvent } from "../../lib/audit/summary";
-import { workspaceIssuers } from "../../lib/console/hostnames";
+import { workspaceIssuers } from "../../lib/hostnames/console";
 import { runOperation } from "../../lib/console/operation";
-import { domainDns } from "../../lib/console/organizations";
 import { operations } from "../../lib/console/registry";
 import { ensureSystemWorkspace } from "../../lib/console/system";
 import { workspaceOverview } from "../../lib/console/workspaces";
+import { proofDns } from "../../lib/federation/dns-proof";
 import { systemResolveTxt } from "../../lib/federation/domains";
 import { hostnameTxtRecord, listHostnames, relatedOriginsOn } from "../../lib/hostnames/hostnames";
 import { contextFor, resolveWorkspace } from "../../lib/server/router";
@@ -47,7 +47,7 @@ beforeAll(async () => {
 });
 
 afterEach(() => {
-  domainDns.resolveTxt = systemResolveTxt;
+  proofDns.resolveTxt = systemResolveTxt;
 });
 
 type Name = keyof typeof operations;
@@ -72,7 +72,7 @@ async function onlyEvent(type: string, workspaceId = W) {
 const hostnameRow = async (hostname: string, workspaceId = W) => (await listHostnames(h.service.db, workspaceId)).find((r) => r.hostname === hostname);
 const discoveryAt = (host: string, workspaceId = W) => call(h, `/t/${workspaceId}/.well-known/openid-configuration`, { headers: { host } });
 const recordFound = (hostname: { hostname: string; verificationToken: string }) => {
-  domainDns.resolveTxt = async (name) => (name === hostnameTxtRecord(hostname).name ? [[hostnameTxtRecord(hostname).value]] : []);
+  proofDns.resolveTxt = async (name) => (name === hostnameTxtRecord(hostname).name ? [[hostnameTxtRecord(hostname).value]] : []);
 };
 
 /** authorize → hosted password sign-in → code → tokens, every request to `host`: a hosted session and a grant there. */
@@ -131,14 +131,14 @@ describe("verifying a hostname by DNS", () => {
   it("record missing: the reason is shown, nothing changes, nothing is served, nothing is audited", async () => {
     const row = (await hostnameRow(LOGIN))!;
     const asked: string[] = [];
-    domainDns.resolveTxt = async (name) => {
+    proofDns.resolveTxt = async (name) => {
       asked.push(name);
       throw Object.assign(new Error("nxdomain"), { code: "ENOTFOUND" });
     };
     const missing = await run(admin, "verifyHostname", { hostname_id: row.id, hostname: LOGIN });
     expect(missing).toMatchObject({ ok: false, formError: expect.stringContaining(`Not found yet: no TXT record at _latchkey.${LOGIN}`) });
     expect(asked).toEqual([`_latchkey.${LOGIN}`]);
-    domainDns.resolveTxt = async () => [["latchkey-hostname-verification=someone-elses-token"]];
+    proofDns.resolveTxt = async () => [["latchkey-hostname-verification=someone-elses-token"]];
     expect(await run(admin, "verifyHostname", { hostname_id: row.id, hostname: LOGIN })).toMatchObject({
       ok: false,
       formError: expect.stringContaining(`do not include ${hostnameTxtRecord(row).value}`),
@@ -150,7 +150,7 @@ describe("verifying a hostname by DNS", () => {
 
   it("a form naming another hostname than the claim's verifies nothing", async () => {
     const row = (await hostnameRow(LOGIN))!;
-    domainDns.resolveTxt = async () => [[hostnameTxtRecord(row).value]];
+    proofDns.resolveTxt = async () => [[hostnameTxtRecord(row).value]];
     expect(await run(admin, "verifyHostname", { hostname_id: row.id, hostname: `attacker.${W}.test` })).toMatchObject({ ok: false, formError: expect.stringContaining("reload") });
     expect((await hostnameRow(LOGIN))!.verifiedAt).toBeNull();
   });

@@ -3,9 +3,9 @@ import { checkApiGrants } from "./api-grants";
 import { checkApis } from "./apis";
 import { checkApplications } from "./applications";
 import { checkAuthPolicies } from "./auth-policy";
+import { WORKSPACE_SECTIONS } from "../../features/registry";
 import { isRecord, startCrossCheck } from "./checks";
 import { WorkspaceFileError, type WorkspaceFileIssue } from "./errors";
-import { checkHostnames } from "./hostnames";
 import { checkOrganizations } from "./organizations";
 import { comparePaths } from "./paths";
 import { checkRoles } from "./roles";
@@ -22,13 +22,14 @@ function crossCheck(doc: Record<string, unknown>): WorkspaceFileIssue[] {
   const c = startCrossCheck(doc);
   const apps = checkApplications(c);
   checkAuthPolicies(c);
-  checkHostnames(c);
   const apiRefs = checkApis(c);
   checkApiGrants(c, apps, apiRefs);
   const roles = checkRoles(c, apiRefs);
   const users = indexUsers(c);
   const orgRefs = checkOrganizations(c, users);
   checkUsers(c, roles, orgRefs);
+  // The features' sections (their order does not matter: problems are sorted by path).
+  for (const section of WORKSPACE_SECTIONS) section.check?.(c);
   return c.issues;
 }
 

@@ -1,19 +1,20 @@
 /**
  * Import of the workspace file: validation of the whole document, then one step per section of
  * the file, in order, within one transaction (all or nothing), which announces the change to every
- * serving process (lib/service.ts `announceChange`). A new section is one more step in
- * IMPORT_STEPS, after the steps whose ids it refers to.
+ * serving process (lib/service.ts `announceChange`). lib/workspaces' own sections are OWN_STEPS;
+ * a feature's section (lib/surfaces/workspace-file.ts) is written after the one it names.
  */
 import { sql } from "drizzle-orm";
 import type { Database } from "../../../db/client";
 import { writeAudit } from "../../audit/events";
 import { announceChange } from "../../service";
+import { WORKSPACE_SECTIONS } from "../../features/registry";
+import { inSectionOrder } from "../../surfaces/workspace-file";
 import { validateWorkspaceDocument } from "../document";
 import { importApiGrants } from "./api-grants";
 import { importApis } from "./apis";
 import { importApplications } from "./applications";
 import { importBranding } from "./branding";
-import { importHostnames } from "./hostnames";
 import type { GeneratedSecret, ImportContext, ImportOptions, ImportResult, ImportStep } from "./context";
 import { importOrganizationMembers } from "./organization-members";
 import { importOrganizations } from "./organizations";
@@ -34,21 +35,23 @@ class DryRunRollback extends Error {
   }
 }
 
-/** The sections in the order they are written: each step may use the ids of the steps before it. */
-export const IMPORT_STEPS: readonly ImportStep[] = [
-  importWorkspaceRow,
-  importBranding,
-  importHostnames,
-  importApplications,
-  importSocialProviders,
-  importApis,
-  importApiGrants,
-  importRoles,
-  importOrganizations,
-  importUsers,
-  importOrganizationMembers,
-  importUserRoles,
+/** lib/workspaces' own sections in the order they are written: each step may use the ids of the steps before it. */
+const OWN_STEPS: ReadonlyArray<readonly [string, ImportStep]> = [
+  ["workspace", importWorkspaceRow],
+  ["branding", importBranding],
+  ["applications", importApplications],
+  ["social_providers", importSocialProviders],
+  ["apis", importApis],
+  ["api_grants", importApiGrants],
+  ["roles", importRoles],
+  ["organizations", importOrganizations],
+  ["users", importUsers],
+  ["organization_members", importOrganizationMembers],
+  ["user_roles", importUserRoles],
 ];
+
+/** Every section in the order it is written, the features' after the ones they name. */
+const IMPORT_STEPS: readonly ImportStep[] = inSectionOrder(OWN_STEPS, WORKSPACE_SECTIONS, (s) => s.import);
 
 /**
  * Validates `doc` and writes it. Throws WorkspaceFileError (nothing written) when the document is
@@ -86,7 +89,7 @@ export async function importWorkspace(db: Database, doc: unknown, opts: ImportOp
     const { created, changes } = ctx;
 
     if (changes > 0) {
-      // Whoever caches this workspace (its name, its hostnames) drops it once this commits.
+      // Whoever caches this workspace (its name, where it is served) drops it once this commits.
       await announceChange(tx, wid);
       await writeAudit(tx, {
         workspaceId: wid,

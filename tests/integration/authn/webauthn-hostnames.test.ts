@@ -1,6 +1,6 @@
 /**
  * Passkeys and security keys per authentication hostname (lib/authn/factors/webauthn/webauthn.ts
- * `relyingParty`), and WebAuthn related origins (lib/server/related-origins.ts): a credential works
+ * `relyingParty`), and WebAuthn related origins (lib/hostnames/related-origins.ts): a credential works
  * under the RP ID it was enrolled with; with related origins on, every hostname of the workspace
  * enrols and signs in under its primary hostname's RP ID, which lists their origins in
  * `/.well-known/webauthn`. Hosts are reached through the `Host` header; the software

@@ -17,6 +17,7 @@ import { defineOperation, runOperation } from "../../../lib/console/operation";
 import { operations, type OperationName } from "../../../lib/console/registry";
 import { ensureSystemWorkspace, SYSTEM_WORKSPACE_ID } from "../../../lib/console/system";
 import { domainDns } from "../../../lib/console/organizations";
+import { proofDns } from "../../../lib/federation/dns-proof";
 import { systemResolveTxt, txtRecordFor } from "../../../lib/federation/domains";
 import { hostnameTxtRecord, listHostnames } from "../../../lib/hostnames/hostnames";
 import { z } from "zod";
@@ -100,11 +101,11 @@ const steps: Step[] = [
     "verifyHostname",
     async () => {
       const [claim] = await listHostnames(h.service.db, W);
-      domainDns.resolveTxt = async () => [[hostnameTxtRecord(claim).value]];
+      proofDns.resolveTxt = async () => [[hostnameTxtRecord(claim).value]];
       return { hostname_id: claim.id, hostname: claim.hostname };
     },
     async () => {
-      domainDns.resolveTxt = systemResolveTxt;
+      proofDns.resolveTxt = systemResolveTxt;
     },
   ],
   ["makePrimaryHostname", async () => ({ hostname_id: (await listHostnames(h.service.db, W))[0].id })],

@@ -32,7 +32,7 @@ import {
 } from "@simplewebauthn/server";
 import { and, desc, eq, gt, inArray, isNotNull, isNull, lt, notInArray, sql } from "drizzle-orm";
 import { z } from "zod";
-import { factorChallenges, users, webauthnCredentials, workspaceHostnames, workspaces } from "../../../../db/schema";
+import { factorChallenges, users, webauthnCredentials } from "../../../../db/schema";
 import { addMs, MINUTE } from "../../../clock";
 import { newId, randomToken } from "../../../crypto";
 import type { Database } from "../../../../db/client";
@@ -47,7 +47,7 @@ import { currentLocale } from "../../../i18n/request-locale";
 import { translate } from "../../../i18n/translate";
 
 /** A ceremony's context: the relying party depends on the host the request came to. */
-type Ctx = Pick<EndpointContext, "service" | "workspace" | "hostname" | "origin">;
+type Ctx = Pick<EndpointContext, "service" | "workspace" | "hostname" | "origin" | "relatedOriginsRpId">;
 /** What listing, naming or removing a user's credentials needs: no host. */
 type Owner = Pick<EndpointContext, "service" | "workspace">;
 
@@ -82,32 +82,15 @@ export interface RelyingParty {
 /**
  * The relying party at the host the request came to. Its RP ID is that host's name, except at a
  * workspace hostname while the workspace has WebAuthn related origins on and a primary hostname:
- * then the primary's (`relatedOriginsRpId`), so one passkey works at every hostname of the
- * workspace; the origin stays the request's, and the primary's `/.well-known/webauthn` lists it.
+ * then the primary's (the context's `relatedOriginsRpId`, resolved once per request by the
+ * hostnames' rule), so one passkey works at every hostname of the workspace; the origin stays the
+ * request's, and the primary's `/.well-known/webauthn` lists it.
  */
 export async function relyingParty(ctx: Ctx): Promise<RelyingParty> {
   const { hostname: own, origin } = new URL(ctx.origin);
-  const related = ctx.hostname === null ? null : await relatedOriginsRpId(ctx.service.db, ctx.workspace.id);
+  const related = ctx.hostname === null ? null : await ctx.relatedOriginsRpId();
   const id = related ?? own;
   return { id, origin, accepted: id === own ? [id] : [id, own] };
-}
-
-/**
- * The RP ID every hostname of the workspace shares under WebAuthn related origins: its primary
- * hostname (verified, marked primary: lib/hostnames `primaryHostname`) while the setting
- * (`workspaces.related_origins`, lib/hostnames `relatedOriginsOn`) is on; null otherwise, and
- * then each host is its own RP ID. The primary hostname serves `/.well-known/webauthn` exactly
- * when this names it.
- */
-export async function relatedOriginsRpId(db: Database, workspaceId: string): Promise<string | null> {
-  const h = workspaceHostnames;
-  const [row] = await db
-    .select({ hostname: h.hostname })
-    .from(workspaces)
-    .innerJoin(h, and(eq(h.workspaceId, workspaces.id), eq(h.primary, true), isNotNull(h.verifiedAt)))
-    .where(and(eq(workspaces.id, workspaceId), eq(workspaces.relatedOrigins, true)))
-    .limit(1);
-  return row?.hostname ?? null;
 }
 
 // --- challenges ---

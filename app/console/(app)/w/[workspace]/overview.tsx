@@ -3,7 +3,7 @@ import { Card, Stat } from "@/components/ui/card";
 import { Notice } from "@/components/ui/page-header";
 import { Time } from "@/components/ui/time";
 import { CopyButton } from "@/components/ui/copy-button";
-import { OtherIssuers } from "@/components/console/other-issuers";
+import { OtherIssuers } from "@/components/hostnames/other-issuers";
 import { ActivityChart, FactorAdoptionChart } from "@/components/console/activity-chart";
 import type { WorkspaceActivity } from "@/lib/console/activity";
 import type { WorkspaceOverview } from "@/lib/console/workspaces";

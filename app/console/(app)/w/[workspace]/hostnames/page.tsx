@@ -8,7 +8,7 @@ import { formatUtc } from "@/components/ui/time";
 import { ConfirmedAction } from "@/components/console/confirmed-action";
 import { CopyValue, TxtRecord } from "@/components/console/federation/txt-record";
 import { roleAtLeast } from "@/lib/console/authz";
-import { hostnameFootprints } from "@/lib/console/hostnames";
+import { hostnameFootprints } from "@/lib/hostnames/console";
 import { hostnameTxtRecord, listHostnames, relatedOriginsOn, type HostnameInfo } from "@/lib/hostnames/hostnames";
 import { issuerFor } from "@/lib/http/context";
 import { countOf } from "@/lib/i18n/plural";

@@ -1,7 +1,7 @@
 /**
- * The workspace's authentication hostnames in the console: add one, verify it by its DNS TXT
+ * The workspace's authentication hostnames in the console (run by lib/console's `runOperation`): add one, verify it by its DNS TXT
  * record, make it primary (or the default host again), remove it, and turn WebAuthn related
- * origins on or off. The rules are lib/hostnames'; these operations add who may do it, the form
+ * origins on or off. The rules are ./hostnames.ts'; these operations add who may do it, the form
  * errors and the audit event. A workspace administrator verifies by DNS only: a verified hostname
  * is the workspace's alone across the installation, so the operator's word is not offered here
  * (only the installation's operator gives it, from the command line).
@@ -10,7 +10,11 @@ import { and, count, eq, isNotNull, not } from "drizzle-orm";
 import { z } from "zod";
 import { grants, hostedSessions } from "../../db/schema";
 import { chains, deadLinkSql, grantSource, nowValue, sessionSource } from "../authority";
-import { lookupVerificationRecords } from "../federation/domains";
+import { lookupVerificationRecords, proofDns } from "../federation/dns-proof";
+import { issuerFor } from "../http/context";
+import type { Service } from "../service";
+import { checkbox, confirmField, id, optionalText, requireConfirmation, text } from "../forms/fields";
+import { defineOperation, fieldError, formError } from "../surfaces/operation";
 import {
   addHostname as addHostnameRow,
   applyHostnameVerification,
@@ -22,13 +26,7 @@ import {
   removeHostname as removeHostnameRow,
   setRelatedOrigins as setRelatedOriginsRow,
   verifiedHostnames,
-} from "../hostnames/hostnames";
-import { issuerFor } from "../http/context";
-import type { Service } from "../service";
-import { confirmField, requireConfirmation } from "./confirmation";
-import { checkbox, id, optionalText, text } from "./forms";
-import { defineOperation, fieldError, formError } from "./operation";
-import { domainDns } from "./organizations";
+} from "./hostnames";
 
 /** A rule of lib/hostnames as the form shows it: beside the hostname field on the add form, for the whole form elsewhere. */
 function hostnameInputError(field?: "hostname") {
@@ -88,7 +86,7 @@ export const addHostname = defineOperation({
 });
 
 /**
- * Looks for the hostname's TXT record (through the resolver organization domains use, replaced in
+ * Looks for the hostname's TXT record (through the DNS proof's resolver, `proofDns`, replaced in
  * tests); found, the hostname is verified and serves the workspace at once; not found yet, the form
  * says why and nothing changes.
  */
@@ -98,7 +96,7 @@ export const verifyHostname = defineOperation({
   input: z.object({ hostname_id: id("hostname"), hostname: text("the hostname", 300) }),
   // The form names the hostname so the lookup runs before the transaction opens (a slow DNS server
   // must not hold the database); run() checks it is the claimed one.
-  prepare: (input) => lookupVerificationRecords(input.hostname.toLowerCase(), domainDns.resolveTxt),
+  prepare: (input) => lookupVerificationRecords(input.hostname.toLowerCase(), proofDns.resolveTxt),
   async run(ctx, input, lookup) {
     const wid = ctx.access.workspace.id;
     const current = await getHostname(ctx.db, wid, input.hostname_id);

@@ -5,20 +5,20 @@
  * page's origin is listed.
  *
  * Only a workspace's primary hostname serves it, and only while the workspace has related origins
- * on (lib/authn/factors/webauthn `relatedOriginsRpId`: the same rule that makes the primary the RP
+ * on (./primary.ts `relatedOriginsRpId`: the same rule that makes the primary the RP
  * ID at every hostname), listing the origin of every verified hostname of that workspace.
  * Everywhere else it is the generic 404: another hostname, the setting off, and always the default
  * host, which every workspace shares (listing one workspace's hostnames there would leak them).
  *
- * Answered by the production listener directly (lib/server/node-server.ts) and by
+ * Answered by lib/server's route table (`dispatch`), in the production listener directly and for
  * app/.well-known/webauthn/route.ts under `next dev`, with this one function.
  */
 import { hostOrigin } from "../http/context";
 import { failureResponse, json } from "../http/errors";
 import { notFoundResponse, oauthFailures } from "../oauth/errors";
-import { relatedOriginsRpId } from "../authn/factors/webauthn";
-import { matchHost } from "../hostnames/directory";
-import { verifiedHostnames } from "../hostnames/hostnames";
+import { matchHost } from "./directory";
+import { verifiedHostnames } from "./hostnames";
+import { relatedOriginsRpId } from "./primary";
 import type { Service } from "../service";
 
 export const RELATED_ORIGINS_PATH = "/.well-known/webauthn";
