@@ -33,7 +33,7 @@ import { readLogo } from "../branding/store";
 import { policyEntry, type WorkspaceDocument } from "./document";
 import { brandingEntry } from "./document/branding";
 import { OPTIONAL_PROVIDER_FIELDS } from "./document/social-providers";
-import { samlConfigSchema } from "../federation/upstream/saml-settings";
+import { CONNECTION_PROTOCOLS } from "../federation/protocols";
 
 export {
   validateWorkspaceDocument,
@@ -55,7 +55,7 @@ const byKey =
  * client secrets never appear, nor do upstream secrets (connections' and social providers'
  * `client_secret` is left out: import then keeps the stored one), nor do enrolled factors (passkeys, authenticator apps, recovery
  * codes): they are secrets bound to this installation and are never exported or imported, nor is
- * a SAML connection's SP key pair (its identity provider and options are). Null when the
+ * any connection's own key (a connection exports its protocol's settings, lib/federation/protocols). Null when the
  * workspace does not exist or is the operator workspace. Lists are sorted by natural key so
  * exports are stable; social providers keep their button order.
  */
@@ -164,35 +164,9 @@ export async function exportWorkspace(db: Database, workspaceId: string): Promis
             admission: c.admission,
             enabled: c.active,
           };
-          if (c.kind === "oidc") {
-            const issuer = str(c.config.issuer);
-            const clientId = str(c.config.client_id);
-            return issuer && clientId ? [{ name: c.name, protocol: "oidc" as const, issuer, client_id: clientId, ...common }] : [];
-          }
-          // A SAML connection's identity provider and options; its SP key pair stays with this installation.
-          const saml = samlConfigSchema.safeParse(c.config);
-          if (!saml.success) return [];
-          const a = saml.data.attributes;
-          return [
-            {
-              name: c.name,
-              protocol: "saml" as const,
-              saml: {
-                idp_entity_id: saml.data.idp_entity_id,
-                sso_url: saml.data.sso_url,
-                idp_certificates: saml.data.idp_certificates,
-                sign_requests: saml.data.sign_requests,
-                allow_sha1: saml.data.allow_sha1,
-                name_id_format: saml.data.name_id_format,
-                attribute_preset: saml.data.attribute_preset,
-                ...(saml.data.idp_initiated_client_id ? { idp_initiated_application: saml.data.idp_initiated_client_id } : {}),
-                ...(saml.data.attribute_preset === "custom"
-                  ? { attributes: { email: a.email, ...(a.name ? { name: a.name } : {}), ...(a.given_name ? { given_name: a.given_name } : {}), ...(a.family_name ? { family_name: a.family_name } : {}) } }
-                  : {}),
-              },
-              ...common,
-            },
-          ];
+          // The protocol's own fields (lib/federation/protocols); a connection whose settings are incomplete is left out.
+          const own = CONNECTION_PROTOCOLS[c.kind].file.export(c.config);
+          return own ? [{ name: c.name, protocol: c.kind, ...own, ...common }] : [];
         }),
     })),
     social_providers: orderedProviders.map((p) => ({
