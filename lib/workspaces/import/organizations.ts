@@ -126,7 +126,7 @@ async function importConnection(
   const deps = { masterKey: opts.masterKey, secrets: ctx.secrets, now, sealedIfChanged: (stored: string | null, secret: string | undefined, purpose: string) => sealedIfChanged(opts.masterKey, stored, secret, purpose) };
   const settings = await protocol.file.import(deps, id, connection, row);
   if ("problem" in settings) {
-    issues.push({ path: jsonPath(["organizations", ...c.index, ...settings.problem.path]), message: settings.problem.message });
+    issues.push({ path: jsonPath(["organizations", c.index[0], "connections", c.index[1], ...settings.problem.path]), message: settings.problem.message });
     return;
   }
   const desired = {
