@@ -1,15 +1,14 @@
 /**
  * Organizations: members, enterprise connections and the email domains that send addresses to
- * them. Membership changes reuse lib/authz/model.ts; domains lib/federation/domains.ts. An
- * upstream client secret (a SAML connection's SP private key) is stored AES-256-GCM under the
- * master key and never shown again.
+ * them. Membership changes reuse lib/authz/model.ts; domains lib/federation/domains.ts; each
+ * connection protocol's part of a connection, lib/federation/protocols. A connection's secret is
+ * stored AES-256-GCM under the master key and never shown again.
  */
-import { X509Certificate } from "node:crypto";
 import { and, asc, eq, inArray } from "drizzle-orm";
 import { z } from "zod";
-import { clients, enterpriseConnections, organizations, roles, users } from "../../db/schema";
+import { enterpriseConnections, organizations, roles, users } from "../../db/schema";
 import { addOrganizationMember, removeOrganizationMember } from "../authz/model";
-import { encryptSecret, newId } from "../crypto";
+import { newId } from "../crypto";
 import {
   applyDnsVerification,
   claimDomain,
@@ -21,10 +20,8 @@ import {
   systemResolveTxt,
   type TxtResolver,
 } from "../federation/domains";
-import { admissionAllowed, CONNECTION_ADMISSIONS, SAML_ADMISSION_REASON, type ConnectionAdmission } from "../federation/providers";
-import { samlSettings, SamlSettingsError } from "../federation/saml";
-import { connectionSecretPurpose } from "../federation/secrets";
-import { MAX_METADATA_BYTES, SAML_ATTRIBUTE_PRESET_NAMES, SAML_NAME_ID_FORMATS, samlEndpoints, type SamlConfig, type SamlNameIdFormat } from "../federation/upstream/saml-settings";
+import { CONNECTION_ADMISSIONS, type ConnectionAdmission } from "../federation/providers";
+import { admissionRefusal, CONNECTION_KINDS, CONNECTION_PROTOCOLS, type ConnectionKind, type ConsoleFieldTypes, type PreviousConnection } from "../federation/protocols";
 import { issuerFor } from "../http/context";
 import type { Service } from "../service";
 import { upstreamUrlProblem } from "../workspaces/document/social-providers";
@@ -44,7 +41,7 @@ export async function getOrganization(service: Service, workspaceId: string, org
 export interface ConnectionInfo {
   id: string;
   name: string;
-  kind: "oidc" | "saml";
+  kind: ConnectionKind;
   active: boolean;
   config: Record<string, unknown>;
   hasSecret: boolean;
@@ -58,14 +55,14 @@ export interface ConnectionInfo {
   lastFailure: string | null;
 }
 
+/** The workspace's issuer, under which each connection protocol's addresses are (the console shows them). */
+export function connectionIssuer(service: Service, workspaceId: string): string {
+  return issuerFor(service.config.publicUrl, workspaceId);
+}
+
 /** The redirect URI to register at the upstream identity provider: the workspace's federation callback. */
 export function federationCallbackUri(service: Service, workspaceId: string): string {
   return `${issuerFor(service.config.publicUrl, workspaceId)}/federation/callback`;
-}
-
-/** A SAML connection's addresses as a service provider (entity ID, ACS, metadata), under the workspace's issuer. */
-export function samlServiceProvider(service: Service, workspaceId: string, connectionId: string) {
-  return samlEndpoints(issuerFor(service.config.publicUrl, workspaceId), connectionId);
 }
 
 export async function listConnections(service: Service, workspaceId: string, organizationId: string): Promise<ConnectionInfo[]> {
@@ -173,166 +170,127 @@ const optionalIssuer = z.preprocess(
     .optional(),
 );
 
+/** The console's form field types, given to each connection protocol for its part of the form. */
+const FIELD_TYPES: ConsoleFieldTypes = { optionalText, checkbox, optionalUpstreamUrl: optionalIssuer };
+
+/** Every protocol's form fields, keyed by field name (each protocol reads its own). */
+const protocolFields = Object.assign({}, ...Object.values(CONNECTION_PROTOCOLS).map((p) => p.console.fields(FIELD_TYPES))) as z.ZodRawShape;
+
+const connectionInput = z.object({
+  organization_id: id("organization"),
+  connection_id: optionalText(200),
+  name: text("a name"),
+  kind: z.enum(CONNECTION_KINDS, { error: `Choose ${Object.values(CONNECTION_PROTOCOLS).map((p) => p.kind.toUpperCase()).join(" or ")}` }),
+  active: checkbox(),
+  default_role_ids: checked(),
+  trust_upstream_mfa: checkbox(),
+  /** Who a first sign-in admits; absent means the default (verified domains only), never a wider rule. */
+  admission: z.enum(CONNECTION_ADMISSIONS as [ConnectionAdmission, ...ConnectionAdmission[]], { error: "Choose who this connection admits" }).default("verified_domains"),
+});
+type ConnectionInput = z.output<typeof connectionInput> & Record<string, unknown>;
+type SaveContext = Parameters<(typeof saveConnection)["run"]>[0];
+
+/** The organization the connection is saved in, or the form's error. */
+async function organizationOf(ctx: SaveContext, organizationId: string): Promise<{ id: string; slug: string }> {
+  const [org] = await ctx.db
+    .select({ id: organizations.id, slug: organizations.slug })
+    .from(organizations)
+    .where(and(eq(organizations.workspaceId, ctx.access.workspace.id), eq(organizations.id, organizationId)))
+    .limit(1);
+  if (!org) throw formError("This organization no longer exists");
+  return org;
+}
+
+/** The form's problems, beside their fields: the protocol's own, its admission rule, the default roles. */
+async function checkConnection(ctx: SaveContext, input: ConnectionInput): Promise<string[]> {
+  const wid = ctx.access.workspace.id;
+  const errors: Record<string, string> = {};
+  const protocol = CONNECTION_PROTOCOLS[input.kind];
+  const refused = admissionRefusal(input.kind, input.admission);
+  if (refused) errors.admission = `${protocol.noun[0].toUpperCase()}${protocol.noun.slice(1)} admits verified domains only: ${refused}`;
+  await protocol.console.check({ db: ctx.db, workspaceId: wid }, input, errors);
+  const roleIds = [...new Set(input.default_role_ids)];
+  if (roleIds.length > 0) {
+    const found = await ctx.db
+      .select({ id: roles.id })
+      .from(roles)
+      .where(and(eq(roles.workspaceId, wid), inArray(roles.id, roleIds)));
+    if (found.length !== roleIds.length) errors.default_role_ids = "A chosen role no longer exists: reload the page";
+  }
+  if (Object.keys(errors).length) throw new ConsoleInputError(errors);
+  return roleIds;
+}
+
+/** The connection as stored before this save (null for a new one). */
+async function previousConnection(ctx: SaveContext, organizationId: string, connectionId: string | undefined): Promise<(PreviousConnection & { admission: ConnectionAdmission }) | null> {
+  if (!connectionId) return null;
+  const [row] = await ctx.db
+    .select({ kind: enterpriseConnections.kind, admission: enterpriseConnections.admission, config: enterpriseConnections.config, secretEncrypted: enterpriseConnections.secretEncrypted })
+    .from(enterpriseConnections)
+    .where(and(eq(enterpriseConnections.workspaceId, ctx.access.workspace.id), eq(enterpriseConnections.organizationId, organizationId), eq(enterpriseConnections.id, connectionId)))
+    .limit(1);
+  if (!row) throw formError("This connection no longer exists");
+  return row;
+}
+
+/** Writes the connection: an update of the previous row, or a new row. */
+async function storeConnection(
+  ctx: SaveContext,
+  target: { organizationId: string; connectionId: string; isNew: boolean },
+  settings: Omit<typeof enterpriseConnections.$inferInsert, "id" | "workspaceId" | "organizationId" | "createdAt" | "updatedAt" | "secretEncrypted">,
+  secretEncrypted: string | null | undefined,
+): Promise<void> {
+  const wid = ctx.access.workspace.id;
+  if (!target.isNew) {
+    const updated = await ctx.db
+      .update(enterpriseConnections)
+      .set({ ...settings, ...(secretEncrypted !== undefined ? { secretEncrypted } : {}), updatedAt: ctx.now })
+      .where(and(eq(enterpriseConnections.workspaceId, wid), eq(enterpriseConnections.organizationId, target.organizationId), eq(enterpriseConnections.id, target.connectionId)))
+      .returning({ id: enterpriseConnections.id });
+    if (updated.length === 0) throw formError("This connection no longer exists");
+  } else {
+    await ctx.db.insert(enterpriseConnections).values({
+      id: target.connectionId,
+      workspaceId: wid,
+      organizationId: target.organizationId,
+      ...settings,
+      secretEncrypted: secretEncrypted ?? null,
+      createdAt: ctx.now,
+      updatedAt: ctx.now,
+    });
+  }
+}
+
 /**
- * Creates or updates an enterprise connection of an organization. OIDC: issuer, client id, the
- * client secret (set once, kept when left empty, never shown). SAML (lib/federation/saml.ts): the
- * identity provider's metadata pasted or fetched (or its entity ID, single sign-on URL and signing
- * certificates typed), the attribute preset, signed AuthnRequests, SHA-1 for a legacy provider
- * (audited, and shown as a warning); its SP key pair is made on creation and kept. Both: the roles
- * a new member gets, whether the upstream's MFA counts, and who a first sign-in admits.
+ * Creates or updates an enterprise connection of an organization. The protocol's part (its
+ * fields, their checks, the settings and secret it stores, what the audit event records of them)
+ * is its descriptor's (lib/federation/protocols), such as OIDC's issuer, client id and client
+ * secret (set once, kept when left empty, never shown). Every protocol: the roles a new member
+ * gets, whether the upstream's MFA counts, and who a first sign-in admits.
  */
 export const saveConnection = defineOperation({
   name: "organization.connection_saved",
   role: "admin",
-  input: z.object({
-    organization_id: id("organization"),
-    connection_id: optionalText(200),
-    name: text("a name"),
-    kind: z.enum(["oidc", "saml"], { error: "Choose OIDC or SAML" }),
-    active: checkbox(),
-    issuer: optionalIssuer,
-    client_id: optionalText(200),
-    client_secret: optionalText(2000),
-    metadata_url: optionalText(2000),
-    metadata_xml: optionalText(MAX_METADATA_BYTES),
-    refresh_metadata: checkbox(),
-    idp_entity_id: optionalText(1024),
-    sso_url: optionalText(2000),
-    idp_certificate: optionalText(16_384),
-    idp_certificate_next: optionalText(16_384),
-    sign_requests: checkbox(),
-    allow_sha1: checkbox(),
-    name_id_format: z.enum(Object.keys(SAML_NAME_ID_FORMATS) as [SamlNameIdFormat, ...SamlNameIdFormat[]], { error: "Choose a NameID format" }).default("persistent"),
-    attribute_preset: z.enum(SAML_ATTRIBUTE_PRESET_NAMES, { error: "Choose the identity provider's attribute names" }).default("custom"),
-    attribute_email: optionalText(512),
-    attribute_name: optionalText(512),
-    attribute_given_name: optionalText(512),
-    attribute_family_name: optionalText(512),
-    idp_initiated_client_id: optionalText(128),
-    default_role_ids: checked(),
-    trust_upstream_mfa: checkbox(),
-    /** Who a first sign-in admits; absent means the default (verified domains only), never a wider rule. */
-    admission: z.enum(CONNECTION_ADMISSIONS as [ConnectionAdmission, ...ConnectionAdmission[]], { error: "Choose who this connection admits" }).default("verified_domains"),
-  }),
-  async run(ctx, input) {
-    const wid = ctx.access.workspace.id;
-    const [org] = await ctx.db
-      .select({ id: organizations.id, slug: organizations.slug })
-      .from(organizations)
-      .where(and(eq(organizations.workspaceId, wid), eq(organizations.id, input.organization_id)))
-      .limit(1);
-    if (!org) throw formError("This organization no longer exists");
-    const errors: Record<string, string> = {};
-    if (input.kind === "oidc") {
-      if (!input.issuer) errors.issuer = "Enter the upstream issuer";
-      if (!input.client_id) errors.client_id = "Enter the client id registered upstream";
-    } else {
-      if (!admissionAllowed("saml", input.admission)) errors.admission = `A SAML connection admits verified domains only: ${SAML_ADMISSION_REASON}`;
-      if (input.idp_initiated_client_id) {
-        const [app] = await ctx.db
-          .select({ type: clients.type })
-          .from(clients)
-          .where(and(eq(clients.workspaceId, wid), eq(clients.clientId, input.idp_initiated_client_id)))
-          .limit(1);
-        if (!app || app.type === "M2M") errors.idp_initiated_client_id = "Choose an application of this workspace that signs users in";
-      }
-    }
-    const roleIds = [...new Set(input.default_role_ids)];
-    if (roleIds.length > 0) {
-      const found = await ctx.db
-        .select({ id: roles.id })
-        .from(roles)
-        .where(and(eq(roles.workspaceId, wid), inArray(roles.id, roleIds)));
-      if (found.length !== roleIds.length) errors.default_role_ids = "A chosen role no longer exists: reload the page";
-    }
-    if (Object.keys(errors).length) throw new ConsoleInputError(errors);
-
+  input: connectionInput.extend(protocolFields),
+  async run(ctx, form) {
+    const input = form as ConnectionInput;
+    const org = await organizationOf(ctx, input.organization_id);
+    const roleIds = await checkConnection(ctx, input);
     const connectionId = input.connection_id ?? newId();
-    let previous: { kind: "oidc" | "saml"; admission: ConnectionAdmission; config: Record<string, unknown>; secretEncrypted: string | null; allowSha1: boolean } | null = null;
-    if (input.connection_id) {
-      const [row] = await ctx.db
-        .select({ kind: enterpriseConnections.kind, admission: enterpriseConnections.admission, config: enterpriseConnections.config, secretEncrypted: enterpriseConnections.secretEncrypted })
-        .from(enterpriseConnections)
-        .where(and(eq(enterpriseConnections.workspaceId, wid), eq(enterpriseConnections.organizationId, org.id), eq(enterpriseConnections.id, input.connection_id)))
-        .limit(1);
-      if (!row) throw formError("This connection no longer exists");
-      previous = { ...row, allowSha1: row.kind === "saml" && row.config.allow_sha1 === true };
-    }
-
-    let config: Record<string, unknown>;
-    let secretEncrypted: string | null | undefined;
-    let auditConfig: Record<string, unknown>;
-    let newSpKey = false;
-    if (input.kind === "oidc") {
-      config = { issuer: input.issuer, client_id: input.client_id };
-      auditConfig = config;
-      // A new secret when given; otherwise the old one, but never a SAML connection's SP key.
-      secretEncrypted = input.client_secret
-        ? encryptSecret(ctx.service.config.masterKey, input.client_secret, connectionSecretPurpose(connectionId))
-        : previous?.kind === "saml"
-          ? null
-          : undefined;
-    } else {
-      let saml;
-      try {
-        saml = await samlSettings(
-          { masterKey: ctx.service.config.masterKey, fetch: ctx.service.fetch },
-          connectionId,
-          {
-            metadataXml: input.metadata_xml,
-            metadataUrl: input.metadata_url,
-            refreshMetadata: input.refresh_metadata,
-            idpEntityId: input.idp_entity_id,
-            ssoUrl: input.sso_url,
-            idpCertificates: [input.idp_certificate, input.idp_certificate_next].filter((c): c is string => !!c),
-            signRequests: input.sign_requests,
-            allowSha1: input.allow_sha1,
-            nameIdFormat: input.name_id_format,
-            attributePreset: input.attribute_preset,
-            attributes: { email: input.attribute_email, name: input.attribute_name ?? null, given_name: input.attribute_given_name ?? null, family_name: input.attribute_family_name ?? null },
-            idpInitiatedClientId: input.idp_initiated_client_id ?? null,
-          },
-          previous?.kind === "saml" ? previous : null,
-          ctx.now,
-        );
-      } catch (error) {
-        if (error instanceof SamlSettingsError) throw fieldError(error.field === "attributes" ? "attribute_email" : error.field, error.message);
-        throw error;
-      }
-      config = saml.config;
-      secretEncrypted = saml.secretEncrypted;
-      newSpKey = saml.newSpKey;
-      auditConfig = samlAuditSummary(saml.config);
-    }
+    const previous = await previousConnection(ctx, org.id, input.connection_id);
+    const protocol = CONNECTION_PROTOCOLS[input.kind];
+    const saved = await protocol.console.settings({ service: ctx.service, now: ctx.now, connectionId }, input, previous);
     const settings = {
       name: input.name,
       kind: input.kind,
       active: input.active,
-      config,
+      config: saved.config,
       defaultRoleIds: roleIds,
       trustUpstreamMfa: input.trust_upstream_mfa,
       admission: input.admission,
     };
-    if (previous) {
-      const updated = await ctx.db
-        .update(enterpriseConnections)
-        .set({ ...settings, ...(secretEncrypted !== undefined ? { secretEncrypted } : {}), updatedAt: ctx.now })
-        .where(and(eq(enterpriseConnections.workspaceId, wid), eq(enterpriseConnections.organizationId, org.id), eq(enterpriseConnections.id, connectionId)))
-        .returning({ id: enterpriseConnections.id });
-      if (updated.length === 0) throw formError("This connection no longer exists");
-    } else {
-      await ctx.db.insert(enterpriseConnections).values({
-        id: connectionId,
-        workspaceId: wid,
-        organizationId: org.id,
-        ...settings,
-        secretEncrypted: secretEncrypted ?? null,
-        createdAt: ctx.now,
-        updatedAt: ctx.now,
-      });
-    }
+    await storeConnection(ctx, { organizationId: org.id, connectionId, isNew: !previous }, settings, saved.secretEncrypted);
     const previousAdmission = previous?.admission ?? null;
-    const allowSha1 = input.kind === "saml" && input.allow_sha1;
     return {
       result: { id: connectionId },
       audit: {
@@ -342,38 +300,20 @@ export const saveConnection = defineOperation({
           name: input.name,
           kind: input.kind,
           active: input.active,
-          config: auditConfig,
+          config: saved.auditConfig,
           default_role_ids: roleIds,
           trust_upstream_mfa: settings.trustUpstreamMfa,
           admission: settings.admission,
           // Who the connection admits is an explicit choice: its change (or a new connection's wider rule) stands out in the log.
           admission_changed: previous ? previousAdmission !== settings.admission : settings.admission !== "verified_domains",
           ...(previous && previousAdmission !== settings.admission ? { admission_previous: previousAdmission } : {}),
-          secret_changed: input.kind === "oidc" ? !!input.client_secret : newSpKey,
-          // Accepting SHA-1 signatures weakens the connection: turning it on or off stands out too.
-          ...(input.kind === "saml" ? { legacy_signatures: allowSha1, legacy_signatures_changed: allowSha1 !== (previous?.allowSha1 ?? false) } : {}),
+          secret_changed: saved.secretChanged,
+          ...saved.auditData,
         },
       },
     };
   },
 });
-
-/** What the audit log records of a SAML connection's settings: no certificates in full, their SHA-256 fingerprints. */
-function samlAuditSummary(config: SamlConfig): Record<string, unknown> {
-  const fingerprint = (pem: string) => new X509Certificate(pem).fingerprint256;
-  return {
-    idp_entity_id: config.idp_entity_id,
-    sso_url: config.sso_url,
-    metadata_url: config.metadata_url,
-    idp_certificates: config.idp_certificates.map(fingerprint),
-    sp_certificate: fingerprint(config.sp_certificate),
-    sign_requests: config.sign_requests,
-    name_id_format: config.name_id_format,
-    attribute_preset: config.attribute_preset,
-    attributes: config.attributes,
-    idp_initiated_client_id: config.idp_initiated_client_id,
-  };
-}
 
 /** A DomainError as a message beside the form's domain field (or the whole form). */
 function domainInputError(error: unknown): never {

@@ -35,16 +35,6 @@ export async function socialButtonsFor(ctx: EndpointContext, clientPk: string): 
 export type ConnectionAdmission = (typeof enterpriseConnections.$inferSelect)["admission"];
 export const CONNECTION_ADMISSIONS: readonly ConnectionAdmission[] = ["verified_domains", "any_vouched"];
 
-/**
- * Whether a connection of this protocol may have this admission rule: a SAML assertion vouches for
- * no address (SAML has no `email_verified`), so a SAML connection admits verified domains only.
- */
-export function admissionAllowed(kind: "oidc" | "saml", admission: ConnectionAdmission): boolean {
-  return kind === "oidc" || admission === "verified_domains";
-}
-/** Why `admissionAllowed` says no, for the console's and the workspace file's messages. */
-export const SAML_ADMISSION_REASON = "SAML does not say whether an address is verified";
-
 export interface LoadedProvider {
   provider: UpstreamProvider;
   /** The button label or connection name, for pages. */

@@ -15,7 +15,8 @@ import { isStorableText } from "../text";
 import type { LoadedProvider } from "./providers";
 import { roundTripVerifierPurpose } from "./secrets";
 import { beginUpstream, completeUpstream } from "./upstream";
-import { FederationError, type UpstreamCall, type UpstreamIdentity } from "./upstream/contract";
+import type { HostedErrorCode } from "../hosted/errors";
+import { FederationError, type FederationErrorCode, type UpstreamCall, type UpstreamIdentity } from "./upstream/contract";
 
 export const ROUND_TRIP_TTL_MS = 10 * MINUTE;
 /** The redirect URI every upstream is registered with: `<issuer>/federation/callback`. */
@@ -103,3 +104,25 @@ export async function answerRoundTrip(ctx: EndpointContext, trip: RoundTrip, ide
 export function answerOf(trip: RoundTrip): UpstreamIdentity | null {
   return trip.answeredAt && trip.answer ? (trip.answer as unknown as UpstreamIdentity) : null;
 }
+
+/**
+ * The identity the browser's callback completes with. A round trip answered at the protocol's own
+ * endpoint (SAML's ACS, which verified the response): its answer, or null when it has none or the
+ * provider is not SAML. Otherwise the upstream verifies the callback (`finishRoundTrip`). Throws
+ * FederationError.
+ */
+export async function callbackIdentity(ctx: EndpointContext, trip: RoundTrip, state: string, query: URLSearchParams, loaded: LoadedProvider): Promise<UpstreamIdentity | null> {
+  if (trip.requestId !== null) {
+    const answer = answerOf(trip);
+    return answer && loaded.provider.protocol === "saml" ? answer : null;
+  }
+  return finishRoundTrip(ctx, trip, state, query, loaded);
+}
+
+/** The hosted page of each way a round trip fails (lib/hosted/errors.ts `federation_*`). */
+export const UPSTREAM_FAILURE: Record<FederationErrorCode, HostedErrorCode> = {
+  upstream_unavailable: "federation_unavailable",
+  upstream_denied: "federation_denied",
+  invalid_response: "federation_invalid_response",
+  misconfigured: "federation_misconfigured",
+};

@@ -153,39 +153,40 @@ export interface SamlAssertionResult {
   replayUntil: Date;
 }
 
-/**
- * Verifies a POSTed SAMLResponse for the round trip that sent `requestId`; the identity it
- * asserts, or a FederationError naming the condition that failed (for the console; the user
- * sees the catalogue's page).
- */
-export async function completeSaml(provider: UpstreamProvider, call: UpstreamCall, input: { samlResponse: string; requestId: string }): Promise<SamlAssertionResult> {
-  const { connectionId, config, spPrivateKey } = settingsOf(provider);
-  const endpoints = samlEndpoints(call.issuer, connectionId);
-  const now = call.now.getTime();
+type Endpoints = ReturnType<typeof samlEndpoints>;
+type XmlDocument = Document;
+type XmlElement = Element;
 
-  if (!/^[A-Za-z0-9+/=\s]+$/.test(input.samlResponse)) throw invalid("SAMLResponse is not base64");
-  const xml = Buffer.from(input.samlResponse, "base64").toString("utf8");
+/** The POSTed SAMLResponse as a parsed document whose root is a SAML Response. */
+async function responseDocument(samlResponse: string): Promise<{ doc: XmlDocument; root: XmlElement }> {
+  if (!/^[A-Za-z0-9+/=\s]+$/.test(samlResponse)) throw invalid("SAMLResponse is not base64");
+  const xml = Buffer.from(samlResponse, "base64").toString("utf8");
   // No document type (entity expansion); nothing legitimate carries one.
   if (/<!DOCTYPE/i.test(xml)) throw invalid("The response carries a DOCTYPE");
   const doc = await parse(xml, "response");
   const root = doc.documentElement!;
   if (root.namespaceURI !== PROTOCOL || root.localName !== "Response") throw invalid("The message is not a SAML Response");
+  return { doc, root };
+}
 
-  // SHA-1 anywhere (the encrypted assertion's own signature included), unless allowed for a legacy provider.
-  if (!config.allow_sha1) {
-    const used = signatureAlgorithms(doc);
-    const encrypted = elements(doc, ASSERTION, "EncryptedAssertion")[0];
-    if (encrypted) {
-      try {
-        const { decryptXml } = await nodeSamlXml();
-        used.push(...signatureAlgorithms(await parse(await decryptXml(encrypted.toString(), spPrivateKey), "encrypted assertion")));
-      } catch (cause) {
-        throw cause instanceof FederationError ? cause : invalid("The encrypted assertion could not be decrypted with this connection's key", cause);
-      }
+/** SHA-1 anywhere (the encrypted assertion's own signature included) is refused, unless allowed for a legacy provider. */
+async function refuseSha1(doc: XmlDocument, config: SamlProviderSettings["config"], spPrivateKey: string): Promise<void> {
+  if (config.allow_sha1) return;
+  const used = signatureAlgorithms(doc);
+  const encrypted = elements(doc, ASSERTION, "EncryptedAssertion")[0];
+  if (encrypted) {
+    try {
+      const { decryptXml } = await nodeSamlXml();
+      used.push(...signatureAlgorithms(await parse(await decryptXml(encrypted.toString(), spPrivateKey), "encrypted assertion")));
+    } catch (cause) {
+      throw cause instanceof FederationError ? cause : invalid("The encrypted assertion could not be decrypted with this connection's key", cause);
     }
-    if (used.some((algorithm) => SHA1.includes(algorithm))) throw invalid("The response is signed with SHA-1, which this connection does not allow");
   }
+  if (used.some((algorithm) => SHA1.includes(algorithm))) throw invalid("The response is signed with SHA-1, which this connection does not allow");
+}
 
+/** What node-saml leaves to us about the Response itself: a Success status, no weak encryption, our ACS as its Destination. */
+function checkResponse(doc: XmlDocument, root: XmlElement, endpoints: Endpoints): void {
   // node-saml reads an assertion whatever the status says; only a successful response signs anyone in.
   const status = first(root, PROTOCOL, "StatusCode");
   if (status?.getAttribute("Value") !== SUCCESS) throw new FederationError("upstream_denied", `The identity provider answered with status ${status?.getAttribute("Value") || "missing"}`);
@@ -196,32 +197,94 @@ export async function completeSaml(provider: UpstreamProvider, call: UpstreamCal
 
   const destination = root.getAttribute("Destination");
   if (destination && destination !== endpoints.acs) throw invalid(`Destination is ${destination}, not this connection's ACS`);
+}
 
+/** node-saml's verification (signature by this connection's certificates, decryption, InResponseTo, audience): the signed assertion's bytes. */
+async function verifiedAssertionXml(settings: SamlProviderSettings, endpoints: Endpoints, input: { samlResponse: string; requestId: string }): Promise<string> {
   const { SAML, SamlStatusError, ValidateInResponseTo } = await nodeSaml();
   const saml = new SAML({
     callbackUrl: endpoints.acs,
     issuer: endpoints.entityId,
     audience: endpoints.entityId,
-    idpCert: config.idp_certificates,
+    idpCert: settings.config.idp_certificates,
     // A signed Response or a signed Assertion (node-saml refuses an assertion covered by neither).
     wantAuthnResponseSigned: false,
     wantAssertionsSigned: false,
-    decryptionPvk: spPrivateKey,
+    decryptionPvk: settings.spPrivateKey,
     validateInResponseTo: ValidateInResponseTo.always,
     cacheProvider: expecting(input.requestId),
     requestIdExpirationPeriodMs: 24 * 60 * 60 * 1000,
     // Time conditions are checked below against the service clock.
     acceptedClockSkewMs: -1,
   });
-  let assertionXml: string;
   try {
     const { profile } = await saml.validatePostResponseAsync({ SAMLResponse: input.samlResponse });
     if (!profile?.getAssertionXml) throw new Error("The response carries no assertion");
-    assertionXml = profile.getAssertionXml();
+    return profile.getAssertionXml();
   } catch (cause) {
     if (cause instanceof SamlStatusError) throw new FederationError("upstream_denied", `The identity provider answered: ${cause.message}`, { cause });
     throw invalid(`The response failed verification: ${cause instanceof Error ? cause.message : "unknown"}`, cause);
   }
+}
+
+/** The assertion's stable NameID (its value and format): a transient one cannot identify anyone twice. */
+function nameIdOf(subject: XmlElement | null): { value: string; format: string | null } {
+  const nameId = subject ? first(subject, ASSERTION, "NameID") : null;
+  const value = nameId?.textContent?.trim();
+  if (!nameId || !value || value.length > 512) throw invalid("The assertion has no NameID");
+  const format = nameId.getAttribute("Format");
+  if (format === TRANSIENT_NAME_ID) throw invalid("The NameID is transient: ask the identity provider for a persistent NameID");
+  return { value, format };
+}
+
+/** The bearer confirmation for our ACS and this request, within its time window: until when it holds. */
+function confirmationEnd(subject: XmlElement | null, endpoints: Endpoints, requestId: string, now: number): number {
+  const confirmation = subject ? elements(subject, ASSERTION, "SubjectConfirmation").find((c) => c.getAttribute("Method") === BEARER) : undefined;
+  const data = confirmation ? first(confirmation, ASSERTION, "SubjectConfirmationData") : null;
+  if (!data) throw invalid("The assertion has no bearer subject confirmation");
+  if (data.getAttribute("Recipient") !== endpoints.acs) throw invalid(`Recipient is ${data.getAttribute("Recipient") ?? "missing"}, not this connection's ACS`);
+  if (data.getAttribute("InResponseTo") !== requestId) throw invalid("The subject confirmation answers another request (InResponseTo)");
+  const end = checkWindow(data, now, "The subject confirmation");
+  if (end === null) throw invalid("The subject confirmation has no NotOnOrAfter");
+  return end;
+}
+
+/** The user's identity from the assertion's attributes, as the connection maps them. */
+function identityOf(assertion: XmlElement, config: SamlProviderSettings["config"], nameId: { value: string; format: string | null }): UpstreamIdentity {
+  const attributes = attributeValues(assertion);
+  const value = (name: string | null) => (name ? (attributes.get(name)?.[0] ?? null) : null);
+  let email = value(config.attributes.email);
+  if (!email && nameId.format === SAML_NAME_ID_FORMATS.emailAddress) email = nameId.value;
+  if (email && (email.length > 320 || !email.includes("@"))) email = null;
+  const name = value(config.attributes.name) ?? ([value(config.attributes.given_name), value(config.attributes.family_name)].filter(Boolean).join(" ") || null);
+  const classRef = first(assertion, ASSERTION, "AuthnContextClassRef")?.textContent?.trim() ?? null;
+  return {
+    issuer: config.idp_entity_id,
+    subject: nameId.value,
+    email,
+    // SAML has no email_verified: the connection's admission rule decides (lib/federation/identities.ts).
+    emailVerified: false,
+    name: name ? name.slice(0, 200) : null,
+    amr: classRef && MFA_CONTEXT_CLASSES.includes(classRef) ? ["mfa"] : [],
+    acr: classRef,
+  };
+}
+
+/**
+ * Verifies a POSTed SAMLResponse for the round trip that sent `requestId`; the identity it
+ * asserts, or a FederationError naming the condition that failed (for the console; the user
+ * sees the catalogue's page). The steps run in this order, each throwing at the first failure.
+ */
+export async function completeSaml(provider: UpstreamProvider, call: UpstreamCall, input: { samlResponse: string; requestId: string }): Promise<SamlAssertionResult> {
+  const settings = settingsOf(provider);
+  const { config } = settings;
+  const endpoints = samlEndpoints(call.issuer, settings.connectionId);
+  const now = call.now.getTime();
+
+  const { doc, root } = await responseDocument(input.samlResponse);
+  await refuseSha1(doc, config, settings.spPrivateKey);
+  checkResponse(doc, root, endpoints);
+  const assertionXml = await verifiedAssertionXml(settings, endpoints, input);
 
   // Only the signed assertion (node-saml's verified bytes) is read from here on.
   const assertion = (await parse(assertionXml, "assertion")).documentElement!;
@@ -229,44 +292,15 @@ export async function completeSaml(provider: UpstreamProvider, call: UpstreamCal
   if (!assertionId || assertionId.length > 256) throw invalid("The assertion has no usable ID");
   const issuer = first(assertion, ASSERTION, "Issuer")?.textContent?.trim();
   if (issuer !== config.idp_entity_id) throw invalid(`The assertion's Issuer is ${issuer ?? "missing"}, not the identity provider ${config.idp_entity_id}`);
-
   const subject = first(assertion, ASSERTION, "Subject");
-  const nameId = subject ? first(subject, ASSERTION, "NameID") : null;
-  const nameIdValue = nameId?.textContent?.trim();
-  if (!nameId || !nameIdValue || nameIdValue.length > 512) throw invalid("The assertion has no NameID");
-  const nameIdFormat = nameId.getAttribute("Format");
-  if (nameIdFormat === TRANSIENT_NAME_ID) throw invalid("The NameID is transient: ask the identity provider for a persistent NameID");
-
-  const confirmation = subject ? elements(subject, ASSERTION, "SubjectConfirmation").find((c) => c.getAttribute("Method") === BEARER) : undefined;
-  const data = confirmation ? first(confirmation, ASSERTION, "SubjectConfirmationData") : null;
-  if (!data) throw invalid("The assertion has no bearer subject confirmation");
-  if (data.getAttribute("Recipient") !== endpoints.acs) throw invalid(`Recipient is ${data.getAttribute("Recipient") ?? "missing"}, not this connection's ACS`);
-  if (data.getAttribute("InResponseTo") !== input.requestId) throw invalid("The subject confirmation answers another request (InResponseTo)");
-  const confirmationEnd = checkWindow(data, now, "The subject confirmation");
-  if (confirmationEnd === null) throw invalid("The subject confirmation has no NotOnOrAfter");
+  const nameId = nameIdOf(subject);
+  const confirmedUntil = confirmationEnd(subject, endpoints, input.requestId, now);
   const conditions = first(assertion, ASSERTION, "Conditions");
   const conditionsEnd = conditions ? checkWindow(conditions, now, "The assertion") : null;
 
-  const attributes = attributeValues(assertion);
-  const value = (name: string | null) => (name ? (attributes.get(name)?.[0] ?? null) : null);
-  let email = value(config.attributes.email);
-  if (!email && nameIdFormat === SAML_NAME_ID_FORMATS.emailAddress) email = nameIdValue;
-  if (email && (email.length > 320 || !email.includes("@"))) email = null;
-  const name = value(config.attributes.name) ?? ([value(config.attributes.given_name), value(config.attributes.family_name)].filter(Boolean).join(" ") || null);
-  const classRef = first(assertion, ASSERTION, "AuthnContextClassRef")?.textContent?.trim() ?? null;
-
   return {
-    identity: {
-      issuer: config.idp_entity_id,
-      subject: nameIdValue,
-      email,
-      // SAML has no email_verified: the connection's admission rule decides (lib/federation/identities.ts).
-      emailVerified: false,
-      name: name ? name.slice(0, 200) : null,
-      amr: classRef && MFA_CONTEXT_CLASSES.includes(classRef) ? ["mfa"] : [],
-      acr: classRef,
-    },
+    identity: identityOf(assertion, config, nameId),
     assertionId,
-    replayUntil: new Date(Math.max(confirmationEnd, conditionsEnd ?? 0) + SAML_CLOCK_SKEW_MS),
+    replayUntil: new Date(Math.max(confirmedUntil, conditionsEnd ?? 0) + SAML_CLOCK_SKEW_MS),
   };
 }

@@ -1,13 +1,9 @@
 /**
  * Signing in through an upstream provider (lib/federation): a social provider's button, single
- * sign-on by work email (home-realm discovery), the callback from the upstream, and a SAML
- * connection's ACS and SP metadata.
- *
- * A SAML response arrives as a cross-site POST, without the browser's SameSite=Lax cookies: the
- * ACS verifies it there (lib/federation/upstream/saml.ts), records the assertion's ID once
- * (replays refused), answers the round trip once, and sends the browser to the same callback GET
- * as OAuth's, where the pending sign-in's cookie binds it to the browser that started it. The
- * response itself never travels in a URL.
+ * sign-on by work email (home-realm discovery), the callback from the upstream, and each
+ * connection protocol's own routes (lib/federation/protocols). A protocol whose response arrives
+ * at its own endpoint answers the round trip there and sends the browser to the same callback
+ * GET, where the pending sign-in's cookie binds it to the browser that started it.
  *
  * The round trip is bound to the pending sign-in and to this browser (the callback needs the
  * sign-in's HttpOnly cookie), consumed once, and verified by lib/federation/upstream. The verified
@@ -26,23 +22,14 @@ import type { TransactionRow } from "../../oauth/pending-sign-in";
 import { connectionForAddress } from "../../federation/home-realm";
 import { federatedEvidence, resolveIdentity, type RefusalReason } from "../../federation/identities";
 import { loadConnection, loadSocialProvider, loadSocialProviderById, type LoadedProvider } from "../../federation/providers";
-import { answerOf, answerRoundTrip, beginRoundTrip, CALLBACK_PATH, consumeRoundTrip, findRoundTrip, finishRoundTrip, upstreamCall } from "../../federation/round-trip";
+import { beginRoundTrip, CALLBACK_PATH, callbackIdentity, consumeRoundTrip, findRoundTrip, UPSTREAM_FAILURE } from "../../federation/round-trip";
 import { recordConnectionFailure, recordConnectionSuccess } from "../../federation/connection-status";
-import { FederationError, type FederationErrorCode, type UpstreamIdentity } from "../../federation/upstream/contract";
-import { completeSamlUpstream, SAML_ACS_BODY_LIMIT } from "../../federation/upstream";
+import { FederationError, type UpstreamIdentity } from "../../federation/upstream/contract";
 import { outboundRefusalOf } from "../../federation/upstream/transport";
-import { SAML_ACS_PATH, SAML_METADATA_PATH } from "../../federation/upstream/saml-settings";
-import { firstUseOfAssertion, idpInitiatedDestination, spMetadataOf } from "../../federation/saml";
+import { connectionProtocolRoutes } from "../../federation/protocols";
 import { notFoundResponse } from "../../oauth/errors";
 import { identify, signInStep, toSignInPage, transactionOf, updateOpen } from "../flow";
 import { normalizeEmail } from "../../authn/email-address";
-
-const UPSTREAM_FAILURE: Record<FederationErrorCode, HostedErrorCode> = {
-  upstream_unavailable: "federation_unavailable",
-  upstream_denied: "federation_denied",
-  invalid_response: "federation_invalid_response",
-  misconfigured: "federation_misconfigured",
-};
 
 const REFUSAL: Record<RefusalReason, HostedErrorCode> = {
   no_email: "federation_no_email",
@@ -143,14 +130,9 @@ export const federationCallbackEndpoint: Endpoint = async (request, ctx) => {
   try {
     loaded = trip.connectionId ? await loadConnection(ctx, trip.connectionId) : trip.socialProviderId ? await loadSocialProviderById(ctx, tx.clientPk, trip.socialProviderId) : null;
     if (!loaded) return hostedError("federation_option_unavailable");
-    if (trip.requestId !== null) {
-      // SAML: verified at the ACS; only its answer completes here.
-      const answer = answerOf(trip);
-      if (!answer || loaded.provider.protocol !== "saml") return hostedError("federation_invalid_response");
-      identity = answer;
-    } else {
-      identity = await finishRoundTrip(ctx, trip, state, query, loaded);
-    }
+    const answered = await callbackIdentity(ctx, trip, state, query, loaded);
+    if (!answered) return hostedError("federation_invalid_response");
+    identity = answered;
   } catch (error) {
     if (error instanceof FederationError && trip.connectionId) await recordConnectionFailure(ctx, trip.connectionId, error.message);
     return upstreamFailure(ctx, error);
@@ -184,84 +166,12 @@ const REFUSAL_REASON: Record<RefusalReason, string> = {
   not_member: "the user was removed from the organization",
 };
 
-/** The connection a SAML address names (`?connection=`), when it is an enabled SAML connection. */
-async function samlConnection(ctx: EndpointContext, request: Request): Promise<LoadedProvider | null> {
-  const connectionId = new URL(request.url).searchParams.get("connection");
-  if (!connectionId || connectionId.length > 64) return null;
-  try {
-    const loaded = await loadConnection(ctx, connectionId);
-    return loaded?.provider.protocol === "saml" ? loaded : null;
-  } catch (error) {
-    if (error instanceof FederationError) return null;
-    throw error;
-  }
-}
-
-/**
- * POST <issuer>/federation/saml/acs?connection=<id>: the identity provider's Response (HTTP-POST
- * binding). Every failure ends on a hosted error page and is recorded on the connection for its
- * administrators, with the condition that failed.
- */
-export const samlAcsEndpoint: Endpoint = async (request, ctx) => {
-  if (mediaType(request) !== "application/x-www-form-urlencoded") return hostedError("form_media_type");
-  let body: URLSearchParams;
-  try {
-    body = new URLSearchParams(await readBody(request, SAML_ACS_BODY_LIMIT));
-  } catch {
-    return hostedError("form_too_large");
-  }
-  const loaded = await samlConnection(ctx, request);
-  if (!loaded?.connection) return hostedError("federation_option_unavailable");
-  const connectionId = loaded.connection.id;
-  const fail = async (reason: string, code: HostedErrorCode) => {
-    await recordConnectionFailure(ctx, connectionId, reason);
-    return hostedError(code);
-  };
-  const responses = body.getAll("SAMLResponse");
-  const relayStates = body.getAll("RelayState");
-  if (responses.length !== 1 || !responses[0]) return fail("The POST carries no single SAMLResponse", "federation_invalid_response");
-  const relayState = relayStates.length === 1 ? relayStates[0]! : "";
-  const trip = relayState ? await findRoundTrip(ctx, relayState) : null;
-  if (!trip || trip.connectionId !== connectionId || trip.requestId === null) {
-    // A sign-in started at the identity provider (or one that outlived its round trip): never a
-    // session from it; where the connection names an application, the user signs in from there.
-    const destination = await idpInitiatedDestination(ctx, loaded.provider.saml!.config);
-    if (destination) {
-      await recordConnectionFailure(ctx, connectionId, `A sign-in started at the identity provider was sent to ${destination.clientId} to sign in from there`);
-      return redirect303(destination.url);
-    }
-    if (!relayState) return fail("An unsolicited response (no RelayState): sign-in started at the identity provider is not accepted", "federation_unsolicited");
-    return fail("The RelayState names no pending sign-in through this connection (expired, already answered, or unknown)", "federation_expired");
-  }
-  let verified;
-  try {
-    verified = await completeSamlUpstream(loaded.provider, upstreamCall(ctx), { samlResponse: responses[0], requestId: trip.requestId });
-  } catch (error) {
-    if (error instanceof FederationError) return fail(error.message, UPSTREAM_FAILURE[error.code]);
-    throw error;
-  }
-  if (!(await firstUseOfAssertion(ctx, connectionId, verified.assertionId, verified.replayUntil))) return fail("A replayed assertion (its ID was already used)", "federation_invalid_response");
-  if (!(await answerRoundTrip(ctx, trip, verified.identity))) return fail("A second response to a request already answered", "federation_expired");
-  return redirect303(`${ctx.basePath}${CALLBACK_PATH}?${new URLSearchParams({ state: relayState })}`);
-};
-
-/** GET <issuer>/federation/saml/metadata?connection=<id>: the connection's SP metadata (also its entity ID). */
-export const samlMetadataEndpoint: Endpoint = async (request, ctx) => {
-  const connectionId = new URL(request.url).searchParams.get("connection");
-  const metadata = connectionId && connectionId.length <= 64 ? await spMetadataOf(ctx, connectionId) : null;
-  if (!metadata) return notFoundResponse();
-  return new Response(metadata, {
-    status: 200,
-    headers: { "Content-Type": "application/samlmetadata+xml", "Content-Disposition": `inline; filename="sp-metadata-${connectionId}.xml"`, "Cache-Control": "no-cache" },
-  });
-};
-
 export const federationRoutes: Route[] = [
   { method: "POST", path: "/sign-in/federation", endpoint: federationStartEndpoint, machine: false, errors: "hosted" },
   { method: "POST", path: "/sign-in/federation/cancel", endpoint: federationCancelEndpoint, machine: false, errors: "hosted" },
   { method: "POST", path: "/sign-in/sso", endpoint: ssoEndpoint, machine: false, errors: "hosted" },
   { method: "GET", path: CALLBACK_PATH, endpoint: federationCallbackEndpoint, machine: false, errors: "hosted" },
   { method: "POST", path: CALLBACK_PATH, endpoint: federationCallbackEndpoint, machine: false, errors: "hosted" },
-  { method: "POST", path: SAML_ACS_PATH, endpoint: samlAcsEndpoint, machine: false, errors: "hosted" },
-  { method: "GET", path: SAML_METADATA_PATH, endpoint: samlMetadataEndpoint, machine: false },
+  // Each connection protocol's own routes (lib/federation/protocols).
+  ...connectionProtocolRoutes({ notFound: notFoundResponse }),
 ];

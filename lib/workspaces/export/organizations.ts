@@ -2,7 +2,7 @@
 import { eq } from "drizzle-orm";
 import type { Database } from "../../../db/client";
 import { enterpriseConnections, organizationDomains, organizationMembers, organizations } from "../../../db/schema";
-import { samlConfigSchema } from "../../federation/upstream/saml-settings";
+import { CONNECTION_PROTOCOLS } from "../../federation/protocols";
 import type { WorkspaceDocument } from "../document";
 import { byKey, namesById, str } from "./shared";
 
@@ -38,35 +38,9 @@ export async function exportOrganizations(db: Database, wid: string): Promise<Pi
             admission: c.admission,
             enabled: c.active,
           };
-          if (c.kind === "oidc") {
-            const issuer = str(c.config.issuer);
-            const clientId = str(c.config.client_id);
-            return issuer && clientId ? [{ name: c.name, protocol: "oidc" as const, issuer, client_id: clientId, ...common }] : [];
-          }
-          // A SAML connection's identity provider and options; its SP key pair stays with this installation.
-          const saml = samlConfigSchema.safeParse(c.config);
-          if (!saml.success) return [];
-          const a = saml.data.attributes;
-          return [
-            {
-              name: c.name,
-              protocol: "saml" as const,
-              saml: {
-                idp_entity_id: saml.data.idp_entity_id,
-                sso_url: saml.data.sso_url,
-                idp_certificates: saml.data.idp_certificates,
-                sign_requests: saml.data.sign_requests,
-                allow_sha1: saml.data.allow_sha1,
-                name_id_format: saml.data.name_id_format,
-                attribute_preset: saml.data.attribute_preset,
-                ...(saml.data.idp_initiated_client_id ? { idp_initiated_application: saml.data.idp_initiated_client_id } : {}),
-                ...(saml.data.attribute_preset === "custom"
-                  ? { attributes: { email: a.email, ...(a.name ? { name: a.name } : {}), ...(a.given_name ? { given_name: a.given_name } : {}), ...(a.family_name ? { family_name: a.family_name } : {}) } }
-                  : {}),
-              },
-              ...common,
-            },
-          ];
+          // The protocol's own fields (lib/federation/protocols); a connection whose settings are incomplete is left out.
+          const own = CONNECTION_PROTOCOLS[c.kind].file.export(c.config);
+          return own ? [{ name: c.name, protocol: c.kind, ...own, ...common }] : [];
         }),
     })),
   };

@@ -1,16 +1,15 @@
-// The `organizations` section: organizations by slug, their email domains and their OIDC and SAML connections (members are a later step, after users).
+// The `organizations` section: organizations by slug, their email domains and their enterprise connections (members are a later step, after users).
 import { and, eq } from "drizzle-orm";
 import { enterpriseConnections, organizationDomains, organizations } from "../../../db/schema";
 import { recordAudit } from "../../audit/events";
-import { encryptSecret, newId, randomToken } from "../../crypto";
+import { newId, randomToken } from "../../crypto";
 import { normalizeDomain } from "../../federation/domains";
 import { WorkspaceFileError, type WorkspaceFileIssue } from "../document";
 import type { OrganizationEntry } from "../document/schema";
 import { jsonPath } from "../document/paths";
 import { differs, type ImportContext } from "./context";
 import { sealedIfChanged } from "./social-providers";
-import { samlSettings, SamlSettingsError } from "../../federation/saml";
-import { connectionSecretPurpose } from "../../federation/secrets";
+import { CONNECTION_PROTOCOLS, type ConnectionKind } from "../../federation/protocols";
 
 export async function importOrganizations(ctx: ImportContext): Promise<void> {
   const { tx, file, now, wid } = ctx;
@@ -87,13 +86,13 @@ async function importDomains(ctx: ImportContext, i: number, org: OrganizationEnt
 }
 
 /**
- * Connections by name within the organization; those the file leaves out stay as they are. OIDC:
- * no `client_secret` keeps the stored one. SAML: the settings of lib/federation/saml.ts, the SP
- * key pair made for a new connection and kept for an existing one. A connection keeps its protocol:
- * a name that is another protocol's connection is refused.
+ * Connections by name within the organization; those the file leaves out stay as they are. The
+ * protocol's part (lib/federation/protocols) makes the settings and the sealed secret (OIDC's
+ * `client_secret` when given; none keeps the stored one). A connection keeps its protocol: a name
+ * that is another protocol's connection is refused.
  */
 async function importConnections(ctx: ImportContext, i: number, org: OrganizationEntry, issues: WorkspaceFileIssue[]): Promise<void> {
-  const { tx, now, wid, opts } = ctx;
+  const { tx, wid } = ctx;
   const orgId = ctx.ids.orgPk.get(org.slug) as string;
   const existing = await tx
     .select()
@@ -102,114 +101,56 @@ async function importConnections(ctx: ImportContext, i: number, org: Organizatio
   for (const [k, connection] of org.connections.entries()) {
     const name = connection.name.trim();
     const row = existing.find((c) => c.name === name);
-    if (row && row.kind !== connection.protocol) {
-      issues.push({ path: jsonPath(["organizations", i, "connections", k, "name"]), message: `names a ${row.kind.toUpperCase()} connection of organization ${org.slug}: give the ${connection.protocol.toUpperCase()} connection another name` });
+    const kind = connection.protocol as ConnectionKind;
+    if (row && row.kind !== kind) {
+      issues.push({ path: jsonPath(["organizations", i, "connections", k, "name"]), message: `names a ${row.kind.toUpperCase()} connection of organization ${org.slug}: give the ${kind.toUpperCase()} connection another name` });
       continue;
     }
-    const common = {
-      name,
-      active: connection.enabled,
-      defaultRoleIds: connection.default_roles.map((role) => ctx.ids.rolePk.get(role) as string),
-      trustUpstreamMfa: connection.trust_upstream_mfa,
-      admission: connection.admission,
-    };
-    if (connection.protocol === "saml") {
-      await importSamlConnection(ctx, i, k, org, connection, common, row ?? null, issues);
-      continue;
-    }
-    const desired = { ...common, kind: "oidc" as const, config: { issuer: connection.issuer, client_id: connection.client_id } };
-    const secret = connection.client_secret ? ctx.secrets.get(connection.client_secret.env) : undefined;
-    if (!row) {
-      const id = newId();
-      await tx.insert(enterpriseConnections).values({
-        id,
-        workspaceId: wid,
-        organizationId: orgId,
-        ...desired,
-        secretEncrypted: secret === undefined ? null : encryptSecret(opts.masterKey, secret, connectionSecretPurpose(id)),
-        createdAt: now,
-        updatedAt: now,
-      });
-      ctx.changes++;
-      if (desired.admission !== "verified_domains") await admissionSet(ctx, org.slug, id, name, desired.admission, null);
-      continue;
-    }
-    const sealed = sealedIfChanged(opts.masterKey, row.secretEncrypted, secret, connectionSecretPurpose(row.id));
-    if (differs(row, desired) || sealed) {
-      await tx
-        .update(enterpriseConnections)
-        .set({ ...desired, ...(sealed ? { secretEncrypted: sealed } : {}), updatedAt: now })
-        .where(eq(enterpriseConnections.id, row.id));
-      ctx.changes++;
-      if (row.admission !== desired.admission) await admissionSet(ctx, org.slug, row.id, name, desired.admission, row.admission);
-    }
+    await importConnection(ctx, { index: [i, k], org, orgId, name, kind, connection, row: row ?? null }, issues);
   }
 }
 
 type ConnectionEntry = OrganizationEntry["connections"][number];
 type ConnectionRow = typeof enterpriseConnections.$inferSelect;
 
-async function importSamlConnection(
+/** One connection entry: its protocol's settings, then the row inserted or updated when it differs, and the audit events. */
+async function importConnection(
   ctx: ImportContext,
-  i: number,
-  k: number,
-  org: OrganizationEntry,
-  connection: ConnectionEntry,
-  common: Pick<ConnectionRow, "name" | "active" | "defaultRoleIds" | "trustUpstreamMfa" | "admission">,
-  row: ConnectionRow | null,
+  c: { index: [number, number]; org: OrganizationEntry; orgId: string; name: string; kind: ConnectionKind; connection: ConnectionEntry; row: ConnectionRow | null },
   issues: WorkspaceFileIssue[],
 ): Promise<void> {
   const { tx, now, wid, opts } = ctx;
-  const saml = connection.saml!;
+  const { connection, row, name } = c;
+  const protocol = CONNECTION_PROTOCOLS[c.kind];
   const id = row?.id ?? newId();
-  let settings;
-  try {
-    settings = await samlSettings(
-      { masterKey: opts.masterKey },
-      id,
-      {
-        metadataXml: saml.metadata_xml,
-        idpEntityId: saml.idp_entity_id,
-        ssoUrl: saml.sso_url,
-        idpCertificates: saml.idp_certificates,
-        signRequests: saml.sign_requests,
-        allowSha1: saml.allow_sha1,
-        nameIdFormat: saml.name_id_format,
-        attributePreset: saml.attribute_preset,
-        attributes: saml.attributes,
-        idpInitiatedClientId: saml.idp_initiated_application ?? null,
-      },
-      row,
-      now,
-    );
-  } catch (error) {
-    if (!(error instanceof SamlSettingsError)) throw error;
-    const field = error.field === "idp_certificate" ? "idp_certificates" : error.field === "metadata_url" ? "metadata_xml" : error.field;
-    issues.push({ path: jsonPath(["organizations", i, "connections", k, "saml", field]), message: error.message });
+  const deps = { masterKey: opts.masterKey, secrets: ctx.secrets, now, sealedIfChanged: (stored: string | null, secret: string | undefined, purpose: string) => sealedIfChanged(opts.masterKey, stored, secret, purpose) };
+  const settings = await protocol.file.import(deps, id, connection, row);
+  if ("problem" in settings) {
+    issues.push({ path: jsonPath(["organizations", c.index[0], "connections", c.index[1], ...settings.problem.path]), message: settings.problem.message });
     return;
   }
-  const desired = { ...common, kind: "saml" as const, config: settings.config as unknown as Record<string, unknown> };
+  const desired = {
+    name,
+    active: connection.enabled,
+    defaultRoleIds: connection.default_roles.map((role) => ctx.ids.rolePk.get(role) as string),
+    trustUpstreamMfa: connection.trust_upstream_mfa,
+    admission: connection.admission,
+    kind: c.kind,
+    config: settings.config,
+  };
   if (!row) {
-    await tx.insert(enterpriseConnections).values({ id, workspaceId: wid, organizationId: ctx.ids.orgPk.get(org.slug) as string, ...desired, secretEncrypted: settings.secretEncrypted, createdAt: now, updatedAt: now });
-    ctx.changes++;
-  } else if (differs(row, desired) || settings.newSpKey) {
-    await tx.update(enterpriseConnections).set({ ...desired, secretEncrypted: settings.secretEncrypted, updatedAt: now }).where(eq(enterpriseConnections.id, row.id));
-    ctx.changes++;
+    await tx.insert(enterpriseConnections).values({ id, workspaceId: wid, organizationId: c.orgId, ...desired, secretEncrypted: settings.secretEncrypted ?? null, createdAt: now, updatedAt: now });
+  } else if (differs(row, desired) || settings.secretChanged) {
+    await tx
+      .update(enterpriseConnections)
+      .set({ ...desired, ...(settings.secretEncrypted !== undefined ? { secretEncrypted: settings.secretEncrypted } : {}), updatedAt: now })
+      .where(eq(enterpriseConnections.id, row.id));
   } else {
     return;
   }
-  // Accepting SHA-1 signatures weakens the connection: the file turning it on or off is audited.
-  const previousSha1 = row?.config.allow_sha1 === true;
-  if (settings.config.allow_sha1 !== previousSha1) {
-    await recordAudit(tx, {
-      workspaceId: wid,
-      type: "workspace.connection_legacy_signatures_set",
-      actor: opts.actor ?? null,
-      subject: org.slug,
-      data: { connection_id: id, name: common.name, legacy_signatures: settings.config.allow_sha1, source: "workspace import" },
-      at: now,
-    });
-  }
+  ctx.changes++;
+  if (row ? row.admission !== desired.admission : desired.admission !== "verified_domains") await admissionSet(ctx, c.org.slug, id, name, desired.admission, row?.admission ?? null);
+  await protocol.file.imported?.(tx, { workspaceId: wid, actor: opts.actor ?? null, organizationSlug: c.org.slug, connectionId: id, name, row, config: settings.config, now });
 }
 
 /** Who a connection admits is an explicit choice: the file setting it other than the default, or changing it, is audited. */

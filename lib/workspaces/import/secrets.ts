@@ -9,6 +9,7 @@ import { encryptSecret } from "../../crypto";
 import { WorkspaceFileError, type WorkspaceDocument, type WorkspaceFileIssue } from "../document";
 import { jsonPath, type PathSegment } from "../document/paths";
 import { connectionSecretPurpose } from "../../federation/secrets";
+import { CONNECTION_PROTOCOLS } from "../../federation/protocols";
 import { socialSecretPurpose } from "./social-providers";
 
 export async function resolveSecretReferences(file: WorkspaceDocument, env: Record<string, string | undefined>): Promise<Map<string, string>> {
@@ -18,7 +19,7 @@ export async function resolveSecretReferences(file: WorkspaceDocument, env: Reco
   });
   file.organizations.forEach((o, i) =>
     o.connections.forEach((c, k) => {
-      if (c.client_secret) refs.push({ path: ["organizations", i, "connections", k, "client_secret", "env"], env: c.client_secret.env, pem: false });
+      for (const ref of CONNECTION_PROTOCOLS[c.protocol].file.secretReferences(c)) refs.push({ path: ["organizations", i, "connections", k, ...ref.path], env: ref.env, pem: false });
     }),
   );
   const issues: WorkspaceFileIssue[] = [];
@@ -84,7 +85,7 @@ export async function setUpstreamSecret(
         .from(enterpriseConnections)
         .where(and(eq(enterpriseConnections.workspaceId, wid), eq(enterpriseConnections.organizationId, org.id), eq(enterpriseConnections.name, connectionName)));
       if (!connection) throw new UpstreamSecretError(`Organization "${organizationSlug}" has no connection named "${connectionName}".`);
-      if (connection.kind !== "oidc") throw new UpstreamSecretError(`"${connectionName}" is a SAML connection: it has no client secret.`);
+      if (!CONNECTION_PROTOCOLS[connection.kind].clientSecret) throw new UpstreamSecretError(`"${connectionName}" is ${CONNECTION_PROTOCOLS[connection.kind].noun}: it has no client secret.`);
       id = connection.id;
       description = `connection "${connectionName}" of organization ${organizationSlug}`;
       await tx

@@ -4,15 +4,16 @@ import { notFound } from "next/navigation";
 import { Badge } from "@/components/ui/badge";
 import { Card } from "@/components/ui/card";
 import { ConfirmButton } from "@/components/ui/confirm-button";
-import { ActionForm, Checkbox, CheckboxGroup, Field, Select, SubmitButton, TextArea } from "@/components/ui/form";
+import { ActionForm, Checkbox, CheckboxGroup, Field, Select, SubmitButton } from "@/components/ui/form";
 import { PageHeader } from "@/components/ui/page-header";
 import { EmptyState, Table, Td } from "@/components/ui/table";
 import { DomainStatus } from "@/components/console/federation/domain-status";
-import { CopyValue, TxtRecord } from "@/components/console/federation/txt-record";
+import { TxtRecord } from "@/components/console/federation/txt-record";
 import { listOrganizations, listRoles } from "@/lib/authz/model";
 import { roleAtLeast } from "@/lib/console/authz";
-import { federationCallbackUri, listConnections, samlServiceProvider, type ConnectionInfo } from "@/lib/console/organizations";
-import { SAML_ATTRIBUTE_PRESETS } from "@/lib/federation/upstream/saml-settings";
+import { connectionIssuer, listConnections, type ConnectionInfo } from "@/lib/console/organizations";
+import { CONNECTION_KINDS, CONNECTION_PROTOCOLS, type ConnectionKind } from "@/lib/federation/protocols";
+import { CONNECTION_PARTS, type ConnectionParts } from "@/components/federation";
 import { listDomains, txtRecordFor } from "@/lib/federation/domains";
 import { getService } from "@/lib/service";
 import { actionFor } from "../../../../../_lib/action-for";
@@ -33,10 +34,7 @@ function ConnectionForm({
   roles: { id: string; name: string }[];
   readOnly: boolean;
 }) {
-  const c = connection?.config ?? {};
-  const str = (v: unknown) => (typeof v === "string" ? v : "");
-  const certificates = Array.isArray(c.idp_certificates) ? c.idp_certificates.filter((v): v is string => typeof v === "string") : [];
-  const attributes = (typeof c.attributes === "object" && c.attributes !== null ? c.attributes : {}) as Record<string, unknown>;
+  const parts = Object.entries(CONNECTION_PARTS) as [ConnectionKind, ConnectionParts][];
   return (
     <ActionForm
       action={actionFor("saveConnection", ws)}
@@ -50,22 +48,10 @@ function ConnectionForm({
         <Select
           name="kind"
           label="Protocol"
-          defaultValue={connection?.kind ?? "oidc"}
-          options={[
-            { value: "oidc", label: "OpenID Connect" },
-            { value: "saml", label: "SAML 2.0" },
-          ]}
+          defaultValue={connection?.kind ?? CONNECTION_KINDS[0]}
+          options={Object.values(CONNECTION_PROTOCOLS).map((p) => ({ value: p.kind, label: p.label }))}
         />
-        <Field name="issuer" label="Issuer (OIDC)" optional defaultValue={str(c.issuer)} placeholder="https://acme.okta.com" hint="Exactly as the provider's discovery document says it. https; http only on localhost." />
-        <Field name="client_id" label="Client id (OIDC)" optional defaultValue={str(c.client_id)} />
-        <Field
-          name="client_secret"
-          label="Client secret (OIDC)"
-          type="password"
-          optional
-          autoComplete="new-password"
-          hint={connection?.hasSecret ? "Set (stored encrypted, never shown). Leave empty to keep it." : "Not set. Stored encrypted; never shown again."}
-        />
+        {parts.map(([kind, { Fields }]) => (Fields ? <Fields key={kind} connection={connection} /> : null))}
       </div>
       {roles.length > 0 ? (
         <CheckboxGroup
@@ -94,65 +80,7 @@ function ConnectionForm({
         defaultChecked={connection?.trustUpstreamMfa ?? false}
         hint="When the provider says it used multi-factor authentication (amr / acr), it counts as MFA here. Otherwise the sign-in counts as one factor."
       />
-      <details className="rounded-md border border-slate-200 px-3 py-2" open={connection?.kind === "saml"}>
-        <summary className="cursor-pointer text-sm font-medium text-slate-700">SAML settings</summary>
-        <div className="mt-3 grid gap-4">
-          <p className="text-sm text-slate-600">
-            Give the identity provider&apos;s metadata (paste it, or its URL), or type its entity ID, single sign-on URL and signing certificate. Metadata given here
-            replaces the typed values.
-          </p>
-          <TextArea name="metadata_xml" label="Identity provider metadata (XML)" optional rows={4} placeholder="<EntityDescriptor …>" />
-          <div className="grid gap-4 sm:grid-cols-2">
-            <Field name="metadata_url" label="Metadata URL" optional defaultValue={str(c.metadata_url)} hint="Fetched when it changes, or when “Fetch again” is ticked. https; http only on localhost." />
-            <Checkbox name="refresh_metadata" label="Fetch the metadata URL again" hint="After the identity provider rotated its certificate." />
-            <Field name="idp_entity_id" label="Identity provider entity ID" optional defaultValue={str(c.idp_entity_id)} />
-            <Field name="sso_url" label="Single sign-on URL (HTTP-Redirect)" optional defaultValue={str(c.sso_url)} />
-          </div>
-          <TextArea name="idp_certificate" label="Signing certificate" optional rows={3} defaultValue={certificates[0] ?? ""} placeholder="-----BEGIN CERTIFICATE-----" />
-          <TextArea name="idp_certificate_next" label="Next signing certificate (rotation)" optional rows={3} defaultValue={certificates[1] ?? ""} hint="Responses signed by either are accepted." />
-          <div className="grid gap-4 sm:grid-cols-2">
-            <Select
-              name="attribute_preset"
-              label="Attribute names"
-              defaultValue={str(c.attribute_preset) || "custom"}
-              options={[
-                ...Object.entries(SAML_ATTRIBUTE_PRESETS).map(([value, preset]) => ({ value, label: preset.label })),
-                { value: "custom", label: "Custom (below)" },
-              ]}
-              hint="Which assertion attributes carry the email address and the name."
-            />
-            <Select
-              name="name_id_format"
-              label="NameID format requested"
-              defaultValue={str(c.name_id_format) || "persistent"}
-              options={[
-                { value: "persistent", label: "Persistent (recommended)" },
-                { value: "emailAddress", label: "Email address" },
-                { value: "unspecified", label: "Unspecified" },
-              ]}
-              hint="The NameID identifies the user. A transient NameID is refused."
-            />
-            <Field name="attribute_email" label="Email attribute (custom)" optional defaultValue={str(attributes.email)} placeholder="email" />
-            <Field name="attribute_name" label="Name attribute (custom)" optional defaultValue={str(attributes.name)} />
-            <Field name="attribute_given_name" label="Given name attribute (custom)" optional defaultValue={str(attributes.given_name)} />
-            <Field name="attribute_family_name" label="Family name attribute (custom)" optional defaultValue={str(attributes.family_name)} />
-          </div>
-          <Field
-            name="idp_initiated_client_id"
-            label="Sign-in started at the identity provider: send to application (client id)"
-            optional
-            defaultValue={str(c.idp_initiated_client_id)}
-            hint="A response no sign-in here asked for is never accepted (it could be replayed into another browser). With an application named here, the user goes to its home page and signs in from there; left empty, the user sees an error page."
-          />
-          <Checkbox name="sign_requests" label="Sign AuthnRequests" defaultChecked={c.sign_requests === true} hint="For identity providers that require signed requests (the SP metadata then lists the signing certificate)." />
-          <Checkbox
-            name="allow_sha1"
-            label="Accept SHA-1 signatures (legacy identity providers only)"
-            defaultChecked={c.allow_sha1 === true}
-            hint="SHA-1 signatures can be forged with enough effort. Turn this on only for an identity provider that cannot sign with SHA-256, and ask it to move. Recorded in the audit log."
-          />
-        </div>
-      </details>
+      {parts.map(([kind, { Section }]) => (Section ? <Section key={kind} connection={connection} open={connection?.kind === kind} /> : null))}
       <Checkbox name="active" label="Enabled" defaultChecked={connection?.active ?? true} />
       <SubmitButton variant={connection ? "secondary" : "primary"}>{connection ? "Save connection" : "Add connection"}</SubmitButton>
     </ActionForm>
@@ -172,22 +100,6 @@ function ConnectionStatus({ connection }: { connection: ConnectionInfo }) {
   );
 }
 
-/** What to give the identity provider for a SAML connection: our SP addresses, and the metadata to download. */
-function SamlServiceProvider({ sp }: { sp: { entityId: string; acs: string; metadata: string } }) {
-  return (
-    <div className="mb-3 space-y-2 rounded-md bg-slate-50 p-3">
-      <p className="text-sm text-slate-700">Give the identity provider these (or the SP metadata):</p>
-      <CopyValue label="Entity ID (audience)" value={sp.entityId} />
-      <CopyValue label="ACS URL (reply URL)" value={sp.acs} />
-      <p className="text-sm">
-        <a className="font-medium text-indigo-700 underline" href={sp.metadata} download>
-          Download SP metadata
-        </a>
-      </p>
-    </div>
-  );
-}
-
 export default async function OrganizationPage({ params }: { params: Promise<{ workspace: string; orgId: string }> }) {
   const { workspace, orgId } = await params;
   const access = await pageAccess(workspace, "viewer", `/console/w/${workspace}/organizations/${orgId}`);
@@ -196,7 +108,7 @@ export default async function OrganizationPage({ params }: { params: Promise<{ w
   const org = (await listOrganizations(service.db, ws)).find((o) => o.id === orgId);
   if (!org) notFound();
   const [connections, domains, roles] = await Promise.all([listConnections(service, ws, org.id), listDomains(service.db, ws, org.id), listRoles(service.db, ws)]);
-  const callbackUri = federationCallbackUri(service, ws);
+  const issuer = connectionIssuer(service, ws);
   const hasConnection = connections.some((c) => c.active);
   const base = `/console/w/${ws}`;
   const readOnly = !roleAtLeast(access.role, "admin");
@@ -253,24 +165,21 @@ export default async function OrganizationPage({ params }: { params: Promise<{ w
         <Card
           id="connections"
           title="Enterprise connections"
-          description="Members with an address in a verified domain (below) sign in through the organization's enabled connection (OpenID Connect or SAML 2.0)."
+          description={`Members with an address in a verified domain (below) sign in through the organization's enabled connection (${Object.values(CONNECTION_PROTOCOLS)
+            .map((p) => p.label)
+            .join(" or ")}).`}
         >
           <div className="space-y-6">
-            <div className="rounded-md bg-slate-50 p-3">
-              <p className="mb-2 text-sm text-slate-700">OpenID Connect: register this redirect URI with the identity provider (SAML connections show their own addresses below):</p>
-              <CopyValue label="URI" value={callbackUri} />
-            </div>
-            {connections.map((c) => (
+            {Object.entries(CONNECTION_PARTS).map(([kind, { Setup }]) => (Setup ? <Setup key={kind} issuer={issuer} /> : null))}
+            {connections.map((c) => ({ c, ...CONNECTION_PARTS[c.kind] })).map(({ c, Badges, Details }) => (
               <div key={c.id} className="rounded-md border border-slate-200 p-4">
                 <p className="mb-3 flex flex-wrap items-center gap-2 text-sm font-semibold">
                   {c.name} <Badge>{c.kind.toUpperCase()}</Badge> {c.active ? <Badge tone="green">enabled</Badge> : <Badge>disabled</Badge>}
-                  {c.kind === "saml" && !c.config.idp_entity_id ? <Badge tone="amber">not set up: give the identity provider&apos;s metadata</Badge> : null}
-                  {c.kind === "saml" && c.config.allow_sha1 === true ? <Badge tone="amber">accepts SHA-1 signatures</Badge> : null}
-                  {c.kind === "oidc" && !c.hasSecret ? <Badge tone="amber">no client secret</Badge> : null}
+                  <Badges connection={c} />
                   {c.admission === "any_vouched" ? <Badge tone="amber">admits anyone it vouches for</Badge> : <Badge>admits verified domains only</Badge>}
                 </p>
                 <ConnectionStatus connection={c} />
-                {c.kind === "saml" && c.config.sp_certificate ? <SamlServiceProvider sp={samlServiceProvider(service, ws, c.id)} /> : null}
+                {Details ? <Details connection={c} issuer={issuer} /> : null}
                 <ConnectionForm ws={ws} orgId={org.id} connection={c} roles={roles} readOnly={readOnly} />
               </div>
             ))}

@@ -5,15 +5,15 @@
  * of accepted assertion IDs, and the SP metadata a connection publishes.
  */
 import { and, eq } from "drizzle-orm";
-import { clients, enterpriseConnections, samlAssertionReplays } from "../../db/schema";
-import { applicationHome } from "../uris";
-import { encryptSecret } from "../crypto";
-import type { EndpointContext } from "../http/context";
-import type { Service } from "../service";
-import { connectionSecretPurpose } from "./secrets";
-import { generateSpKeyPair } from "./upstream/self-signed-certificate";
-import { upstreamUrl, UPSTREAM_TIMEOUT_MS } from "./upstream/transport";
-import { FederationError } from "./upstream/contract";
+import { clients, enterpriseConnections, samlAssertionReplays } from "../../../../db/schema";
+import { applicationHome } from "../../../uris";
+import { encryptSecret } from "../../../crypto";
+import { issuerFor, type EndpointContext } from "../../../http/context";
+import type { Service } from "../../../service";
+import { connectionSecretPurpose } from "../../secrets";
+import { generateSpKeyPair } from "../../upstream/self-signed-certificate";
+import { upstreamUrl, UPSTREAM_TIMEOUT_MS } from "../../upstream/transport";
+import { FederationError } from "../../upstream/contract";
 import {
   certificatePem,
   MAX_IDP_CERTIFICATES,
@@ -21,10 +21,11 @@ import {
   samlConfigSchema,
   type SamlAttributeMapping,
   type SamlAttributePreset,
+  samlEndpoints,
   type SamlConfig,
   type SamlNameIdFormat,
-} from "./upstream/saml-settings";
-import { parseIdpMetadata, SamlMetadataError, spMetadata, type IdpMetadata } from "./upstream/saml-xml";
+} from "../../upstream/saml-settings";
+import { parseIdpMetadata, SamlMetadataError, spMetadata, type IdpMetadata } from "../../upstream/saml-xml";
 
 /** A setting that cannot be used, named by its field (the console's form and the workspace file map it). */
 export class SamlSettingsError extends Error {
@@ -195,4 +196,9 @@ export async function idpInitiatedDestination(ctx: EndpointContext, config: Saml
     .limit(1);
   const url = client && client.type !== "M2M" ? applicationHome(client) : null;
   return url && client ? { clientId: client.clientId, url } : null;
+}
+
+/** A SAML connection's addresses as a service provider (entity ID, ACS, metadata), under the workspace's issuer: what the console shows. */
+export function samlServiceProvider(service: Pick<Service, "config">, workspaceId: string, connectionId: string) {
+  return samlEndpoints(issuerFor(service.config.publicUrl, workspaceId), connectionId);
 }
