@@ -7,9 +7,9 @@
  */
 import type { Database } from "../../db/client";
 import type { Clock } from "../clock";
+import { CodedError } from "../coded-error";
 import type { Config } from "../config";
 import {
-  ClientSecretError,
   createClientSecret,
   listClientSecrets,
   revokeClientSecret,
@@ -19,8 +19,8 @@ import {
 import { exportWorkspace, importWorkspace, WorkspaceFileError, type ImportResult, type MembershipChange } from "../workspaces/file";
 import { isRecord } from "../workspaces/document/checks";
 import { secretReferences } from "../workspaces/document/social-providers";
-import { setUpstreamSecret, UpstreamSecretError, type UpstreamSecretTarget } from "../workspaces/import/secrets";
-import { grantOperatorRole, OperatorGrantError } from "../console/operators";
+import { setUpstreamSecret, type UpstreamSecretTarget } from "../workspaces/import/secrets";
+import { grantOperatorRole } from "../console/operators";
 import { SYSTEM_WORKSPACE_ID } from "../console/system";
 
 export const USAGE = `Usage: latchkey <command> [arguments]
@@ -270,7 +270,8 @@ export async function runCommand(db: Database, config: Config, clock: Clock, req
   try {
     return await command(db, config, clock, args, io);
   } catch (error) {
-    if (error instanceof ClientSecretError || error instanceof UpstreamSecretError || error instanceof OperatorGrantError) {
+    // A rule's refusal (an "operator" coded error: a client secret, an upstream secret, an operator grant): its text, exit 1.
+    if (error instanceof CodedError && error.family === "operator") {
       println(io.err, error.message);
       return 1;
     }

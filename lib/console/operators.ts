@@ -17,6 +17,7 @@ import type { Service } from "../service";
 import { operatorRoles, type OperatorRole } from "./authz";
 import { id } from "./forms";
 import { isInstallationOperator } from "./installation";
+import { CodedError } from "../coded-error";
 import { defineOperation, fieldError, formError, type OperationContext } from "./operation";
 import { createInvitation } from "./invitations";
 import { SYSTEM_WORKSPACE_ID } from "./system";
@@ -132,7 +133,11 @@ export const setOperatorStatus = defineOperation({
 });
 
 /** Why `latchkey operator grant` refused (the CLI prints the message, exit 1). */
-export class OperatorGrantError extends Error {}
+export class OperatorGrantError extends CodedError<"operator_grant_refused"> {
+  constructor(message: string) {
+    super("operator_grant_refused", message);
+  }
+}
 
 /** What `operator grant` did: a role given or changed, or an invitation made (no proven account has the address). */
 export type OperatorGrant =
