@@ -26,7 +26,8 @@ export class DomainError extends CodedError<DomainErrorCode> {
     readonly code: DomainErrorCode,
     message: string,
   ) {
-    super(code, message, { status: code === "not_found" ? 404 : code === "invalid" ? 400 : 409 });
+    // The domain's own faults are shown beside the form's domain field; a missing one over the form.
+    super(code, message, { status: code === "not_found" ? 404 : code === "invalid" ? 400 : 409, field: code === "not_found" ? undefined : "domain" });
     this.name = "DomainError";
   }
 }
