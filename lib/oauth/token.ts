@@ -40,10 +40,15 @@ export const tokenEndpoint: Endpoint = async (request, ctx) => {
 /**
  * Whether the client may use the grant (node-oidc-provider's `grantTypeAllowed`), checked once
  * here, before its handler. A memoized credential is confirmed first, so a secret or client that
- * is no longer live is still refused as invalid_client.
+ * is no longer live is still refused as invalid_client; and the full lookup a handler falls back
+ * to for a memoized client (its type may have changed since) is checked again.
  */
 async function allowedClient(grant: GrantHandler, authenticated: AuthenticatedClient): Promise<AuthenticatedClient> {
-  if (grant.clients.types.has(authenticated.client.type)) return authenticated;
-  if (authenticated.unconfirmed) await authenticated.unconfirmed.authenticate();
-  throw invalidRequest(grant.clients.refusal);
+  const { unconfirmed } = authenticated;
+  if (!grant.clients.types.has(authenticated.client.type)) {
+    if (unconfirmed) await unconfirmed.authenticate();
+    throw invalidRequest(grant.clients.refusal);
+  }
+  if (!unconfirmed) return authenticated;
+  return { ...authenticated, unconfirmed: { confirm: () => unconfirmed.confirm(), authenticate: async () => allowedClient(grant, await unconfirmed.authenticate()) } };
 }
