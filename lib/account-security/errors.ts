@@ -3,8 +3,7 @@
  * ones). Every answer is `{"error": CODE, "error_description": text}` with `Cache-Control:
  * no-store` and `Referrer-Policy: no-referrer`; docs/account-security.md lists the codes.
  */
-import { json, RuleError, type ErrorFamily } from "../http/errors";
-import { OAuthError } from "../oauth/errors";
+import { codedRule, CodedError, json, type ErrorFamily } from "../http/errors";
 
 export type HandoffErrorCode =
   | "INVALID_REQUEST"
@@ -21,20 +20,21 @@ export type HandoffErrorCode =
   | "TEMPORARILY_UNAVAILABLE"
   | "SERVER_ERROR";
 
-export class HandoffError extends RuleError {
+export class HandoffError extends CodedError<HandoffErrorCode> {
   constructor(
     readonly status: number,
     readonly code: HandoffErrorCode,
     readonly description: string,
     readonly headers: Record<string, string> = {},
   ) {
-    super(`${code}: ${description}`);
+    super(code, `${code}: ${description}`, { status, family: "account-security", description, headers });
   }
 }
 
 export const HANDOFF_ERROR_HEADERS = { "Cache-Control": "no-store", Pragma: "no-cache", "Referrer-Policy": "no-referrer" } as const;
 
-export function handoffErrorResponse(error: HandoffError): Response {
+/** A coded error of the handoff's vocabulary as its error body. */
+export function handoffErrorResponse(error: CodedError): Response {
   return json({ error: error.code, error_description: error.description }, error.status, { ...HANDOFF_ERROR_HEADERS, ...error.headers });
 }
 
@@ -69,11 +69,9 @@ export const handoffUnstorable = () => handoffBadRequest("The request contains a
  */
 export const handoffFailures: ErrorFamily = {
   name: "account-security",
-  rule: (error) => {
-    if (error instanceof HandoffError) return handoffErrorResponse(error);
-    if (error instanceof OAuthError && error.status === 429) return handoffErrorResponse(handoffRateLimited(Number(error.options.headers?.["Retry-After"] ?? "60")));
-    return null;
-  },
+  rule: codedRule("account-security", handoffErrorResponse, (error) =>
+    error.family === "oauth" && error.status === 429 ? handoffRateLimited(Number(error.headers["Retry-After"] ?? "60")) : null,
+  ),
   unstorable: () => handoffErrorResponse(handoffUnstorable()),
   unavailable: () => handoffErrorResponse(handoffUnavailable()),
   internal: (requestId) => handoffErrorResponse(new HandoffError(500, "SERVER_ERROR", `Internal error (request ${requestId})`)),

@@ -4,7 +4,7 @@
  * served as application/problem+json with no-store. Callers branch on the status, never on the
  * body: every non-200 answer is a denial.
  */
-import type { ErrorFamily } from "../http/errors";
+import { codedRule, CodedError, type ErrorFamily } from "../http/errors";
 import { lightResponse } from "../http/response";
 import { notFoundResponse } from "../oauth/errors";
 export type CheckProblem =
@@ -26,14 +26,14 @@ const TITLES: Record<CheckProblem, string> = {
   server_error: "Internal error",
 };
 
-export class CheckError extends Error {
+export class CheckError extends CodedError<CheckProblem> {
   constructor(
     readonly status: number,
     readonly problem: CheckProblem,
     readonly detail: string,
     readonly headers: Record<string, string> = {},
   ) {
-    super(`${problem}: ${detail}`);
+    super(problem, `${problem}: ${detail}`, { status, family: "problem", description: detail, headers });
     this.name = "CheckError";
   }
 }
@@ -46,9 +46,10 @@ export const checkUnsupportedMediaType = () => new CheckError(415, "unsupported_
 export const checkUnavailable = () =>
   new CheckError(503, "unavailable", "Authority cannot be confirmed right now; deny the operation and retry later", { "Retry-After": "5" });
 
-export function checkErrorResponse(error: CheckError): Response {
+/** A coded error of the permission check's vocabulary as its problem document. */
+export function checkErrorResponse(error: CodedError<CheckProblem>): Response {
   return lightResponse(
-    JSON.stringify({ type: `urn:latchkey:authorization-check:${error.problem}`, title: TITLES[error.problem], status: error.status, detail: error.detail }),
+    JSON.stringify({ type: `urn:latchkey:authorization-check:${error.code}`, title: TITLES[error.code], status: error.status, detail: error.description }),
     error.status,
     { "Content-Type": "application/problem+json", "Cache-Control": "no-store", Pragma: "no-cache", ...error.headers },
   );
@@ -57,7 +58,7 @@ export function checkErrorResponse(error: CheckError): Response {
 /** The permission check's error family: its problem document (an unknown workspace is the generic 404 of every route). */
 export const checkFailures: ErrorFamily = {
   name: "problem",
-  rule: (error) => (error instanceof CheckError ? checkErrorResponse(error) : null),
+  rule: codedRule("problem", (error) => checkErrorResponse(error as CodedError<CheckProblem>)),
   unstorable: () => checkErrorResponse(badRequest("The request contains a character that is not accepted (U+0000)")),
   unavailable: () => checkErrorResponse(checkUnavailable()),
   internal: (requestId) => checkErrorResponse(new CheckError(500, "server_error", `Internal error (request ${requestId})`)),

@@ -4,14 +4,16 @@
  * issuer path, never from elsewhere.
  */
 import { createHash } from "node:crypto";
+import { CodedError } from "../coded-error";
 
 export const LOGO_MAX_BYTES = 200 * 1024;
 export const LOGO_TYPES = ["image/png", "image/jpeg", "image/webp", "image/gif"] as const;
 export type LogoType = (typeof LOGO_TYPES)[number];
 
-export class LogoError extends Error {
+/** A logo that cannot be used, beside the form's logo field. */
+export class LogoError extends CodedError<"invalid_logo"> {
   constructor(message: string) {
-    super(message);
+    super("invalid_logo", message, { field: "logo" });
     this.name = "LogoError";
   }
 }

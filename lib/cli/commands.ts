@@ -7,9 +7,9 @@
  */
 import type { Database } from "../../db/client";
 import type { Clock } from "../clock";
+import { CodedError } from "../coded-error";
 import type { Config } from "../config";
 import {
-  ClientSecretError,
   createClientSecret,
   listClientSecrets,
   revokeClientSecret,
@@ -261,7 +261,8 @@ export async function runCommand(db: Database, config: Config, clock: Clock, req
   try {
     return await command(db, config, clock, args, io);
   } catch (error) {
-    if (error instanceof ClientSecretError || error instanceof UpstreamSecretError || error instanceof OperatorGrantError) {
+    // A rule's refusal (an "operator" coded error: a client secret, an upstream secret, an operator grant): its text, exit 1.
+    if (error instanceof CodedError && error.family === "operator") {
       println(io.err, error.message);
       return 1;
     }

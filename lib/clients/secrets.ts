@@ -12,6 +12,7 @@ import type { Database } from "../../db/client";
 import { clients, clientSecrets } from "../../db/schema";
 import { addMs, DAY, HOUR, type Clock } from "../clock";
 import { newId, randomToken, sha256Hex } from "../crypto";
+import { CodedError } from "../coded-error";
 import type { AuditData, AuditEventType } from "../audit/catalogue";
 import { recordAudit } from "../audit/events";
 import { isActiveSecret } from "../authority/client-secret";
@@ -31,12 +32,12 @@ export type ClientSecretErrorCode =
   | "too_many_active_secrets"
   | "invalid_argument";
 
-export class ClientSecretError extends Error {
+export class ClientSecretError extends CodedError<ClientSecretErrorCode> {
   constructor(
     readonly code: ClientSecretErrorCode,
     message: string,
   ) {
-    super(message);
+    super(code, message, { status: code.endsWith("not_found") ? 404 : code === "too_many_active_secrets" ? 409 : 400 });
     this.name = "ClientSecretError";
   }
 }

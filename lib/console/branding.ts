@@ -6,11 +6,11 @@
 import { eq } from "drizzle-orm";
 import { z } from "zod";
 import { workspaces } from "../../db/schema";
-import { checkLogo, LogoError } from "../branding/logo";
+import { checkLogo } from "../branding/logo";
 import { displayNameField, primaryColorField, resolveBranding, storedBranding, themeField, type StoredBranding } from "../branding/rule";
 import { deleteLogo, loadBranding, writeLogo, type HostedBranding } from "../branding/store";
 import type { Service } from "../service";
-import { defineOperation, fieldError, formError, type OperationContext } from "./operation";
+import { defineOperation, formError, type OperationContext } from "./operation";
 
 /** The branding as the console shows it (with the logo's address), or null for an unknown workspace. */
 export function getBranding(service: Service, workspaceId: string): Promise<HostedBranding | null> {
@@ -56,13 +56,8 @@ export const setLogo = defineOperation({
   role: "admin",
   input: z.object({ logo: z.instanceof(Uint8Array, { error: "Choose an image file" }) }),
   async run(ctx: OperationContext, input) {
-    let logo;
-    try {
-      logo = checkLogo(input.logo);
-    } catch (error) {
-      if (error instanceof LogoError) throw fieldError("logo", error.message);
-      throw error;
-    }
+    // A LogoError is answered beside the logo field, as every "operator" coded error with its field (runOperation).
+    const logo = checkLogo(input.logo);
     const changed = await writeLogo(ctx.db, ctx.access.workspace.id, logo, ctx.now);
     const result = { digest: logo.digest, contentType: logo.contentType, bytes: logo.bytes.length };
     return { result, audit: changed ? { target: ctx.access.workspace.id, data: { changed: ["logo"], logo: result } } : null };

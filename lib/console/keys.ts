@@ -1,20 +1,16 @@
 /** Signing-key rotation from the console: publish the next key, then activate it (lib/oauth/keys.ts). */
 import { z } from "zod";
-import { activatePublishedKey, publishNextSigningKey, SigningKeyError } from "../oauth/keys";
-import { defineOperation, formError } from "./operation";
+import { activatePublishedKey, publishNextSigningKey } from "../oauth/keys";
+import { defineOperation } from "./operation";
 
 export const publishKey = defineOperation({
   name: "signing_key.published",
   role: "admin",
   input: z.object({}),
   async run(ctx) {
-    try {
-      const published = await publishNextSigningKey({ ...ctx.service, db: ctx.db }, ctx.access.workspace.id);
-      return { result: published, audit: { target: published.kid, data: { kid: published.kid, activatable_at: published.activatableAt.toISOString() } } };
-    } catch (error) {
-      if (error instanceof SigningKeyError) throw formError(error.message);
-      throw error;
-    }
+    // A SigningKeyError is answered over the form, as every "operator" coded error (runOperation).
+    const published = await publishNextSigningKey({ ...ctx.service, db: ctx.db }, ctx.access.workspace.id);
+    return { result: published, audit: { target: published.kid, data: { kid: published.kid, activatable_at: published.activatableAt.toISOString() } } };
   },
 });
 
@@ -23,15 +19,10 @@ export const activateKey = defineOperation({
   role: "admin",
   input: z.object({}),
   async run(ctx) {
-    try {
-      const activated = await activatePublishedKey({ ...ctx.service, db: ctx.db }, ctx.access.workspace.id);
-      return {
-        result: activated,
-        audit: { target: activated.kid, data: { kid: activated.kid, retired: activated.retired, unpublish_at: activated.unpublishAt?.toISOString() ?? null } },
-      };
-    } catch (error) {
-      if (error instanceof SigningKeyError) throw formError(error.message);
-      throw error;
-    }
+    const activated = await activatePublishedKey({ ...ctx.service, db: ctx.db }, ctx.access.workspace.id);
+    return {
+      result: activated,
+      audit: { target: activated.kid, data: { kid: activated.kid, retired: activated.retired, unpublish_at: activated.unpublishAt?.toISOString() ?? null } },
+    };
   },
 });

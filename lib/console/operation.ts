@@ -10,10 +10,9 @@
 import type { z } from "zod";
 import type { Database } from "../../db/client";
 import { foldedEvent, foldingAudit, writeAudit } from "../audit/events";
-import { AuthzModelError } from "../authz/model";
-import { ClientSecretError } from "../clients/secrets";
+import { CodedError } from "../coded-error";
 import { announceChange, forgetWorkspace, type Service } from "../service";
-import { ConsoleInputError, type Operation } from "../surfaces/operation";
+import { formRefusal, type Operation } from "../surfaces/operation";
 import { assertRole, requireWorkspaceRole } from "./authz";
 
 // The operation's contract lives below the console, so that a feature declares its operations in its own folder.
@@ -95,8 +94,8 @@ export async function runOperation<S extends z.ZodType, R, P>(
     forgetWorkspace(service, access.workspace.id);
     return { ok: true, result };
   } catch (error) {
-    if (error instanceof ConsoleInputError) return { ok: false, fieldErrors: error.fieldErrors, ...(error.formError ? { formError: error.formError } : {}) };
-    if (error instanceof AuthzModelError || error instanceof ClientSecretError) return { ok: false, fieldErrors: {}, formError: error.message };
+    // The one place the console answers a rule's refusal: an "operator" coded error, as its form shows it.
+    if (error instanceof CodedError && error.family === "operator") return { ok: false, ...formRefusal(error) };
     throw error;
   }
 }

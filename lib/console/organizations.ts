@@ -12,7 +12,6 @@ import { newId } from "../crypto";
 import {
   applyDnsVerification,
   claimDomain,
-  DomainError,
   getDomain,
   lookupVerificationRecords,
   markDomainVerified,
@@ -315,12 +314,6 @@ export const saveConnection = defineOperation({
   },
 });
 
-/** A DomainError as a message beside the form's domain field (or the whole form). */
-function domainInputError(error: unknown): never {
-  if (error instanceof DomainError) throw error.code === "invalid" || error.code === "taken" || error.code === "already_claimed" ? fieldError("domain", error.message) : formError(error.message);
-  throw error;
-}
-
 async function organizationSlug(ctx: { db: Service["db"]; access: { workspace: { id: string } } }, organizationId: string): Promise<string> {
   const [org] = await ctx.db
     .select({ slug: organizations.slug })
@@ -338,7 +331,7 @@ export const addDomain = defineOperation({
   input: z.object({ organization_id: id("organization"), domain: text("a domain", 300) }),
   async run(ctx, input) {
     const slug = await organizationSlug(ctx, input.organization_id);
-    const claimed = await claimDomain(ctx.db, { workspaceId: ctx.access.workspace.id, organizationId: input.organization_id, domain: input.domain, now: ctx.now }).catch(domainInputError);
+    const claimed = await claimDomain(ctx.db, { workspaceId: ctx.access.workspace.id, organizationId: input.organization_id, domain: input.domain, now: ctx.now });
     return { result: { id: claimed.id, domain: claimed.domain }, audit: { target: slug, data: { domain: claimed.domain, domain_id: claimed.id } } };
   },
 });
@@ -361,7 +354,7 @@ export const checkDomainDns = defineOperation({
     const current = await getDomain(ctx.db, ctx.access.workspace.id, input.domain_id);
     if (!current || current.organizationId !== input.organization_id) throw formError("This domain is no longer claimed");
     if (current.domain !== input.domain.toLowerCase()) throw formError("The domain changed meanwhile: reload the page");
-    const outcome = await applyDnsVerification(ctx.db, { workspaceId: ctx.access.workspace.id, domainId: current.id, organizationId: input.organization_id, now: ctx.now, lookup }).catch(domainInputError);
+    const outcome = await applyDnsVerification(ctx.db, { workspaceId: ctx.access.workspace.id, domainId: current.id, organizationId: input.organization_id, now: ctx.now, lookup });
     if (!outcome.verified) throw formError(`Not found yet: ${outcome.reason}. DNS changes can take a while to appear; check again later.`);
     return {
       result: { verified: true },
@@ -383,7 +376,7 @@ export const markDomainVerifiedByOperator = defineOperation({
       domainId: input.domain_id,
       now: ctx.now,
       method: "operator",
-    }).catch(domainInputError);
+    });
     if (!marked.changed) throw formError("This domain is verified already");
     return { result: null, audit: { target: slug, data: { domain: marked.domain.domain, domain_id: marked.domain.id, method: "operator" } } };
   },

@@ -12,6 +12,7 @@ import { and, asc, eq, isNotNull } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import { organizationDomains, organizations } from "../../db/schema";
 import { newId, randomToken } from "../crypto";
+import { CodedError } from "../coded-error";
 import { DOMAIN_PROOF, DOMAIN_TXT_PREFIX, lookupVerificationRecords, proofRecord, recordDnsProof, recordOperatorMark, type TxtLookup, type TxtResolver } from "./dns-proof";
 
 // The DNS proof (its lookup, record and write) is ./dns-proof.ts's, shared with every name a workspace claims by DNS.
@@ -20,12 +21,13 @@ export const TXT_RECORD_PREFIX = DOMAIN_TXT_PREFIX;
 
 export type DomainErrorCode = "invalid" | "taken" | "already_claimed" | "not_found";
 
-export class DomainError extends Error {
+export class DomainError extends CodedError<DomainErrorCode> {
   constructor(
     readonly code: DomainErrorCode,
     message: string,
   ) {
-    super(message);
+    // The domain's own faults are shown beside the form's domain field; a missing one over the form.
+    super(code, message, { status: code === "not_found" ? 404 : code === "invalid" ? 400 : 409, field: code === "not_found" ? undefined : "domain" });
     this.name = "DomainError";
   }
 }

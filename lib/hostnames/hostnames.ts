@@ -12,6 +12,7 @@ import { and, asc, eq, isNotNull, isNull, ne } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import { grants, hostedSessions, workspaceHostnames, workspaces } from "../../db/schema";
 import { newId, randomToken } from "../crypto";
+import { CodedError } from "../coded-error";
 import { DomainError, normalizeDomain } from "../federation/domains";
 import { lookupVerificationRecords, proofRecord, recordDnsProof, recordOperatorMark, type DnsProof, type ProofKind, type TxtLookup, type TxtResolver } from "../federation/dns-proof";
 import { issuerFor } from "../http/context";
@@ -26,12 +27,12 @@ export const MAX_HOSTNAMES = 20;
 
 export type HostnameErrorCode = "invalid" | "taken" | "already_added" | "not_found" | "not_verified" | "too_many";
 
-export class HostnameError extends Error {
+export class HostnameError extends CodedError<HostnameErrorCode> {
   constructor(
     readonly code: HostnameErrorCode,
     message: string,
   ) {
-    super(message);
+    super(code, message, { status: code === "not_found" ? 404 : code === "invalid" ? 400 : 409 });
     this.name = "HostnameError";
   }
 }

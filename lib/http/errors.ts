@@ -1,12 +1,10 @@
+import { CodedError, RuleError, type CodedErrorFamily } from "../coded-error";
 import { countDependencyFailure } from "../metrics";
 import { lightResponse } from "./response";
 import { logError } from "./log";
 
-/**
- * A refusal decided by a rule (a protocol error, a permission-check problem): never a dependency
- * failure, whatever it wraps. Each boundary's error family extends it (lib/oauth/errors.ts, lib/authz/errors.ts).
- */
-export class RuleError extends Error {}
+// A refusal decided by a rule, and the one coded domain error every boundary's family answers (lib/coded-error.ts).
+export { CodedError, RuleError, type CodedErrorFamily };
 
 /** A request body over its route's limit; each boundary answers it in its own shape. */
 export class BodyTooLarge extends RuleError {
@@ -135,6 +133,23 @@ export interface ErrorFamily {
   rateLimited(retryAfterSeconds: number): Response;
   /** The route's workspace does not exist. */
   notFound(): Response;
+}
+
+/**
+ * An error family's rule: the coded errors of its vocabulary (`family`), answered by `render`
+ * with their own status; `translate` words a coded error of another vocabulary as one of its own
+ * (or returns null). Anything else is no rule error of this family.
+ */
+export function codedRule(
+  family: CodedErrorFamily,
+  render: (error: CodedError) => Response,
+  translate?: (error: CodedError) => CodedError | null,
+): ErrorFamily["rule"] {
+  return (error) => {
+    if (!(error instanceof CodedError)) return null;
+    const own = error.family === family ? error : (translate?.(error) ?? null);
+    return own && render(own);
+  };
 }
 
 /** How soon a client may try again after a 503 (a failover or a restart of the database takes seconds). */

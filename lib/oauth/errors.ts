@@ -1,15 +1,15 @@
-import { failureResponse, json, RuleError, type ErrorFamily } from "../http/errors";
+import { codedRule, CodedError, failureResponse, json, type ErrorFamily } from "../http/errors";
 import { hostedError } from "../hosted/errors";
 
 /** An OAuth boundary error: status, `error` code, description, and whether it may reach the client. */
-export class OAuthError extends RuleError {
+export class OAuthError extends CodedError {
   constructor(
     readonly status: number,
     readonly error: string,
     readonly description: string,
     readonly options: { redirectable?: boolean; headers?: Record<string, string> } = {},
   ) {
-    super(`${error}: ${description}`);
+    super(error, `${error}: ${description}`, { status, family: "oauth", description, headers: options.headers });
   }
 }
 
@@ -32,8 +32,9 @@ export const notFound = () => new OAuthError(404, "invalid_request", "Not found"
 /** Text the database cannot hold (see lib/text.ts): a bad field, never a 500. */
 export const unstorableText = (what = "A parameter") => new OAuthError(400, "invalid_request", `${what} contains a character that is not accepted (U+0000)`);
 
-export function oauthErrorResponse(error: OAuthError): Response {
-  return json({ error: error.error, error_description: error.description }, error.status, error.options.headers ?? {});
+/** A coded error of the OAuth vocabulary as RFC 6749's JSON body. */
+export function oauthErrorResponse(error: CodedError): Response {
+  return json({ error: error.code, error_description: error.description }, error.status, error.headers);
 }
 
 /** The generic 404 of every unresolved workspace, client or route: indistinguishable by design. */
@@ -47,7 +48,7 @@ const rateLimited = (retryAfterSeconds: number) =>
 /** The OAuth boundary's error family: the JSON error body of RFC 6749. */
 export const oauthFailures: ErrorFamily = {
   name: "oauth",
-  rule: (error) => (error instanceof OAuthError ? oauthErrorResponse(error) : null),
+  rule: codedRule("oauth", oauthErrorResponse),
   unstorable: () => oauthErrorResponse(unstorableText()),
   unavailable: () => oauthErrorResponse(unavailable()),
   internal: (requestId) => json({ error: "server_error", error_description: `Internal error (request ${requestId})` }, 500),

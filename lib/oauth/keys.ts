@@ -1,6 +1,7 @@
 import { and, eq, gt, inArray, isNull, or, sql } from "drizzle-orm";
 import { exportJWK, generateKeyPair, importJWK, SignJWT, type JWK, type JWTPayload } from "jose";
 import { signingKeys } from "../../db/schema";
+import { CodedError } from "../coded-error";
 import { decryptSecret, encryptSecret, newId } from "../crypto";
 import { announceChange, cacheGeneration, cacheIfCurrent, workspaceCacheKey, type Service } from "../service";
 
@@ -120,12 +121,12 @@ export const JWKS_MAX_AGE_MS = 300_000;
 const SIGNED_TOKEN_TTL_MS = 300_000;
 export const RETIRED_KEY_PUBLISHED_MS = SIGNED_TOKEN_TTL_MS + ACTIVE_KEY_TTL_MS + 60_000;
 
-export class SigningKeyError extends Error {
+export class SigningKeyError extends CodedError<"not_ready" | "no_published_key" | "already_published"> {
   constructor(
     readonly code: "not_ready" | "no_published_key" | "already_published",
     message: string,
   ) {
-    super(message);
+    super(code, message, { status: 409 });
     this.name = "SigningKeyError";
   }
 }

@@ -28,7 +28,7 @@ export const tokenEndpoint: Endpoint = async (request, ctx) => {
     for (const name of params.keys()) {
       if (!grant.parameters.has(name)) throw invalidRequest(`Parameter ${name} is not recognized for ${grant.grantType}`);
     }
-    const issued = await grant.handle(params, client, ctx, request);
+    const issued = await grant.handle(params, await allowedClient(grant, client), ctx, request);
     // Every grant issues here, and only here: the one count of tokens issued (lib/metrics).
     countTokenIssued(grant.grantType);
     return withCors(json(issued), client.corsOrigin);
@@ -36,3 +36,19 @@ export const tokenEndpoint: Endpoint = async (request, ctx) => {
     return withCors(errorToResponse(error), client.corsOrigin);
   }
 };
+
+/**
+ * Whether the client may use the grant (node-oidc-provider's `grantTypeAllowed`), checked once
+ * here, before its handler. A memoized credential is confirmed first, so a secret or client that
+ * is no longer live is still refused as invalid_client; and the full lookup a handler falls back
+ * to for a memoized client (its type may have changed since) is checked again.
+ */
+async function allowedClient(grant: GrantHandler, authenticated: AuthenticatedClient): Promise<AuthenticatedClient> {
+  const { unconfirmed } = authenticated;
+  if (!grant.clients.types.has(authenticated.client.type)) {
+    if (unconfirmed) await unconfirmed.authenticate();
+    throw invalidRequest(grant.clients.refusal);
+  }
+  if (!unconfirmed) return authenticated;
+  return { ...authenticated, unconfirmed: { confirm: () => unconfirmed.confirm(), authenticate: async () => allowedClient(grant, await unconfirmed.authenticate()) } };
+}

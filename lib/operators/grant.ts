@@ -3,6 +3,7 @@
  * invites an address no proven operator account has (lib/operators/invitations.ts). The command
  * line only parses its arguments and prints what this module says.
  */
+import { CodedError } from "../coded-error";
 import { and, eq } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import { operatorMemberships, users, workspaces } from "../../db/schema";
@@ -25,7 +26,11 @@ export const OPERATOR_GRANT_USAGE = `  operator grant <workspace> <operator-emai
 `;
 
 /** Why `latchkey operator grant` refused (the CLI prints the message, exit 1). */
-export class OperatorGrantError extends Error {}
+export class OperatorGrantError extends CodedError<"operator_grant_refused"> {
+  constructor(message: string) {
+    super("operator_grant_refused", message);
+  }
+}
 
 /** What `operator grant` did: a role given or changed, or an invitation made (no proven account has the address). */
 export type OperatorGrant =

@@ -7,6 +7,7 @@
  */
 import type { z } from "zod";
 import type { Database } from "../../db/client";
+import { CodedError } from "../coded-error";
 import type { AuditData, ConsoleOperationName } from "../audit/catalogue";
 import type { Service } from "../service";
 
@@ -76,14 +77,20 @@ export function defineOperation<S extends z.ZodType, R, P = undefined, N extends
 }
 
 /** A rule the input broke, beside a field (or for the whole form). */
-export class ConsoleInputError extends Error {
+export class ConsoleInputError extends CodedError<"invalid_input"> {
   constructor(
     readonly fieldErrors: Record<string, string>,
     readonly formError?: string,
   ) {
-    super(formError ?? Object.values(fieldErrors).join("; "));
+    super("invalid_input", formError ?? Object.values(fieldErrors).join("; "));
     this.name = "ConsoleInputError";
   }
+}
+
+/** How the console's forms word an "operator" coded error (lib/coded-error.ts): beside its field, else over the form. */
+export function formRefusal(error: CodedError): { fieldErrors: Record<string, string>; formError?: string } {
+  if (error instanceof ConsoleInputError) return { fieldErrors: error.fieldErrors, ...(error.formError ? { formError: error.formError } : {}) };
+  return error.field ? { fieldErrors: { [error.field]: error.message } } : { fieldErrors: {}, formError: error.message };
 }
 
 export const fieldError = (field: string, message: string) => new ConsoleInputError({ [field]: message });

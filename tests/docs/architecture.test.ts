@@ -18,7 +18,7 @@ const layers = new Map(
       const folder = rule.name.slice("layer:".length);
       const allowed = (rule.to.pathNot ?? [])
         .map((p) => p.replace(/^\^/, "").replace(/\\\./g, ".").replace(/\/$|\$$/g, ""))
-        .filter((p) => p.startsWith("lib/") && p !== folder && !["lib/clock.ts", "lib/crypto.ts", "lib/config.ts", "lib/text.ts", "lib/user-agent.ts", "lib/uris.ts", "lib/i18n"].includes(p));
+        .filter((p) => p.startsWith("lib/") && p !== folder && !["lib/clock.ts", "lib/crypto.ts", "lib/config.ts", "lib/coded-error.ts", "lib/text.ts", "lib/user-agent.ts", "lib/uris.ts", "lib/i18n"].includes(p));
       return [folder, allowed.sort()] as const;
     }),
 );

@@ -168,6 +168,22 @@ describe("M2M clients and the human endpoints", () => {
     await expectError(await tokenCall({ grant_type: "refresh_token", refresh_token: "x" }, auth), 400, "invalid_request");
   });
 
+  it("is refused before the grant reads its parameters, with the grant's own description", async () => {
+    const auth = { authorization: basic(M2M.client_id, M2M.secret) };
+    const description = async (res: Response) => {
+      expect(res.status).toBe(400);
+      const body = await res.json();
+      expect(body.error).toBe("invalid_request");
+      return body.error_description;
+    };
+    // No code, no refresh token: the client's refusal comes first all the same.
+    expect(await description(await tokenCall({ grant_type: "authorization_code" }, auth))).toBe("This client cannot use the authorization_code grant");
+    expect(await description(await tokenCall({ grant_type: "refresh_token" }, auth))).toBe("This client cannot use the refresh_token grant");
+    expect(await description(await tokenCall({ grant_type: "client_credentials" }, { authorization: basic(WEB.client_id, WEB.secret) }))).toBe(
+      "Only machine-to-machine clients can use the client_credentials grant",
+    );
+  });
+
   it("has its tokens refused by UserInfo and the session check", async () => {
     const { access_token } = await (await m2m({ resource: API, scope: "read:things" })).json();
     for (const path of ["/oidc/userinfo", "/oidc/session"]) {

@@ -102,6 +102,7 @@ async function revokeReplayed(ctx: EndpointContext, code: CodeRow): Promise<void
 export const authorizationCodeGrant: GrantHandler = {
   grantType: "authorization_code",
   parameters: new Set(["grant_type", "code", "redirect_uri", "code_verifier", "client_id"]),
+  clients: { types: new Set(["PUBLIC", "WEB_CONFIDENTIAL"]), refusal: "This client cannot use the authorization_code grant" },
   handle(params, { client, credentialId }, outer) {
     return inTransaction(outer, async (ctx) => {
       const code = params.get("code");
@@ -111,7 +112,6 @@ export const authorizationCodeGrant: GrantHandler = {
       if (!redirectUri) throw invalidRequest("redirect_uri is required");
       if (!verifier) throw invalidRequest("code_verifier is required");
       if (!VERIFIER.test(verifier)) throw invalidRequest("code_verifier must be 43–128 unreserved characters");
-      if (client.type === "M2M") throw invalidRequest("This client cannot use the authorization_code grant");
 
       const now = ctx.service.clock.now();
       const db = ctx.service.db;

@@ -51,8 +51,7 @@ interface WorkloadRequest {
 }
 
 /** The request's own rules, checked before any statement, in the order they are written. */
-function readRequest(params: Map<string, string>, { client, credentialId, method }: AuthenticatedClient): WorkloadRequest {
-  if (client.type !== "M2M") throw invalidRequest("Only machine-to-machine clients can use the client_credentials grant");
+function readRequest(params: Map<string, string>, { credentialId, method }: AuthenticatedClient): WorkloadRequest {
   // authenticateClient only lets an M2M client through with Basic; keep the rule local anyway.
   if (method !== "client_secret_basic" || !credentialId) throw invalidRequest("client_credentials requires HTTP Basic client authentication");
   const resource = params.get("resource");
@@ -133,6 +132,7 @@ async function issueOrExplain(params: Map<string, string>, authenticated: Authen
 export const clientCredentialsGrant: GrantHandler = {
   grantType: "client_credentials",
   parameters: new Set(["grant_type", "resource", "scope", "client_id"]),
+  clients: { types: new Set(["M2M"]), refusal: "Only machine-to-machine clients can use the client_credentials grant" },
   async handle(params, authenticated, ctx) {
     const { unconfirmed } = authenticated;
     if (!unconfirmed) return issueOrExplain(params, authenticated, ctx);

@@ -217,10 +217,10 @@ type RotationRow = Awaited<ReturnType<typeof rotationStatement>>[number];
 export const refreshTokenGrant: GrantHandler = {
   grantType: "refresh_token",
   parameters: new Set(["grant_type", "refresh_token", "scope", "client_id"]),
+  clients: { types: new Set(["PUBLIC", "WEB_CONFIDENTIAL"]), refusal: "This client cannot use the refresh_token grant" },
   async handle(params, { client, credentialId }, ctx, request) {
     const presented = params.get("refresh_token");
     if (!presented) throw invalidRequest("refresh_token is required");
-    if (client.type === "M2M") throw invalidRequest("This client cannot use the refresh_token grant");
     let narrowed: string[] | null = null;
     if (params.has("scope")) {
       narrowed = splitScope(params.get("scope")!);

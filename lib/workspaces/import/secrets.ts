@@ -10,6 +10,7 @@ import { WorkspaceFileError, type WorkspaceDocument, type WorkspaceFileIssue } f
 import { jsonPath, type PathSegment } from "../document/paths";
 import { connectionSecretPurpose } from "../../federation/secrets";
 import { CONNECTION_PROTOCOLS } from "../../federation/protocols";
+import { CodedError } from "../../coded-error";
 import { socialSecretPurpose } from "./social-providers";
 
 export async function resolveSecretReferences(file: WorkspaceDocument, env: Record<string, string | undefined>): Promise<Map<string, string>> {
@@ -48,9 +49,9 @@ export async function resolveSecretReferences(file: WorkspaceDocument, env: Reco
   return out;
 }
 
-export class UpstreamSecretError extends Error {
+export class UpstreamSecretError extends CodedError<"upstream_secret_refused"> {
   constructor(message: string) {
-    super(message);
+    super("upstream_secret_refused", message);
     this.name = "UpstreamSecretError";
   }
 }

@@ -14,6 +14,7 @@ import { connectionSecretPurpose } from "../../secrets";
 import { generateSpKeyPair } from "../../upstream/self-signed-certificate";
 import { upstreamUrl, UPSTREAM_TIMEOUT_MS } from "../../upstream/transport";
 import { FederationError } from "../../upstream/contract";
+import { CodedError } from "../../../coded-error";
 import {
   certificatePem,
   MAX_IDP_CERTIFICATES,
@@ -28,12 +29,12 @@ import {
 import { parseIdpMetadata, SamlMetadataError, spMetadata, type IdpMetadata } from "../../upstream/saml-xml";
 
 /** A setting that cannot be used, named by its field (the console's form and the workspace file map it). */
-export class SamlSettingsError extends Error {
+export class SamlSettingsError extends CodedError<"invalid_saml_settings"> {
   constructor(
     readonly field: "metadata_xml" | "metadata_url" | "idp_entity_id" | "sso_url" | "idp_certificate" | "attributes",
     message: string,
   ) {
-    super(message);
+    super("invalid_saml_settings", message, { field });
     this.name = "SamlSettingsError";
   }
 }
