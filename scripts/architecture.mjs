@@ -253,9 +253,17 @@ function main() {
   const upward = [...allowedUpward.filter(({ from, to }) => used.get(from).has(to)), ...missing.filter(({ from, to }) => order.indexOf(to) > order.indexOf(from))];
   const page = readFileSync(join(ROOT, PAGE), "utf8");
   const rowless = order.filter((folder) => !page.split("\n").some((line) => line.startsWith(ROW(folder))));
+  // A merge can leave a folder twice (both sides' lines): LAYERS keeps the first place and the last list.
+  const source = readFileSync(join(ROOT, CONFIG), "utf8");
+  const keys = [...source.matchAll(/^ *"(lib\/[^"]+)": \[/gm)].map((m) => m[1]);
+  const rows = page.split("\n").filter((line) => line.startsWith("| `lib/")).map((line) => line.split("`")[1]);
+  const twice = [...new Set([...keys.filter((k, i) => keys.indexOf(k) !== i).map((k) => `${k} in LAYERS`), ...rows.filter((r, i) => rows.indexOf(r) !== i).map((r) => `${r} in ${PAGE}'s table`)])];
 
   for (const file of unlisted) console.log(`in no folder of LAYERS: ${file} (add its folder to LAYERS and to ${PAGE}'s table)`);
   for (const folder of rowless) console.log(`${PAGE}'s table has no row for ${folder}`);
+  for (const place of twice) console.log(`listed twice: ${place} (keep one, where it belongs bottom to top)`);
+  const stray = [...new Set(rows)].filter((row) => !order.includes(row));
+  for (const row of stray) console.log(`${PAGE}'s table has a row for ${row}, which LAYERS does not list`);
   for (const { from, to } of unused) console.log(`allowed, no import uses it: ${from} → ${to}`);
   for (const { from, to } of allowedUpward) {
     if (used.get(from).has(to)) console.log(`allowed and imported, points up the order of LAYERS: ${from} → ${to} (list ${to} before ${from})`);
@@ -271,15 +279,15 @@ function main() {
   const current = pictureInPage(page);
   if (current === null) console.log(`${PAGE} has no picture markers (${PICTURE_BEGIN} … ${PICTURE_END})`);
   else if (current !== wanted) console.log(`${PAGE}'s picture differs from the code's`);
-  const clean = !unlisted.length && !rowless.length && !unused.length && !missing.length && !allowedUpward.length && current === wanted;
+  const clean = !unlisted.length && !rowless.length && !twice.length && !stray.length && !unused.length && !missing.length && !allowedUpward.length && current === wanted;
 
   if (!write) {
     if (!clean) console.log("\nnode scripts/architecture.mjs --write makes LAYERS, the table and the picture agree with the imports.");
     process.exitCode = clean ? 0 : 1;
     return;
   }
-  if (unlisted.length || rowless.length || upward.length || current === null) {
-    console.log("\nNothing written: a folder to list in LAYERS or the table, or an import pointing up, is for a person to decide.");
+  if (unlisted.length || rowless.length || twice.length || stray.length || upward.length || current === null) {
+    console.log("\nNothing written: a folder to list in LAYERS or the table (once), or an import pointing up, is for a person to decide.");
     process.exitCode = 1;
     return;
   }
@@ -289,7 +297,6 @@ function main() {
     const added = missing.filter((m) => m.from === folder).map((m) => m.to);
     if (removed.length || added.length) changes.set(folder, { removed, added });
   }
-  const source = readFileSync(join(ROOT, CONFIG), "utf8");
   const newSource = rewriteConfig(source, changes);
   const check = layersOfSource(newSource);
   for (const folder of order) {

@@ -28,6 +28,14 @@ describe("docs/architecture.md's table of folders", () => {
     expect(documented(folder)).toEqual([...layers.get(folder)!].sort());
   });
 
+  it("has one row for each folder of LAYERS, and no other", () => {
+    const rows = page
+      .split("\n")
+      .filter((line) => line.startsWith("| `lib/"))
+      .map((line) => line.split("`")[1]);
+    expect(rows.sort()).toEqual([...folders].sort());
+  });
+
   it("reads LAYERS back without the kernel", () => {
     expect(kernel).toContain("db");
     expect(kernel).toContain("lib/i18n");
