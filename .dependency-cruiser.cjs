@@ -1,6 +1,9 @@
 /**
  * The import rules of the codebase, checked by `npm run lint` (and so by `npm test` and CI).
- * docs/architecture.md draws the same table; change both together.
+ * docs/architecture.md holds the same table and a picture drawn from the imports. LAYERS allows
+ * exactly the folder-to-folder arrows some import uses (tests/docs/architecture.test.ts):
+ * `node scripts/architecture.mjs` prints what differs, `--write` brings LAYERS, the table and the
+ * picture in line with the imports (an arrow pointing up, or a new folder, it leaves to you).
  *
  * - lib/ is framework-free: no next, react or react-dom, nothing from app/ or components/.
  * - components/ renders; it imports nothing from lib/console (the console's rules) or app/.
@@ -23,31 +26,32 @@ const LAYERS = {
   "lib/branding": [],
   "lib/hosted": ["lib/branding", "lib/http"],
   "lib/audit": [],
+  // The liveness of an authority chain: one SQL form and its JS twin, over the schema only.
+  "lib/authority": [],
   // The contract of a feature's surfaces (console operations, retention, descriptor): types and small helpers every feature folder uses.
   "lib/surfaces": ["lib/audit", "lib/service.ts"],
-  "lib/clients": ["lib/authority", "lib/audit", "lib/surfaces"],
-  "lib/authority": ["lib/http", "lib/service.ts"],
-  "lib/authn": ["lib/surfaces", "lib/authority", "lib/audit", "lib/http", "lib/hosted", "lib/limits", "lib/service.ts"],
+  "lib/clients": ["lib/authority", "lib/audit"],
+  "lib/authn": ["lib/surfaces", "lib/authority", "lib/audit", "lib/http", "lib/hosted", "lib/limits"],
   // Forms' fields and answers: the zod pieces a feature's console operations read their inputs with (an email address as lib/authn reads one).
   "lib/forms": ["lib/authn", "lib/surfaces"],
   "lib/oauth": ["lib/surfaces", "lib/authority", "lib/authn", "lib/audit", "lib/hosted", "lib/http", "lib/limits", "lib/metrics", "lib/service.ts"],
-  "lib/authz": ["lib/surfaces", "lib/authority", "lib/oauth", "lib/audit", "lib/http", "lib/service.ts"],
+  "lib/authz": ["lib/oauth", "lib/audit", "lib/http"],
   "lib/federation": ["lib/surfaces", "lib/authn", "lib/audit", "lib/hosted", "lib/http", "lib/outbound", "lib/service.ts"],
   "lib/hostnames": ["lib/forms", "lib/surfaces", "lib/federation", "lib/oauth", "lib/authority", "lib/audit", "lib/http", "lib/service.ts"],
-  "lib/sign-in": ["lib/surfaces", "lib/federation", "lib/authn", "lib/oauth", "lib/audit", "lib/hosted", "lib/http", "lib/metrics", "lib/service.ts"],
+  "lib/sign-in": ["lib/federation", "lib/authn", "lib/oauth", "lib/audit", "lib/hosted", "lib/http", "lib/metrics"],
   // Operator accounts, their memberships and invitations: run by the console, used by the command line.
   "lib/operators": ["lib/surfaces", "lib/forms", "lib/authn", "lib/audit", "lib/http", "lib/service.ts"],
   // The registry of feature descriptors and the one purger of their retention: above every feature folder, below every surface that reads it.
-  "lib/features": ["lib/operators", "lib/surfaces", "lib/hostnames", "lib/federation", "lib/authn", "lib/authz", "lib/oauth", "lib/clients", "lib/audit", "lib/branding", "lib/limits", "lib/service.ts"],
-  "lib/workspaces": ["lib/features", "lib/surfaces", "lib/federation", "lib/authn", "lib/authz", "lib/clients", "lib/audit", "lib/branding", "lib/service.ts"],
-  "lib/account-security": ["lib/features", "lib/surfaces", "lib/hostnames", "lib/sign-in", "lib/federation", "lib/workspaces", "lib/authn", "lib/authority", "lib/oauth", "lib/audit", "lib/hosted", "lib/http", "lib/limits", "lib/service.ts"],
-  "lib/server": ["lib/features", "lib/surfaces", "lib/hostnames", "lib/account-security", "lib/sign-in", "lib/federation", "lib/authz", "lib/oauth", "lib/authn", "lib/hosted", "lib/http", "lib/limits", "lib/metrics", "lib/service.ts"],
+  "lib/features": ["lib/operators", "lib/surfaces", "lib/hostnames", "lib/federation", "lib/authn", "lib/oauth", "lib/audit", "lib/limits", "lib/service.ts"],
+  "lib/workspaces": ["lib/features", "lib/surfaces", "lib/federation", "lib/authn", "lib/clients", "lib/audit", "lib/branding", "lib/service.ts"],
+  "lib/account-security": ["lib/authn", "lib/authority", "lib/oauth", "lib/audit", "lib/hosted", "lib/http"],
+  "lib/server": ["lib/hostnames", "lib/account-security", "lib/sign-in", "lib/authz", "lib/oauth", "lib/authn", "lib/http", "lib/limits", "lib/metrics", "lib/service.ts"],
   "lib/console": [
-    "lib/server", "lib/features", "lib/operators", "lib/hostnames", "lib/account-security", "lib/workspaces", "lib/sign-in", "lib/federation", "lib/authz", "lib/oauth", "lib/authn", "lib/authority",
-    "lib/clients", "lib/surfaces", "lib/audit", "lib/branding", "lib/hosted", "lib/forms", "lib/http", "lib/service.ts",
+    "lib/server", "lib/features", "lib/operators", "lib/hostnames", "lib/workspaces", "lib/federation", "lib/authz", "lib/oauth", "lib/authn", "lib/authority", "lib/clients",
+    "lib/surfaces", "lib/audit", "lib/branding", "lib/hosted", "lib/forms", "lib/http", "lib/service.ts",
   ],
-  "lib/demo": ["lib/features", "lib/server", "lib/account-security", "lib/workspaces", "lib/hosted", "lib/http", "lib/service.ts"],
-  "lib/cli": ["lib/features", "lib/operators", "lib/console", "lib/hostnames", "lib/workspaces", "lib/federation", "lib/clients", "lib/oauth", "lib/http", "lib/service.ts"],
+  "lib/demo": ["lib/server", "lib/account-security", "lib/workspaces", "lib/hosted", "lib/http", "lib/service.ts"],
+  "lib/cli": ["lib/operators", "lib/workspaces", "lib/clients", "lib/http", "lib/service.ts"],
 };
 
 const escape = (path) => path.replace(/[.]/g, "\\.");
