@@ -7,7 +7,7 @@ export interface FeatureSpreadEntry {
   /** The same count with comments. */
   withComments: number;
 }
-export const FEATURE_SPREAD: { name: string; pattern: RegExp; homes: string[] }[];
-export function sourceFiles(root?: string): string[];
-export function codeOf(text: string): string;
-export function featureSpread(root?: string): FeatureSpreadEntry[];
+export declare const FEATURE_SPREAD: { name: string; pattern: RegExp; homes: string[] }[];
+export declare function sourceFiles(root?: string): string[];
+export declare function codeOf(text: string): string;
+export declare function featureSpread(root?: string): FeatureSpreadEntry[];
