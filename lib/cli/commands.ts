@@ -17,7 +17,7 @@ import {
   type NewClientSecret,
 } from "../clients/secrets";
 import { exportWorkspace, importWorkspace, WorkspaceFileError, type ImportResult, type MembershipChange } from "../workspaces/file";
-import { isRecord } from "../workspaces/document/checks";
+import { isRecord } from "../workspaces/document";
 import { secretReferences } from "../workspaces/document/social-providers";
 import { setUpstreamSecret, UpstreamSecretError, type UpstreamSecretTarget } from "../workspaces/import/secrets";
 import { describeOperatorGrant, grantOperatorRole, OPERATOR_GRANT_USAGE, OperatorGrantError } from "../operators/grant";

@@ -9,9 +9,10 @@
  * schema.ts assembles them with the features' sections (lib/surfaces/workspace-file.ts, declared in
  * each feature's folder) and validate.ts runs them. This file is the public entry.
  */
-export { WorkspaceFileError, type WorkspaceFileIssue } from "./document/errors";
+export { WorkspaceFileError, type WorkspaceFileIssue } from "../surfaces/workspace-file/errors";
 export { displayEmail, IDENTITY_SCOPES, normalizeEmail, RESERVED_WORKSPACE_IDS } from "./document/fields";
-export { jsonPath } from "./document/paths";
+export { jsonPath } from "../surfaces/workspace-file/paths";
+export { isRecord } from "../surfaces/workspace-file/checks";
 export { applicationSchema, defaultIdentityScopes, MIN_PRESET_SECRET_LENGTH } from "./document/applications";
 export { authPolicySchema, policyEntry, policyOverrides, type AuthPolicyEntry } from "./document/auth-policy";
 export { apiSchema } from "./document/apis";

@@ -1,7 +1,7 @@
 // The `api_grants` section: the grant schema and its references to applications and APIs (one grant per pair).
 import { z } from "zod";
 import type { ApiRefs } from "./apis";
-import { asString, entries, type CrossCheck } from "./checks";
+import { asString, entries, type CrossCheck } from "../../surfaces/workspace-file/checks";
 import { audience, clientId, permissionList } from "./fields";
 
 export const apiGrantSchema = z.strictObject({

@@ -1,8 +1,8 @@
 // The `apis` section: the API schema, unique permissions per API, and the references other sections make to APIs.
 import { z } from "zod";
-import { asArray, asString, entries, type CrossCheck } from "./checks";
+import { asArray, asString, entries, type CrossCheck } from "../../surfaces/workspace-file/checks";
 import { audience, displayName, identityScopeSet, permissionList } from "./fields";
-import type { PathSegment } from "./paths";
+import type { PathSegment } from "../../surfaces/workspace-file/paths";
 
 export const apiSchema = z.strictObject({
   audience,

@@ -3,9 +3,9 @@ import { z } from "zod";
 import { clientTypes, type ClientType } from "../../../db/schema/applications";
 import { homeUriProblem, redirectUriProblem } from "../../uris";
 import { authPolicySchema } from "./auth-policy";
-import { asArray, entries, type CrossCheck } from "./checks";
+import { asArray, entries, type CrossCheck } from "../../surfaces/workspace-file/checks";
 import { clientId, displayName, IDENTITY_SCOPES, origin, uriList } from "./fields";
-import type { PathSegment } from "./paths";
+import type { PathSegment } from "../../surfaces/workspace-file/paths";
 import { checkSocialProviders, providerKey } from "./social-providers";
 
 export const MIN_PRESET_SECRET_LENGTH = 32;

@@ -1,7 +1,7 @@
 // The `auth_policy` object, at the workspace level and per application: the file's snake_case form of lib/authn/policy.ts's overrides.
 import { z } from "zod";
 import { FIRST_FACTORS, MFA_MODES, PASSKEY_ENROLLMENT, readPolicy, type PolicyOverrides } from "../../authn/policy";
-import { entries, isRecord, type CrossCheck } from "./checks";
+import { entries, isRecord, type CrossCheck } from "../../surfaces/workspace-file/checks";
 
 /** Every field optional: the workspace's fields override the defaults, an application's override the workspace's. */
 export const authPolicySchema = z.strictObject({

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { DomainError, normalizeDomain } from "../../federation/domains";
 import type { ConnectionAdmission } from "../../federation/providers";
 import { admissionRefusal, CONNECTION_KINDS, CONNECTION_PROTOCOLS, type ConnectionKind, type FileFieldTypes } from "../../federation/protocols";
-import { asArray, asString, entries, type CrossCheck } from "./checks";
+import { asArray, asString, entries, type CrossCheck } from "../../surfaces/workspace-file/checks";
 import { displayName, email, normalizeEmail, roleName, slug } from "./fields";
 import { secretReference, upstreamUrl } from "./social-providers";
 

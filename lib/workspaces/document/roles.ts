@@ -1,7 +1,7 @@
 // The `roles` section: the role schema with its permissions per API, each API listed once per role.
 import { z } from "zod";
 import type { ApiRefs } from "./apis";
-import { entries, type CrossCheck } from "./checks";
+import { entries, type CrossCheck } from "../../surfaces/workspace-file/checks";
 import { audience, optionalText, permissionList, roleName } from "./fields";
 
 export const rolePermissionSchema = z.strictObject({

@@ -3,9 +3,9 @@ import { z } from "zod";
 import { SOCIAL_PRESETS } from "../../../db/schema/federation";
 import { microsoftTenantProblem } from "../../federation/upstream/presets";
 import { isLoopbackHost } from "../../uris";
-import { asString, entries, isRecord, type CrossCheck } from "./checks";
+import { asString, entries, isRecord, type CrossCheck } from "../../surfaces/workspace-file/checks";
 import { displayName } from "./fields";
-import type { PathSegment } from "./paths";
+import type { PathSegment } from "../../surfaces/workspace-file/paths";
 
 /**
  * An upstream issuer or endpoint: absolute https (http only on a loopback host, for local

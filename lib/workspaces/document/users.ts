@@ -1,7 +1,7 @@
 // The `users` section: the user schema, its password fields, and role assignments (workspace-wide or per organization).
 import { z } from "zod";
 import { isArgon2idHash, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "../../authn/password";
-import { asArray, asString, entries, isRecord, type CrossCheck } from "./checks";
+import { asArray, asString, entries, isRecord, type CrossCheck } from "../../surfaces/workspace-file/checks";
 import { email, normalizeEmail, roleName, slug } from "./fields";
 import type { OrganizationRefs } from "./organizations";
 

@@ -1,7 +1,7 @@
 // zod's issues as workspace-file problems: plain-English messages for built-in checks, JSON paths, union branches.
 import type { z } from "zod";
-import type { WorkspaceFileIssue } from "./errors";
-import { jsonPath, type PathSegment } from "./paths";
+import type { WorkspaceFileIssue } from "../../surfaces/workspace-file/errors";
+import { jsonPath, type PathSegment } from "../../surfaces/workspace-file/paths";
 
 export function describeType(value: unknown): string {
   if (value === null) return "null";

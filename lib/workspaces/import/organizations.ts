@@ -6,7 +6,7 @@ import { newId, randomToken } from "../../crypto";
 import { normalizeDomain } from "../../federation/domains";
 import { WorkspaceFileError, type WorkspaceFileIssue } from "../document";
 import type { OrganizationEntry } from "../document/schema";
-import { jsonPath } from "../document/paths";
+import { jsonPath } from "../../surfaces/workspace-file/paths";
 import { differs, type ImportContext } from "./context";
 import { sealedIfChanged } from "./social-providers";
 import { CONNECTION_PROTOCOLS, type ConnectionKind } from "../../federation/protocols";

@@ -7,7 +7,7 @@ import { recordAudit } from "../../audit/events";
 import type { Clock } from "../../clock";
 import { encryptSecret } from "../../crypto";
 import { WorkspaceFileError, type WorkspaceDocument, type WorkspaceFileIssue } from "../document";
-import { jsonPath, type PathSegment } from "../document/paths";
+import { jsonPath, type PathSegment } from "../../surfaces/workspace-file/paths";
 import { connectionSecretPurpose } from "../../federation/secrets";
 import { CONNECTION_PROTOCOLS } from "../../federation/protocols";
 import { CodedError } from "../../coded-error";
