@@ -457,8 +457,9 @@ export async function verifyRegistration(
 
 /**
  * Failed WebAuthn answers, wherever one is checked (sign-in, second factor, the portal), limited
- * before any is checked (./verify.ts `verifyWebAuthnFactor`, the one gate of every flow). A signature cannot be guessed, so the limits bound work and noise rather
- * than guessing, and must never let a stranger lock an owner out:
+ * before any is checked (./verify.ts `verifyWebAuthnFactor`, the one gate of every flow). A
+ * signature cannot be guessed, so the limits bound work and noise rather than guessing, and must
+ * never let a stranger lock an owner out:
  * - a passkey sign-in does not name its account until it verifies, so it is limited per client
  *   address;
  * - a second factor (the user already identified, named by user id) is limited per account and
