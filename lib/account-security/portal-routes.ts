@@ -8,7 +8,7 @@ import { users } from "../../db/schema";
 import type { AuditEventType } from "../audit/catalogue";
 import { EMAIL_CODE_TTL_MS, issueEmailCode, sendGate, verifyEmailCodeFactor } from "../authn/factors/email-code";
 import { verifyPasswordFactor } from "../authn/factors/password";
-import { assertionGate, verifyAssertion } from "../authn/factors/webauthn";
+import { verifyWebAuthnFactor } from "../authn/factors/webauthn";
 import { sendMail } from "../authn/email/transport";
 import { signInCodeMessage } from "../authn/email/templates";
 import { TYPED_CODE_FACTORS, type TypedCodeFactor } from "../authn/factors/registry";
@@ -150,13 +150,15 @@ export const verifyEmailCodeEndpoint = portalForm(async (request, ctx, { portal,
   return verified(request, ctx, portal, await verifyEmailCodeFactor(ctx, request, portalBinding(portal), form.get("code")));
 });
 
-/** One of the user's passkeys or security keys (the page's WebAuthn prompt), bound to the portal session. */
+/**
+ * One of the user's passkeys or security keys (the page's WebAuthn prompt), bound to the portal
+ * session: the factor's one verification (lib/authn/factors/webauthn/verify.ts: its gate for the
+ * account and address, the same as the sign-in's second factor, the account, a refusal counted).
+ */
 export const verifyWebAuthnEndpoint = portalForm(async (request, ctx, { portal, form }) => {
   if (!(await offers(ctx, portal, "passkey", "security_key"))) return toPortal(ctx, { error: "portal_verification_failed" });
-  const gate = await assertionGate(ctx, request, portal.userId);
-  if (!gate.allowed) return toPortal(ctx, { error: "portal_verification_limited" });
-  const result = await verifyAssertion(ctx, portalBinding(portal), form.get("response"), { userId: portal.userId, kinds: ["passkey", "security_key"] });
-  if (!result.ok) await gate.record();
+  const result = await verifyWebAuthnFactor(ctx, request, portalBinding(portal), form.get("response"), { userId: portal.userId, kinds: ["passkey", "security_key"] });
+  if (!result.ok && result.reason === "limited") return toPortal(ctx, { error: "portal_verification_limited" });
   return verified(request, ctx, portal, result);
 });
 

@@ -197,7 +197,8 @@ export interface Factor<K extends EvidenceMethod = EvidenceMethod> {
   challenge: Operation | null;
   /**
    * Its one verification (the password's `verifyPasswordFactor`, the email code's
-   * `verifyEmailCodeFactor`, a typed code's ./typed-code.ts `verifyTypedCode` under its `answer`):
+   * `verifyEmailCodeFactor`, a typed code's ./typed-code.ts `verifyTypedCode` under its `answer`,
+   * WebAuthn's `verifyWebAuthnFactor`):
    * gate, account checks and failure record included, so no caller counts or judges on its own.
    */
   verify: Operation;

@@ -19,13 +19,12 @@ import { evidenceFor } from "../../authn/evidence";
 import { policyFor } from "../../authn/policy";
 import type { ChallengeBinding, VerifyFailure } from "../../authn/factors/contract";
 import {
-  assertionGate,
   passkeySignInOptions,
   registrationOptions,
   registrationUser,
   secondFactorOptions,
-  verifyAssertion,
   verifyRegistration,
+  verifyWebAuthnFactor,
   WEBAUTHN_FACTOR,
   type WebAuthnKind,
 } from "../../authn/factors/webauthn";
@@ -83,13 +82,12 @@ export const passkeySignInEndpoint = signInStep(async (request, ctx, { tx, form 
   // Only the first step offers a passkey that names its account (a later step asks for the user's own keys at /sign-in/webauthn).
   const { step } = await currentStep(ctx, tx, request.headers.get("cookie"));
   if (step.kind !== "first_factor" || !step.allowed.includes("passkey")) return toSignInPage(ctx, tx.id, "webauthn_failed");
-  const gate = await assertionGate(ctx, request, null);
+  // The factor's one verification: its gate (per client address: the assertion names no account yet), the account, the failure counted.
+  const result = await verifyWebAuthnFactor(ctx, request, signInBinding(tx), form.get("response"), { userId: null, kinds: ["passkey"] });
   // A limited attempt is not checked. A signature cannot be guessed and this count names no
   // account (it is the client address's), so the page says when to try again (docs/security.md).
-  if (!gate.allowed) return toSignInPage(ctx, tx.id, "webauthn_limited");
-  const result = await verifyAssertion(ctx, signInBinding(tx), form.get("response"), { userId: null, kinds: ["passkey"] });
+  if (!result.ok && result.reason === "limited") return toSignInPage(ctx, tx.id, "webauthn_limited");
   if (!result.ok) {
-    await gate.record();
     // Whose passkey it was is not established by a failed assertion: no subject.
     await recordSignInFailure(ctx, request, { userId: null, method: WEBAUTHN_FACTOR.failedSignIn, reason: failureReason(result.reason), clientPk: tx.clientPk });
     return toSignInPage(ctx, tx.id, failureMessage(result.reason));
@@ -107,12 +105,10 @@ export const webauthnSecondFactorEndpoint = signInStep(async (request, ctx, { tx
   if (step.kind !== "second_factor" || !tx.userId) return toSignInPage(ctx, tx.id);
   const kinds = step.options.filter(isWebAuthnKind);
   if (kinds.length === 0) return toSignInPage(ctx, tx.id, "method_not_allowed");
-  const gate = await assertionGate(ctx, request, tx.userId);
+  const result = await verifyWebAuthnFactor(ctx, request, signInBinding(tx), form.get("response"), { userId: tx.userId, kinds });
   // The user's own count from this address, after their first factor: the page says when to try again.
-  if (!gate.allowed) return toSignInPage(ctx, tx.id, "webauthn_limited");
-  const result = await verifyAssertion(ctx, signInBinding(tx), form.get("response"), { userId: tx.userId, kinds });
+  if (!result.ok && result.reason === "limited") return toSignInPage(ctx, tx.id, "webauthn_limited");
   if (!result.ok) {
-    await gate.record();
     await recordSignInFailure(ctx, request, { userId: tx.userId, method: WEBAUTHN_FACTOR.failedSignIn, reason: failureReason(result.reason), clientPk: tx.clientPk });
     return toSignInPage(ctx, tx.id, failureMessage(result.reason));
   }

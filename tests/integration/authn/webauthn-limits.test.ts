@@ -1,5 +1,5 @@
 /**
- * Abuse limits on WebAuthn answers (lib/authn/factors/webauthn/webauthn.ts `assertionGate`): a passkey
+ * Abuse limits on WebAuthn answers (lib/authn/factors/webauthn/verify.ts `verifyWebAuthnFactor`): a passkey
  * sign-in names no account until it verifies, so its failures are counted per client address; a
  * second factor's per account and address. A limited attempt is not checked (the credential's
  * counter does not move); as a signature cannot be guessed, the page says so and when to try again

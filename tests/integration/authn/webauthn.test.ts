@@ -14,7 +14,8 @@ import { DAY, MINUTE } from "../../../lib/clock";
 import { PASSKEY_LATER_COOKIE } from "../../../lib/sign-in/passkey-offer";
 import { readEvidence } from "../../../lib/authn/evidence";
 import { enrolledSummary } from "../../../lib/authn/factors";
-import { verifyAssertion, WEBAUTHN_CHALLENGE_TTL_MS } from "../../../lib/authn/factors/webauthn";
+import { WEBAUTHN_CHALLENGE_TTL_MS } from "../../../lib/authn/factors/webauthn";
+import { checkAssertion } from "../../../lib/authn/factors/webauthn/webauthn";
 import { contextFor, resolveWorkspace } from "../../../lib/server/router";
 import { call, createHarness, exchangeCode, Jar, PUBLIC_URL, seed, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
 import { standardWorkspace, SPA } from "../../helpers/fixtures";
@@ -550,7 +551,7 @@ describe.runIf(Boolean(inject("databaseUrl")))("parallel uses of one challenge (
     const assertion = JSON.stringify(authenticator.assert(JSON.parse((await viewOf(h, s)).webauthn.options!)));
     const ctx = contextFor(h.service, (await resolveWorkspace(h.service, ws))!);
     const results = await Promise.all(
-      Array.from({ length: 12 }, () => verifyAssertion(ctx, { purpose: "sign_in", bindingId: s.tx }, assertion, { userId: null, kinds: ["passkey"] })),
+      Array.from({ length: 12 }, () => checkAssertion(ctx, { purpose: "sign_in", bindingId: s.tx }, assertion, { userId: null, kinds: ["passkey"] })),
     );
     expect(results.filter((r) => r.ok)).toHaveLength(1);
     expect(results.filter((r) => !r.ok).map((r) => !r.ok && r.reason)).toEqual(Array(11).fill("expired"));

@@ -1,6 +1,8 @@
 /**
  * Passkeys and security keys, two kinds of one factor (./webauthn.ts): enrolled by a
- * registration, challenged and verified by an assertion, listed, renamed and removed.
+ * registration, challenged and verified by an assertion (one verification, ./verify.ts, which
+ * every flow calls: the assertion's own check is not exported from here), listed, renamed and
+ * removed.
  */
 import type { Factor } from "../contract";
 import { WEBAUTHN_EVIDENCE_RULES } from "./evidence";
@@ -9,14 +11,33 @@ import {
   registrationOptions,
   removeWebAuthnCredential,
   secondFactorOptions,
-  verifyAssertion,
   verifyRegistration,
   webAuthnHolders,
   WEBAUTHN_LIMITS,
 } from "./webauthn";
+import { verifyWebAuthnFactor } from "./verify";
 
 export { PASSKEY_EVIDENCE, SECURITY_KEY_EVIDENCE } from "./evidence";
-export * from "./webauthn";
+export {
+  listWebAuthnCredentials,
+  passkeySignInOptions,
+  registrationOptions,
+  registrationUser,
+  relyingParty,
+  removeWebAuthnCredential,
+  secondFactorOptions,
+  verifyRegistration,
+  webAuthnHolders,
+  WEBAUTHN_ALGORITHMS,
+  WEBAUTHN_CHALLENGE_TTL_MS,
+  WEBAUTHN_LIMITS,
+  type AssertionExpectation,
+  type RegistrationResult,
+  type RegistrationUser,
+  type RelyingParty,
+  type WebAuthnKind,
+} from "./webauthn";
+export { verifyWebAuthnFactor, type WebAuthnVerification } from "./verify";
 
 export const WEBAUTHN_FACTOR = {
   folder: "webauthn",
@@ -35,6 +56,6 @@ export const WEBAUTHN_FACTOR = {
   held: { list: listWebAuthnCredentials, holders: webAuthnHolders, remove: removeWebAuthnCredential },
   enrol: { start: registrationOptions, complete: verifyRegistration },
   challenge: secondFactorOptions,
-  verify: verifyAssertion,
+  verify: verifyWebAuthnFactor,
   answer: null,
 } as const satisfies Factor<"passkey" | "security_key">;

@@ -19,6 +19,9 @@
  * forward (when either value is nonzero) refuses the assertion and flags the credential, which
  * never verifies again. Checking it only after the signature means nobody without the
  * authenticator can flag someone else's credential.
+ *
+ * Every flow verifies an assertion through the factor's one verification (./verify.ts: the
+ * guessing gate, this module's check, the account, the failure recorded).
  */
 import {
   generateAuthenticationOptions,
@@ -37,12 +40,11 @@ import { addMs, MINUTE } from "../../../clock";
 import { newId, randomToken } from "../../../crypto";
 import type { Database } from "../../../../db/client";
 import type { EndpointContext } from "../../../http/context";
-import { FAILURES_PER_5_MINUTES, type Gate, type GuessingLimits } from "../../../limits/declarations";
+import { FAILURES_PER_5_MINUTES, type GuessingLimits } from "../../../limits/declarations";
 import { isStorableText } from "../../../text";
 import { evidenceFor } from "../../evidence";
 import type { ChallengeBinding, EnrolledFactor, EnrolmentSource, VerifyFailure, VerifyResult } from "../contract";
 import { recordCredentialAdded } from "../enrolment";
-import { factorGate } from "../limits";
 import { currentLocale } from "../../../i18n/request-locale";
 import { translate } from "../../../i18n/translate";
 
@@ -254,11 +256,14 @@ export interface AssertionExpectation {
 }
 
 /**
- * Verifies an assertion (the JSON @simplewebauthn/browser's startAuthentication returns) against
- * a challenge issued for `binding`, and returns the user and the evidence. The challenge is
- * consumed first, whatever the outcome.
+ * Checks an assertion (the JSON @simplewebauthn/browser's startAuthentication returns) once
+ * against a challenge issued for `binding`: the challenge consumed first, whatever the outcome (one
+ * conditional UPDATE), the credential looked up and judged (its RP ID, owner, kind and user
+ * handle), the signature, then the counter. Returns the credential's owner and the evidence; the
+ * account itself is judged by the factor's one verification (./verify.ts `verifyWebAuthnFactor`),
+ * which is what every flow calls.
  */
-export async function verifyAssertion(ctx: Ctx, binding: ChallengeBinding, responseText: string | null, expected: AssertionExpectation): Promise<VerifyResult> {
+export async function checkAssertion(ctx: Ctx, binding: ChallengeBinding, responseText: string | null, expected: AssertionExpectation): Promise<VerifyResult> {
   const parsed = assertionSchema.safeParse(parseJson(responseText));
   if (!parsed.success) return fail("invalid");
   const response = parsed.data as AuthenticationResponseJSON;
@@ -267,7 +272,7 @@ export async function verifyAssertion(ctx: Ctx, binding: ChallengeBinding, respo
 
   const w = webauthnCredentials;
   const [credential] = await ctx.service.db
-    .select({ row: w, userStatus: users.status })
+    .select({ row: w })
     .from(w)
     .innerJoin(users, and(eq(users.workspaceId, w.workspaceId), eq(users.id, w.userId)))
     .where(and(eq(w.workspaceId, ctx.workspace.id), eq(w.credentialId, response.id)))
@@ -313,7 +318,6 @@ export async function verifyAssertion(ctx: Ctx, binding: ChallengeBinding, respo
     await ctx.service.db.update(w).set({ flaggedAt: now }).where(and(eq(w.id, row.id), isNull(w.flaggedAt)));
     return fail("flagged");
   }
-  if (credential.userStatus !== "active") return fail("invalid");
   return { ok: true, userId: row.userId, evidence: evidenceFor(row.kind, now, row.id) };
 }
 
@@ -453,8 +457,9 @@ export async function verifyRegistration(
 
 /**
  * Failed WebAuthn answers, wherever one is checked (sign-in, second factor, the portal), limited
- * before any is checked. A signature cannot be guessed, so the limits bound work and noise rather
- * than guessing, and must never let a stranger lock an owner out:
+ * before any is checked (./verify.ts `verifyWebAuthnFactor`, the one gate of every flow). A
+ * signature cannot be guessed, so the limits bound work and noise rather than guessing, and must
+ * never let a stranger lock an owner out:
  * - a passkey sign-in does not name its account until it verifies, so it is limited per client
  *   address;
  * - a second factor (the user already identified, named by user id) is limited per account and
@@ -468,11 +473,6 @@ export const WEBAUTHN_LIMITS: GuessingLimits = {
   unidentified: FAILURES_PER_5_MINUTES,
   perAccountAndAddress: FAILURES_PER_5_MINUTES,
 };
-
-/** The gate of one WebAuthn answer: per client address when `userId` is null (a passkey sign-in), else per account and address. */
-export function assertionGate(ctx: EndpointContext, request: Request, userId: string | null): Promise<Gate> {
-  return factorGate(ctx, request, WEBAUTHN_LIMITS, userId);
-}
 
 /** The user's address and name for creation options. */
 export async function registrationUser(ctx: Owner, userId: string): Promise<RegistrationUser | null> {
