@@ -20,7 +20,7 @@ import { createServer, type Server } from "node:http";
 import { AggregatorRegistry, collectDefaultMetrics, register } from "prom-client";
 import type { MetricsSettings } from "../config";
 import { recordHttpRequests } from "./http";
-import type { SignInMethod } from "./index";
+import type { SignInMethod } from "../signals";
 import { enableDomainMetrics } from "./prometheus";
 
 /**
@@ -30,9 +30,9 @@ import { enableDomainMetrics } from "./prometheus";
  */
 export function collectProcessMetrics({ clusterWorker = false, signInMethods }: { clusterWorker?: boolean; signInMethods: readonly SignInMethod[] }): void {
   collectDefaultMetrics({ register });
-  // Tokens, sign-ins, limit refusals, dependency failures, the database (./index.ts).
+  // Tokens, sign-ins, limit refusals, dependency failures, the database: observed from the domain signals (./prometheus.ts).
   enableDomainMetrics(signInMethods);
-  // Every answer of the production listener, by family, method and status (./http.ts).
+  // Every answer of the production listener, by family, method and status (./http.ts, from the signal request_answered).
   recordHttpRequests();
   if (clusterWorker) new AggregatorRegistry();
 }
