@@ -1,8 +1,9 @@
 /**
- * The sign-in's outcomes, signalled as `sign_in_factor` (lib/signals; the domain metrics count them
- * as `latchkey_sign_ins_total{method,outcome}`): each factor a step verified, where the flow records it on the pending sign-in
- * (./flow.ts `identify`, `prove`), and each factor a step refused, where the refusal is recorded
- * as the audit event `sign_in.failed` (./failures.ts, with the methods as that event names them).
+ * The sign-in's outcomes, signalled as `sign_in_factor` (lib/signals; the domain metrics count
+ * them as `latchkey_sign_ins_total{method,outcome}`): each factor a step verified, where the flow
+ * records it on the pending sign-in (./flow.ts `identify`, `prove`), and each factor a step
+ * refused, where the refusal is recorded as the audit event `sign_in.failed` (./failures.ts, with
+ * the methods as that event names them).
  * Attempts the guessing limits refuse before anything is checked are the limiter's
  * (`latchkey_rate_limit_refusals_total`), as they are not in the audit log either.
  */
