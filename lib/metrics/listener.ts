@@ -7,9 +7,9 @@
  * resident memory, heap used and total per space, garbage collections by kind with their
  * durations, event-loop lag, open handles). A heap that climbs towards its limit, or major
  * collections by the hundred per minute, show here before the latency does. The HTTP requests
- * (./http.ts). And the domain metrics (./index.ts: tokens issued, sign-ins, limit refusals,
- * refresh-token reuse, 503s, database timings and pool). Nothing is collected unless METRICS_PORT
- * is set.
+ * (./http.ts). And the domain metrics (./prometheus.ts: tokens issued, sign-ins, limit refusals,
+ * refresh-token reuse, 503s, database timings and pool), both observing the domain signals
+ * (lib/signals). Nothing is collected, and nothing observes the signals, unless METRICS_PORT is set.
  *
  * With WEB_CONCURRENCY workers, each worker collects its own and the first process answers the
  * scrape with their sum (prom-client's AggregatorRegistry asks every worker over the cluster's
