@@ -17,12 +17,14 @@ const KERNEL = ["^db/", "^lib/clock\\.ts$", "^lib/crypto\\.ts$", "^lib/config\\.
 
 /** Each lib/ folder and what it may import besides itself and the kernel, bottom to top. */
 const LAYERS = {
-  // Metrics: recorded from every layer below the server, so below them all (it imports nothing of lib/); its Prometheus listener is loaded by server.ts only.
-  "lib/metrics": [],
-  "lib/limits": ["lib/metrics"],
+  // Domain signals: emitted from every layer where a rule is decided, so below them all (it imports nothing of lib/).
+  "lib/signals": [],
+  // Metrics: observe the signals; loaded by server.ts only (its Prometheus listener), imported by no folder of lib/.
+  "lib/metrics": ["lib/signals"],
+  "lib/limits": ["lib/signals"],
   "lib/outbound": [],
-  "lib/service.ts": ["lib/limits", "lib/metrics", "lib/outbound"],
-  "lib/http": ["lib/limits", "lib/metrics", "lib/service.ts"],
+  "lib/service.ts": ["lib/limits", "lib/outbound", "lib/signals"],
+  "lib/http": ["lib/limits", "lib/service.ts", "lib/signals"],
   "lib/branding": [],
   "lib/hosted": ["lib/branding", "lib/http"],
   "lib/audit": [],
@@ -34,18 +36,18 @@ const LAYERS = {
   "lib/authn": ["lib/surfaces", "lib/authority", "lib/audit", "lib/http", "lib/hosted", "lib/limits"],
   // Forms' fields and answers: the zod pieces a feature's console operations read their inputs with (an email address as lib/authn reads one).
   "lib/forms": ["lib/authn", "lib/surfaces"],
-  "lib/oauth": ["lib/surfaces", "lib/authority", "lib/authn", "lib/audit", "lib/hosted", "lib/http", "lib/limits", "lib/metrics", "lib/service.ts"],
+  "lib/oauth": ["lib/surfaces", "lib/authority", "lib/authn", "lib/audit", "lib/hosted", "lib/http", "lib/limits", "lib/service.ts", "lib/signals"],
   "lib/authz": ["lib/oauth", "lib/audit", "lib/http"],
   "lib/federation": ["lib/surfaces", "lib/authn", "lib/audit", "lib/hosted", "lib/http", "lib/outbound", "lib/service.ts"],
   "lib/hostnames": ["lib/forms", "lib/surfaces", "lib/federation", "lib/oauth", "lib/authority", "lib/audit", "lib/http", "lib/service.ts"],
-  "lib/sign-in": ["lib/federation", "lib/authn", "lib/oauth", "lib/audit", "lib/hosted", "lib/http", "lib/metrics"],
+  "lib/sign-in": ["lib/federation", "lib/authn", "lib/oauth", "lib/audit", "lib/hosted", "lib/http", "lib/signals"],
   // Operator accounts, their memberships and invitations: run by the console, used by the command line.
   "lib/operators": ["lib/surfaces", "lib/forms", "lib/authn", "lib/audit", "lib/http", "lib/service.ts"],
   // The registry of feature descriptors and the one purger of their retention: above every feature folder, below every surface that reads it.
   "lib/features": ["lib/operators", "lib/surfaces", "lib/hostnames", "lib/federation", "lib/authn", "lib/oauth", "lib/audit", "lib/limits", "lib/service.ts"],
   "lib/workspaces": ["lib/features", "lib/surfaces", "lib/federation", "lib/authn", "lib/clients", "lib/audit", "lib/branding", "lib/service.ts"],
   "lib/account-security": ["lib/authn", "lib/authority", "lib/oauth", "lib/audit", "lib/hosted", "lib/http"],
-  "lib/server": ["lib/hostnames", "lib/account-security", "lib/sign-in", "lib/authz", "lib/oauth", "lib/authn", "lib/http", "lib/limits", "lib/metrics", "lib/service.ts"],
+  "lib/server": ["lib/hostnames", "lib/account-security", "lib/sign-in", "lib/authz", "lib/oauth", "lib/authn", "lib/http", "lib/limits", "lib/service.ts", "lib/signals"],
   "lib/console": [
     "lib/server", "lib/features", "lib/operators", "lib/hostnames", "lib/workspaces", "lib/federation", "lib/authz", "lib/oauth", "lib/authn", "lib/authority", "lib/clients",
     "lib/surfaces", "lib/audit", "lib/branding", "lib/hosted", "lib/forms", "lib/http", "lib/service.ts",

@@ -26,8 +26,9 @@ export interface DatabaseHandle {
 }
 
 /**
- * Whoever watches the database (lib/metrics/database.ts, when METRICS_PORT is set): how long each
- * statement and each transaction took, and how many connections are held. Per statement the
+ * Whoever watches the database (lib/signals/database.ts: its signals, which the metrics observe
+ * when METRICS_PORT is set): how long each statement and each transaction took, and how many
+ * connections are held. Per statement the
  * client only asks whether it is `enabled`; while it is not, nothing else is done or allocated.
  */
 export interface DatabaseObserver {

@@ -5,7 +5,7 @@ import { listen, type Listener } from "../db/listener";
 import { fileOffsetClock, systemClock, type Clock } from "./clock";
 import { loadConfig, type Config } from "./config";
 import { RateLimiter } from "./limits/rate-limit";
-import { databaseObserver } from "./metrics/database";
+import { databaseSignals } from "./signals/database";
 import { outboundFetch } from "./outbound/fetch";
 
 /** Everything an endpoint needs besides the request: database, configuration, clock. */
@@ -53,8 +53,8 @@ export function clockFor(config: Pick<Config, "publicUrl">, testClockFile: strin
 
 async function start(): Promise<{ service: Service; handle: DatabaseHandle; changes?: Listener }> {
   const config = loadConfig();
-  // Statement timings and the pool's state, recorded once METRICS_PORT enables the metrics (lib/metrics).
-  const handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, observer: databaseObserver(), ...config.databaseBounds });
+  // Statement timings, signalled while observed (lib/signals: the metrics, once METRICS_PORT enables them), and the pool's state.
+  const handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, observer: databaseSignals(), ...config.databaseBounds });
   // On a database with pending migrations, what is applied and how long it took; while another
   // instance migrates, that this one waits (docs/operations.md, "Upgrades").
   await runMigrations(handle, config.databaseUrl, { log: (line) => console.log(`latchkey: ${line}`), waitTimeoutMs: config.migrationWaitTimeoutMs });

@@ -1,5 +1,5 @@
 import { CodedError, RuleError, type CodedErrorFamily } from "../coded-error";
-import { countDependencyFailure } from "../metrics";
+import { signal } from "../signals";
 import { lightResponse } from "./response";
 import { logError } from "./log";
 
@@ -168,7 +168,7 @@ export function failureResponse(family: ErrorFamily, error: unknown, where?: str
   const at = where ? `${where}: ` : "";
   if (isDependencyFailure(error)) {
     logError(`${at}dependency failure`, dependencyFailureSummary(error));
-    countDependencyFailure(family.name);
+    signal("dependency_failed", { family: family.name });
     const response = family.unavailable();
     // Every 503 says when to try again, whichever family worded it.
     if (!response.headers.has("retry-after")) response.headers.set("Retry-After", UNAVAILABLE_RETRY_AFTER_SECONDS);

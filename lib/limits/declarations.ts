@@ -4,9 +4,10 @@
  * (./rate-limit.ts). Counter keys come from the declaration's name, so one factor counts on the
  * same counters wherever it is verified (sign-in, step-up, the portal, sign-up). docs/security.md's
  * table of limits is rendered from the declarations (./table.ts) and tested against them. Every
- * refusal is counted here too, by the declaration's name (`latchkey_rate_limit_refusals_total`).
+ * refusal is signalled here too, by the declaration's name (`rate_limit_refused`, lib/signals;
+ * the metrics count it as `latchkey_rate_limit_refusals_total`).
  */
-import { countRateLimitRefusal } from "../metrics";
+import { signal } from "../signals";
 import type { Decision, RateLimiter } from "./rate-limit";
 
 /** The configured numbers a rate may scale from. */
@@ -94,9 +95,9 @@ const counter = (key: string, rate: Rate, base: LimitBase): Counter => ({ key, l
 
 type Refusal = { allowed: false; retryAfterSeconds: number };
 
-/** A refusal by the declaration named `name`, counted (lib/metrics). */
+/** A refusal by the declaration named `name`, signalled (lib/signals). */
 function refusal(name: string, retryAfterSeconds: number): Refusal {
-  countRateLimitRefusal(name);
+  signal("rate_limit_refused", { limit: name });
   return { allowed: false, retryAfterSeconds };
 }
 

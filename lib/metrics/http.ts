@@ -1,8 +1,8 @@
 /**
  * The HTTP request metrics of the Prometheus listener (./listener.ts, METRICS_PORT): every answer
- * counted by family, method and status, and its duration by family. Recorded through
- * `countHttpRequest` (./index.ts) by the production listener in the same place as the request's log
- * line (lib/server/request-log.ts). Labels come from small fixed sets only (the request families of
+ * counted by family, method and status, and its duration by family. Recorded from the signal
+ * `request_answered` (lib/signals), which the production listener emits in the same place as the
+ * request's log line (lib/server/request-log.ts). Labels come from small fixed sets only (the request families of
  * lib/server/request-family.ts, the methods the application serves, HTTP status codes): never a
  * workspace, a client, a user or a path, so the series stay few whatever the traffic.
  *
@@ -11,7 +11,8 @@
  * sum alike, which is their sum over the cluster).
  */
 import { Counter, Histogram, register, type Registry } from "prom-client";
-import { holder, type HttpRecorder } from "./index";
+import { observe, type Observer } from "../signals";
+import type { HttpRecorder } from "./index";
 
 export const HTTP_REQUESTS_TOTAL = "latchkey_http_requests_total";
 export const HTTP_REQUEST_DURATION = "latchkey_http_request_duration_seconds";
@@ -22,10 +23,15 @@ export const HTTP_DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0
 /** The methods the application serves (lib/server/node-server.ts); any other is counted as `other`. */
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 
-const created = new WeakMap<Registry, HttpRecorder>();
+/** The metrics of a registry, and the one observer that records into them. */
+interface HttpMetrics extends HttpRecorder {
+  observer: Observer<"request_answered">;
+}
+
+const created = new WeakMap<Registry, HttpMetrics>();
 
 /** The request metrics in `registry` (prom-client's default one, which the listener answers), created on first use. */
-export function httpRequestMetrics(registry: Registry = register): HttpRecorder {
+export function httpRequestMetrics(registry: Registry = register): HttpMetrics {
   let metrics = created.get(registry);
   if (metrics) return metrics;
   const requests = new Counter({
@@ -41,24 +47,20 @@ export function httpRequestMetrics(registry: Registry = register): HttpRecorder 
     buckets: HTTP_DURATION_BUCKETS,
     registers: [registry],
   });
-  metrics = {
-    record(family, method, status, seconds) {
-      requests.inc({ family, method: METHODS.has(method) ? method : "other", status: String(status) });
-      duration.observe({ family }, seconds);
-    },
+  const record: HttpRecorder["record"] = (family, method, status, seconds) => {
+    requests.inc({ family, method: METHODS.has(method) ? method : "other", status: String(status) });
+    duration.observe({ family }, seconds);
   };
+  metrics = { record, observer: (answered) => record(answered.family, answered.method, answered.status, answered.seconds) };
   created.set(registry, metrics);
   return metrics;
 }
 
 /**
  * Records every answer in `registry` from now on (by default prom-client's one, which the listener
- * answers); returns what undoes it (a test scraping a registry of its own).
+ * answers), observing `request_answered` (once per registry however often it is asked); returns
+ * what undoes it (a test scraping a registry of its own).
  */
 export function recordHttpRequests(registry: Registry = register): () => void {
-  const before = holder.http;
-  holder.http = httpRequestMetrics(registry);
-  return () => {
-    holder.http = before;
-  };
+  return observe("request_answered", httpRequestMetrics(registry).observer);
 }

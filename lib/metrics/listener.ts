@@ -7,9 +7,9 @@
  * resident memory, heap used and total per space, garbage collections by kind with their
  * durations, event-loop lag, open handles). A heap that climbs towards its limit, or major
  * collections by the hundred per minute, show here before the latency does. The HTTP requests
- * (./http.ts). And the domain metrics (./index.ts: tokens issued, sign-ins, limit refusals,
- * refresh-token reuse, 503s, database timings and pool). Nothing is collected unless METRICS_PORT
- * is set.
+ * (./http.ts). And the domain metrics (./prometheus.ts: tokens issued, sign-ins, limit refusals,
+ * refresh-token reuse, 503s, database timings and pool), both observing the domain signals
+ * (lib/signals). Nothing is collected, and nothing observes the signals, unless METRICS_PORT is set.
  *
  * With WEB_CONCURRENCY workers, each worker collects its own and the first process answers the
  * scrape with their sum (prom-client's AggregatorRegistry asks every worker over the cluster's
@@ -20,7 +20,7 @@ import { createServer, type Server } from "node:http";
 import { AggregatorRegistry, collectDefaultMetrics, register } from "prom-client";
 import type { MetricsSettings } from "../config";
 import { recordHttpRequests } from "./http";
-import type { SignInMethod } from "./index";
+import type { SignInMethod } from "../signals";
 import { enableDomainMetrics } from "./prometheus";
 
 /**
@@ -30,9 +30,9 @@ import { enableDomainMetrics } from "./prometheus";
  */
 export function collectProcessMetrics({ clusterWorker = false, signInMethods }: { clusterWorker?: boolean; signInMethods: readonly SignInMethod[] }): void {
   collectDefaultMetrics({ register });
-  // Tokens, sign-ins, limit refusals, dependency failures, the database (./index.ts).
+  // Tokens, sign-ins, limit refusals, dependency failures, the database: observed from the domain signals (./prometheus.ts).
   enableDomainMetrics(signInMethods);
-  // Every answer of the production listener, by family, method and status (./http.ts).
+  // Every answer of the production listener, by family, method and status (./http.ts, from the signal request_answered).
   recordHttpRequests();
   if (clusterWorker) new AggregatorRegistry();
 }

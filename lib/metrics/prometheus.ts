@@ -6,6 +6,8 @@
  * connections of every worker's pool together.
  */
 import { Counter, Gauge, Histogram, register, type Registry } from "prom-client";
+import { observe } from "../signals";
+import { databasePools } from "../signals/database";
 import { holder, SIGN_IN_OUTCOMES, type DomainRecorder, type PoolState, type SignInMethod } from "./index";
 
 /** Seconds: a statement on the hot path takes well under a millisecond to a few; a lock wait or an outage, up to the connect timeout. */
@@ -15,7 +17,7 @@ export const DATABASE_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05
  * The metrics, registered in `registry`; `signInMethods` is the closed list of the sign-in's
  * methods (lib/sign-in/outcomes.ts `SIGN_IN_METHODS`); the pool gauge reads `pools` at each scrape.
  */
-export function domainRecorder(registry: Registry, signInMethods: readonly SignInMethod[], pools: ReadonlySet<PoolState> = holder.pools): DomainRecorder {
+export function domainRecorder(registry: Registry, signInMethods: readonly SignInMethod[], pools: ReadonlySet<PoolState> = databasePools()): DomainRecorder {
   const registers = [registry];
   const tokens = new Counter({
     name: "latchkey_tokens_issued_total",
@@ -92,9 +94,30 @@ export function domainRecorder(registry: Registry, signInMethods: readonly SignI
 }
 
 /**
+ * Feeds `recorder` from the domain signals (lib/signals), each once where its rule decides it;
+ * returns what stops it.
+ */
+export function observeSignals(recorder: DomainRecorder): () => void {
+  const stops = [
+    observe("token_issued", (s) => recorder.tokenIssued(s.grantType)),
+    observe("sign_in_factor", (s) => recorder.signIn(s.method, s.outcome)),
+    observe("rate_limit_refused", (s) => recorder.rateLimitRefusal(s.limit)),
+    observe("refresh_reuse_detected", () => recorder.refreshReuse()),
+    observe("dependency_failed", (s) => recorder.dependencyFailure(s.family)),
+    observe("database_timed", (s) => recorder.databaseTiming(s.kind, s.seconds)),
+  ];
+  return () => {
+    for (const stop of stops) stop();
+  };
+}
+
+/**
  * Starts recording the domain metrics into prom-client's default registry (once per process), with
- * the closed list of the sign-in's methods (lib/sign-in/outcomes.ts `SIGN_IN_METHODS`).
+ * the closed list of the sign-in's methods (lib/sign-in/outcomes.ts `SIGN_IN_METHODS`): from now
+ * on they observe the domain signals.
  */
 export function enableDomainMetrics(signInMethods: readonly SignInMethod[]): void {
-  holder.recorder ??= domainRecorder(register, signInMethods);
+  if (holder.recorder) return;
+  holder.recorder = domainRecorder(register, signInMethods);
+  observeSignals(holder.recorder);
 }

@@ -1,5 +1,4 @@
 import type { Endpoint } from "../http/context";
-import { countTokenIssued } from "../metrics";
 import { json } from "../http/errors";
 import { errorToResponse, invalidRequest, unsupportedGrantType } from "./errors";
 import { answerUnknownClientError, withCors } from "./cors";
@@ -7,6 +6,7 @@ import { readOAuthForm } from "./form";
 import { authenticateClient, type AuthenticatedClient } from "./clients";
 import { GRANTS } from "./grants";
 import type { GrantHandler } from "./grants/types";
+import { signal } from "../signals";
 
 export const tokenEndpoint: Endpoint = async (request, ctx) => {
   let client: AuthenticatedClient;
@@ -29,8 +29,8 @@ export const tokenEndpoint: Endpoint = async (request, ctx) => {
       if (!grant.parameters.has(name)) throw invalidRequest(`Parameter ${name} is not recognized for ${grant.grantType}`);
     }
     const issued = await grant.handle(params, await allowedClient(grant, client), ctx, request);
-    // Every grant issues here, and only here: the one count of tokens issued (lib/metrics).
-    countTokenIssued(grant.grantType);
+    // Every grant issues here, and only here: the one signal of tokens issued (lib/signals).
+    signal("token_issued", { grantType: grant.grantType, workspaceId: ctx.workspace.id, clientId: client.client.clientId });
     return withCors(json(issued), client.corsOrigin);
   } catch (error) {
     return withCors(errorToResponse(error), client.corsOrigin);

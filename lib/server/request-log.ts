@@ -1,7 +1,8 @@
 /**
  * One place observes each request the listener answers (lib/server/node-server.ts): when its
- * answer is done (sent, or the client gone), one log line and, with METRICS_PORT, the HTTP
- * request count (lib/metrics `countHttpRequest`), both from the same family (./request-family.ts).
+ * answer is done (sent, or the client gone), one log line and the signal `request_answered`
+ * (lib/signals: with METRICS_PORT, the HTTP metrics observe it), both from the same family
+ * (./request-family.ts).
  *
  * The line holds what an operator needs to follow a request and nothing a client could use:
  * time, level, request id, method, family, workspace (a well-formed one the path names), status,
@@ -14,7 +15,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "../http/log";
 import { clientAddressOf, nodeHeaders } from "../http/client-address";
 import { requestPlace } from "./request-family";
-import { countHttpRequest } from "../metrics";
+import { observed, signal } from "../signals";
 
 export interface RequestObserver {
   log: Logger;
@@ -36,7 +37,7 @@ export function observeRequest(observer: RequestObserver, req: IncomingMessage, 
     const method = req.method ?? "GET";
     const finished = res.writableFinished;
     const status = res.statusCode;
-    countHttpRequest(family, method, finished ? status : "aborted", ms / 1000);
+    if (observed("request_answered")) signal("request_answered", { family, method, status: finished ? status : "aborted", seconds: ms / 1000 });
     const level = family === "health" ? PROBE_LEVEL : REQUEST_LEVEL;
     if (!observer.log.isLevelEnabled(level)) return;
     const length = res.getHeader("content-length");

@@ -6,14 +6,15 @@
  * second-factor codes and refused passkeys / security keys are recorded the same way. Attempts
  * the guessing limits refuse before any password is checked are not recorded (they are the
  * limiter's, and recording them would let a flood write without bound). Each recorded failure is
- * also counted in the domain metrics (`latchkey_sign_ins_total{outcome="failure"}`, ./outcomes.ts).
+ * also signalled (`sign_in_factor`, lib/signals; the metrics count it as
+ * `latchkey_sign_ins_total{outcome="failure"}`, ./outcomes.ts).
  */
 import { recordAudit } from "../audit/events";
 import type { PasswordRefusal } from "../authn/factors/password";
 import type { FACTORS } from "../authn/factors/registry";
 import type { EndpointContext } from "../http/context";
 import { clientAddressOf } from "../http/client-address";
-import { countSignIn } from "../metrics";
+import { signal } from "../signals";
 
 export type SignInFailureReason = PasswordRefusal | "wrong_code" | "assertion_failed" | "credential_refused";
 /** The factor that failed, as its descriptor names its failures (`failedSignIn`: one name for a passkey or a security key). */
@@ -33,6 +34,6 @@ export async function recordSignInFailure(
     ip: clientAddressOf(request.headers, ctx.service.config.trustProxy),
     at: ctx.service.clock.now(),
   });
-  // Counted under the same name (a refused WebAuthn answer is not known to be a passkey or a security key).
-  countSignIn(input.method, "failure");
+  // Signalled under the same name (a refused WebAuthn answer is not known to be a passkey or a security key).
+  signal("sign_in_factor", { method: input.method, outcome: "failure" });
 }

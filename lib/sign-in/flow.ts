@@ -30,7 +30,7 @@ import { readEvidence, withEvidence, type Evidence } from "../authn/evidence";
 import { nextStep, policyFor, type AuthPolicy, type NextStep } from "../authn/policy";
 import { enrolledSummary } from "../authn/factors";
 import { federatedEvidence, linkProvedAccount } from "../federation/identities";
-import { countVerified } from "./outcomes";
+import { signalVerified } from "./outcomes";
 import { RECOVERY_CODES_FACTOR } from "../authn/factors/recovery-codes";
 import type { ShownOnce } from "../authn/factors/registry";
 
@@ -148,7 +148,7 @@ export async function identify(
     ...from,
   });
   if (!updated) return hostedError("sign_in_expired");
-  countVerified(event);
+  signalVerified(event);
   return advance(request, ctx, updated);
 }
 
@@ -164,7 +164,7 @@ export async function prove(
   if (!tx.userId) return toSignInPage(ctx, tx.id);
   const updated = await updateOpen(ctx, tx, { ...also, evidence: withEvidence(readEvidence(tx.evidence), event) }, tx.userId);
   if (!updated) return hostedError("sign_in_expired");
-  countVerified(event);
+  signalVerified(event);
   return advance(request, ctx, updated);
 }
 

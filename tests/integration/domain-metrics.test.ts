@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { openDatabase, type DatabaseHandle, type DatabaseObserver } from "../../db/client";
 import { clients } from "../../db/schema";
 import { CLIENT_ADDRESS_HEADER } from "../../lib/http/client-address";
-import { databaseObserver } from "../../lib/metrics/database";
+import { databaseSignals } from "../../lib/signals/database";
 import { SIGN_IN_OUTCOMES } from "../../lib/metrics";
 import { enableDomainMetrics } from "../../lib/metrics/prometheus";
 import { GRANTS } from "../../lib/oauth/grants";
@@ -256,8 +256,8 @@ describe("the database's timings and pool", () => {
   let handle: DatabaseHandle;
   let on = false;
   const calls = { held: 0, timed: 0 };
-  /** The service's observer (lib/metrics/database.ts), switched by `on`, counting what the client asks of it. */
-  const real = databaseObserver();
+  /** The service's observer (lib/signals/database.ts), switched by `on`, counting what the client asks of it. */
+  const real = databaseSignals();
   const observer: DatabaseObserver = {
     get enabled() {
       return on && real.enabled;

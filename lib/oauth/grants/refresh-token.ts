@@ -12,7 +12,7 @@ import { ACCESS_TOKEN_TTL_MS, effectiveHumanScopeSql, newAccessToken, newRefresh
 import { hasDuplicates, splitScope } from "../scopes";
 import { REFRESH_IDLE_MS } from "./authorization-code";
 import { inTransaction } from "../../http/transaction";
-import { countRefreshReuse } from "../../metrics";
+import { signal } from "../../signals";
 import type { GrantHandler } from "./types";
 
 /** Revokes a grant (refresh family); its access tokens stop passing every check because they join it. */
@@ -336,7 +336,7 @@ async function refuseUnrotated(
     });
     return true;
   });
-  // Counted once the family's end is committed, once per family (a concurrent reuse found it revoked).
-  if (revoked) countRefreshReuse();
+  // Signalled once the family's end is committed, once per family (a concurrent reuse found it revoked).
+  if (revoked) signal("refresh_reuse_detected", { workspaceId: ctx.workspace.id, clientId: client.clientId, grantId: presented.grantId, userId: presented.userId, address: ip });
   throw unusable();
 }
