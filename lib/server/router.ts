@@ -124,9 +124,7 @@ export function contextFor(service: Service, workspace: Workspace, hostname: str
  * workspace (unknown, or another workspace's), answered like an unknown route so a workspace at
  * another hostname cannot be told apart from none. Throws when the hostnames cannot be read.
  */
-export function servingHostname(service: Service, headers: { get(name: string): string | null }, workspaceId: string): Promise<string | null | undefined> {
-  return hosts.servingHostname(service, headers, workspaceId);
-}
+export const servingHostname: HostResolution["servingHostname"] = hosts.servingHostname;
 
 /**
  * The context of a workspace's page or endpoint for a request's headers, or null when the
@@ -277,9 +275,7 @@ export function runDecision(decision: Decision, request: Request, service: Servi
  * Whether the request's host serves `pathname` (`hosts`): for the listener, before anything else.
  * `true` at the default host without an await; the promise rejects when it cannot be decided.
  */
-export function hostServes(service: Service, headers: { get(name: string): string | null }, pathname: string): true | Promise<boolean> {
-  return hosts.serves(service, headers, pathname);
-}
+export const hostServes: HostResolution["serves"] = hosts.serves;
 
 const hostRoutes = new Map<string, HostRoute["answer"]>(FEATURE_HOST_ROUTES.map((r) => [r.path, r.answer]));
 
