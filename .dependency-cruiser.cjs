@@ -31,7 +31,7 @@ const LAYERS = {
   // The liveness of an authority chain: one SQL form and its JS twin, over the schema only.
   "lib/authority": [],
   // The contract of a feature's surfaces (console operations, retention, descriptor): types and small helpers every feature folder uses.
-  "lib/surfaces": ["lib/audit", "lib/service.ts"],
+  "lib/surfaces": ["lib/audit", "lib/service.ts", "lib/http"],
   "lib/clients": ["lib/authority", "lib/audit"],
   "lib/authn": ["lib/surfaces", "lib/authority", "lib/audit", "lib/http", "lib/hosted", "lib/limits"],
   // Forms' fields and answers: the zod pieces a feature's console operations read their inputs with (an email address as lib/authn reads one).
@@ -44,13 +44,13 @@ const LAYERS = {
   // Operator accounts, their memberships and invitations: run by the console, used by the command line.
   "lib/operators": ["lib/surfaces", "lib/forms", "lib/authn", "lib/audit", "lib/http", "lib/service.ts"],
   // The registry of feature descriptors and the one purger of their retention: above every feature folder, below every surface that reads it.
-  "lib/features": ["lib/operators", "lib/surfaces", "lib/hostnames", "lib/federation", "lib/authn", "lib/oauth", "lib/audit", "lib/limits", "lib/service.ts"],
+  "lib/features": ["lib/operators", "lib/surfaces", "lib/hostnames", "lib/federation", "lib/authn", "lib/oauth", "lib/audit", "lib/limits", "lib/service.ts", "lib/http"],
   "lib/workspaces": ["lib/features", "lib/surfaces", "lib/federation", "lib/authn", "lib/clients", "lib/audit", "lib/branding", "lib/service.ts"],
   "lib/account-security": ["lib/authn", "lib/authority", "lib/oauth", "lib/audit", "lib/hosted", "lib/http"],
-  "lib/server": ["lib/hostnames", "lib/account-security", "lib/sign-in", "lib/authz", "lib/oauth", "lib/authn", "lib/http", "lib/limits", "lib/service.ts", "lib/signals"],
+  "lib/server": ["lib/account-security", "lib/sign-in", "lib/authz", "lib/oauth", "lib/authn", "lib/http", "lib/limits", "lib/service.ts", "lib/features", "lib/surfaces", "lib/signals"],
   "lib/console": [
-    "lib/server", "lib/features", "lib/operators", "lib/hostnames", "lib/workspaces", "lib/federation", "lib/authz", "lib/oauth", "lib/authn", "lib/authority", "lib/clients",
-    "lib/surfaces", "lib/audit", "lib/branding", "lib/hosted", "lib/forms", "lib/http", "lib/service.ts",
+    "lib/server", "lib/features", "lib/operators", "lib/workspaces", "lib/federation", "lib/authz", "lib/oauth", "lib/authn", "lib/authority", "lib/clients", "lib/surfaces",
+    "lib/audit", "lib/branding", "lib/hosted", "lib/forms", "lib/http", "lib/service.ts",
   ],
   "lib/demo": ["lib/server", "lib/account-security", "lib/workspaces", "lib/hosted", "lib/http", "lib/service.ts"],
   "lib/cli": ["lib/operators", "lib/workspaces", "lib/clients", "lib/http", "lib/service.ts"],

@@ -20,7 +20,7 @@ export const FEATURE_SPREAD = [
     homes: ["lib/authn/factors/", "components/factors/", "db/schema/factors.ts"],
   },
   { name: "saml", pattern: /saml/i, homes: ["lib/federation/", "app/t/[tenant]/federation/", "components/federation/"] },
-  { name: "hostnames", pattern: /hostnames/i, homes: ["lib/hostnames/", "app/console/(app)/w/[workspace]/hostnames/", "components/hostnames/"] },
+  { name: "hostnames", pattern: /hostnames/i, homes: ["lib/hostnames/", "app/console/(app)/w/[workspace]/hostnames/", "components/hostnames/", "db/schema/hostnames.ts"] },
   { name: "invitations", pattern: /invitation/i, homes: ["lib/operators/", "app/console/(public)/invitation/", "components/operators/"] },
   { name: "metrics", pattern: /metrics/i, homes: ["lib/metrics/"] },
 ];

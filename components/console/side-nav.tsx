@@ -3,33 +3,17 @@
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 
-const sections = [
-  { href: "", label: "Overview" },
-  { href: "/applications", label: "Applications" },
-  { href: "/authentication", label: "Authentication" },
-  { href: "/apis", label: "APIs" },
-  { href: "/roles", label: "Roles" },
-  { href: "/users", label: "Users" },
-  { href: "/organizations", label: "Organizations" },
-  { href: "/social", label: "Social sign-in" },
-  { href: "/branding", label: "Branding" },
-  { href: "/hostnames", label: "Hostnames" },
-  { href: "/keys", label: "Signing keys" },
-  { href: "/audit", label: "Audit log" },
-  { href: "/operators", label: "Operators" },
-  { href: "/settings", label: "Settings" },
-  // Holds live sign-in codes: administrators only.
-  { href: "/outbox", label: "Outbox", admin: true },
-];
-
-/** The workspace's sections: a column on wide screens, a scrolling row on phones. */
-export function SideNav({ workspaceId, administrator = false }: { workspaceId: string; administrator?: boolean }) {
+/**
+ * The workspace's sections (lib/console/navigation.ts, given by the layout): a column on wide
+ * screens, a scrolling row on phones.
+ */
+export function SideNav({ workspaceId, sections }: { workspaceId: string; sections: readonly { href: string; label: string }[] }) {
   const pathname = usePathname();
   const base = `/console/w/${workspaceId}`;
   return (
     <nav aria-label="Workspace" className="mt-4">
       <ul className="-mx-4 flex gap-1 overflow-x-auto px-4 pb-2 lg:mx-0 lg:flex-col lg:overflow-visible lg:px-0">
-        {sections.filter((s) => administrator || !("admin" in s)).map((s) => {
+        {sections.map((s) => {
           const href = base + s.href;
           const active = s.href === "" ? pathname === base : pathname === href || pathname.startsWith(`${href}/`);
           return (

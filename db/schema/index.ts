@@ -1,4 +1,5 @@
 export * from "./workspaces";
+export * from "./hostnames";
 export * from "./users";
 export * from "./applications";
 export * from "./apis";

@@ -24,7 +24,7 @@ import { newId } from "../crypto";
 import type { Service } from "../service";
 import { RESERVED_WORKSPACE_IDS } from "../workspaces/document";
 import { expiringClientSecrets } from "./secret-expiry";
-import { workspaceIssuers } from "../hostnames/console";
+import { workspaceIssuers, type ConsoleIssuers } from "./issuers";
 import { ConsoleAccessError, requireOperator, type OperatorRole, type WorkspaceAccess } from "./authz";
 import { confirmField, requireConfirmation } from "./confirmation";
 import { text } from "./forms";
@@ -119,8 +119,8 @@ export interface WorkspaceOverview {
   name: string;
   /** At the primary hostname, else at the default host. */
   issuer: string;
-  /** The issuers the workspace also answers as (lib/hostnames/console.ts `workspaceIssuers`). */
-  otherIssuers: string[];
+  /** The issuers the workspace answers as (./issuers.ts): `issuer` is their primary. */
+  issuers: ConsoleIssuers;
   discovery: string;
   jwks: string;
   counts: { applications: number; users: number; apis: number; roles: number; organizations: number; activeSessions: number; activeGrants: number };
@@ -167,7 +167,7 @@ export async function workspaceOverview(service: Service, access: WorkspaceAcces
     id: wid,
     name: access.workspace.name,
     issuer,
-    otherIssuers: issuers.others,
+    issuers,
     discovery: `${issuer}/.well-known/openid-configuration`,
     jwks: `${issuer}/.well-known/jwks.json`,
     counts: {

@@ -2,7 +2,7 @@
 import { getService } from "../service";
 import { errorToResponse, notFoundResponse } from "../oauth/errors";
 import { toWebResponse } from "../http/response";
-import { dispatch, findRoute, routes, runEndpoint, type Route } from "./router";
+import { dispatch, findRoute, isHostRoute, routes, runEndpoint, type Route } from "./router";
 
 type RouteContext = { params: Promise<{ tenant: string }> };
 type Handler = (request: Request, context: RouteContext) => Promise<Response>;
@@ -98,7 +98,7 @@ export function pathsBelow(prefix: `/${string}`): string[] {
   return [...new Set(routes.filter((r) => r.path.startsWith(`${prefix}/`)).map((r) => r.path))];
 }
 
-const relatedOrigins = async (request: Request): Promise<Response> => {
+const hostRoute = async (request: Request): Promise<Response> => {
   try {
     return toWebResponse((await dispatch(request, await getService())) ?? notFoundResponse());
   } catch (error) {
@@ -107,7 +107,11 @@ const relatedOrigins = async (request: Request): Promise<Response> => {
 };
 
 /**
- * Every method of `/.well-known/webauthn` (app/.well-known/webauthn/route.ts), answered by the
- * route table as the production listener (`dispatch`).
+ * Every method of a feature's path at the root of every host (lib/surfaces/routes.ts `HostRoute`),
+ * for its route file, answered by the route table as the production listener answers it
+ * (`dispatch`): `export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = hostRouteHandlers("/.well-known/webauthn")`.
  */
-export const RELATED_ORIGINS_HANDLERS = Object.fromEntries(METHODS.map((m) => [m, relatedOrigins])) as Record<Method, (request: Request) => Promise<Response>>;
+export function hostRouteHandlers(path: `/${string}`): Record<Method, (request: Request) => Promise<Response>> {
+  if (!isHostRoute(path)) throw new Error(`No route at ${path}`);
+  return Object.fromEntries(METHODS.map((m) => [m, hostRoute])) as Record<Method, (request: Request) => Promise<Response>>;
+}

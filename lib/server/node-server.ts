@@ -16,7 +16,7 @@ import { requestTargetOf } from "../http/request-target";
 import { nodeRequest } from "../http/node-request";
 import { rawResponse } from "../http/response";
 import { ISSUER_ROUTE_CSP, SECURITY_HEADERS } from "../http/security-headers";
-import { directDecision, dispatch, hostServes, refusedPasswordPost, RELATED_ORIGINS_PATH, runDecision, type Decision } from "./router";
+import { directDecision, dispatch, hostServes, isHostRoute, refusedPasswordPost, runDecision, type Decision } from "./router";
 import { observeRequest, type RequestObserver } from "./request-log";
 
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => unknown;
@@ -200,8 +200,9 @@ export function createRequestListener(service: Service, origin: string, next: No
   }
 
   function proceed(req: IncomingMessage, res: ServerResponse, pathname: string, method: string): void {
-    // The WebAuthn related origins document: answered here whatever the method, as its route file answers it.
-    if (pathname === RELATED_ORIGINS_PATH) {
+    // The features' paths at the root of every host (the WebAuthn related origins document):
+    // answered here whatever the method, as their route files answer them.
+    if (isHostRoute(pathname)) {
       dispatch(nodeRequest(req, origin), service)
         .then((response) => writeResponse(response ?? notFoundResponse(), res, ISSUER_PATH_HEADERS))
         .catch((error) => failed(res, error));

@@ -2,9 +2,8 @@ import { eq } from "drizzle-orm";
 import { workspaces } from "../../db/schema";
 import { cacheGeneration, cacheIfCurrent, workspaceCacheKey, type Service } from "../service";
 import { contextFor as contextAt, type Endpoint, type EndpointContext, type Workspace } from "../http/context";
-import { hostnameServing, hostServes, matchHost } from "../hostnames/directory";
-import { relatedOriginsRpId } from "../hostnames/primary";
-import { RELATED_ORIGINS_PATH, relatedOriginsDocument } from "../hostnames/related-origins";
+import { FEATURE_HOST_RESOLUTION, FEATURE_HOST_ROUTES, FEATURE_ISSUER_ROUTES } from "../features/routes";
+import type { HostResolution, HostRoute } from "../surfaces/routes";
 import { atDefaultHost } from "../http/request-host";
 import { metadataWorkspace, splitIssuerPath } from "../http/issuer-paths";
 import { failureResponse, json, type ErrorFamily } from "../http/errors";
@@ -55,6 +54,8 @@ export const routes: Route[] = [
   // verification by each factor included.
   ...handoffRoutes,
   ...portalRoutes,
+  // The features' own (lib/features/routes.ts).
+  ...FEATURE_ISSUER_ROUTES,
 ];
 
 const RESERVED_PREFIXES = ["/v1/access", "/v1/audit", "/v1/management"];
@@ -102,20 +103,28 @@ export async function resolveWorkspace(service: Service, id: string): Promise<Wo
   return value;
 }
 
-/** The context of a workspace's endpoint at a hostname (null: the default host), with the hostname's WebAuthn relying party (lib/hostnames). */
+/** Without a feature that lets other hosts serve workspaces: the default host serves every workspace, any other host nothing. */
+const DEFAULT_HOST_ONLY: HostResolution = {
+  servingHostname: async (service, headers) => (atDefaultHost(service, headers) ? null : undefined),
+  serves: (service, headers) => atDefaultHost(service, headers) || Promise.resolve(false),
+  relyingPartyId: async () => null,
+};
+
+/** Which workspace a request's host serves, as the feature that declares it decides (lib/features/routes.ts). */
+const hosts: HostResolution = FEATURE_HOST_RESOLUTION ?? DEFAULT_HOST_ONLY;
+
+/** The context of a workspace's endpoint at a hostname (null: the default host), with the hostname's WebAuthn relying party (`hosts`). */
 export function contextFor(service: Service, workspace: Workspace, hostname: string | null = null): EndpointContext {
-  return contextAt(service, workspace, hostname, () => relatedOriginsRpId(service.db, workspace.id));
+  return contextAt(service, workspace, hostname, () => hosts.relyingPartyId(service, workspace.id));
 }
 
 /**
- * The hostname a request for `workspaceId` is served under (lib/hostnames): null at the default
+ * The hostname a request for `workspaceId` is served under (`hosts`): null at the default
  * host, the hostname at one of the workspace's own; undefined when its host does not serve that
  * workspace (unknown, or another workspace's), answered like an unknown route so a workspace at
  * another hostname cannot be told apart from none. Throws when the hostnames cannot be read.
  */
-export async function servingHostname(service: Service, headers: { get(name: string): string | null }, workspaceId: string): Promise<string | null | undefined> {
-  return hostnameServing(await matchHost(service, headers), workspaceId);
-}
+export const servingHostname: HostResolution["servingHostname"] = hosts.servingHostname;
 
 /**
  * The context of a workspace's page or endpoint for a request's headers, or null when the
@@ -263,20 +272,28 @@ export function runDecision(decision: Decision, request: Request, service: Servi
 }
 
 /**
- * Which host serves what: the route table's part that the hostname feature decides (the directory
- * of verified hostnames, its related origins document's path), for the listener.
+ * Whether the request's host serves `pathname` (`hosts`): for the listener, before anything else.
+ * `true` at the default host without an await; the promise rejects when it cannot be decided.
  */
-export { hostServes, RELATED_ORIGINS_PATH };
+export const hostServes: HostResolution["serves"] = hosts.serves;
+
+const hostRoutes = new Map<string, HostRoute["answer"]>(FEATURE_HOST_ROUTES.map((r) => [r.path, r.answer]));
+
+/** The features' paths at the root of every host (lib/features/routes.ts), each answered whatever the method. */
+export function isHostRoute(pathname: string): boolean {
+  return hostRoutes.has(pathname);
+}
 
 /**
  * Dispatches a request under `/t/{workspace}/…` to its endpoint; unknown paths get the generic
- * 404 that an unknown workspace or client gets too. The WebAuthn related origins document
- * (`RELATED_ORIGINS_PATH`, the hostnames' own route) is answered too. Returns null for paths outside the table so the caller
- * can hand them to Next (hosted pages).
+ * 404 that an unknown workspace or client gets too. The features' paths at the root of every host
+ * (`isHostRoute`: the WebAuthn related origins document) are answered too. Returns null for paths
+ * outside the table so the caller can hand them to Next (hosted pages).
  */
 export async function dispatch(request: Request, service: Service, options: { machineOnly?: boolean } = {}): Promise<Response | null> {
   const { pathname } = new URL(request.url);
-  if (pathname === RELATED_ORIGINS_PATH) return relatedOriginsDocument(request, service);
+  const hostRoute = hostRoutes.get(pathname);
+  if (hostRoute) return hostRoute(request, service);
   const decision = decide(request.method, pathname, options.machineOnly ?? false);
   return decision ? runDecision(decision, request, service) : null;
 }

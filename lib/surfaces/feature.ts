@@ -6,7 +6,28 @@
  */
 import type { AnyOperation } from "./operation";
 import type { Retention } from "./retention";
+import type { FeatureRoutes } from "./routes";
+import type { Service } from "../service";
 import type { AnyWorkspaceSection } from "./workspace-file";
+
+/** A feature's page in a workspace's console (`/console/w/{workspace}` + `path`), listed in its side navigation. */
+export interface ConsolePage {
+  /** Below the workspace's console: `/hostnames`. */
+  path: `/${string}`;
+  /** Its entry in the side navigation. */
+  label: string;
+  /** The path of the console's entry it is listed after (`""`: the overview). */
+  after: string;
+}
+
+/**
+ * The addresses a workspace answers at as an issuer, for a feature that gives it some besides the
+ * default host's: the one the console shows as the issuer, and the others.
+ */
+export interface WorkspaceIssuers {
+  primary: string;
+  others: string[];
+}
 
 export interface Feature {
   /** The feature's name, kebab-case, as its folder is named. */
@@ -17,6 +38,18 @@ export interface Feature {
   retention?: readonly Retention[];
   /** Its section of the workspace file: keys, schema, checks, import step and export (./workspace-file.ts). */
   workspaceFile?: AnyWorkspaceSection;
+  /**
+   * Its routes (./routes.ts): the same lean value the route registry (lib/features/routes.ts)
+   * lists, which the route table reads without loading this descriptor.
+   */
+  routes?: FeatureRoutes;
+  /** Its page in a workspace's console, in the side navigation (lib/console/navigation.ts). */
+  consolePage?: ConsolePage;
+  /**
+   * The issuers the workspace answers as, for a feature that gives it addresses of its own (one
+   * feature at most): the console shows them (lib/console/issuers.ts), linking to the feature's page.
+   */
+  issuers?: (service: Service, workspaceId: string) => Promise<WorkspaceIssuers>;
 }
 
 export const defineFeature = <F extends Feature>(f: F): F => f;

@@ -3,7 +3,7 @@ import { Card, Stat } from "@/components/ui/card";
 import { Notice } from "@/components/ui/page-header";
 import { Time } from "@/components/ui/time";
 import { CopyButton } from "@/components/ui/copy-button";
-import { OtherIssuers } from "@/components/hostnames/other-issuers";
+import { OtherIssuers } from "@/components/console/other-issuers";
 import { ActivityChart, FactorAdoptionChart } from "@/components/console/activity-chart";
 import type { WorkspaceActivity } from "@/lib/console/activity";
 import type { WorkspaceOverview } from "@/lib/console/workspaces";
@@ -98,9 +98,9 @@ export function IssuerCard({ o, base }: { o: WorkspaceOverview; base: string }) 
           </div>
         ))}
       </dl>
-      {o.otherIssuers.length ? (
+      {o.issuers.others.length ? (
         <div className="mt-3">
-          <OtherIssuers issuers={o.otherIssuers} hostnamesHref={`${base}/hostnames`} />
+          <OtherIssuers issuers={o.issuers} base={base} />
         </div>
       ) : null}
     </Card>

@@ -5,8 +5,8 @@ import { PageHeader } from "@/components/ui/page-header";
 import { ConfirmedAction } from "@/components/console/confirmed-action";
 import { roleAtLeast } from "@/lib/console/authz";
 import { workspaceFootprint } from "@/lib/console/workspaces";
-import { OtherIssuers } from "@/components/hostnames/other-issuers";
-import { workspaceIssuers } from "@/lib/hostnames/console";
+import { OtherIssuers } from "@/components/console/other-issuers";
+import { workspaceIssuers } from "@/lib/console/issuers";
 import { getService } from "@/lib/service";
 import { actionFor } from "../../../../_lib/action-for";
 import { pageAccess } from "../../../../_lib/session";
@@ -27,7 +27,10 @@ export default async function WorkspaceSettingsPage({ params }: { params: Promis
     <>
       <PageHeader crumbs={[{ label: "Workspaces", href: "/console" }, { label: access.workspace.name, href: base }, { label: "Settings" }]} title="Workspace settings" />
       <div className="space-y-6">
-        <Card title="Name" description="Shown in the console and, unless branding sets a display name, on the hosted pages. The id never changes; the issuer follows the primary hostname (Hostnames).">
+        <Card
+          title="Name"
+          description={`Shown in the console and, unless branding sets a display name, on the hosted pages. The id never changes${issuers.page ? `; the issuer follows the primary hostname (${issuers.page.label})` : ""}.`}
+        >
           <ActionForm action={actionFor("renameWorkspace", ws)} readOnly={!roleAtLeast(access.role, "admin")} successMessage="Saved." label="Workspace name">
             <Field name="name" label="Name" defaultValue={access.workspace.name} />
             <dl className="grid gap-x-4 gap-y-1 text-sm sm:grid-cols-[6rem_1fr]">
@@ -36,7 +39,7 @@ export default async function WorkspaceSettingsPage({ params }: { params: Promis
               <dt className="text-slate-600">Issuer</dt>
               <dd className="break-all font-mono text-slate-900">{issuer}</dd>
             </dl>
-            <OtherIssuers issuers={issuers.others} hostnamesHref={`${base}/hostnames`} />
+            <OtherIssuers issuers={issuers} base={base} />
             <SubmitButton variant="secondary">Save name</SubmitButton>
           </ActionForm>
         </Card>

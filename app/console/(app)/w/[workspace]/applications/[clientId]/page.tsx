@@ -2,9 +2,9 @@ import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { Badge } from "@/components/ui/badge";
 import { Notice, PageHeader } from "@/components/ui/page-header";
-import { OtherIssuers } from "@/components/hostnames/other-issuers";
+import { OtherIssuers } from "@/components/console/other-issuers";
 import { applicationFootprint, applicationSecrets, applicationSocialProviderIds, getApplication, typeLabels } from "@/lib/console/applications";
-import { workspaceIssuers } from "@/lib/hostnames/console";
+import { workspaceIssuers } from "@/lib/console/issuers";
 import { listSocialProviders } from "@/lib/console/social-providers";
 import { roleAtLeast } from "@/lib/console/authz";
 import { getApplicationPolicy } from "@/lib/console/policy";
@@ -66,7 +66,7 @@ export default async function ApplicationPage({ params }: { params: Promise<{ wo
           app={app}
           issuer={issuers.primary}
           firstGrant={grants[0]}
-          otherIssuers={<OtherIssuers issuers={issuers.others} hostnamesHref={`${base}/hostnames`} />}
+          otherIssuers={<OtherIssuers issuers={issuers} base={base} />}
         />
         <SettingsCard app={app} ws={ws} readOnly={readOnly} />
         {app.type === "WEB_CONFIDENTIAL" ? <HandoffCard app={app} /> : null}

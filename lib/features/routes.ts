@@ -1,0 +1,24 @@
+/**
+ * The route registry: every feature's routes (lib/surfaces/routes.ts), each the same lean value its
+ * descriptor's `routes` holds (./routes.test.ts holds them equal), read by the route table
+ * (lib/server/router.ts), which names no feature. Lean on purpose: unlike ./registry.ts, it loads no
+ * console operation nor workspace-file section, only the routes' own modules. A feature with
+ * routes is one line here and one in ./registry.ts.
+ */
+import { HOSTNAMES_ROUTES } from "../hostnames/routes";
+import type { FeatureRoutes, HostResolution, HostRoute } from "../surfaces/routes";
+import type { Route } from "../http/route";
+
+export const FEATURE_ROUTES: readonly FeatureRoutes[] = [HOSTNAMES_ROUTES];
+
+/** The features' entries of the issuer's table, in the registry's order. */
+export const FEATURE_ISSUER_ROUTES: readonly Route[] = FEATURE_ROUTES.flatMap((r) => r.issuer ?? []);
+
+/** The features' paths at the root of every host. */
+export const FEATURE_HOST_ROUTES: readonly HostRoute[] = FEATURE_ROUTES.flatMap((r) => r.host ?? []);
+
+const resolutions = FEATURE_ROUTES.flatMap((r) => (r.hosts ? [r.hosts] : []));
+if (resolutions.length > 1) throw new Error("two features declare how a request's host resolves to a workspace");
+
+/** How a request's host resolves to a workspace, when a feature declares it (null: the default host only). */
+export const FEATURE_HOST_RESOLUTION: HostResolution | null = resolutions[0] ?? null;
