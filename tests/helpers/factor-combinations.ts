@@ -10,10 +10,15 @@ import { FIRST_FACTORS, MFA_MODES, PASSKEY_ENROLLMENT, type AuthPolicy, type Enr
 /** The counts tried for `kind`: a set shown once (recovery codes) is held whole or not at all; anything else none, one or two. */
 export const countsOf = (kind: HeldKind): readonly number[] => (factorOf(kind).shownOnce ? [0, 3] : [0, 1, 2]);
 
-export function* summaries(): Generator<EnrolledSummary> {
-  const held = (kinds: readonly HeldKind[]): Record<HeldKind, number>[] =>
-    kinds.length === 0 ? [{} as Record<HeldKind, number>] : held(kinds.slice(1)).flatMap((rest) => countsOf(kinds[0]).map((n) => ({ [kinds[0]]: n, ...rest })));
-  for (const hasPassword of [true, false]) for (const counts of held(HELD_KINDS)) yield { hasPassword, ...counts };
+/**
+ * What a user may hold: each combination of counts of `kinds` (every held kind unless named; a
+ * rule written for some kinds is compared over those, the others held none).
+ */
+export function* summaries(kinds: readonly HeldKind[] = HELD_KINDS): Generator<EnrolledSummary> {
+  const none = Object.fromEntries(HELD_KINDS.map((k) => [k, 0])) as Record<HeldKind, number>;
+  const held = (rest: readonly HeldKind[]): Record<HeldKind, number>[] =>
+    rest.length === 0 ? [none] : held(rest.slice(1)).flatMap((counts) => countsOf(rest[0]).map((n) => ({ ...counts, [rest[0]]: n })));
+  for (const hasPassword of [true, false]) for (const counts of held(kinds)) yield { hasPassword, ...counts };
 }
 
 const orderings = (items: readonly FirstFactor[]): FirstFactor[][] =>
