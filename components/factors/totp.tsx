@@ -1,25 +1,12 @@
-import { Divider, OneTimeCodeField, primaryButtonClass, secondaryButtonClass, StepForm } from "@/components/hosted/steps/step-form";
-import { PortalForm } from "@/components/portal/portal-form";
-import type { FactorParts, PortalPartProps, StepPartProps } from "./types";
+import { TOTP_FACTOR } from "@/lib/authn/factors/totp";
+import { OneTimeCodeField, primaryButtonClass, secondaryButtonClass, StepForm } from "@/components/hosted/steps/step-form";
+import { typedCodeParts } from "./typed-code";
+import type { FactorParts, StepPartProps } from "./types";
 
 const formOf = (view: StepPartProps["view"]) => ({ basePath: view.basePath, txId: view.txId, csrf: view.csrf });
 
 /** The base32 secret in groups of four, easier to type into an app that cannot scan. */
 const grouped = (secret: string) => secret.match(/.{1,4}/g)?.join(" ") ?? secret;
-
-/** An authenticator code at the second-factor step. */
-function TotpSecondFactor({ view, t }: StepPartProps) {
-  return (
-    <StepForm {...formOf(view)} path="/sign-in/totp" className="mt-4 space-y-4">
-      <div>
-        <OneTimeCodeField id="totp-code" label={t("mfa.totpCode")} autoFocus />
-      </div>
-      <button type="submit" className={primaryButtonClass}>
-        {t("mfa.verify")}
-      </button>
-    </StepForm>
-  );
-}
 
 /** Setting up an authenticator app: a QR code and the secret, confirmed by a first code; or the button that starts it. */
 function TotpEnrol({ view, t }: StepPartProps) {
@@ -66,22 +53,8 @@ function TotpEnrolAfter({ view, t }: StepPartProps) {
   );
 }
 
-function TotpPortal({ view, t, after }: PortalPartProps) {
-  return (
-    <>
-      {after ? <Divider label={t("signIn.or")} /> : null}
-      <PortalForm view={view} path="/account/verify/totp">
-        <OneTimeCodeField id="portal-totp" label={t("mfa.totpCode")} />
-        <button type="submit" className={primaryButtonClass}>
-          {t("portal.verify.confirm")}
-        </button>
-      </PortalForm>
-    </>
-  );
-}
-
+/** A typed code's parts at the second-factor step and in the portal (./typed-code.tsx), and its own enrolment. */
 export const TOTP_PARTS: FactorParts = {
-  secondFactor: { Part: TotpSecondFactor, takesFocus: true },
+  ...typedCodeParts(TOTP_FACTOR.answer),
   enrol: { Part: TotpEnrol, After: TotpEnrolAfter },
-  portal: { primary: null, mfa: TotpPortal, shown: () => true, leads: false },
 };

@@ -17,8 +17,11 @@ function previousVerifyMethods(policy: AuthPolicy, enrolled: EnrolledSummary, em
   return { primary, mfa, hasSecondFactor: enrolled.totp + enrolled.security_key + enrolled.passkey > 0 };
 }
 
+/** The kinds those rules named: they are compared over what a user holds of these (a kind registered since, none). */
+const NAMED = ["passkey", "security_key", "totp", "recovery_code"] as const;
+
 /** isLastRequiredFactor as it was written before the factors declared their roles. */
-function previousIsLastRequiredFactor(policy: AuthPolicy, enrolled: EnrolledSummary, kind: RemovableFactor): boolean {
+function previousIsLastRequiredFactor(policy: AuthPolicy, enrolled: EnrolledSummary, kind: Extract<RemovableFactor, "totp" | "security_key" | "passkey">): boolean {
   const after = { totp: enrolled.totp, security_key: enrolled.security_key, passkey: enrolled.passkey };
   after[kind] -= 1;
   if (policy.mfa === "required" && after.totp + after.security_key + after.passkey <= 0) return true;
@@ -30,7 +33,7 @@ describe("the portal's verification methods, derived from the factors' roles", (
   it("offer what the explicit rules offered, in their order, for every held combination and policy", () => {
     let checked = 0;
     for (const policy of policies())
-      for (const enrolled of summaries()) {
+      for (const enrolled of summaries(NAMED)) {
         for (const emailUsable of [true, false]) expect(verifyMethods(policy, enrolled, emailUsable)).toEqual(previousVerifyMethods(policy, enrolled, emailUsable));
         for (const kind of ["totp", "security_key", "passkey"] as const) expect(isLastRequiredFactor(policy, enrolled, kind), kind).toBe(previousIsLastRequiredFactor(policy, enrolled, kind));
         checked++;

@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   ACR,
@@ -6,6 +8,7 @@ import {
   authTime,
   EVIDENCE_METHODS,
   EVIDENCE_REUSE_MS,
+  EVIDENCE_RULES,
   evidenceFor,
   evidenceSince,
   readEvidence,
@@ -22,7 +25,8 @@ const ev = (method: EvidenceMethod, seconds = 0, factorId: string | null = null)
 describe("the evidence record", () => {
   it("fixes amr and strength per method (the table docs/sessions.md publishes)", () => {
     const table = Object.fromEntries(EVIDENCE_METHODS.map((m) => [m, (({ amr, strength }) => ({ amr, strength }))(ev(m))]));
-    expect(table).toEqual({
+    // These methods' values are published; a factor registered since adds its own (its row in docs/sessions.md, checked below).
+    expect(table).toMatchObject({
       password: { amr: ["pwd"], strength: "knowledge" },
       email_otp: { amr: ["otp"], strength: "possession" },
       passkey: { amr: ["hwk", "user"], strength: "phishing_resistant" },
@@ -32,6 +36,20 @@ describe("the evidence record", () => {
       federated: { amr: ["fed"], strength: "knowledge" },
       federated_mfa: { amr: ["fed", "mfa"], strength: "possession" },
     });
+  });
+
+  it("is published for every method in docs/sessions.md's table of methods: its amr, strength and whether it is primary", () => {
+    const doc = readFileSync(path.join(import.meta.dirname, "..", "..", "docs", "sessions.md"), "utf8");
+    const rows = doc.slice(doc.indexOf("### Methods")).split("\n\n")[1].split("\n").slice(2);
+    const published = Object.fromEntries(
+      rows.map((row) => {
+        const [method, amr, strength, , primary] = row.split(" | ").map((cell) => cell.replace(/^\| /, "").replace(/ \|$/, ""));
+        const words = (cell: string) => [...cell.matchAll(/`([a-z_]+)`/g)].map((m) => m[1]);
+        return [words(method)[0], { amr: words(amr), strength: words(strength)[0], primary: primary === "yes" }];
+      }),
+    );
+    expect(Object.keys(published).sort()).toEqual([...EVIDENCE_METHODS].sort());
+    for (const rule of EVIDENCE_RULES) expect(published[rule.method], rule.method).toEqual({ amr: [...rule.amr], strength: rule.strength, primary: rule.primary });
   });
 
   it("records the time as ISO 8601 UTC and the factor used", () => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { evidenceFor } from "./evidence";
 import { DEFAULT_POLICY, effectivePolicy, meetsPolicy, nextStep, readPolicy, type AuthPolicy, type EnrolledSummary } from "./policy";
 import { NOTHING_ENROLLED } from "./factors";
+import { ENROLLABLE_KINDS } from "./factors/registry";
 
 const at = new Date("2026-11-23T10:00:00Z");
 const none: EnrolledSummary = { ...NOTHING_ENROLLED, hasPassword: true, passkey: 0, security_key: 0, totp: 0, recovery_code: 0 };
@@ -36,7 +37,9 @@ describe("the authentication policy", () => {
     expect(nextStep(mfa, { ...none, totp: 1, recovery_code: 10 }, [pwd])).toEqual({ kind: "second_factor", options: ["totp", "recovery_code"] });
     expect(nextStep(mfa, { ...none, security_key: 1, passkey: 1 }, [pwd])).toEqual({ kind: "second_factor", options: ["security_key", "passkey"] });
     // Recovery codes alone are not a second factor to be asked for: the user must enrol one.
-    expect(nextStep(mfa, { ...none, recovery_code: 10 }, [pwd])).toEqual({ kind: "enroll_second_factor", options: ["totp", "security_key", "passkey"] });
+    // After a password, every kind the user can enrol (lib/authn/factors/registry.test.ts pins them and their order).
+    expect(nextStep(mfa, { ...none, recovery_code: 10 }, [pwd])).toEqual({ kind: "enroll_second_factor", options: [...ENROLLABLE_KINDS] });
+    expect(ENROLLABLE_KINDS).toEqual(expect.arrayContaining(["totp", "security_key", "passkey"]));
     expect(nextStep(mfa, { ...none, totp: 1 }, [pwd, evidenceFor("totp", at, "t1")])).toEqual({ kind: "done" });
     // A passkey is two factor categories by itself.
     expect(nextStep(mfa, { ...none, passkey: 1 }, [evidenceFor("passkey", at, "p1")])).toEqual({ kind: "done" });

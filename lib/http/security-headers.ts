@@ -27,8 +27,11 @@ export const ISSUER_ROUTE_CSP = "default-src 'none'; style-src 'unsafe-inline'; 
 
 /**
  * Paths under an issuer that the route table answers (its endpoints, the reserved API families
- * and the catch-all 404 beneath them, each sign-in step's form post, the account-security routes
- * under /auth/account, the portal's form posts under /account/, the upstream providers' callback
+ * and the catch-all 404 beneath them, the sign-in's form posts: every path below /sign-in/, all
+ * bound to the table by the catch-all app/t/[tenant]/sign-in/[...step]/route.ts, which answers a
+ * path the table lacks as the issuer's unknown paths are answered, so a factor's new step needs no
+ * line here; the account-security routes under /auth/account, the portal's form posts: every path
+ * below /account/, bound the same way, its verifications by .../account/verify/[...method]; the upstream providers' callback
  * /federation/callback and a SAML connection's ACS and SP metadata, and the workspace's logo under /branding/logo/), as opposed to the hosted pages
  * Next renders there (the portal page itself is /account); and the issuer's RFC 8414 metadata
  * path, /.well-known/oauth-authorization-server/t/{workspace} (lib/http/issuer-paths.ts); and
@@ -37,7 +40,7 @@ export const ISSUER_ROUTE_CSP = "default-src 'none'; style-src 'unsafe-inline'; 
  * tests/dispatch/security-headers.test.ts checks it against the table.
  */
 export const ISSUER_ROUTE_PATH =
-  /^(?:\/\.well-known\/oauth-authorization-server\/t\/[^/]+$|\/\.well-known\/webauthn$|\/t\/[^/]+\/(?:\.well-known\/|oauth2\/|oidc\/|authorization\/|v1(?:\/|$)|sign-in\/(?:password|passkey|passkey\/skip|webauthn|webauthn\/register|email|email\/verify|email\/cancel|totp|totp\/enroll|totp\/enroll\/start|recovery-code|recovery-codes\/saved|federation|federation\/cancel|sso)$|sign-up\/(?:email|verify|account)$|federation\/(?:callback|saml\/acs|saml\/metadata)$|auth\/account(?:\/.+)?$|account\/.+$|branding\/logo\/[^/]+$))/;
+  /^(?:\/\.well-known\/oauth-authorization-server\/t\/[^/]+$|\/\.well-known\/webauthn$|\/t\/[^/]+\/(?:\.well-known\/|oauth2\/|oidc\/|authorization\/|v1(?:\/|$)|sign-in\/.+$|sign-up\/(?:email|verify|account)$|federation\/(?:callback|saml\/acs|saml\/metadata)$|auth\/account(?:\/.+)?$|account\/.+$|branding\/logo\/[^/]+$))/;
 
 /**
  * The CSP of a page Next renders: scripts only with this response's nonce (and what they load,

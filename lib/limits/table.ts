@@ -8,6 +8,8 @@ import { limitOf, type GuessingLimits, type LimitBase, type Rate, type RequestLi
 export interface Declared<T> {
   limits: T;
   declaredIn: string;
+  /** A factor's labels in `latchkey_sign_ins_total{method}`, on its first limit's row (none on another's). */
+  signIns?: readonly string[];
 }
 
 const SETTING: Record<keyof LimitBase, string> = { failuresPer5Minutes: "RATE_LIMIT_FAILURES", requestsPerMinute: "RATE_LIMIT_PER_MINUTE" };
@@ -35,7 +37,7 @@ function exemption(limits: GuessingLimits, base: LimitBase): string {
 }
 
 export function renderGuessingTable(declared: readonly Declared<GuessingLimits>[], base: LimitBase): string {
-  const rows = declared.map(({ limits: l, declaredIn }) =>
+  const rows = declared.map(({ limits: l, declaredIn, signIns }) =>
     [
       `${l.label} (\`${l.name}\`)`,
       l.perChallenge ?? "—",
@@ -44,11 +46,12 @@ export function renderGuessingTable(declared: readonly Declared<GuessingLimits>[
       rateText(l.perAccount, base),
       exemption(l, base),
       declaredIn,
+      signIns?.length ? signIns.map((m) => `\`${m}\``).join(", ") : "—",
     ].join(" | "),
   );
   return [
-    "| Failures of | Per challenge | Per client address | Per account and address | Per account, all addresses, sessions and applications | Passes the account limit | Declared in |",
-    "|---|---|---|---|---|---|---|",
+    "| Failures of | Per challenge | Per client address | Per account and address | Per account, all addresses, sessions and applications | Passes the account limit | Declared in | Its sign-ins, as `latchkey_sign_ins_total{method}` counts them |",
+    "|---|---|---|---|---|---|---|---|",
     ...rows.map((r) => `| ${r} |`),
   ].join("\n");
 }

@@ -6,15 +6,15 @@
  * the route table, where each route declares its own.
  */
 import { DEFAULT_RATE_LIMITS } from "../config";
-import { FACTORS } from "../authn/factors/registry";
+import { FACTORS, signInLabelsOf } from "../authn/factors/registry";
 import type { GuessingLimits, RequestLimits } from "../limits/declarations";
 import { renderGuessingTable, renderRequestTable, type Declared } from "../limits/table";
 import { CLIENT_SECRET_LIMITS } from "../oauth/clients";
 import { EVERY_ROUTE_LIMITS, routes } from "./router";
 
 export const GUESSING_LIMITS: Declared<GuessingLimits>[] = [
-  // Each factor's, as its descriptor declares them (lib/authn/factors/registry.ts).
-  ...FACTORS.flatMap((f) => f.limits.map((limits) => ({ limits, declaredIn: `\`lib/authn/factors/${f.folder}/\`` }))),
+  // Each factor's, as its descriptor declares them (lib/authn/factors/registry.ts), its sign-in labels on its first row.
+  ...FACTORS.flatMap((f) => f.limits.map((limits, i) => ({ limits, declaredIn: `\`lib/authn/factors/${f.folder}/\``, signIns: i === 0 ? signInLabelsOf(f) : [] }))),
   { limits: CLIENT_SECRET_LIMITS, declaredIn: "`lib/oauth/clients.ts` (`CLIENT_SECRET_LIMITS`)" },
 ];
 

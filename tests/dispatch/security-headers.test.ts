@@ -5,6 +5,8 @@
  * The browser side (no violation while signing in and using the console, `/` not framable) is
  * e2e/security-headers.spec.ts.
  */
+import { readdirSync } from "node:fs";
+import path from "node:path";
 import { NextRequest } from "next/server";
 import { describe, expect, it } from "vitest";
 import nextConfig from "../../next.config";
@@ -13,6 +15,8 @@ import { ISSUER_PATH_HEADERS } from "../../lib/server/node-server";
 import { routes } from "../../lib/server/router";
 import { CONSOLE_REFERRER_POLICY, ISSUER_ROUTE_CSP, ISSUER_ROUTE_PATH, pageContentSecurityPolicy, SECURITY_HEADERS } from "../../lib/http/security-headers";
 import { HOSTED_PAGE_HEADERS } from "../../lib/hosted/html";
+
+const ISSUER_APP = path.join(import.meta.dirname, "..", "..", "app", "t", "[tenant]");
 
 const PAGES = ["/", "/console", "/console/w/demo/applications", "/console/setup", "/t/demo/sign-in", "/no-such-page"];
 
@@ -76,7 +80,24 @@ describe("the route table's answers", () => {
     for (const path of ["/v1/access", "/v1/audit/x", "/v1/management/a/b", "/.well-known/nope", "/oauth2/nope"]) {
       expect(ISSUER_ROUTE_PATH.test(`/t/demo${path}`), path).toBe(true);
     }
-    for (const path of ["/t/demo/sign-in", "/t/demo/sign-in/passwordless", "/t/demo/account", "/", "/console/oauth2/x"]) {
+    for (const path of ["/t/demo/sign-in", "/t/demo/account", "/", "/console/oauth2/x"]) {
+      expect(ISSUER_ROUTE_PATH.test(path), path).toBe(false);
+    }
+  });
+
+  it("every path below the sign-in's and the portal's folders is a route path (a factor's new step included); the pages beside them and paths outside are not", () => {
+    // Next renders no page below them: their only route files are the table's (the catch-alls
+    // app/t/[tenant]/sign-in/[...step] and account/verify/[...method], and the portal's own posts),
+    // which answer a path the table lacks as an unknown path (tests/integration/route-bindings.test.ts).
+    const below = (folder: string): string[] =>
+      readdirSync(path.join(ISSUER_APP, folder), { recursive: true, encoding: "utf8" }).filter((f) => /(^|\/)(page|layout)\.tsx?$/.test(f));
+    expect(below("sign-in").filter((f) => f !== "page.tsx")).toEqual([]);
+    expect(below("account").filter((f) => f !== "page.tsx")).toEqual([]);
+    for (const path of ["/sign-in/hotp", "/sign-in/hotp/enroll", "/sign-in/passwordless", "/account/verify/hotp", "/account/verify/hotp/x"]) {
+      expect(ISSUER_ROUTE_PATH.test(`/t/demo${path}`), path).toBe(true);
+      expect(run(`/t/demo${path}`).policy, path).toBe(ISSUER_ROUTE_CSP);
+    }
+    for (const path of ["/t/demo/sign-in", "/t/demo/sign-in/", "/t/demo/sign-inx", "/t/demo/sign-in-x/totp", "/t/demo/x/sign-in/totp", "/sign-in/totp", "/t/sign-in/totp", "/t/demo/account/", "/t/demo/accounts/verify/totp", "/t/demo/sign-up/hotp"]) {
       expect(ISSUER_ROUTE_PATH.test(path), path).toBe(false);
     }
   });

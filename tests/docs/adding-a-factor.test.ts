@@ -10,7 +10,6 @@ import { describe, expect, it } from "vitest";
 import { FACTORS, TYPED_CODE_FACTORS, type FactorKind } from "../../lib/authn/factors/registry";
 import { ISSUER_ROUTE_PATH } from "../../lib/http/security-headers";
 import { CATALOGUES } from "../../lib/i18n/translate";
-import { SIGN_IN_METHODS } from "../../lib/sign-in/outcomes";
 
 const root = path.join(import.meta.dirname, "..", "..");
 const read = (file: string) => readFileSync(path.join(root, file), "utf8");
@@ -29,49 +28,38 @@ const FILES: Record<string, () => void> = {
     const source = read("lib/authn/factors/evidence-rules.ts");
     for (const f of FACTORS) expect(source, f.folder).toContain(`from "./${f.folder}/evidence"`);
   },
-  "components/factors/<kind>.tsx": () => {
-    for (const f of FACTORS) expect(existsSync(path.join(root, "components/factors", `${f.folder}.tsx`)), f.folder).toBe(true);
-  },
-  "components/factors/index.ts": () => {
-    const source = read("components/factors/index.ts");
-    for (const f of FACTORS) for (const e of f.evidence) expect(source, e.method).toMatch(new RegExp(`\\n\\s+${e.method satisfies FactorKind}: `));
-  },
   "lib/i18n/messages/en.ts": () => {
-    // The three catalogues hold the same keys (lib/i18n/translate.test.ts); a factor's parts use them.
+    // The three catalogues hold the field's label of every typed-code factor (lib/i18n/translate.test.ts: the same keys).
     expect(Object.keys(CATALOGUES).sort()).toEqual(["de", "en", "fr"]);
     expect(touched).toContain("`de.ts`");
     expect(touched).toContain("`fr.ts`");
-  },
-  "lib/http/security-headers.ts": () => {
-    for (const f of TYPED_CODE_FACTORS) expect(ISSUER_ROUTE_PATH.test(`/t/demo${f.answer.signInPath}`), f.answer.signInPath).toBe(true);
+    for (const [locale, catalogue] of Object.entries(CATALOGUES)) {
+      for (const f of TYPED_CODE_FACTORS) expect((catalogue as Record<string, string | undefined>)[f.answer.label], `${f.folder} (${locale})`).toMatch(/\S/);
+    }
   },
   "docs/security.md": () => {
     const limits = read("docs/security.md");
     for (const f of FACTORS) expect(limits, f.folder).toContain(`\`lib/authn/factors/${f.folder}/\``);
   },
-  "docs/configuration.md": () => {
-    const configuration = read("docs/configuration.md");
-    for (const label of SIGN_IN_METHODS) expect(configuration, label).toContain(`\`${label}\``);
+  "docs/sessions.md": () => {
+    const sessions = read("docs/sessions.md");
+    for (const f of FACTORS) for (const e of f.evidence) expect(sessions, e.method).toContain(`\n| \`${e.method satisfies FactorKind}\``);
   },
   "lib/authn/factors/registry.test.ts": () => {
     const source = read("lib/authn/factors/registry.test.ts");
     for (const f of FACTORS) expect(source, f.folder).toMatch(new RegExp(`["\\s]${f.folder}"?: `));
   },
-  "tests/integration/route-bindings.test.ts": () => {
-    const source = read("tests/integration/route-bindings.test.ts");
-    for (const f of TYPED_CODE_FACTORS) {
-      expect(source, f.folder).toContain(`"${f.folder}"`);
-      expect(source, f.answer.portalPath).toContain(`"${f.answer.portalPath}"`);
-    }
-  },
-  "tests/helpers/factor-combinations.ts": () => {
-    const source = read("tests/helpers/factor-combinations.ts");
-    for (const f of FACTORS) if (f.held) for (const e of f.evidence) expect(source, e.method).toMatch(new RegExp(`\\b${e.method}\\b`));
-  },
 };
 
 /** Files the list names as readers or checkers of a registration, not as files a factor changes. */
-const CHECKERS = ["lib/authn/evidence.ts", "tests/dispatch/security-headers.test.ts", "lib/server/limits.test.ts", "tests/docs/domain-metrics.test.ts"];
+const CHECKERS = [
+  "tests/docs/adding-a-factor.test.ts",
+  "lib/authn/evidence.ts",
+  "lib/i18n/translate.test.ts",
+  "lib/server/limits.test.ts",
+  "tests/docs/domain-metrics.test.ts",
+  "lib/authn/evidence.test.ts",
+];
 
 describe("docs/architecture.md, Adding a factor", () => {
   it("lists exactly the files outside a typed-code factor's folder that the registration checks here", () => {
@@ -86,4 +74,10 @@ describe("docs/architecture.md, Adding a factor", () => {
   });
 
   for (const [file, check] of Object.entries(FILES)) it(`${file}: holds every registered factor`, check);
+
+  it("needs no line elsewhere for a typed-code factor: its form posts are route paths by their folder", () => {
+    for (const f of TYPED_CODE_FACTORS) {
+      for (const p of [f.answer.signInPath, f.answer.portalPath]) expect(ISSUER_ROUTE_PATH.test(`/t/demo${p}`), p).toBe(true);
+    }
+  });
 });

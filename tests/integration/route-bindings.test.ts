@@ -97,8 +97,8 @@ describe("the route files", () => {
 });
 
 describe("a factor answered by a typed code", () => {
-  it("is registered (an authenticator app, recovery codes)", () => {
-    expect(TYPED_CODE_FACTORS.map((f) => f.folder)).toEqual(["totp", "recovery-codes"]);
+  it("is registered (an authenticator app, recovery codes; each further one is checked below as they are)", () => {
+    expect(TYPED_CODE_FACTORS.map((f) => f.folder)).toEqual(expect.arrayContaining(["totp", "recovery-codes"]));
   });
 
   for (const factor of TYPED_CODE_FACTORS) {
@@ -112,10 +112,15 @@ describe("a factor answered by a typed code", () => {
   }
 
   it("keeps the paths the pages post to", () => {
-    expect(TYPED_CODE_FACTORS.map((f) => [f.answer.signInPath, f.answer.portalPath])).toEqual([
-      ["/sign-in/totp", "/account/verify/totp"],
-      ["/sign-in/recovery-code", "/account/verify/recovery-code"],
-    ]);
+    const paths = TYPED_CODE_FACTORS.map((f) => [f.answer.signInPath, f.answer.portalPath]);
+    expect(paths).toContainEqual(["/sign-in/totp", "/account/verify/totp"]);
+    expect(paths).toContainEqual(["/sign-in/recovery-code", "/account/verify/recovery-code"]);
+    // One step below each catch-all, each factor's own: no two factors post to the same path.
+    for (const [signInPath, portalPath] of paths) {
+      expect(signInPath).toMatch(/^\/sign-in\/[a-z-]+$/);
+      expect(portalPath).toMatch(/^\/account\/verify\/[a-z-]+$/);
+    }
+    expect(new Set(paths.flat()).size).toBe(paths.length * 2);
   });
 });
 
@@ -127,8 +132,9 @@ describe("the catch-all bindings", () => {
 
   it("bind the table's paths below their folder, and only those", () => {
     expect(pathsBelow("/sign-in").sort()).toEqual(routes.filter((r) => r.path.startsWith("/sign-in/")).map((r) => r.path).sort());
+    // The portal's own verifications, and one per factor answered by a typed code.
     expect(pathsBelow("/account/verify").sort()).toEqual(
-      ["/account/verify/email", "/account/verify/email/code", "/account/verify/password", "/account/verify/recovery-code", "/account/verify/totp", "/account/verify/webauthn"].sort(),
+      ["/account/verify/email", "/account/verify/email/code", "/account/verify/password", "/account/verify/webauthn", ...TYPED_CODE_FACTORS.map((f) => f.answer.portalPath)].sort(),
     );
     expect(() => routesBelow("/no-such-folder")).toThrow();
   });

@@ -145,9 +145,12 @@ export function metricLabelOf(kind: FactorKind): string {
  * once: each factor's labels for what it verified, then the method its failed sign-ins are
  * recorded as (a refused WebAuthn answer is `webauthn`: a failed assertion does not tell which kind).
  */
-export const FACTOR_METRIC_LABELS: readonly string[] = [
-  ...new Set(FACTORS.flatMap((f): string[] => [...Object.values<string>(f.metricLabels), ...(f.failedSignIn ? [f.failedSignIn] : [])])),
-];
+export const FACTOR_METRIC_LABELS: readonly string[] = [...new Set(FACTORS.flatMap((f) => signInLabelsOf(f)))];
+
+/** One factor's labels in `latchkey_sign_ins_total{method}`, each once: what it verified, then its failed sign-ins (docs/security.md's table of limits lists them, docs/configuration.md points there). */
+export function signInLabelsOf(factor: Descriptor): string[] {
+  return [...new Set([...Object.values<string>(factor.metricLabels), ...(factor.failedSignIn ? [factor.failedSignIn] : [])])];
+}
 
 /** What a factor's enrolment shows once (./contract.ts `shownOnce`: the recovery-code set), by name. */
 export type ShownOnce = NonNullable<Descriptor["shownOnce"]>;

@@ -8,6 +8,7 @@ import { and, eq } from "drizzle-orm";
 import { clients, totpFactors } from "../../../db/schema";
 import { decryptSecret } from "../../../lib/crypto";
 import { MINUTE } from "../../../lib/clock";
+import { ENROLLABLE_KINDS } from "../../../lib/authn/factors/registry";
 import { ENROLMENT_TTL_MS, stepAt, totpCode, verifyTotp } from "../../../lib/authn/factors/totp";
 import { createHarness, seed, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
 import { standardWorkspace, WEB } from "../../helpers/fixtures";
@@ -35,7 +36,9 @@ describe("enrolling an authenticator app in the sign-in", () => {
   it("shows a QR code and the secret once started, stores the seed encrypted, and completes with a valid code", async () => {
     const s = await passwordStep(h, ws, { ...WEB, ...user("enrol") });
     let view = await viewOf(h, s);
-    expect(view.step).toEqual({ kind: "enroll_second_factor", options: ["totp", "security_key", "passkey"] });
+    // Every kind the user can enrol, the authenticator app first (lib/authn/factors/registry.test.ts pins them).
+    expect(view.step).toEqual({ kind: "enroll_second_factor", options: [...ENROLLABLE_KINDS] });
+    expect(ENROLLABLE_KINDS[0]).toBe("totp");
     expect(view.totp.enrollment).toBeNull();
 
     expect(outcome(await postStep(h, s, "/sign-in/totp/enroll/start"))).toEqual({ to: "page", error: null });

@@ -20,6 +20,7 @@ const TOTP_ANSWER = {
   gate: TOTP_LIMITS,
   check: verifyTotp,
   wrong: "invalid_code",
+  label: "mfa.totpCode",
 } as const satisfies TypedCodeAnswer<"totp">;
 
 export const TOTP_FACTOR = {
