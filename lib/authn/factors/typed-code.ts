@@ -4,8 +4,9 @@
  * (lib/sign-in/steps/typed-code.ts) and the portal's verification
  * (lib/account-security/portal-routes.ts) alike: the account looked up in the workspace, the
  * factor's guessing gate for the account (`answer.gate`, ./limits.ts `factorGate`), the code
- * checked once (`answer.check`), and a wrong code recorded on the gate. A limited attempt is not
- * checked. What a refusal is shown as, and whether it is also a failed sign-in, is the caller's.
+ * checked once (`answer.check`), the account judged once the code verified (still in the workspace
+ * and `active`, as the password's, the email code's and WebAuthn's verifications judge it), and
+ * every refusal recorded on the gate. A limited attempt is not checked. What a refusal is shown as, and whether it is also a failed sign-in, is the caller's.
  */
 import { and, eq } from "drizzle-orm";
 import { users } from "../../../db/schema";
@@ -21,13 +22,13 @@ export type TypedCodeVerification =
   | { ok: false; reason: "unknown_account" }
   /** A guessing limit reached: the code was not checked. */
   | { ok: false; reason: "limited" }
-  /** A wrong, used or replayed code: counted on the gate. */
+  /** A wrong, used or replayed code, or a right one for an account no longer active: counted on the gate. */
   | { ok: false; reason: "invalid" };
 
-/** The account's address, as typed and normalized, in this workspace. */
-export async function accountEmail(ctx: Pick<EndpointContext, "service" | "workspace">, userId: string): Promise<{ email: string; normalized: string } | null> {
+/** The account's address, as typed and normalized, and its status, in this workspace. */
+export async function accountEmail(ctx: Pick<EndpointContext, "service" | "workspace">, userId: string): Promise<{ email: string; normalized: string; status: string } | null> {
   const [user] = await ctx.service.db
-    .select({ email: users.email, normalized: users.emailNormalized })
+    .select({ email: users.email, normalized: users.emailNormalized, status: users.status })
     .from(users)
     .where(and(eq(users.workspaceId, ctx.workspace.id), eq(users.id, userId)))
     .limit(1);
@@ -47,7 +48,9 @@ export async function verifyTypedCode(
   const gate = await factorGate(ctx, request, answer.gate, user.normalized);
   if (!gate.allowed) return { ok: false, reason: "limited" };
   const result = await answer.check(ctx, userId, code, clientAddressOf(request.headers, ctx.service.config.trustProxy));
-  if (result.ok) return result;
+  // A disabled account's right code is refused like a wrong one (and counted): the account as it is
+  // once the code is spent, not as it was before.
+  if (result.ok && (await accountEmail(ctx, userId))?.status === "active") return result;
   await gate.record();
   return { ok: false, reason: "invalid" };
 }

@@ -5,7 +5,7 @@
  */
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { and, eq } from "drizzle-orm";
-import { clients, totpFactors } from "../../../db/schema";
+import { clients, totpFactors, users } from "../../../db/schema";
 import { decryptSecret } from "../../../lib/crypto";
 import { MINUTE } from "../../../lib/clock";
 import { ENROLLABLE_KINDS } from "../../../lib/authn/factors/registry";
@@ -19,7 +19,7 @@ let h: Harness;
 const ws = uniqueWorkspaceId("totp");
 const PASSWORD = "a long enough password for tests";
 const user = (name: string) => ({ email: `${name}@example.test`, password: PASSWORD });
-const NAMES = ["enrol", "wrong", "setup", "window", "replay", "older", "unconfirmed", "restart", "stale", "has-factor", "race", "evidence"];
+const NAMES = ["enrol", "wrong", "setup", "window", "replay", "older", "unconfirmed", "restart", "stale", "has-factor", "race", "evidence", "disabled"];
 
 beforeAll(async () => {
   h = await createHarness();
@@ -168,6 +168,17 @@ describe("authenticator codes at the second-factor step", () => {
     // The sign-in still asks for an enrolment, and the second-factor endpoint does nothing.
     expect(outcome(await postStep(h, s, "/sign-in/totp", { code: codeAt(h, secret) }))).toEqual({ to: "page", error: null });
     expect((await viewOf(h, s)).step.kind).toBe("enroll_second_factor");
+  });
+
+  it("refuses a right code once the account is disabled after the password step (the factor's verification judges the account)", async () => {
+    const { seed: secret } = await giveTotp(h, ws, user("disabled").email);
+    const s = await passwordStep(h, ws, { ...WEB, ...user("disabled") });
+    const userId = await userIdOf(h, ws, user("disabled").email);
+    await h.service.db.update(users).set({ status: "disabled" }).where(and(eq(users.workspaceId, ws), eq(users.id, userId)));
+    expect(outcome(await postStep(h, s, "/sign-in/totp", { code: codeAt(h, secret) }))).toEqual({ to: "page", error: "invalid_code" });
+    await h.service.db.update(users).set({ status: "active" }).where(and(eq(users.workspaceId, ws), eq(users.id, userId)));
+    // Active again, the next step's code signs in (the refused one was spent).
+    expect(outcome(await postStep(h, s, "/sign-in/totp", { code: codeAt(h, secret, 1) })).to).toBe("callback");
   });
 
   it("records the factor as evidence: amr pwd, otp, mfa and acr loa:2", async () => {
