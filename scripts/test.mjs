@@ -4,14 +4,13 @@
  * embedded database), with each phase's wall time at the end.
  *
  *   build      the production build, skipped when it is newer than every source (scripts/build-if-stale.mjs)
- *   lint       ESLint and dependency-cruiser, both with their caches under node_modules/.cache
  *   typecheck  tsc, incremental (tsconfig.tsbuildinfo): a second run over unchanged sources takes seconds
+ *   lint       ESLint and dependency-cruiser, both with their caches under node_modules/.cache
  *   unit       vitest: unit and integration tests against a fresh database
  *   e2e        Playwright in Chromium against the production build
  *
- * The lint runs beside the build: it reads only the sources, and `next build` leaves most of the
- * second core idle. After the build, two lanes run at once: typecheck and unit one after the
- * other, and e2e beside them. The unit tests keep both cores busy while the browser, the e2e server and its
+ * After the build, two lanes run at once: typecheck, lint and unit one after the other, and e2e
+ * beside them. The unit tests keep both cores busy while the browser, the e2e server and its
  * database mostly wait on each other, so the e2e phase costs little wall time of its own. Its
  * output goes to .test-data/e2e-<database>.log and is printed once the first lane is done (the
  * two would interleave line by line otherwise). TEST_SERIAL=1 runs the phases one after another.
@@ -45,15 +44,15 @@ const serial = process.env.TEST_SERIAL === "1";
 // The build first: it writes the route types (.next/types) that the type check includes, so a
 // second run's incremental type check finds nothing new; and the e2e server serves it.
 const BUILD = ["build", [[process.execPath, "scripts/build-if-stale.mjs"]]];
-const LINT = [
-  "lint",
-  [
-    [bin("eslint"), ".", "--cache", "--cache-location", cache("eslint/")],
-    [bin("depcruise"), "lib", "components", "app", "--config", ".dependency-cruiser.cjs", "--cache", cache("dependency-cruiser")],
-  ],
-];
 const CHECKS = [
   ["typecheck", [[bin("tsc"), "--noEmit"]]],
+  [
+    "lint",
+    [
+      [bin("eslint"), ".", "--cache", "--cache-location", cache("eslint/")],
+      [bin("depcruise"), "lib", "components", "app", "--config", ".dependency-cruiser.cjs", "--cache", cache("dependency-cruiser")],
+    ],
+  ],
   ["unit", [[bin("vitest"), "run"]]],
 ];
 const E2E = ["e2e", [[bin("playwright"), "test"]]];
@@ -72,7 +71,7 @@ const seconds = (ms) => `${Math.round(ms / 1000)} s`;
 const running = new Set();
 
 function summary(failed) {
-  console.log(`\n[test] ${database} database${failed ? `: ${failed} failed` : ""}${serial ? "" : " (lint beside build; e2e beside typecheck and unit)"}`);
+  console.log(`\n[test] ${database} database${failed ? `: ${failed} failed` : ""}${serial ? "" : " (e2e beside typecheck, lint and unit)"}`);
   for (const [name, ms] of times) console.log(`[test]   ${name.padEnd(10)} ${seconds(ms).padStart(6)}`);
   console.log(`[test]   ${"total".padEnd(10)} ${seconds(Date.now() - started).padStart(6)}`);
 }
@@ -119,26 +118,13 @@ function stopOthers() {
   for (const child of running) child.kill("SIGINT");
 }
 
-/** Runs lanes at once; a failure in one stops the others. Resolves to the first failure's name, or null. */
-async function lanes(...phaseLists) {
-  const names = await Promise.all(
-    phaseLists.map((phases) =>
-      lane(phases).then((name) => {
-        if (name) stopOthers();
-        return name;
-      }),
-    ),
-  );
-  return names.find((name) => name) ?? null;
-}
-
-let failed = serial ? await lane([BUILD, LINT]) : await lanes([BUILD], [LINT]);
+let failed = await lane([BUILD]);
 if (!failed && serial) failed = await lane([...CHECKS, E2E]);
 else if (!failed) {
   const logFile = path.join(root, ".test-data", `e2e-${database === "embedded" ? "embedded" : "postgres"}.log`);
   mkdirSync(path.dirname(logFile), { recursive: true });
   const log = createWriteStream(logFile);
-  console.log(`\n[test] e2e runs beside typecheck and unit; its output: ${path.relative(root, logFile)} (printed below when done)`);
+  console.log(`\n[test] e2e runs beside the checks; its output: ${path.relative(root, logFile)} (printed below when done)`);
   const e2e = lane([E2E], log).then((name) => {
     if (name) stopOthers();
     return name;
