@@ -4,6 +4,12 @@ import { defineConfig } from "vitest/config";
 const root = fileURLToPath(new URL(".", import.meta.url));
 
 /**
+ * The endpoint fuzz (tests/fuzz/endpoints.ts), the run's longest files. FUZZ_SKIP=1 leaves it
+ * out: `.ci/run` fuzzes once, on PostgreSQL, and sets it for its embedded run (scripts/test.mjs).
+ */
+const FUZZ_ENDPOINTS = ["tests/fuzz/endpoints-first-half.test.ts", "tests/fuzz/endpoints-second-half.test.ts"];
+
+/**
  * Test files that change what a module holds for the whole process (a mocked module, a stubbed
  * environment variable read at import, React's server renderer, Next's handler loaded in the
  * process): each runs in a process of its own. Every other file shares its process, and the modules it imports, with the files run before
@@ -17,12 +23,11 @@ const ISOLATED = [
   "tests/integration/i18n/portal-languages.test.ts",
   "tests/integration/i18n/hosted-languages.test.ts",
   // Next's production handler in the test process (NODE_ENV, the service holder).
-  "tests/fuzz/endpoints-first-half.test.ts",
-  "tests/fuzz/endpoints-second-half.test.ts",
+  ...FUZZ_ENDPOINTS,
 ];
 
 const TESTS = ["lib/**/*.test.ts", "db/**/*.test.ts", "tests/**/*.test.ts"];
-const NOT_TESTS = ["e2e/**", "node_modules/**", ".next/**"];
+const NOT_TESTS = ["e2e/**", "node_modules/**", ".next/**", ...(process.env.FUZZ_SKIP === "1" ? FUZZ_ENDPOINTS : [])];
 
 export default defineConfig({
   resolve: { alias: { "@/": root } },

@@ -25,7 +25,9 @@
  * `npm run test:e2e` always runs them all.
  *
  * So `.ci/run`, which runs `npm test` once per database, type-checks, lints and builds once in
- * effect: the second run finds the caches and the build current.
+ * effect: the second run finds the caches and the build current. It also fuzzes the endpoints once,
+ * on PostgreSQL: FUZZ_SKIP=1 (set for its embedded run) leaves the endpoint fuzz out of unit
+ * (vitest.config.ts).
  */
 import { spawn } from "node:child_process";
 import { createWriteStream, mkdirSync, readFileSync } from "node:fs";
