@@ -23,9 +23,9 @@ const at = (seconds: number) => new Date(T0.getTime() + seconds * 1000);
 const ev = (method: EvidenceMethod, seconds = 0, factorId: string | null = null) => evidenceFor(method, at(seconds), factorId);
 
 describe("the evidence record", () => {
-  it("fixes amr and strength per method (the table docs/sessions.md publishes)", () => {
+  it("fixes amr and strength per method (the table docs/security.md publishes)", () => {
     const table = Object.fromEntries(EVIDENCE_METHODS.map((m) => [m, (({ amr, strength }) => ({ amr, strength }))(ev(m))]));
-    // These methods' values are published; a factor registered since adds its own (its row in docs/sessions.md, checked below).
+    // These methods' values are published; a factor registered since adds its own (its row in docs/security.md's table of evidence methods, checked below).
     expect(table).toMatchObject({
       password: { amr: ["pwd"], strength: "knowledge" },
       email_otp: { amr: ["otp"], strength: "possession" },
@@ -38,9 +38,10 @@ describe("the evidence record", () => {
     });
   });
 
-  it("is published for every method in docs/sessions.md's table of methods: its amr, strength and whether it is primary", () => {
-    const doc = readFileSync(path.join(import.meta.dirname, "..", "..", "docs", "sessions.md"), "utf8");
-    const rows = doc.slice(doc.indexOf("### Methods")).split("\n\n")[1].split("\n").slice(2);
+  it("is published for every method in docs/security.md's table of evidence methods (which docs/sessions.md links to): its amr, strength and whether it is primary", () => {
+    const doc = readFileSync(path.join(import.meta.dirname, "..", "..", "docs", "security.md"), "utf8");
+    const rows = doc.slice(doc.indexOf("### Evidence methods")).split("\n\n")[2].split("\n").slice(2);
+    expect(readFileSync(path.join(import.meta.dirname, "..", "..", "docs", "sessions.md"), "utf8")).toContain("(security.md#evidence-methods)");
     const published = Object.fromEntries(
       rows.map((row) => {
         const [method, amr, strength, , primary] = row.split(" | ").map((cell) => cell.replace(/^\| /, "").replace(/ \|$/, ""));

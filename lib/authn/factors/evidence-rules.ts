@@ -2,8 +2,12 @@
  * What the factors prove: each factor's rules (`<kind>/evidence.ts`), in the order of
  * ./registry.ts `FACTORS`, as plain data. lib/authn/evidence.ts derives everything it knows about
  * a factor's methods from this list. It is not read from the registry because the factors' own
- * modules import lib/authn/evidence.ts (evidence records, strengths), and the registry imports
- * them; ./registry.test.ts fails unless the two lists hold the same rules in the same order.
+ * modules import lib/authn/evidence.ts, and the registry imports them: not only for evidence
+ * records and strengths (which a factor could build from its own rule), but because a factor's
+ * guessing limits, made when its module loads, name the method itself and every stronger
+ * local method (./limits.ts `knownAfter`, over `EVIDENCE_METHODS`: every factor's rules), and
+ * ./limits.ts reads the hosted session, which reads evidence. ./registry.test.ts fails unless the
+ * two lists hold the same rules in the same order.
  */
 import { EMAIL_CODE_EVIDENCE_RULES } from "./email-code/evidence";
 import { PASSWORD_EVIDENCE_RULES } from "./password/evidence";
