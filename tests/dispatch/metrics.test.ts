@@ -146,7 +146,8 @@ describe.runIf(runRealServer)("the metrics listener of the real server", () => {
     const onIssuer = await fetch(`http://127.0.0.1:${e.PORT}/metrics`);
     expect(onIssuer.status).toBe(404);
     expect(await onIssuer.text()).not.toContain("nodejs_heap_size_used_bytes");
-  });
+    // A production server of its own (started, migrated, the demo seeded): as the other dispatch tests that start one, more than the default 30 s on a loaded machine.
+  }, 120_000);
 
   it.runIf(Boolean(databaseUrl))("WEB_CONCURRENCY=2: the first process answers with its workers' metrics, the domain metrics included (summed)", async () => {
     const metricsPort = await freePort();
@@ -172,5 +173,5 @@ describe.runIf(runRealServer)("the metrics listener of the real server", () => {
     expect(sample(text, "latchkey_sign_ins_total", 'method="password",outcome="failure"')).toBe(1);
     expect(sample(text, "latchkey_db_pool_connections", 'state="max"')).toBe(20);
     expect(sample(text, "latchkey_db_query_duration_seconds_count", 'kind="statement"')).toBeGreaterThan(0);
-  });
+  }, 120_000);
 });
