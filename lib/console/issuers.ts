@@ -7,7 +7,7 @@
 import { FEATURES } from "../features/registry";
 import { issuerFor } from "../http/context";
 import type { Service } from "../service";
-import type { Feature } from "../surfaces/feature";
+import { declaredOnce, type Feature } from "../surfaces/feature";
 
 export interface ConsoleIssuers {
   /** At the primary address, else at the default host. */
@@ -18,9 +18,7 @@ export interface ConsoleIssuers {
   page: { path: string; label: string } | null;
 }
 
-const declaring = FEATURES.filter((f: Feature) => f.issuers);
-if (declaring.length > 1) throw new Error("two features declare a workspace's issuers");
-const owner: Feature | undefined = declaring[0];
+const owner: Feature | undefined = declaredOnce(FEATURES.map((f: Feature) => (f.issuers ? f : undefined)), "a workspace's issuers");
 
 export async function workspaceIssuers(service: Service, workspaceId: string): Promise<ConsoleIssuers> {
   if (!owner?.issuers) return { primary: issuerFor(service.config.publicUrl, workspaceId), others: [], page: null };

@@ -6,6 +6,7 @@
  * routes is one line here and one in ./registry.ts.
  */
 import { HOSTNAMES_ROUTES } from "../hostnames/routes";
+import { declaredOnce } from "../surfaces/feature";
 import type { FeatureRoutes, HostResolution, HostRoute } from "../surfaces/routes";
 import type { Route } from "../http/route";
 
@@ -17,8 +18,7 @@ export const FEATURE_ISSUER_ROUTES: readonly Route[] = FEATURE_ROUTES.flatMap((r
 /** The features' paths at the root of every host. */
 export const FEATURE_HOST_ROUTES: readonly HostRoute[] = FEATURE_ROUTES.flatMap((r) => r.host ?? []);
 
-const resolutions = FEATURE_ROUTES.flatMap((r) => (r.hosts ? [r.hosts] : []));
-if (resolutions.length > 1) throw new Error("two features declare how a request's host resolves to a workspace");
 
 /** How a request's host resolves to a workspace, when a feature declares it (null: the default host only). */
-export const FEATURE_HOST_RESOLUTION: HostResolution | null = resolutions[0] ?? null;
+export const FEATURE_HOST_RESOLUTION: HostResolution | null =
+  declaredOnce(FEATURE_ROUTES.map((r) => r.hosts), "how a request's host resolves to a workspace") ?? null;

@@ -53,3 +53,14 @@ export interface Feature {
 }
 
 export const defineFeature = <F extends Feature>(f: F): F => f;
+
+/**
+ * The one declaration of a surface only one feature may own (how a host resolves to a workspace,
+ * a workspace's issuers): undefined when none declares it; at load, an error naming `what` when
+ * two do.
+ */
+export function declaredOnce<T>(declarations: readonly (T | undefined)[], what: string): T | undefined {
+  const declared = declarations.filter((d): d is T => d !== undefined);
+  if (declared.length > 1) throw new Error(`two features declare ${what}`);
+  return declared[0];
+}
