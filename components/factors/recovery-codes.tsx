@@ -1,3 +1,4 @@
+import { RECOVERY_CODES_FACTOR } from "@/lib/authn/factors/recovery-codes";
 import { inputClass, secondaryButtonClass, StepForm } from "@/components/hosted/steps/step-form";
 import { PortalForm } from "@/components/portal/portal-form";
 import type { FactorParts, PortalPartProps, StepPartProps } from "./types";
@@ -10,7 +11,7 @@ function RecoveryCodeSecondFactor({ view, t }: StepPartProps) {
       <StepForm basePath={view.basePath} txId={view.txId} csrf={view.csrf} path="/sign-in/recovery-code" className="mt-3 space-y-3">
         <div>
           <label htmlFor="recovery-code" className="block text-sm font-medium text-slate-700">
-            {t("mfa.recoveryCode")}
+            {RECOVERY_CODES_FACTOR.answer.label[view.locale]}
           </label>
           <input id="recovery-code" name="code" type="text" autoComplete="off" spellCheck={false} maxLength={64} required placeholder="xxxx-xxxxxxxx-xxxxxxxx" className={`${inputClass} font-mono`} />
         </div>

@@ -17,7 +17,7 @@ export function typedCodeParts(answer: TypedCodeAnswer): FactorParts {
     return (
       <StepForm basePath={view.basePath} txId={view.txId} csrf={view.csrf} path={answer.signInPath} className="mt-4 space-y-4">
         <div>
-          <OneTimeCodeField id={`${name}-code`} label={t(answer.label)} autoFocus />
+          <OneTimeCodeField id={`${name}-code`} label={answer.label[view.locale]} autoFocus />
         </div>
         <button type="submit" className={primaryButtonClass}>
           {t("mfa.verify")}
@@ -26,12 +26,12 @@ export function typedCodeParts(answer: TypedCodeAnswer): FactorParts {
     );
   }
 
-  function Portal({ view, t, after }: PortalPartProps) {
+  function Portal({ view, t, locale, after }: PortalPartProps) {
     return (
       <>
         {after ? <Divider label={t("signIn.or")} /> : null}
         <PortalForm view={view} path={answer.portalPath}>
-          <OneTimeCodeField id={`portal-${name}`} label={t(answer.label)} />
+          <OneTimeCodeField id={`portal-${name}`} label={answer.label[locale]} />
           <button type="submit" className={primaryButtonClass}>
             {t("portal.verify.confirm")}
           </button>

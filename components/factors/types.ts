@@ -1,6 +1,7 @@
 import type { ComponentType } from "react";
 import type { VerifyPlan } from "@/lib/account-security/evidence";
 import type { PortalView } from "@/lib/account-security/portal-view";
+import type { Locale } from "@/lib/i18n/locales";
 import type { Translate } from "@/lib/i18n/translate";
 import type { SignInView } from "@/lib/sign-in/view";
 
@@ -20,6 +21,8 @@ export interface StepPartProps {
 export interface PortalPartProps {
   view: PortalView;
   t: Translate;
+  /** The page's language, for the texts a factor holds itself (`LocalizedText`). */
+  locale: Locale;
   /** The verdict shown: its `primary` or `mfa` list, by `reason`. */
   verdict: VerifyPlan;
   /** Whether another factor's part is shown before it. */

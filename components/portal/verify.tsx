@@ -47,7 +47,7 @@ export function VerifySection({ view, plan, locale }: { view: PortalView; plan?:
     <PortalSection title={t("portal.verify.title")}>
       <p className="mb-3 text-sm text-slate-600">{t(REASON[verdict.reason])}</p>
       {shown.map(({ Part }, i) => (
-        <Part key={i} view={view} t={t} verdict={verdict} after={i > 0} />
+        <Part key={i} view={view} t={t} locale={locale} verdict={verdict} after={i > 0} />
       ))}
     </PortalSection>
   );

@@ -7,6 +7,13 @@ export const LOCALES = ["en", "de", "fr"] as const;
 export type Locale = (typeof LOCALES)[number];
 export const DEFAULT_LOCALE: Locale = "en";
 
+/**
+ * A text a feature holds in its own folder, in every language (the type check fails until each has
+ * it): a factor's field label, say. The shared catalogue (./messages) holds the texts of the pages
+ * themselves; a feature that brings a text of its own keeps it beside its rules.
+ */
+export type LocalizedText = Readonly<Record<Locale, string>>;
+
 /** The request header proxy.ts sets to the hosted page's language, read by the root layout for `<html lang>`. */
 export const LOCALE_HEADER = "x-latchkey-locale";
 

@@ -9,7 +9,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { FACTORS, TYPED_CODE_FACTORS, type FactorKind } from "../../lib/authn/factors/registry";
 import { ISSUER_ROUTE_PATH } from "../../lib/http/security-headers";
-import { CATALOGUES } from "../../lib/i18n/translate";
+import { LOCALES } from "../../lib/i18n/locales";
 
 const root = path.join(import.meta.dirname, "..", "..");
 const read = (file: string) => readFileSync(path.join(root, file), "utf8");
@@ -28,15 +28,6 @@ const FILES: Record<string, () => void> = {
     const source = read("lib/authn/factors/evidence-rules.ts");
     for (const f of FACTORS) expect(source, f.folder).toContain(`from "./${f.folder}/evidence"`);
   },
-  "lib/i18n/messages/en.ts": () => {
-    // The three catalogues hold the field's label of every typed-code factor (lib/i18n/translate.test.ts: the same keys).
-    expect(Object.keys(CATALOGUES).sort()).toEqual(["de", "en", "fr"]);
-    expect(touched).toContain("`de.ts`");
-    expect(touched).toContain("`fr.ts`");
-    for (const [locale, catalogue] of Object.entries(CATALOGUES)) {
-      for (const f of TYPED_CODE_FACTORS) expect((catalogue as Record<string, string | undefined>)[f.answer.label], `${f.folder} (${locale})`).toMatch(/\S/);
-    }
-  },
   "docs/security.md": () => {
     // One docs file: its row in the table of declared limits and its methods' rows in the table of evidence methods.
     const security = read("docs/security.md");
@@ -54,7 +45,6 @@ const FILES: Record<string, () => void> = {
 const CHECKERS = [
   "tests/docs/adding-a-factor.test.ts",
   "lib/authn/evidence.ts",
-  "lib/i18n/translate.test.ts",
   "lib/server/limits.test.ts",
   "tests/docs/domain-metrics.test.ts",
   "lib/authn/evidence.test.ts",
@@ -73,6 +63,14 @@ describe("docs/architecture.md, Adding a factor", () => {
   });
 
   for (const [file, check] of Object.entries(FILES)) it(`${file}: holds every registered factor`, check);
+
+  it("needs no message in the shared catalogue: a typed-code factor's field label is in its folder, in every language", () => {
+    expect(touched).not.toMatch(/lib\/i18n\/messages/);
+    for (const f of TYPED_CODE_FACTORS) {
+      expect(Object.keys(f.answer.label).sort(), f.folder).toEqual([...LOCALES].sort());
+      for (const locale of LOCALES) expect(f.answer.label[locale], `${f.folder} (${locale})`).toMatch(/\S/);
+    }
+  });
 
   it("needs no line elsewhere for a typed-code factor: its form posts are route paths by their folder", () => {
     for (const f of TYPED_CODE_FACTORS) {

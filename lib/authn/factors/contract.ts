@@ -28,7 +28,7 @@ import type { AuditEventType } from "../../audit/catalogue";
 import type { Evidence, EvidenceMethod } from "../evidence";
 import type { SignInFormError } from "../../hosted/errors";
 import type { EndpointContext } from "../../http/context";
-import type { MessageKey, ParameterisedKey } from "../../i18n/translate";
+import type { LocalizedText } from "../../i18n/locales";
 import type { GuessingLimits } from "../../limits/declarations";
 import type { EvidenceRule } from "./evidence-rule";
 
@@ -149,11 +149,12 @@ export interface TypedCodeAnswer<K extends EvidenceMethod = EvidenceMethod> {
   /** The hosted error code (one of the factor's `errors`) the sign-in shows a wrong or limited code as. */
   wrong: SignInFormError;
   /**
-   * What the code's field is called (a message, lib/i18n): the pages of a factor that has no parts
-   * of its own (components/factors/typed-code.tsx) show its field under it, at the sign-in's step
-   * and in the portal's verification.
+   * What the code's field is called, in every language (held in the factor's folder, not in the
+   * shared catalogue): the pages of a factor that has no parts of its own
+   * (components/factors/typed-code.tsx) show its field under it, at the sign-in's step and in the
+   * portal's verification.
    */
-  label: Exclude<MessageKey, ParameterisedKey>;
+  label: LocalizedText;
 }
 
 export interface Factor<K extends EvidenceMethod = EvidenceMethod> {

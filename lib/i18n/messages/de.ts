@@ -206,10 +206,8 @@ export const de = {
   "signUp.createWithPasskey": "Konto mit einem Passkey erstellen",
   "signUp.emailOnly": "Sie melden sich mit einem Code an, der an diese Adresse gesendet wird.",
 
-  "mfa.totpCode": "Code aus Ihrer Authenticator-App",
   "mfa.verify": "Bestätigen",
   "mfa.useRecoveryCode": "Wiederherstellungscode verwenden",
-  "mfa.recoveryCode": "Wiederherstellungscode",
   "mfa.submitRecoveryCode": "Wiederherstellungscode verwenden",
   "mfa.enrollIntro": "{application} verlangt bei der Anmeldung einen zweiten Schritt. Richten Sie einen ein, um fortzufahren.",
   "mfa.scan": "Scannen Sie diesen QR-Code mit Ihrer Authenticator-App oder geben Sie den Schlüssel unten ein.",

@@ -209,10 +209,8 @@ export const en = {
   "signUp.emailOnly": "You will sign in with a code sent to this address.",
 
   // The second step and its enrolment.
-  "mfa.totpCode": "Code from your authenticator app",
   "mfa.verify": "Verify",
   "mfa.useRecoveryCode": "Use a recovery code",
-  "mfa.recoveryCode": "Recovery code",
   "mfa.submitRecoveryCode": "Use recovery code",
   "mfa.enrollIntro": "{application} asks for a second step when you sign in. Set one up to continue.",
   "mfa.scan": "Scan this QR code with your authenticator app, or enter the key below.",

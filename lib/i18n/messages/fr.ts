@@ -208,10 +208,8 @@ export const fr = {
   "signUp.createWithPasskey": "Créer le compte avec une clé d’accès",
   "signUp.emailOnly": "Vous vous connecterez avec un code envoyé à cette adresse.",
 
-  "mfa.totpCode": "Code de votre application d’authentification",
   "mfa.verify": "Vérifier",
   "mfa.useRecoveryCode": "Utiliser un code de récupération",
-  "mfa.recoveryCode": "Code de récupération",
   "mfa.submitRecoveryCode": "Utiliser le code de récupération",
   "mfa.enrollIntro": "{application} demande une deuxième étape lors de la connexion. Configurez-en une pour continuer.",
   "mfa.scan": "Scannez ce code QR avec votre application d’authentification, ou saisissez la clé ci-dessous.",

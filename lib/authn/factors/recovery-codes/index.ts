@@ -20,7 +20,7 @@ const RECOVERY_CODES_ANSWER = {
   gate: RECOVERY_CODE_LIMITS,
   check: useRecoveryCode,
   wrong: "invalid_recovery_code",
-  label: "mfa.recoveryCode",
+  label: { en: "Recovery code", de: "Wiederherstellungscode", fr: "Code de récupération" },
 } as const satisfies TypedCodeAnswer<"recovery_code">;
 
 export const RECOVERY_CODES_FACTOR = {

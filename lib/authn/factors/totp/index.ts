@@ -20,7 +20,7 @@ const TOTP_ANSWER = {
   gate: TOTP_LIMITS,
   check: verifyTotp,
   wrong: "invalid_code",
-  label: "mfa.totpCode",
+  label: { en: "Code from your authenticator app", de: "Code aus Ihrer Authenticator-App", fr: "Code de votre application d’authentification" },
 } as const satisfies TypedCodeAnswer<"totp">;
 
 export const TOTP_FACTOR = {
