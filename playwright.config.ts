@@ -21,23 +21,28 @@ const ci = !!process.env.CI;
  * The specs of the embedded database's own path: its first start on a fresh data directory (what
  * `npm start` does on a fresh clone), the demo sign-in and the console setup; and the workspace
  * hostnames, whose host gate reads the database before a hostname serves anything (seconds).
- * `npm test` runs only these on the embedded database and every spec on PostgreSQL, the
+ * `npm test` runs these on the embedded database and every other spec on PostgreSQL, the
  * production target (scripts/test.mjs sets E2E_SCOPE); `npm run test:e2e` runs every spec on either.
  */
 export const EMBEDDED_PATH_SPECS = ["first-start.spec.ts", "demo.spec.ts", "console.spec.ts", "recipes.spec.ts", "hostnames.spec.ts"];
-const embeddedPathOnly = process.env.E2E_SCOPE === "embedded";
 /**
- * The first start runs on a fresh embedded data directory whatever the suite's database is, so
- * `npm test` on PostgreSQL leaves it to the embedded run instead of running it a second time. The
- * client libraries' recipes test what a library sends and accepts, which no database changes:
- * they run once, in the embedded run (whose e2e lane is the shorter), not again on PostgreSQL.
+ * Specs that `npm test` runs once, in the embedded run, and not again on PostgreSQL: what no
+ * database changes. The first start runs on a fresh embedded data directory whatever the suite's
+ * database; the client libraries' recipes test what a library sends and accepts; the page specs
+ * test what the pages show and how (their accessibility, languages, branding and headers, the
+ * console without JavaScript), one request at a time. The PostgreSQL run's e2e lane, every other
+ * spec, is the longer one and bounds that run; the embedded run's has room beside its type check
+ * and lint, which only its run does cold (`.ci/run` runs the embedded run first).
  */
-const EMBEDDED_ONLY = process.env.E2E_SCOPE === "all" && process.env.DATABASE_URL ? ["**/first-start.spec.ts", "**/recipes.spec.ts"] : [];
+export const ONCE_ON_EMBEDDED = ["first-start.spec.ts", "recipes.spec.ts", "accessibility.spec.ts", "branding.spec.ts", "i18n.spec.ts", "hosted-pages.spec.ts", "security-headers.spec.ts", "console-no-javascript.spec.ts"];
+const embeddedScope = process.env.E2E_SCOPE === "embedded";
+const specs = (names: readonly string[]) => names.map((spec) => `**/${spec}`);
 
 export default defineConfig({
   testDir: "e2e",
-  testMatch: embeddedPathOnly ? EMBEDDED_PATH_SPECS.map((spec) => `**/${spec}`) : "**/*.spec.ts",
-  testIgnore: EMBEDDED_ONLY,
+  testMatch: embeddedScope ? specs([...new Set([...EMBEDDED_PATH_SPECS, ...ONCE_ON_EMBEDDED])]) : "**/*.spec.ts",
+  // `npm test` on PostgreSQL (E2E_SCOPE=all there) leaves these to the embedded run.
+  testIgnore: process.env.E2E_SCOPE === "all" && process.env.DATABASE_URL ? specs(ONCE_ON_EMBEDDED) : [],
   fullyParallel: false,
   workers: 1,
   retries: 0,

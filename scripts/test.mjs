@@ -17,12 +17,11 @@
  * A failure in one lane stops the other (Playwright is interrupted, so its server drops its
  * database).
  *
- * The e2e phase runs the whole Playwright suite on PostgreSQL, the production target, but for the
- * first start on a fresh embedded data directory and the client libraries' recipes, which the
- * embedded run covers. On the embedded database it runs the specs of the embedded path
- * (EMBEDDED_PATH_SPECS in playwright.config.ts: the first start, the demo sign-in, the console
- * setup, the recipes, the workspace hostnames); E2E_ALL=1 runs every spec there too, and
- * `npm run test:e2e` always runs them all.
+ * The e2e phase runs each Playwright spec once across the two databases: on the embedded database
+ * the specs of the embedded path (EMBEDDED_PATH_SPECS in playwright.config.ts: the first start, the
+ * demo sign-in, the console setup, the recipes, the workspace hostnames) and those no database
+ * changes (ONCE_ON_EMBEDDED: the recipes and the page specs); on PostgreSQL, the production target,
+ * every other spec. E2E_ALL=1 runs every spec on either, and `npm run test:e2e` always runs them all.
  *
  * So `.ci/run`, which runs `npm test` once per database, type-checks, lints and builds once in
  * effect: the second run finds the caches and the build current. It also fuzzes the endpoints once,

@@ -6,8 +6,8 @@
  * others wait, say so and find nothing pending, and a table held by another session makes it give
  * up (lock_timeout) rather than queue every request behind it.
  *
- * The embedded cases run on a fresh in-memory PGlite each; the PostgreSQL cases on fresh
- * databases of their own, made on the run's server (DATABASE_URL).
+ * On the run's database: in the embedded run on a fresh in-memory PGlite each; in the PostgreSQL
+ * run on fresh databases of their own, made on the run's server (DATABASE_URL).
  */
 import { PGlite } from "@electric-sql/pglite";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
@@ -80,8 +80,12 @@ describe("reading migrations", () => {
   });
 });
 
-const databases: [string, () => Promise<Own>][] = [["the embedded database", ownEmbedded]];
-if (serverUrl) databases.push(["PostgreSQL", ownPostgres]);
+/**
+ * The run's database: the embedded run migrates fresh in-memory PGlites, the PostgreSQL run fresh
+ * databases on its server (`.ci/run` does both, so each case runs once per database, not twice on
+ * the embedded one).
+ */
+const databases: [string, () => Promise<Own>][] = serverUrl ? [["PostgreSQL", ownPostgres]] : [["the embedded database", ownEmbedded]];
 
 describe.each(databases)("on %s", (_name, open) => {
   it("takes over from drizzle's migrator and hands back to it: what is pending, the hash and created_at it records", async () => {
