@@ -21,20 +21,22 @@ const ci = !!process.env.CI;
  * The specs of the embedded database's own path: its first start on a fresh data directory (what
  * `npm start` does on a fresh clone), the demo sign-in and the console setup; and the workspace
  * hostnames, whose host gate reads the database before a hostname serves anything (seconds).
- * `npm test` runs these on the embedded database and every other spec on PostgreSQL, the
- * production target (scripts/test.mjs sets E2E_SCOPE); `npm run test:e2e` runs every spec on either.
+ * `npm test` runs these on the embedded database (scripts/test.mjs sets E2E_SCOPE), and on
+ * PostgreSQL every spec but those below; `npm run test:e2e` runs every spec on either.
  */
 export const EMBEDDED_PATH_SPECS = ["first-start.spec.ts", "demo.spec.ts", "console.spec.ts", "recipes.spec.ts", "hostnames.spec.ts"];
 /**
  * Specs that `npm test` runs once, in the embedded run, and not again on PostgreSQL: what no
  * database changes. The first start runs on a fresh embedded data directory whatever the suite's
- * database; the client libraries' recipes test what a library sends and accepts; the page specs
+ * database; the client libraries' recipes test what a library sends and accepts; the console's
+ * setup is the embedded path's first hour (its operations run on both databases in the unit
+ * suite, and the console's other specs run on PostgreSQL); the page specs
  * test what the pages show and how (their accessibility, languages, branding and headers, the
  * console without JavaScript), one request at a time. The PostgreSQL run's e2e lane, every other
  * spec, is the longer one and bounds that run; the embedded run's has room beside its type check
  * and lint, which only its run does cold (`.ci/run` runs the embedded run first).
  */
-export const ONCE_ON_EMBEDDED = ["first-start.spec.ts", "recipes.spec.ts", "accessibility.spec.ts", "branding.spec.ts", "i18n.spec.ts", "hosted-pages.spec.ts", "security-headers.spec.ts", "console-no-javascript.spec.ts"];
+export const ONCE_ON_EMBEDDED = ["first-start.spec.ts", "recipes.spec.ts", "console.spec.ts", "accessibility.spec.ts", "branding.spec.ts", "i18n.spec.ts", "hosted-pages.spec.ts", "security-headers.spec.ts", "console-no-javascript.spec.ts"];
 const embeddedScope = process.env.E2E_SCOPE === "embedded";
 const specs = (names: readonly string[]) => names.map((spec) => `**/${spec}`);
 
