@@ -116,8 +116,9 @@ export async function signJwt(service: Service, workspaceId: string, payload: JW
 // JWKS is built from the database once per change (discovery.ts): a publication or an activation
 // is announced to every process (lib/service.ts), which drops what it built, so every process
 // serves a published key at once (within DOCUMENT_TTL_MS, 30 s, if the announcement is lost); a
-// retired key leaves it at its unpublishAt, by time. Verifiers may cache JWKS for its max-age (300 s, see discovery.ts), so a key must have been
-// published that long before it signs, or a verifier with a fresh cache would miss its kid.
+// retired key leaves it at its unpublishAt, by time. Verifiers may cache JWKS for its max-age
+// (300 s, see discovery.ts), so a key must have been published that long before it signs, or a
+// verifier with a fresh cache would miss its kid.
 // An activation is announced to every process (lib/service.ts), which then signs with the new key
 // at once; if the announcement is lost, a process keeps the old key for up to ACTIVE_KEY_TTL_MS,
 // so the retired key stays published for the ID-token lifetime plus that cache window plus a
