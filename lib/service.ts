@@ -101,9 +101,19 @@ export async function closeService(): Promise<void> {
 //                            while the database is away (only then)
 //   across:host-directory    every verified hostname → workspace      5 s     lib/hostnames/directory.ts
 //                            (any workspace's change may affect it: `acrossWorkspacesKey`)
+//   discovery:<id>           discovery documents as built bytes      30 s     lib/oauth/discovery.ts
+//                            and ETag, per issuer and client_id (or
+//                            none), at most 100, least recently
+//                            asked for out first; active clients only
+//   jwks:<id>                JWKS as built bytes and ETag            30 s     lib/oauth/discovery.ts
+//                            (and no later than the first retired
+//                            key's unpublishAt, which is by time)
 //
-// Nothing else cached decides anything a change can affect: client secrets, clients, tokens,
-// sessions and grants are read from the database on every request (the credential memo of
+// The public documents are built from clients, APIs, API grants and signing keys, and every writer
+// of those announces (console operations, the workspace import, the demo workspace's repairs, key
+// publication and activation). Nothing else cached decides anything a change can affect: client
+// secrets, clients, tokens, sessions and grants are read from the database on every request that
+// decides with them (the credential memo of
 // lib/oauth/client-memo.ts maps a secret to its row, and every use re-checks the row's liveness in
 // SQL); the other entries derive from the configuration (the pairwise key, the default host), say
 // what this process already did (the console's workspace prepared) or are informational (when a
@@ -120,8 +130,8 @@ const PROBE_TIMEOUT_MS = 5_000;
 const PROBE_PREFIX = "probe:";
 
 /** The keys of `Service.cache` that hold one workspace's data. */
-export type WorkspaceCacheKind = "workspace" | "signing-key" | "cors-origins";
-const WORKSPACE_CACHE_KINDS: readonly WorkspaceCacheKind[] = ["workspace", "signing-key", "cors-origins"];
+export type WorkspaceCacheKind = "workspace" | "signing-key" | "cors-origins" | "discovery" | "jwks";
+const WORKSPACE_CACHE_KINDS: readonly WorkspaceCacheKind[] = ["workspace", "signing-key", "cors-origins", "discovery", "jwks"];
 
 export function workspaceCacheKey(kind: WorkspaceCacheKind, workspaceId: string): string {
   return `${kind}:${workspaceId}`;

@@ -14,7 +14,7 @@
 import { chmodSync, lstatSync, mkdtempSync, readFileSync, renameSync, rmdirSync, rmSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
-import type { Service } from "../service";
+import { forgetEveryWorkspace, type Service } from "../service";
 import { runCommand, type CommandIO, type CommandRequest } from "./commands";
 import { loggableError } from "../http/errors";
 
@@ -194,7 +194,9 @@ function serveConnection(connection: net.Socket, service: Service, log: (line: s
       send({ err: `latchkey: ${error instanceof Error ? error.message : String(error)}\n` });
       code = 1;
     } finally {
-      // The command may have changed what the per-process caches hold (workspaces, keys).
+      // The command may have changed what the per-process caches hold (workspaces, keys, the
+      // public documents); a read begun before it must not store what it read (the generation).
+      forgetEveryWorkspace(service);
       service.cache.clear();
     }
     log(`[latchkey] admin socket: latchkey ${request.argv.join(" ")} (exit ${code})`);

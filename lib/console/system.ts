@@ -11,7 +11,7 @@ import { DAY } from "../clock";
 import { decryptSecret, encryptSecret, newId } from "../crypto";
 import { issuerFor } from "../http/context";
 import { SYSTEM_WORKSPACE_ID, SYSTEM_WORKSPACE_NAME } from "../operators/system";
-import { forgetWorkspace, type Service } from "../service";
+import { announceChange, forgetWorkspace, type Service } from "../service";
 
 export { SYSTEM_WORKSPACE_ID, SYSTEM_WORKSPACE_NAME } from "../operators/system";
 export const CONSOLE_CLIENT_ID = "console";
@@ -69,6 +69,8 @@ export async function ensureSystemWorkspace(service: Service): Promise<{ created
     } else if (JSON.stringify(pick(client, desired)) !== JSON.stringify(desired)) {
       await tx.update(clients).set({ ...desired, updatedAt: now }).where(eq(clients.id, client.id));
     }
+    // Other processes already serving it (its discovery document) drop what they built once this commits.
+    if (!workspace || !client || JSON.stringify(pick(client, desired)) !== JSON.stringify(desired)) await announceChange(tx, SYSTEM_WORKSPACE_ID);
     return !workspace;
   });
   forgetWorkspace(service, SYSTEM_WORKSPACE_ID);

@@ -2,12 +2,13 @@ import { and, desc, eq, ne } from "drizzle-orm";
 import { apiGrants, apis, clients } from "../../db/schema";
 import type { Endpoint, EndpointContext } from "../http/context";
 import { publicDocument } from "./cors";
-import { json } from "../http/errors";
 import { invalidRequest, notFound, unstorableText } from "./errors";
 import { unstorableParameter } from "../http/form";
 import { findClient, type ClientRow } from "./clients";
 import { getPublicJwks } from "./keys";
 import { GRANTS } from "./grants";
+import { cacheGeneration, cacheIfCurrent, workspaceCacheKey } from "../service";
+import { buildDocument, documentResponse, DocumentShelf, isCurrent, type BuiltDocument } from "./documents";
 
 /** Scopes a client can request: its identity scopes plus the permissions of its granted, active APIs. */
 export async function scopesForClient(ctx: EndpointContext, client: ClientRow): Promise<string[]> {
@@ -23,6 +24,8 @@ export async function scopesForClient(ctx: EndpointContext, client: ClientRow): 
 
 /** The public documents' query: an optional client_id, once, and nothing else. */
 function documentClientId(request: Request): string | null {
+  // Without a query (nearly every request) there is nothing to check: the same answer, unparsed.
+  if (!request.url.includes("?")) return null;
   const query = new URL(request.url).searchParams;
   if (unstorableParameter(query) !== null) throw unstorableText();
   for (const name of query.keys()) {
@@ -32,8 +35,31 @@ function documentClientId(request: Request): string | null {
   return query.get("client_id");
 }
 
-export const discoveryEndpoint: Endpoint = publicDocument(async (request, ctx) => {
-  const clientId = documentClientId(request);
+/**
+ * The discovery documents one workspace keeps built, one per issuer (each authentication
+ * hostname has its own) and client_id asked for (or none): at most this many, the least recently
+ * asked for out first. Only documents of active clients are kept (an unknown client_id is a 404,
+ * never kept), so a stream of made-up client_ids adds nothing.
+ */
+export const DISCOVERY_DOCUMENTS_PER_WORKSPACE = 100;
+
+/** Public and cacheable, but short: scope metadata follows client changes. */
+const DISCOVERY_CACHE_CONTROL = "public, max-age=60";
+/** Rotation pre-publishes the next key well ahead of use, so a 5-minute cache never misses a kid for long. */
+const JWKS_CACHE_CONTROL = "public, max-age=300, must-revalidate";
+
+function discoveryShelf(ctx: EndpointContext): DocumentShelf {
+  const key = workspaceCacheKey("discovery", ctx.workspace.id);
+  let shelf = ctx.service.cache.get(key) as DocumentShelf | undefined;
+  if (!shelf) ctx.service.cache.set(key, (shelf = new DocumentShelf(DISCOVERY_DOCUMENTS_PER_WORKSPACE)));
+  return shelf;
+}
+
+/** The shelf's key: the issuer (length-prefixed) and the client_id, or none. */
+const discoveryKey = (issuer: string, clientId: string | null) => `${issuer.length}:${issuer}${clientId === null ? "" : `?${clientId}`}`;
+
+/** Reads the database and builds the discovery document for `clientId` (null: the workspace's); throws 404 for an unknown or inactive client. */
+async function buildDiscovery(ctx: EndpointContext, clientId: string | null): Promise<BuiltDocument> {
   let client: ClientRow | undefined;
   if (clientId !== null) {
     client = await findClient(ctx, clientId);
@@ -48,7 +74,7 @@ export const discoveryEndpoint: Endpoint = publicDocument(async (request, ctx) =
   }
   const scopes = client ? await scopesForClient(ctx, client) : ["openid"];
   const iss = ctx.issuer;
-  return json(
+  return buildDocument(
     {
       issuer: iss,
       authorization_endpoint: `${iss}/oauth2/authorize`,
@@ -74,15 +100,37 @@ export const discoveryEndpoint: Endpoint = publicDocument(async (request, ctx) =
       request_uri_parameter_supported: false,
       claims_parameter_supported: false,
     },
-    200,
-    // Public and cacheable, but short: scope metadata follows client changes.
-    { "Cache-Control": "public, max-age=60" },
+    DISCOVERY_CACHE_CONTROL,
   );
+}
+
+export const discoveryEndpoint: Endpoint = publicDocument(async (request, ctx) => {
+  const clientId = documentClientId(request);
+  const key = discoveryKey(ctx.issuer, clientId);
+  let document = discoveryShelf(ctx).get(key, ctx.service);
+  if (!document) {
+    // Kept only if no change was heard of while it was read (it may predate the change).
+    const generation = cacheGeneration(ctx.service);
+    document = await buildDiscovery(ctx, clientId);
+    if (cacheGeneration(ctx.service) === generation) discoveryShelf(ctx).set(key, document);
+  }
+  return documentResponse(request, document);
 });
+
+/** Reads the workspace's published keys and builds JWKS: out of date by itself when the first retired key leaves it. */
+async function buildJwks(ctx: EndpointContext): Promise<BuiltDocument> {
+  const { keys, unpublishedAt } = await getPublicJwks(ctx.service, ctx.workspace.id);
+  return buildDocument({ keys }, JWKS_CACHE_CONTROL, unpublishedAt?.getTime() ?? Infinity);
+}
 
 export const jwksEndpoint: Endpoint = publicDocument(async (request, ctx) => {
   documentClientId(request);
-  const keys = await getPublicJwks(ctx.service, ctx.workspace.id);
-  // Rotation pre-publishes the next key well ahead of use, so a 5-minute cache never misses a kid for long.
-  return json({ keys }, 200, { "Cache-Control": "public, max-age=300, must-revalidate" });
+  const key = workspaceCacheKey("jwks", ctx.workspace.id);
+  let document = ctx.service.cache.get(key) as BuiltDocument | undefined;
+  if (!document || !isCurrent(document, ctx.service)) {
+    const generation = cacheGeneration(ctx.service);
+    document = await buildJwks(ctx);
+    cacheIfCurrent(ctx.service, generation, key, document);
+  }
+  return documentResponse(request, document);
 });

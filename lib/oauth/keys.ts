@@ -3,7 +3,7 @@ import { exportJWK, generateKeyPair, importJWK, SignJWT, type JWK, type JWTPaylo
 import { signingKeys } from "../../db/schema";
 import { CodedError } from "../coded-error";
 import { decryptSecret, encryptSecret, newId } from "../crypto";
-import { announceChange, cacheGeneration, cacheIfCurrent, workspaceCacheKey, type Service } from "../service";
+import { announceChange, cacheGeneration, cacheIfCurrent, forgetWorkspace, workspaceCacheKey, type Service } from "../service";
 
 const ALG = "ES256";
 const PURPOSE = "signing-key";
@@ -72,12 +72,16 @@ export async function getActiveSigningKey(service: Service, workspaceId: string)
   throw new Error(`No signing key could be created for workspace ${workspaceId}`);
 }
 
-/** Published keys: the active one, any pre-published successor, and retired keys still verifying tokens. */
-export async function getPublicJwks(service: Service, workspaceId: string): Promise<JWK[]> {
+/**
+ * Published keys: the active one, any pre-published successor, and retired keys still verifying
+ * tokens; with the first time one of them leaves the list by itself (a retired key's
+ * unpublishAt), if any, after which the list must be read again.
+ */
+export async function getPublicJwks(service: Service, workspaceId: string): Promise<{ keys: JWK[]; unpublishedAt: Date | null }> {
   const now = service.clock.now();
   const query = () =>
     service.db
-      .select({ publicJwk: signingKeys.publicJwk, status: signingKeys.status })
+      .select({ publicJwk: signingKeys.publicJwk, status: signingKeys.status, unpublishAt: signingKeys.unpublishAt })
       .from(signingKeys)
       .where(
         and(
@@ -93,7 +97,9 @@ export async function getPublicJwks(service: Service, workspaceId: string): Prom
     await createActiveKey(service, workspaceId);
     rows = await query();
   }
-  return rows.map((r) => r.publicJwk as JWK);
+  let unpublishedAt: Date | null = null;
+  for (const r of rows) if (r.status === "retired" && r.unpublishAt && (!unpublishedAt || r.unpublishAt < unpublishedAt)) unpublishedAt = r.unpublishAt;
+  return { keys: rows.map((r) => r.publicJwk as JWK), unpublishedAt };
 }
 
 export async function signJwt(service: Service, workspaceId: string, payload: JWTPayload): Promise<string> {
@@ -107,9 +113,12 @@ export async function signJwt(service: Service, workspaceId: string, payload: JW
 //
 //   published ──(≥ JWKS_MAX_AGE_MS later)──▶ active ──(next activation)──▶ retired ──(unpublishAt)──▶ gone
 //
-// JWKS is read from the database on every request, so every process serves a published key at
-// once. Verifiers may cache JWKS for its max-age (300 s, see discovery.ts), so a key must have been
-// published that long before it signs, or a verifier with a fresh cache would miss its kid.
+// JWKS is built from the database once per change (discovery.ts): a publication or an activation
+// is announced to every process (lib/service.ts), which drops what it built, so every process
+// serves a published key at once (within DOCUMENT_TTL_MS, 30 s, if the announcement is lost); a
+// retired key leaves it at its unpublishAt, by time. Verifiers may cache JWKS for its max-age
+// (300 s, see discovery.ts), so a key must have been published that long before it signs, or a
+// verifier with a fresh cache would miss its kid.
 // An activation is announced to every process (lib/service.ts), which then signs with the new key
 // at once; if the announcement is lost, a process keeps the old key for up to ACTIVE_KEY_TTL_MS,
 // so the retired key stays published for the ID-token lifetime plus that cache window plus a
@@ -173,7 +182,7 @@ export async function publishNextSigningKey(service: Service, workspaceId: strin
   const kid = newId();
   const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: ALG, use: "sig" };
   const privateJwk = await exportJWK(privateKey);
-  return service.db.transaction(async (tx) => {
+  const published = await service.db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`latchkey:signing-keys:${workspaceId}`}))`);
     const [pending] = await tx
       .select({ kid: signingKeys.kid })
@@ -191,8 +200,12 @@ export async function publishNextSigningKey(service: Service, workspaceId: strin
       status: "published",
       createdAt: now,
     });
+    await announceChange(tx, workspaceId);
     return { kid, activatableAt: new Date(now.getTime() + JWKS_MAX_AGE_MS) };
   });
+  // This process serves the new key in JWKS at once, the others as the announcement reaches them.
+  forgetWorkspace(service, workspaceId);
+  return published;
 }
 
 /**
@@ -223,7 +236,7 @@ export async function activatePublishedKey(service: Service, workspaceId: string
     await announceChange(tx, workspaceId);
     return { kid: next.kid, retired: retired[0]?.kid ?? null, unpublishAt: retired.length ? unpublishAt : null };
   });
-  // This process signs with the new key at once, the others as the announcement reaches them.
-  service.cache.delete(cacheKey(workspaceId));
+  // This process signs with the new key (and serves the new JWKS) at once, the others as the announcement reaches them.
+  forgetWorkspace(service, workspaceId);
   return result;
 }

@@ -12,6 +12,7 @@ import { deriveKey, newId } from "../crypto";
 import { validateWorkspaceDocument, type WorkspaceDocumentInput } from "./document";
 import { importWorkspace, type ImportOptions } from "./file";
 import { applicationRow } from "./import/applications";
+import { announceChange } from "../service";
 
 export const DEMO_WORKSPACE_ID = "demo";
 /** The demo application's client (its "Sign in"): confidential, so that it can use the account-security backend handoff. */
@@ -155,6 +156,8 @@ export async function ensureDemoWorkspace(
   if (demo) {
     const added = await ensureDemoAppClients(db, opts);
     const repointed = await repointDemoApplication(db, opts);
+    // Other processes already serving the demo (its discovery documents) drop what they built.
+    if (added.length || repointed.length) await announceChange(db, DEMO_WORKSPACE_ID);
     return { created: false, ...(repointed.length ? { repointed } : {}), ...(added.length ? { added } : {}) };
   }
   const [other] = await db

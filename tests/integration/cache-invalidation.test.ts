@@ -13,7 +13,7 @@ import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { openDatabase, runMigrations, type DatabaseHandle } from "../../db/client";
 import { listen } from "../../db/listener";
-import { signingKeys, workspaceHostnames, workspaces } from "../../db/schema";
+import { apis, signingKeys, workspaceHostnames, workspaces } from "../../db/schema";
 import { ensureSystemWorkspace } from "../../lib/console/system";
 import { matchHost } from "../../lib/hostnames/directory";
 import { getActiveSigningKey } from "../../lib/oauth/keys";
@@ -129,6 +129,34 @@ describe.runIf(Boolean(runUrl))("two processes on one PostgreSQL database", () =
     const [active] = await a.service.db.select().from(signingKeys).where(and(eq(signingKeys.workspaceId, ws), eq(signingKeys.status, "active")));
     expect(active.kid).not.toBe(before.kid);
     expect(await becomes(async () => (await getActiveSigningKey(b, ws)).kid === active.kid)).toBe(true);
+  });
+
+  it("the public documents built by one follow the other's changes at once (its built bytes would be kept 30 s): a client's scopes, an API grant, an API deactivated, a key published", async () => {
+    const discovery = async (query: string) => {
+      const res = await call({ ...a, service: b }, `/t/${ws}/.well-known/openid-configuration${query}`);
+      return res.status === 200 ? ((await res.json()) as { scopes_supported: string[] }).scopes_supported : res.status;
+    };
+    const kids = async () => ((await (await call({ ...a, service: b }, `/t/${ws}/.well-known/jwks.json`)).json()) as { keys: { kid: string }[] }).keys.map((k) => k.kid).sort();
+    const same = (x: unknown, y: unknown) => JSON.stringify(x) === JSON.stringify(y);
+    const spa = { client_id: "spa", name: "Single-page app", redirect_uris: "https://app.example.test/callback", allowed_origins: "https://app.example.test" };
+    expect(await discovery("?client_id=spa")).toEqual(["email", "openid", "profile", "read:things", "write:things"]);
+    expect(await runRegistered(a, owner, ws, "updateApplication", { ...spa, identity_scopes: ["openid"] })).toMatchObject({ ok: true });
+    expect(await becomes(async () => same(await discovery("?client_id=spa"), ["openid", "read:things", "write:things"]))).toBe(true);
+    expect(await discovery("?client_id=minimal")).toEqual(["openid"]);
+    expect(await runRegistered(a, owner, ws, "setClientApiGrant", { client_id: "minimal", audience: "https://api.example.test", granted: "on", permissions: ["read:things"] })).toMatchObject({ ok: true });
+    expect(await becomes(async () => same(await discovery("?client_id=minimal"), ["openid", "read:things"]))).toBe(true);
+    const [api] = await a.service.db.select().from(apis).where(and(eq(apis.workspaceId, ws), eq(apis.audience, "https://api.example.test")));
+    expect(await runRegistered(a, owner, ws, "setApiActive", { api_id: api.id, active: "false", confirm: api.audience })).toMatchObject({ ok: true });
+    expect(await becomes(async () => same(await discovery("?client_id=spa"), ["openid"]) && same(await discovery("?client_id=minimal"), ["openid"]))).toBe(true);
+    expect(await runRegistered(a, owner, ws, "setApiActive", { api_id: api.id, active: "true" })).toMatchObject({ ok: true });
+    expect(await becomes(async () => same(await discovery("?client_id=minimal"), ["openid", "read:things"]))).toBe(true);
+    expect(await runRegistered(a, owner, ws, "setApplicationActive", { client_id: "minimal", active: "false" })).toMatchObject({ ok: true });
+    expect(await becomes(async () => (await discovery("?client_id=minimal")) === 404)).toBe(true);
+    const before = await kids();
+    const published = await runRegistered(a, owner, ws, "publishKey", {});
+    expect(published).toMatchObject({ ok: true });
+    const next = (published as { result: { kid: string } }).result.kid;
+    expect(await becomes(async () => same(await kids(), [...before, next].sort()))).toBe(true);
   });
 
   it("a hostname added by an import and removed in the console: the other serves it, then refuses it, at once (its directory would keep it 5 s)", async () => {
