@@ -53,6 +53,21 @@ export function clientAddress(request: Request, trustProxy: boolean): string {
  * Written as `2001:db8:0:1::/64`: the first four groups in lowercase hex without leading zeros.
  */
 export function addressGroup(address: string): string {
+  let group = GROUPS.get(address);
+  if (group === undefined) {
+    // Telling an address's family runs Node's IPv6 pattern, a few microseconds for the IPv4-mapped
+    // address every loopback or dual-stack connection has: each address is grouped once.
+    if (GROUPS.size >= GROUPS_KEPT) GROUPS.clear();
+    GROUPS.set(address, (group = groupOf(address)));
+  }
+  return group;
+}
+
+/** The addresses grouped recently, at most GROUPS_KEPT (all forgotten at once past it: a flood of new addresses costs what grouping each did before). */
+const GROUPS = new Map<string, string>();
+const GROUPS_KEPT = 4096;
+
+function groupOf(address: string): string {
   const plain = address.replace(/%.*$/, "").replace(/::\/64$/, "::");
   const family = isIP(plain);
   if (family === 4) return plain;
