@@ -665,11 +665,11 @@ async function baseRequest(name: string, live: Live, spec: RouteSpec, flip = fal
       return { params: [["grant_type", "client_credentials"], ["resource", API], ["scope", "read:things"]], headers: { ...ct, authorization: basic(M2M.client_id, M2M.secret) } };
     case "bearer:spa":
     case "bearer:web": {
-      const { access } = await live.tokens(name === "bearer:spa" ? "spa" : "web");
+      const { access } = await live.reusableTokens(name === "bearer:spa" ? "spa" : "web");
       return { params: [], headers: { authorization: `Bearer ${access}`, ...(name === "bearer:spa" ? { origin: "https://app.example.test" } : {}) } };
     }
     case "bearer:m2m":
-      return { params: [], headers: { authorization: `Bearer ${await live.m2mToken()}` } };
+      return { params: [], headers: { authorization: `Bearer ${await live.reusableM2mToken()}` } };
     case "revoke:spa-access":
     case "revoke:spa-refresh": {
       const { access, refresh } = await live.tokens("spa");
@@ -681,9 +681,9 @@ async function baseRequest(name: string, live: Live, spec: RouteSpec, flip = fal
     case "revoke:m2m":
       return { params: [["token", await live.m2mToken()]], headers: { ...ct, authorization: basic(M2M.client_id, M2M.secret) } };
     case "introspect:web":
-      return { params: [["token", (await live.tokens("web")).access], ["token_type_hint", "access_token"]], headers: { ...ct, authorization: basic(WEB.client_id, WEB.secret) } };
+      return { params: [["token", (await live.reusableTokens("web")).access], ["token_type_hint", "access_token"]], headers: { ...ct, authorization: basic(WEB.client_id, WEB.secret) } };
     case "introspect:m2m":
-      return { params: [["token", await live.m2mToken()]], headers: { ...ct, authorization: basic(M2M.client_id, M2M.secret) } };
+      return { params: [["token", await live.reusableM2mToken()]], headers: { ...ct, authorization: basic(M2M.client_id, M2M.secret) } };
     case "introspect:spa":
       return { params: [["token", live.earlier("access", 0)], ["client_id", SPA.client_id]], headers: { ...ct } };
     case "logout:spa":
@@ -707,13 +707,13 @@ async function baseRequest(name: string, live: Live, spec: RouteSpec, flip = fal
     case "check:org":
       return {
         params: [["resource", API], ["permission", "read:things"], ["organization_id", name === "check:org" ? ACME : "@null"]],
-        headers: { ...ct, authorization: `Bearer ${(await live.tokens("spa")).access}` },
+        headers: { ...ct, authorization: `Bearer ${(await live.reusableTokens("spa")).access}` },
       };
     case "check:m2m":
-      return { params: [["resource", API], ["permission", "read:things"], ["organization_id", "@null"]], headers: { ...ct, authorization: `Bearer ${await live.m2mToken()}` } };
+      return { params: [["resource", API], ["permission", "read:things"], ["organization_id", "@null"]], headers: { ...ct, authorization: `Bearer ${await live.reusableM2mToken()}` } };
     case "form:tx": {
       // A live pending sign-in: its id, the browser-binding cookie and the form's CSRF token.
-      const { tx, cookie, csrf } = await live.signInTransaction();
+      const { tx, cookie, csrf } = await live.signInTransactionFor(spec.path);
       const session = flip ? `; ${await live.session()}` : "";
       return { params: [["tx", tx], ["csrf", csrf], ...fields(spec, live)], headers: { ...ct, cookie: cookie + session, origin: PUBLIC_URL } };
     }
@@ -721,7 +721,7 @@ async function baseRequest(name: string, live: Live, spec: RouteSpec, flip = fal
       return { params: [["csrf", live.earlier("csrf", 0)], ...fields(spec, live)], headers: { ...ct, cookie: await live.session(), origin: PUBLIC_URL } };
     case "handoff:web":
     case "handoff:m2m": {
-      if (spec.fields?.some(([, v]) => v === "@access")) await live.tokens("web");
+      if (spec.fields?.some(([, v]) => v === "@access")) await live.reusableTokens("web");
       const auth = name === "handoff:web" ? basic(WEB.client_id, WEB.secret) : basic(M2M.client_id, M2M.secret);
       return { params: fields(spec, live), headers: { ...ct, authorization: auth }, query: [["client_id", name === "handoff:web" ? WEB.client_id : M2M.client_id]] };
     }

@@ -11,6 +11,11 @@
  * The routes are fuzzed in two halves, one test file each (endpoints-first-half.test.ts,
  * endpoints-second-half.test.ts), so the two test processes of a run share the work.
  *
+ * A case's live values (world.ts `Live`) are minted for it when it spends them, and reused from
+ * earlier cases when it only presents them and nothing since could have spent them (a bearer
+ * token still live in the shared session, the sign-in transaction the portal's forms ignore):
+ * the same seed sends the same cases, each value in the state a fresh one would be in.
+ *
  * FUZZ_RUNS cases per property (default 100: with the fixed seed `npm test` sends the same cases
  * every run, a regression check; finding new failures is `npm run fuzz`'s, with 3,000 and a random
  * seed per run, the release check); FUZZ_SEED fixes the seed (default 20261122, so a
@@ -58,7 +63,8 @@ interface Prepared {
 
 const surveyed = new Map<string, string>();
 
-async function fuzz<T>(name: string, index: number, arbitrary: fc.Arbitrary<T>, prepare: (value: T) => Promise<Prepared>): Promise<void> {
+/** Fuzzes one property: `route` is the route table's path it sends to (null for the pages). */
+async function fuzz<T>(name: string, route: string | null, index: number, arbitrary: fc.Arbitrary<T>, prepare: (value: T) => Promise<Prepared>): Promise<void> {
   const started = Date.now();
   let cases = 0;
   // How deep the cases reach: the statuses answered (successes mean valid values got through).
@@ -69,6 +75,8 @@ async function fuzz<T>(name: string, index: number, arbitrary: fc.Arbitrary<T>, 
       const { built, expectation, limit, extra, shape } = await prepare(value);
       const { request } = built;
       const tooLarge = !!expectation.reachesRoute && limit !== undefined && built.bodyBytes > limit;
+      // Reused live values this request could spend are minted afresh for the next case (world.ts `Live`).
+      world.live.sending(route, `${request.target}\n${request.headers.map(([, v]) => v).join("\n")}\n${request.body?.toString("latin1") ?? ""}`);
       const result = await send(world.port, request, built.host);
       if (result.ok) statuses.set(result.answer.status, (statuses.get(result.answer.status) ?? 0) + 1);
       let problem: string | null;
@@ -112,7 +120,7 @@ export function fuzzHalf(half: 0 | 1): void {
       it(
         `${spec.method} ${spec.path} (${spec.name})`,
         () =>
-          fuzz(spec.name, index, recipe(spec), async (r) => {
+          fuzz(spec.name, spec.path, index, recipe(spec), async (r) => {
             const built = await materialize(r, spec, world.live);
             const expectation = expectAtHost(r.host, built.request.target, world.ws) ?? expectRoute(spec, r.method, r.workspace, r.path);
             return {
@@ -131,7 +139,7 @@ export function fuzzHalf(half: 0 | 1): void {
       it(
         "hosted pages, unknown and reserved paths, paths outside the issuers",
         () =>
-          fuzz("pages", ROUTES.length, pageRecipe, async (r) => {
+          fuzz("pages", null, ROUTES.length, pageRecipe, async (r) => {
             const built = await materializePage(r, world.live);
             return {
               built,

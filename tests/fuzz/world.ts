@@ -2,7 +2,7 @@
  * The system under fuzz: the production request listener (`createRequestListener`) on a real
  * `http.Server` on an ephemeral loopback port, over the test database (PGlite, or the run's
  * PostgreSQL database when DATABASE_URL is set), with one seeded workspace and a source of live
- * values (client ids, tokens, codes, sessions, sign-in transactions) minted on demand.
+ * values (client ids, tokens, codes, sessions, sign-in transactions) minted on demand (`Live`).
  *
  * Paths the listener hands to Next (authorize, logout, the sign-in form post, pages, unknown
  * paths) are served by the real Next request handler of the production build, in this process
@@ -143,10 +143,28 @@ export async function startWorld(): Promise<World> {
 
 export type TokenClient = "spa" | "web";
 
+/** Routes that only read the tokens a request presents (never revoke, rotate or end anything with them). */
+const READ_ONLY_ROUTES = new Set(["/oidc/userinfo", "/oidc/session", "/oauth2/introspect", "/authorization/check"]);
+
+/** Routes that never read or advance a sign-in transaction a request names: the portal's forms (they may open one of their own). */
+const leavesSignInAlone = (route: string | null) => route !== null && route.startsWith("/account/");
+
 /**
  * Live values, minted in process through the route table (setup, not the system under fuzz).
  * Every minted value is also kept: the fuzzer mixes in earlier ones, which may since have been
  * spent, rotated or revoked by other cases.
+ *
+ * What a case spends is minted for it: a code, a sign-in transaction, a SAML response, the tokens
+ * a case revokes, refreshes or logs out with, a session it ends. What a case only presents is
+ * reused from case to case while it is as good as a fresh one: a bearer token, or a token to
+ * introspect or check, while the shared session it was issued in is still the live one (checked
+ * at each use, as before each mint) and no request since has named it or its code at a route that
+ * could spend it; the sign-in transaction the portal's forms are sent (they never read one) while
+ * no request has named it at a route that could touch it (`sending`, called before every
+ * request). The lists of earlier values then hold a reused value once per case that used it,
+ * where they held one fresh value each. Minting these afresh for each case (a dozen statements
+ * each: an authorization code and its exchange, /authorize and the sign-in page's view) was most
+ * of the fuzzer's own time.
  */
 export class Live {
   private shared: string | null = null;
@@ -214,12 +232,67 @@ export class Live {
   /** Fresh tokens of `client` (code exchange). */
   async tokens(client: TokenClient, cookie?: string): Promise<{ access: string; refresh: string; id: string }> {
     const { code, verifier, redirectUri } = await this.code(client, cookie);
+    return this.exchange(client, code, verifier, redirectUri);
+  }
+
+  private async exchange(client: TokenClient, code: string, verifier: string, redirectUri: string): Promise<{ access: string; refresh: string; id: string }> {
     const form: Record<string, string> = { grant_type: "authorization_code", code, redirect_uri: redirectUri, code_verifier: verifier };
     if (client === "spa") form.client_id = SPA.client_id;
     const res = await call(this.h, `/t/${this.ws}/oauth2/token`, { form, headers: client === "web" ? { authorization: basic(WEB.client_id, WEB.secret) } : {} });
     const body = (await res.json()) as { access_token?: string; refresh_token?: string; id_token?: string };
     if (!body.access_token || !body.refresh_token || !body.id_token) throw new Error(`code exchange failed: ${JSON.stringify(body)}`);
     return { access: this.keep("access", body.access_token), refresh: this.keep("refresh", body.refresh_token), id: this.keep("id", body.id_token) };
+  }
+
+  /** Tokens of each client that no request has named since they were minted (see `reusableTokens`). */
+  private readonly reusable = new Map<TokenClient, { session: string; code: string; tokens: { access: string; refresh: string; id: string } }>();
+  /** The M2M token no request has named since it was minted (see `reusableM2mToken`). */
+  private reusableM2m: string | null = null;
+  /** The sign-in transaction handed to the portal's forms that no request has named since at a route that could touch it. */
+  private untouchedTransaction: { tx: string; cookie: string; csrf: string } | null = null;
+
+  /**
+   * Tokens of `client` in the shared session for a case that only presents them (a bearer token,
+   * a token to inspect): the last ones minted while no request has named them and the shared
+   * session they were issued in is still the live one, else fresh ones (`tokens`). The lists of
+   * earlier values grow as with fresh ones.
+   */
+  async reusableTokens(client: TokenClient): Promise<{ access: string; refresh: string; id: string }> {
+    const session = await this.session();
+    const kept = this.reusable.get(client);
+    if (kept && kept.session === session) {
+      this.keep("code", kept.code);
+      const { access, refresh, id } = kept.tokens;
+      return { access: this.keep("access", access), refresh: this.keep("refresh", refresh), id: this.keep("id", id) };
+    }
+    const { code, verifier, redirectUri } = await this.code(client);
+    const tokens = await this.exchange(client, code, verifier, redirectUri);
+    if (this.shared) this.reusable.set(client, { session: this.shared, code, tokens });
+    return tokens;
+  }
+
+  /**
+   * Before a request is sent to `route` (a path of the route table, or null for a page): the
+   * reused values it names that it could spend are minted afresh for the next case. Tokens (or
+   * their code) named anywhere but at a route that only reads them; the portal's sign-in
+   * transaction named anywhere but at the portal's forms.
+   */
+  sending(route: string | null, bytes: string): void {
+    if (route === null || !READ_ONLY_ROUTES.has(route)) {
+      for (const [client, { code, tokens }] of this.reusable) {
+        if ([code, tokens.access, tokens.refresh, tokens.id].some((v) => bytes.includes(v))) this.reusable.delete(client);
+      }
+      if (this.reusableM2m !== null && bytes.includes(this.reusableM2m)) this.reusableM2m = null;
+    }
+    // A transaction's id is in its form field and in its binding cookie's name.
+    if (this.untouchedTransaction !== null && !leavesSignInAlone(route) && bytes.includes(this.untouchedTransaction.tx)) this.untouchedTransaction = null;
+  }
+
+  /** An M2M access token for a case that only presents it: the last one minted while no request has named it (as `reusableTokens`). */
+  async reusableM2mToken(): Promise<string> {
+    if (this.reusableM2m !== null) return this.keep("m2m", this.reusableM2m);
+    this.reusableM2m = await this.m2mToken();
+    return this.reusableM2m;
   }
 
   async m2mToken(): Promise<string> {
@@ -255,6 +328,24 @@ export class Live {
     const request = readAuthnRequest(new URL(location));
     const { SAMLResponse, RelayState } = await this.saml!.idp.respond(request, { nameId: "ada-fuzz", attributes: { email: "ada@saml.fuzz.test" } }, this.h.clock.now());
     return { connectionId, SAMLResponse, RelayState: this.keep("relay", RelayState!) };
+  }
+
+  /**
+   * An open sign-in transaction for a case sent to `route`. A route that leaves sign-in
+   * transactions alone (the portal's forms) cannot make it any less new: there, the last one
+   * handed out is reused while no request has named it at a route that could touch it (as
+   * `reusableTokens`); elsewhere it is a new one.
+   */
+  async signInTransactionFor(route: string): Promise<{ tx: string; cookie: string; csrf: string }> {
+    if (!leavesSignInAlone(route)) return this.signInTransaction();
+    if (this.untouchedTransaction !== null) {
+      const { tx, cookie, csrf } = this.untouchedTransaction;
+      this.keep("tx", tx);
+      this.keep("txcookie", cookie);
+      return { tx, cookie, csrf: this.keep("csrf", csrf) };
+    }
+    this.untouchedTransaction = await this.signInTransaction();
+    return this.untouchedTransaction;
   }
 
   /** An open sign-in transaction of the SPA: its id, the browser-binding cookie and the form's CSRF token. */
