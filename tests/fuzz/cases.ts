@@ -87,8 +87,9 @@ const hostedGet = (name: string, fields: Param[]): RouteCase => ({ name, statuse
 const STATE = "s".repeat(43);
 
 export const CASES: Record<string, RouteCase> = {
-  "GET /.well-known/openid-configuration": { name: "discovery", statuses: [200, 400, 404], names: ["client_id"], bases: ["none", "discovery"] },
-  "GET /.well-known/jwks.json": { name: "jwks", statuses: [200, 400, 404], names: ["client_id"], bases: ["none", "discovery"] },
+  // 304: a generated If-None-Match of `*` (or the document's own ETag) holds (RFC 9110 §13.1.2).
+  "GET /.well-known/openid-configuration": { name: "discovery", statuses: [200, 304, 400, 404], names: ["client_id"], bases: ["none", "discovery"] },
+  "GET /.well-known/jwks.json": { name: "jwks", statuses: [200, 304, 400, 404], names: ["client_id"], bases: ["none", "discovery"] },
   "GET /oauth2/authorize": {
     name: "authorize",
     statuses: [303, 400, 404],
