@@ -9,7 +9,7 @@
  *   unit       vitest: unit and integration tests against a fresh database
  *   e2e        Playwright in Chromium against the production build
  *
- * After the build, two lanes run at once: typecheck, lint and unit one after the other, and e2e
+ * After the build, two lanes run at once: typecheck and lint side by side, then unit; and e2e
  * beside them. The unit tests keep both cores busy while the browser, the e2e server and its
  * database mostly wait on each other, so the e2e phase costs little wall time of its own. Its
  * output goes to .test-data/e2e-<database>.log and is printed once the first lane is done (the
@@ -128,7 +128,10 @@ else if (!failed) {
     if (name) stopOthers();
     return name;
   });
-  const checks = await lane(CHECKS);
+  // The type check and the lint side by side (each keeps one core busy), then the unit tests.
+  const [typecheck, lint, unit] = CHECKS;
+  const first = await Promise.all([lane([typecheck]), lane([lint])]);
+  const checks = first.find(Boolean) ?? (await lane([unit]));
   if (checks) stopOthers();
   const e2eFailed = await e2e;
   await new Promise((resolve) => log.end(resolve));
