@@ -38,13 +38,14 @@ export default defineConfig({
     globalSetup: ["tests/setup/database.ts"],
     // Closes the database handles each test file opened (tests/setup/test-database.ts).
     setupFiles: ["tests/setup/per-file.ts"],
-    // Three test processes at a time on CI's two cores: a test process also waits (on the
-    // PostgreSQL server's answers and commits, on a server it started, on timers), and with the
-    // e2e lane beside them (scripts/test.mjs) two left a third of the machine idle. Processes, not
-    // worker threads: V8 aborts a process whose worker threads create and free many PGlite
-    // instances (nodejs/node#64500); here a process keeps one.
+    // Test processes at a time: two on the embedded database, whose queries run in the test
+    // process itself (CI machines have two cores; a third made that run slower: 410 s against
+    // 381 s); three on PostgreSQL, where a test process waits on the server's answers (its round
+    // trips, its commits) and a third keeps the cores busy meanwhile. Processes, not worker
+    // threads: V8 aborts a process whose worker threads create and free many PGlite instances
+    // (nodejs/node#64500); here a process keeps one.
     pool: "forks",
-    maxWorkers: 3,
+    maxWorkers: process.env.DATABASE_URL ? 3 : 2,
     // argon2 hashing costs ~50 ms per call, and CI runs the unit tests beside the e2e lane on two
     // cores: a test that opens its own embedded databases or starts a server has measured 30-40 s
     // there. A timeout is a guard against a hang, not a speed target (those live in bench/).
