@@ -64,13 +64,14 @@ export async function ensureSystemWorkspace(service: Service): Promise<{ created
       .from(clients)
       .where(and(eq(clients.workspaceId, SYSTEM_WORKSPACE_ID), eq(clients.clientId, CONSOLE_CLIENT_ID)))
       .limit(1);
+    const outdated = !!client && JSON.stringify(pick(client, desired)) !== JSON.stringify(desired);
     if (!client) {
       await tx.insert(clients).values({ id: newId(), workspaceId: SYSTEM_WORKSPACE_ID, clientId: CONSOLE_CLIENT_ID, ...desired, createdAt: now, updatedAt: now });
-    } else if (JSON.stringify(pick(client, desired)) !== JSON.stringify(desired)) {
+    } else if (outdated) {
       await tx.update(clients).set({ ...desired, updatedAt: now }).where(eq(clients.id, client.id));
     }
     // Other processes already serving it (its discovery document) drop what they built once this commits.
-    if (!workspace || !client || JSON.stringify(pick(client, desired)) !== JSON.stringify(desired)) await announceChange(tx, SYSTEM_WORKSPACE_ID);
+    if (!workspace || !client || outdated) await announceChange(tx, SYSTEM_WORKSPACE_ID);
     return !workspace;
   });
   forgetWorkspace(service, SYSTEM_WORKSPACE_ID);
