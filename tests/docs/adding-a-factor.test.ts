@@ -6,6 +6,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { pageSection } from "../helpers/generated-doc";
 import { describe, expect, it } from "vitest";
 import { FACTORS, TYPED_CODE_FACTORS, type FactorKind } from "../../lib/authn/factors/registry";
 import { ISSUER_ROUTE_PATH } from "../../lib/http/security-headers";
@@ -13,8 +14,7 @@ import { LOCALES } from "../../lib/i18n/locales";
 
 const root = path.join(import.meta.dirname, "..", "..");
 const read = (file: string) => readFileSync(path.join(root, file), "utf8");
-const doc = read("docs/architecture.md");
-const section = doc.slice(doc.indexOf("## Adding a factor"), doc.indexOf("\n## ", doc.indexOf("## Adding a factor") + 1));
+const section = pageSection("docs/architecture.md", "## Adding a factor");
 /** The numbered list of files a typed-code factor touches outside its folder. */
 const touched = section.slice(section.indexOf("touches exactly these files"), section.indexOf("A factor that stores"));
 

@@ -5,15 +5,14 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { pageSection } from "../helpers/generated-doc";
 import { describe, expect, it } from "vitest";
 import { GRANTS } from "../../lib/oauth/grants";
 import type { GrantHandler } from "../../lib/oauth/grants/types";
 
 const root = path.join(import.meta.dirname, "..", "..");
 const read = (file: string) => readFileSync(path.join(root, file), "utf8");
-const doc = read("docs/architecture.md");
-const start = doc.indexOf("## Adding a grant type");
-const section = doc.slice(start, doc.indexOf("\n## ", start + 1));
+const section = pageSection("docs/architecture.md", "## Adding a grant type");
 const touched = section.slice(section.indexOf("touches exactly these files"));
 const grantsDir = path.join(root, "lib", "oauth", "grants");
 const isHandler = (value: unknown): value is GrantHandler =>

@@ -6,6 +6,7 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
+import { pageSection } from "../helpers/generated-doc";
 import { describe, expect, it } from "vitest";
 import { CONNECTION_PARTS } from "../../components/federation";
 import { enterpriseConnections } from "../../db/schema";
@@ -13,9 +14,7 @@ import { CONNECTION_KINDS, CONNECTION_PROTOCOLS } from "../../lib/federation/pro
 
 const root = path.join(import.meta.dirname, "..", "..");
 const read = (file: string) => readFileSync(path.join(root, file), "utf8");
-const doc = read("docs/architecture.md");
-const start = doc.indexOf("## Adding an upstream protocol");
-const section = doc.slice(start, doc.indexOf("\n## ", start + 1));
+const section = pageSection("docs/architecture.md", "## Adding an upstream protocol");
 const steps = section.slice(section.indexOf("1. Add the protocol's name"), section.indexOf("That is the whole list"));
 
 /** The protocols an upstream round trip speaks (`UpstreamProtocol`, a type: read from its source). */

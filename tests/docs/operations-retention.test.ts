@@ -1,13 +1,11 @@
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import { getTableName, is, Table } from "drizzle-orm";
+import { pageSection } from "../helpers/generated-doc";
 import { describe, expect, it } from "vitest";
 import * as schema from "../../db/schema";
 import { DAY, HOUR, MINUTE } from "../../lib/clock";
 import { RETENTION } from "../../lib/features/purge";
 
-const doc = readFileSync(path.join(import.meta.dirname, "..", "..", "docs", "operations.md"), "utf8");
-const retention = doc.slice(doc.indexOf("## What the database keeps"), doc.indexOf("\n## ", doc.indexOf("## What the database keeps") + 1));
+const retention = pageSection("docs/operations.md", "## What the database keeps");
 
 /** The rows of the tables under the heading `title` (first cell, what it holds, how long it is kept). */
 function rowsUnder(title: string): { tables: string[]; line: string; kept: string }[] {
