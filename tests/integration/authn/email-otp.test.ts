@@ -11,6 +11,7 @@ import { and, eq } from "drizzle-orm";
 import { clients, factorChallenges, hostedSessions, mailOutbox, users } from "../../../db/schema";
 import { readEvidence } from "../../../lib/authn/evidence";
 import { EMAIL_CODE_TTL_MS, RESEND_COOLDOWN_MS, SEND_WINDOW_MS, SENDS_PER_ADDRESS, SENDS_PER_CLIENT_ADDRESS } from "../../../lib/authn/factors/email-code";
+import { mailSettled } from "../../../lib/authn/email/transport";
 import { CLIENT_ADDRESS_HEADER } from "../../../lib/http/client-address";
 import { createHarness, exchangeCode, Jar, seed, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
 import { ADA, BOB, SPA, standardWorkspace } from "../../helpers/fixtures";
@@ -298,6 +299,8 @@ describe("sending", () => {
 
   it("puts every message in the development outbox, encrypted, never dropped", async () => {
     const s = await start();
+    // The row count is read from the table itself: wait for messages an earlier test left in flight.
+    await mailSettled();
     const before = await h.service.db.select().from(mailOutbox).where(and(eq(mailOutbox.workspaceId, ws), eq(mailOutbox.recipient, ADA.email)));
     const code = (await sendCode(s, ADA.email))!;
     const after = await h.service.db.select().from(mailOutbox).where(and(eq(mailOutbox.workspaceId, ws), eq(mailOutbox.recipient, ADA.email)));
