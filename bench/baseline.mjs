@@ -1,6 +1,8 @@
 // Calibration target for the ratio targets of issue 6: bare node:http answering one PostgreSQL
-// `select 1` through the same driver and pool size as Latchkey (the shared harness's `node`
-// target measures the same thing). Started and stopped by bench/run.mjs.
+// `select 1` through the same driver as Latchkey (the shared harness's `node` target measures the
+// same thing), with a pool of 10 connections: its fastest here (Latchkey keeps 4, db/client.ts,
+// which answers its heavier statements faster; this one answers ~5 % slower with 2 or 4).
+// Started and stopped by bench/run.mjs.
 //
 //   DATABASE_URL=postgres://... node bench/baseline.mjs --port 3401
 import http from "node:http";

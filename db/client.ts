@@ -91,10 +91,20 @@ export class DatabaseTimeout extends Error {
   }
 }
 
+/**
+ * The PostgreSQL connections of one server process unless DATABASE_POOL_SIZE says otherwise
+ * (lib/config.ts). Few are faster: the driver pipelines statements on a busy connection, and fewer
+ * busy backends share the cores with the server. On 2 cores with the database beside the server,
+ * 2 or 4 connections answered the session and permission checks and client credentials 15-30 %
+ * faster than 10 (docs/performance.md); 4 rather than 2 because a transaction holds its connection
+ * alone, and a database across a network makes it hold it for several round trips.
+ */
+export const DEFAULT_POOL_SIZE = 4;
+
 export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle> {
   const { observer } = options;
   if (options.databaseUrl) {
-    const max = options.poolSize ?? 10;
+    const max = options.poolSize ?? DEFAULT_POOL_SIZE;
     const pools = guardedPools(options.databaseUrl, {
       max,
       connectionWaitMs: options.connectionWaitMs ?? CONNECTION_WAIT_MS,

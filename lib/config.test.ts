@@ -68,6 +68,13 @@ describe("configuration", () => {
     for (const bad of ["0", "3601"]) expect(() => loadConfig({ DATA_DIR: dir(), DATABASE_STATEMENT_TIMEOUT: bad })).toThrow(/DATABASE_STATEMENT_TIMEOUT must be a whole number of seconds from 1 to 3600/);
   });
 
+  it("keeps DATABASE_POOL_SIZE PostgreSQL connections per process (1-100); unset, the database client's default", () => {
+    expect(loadConfig({ DATA_DIR: dir() }).databaseBounds?.poolSize).toBeUndefined();
+    expect(loadConfig({ DATA_DIR: dir(), DATABASE_POOL_SIZE: "12" }).databaseBounds?.poolSize).toBe(12);
+    expect(loadConfig({ DATA_DIR: dir(), DATABASE_POOL_SIZE: " 1 " }).databaseBounds?.poolSize).toBe(1);
+    for (const bad of ["0", "101", "2.5", "-3", "many"]) expect(() => loadConfig({ DATA_DIR: dir(), DATABASE_POOL_SIZE: bad })).toThrow(/DATABASE_POOL_SIZE must be a whole number of connections from 1 to 100/);
+  });
+
   it("waits 30 minutes for another instance's migration unless MIGRATION_WAIT_TIMEOUT says otherwise (0: no bound)", () => {
     expect(loadConfig({ DATA_DIR: dir() }).migrationWaitTimeoutMs).toBe(1_800_000);
     expect(loadConfig({ DATA_DIR: dir(), MIGRATION_WAIT_TIMEOUT: "0" }).migrationWaitTimeoutMs).toBe(0);

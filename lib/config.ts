@@ -60,8 +60,10 @@ export interface Config {
   /**
    * DATABASE_CONNECT_TIMEOUT and DATABASE_STATEMENT_TIMEOUT: how long a statement may wait for a
    * PostgreSQL connection, and run, before it fails with 503 (db/client.ts). Left out: 2 s and 5 s.
+   * DATABASE_POOL_SIZE: the PostgreSQL connections each server process keeps. Left out:
+   * db/client.ts's DEFAULT_POOL_SIZE.
    */
-  databaseBounds?: { connectionWaitMs: number; statementTimeoutMs: number };
+  databaseBounds?: { connectionWaitMs: number; statementTimeoutMs: number; poolSize?: number };
 }
 
 /** The levels of the server's log, most detailed first; `silent` writes nothing. */
@@ -165,6 +167,14 @@ function parseCount(name: string, raw: string | undefined, fallback: number): nu
   if (raw === undefined || raw === "") return fallback;
   if (!/^\d+$/.test(raw) || Number(raw) > 10_000_000) throw new ConfigError(`${name} must be a whole number (0 disables) (got "${raw}")`);
   return Number(raw);
+}
+
+/** DATABASE_POOL_SIZE, 1-100; unset: db/client.ts's default (DEFAULT_POOL_SIZE, where the reasons are). */
+function parsePoolSize(raw: string | undefined): number | undefined {
+  if (raw === undefined || raw.trim() === "") return undefined;
+  const value = raw.trim();
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 100) throw new ConfigError(`DATABASE_POOL_SIZE must be a whole number of connections from 1 to 100 (got "${raw}")`);
+  return Number(value);
 }
 
 /** AUDIT_RETENTION_DAYS: unset or 0 keeps every audit event (the default); otherwise 1–36500 days. */
@@ -434,6 +444,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const databaseBounds = {
     connectionWaitMs: parseSeconds("DATABASE_CONNECT_TIMEOUT", env.DATABASE_CONNECT_TIMEOUT, 2000, 60),
     statementTimeoutMs: parseSeconds("DATABASE_STATEMENT_TIMEOUT", env.DATABASE_STATEMENT_TIMEOUT, 5000, 3600),
+    poolSize: parsePoolSize(env.DATABASE_POOL_SIZE),
   };
   return { port, publicUrl, databaseUrl, ...(databaseListenUrl ? { databaseListenUrl } : {}), dataDir, masterKey, rateLimits, trustProxy, workers, server, mail, allowPrivateUpstreams, upstreamAllow, metrics, auditRetentionDays, log, migrationWaitTimeoutMs, databaseBounds };
 }

@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, inject, it } from "vitest";
+import { DEFAULT_POOL_SIZE } from "../../db/client";
 import { createDatabase, dropDatabase, freshDatabaseName } from "../setup/database";
 import { freePort, listening, runRealServer, startRealServer as start, type RealServer as Started } from "../helpers/real-server";
 
@@ -136,7 +137,7 @@ describe.runIf(runRealServer)("the metrics listener of the real server", () => {
     expect(sample(domain, "latchkey_sign_ins_total", 'method="passkey",outcome="success"')).toBe(0);
     expect(sample(domain, "latchkey_rate_limit_refusals_total", 'policy="authfail"')).toBe(1);
     expect(sample(domain, "latchkey_db_query_duration_seconds_count", 'kind="statement"')).toBeGreaterThan(0);
-    expect(sample(domain, "latchkey_db_pool_connections", 'state="max"')).toBe(databaseUrl ? 10 : 1);
+    expect(sample(domain, "latchkey_db_pool_connections", 'state="max"')).toBe(databaseUrl ? DEFAULT_POOL_SIZE : 1);
     expect(domain).toMatch(/^# TYPE latchkey_tokens_issued_total counter$/m);
 
     // Only /metrics, only read.
@@ -151,7 +152,7 @@ describe.runIf(runRealServer)("the metrics listener of the real server", () => {
 
   it.runIf(Boolean(databaseUrl))("WEB_CONCURRENCY=2: the first process answers with its workers' metrics, the domain metrics included (summed)", async () => {
     const metricsPort = await freePort();
-    const e = await env({ METRICS_PORT: String(metricsPort), WEB_CONCURRENCY: "2" });
+    const e = await env({ METRICS_PORT: String(metricsPort), WEB_CONCURRENCY: "2", DATABASE_POOL_SIZE: "3" });
     const server = start(e);
     running.push(server);
     await listening(server);
@@ -169,9 +170,9 @@ describe.runIf(runRealServer)("the metrics listener of the real server", () => {
       .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(" ") + 1)), 0);
     expect(counted).toBe(50);
     expect(sample(text, "latchkey_http_request_duration_seconds_count", 'family="other"')).toBe(50);
-    // The domain metrics, summed: whichever worker answered the sign-in, and both workers' pools of 10.
+    // The domain metrics, summed: whichever worker answered the sign-in, and both workers' pools of DATABASE_POOL_SIZE.
     expect(sample(text, "latchkey_sign_ins_total", 'method="password",outcome="failure"')).toBe(1);
-    expect(sample(text, "latchkey_db_pool_connections", 'state="max"')).toBe(20);
+    expect(sample(text, "latchkey_db_pool_connections", 'state="max"')).toBe(6);
     expect(sample(text, "latchkey_db_query_duration_seconds_count", 'kind="statement"')).toBeGreaterThan(0);
   }, 120_000);
 });
