@@ -457,6 +457,8 @@ async function main() {
   await waitReady(`${BASE}/t/${WORKSPACE}/.well-known/openid-configuration`, server);
   log(`server pid ${server.pid}`);
   metricsUrl = `http://127.0.0.1:${env.METRICS_PORT}/metrics`;
+  // With WEB_CONCURRENCY above 1 the workers may answer before the first process's metrics listener is up.
+  await waitReady(metricsUrl, server);
   startupMetrics = await scrapeServerMetrics(metricsUrl);
   log(`heap used after start-up: ${startupMetrics.heapUsedMiB.toFixed(1)} MiB (RSS ${startupMetrics.rssMiB.toFixed(0)} MiB)`);
 

@@ -1,5 +1,5 @@
 import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError, isLoopbackPublicUrl, loadConfig, mailSettings, parseMasterKey } from "./config";
@@ -23,6 +23,9 @@ describe("configuration", () => {
     expect(loadConfig({ DATA_DIR: dir() }).workers).toBe(1);
     expect(loadConfig({ DATA_DIR: dir(), WEB_CONCURRENCY: "1" }).workers).toBe(1);
     expect(loadConfig({ DATA_DIR: dir(), WEB_CONCURRENCY: "4", DATABASE_URL: "postgres://localhost/x", MASTER_KEY: "a".repeat(64) }).workers).toBe(4);
+    // auto: one per core with PostgreSQL; the embedded database admits one process.
+    expect(loadConfig({ DATA_DIR: dir(), WEB_CONCURRENCY: "auto", DATABASE_URL: "postgres://localhost/x", MASTER_KEY: "a".repeat(64) }).workers).toBe(Math.min(64, availableParallelism()));
+    expect(loadConfig({ DATA_DIR: dir(), WEB_CONCURRENCY: "auto" }).workers).toBe(1);
   });
 
   it("listens for other instances' changes on DATABASE_URL unless DATABASE_LISTEN_URL names another connection", () => {

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { isIP } from "node:net";
+import { availableParallelism } from "node:os";
 import path from "node:path";
 
 export interface Config {
@@ -300,8 +301,10 @@ const MAX_WORKERS = 64;
 
 function parseWorkers(raw: string | undefined, databaseUrl: string | undefined): number {
   if (raw === undefined || raw === "") return 1;
+  // One process per core the server may use (docs/operations.md, "Sizing"); the embedded database admits one.
+  if (raw.trim() === "auto") return databaseUrl ? Math.min(MAX_WORKERS, availableParallelism()) : 1;
   if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > MAX_WORKERS) {
-    throw new ConfigError(`WEB_CONCURRENCY must be a whole number of server processes from 1 to ${MAX_WORKERS} (got "${raw}")`);
+    throw new ConfigError(`WEB_CONCURRENCY must be a whole number of server processes from 1 to ${MAX_WORKERS}, or auto (got "${raw}")`);
   }
   const workers = Number(raw);
   if (workers > 1 && !databaseUrl) {
