@@ -23,7 +23,7 @@ import { runCommand, USAGE } from "../../lib/cli/commands";
 import { applicationKinds } from "../../lib/console/applications";
 import { JWKS_MAX_AGE_MS, RETIRED_KEY_PUBLISHED_MS } from "../../lib/oauth/keys";
 import type { Service } from "../../lib/service";
-import { DEMO_USER, DEMO_WEB_CLIENT_ID, demoWorkspace } from "../../lib/workspaces/demo";
+import { DEMO_APP_CLIENT_ID, DEMO_USER, DEMO_WEB_CLIENT_ID, demoWorkspace } from "../../lib/workspaces/demo";
 import { importWorkspace } from "../../lib/workspaces/file";
 import { Browser, startLiveServer, type LiveServer } from "../helpers/guide/live-server";
 
@@ -125,6 +125,13 @@ describe("docs/integration.md: the guide's code against a live server", () => {
     // The guide tells the reader how to use demo-web instead of registering anything.
     expect(guide).toContain(`LATCHKEY_CLIENT_ID=${DEMO_WEB_CLIENT_ID}`);
     expect(guide).toContain("LATCHKEY_ISSUER=http://localhost:3000/t/demo");
+  });
+
+  it("says what the demo application at /demo is: the confidential client demo-app, as the README and the start-up banner say", () => {
+    const demoApp = demoWorkspace(publicUrl).applications.find((a) => a.client_id === DEMO_APP_CLIENT_ID)!;
+    expect(demoApp.type).toBe("WEB_CONFIDENTIAL");
+    expect(guide).toContain(`the confidential client \`${DEMO_APP_CLIENT_ID}\``);
+    expect(guide).not.toMatch(/public client, no secret/);
   });
 
   it("the import prints the application's only secret, so no `secret create` follows it", async () => {

@@ -56,6 +56,15 @@ describe("the recipes", () => {
     expect(exampleFiles(example)).toEqual([...files.map((file) => file.path), ...extra].sort());
   });
 
+  it.each(RECIPE_EXAMPLES.filter((recipe) => !recipe.pinned))("$page says which port its program listens on (PORT), which APP_ORIGIN alone does not set", ({ page, language }) => {
+    const text = read(page);
+    expect(programFiles(text, language).map((file) => file.text).join("\n")).toMatch(/\bPORT\b/);
+    const prose = text.replace(/```[\s\S]*?```/g, "");
+    expect(prose).toMatch(/It listens on `PORT` \(4000 when unset\): set\s+`PORT` to the port `APP_ORIGIN` names\./);
+    // Debian's packages are seen by the system Python only, not by one earlier on PATH.
+    if (language === "python") expect(prose).toContain("`/usr/bin/python3 app.py`");
+  });
+
   it.each(RECIPE_EXAMPLES.filter((recipe) => recipe.pinned))("$example/package.json pins the $pinned its page was tested with", ({ page, example, pinned }) => {
     const manifest = JSON.parse(read(`${example}/package.json`)) as { dependencies: Record<string, string> };
     expect(Object.keys(manifest.dependencies)).toEqual([pinned]);
