@@ -4,6 +4,7 @@
  * finished sign-in, and the autocomplete attributes password managers and passkeys rely on.
  */
 import { expect, test, type Page } from "@playwright/test";
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "../lib/authn/password-rules";
 import { APP, ISSUER, SMTP_PORT } from "./env";
 import { codeOf, SmtpInbox } from "./smtp-inbox";
 
@@ -93,6 +94,9 @@ test.describe("sign-up", () => {
 
     const password = page.getByLabel("Choose a password");
     await expect(password).toHaveAttribute("autocomplete", "new-password");
+    // The browser's own check asks what the server's does (lib/authn/password-rules.ts).
+    await expect(password).toHaveAttribute("minlength", String(PASSWORD_MIN_LENGTH));
+    await expect(password).toHaveAttribute("maxlength", String(PASSWORD_MAX_LENGTH));
     await expect(page.locator('input[autocomplete="username"]')).toHaveValue(address);
     await password.fill("a new password for the toggle");
     await page.getByRole("button", { name: "Show password" }).click();

@@ -241,8 +241,7 @@ export function needsRehash(stored: string): boolean {
   return !m || Number(m[1]) !== OPTIONS.memoryCost || Number(m[2]) !== OPTIONS.timeCost || Number(m[3]) !== OPTIONS.parallelism;
 }
 
-export const PASSWORD_MIN_LENGTH = 8;
-export const PASSWORD_MAX_LENGTH = 256;
+export { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "./password-rules";
 
 export function isArgon2idHash(value: string): boolean {
   return /^\$argon2id\$v=19\$m=\d+,t=\d+,p=\d+\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/.test(value);

@@ -2,6 +2,7 @@ import type { SignInView } from "@/lib/sign-in/view";
 import { translator } from "@/lib/i18n/translate";
 import { Divider, FormError, inputClass, primaryButtonClass, secondaryButtonClass, StepForm, STRONG_MARK, WithStrong } from "./step-form";
 import { PasswordInput } from "../password-input";
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "@/lib/authn/password-rules";
 
 type View = Extract<SignInView, { kind: "step" }>;
 
@@ -76,8 +77,8 @@ export function SignUpCredential({ view, error, passwordRefused = false }: { vie
               id="new-password"
               name="password"
               autoComplete="new-password"
-              minLength={8}
-              maxLength={256}
+              minLength={PASSWORD_MIN_LENGTH}
+              maxLength={PASSWORD_MAX_LENGTH}
               required
               autoFocus
               aria-describedby="new-password-hint"
