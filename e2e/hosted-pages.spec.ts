@@ -22,6 +22,10 @@ test("a wrong password keeps the email; the toggle shows the password; back afte
   // The application allows passkeys: the identifier field also offers them (conditional UI).
   await expect(email).toHaveAttribute("autocomplete", "username webauthn");
   await expect(password).toHaveAttribute("autocomplete", "current-password");
+  // The password form, then one "or" above the other ways, the code and the passkey, not one above each.
+  await expect(page.getByRole("button", { name: "Sign in with a passkey" })).toBeVisible();
+  await expect(page.getByRole("button", { name: "Email me a sign-in code" })).toBeVisible();
+  await expect(page.locator('main div[aria-hidden="true"]').filter({ hasText: /^or$/ })).toHaveCount(1);
 
   const toggle = page.getByRole("button", { name: "Show password" });
   await expect(toggle).toHaveAttribute("aria-pressed", "false");

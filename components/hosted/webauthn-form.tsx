@@ -48,6 +48,8 @@ export interface WebAuthnFormProps extends StepFormProps {
   divider?: boolean;
   /** The divider's word in the page's language. */
   dividerLabel?: string;
+  /** A gap above the button instead (it follows another way's button, with no divider between). */
+  gap?: boolean;
 }
 
 /**
@@ -55,7 +57,7 @@ export interface WebAuthnFormProps extends StepFormProps {
  * autofill), and its JSON answer is posted in the hidden `response` field with the form's
  * transaction and CSRF token. Without JavaScript nothing renders: the page's other forms remain.
  */
-export function WebAuthnForm({ path, ceremony, optionsJSON, label, kind, autofill, failedMessage, unsupportedMessage, primary, divider, dividerLabel, ...form }: WebAuthnFormProps) {
+export function WebAuthnForm({ path, ceremony, optionsJSON, label, kind, autofill, failedMessage, unsupportedMessage, primary, divider, dividerLabel, gap, ...form }: WebAuthnFormProps) {
   const support = useWebAuthnSupport();
   const response = useRef<HTMLInputElement>(null);
   const [failed, setFailed] = useState(false);
@@ -97,7 +99,7 @@ export function WebAuthnForm({ path, ceremony, optionsJSON, label, kind, autofil
   return (
     <>
       {divider ? <Divider label={dividerLabel} /> : null}
-      <StepForm {...form} path={path} className="space-y-3">
+      <StepForm {...form} path={path} className={gap ? "mt-3 space-y-3" : "space-y-3"}>
         {kind ? <input type="hidden" name="kind" value={kind} /> : null}
         <input ref={response} type="hidden" name="response" defaultValue="" />
         {failed ? <FormError message={failedMessage} /> : null}

@@ -1,6 +1,6 @@
 import type { SignInView } from "@/lib/sign-in/view";
 import { translator } from "@/lib/i18n/translate";
-import { Divider, inputClass, secondaryButtonClass, StepForm, STRONG_MARK, WithStrong } from "./step-form";
+import { Divider, inputClass, secondaryButtonClass, StepForm, STRONG_MARK, WithStrong, type Separator } from "./step-form";
 
 type View = Extract<SignInView, { kind: "step" }>;
 
@@ -8,14 +8,14 @@ type View = Extract<SignInView, { kind: "step" }>;
  * The application's social providers, one button each in the administrator's order, and "single
  * sign-on" by work email (home-realm discovery). Plain forms: no JavaScript needed.
  */
-export function FederationOptions({ view, divider }: { view: View; divider: boolean }) {
+export function FederationOptions({ view, separator }: { view: View; separator: Separator }) {
   const { buttons, sso } = view.federation;
   if (buttons.length === 0 && !sso) return null;
   const t = translator(view.locale);
   const form = { basePath: view.basePath, txId: view.txId, csrf: view.csrf };
   return (
-    <div>
-      {divider ? <Divider label={t("signIn.or")} /> : null}
+    <div className={separator === "gap" ? "mt-3" : undefined}>
+      {separator === "or" ? <Divider label={t("signIn.or")} /> : null}
       <div className="space-y-2">
         {buttons.map((b) => (
           <StepForm key={b.key} {...form} path="/sign-in/federation" className="">

@@ -1,6 +1,6 @@
 import type { SignInView } from "@/lib/sign-in/view";
 import { translator } from "@/lib/i18n/translate";
-import { Divider, FormError, inputClass, primaryButtonClass, StepForm } from "./step-form";
+import { Divider, FormError, inputClass, primaryButtonClass, StepForm, type Separator } from "./step-form";
 import { EmailCodeRequest } from "./email-code";
 import { PasskeySignIn } from "./passkey-sign-in";
 import { SignUpLink } from "./sign-up";
@@ -9,6 +9,18 @@ import { PasswordInput } from "../password-input";
 import { EMAIL_CODE_EVIDENCE } from "@/lib/authn/factors/email-code/evidence";
 
 type View = Extract<SignInView, { kind: "step" }>;
+
+/**
+ * What goes above a way to sign in, after the ways above it: one "or" below a form with fields (the
+ * password form, or the email-code form when there is no password), then the other ways follow
+ * each other with a gap, not an "or" above each button (`buttonsAbove`: what is just above is a
+ * button, the passkey's).
+ */
+function separatorAfter(passwordAbove: boolean, otherWaysAbove: boolean, buttonsAbove = false): Separator {
+  if (passwordAbove) return otherWaysAbove ? "gap" : "or";
+  if (!otherWaysAbove) return "none";
+  return buttonsAbove ? "gap" : "or";
+}
 
 /** The password form's id: "Email me a code" submits its email field too. */
 const PASSWORD_FORM_ID = "password-form";
@@ -57,8 +69,8 @@ export function FirstFactor({ view, error, email: typedEmail }: { view: View; er
           <EmailCodeRequest view={view} passwordFormId={password ? PASSWORD_FORM_ID : null} autoComplete={identifier} defaultEmail={knownEmail} />
         </>
       ) : null}
-      {passkey ? <PasskeySignIn view={view} divider={password || email} /> : null}
-      <FederationOptions view={view} divider={password || email || passkey} />
+      {passkey ? <PasskeySignIn view={view} separator={separatorAfter(password, email)} /> : null}
+      <FederationOptions view={view} separator={separatorAfter(password, email || passkey, passkey)} />
       {!password && !email && !passkey && view.federation.buttons.length === 0 && !view.federation.sso ? <p className="text-sm text-slate-600">{t("signIn.noMethod")}</p> : null}
       {view.email.signUp.available ? <SignUpLink view={view} /> : null}
     </div>

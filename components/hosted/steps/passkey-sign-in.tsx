@@ -2,11 +2,12 @@ import { signInFormMessage } from "@/lib/hosted/errors";
 import type { SignInView } from "@/lib/sign-in/view";
 import { translator } from "@/lib/i18n/translate";
 import { WebAuthnForm } from "../webauthn-form";
+import type { Separator } from "./step-form";
 
 type View = Extract<SignInView, { kind: "step" }>;
 
 /** "Sign in with a passkey", and the passkeys offered in the email field's autofill. Needs JavaScript; renders nothing without it. */
-export function PasskeySignIn({ view, divider = false }: { view: View; divider?: boolean }) {
+export function PasskeySignIn({ view, separator = "none" }: { view: View; separator?: Separator }) {
   if (!view.webauthn.options) return null;
   const t = translator(view.locale);
   return (
@@ -18,7 +19,8 @@ export function PasskeySignIn({ view, divider = false }: { view: View; divider?:
       ceremony="get"
       optionsJSON={view.webauthn.options}
       autofill
-      divider={divider}
+      divider={separator === "or"}
+      gap={separator === "gap"}
       dividerLabel={t("signIn.or")}
       label={t("passkey.signIn")}
       failedMessage={signInFormMessage("webauthn_failed", view.locale)!}

@@ -51,6 +51,9 @@ export function FormError({ message }: { message?: string }) {
   ) : null;
 }
 
+/** What separates a way to sign in from the one above it: an "or" divider, a gap, or nothing (it comes first). */
+export type Separator = "or" | "gap" | "none";
+
 export function Divider({ label = "or" }: { label?: string }) {
   return (
     <div className="my-5 flex items-center gap-3 text-xs text-slate-500" aria-hidden="true">
