@@ -10,11 +10,14 @@ export interface ConnectGuideProps {
   redirectUri: string | null;
   /** An API this application may call and its granted permissions (machine-to-machine). */
   api: { audience: string; permissions: string[] } | null;
+  /** The identity scopes the application registered (interactive kinds): the snippet asks for them, `offline_access` included. */
+  scopes: string[];
 }
 
 /** The code a developer starts from for this kind of application; the same calls as docs/integration.md. */
-export function connectSnippet({ type, clientId, issuer, redirectUri, api }: ConnectGuideProps): { language: string; title: string; code: string } {
+export function connectSnippet({ type, clientId, issuer, redirectUri, api, scopes }: ConnectGuideProps): { language: string; title: string; code: string } {
   const local = issuer.startsWith("http://localhost");
+  const scope = (scopes.length ? scopes : ["openid"]).join(" ");
   if (type === "M2M") {
     return {
       language: "sh",
@@ -40,7 +43,7 @@ export function connectSnippet({ type, clientId, issuer, redirectUri, api }: Con
         `  metadataUrl: "${issuer}/.well-known/openid-configuration?client_id=${encodeURIComponent(clientId)}",`,
         `  client_id: "${clientId}",`,
         `  redirect_uri: "${redirectUri ?? "<your redirect URI>"}",`,
-        `  scope: "openid email profile",`,
+        `  scope: "${scope}",`,
         `  loadUserInfo: true,`,
         `});`,
         ``,
@@ -66,16 +69,21 @@ export function connectSnippet({ type, clientId, issuer, redirectUri, api }: Con
         : `  { execute: [client.enableNonRepudiationChecks] },`,
       `);`,
       ``,
-      `// Start sign-in: keep state, nonce and the PKCE verifier server-side for this browser.`,
+      `// Start sign-in: new values for each sign-in, kept server-side in this browser's session.`,
+      `const state = client.randomState();`,
+      `const nonce = client.randomNonce();`,
       `const codeVerifier = client.randomPKCECodeVerifier();`,
       `const url = client.buildAuthorizationUrl(config, {`,
       `  redirect_uri: "${redirectUri ?? "<your redirect URI>"}",`,
-      `  scope: "openid email profile",`,
-      `  state: client.randomState(),`,
-      `  nonce: client.randomNonce(),`,
+      `  scope: "${scope}",`,
+      `  state,`,
+      `  nonce,`,
       `  code_challenge: await client.calculatePKCECodeChallenge(codeVerifier),`,
       `  code_challenge_method: "S256",`,
       `});`,
+      `// Save { state, nonce, codeVerifier } in the session, then redirect the browser to url. On your`,
+      `// redirect URI: client.authorizationCodeGrant(config, currentUrl, { pkceCodeVerifier: codeVerifier,`,
+      `//   expectedState: state, expectedNonce: nonce, idTokenExpected: true }).`,
     ].join("\n"),
   };
 }

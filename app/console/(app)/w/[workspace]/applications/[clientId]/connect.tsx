@@ -43,6 +43,7 @@ export function ConnectCard({
           clientId={app.clientId}
           issuer={issuer}
           redirectUri={app.redirectUris[0] ?? null}
+          scopes={app.identityScopes}
           api={firstGrant ? { audience: firstGrant.audience, permissions: firstGrant.permissions } : null}
         />
         {otherIssuers}
