@@ -8,7 +8,7 @@ import {
   startRegistration,
   WebAuthnAbortService,
 } from "@simplewebauthn/browser";
-import { Divider, FormError, primaryButtonClass, secondaryButtonClass, StepForm, type StepFormProps } from "./steps/step-form";
+import { Divider, FormError, primaryButtonClass, secondaryButtonClass, StepForm, type Separator, type StepFormProps } from "./steps/step-form";
 
 const noSubscription = () => () => {};
 /** "unknown" while rendering on the server and hydrating; then whether this browser has WebAuthn. */
@@ -44,12 +44,13 @@ export interface WebAuthnFormProps extends StepFormProps {
   /** Shown instead of the button when the browser has no WebAuthn. */
   unsupportedMessage?: string;
   primary?: boolean;
-  /** Draw an "or" divider above the button (only when the button is drawn: without WebAuthn there is nothing to separate). */
-  divider?: boolean;
+  /**
+   * What goes above the button, only when it is drawn (without WebAuthn there is nothing to
+   * separate): an "or" divider, a gap (it follows another way's button), or nothing (the default).
+   */
+  separator?: Separator;
   /** The divider's word in the page's language. */
   dividerLabel?: string;
-  /** A gap above the button instead (it follows another way's button, with no divider between). */
-  gap?: boolean;
 }
 
 /**
@@ -57,7 +58,7 @@ export interface WebAuthnFormProps extends StepFormProps {
  * autofill), and its JSON answer is posted in the hidden `response` field with the form's
  * transaction and CSRF token. Without JavaScript nothing renders: the page's other forms remain.
  */
-export function WebAuthnForm({ path, ceremony, optionsJSON, label, kind, autofill, failedMessage, unsupportedMessage, primary, divider, dividerLabel, gap, ...form }: WebAuthnFormProps) {
+export function WebAuthnForm({ path, ceremony, optionsJSON, label, kind, autofill, failedMessage, unsupportedMessage, primary, separator = "none", dividerLabel, ...form }: WebAuthnFormProps) {
   const support = useWebAuthnSupport();
   const response = useRef<HTMLInputElement>(null);
   const [failed, setFailed] = useState(false);
@@ -98,8 +99,8 @@ export function WebAuthnForm({ path, ceremony, optionsJSON, label, kind, autofil
   if (support === "no") return unsupportedMessage ? <p className="text-sm text-slate-600">{unsupportedMessage}</p> : null;
   return (
     <>
-      {divider ? <Divider label={dividerLabel} /> : null}
-      <StepForm {...form} path={path} className={gap ? "mt-3 space-y-3" : "space-y-3"}>
+      {separator === "or" ? <Divider label={dividerLabel} /> : null}
+      <StepForm {...form} path={path} className={separator === "gap" ? "mt-3 space-y-3" : "space-y-3"}>
         {kind ? <input type="hidden" name="kind" value={kind} /> : null}
         <input ref={response} type="hidden" name="response" defaultValue="" />
         {failed ? <FormError message={failedMessage} /> : null}

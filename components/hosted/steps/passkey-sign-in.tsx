@@ -19,8 +19,7 @@ export function PasskeySignIn({ view, separator = "none" }: { view: View; separa
       ceremony="get"
       optionsJSON={view.webauthn.options}
       autofill
-      divider={separator === "or"}
-      gap={separator === "gap"}
+      separator={separator}
       dividerLabel={t("signIn.or")}
       label={t("passkey.signIn")}
       failedMessage={signInFormMessage("webauthn_failed", view.locale)!}
