@@ -2,8 +2,10 @@
  * A recipe page's program (docs/recipes/): every fenced block of the recipe's language whose first
  * line names its file in a comment (`// app/page.js`, `# app.py`), verbatim. A one-file recipe has
  * one such block; an application of several files (a Next.js app) shows each file in its own.
- * e2e/recipes.spec.ts writes these files and runs them; tests/docs/recipes.test.ts holds them equal
- * to the recipe's examples/ folder.
+ * And its set-up: the commands of its `## Set up` section (setUpWays, below).
+ * e2e/recipes.spec.ts sets each recipe up in an empty folder, writes these files and runs them;
+ * tests/docs/recipes.test.ts holds them equal to the recipe's examples/ folder, and the set-up
+ * true to what the program imports.
  */
 
 export interface ProgramFile {
@@ -27,4 +29,34 @@ export function programFiles(page: string, language: string): ProgramFile[] {
   }
   if (files.length === 0) throw new Error(`no \`\`\`${language} block opens with its file's path`);
   return files;
+}
+
+/**
+ * One way to set a recipe up from an empty folder: a ```sh block of the page's "## Set up" section,
+ * its commands in order (comment lines left out). The last one starts the application, once the
+ * program's files are in the folder; the others come before them. A page with more than one block
+ * shows alternatives, in the order a reader tries them (the module proxy, then Debian's packages).
+ */
+export interface SetUpWay {
+  commands: string[];
+  run: string;
+}
+
+export function setUpWays(page: string): SetUpWay[] {
+  const section = /^## Set up\n([\s\S]*?)(?=^## |(?![\s\S]))/m.exec(page)?.[1];
+  if (section === undefined) throw new Error("the page has no `## Set up` section");
+  const ways: SetUpWay[] = [];
+  for (const block of section.matchAll(/^```sh\n([\s\S]*?)^```$/gm)) {
+    const lines = block[1]!
+      .split("\n")
+      .map((line) => line.trim())
+      .filter((line) => line !== "" && !line.startsWith("#"));
+    // One command a line: a reader copies them one at a time, and the test runs them so.
+    if (lines.some((line) => line.endsWith("\\"))) throw new Error("a set-up command continues on the next line");
+    const run = lines.pop();
+    if (!run) throw new Error("a ```sh block of `## Set up` has no command");
+    ways.push({ commands: lines, run });
+  }
+  if (ways.length === 0) throw new Error("`## Set up` has no ```sh block");
+  return ways;
 }
