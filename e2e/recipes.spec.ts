@@ -126,12 +126,17 @@ const EXAMPLES = JSON.parse(readFileSync(path.join(process.cwd(), "examples", "r
 };
 const USER = EXAMPLES.users[0]!;
 
-/** Waits until the application answers the first of `paths`, then requests the others once. */
+/**
+ * Waits until the application answers the first of `paths`, then requests the others once. A server
+ * error on any of them fails here, with the application's output (what a set-up that leaves the
+ * module format wrong gives: Next.js answers 500 on every route).
+ */
 async function waitUntilReady(origin: string, paths: string[], child: ChildProcess, output: () => string): Promise<void> {
+  let first: Response;
   for (let i = 0; ; i++) {
     if (child.exitCode !== null) throw new Error(`the application exited (${child.exitCode}):\n${output()}`);
     try {
-      await fetch(`${origin}${paths[0]}`);
+      first = await fetch(`${origin}${paths[0]}`);
       break;
     } catch {
       // `go run` compiles first: on two cores and a cold build cache, most of a minute.
@@ -140,7 +145,11 @@ async function waitUntilReady(origin: string, paths: string[], child: ChildProce
     }
   }
   // Not followed: a sign-in route's redirect goes to the hosted pages.
-  for (const path of paths.slice(1)) await fetch(`${origin}${path}`, { redirect: "manual" });
+  const answers = [first];
+  for (const path of paths.slice(1)) answers.push(await fetch(`${origin}${path}`, { redirect: "manual" }));
+  answers.forEach((answer, i) => {
+    if (answer.status >= 500) throw new Error(`${paths[i]} answered HTTP ${answer.status}:\n${output()}`);
+  });
 }
 
 /**
