@@ -199,6 +199,7 @@ for (const recipe of RECIPES) {
       let dir = "";
       let way: SetUpWay | undefined;
       const cannot: string[] = [];
+      const started = Date.now();
       for (const [i, candidate] of setUpWays(page).entries()) {
         // A fixed name: `npm init -y` names the package after its folder.
         const folder = path.join(root, `app-${i + 1}`);
@@ -212,6 +213,8 @@ for (const recipe of RECIPES) {
       }
       if (cannot.length > 0) console.log(`[recipes] ${recipe.name}: ${cannot.join("; ")}${way ? `; ran the next one: \`${way.run}\`` : "; skipped here"}`);
       test.skip(!way, cannot.join("; "));
+      // The spec's share of CI's time: npm's installs, from its cache when CI's own install filled it.
+      console.log(`[recipes] ${recipe.name}: set up from ${recipe.page} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
       // The examples' file, this recipe's application alone, its addresses moved to this spec's port.
       const application = EXAMPLES.applications.find((a) => a.client_id === recipe.clientId);
