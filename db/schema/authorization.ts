@@ -46,9 +46,11 @@ export const authorizationTransactions = pgTable(
     /**
      * What completing the sign-in does: `authorize` issues the authorization code to the client;
      * `account` (the account-security portal) only establishes the hosted session and sends the
-     * browser to `returnTo`, a path under the issuer: no code, no grant, no application login.
+     * browser to `returnTo`, a path under the issuer: no code, no grant, no application login;
+     * `try` (an operator trying the application's sign-in from the console) records the user and
+     * hosted session here and sends the browser to `returnTo`, a console page: no code, no grant.
      */
-    purpose: text("purpose", { enum: ["authorize", "account"] }).notNull().default("authorize"),
+    purpose: text("purpose", { enum: ["authorize", "account", "try"] }).notNull().default("authorize"),
     returnTo: text("return_to"),
     signUpAddress: text("sign_up_address"),
     /** The sign-up chose a passkey: the sign-in asks for one before it completes. */

@@ -153,6 +153,12 @@ export const AUDIT_EVENTS = {
     data: { name: "string", type: "string", grants_ended: "number", access_tokens_ended: "number" },
     line: (e, who) => `${who} deleted application ${e.subject}${grantsEnded(e)}`,
   }),
+  "console.application.sign_in_tried": change({
+    summary: "An operator tried an application's sign-in from the console (nothing was issued to the application)",
+    subject: CLIENT,
+    client: CLIENT,
+    line: (e, who) => `${who} tried the sign-in of ${e.subject}`,
+  }),
   "console.application.secret_created": change({
     summary: "An operator added a client secret to an application",
     subject: CLIENT,
@@ -611,6 +617,13 @@ export const AUDIT_EVENTS = {
     reason: "`hosted_logout`",
     data: { session_id: "string", grant_id: "string" },
     line: (e, _who, user) => `${user} signed out${e.clientId ? ` from ${e.clientId}` : ""}`,
+  }),
+  "sign_in.succeeded": event({
+    group: "sign_in",
+    summary: "A user signed in on the hosted pages: a new hosted session, or a step-up of a live one",
+    subject: USER_ID,
+    data: { amr: "string[]", client: "string", step_up: "boolean", tried: "boolean" },
+    line: (e, _who, user) => `${user} signed in${e.data.step_up === true ? " again (step-up)" : ""}${e.data.tried === true ? ", trying the sign-in from the console" : ""}`,
   }),
   "sign_in.failed": event({
     group: "sign_in",

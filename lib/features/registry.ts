@@ -10,6 +10,7 @@ import { EMAIL_FEATURE } from "../authn/email/retention";
 import { FACTORS_FEATURE } from "../authn/factors/retention";
 import { ACCOUNT_SECURITY_FEATURE, SESSIONS_FEATURE } from "../authn/retention";
 import { FEDERATION_FEATURE } from "../federation/retention";
+import { GETTING_STARTED_FEATURE } from "../getting-started";
 import { HOSTNAMES_FEATURE } from "../hostnames";
 import { RATE_LIMITS } from "../limits/rate-limit";
 import { OAUTH_FEATURE } from "../oauth/retention";
@@ -25,6 +26,7 @@ export const FEATURES = [
   EMAIL_FEATURE,
   OPERATORS_FEATURE,
   HOSTNAMES_FEATURE,
+  GETTING_STARTED_FEATURE,
   // lib/audit and lib/limits sit below lib/surfaces: they declare their retention as plain values, typed here.
   defineFeature({ name: "audit", retention: [AUDIT_EVENTS] }),
   defineFeature({ name: "limits", retention: [RATE_LIMITS] }),

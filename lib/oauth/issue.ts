@@ -162,10 +162,21 @@ export async function insertRefreshToken(ctx: EndpointContext, grantId: string, 
   return token;
 }
 
-export async function signIdToken(
-  ctx: EndpointContext,
-  input: { clientId: string; subject: string; nonce: string; session: HostedSession; scope: string[]; userId: string },
-): Promise<string> {
+export interface IdTokenInput {
+  clientId: string;
+  subject: string;
+  nonce: string;
+  session: HostedSession;
+  scope: string[];
+  userId: string;
+}
+
+export async function signIdToken(ctx: EndpointContext, input: IdTokenInput): Promise<string> {
+  return signJwt(ctx.service, ctx.workspace.id, await idTokenClaims(ctx, input));
+}
+
+/** The ID token's claims for a session and scope, as of now (the console's tried sign-in shows them unsigned). */
+export async function idTokenClaims(ctx: EndpointContext, input: IdTokenInput): Promise<Record<string, unknown>> {
   const now = ctx.service.clock.now();
   // From what the session recorded, not from its stored labels (a session without a primary event gives no token).
   const authn = sessionClaims(readEvidence(input.session.evidence));
@@ -191,7 +202,7 @@ export async function signIdToken(
     }
     if (user && input.scope.includes("profile") && user.name && user.name.trim() !== "") claims.name = user.name;
   }
-  return signJwt(ctx.service, ctx.workspace.id, claims);
+  return claims;
 }
 
 export function subjectFor(ctx: EndpointContext, clientId: string, userId: string): string {

@@ -39,13 +39,46 @@ export async function openAccountSignIn(ctx: EndpointContext, input: { clientPk:
   return open(ctx, { clientPk: input.clientPk, redirectUri: "", scope: [], state: "", nonce: "", codeChallenge: "", apiId: null, purpose: "account", returnTo: input.returnTo }, stepUp);
 }
 
+/**
+ * A sign-in an operator tries from the console for the application `clientPk` (lib/getting-started):
+ * the same page, steps and policy as the application's own sign-ins, but completing it records the
+ * user and hosted session on the transaction and sends the browser to `returnTo`, a console page
+ * on the installation's origin that shows the claims an ID token would carry. No code is issued,
+ * no grant is created, and the application is never contacted. The caller sets both cookies: the
+ * transaction's, under the issuer, and its own copy of the binding, under the console, so that
+ * only this browser can read the outcome.
+ */
+export async function openTrySignIn(
+  ctx: EndpointContext,
+  input: { clientPk: string; scope: string[]; resultPath: (txId: string) => string },
+): Promise<{ txId: string; binding: string; location: string; cookie: { name: string; path: string; maxAge: number } }> {
+  const txId = randomToken(16);
+  const resultPath = input.resultPath(txId);
+  if (!resultPath.startsWith("/console/")) throw new Error("a tried sign-in ends on a console page");
+  const returnTo = `${ctx.service.config.publicUrl}${resultPath}`;
+  // The OAuth fields have no meaning here (nothing is issued); the nonce goes into the claims shown.
+  const { binding } = await insertTransaction(ctx, { clientPk: input.clientPk, redirectUri: "", scope: input.scope, state: "", nonce: randomToken(32), codeChallenge: "", apiId: null, purpose: "try", returnTo }, undefined, txId);
+  return { txId, binding, location: `${ctx.origin}${ctx.basePath}/sign-in?tx=${txId}`, cookie: { name: `${TX_COOKIE_PREFIX}${txId}`, path: ctx.basePath, maxAge: TRANSACTION_TTL_MS / 1000 } };
+}
+
+const transactionCookie = (ctx: EndpointContext, txId: string, binding: string) => serializeCookie(`${TX_COOKIE_PREFIX}${txId}`, binding, ctx.basePath, TRANSACTION_TTL_MS / 1000);
+
 async function open(
   ctx: EndpointContext,
   request: CodeRequest & { purpose: TransactionRow["purpose"]; returnTo: string | null },
   stepUp?: HostedSession,
 ): Promise<Response> {
+  const { txId, binding } = await insertTransaction(ctx, request, stepUp);
+  return redirect303(`${ctx.basePath}/sign-in?tx=${txId}`, [["Set-Cookie", transactionCookie(ctx, txId, binding)]]);
+}
+
+async function insertTransaction(
+  ctx: EndpointContext,
+  request: CodeRequest & { purpose: TransactionRow["purpose"]; returnTo: string | null },
+  stepUp?: HostedSession,
+  txId = randomToken(16),
+): Promise<{ txId: string; binding: string }> {
   const now = ctx.service.clock.now();
-  const txId = randomToken(16);
   const binding = randomToken(32);
   await ctx.service.db.insert(authorizationTransactions).values({
     userId: stepUp?.userId ?? null,
@@ -66,9 +99,7 @@ async function open(
     createdAt: now,
     expiresAt: addMs(now, TRANSACTION_TTL_MS),
   });
-  return redirect303(`${ctx.basePath}/sign-in?tx=${txId}`, [
-    ["Set-Cookie", serializeCookie(`${TX_COOKIE_PREFIX}${txId}`, binding, ctx.basePath, TRANSACTION_TTL_MS / 1000)],
-  ]);
+  return { txId, binding };
 }
 
 export type TransactionRow = typeof authorizationTransactions.$inferSelect;
@@ -110,13 +141,14 @@ export function loadCompletedTransaction(ctx: EndpointContext, txId: string, coo
 
 /**
  * Completes the transaction exactly once, then issues the code (purpose `authorize`) or sends the
- * browser to the transaction's `returnTo` (purpose `account`), with the session cookie.
+ * browser to the transaction's `returnTo` (purposes `account` and `try`), with the session cookie.
  */
 export async function completeTransaction(ctx: EndpointContext, tx: TransactionRow, session: HostedSession, extraHeaders: [string, string][] = []): Promise<Response> {
   const now = ctx.service.clock.now();
   const done = await ctx.service.db
     .update(authorizationTransactions)
-    .set({ completedAt: now, enteredAddress: null })
+    // A tried sign-in keeps who signed in, for the console page that shows the outcome.
+    .set(tx.purpose === "try" ? { completedAt: now, enteredAddress: null, userId: session.userId, sessionId: session.id } : { completedAt: now, enteredAddress: null })
     .where(and(eq(authorizationTransactions.id, tx.id), isNull(authorizationTransactions.completedAt), gt(authorizationTransactions.expiresAt, now)))
     .returning({ id: authorizationTransactions.id });
   if (done.length === 0) throw new OAuthError(400, "invalid_request", "This sign-in request has expired or was already used");
@@ -126,6 +158,10 @@ export async function completeTransaction(ctx: EndpointContext, tx: TransactionR
   const headers: [string, string][] = [...extraHeaders];
   if (tx.purpose === "account") {
     if (!tx.returnTo?.startsWith(`${ctx.basePath}/`)) throw new Error("account sign-in without a return path");
+    return redirect303(tx.returnTo, headers);
+  }
+  if (tx.purpose === "try") {
+    if (!tx.returnTo?.startsWith(`${ctx.service.config.publicUrl}/console/`)) throw new Error("tried sign-in without a console page");
     return redirect303(tx.returnTo, headers);
   }
   return issueCodeRedirect(

@@ -15,6 +15,7 @@
  * never leaves a session behind that another application could reuse.
  */
 import { and, eq, gt, isNull } from "drizzle-orm";
+import { recordAudit } from "../audit/events";
 import { authorizationTransactions, type StoredEvidence } from "../../db/schema";
 import type { Endpoint, EndpointContext } from "../http/context";
 import { parseCookieHeader } from "../http/cookies";
@@ -215,7 +216,9 @@ async function finish(request: Request, ctx: EndpointContext, tx: TransactionRow
     // A step-up is a new authentication: the session gets a new secret (session fixation).
     const rotated = await rotateSessionSecret(ctx, session);
     if (!rotated) return hostedError("sign_in_expired");
-    return completeTransaction(ctx, tx, rotated.session, [["Set-Cookie", rotated.cookie]]);
+    const response = await completeTransaction(ctx, tx, rotated.session, [["Set-Cookie", rotated.cookie]]);
+    await recordSignIn(ctx, request, tx, rotated.session, true);
+    return response;
   }
   const { session, cookie } = await createHostedSession(ctx, {
     userId: tx.userId!,
@@ -225,5 +228,19 @@ async function finish(request: Request, ctx: EndpointContext, tx: TransactionRow
     userAgent: request.headers.get("user-agent"),
     ip: clientAddressOf(request.headers, ctx.service.config.trustProxy),
   });
-  return completeTransaction(ctx, tx, session, [["Set-Cookie", cookie]]);
+  const response = await completeTransaction(ctx, tx, session, [["Set-Cookie", cookie]]);
+  await recordSignIn(ctx, request, tx, session, false);
+  return response;
+}
+
+/** The audit log's record of a completed sign-in (after the transaction completed, so once per sign-in). */
+async function recordSignIn(ctx: EndpointContext, request: Request, tx: TransactionRow, session: HostedSession, stepUp: boolean): Promise<void> {
+  await recordAudit(ctx.service.db, {
+    workspaceId: ctx.workspace.id,
+    type: "sign_in.succeeded",
+    subject: session.userId,
+    data: { amr: session.amr, client: tx.clientPk, step_up: stepUp, tried: tx.purpose === "try" },
+    ip: clientAddressOf(request.headers, ctx.service.config.trustProxy),
+    at: ctx.service.clock.now(),
+  });
 }

@@ -114,11 +114,11 @@ async function completedView(ctx: EndpointContext, txId: string, cookieHeader: s
 /**
  * Where "back to the application" goes: only places the application registered. The origin of the
  * redirect URI this sign-in used while it is still registered, else of the first registered one;
- * a portal sign-in goes back to its page under the issuer. Never a URL the request supplied
+ * a portal sign-in goes back to its page under the issuer, a tried one to its console page. Never a URL the request supplied
  * beyond those, and only http(s) origins (an app's custom scheme is not a page to link to).
  */
 function wayBack(tx: TransactionRow, registered: string[]): string | null {
-  if (tx.purpose === "account") return tx.returnTo;
+  if (tx.purpose === "account" || tx.purpose === "try") return tx.returnTo;
   const uri = registered.includes(tx.redirectUri) ? tx.redirectUri : registered[0];
   return uri ? webOrigin(uri) : null;
 }

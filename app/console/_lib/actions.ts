@@ -4,6 +4,7 @@
 // its workspace. runOperation authorizes (current authority, role), validates and audits; this
 // file only adapts FormData, cookies and Next's navigation.
 import { revalidatePath } from "next/cache";
+import { cookies } from "next/headers";
 import { redirect } from "next/navigation";
 import { echoValues, type ActionState } from "@/lib/forms/action-state";
 import { ConsoleAccessError } from "@/lib/console/authz";
@@ -62,4 +63,29 @@ export async function createWorkspaceAction(_previous: ActionState, form: FormDa
   if (!outcome.ok) return { status: "error", fieldErrors: outcome.fieldErrors, values: echoValues(raw), at: Date.now() };
   revalidatePath("/console", "layout");
   redirect(`/console/w/${outcome.result.id}`);
+}
+
+/**
+ * Tries an application's sign-in (lib/getting-started/try-sign-in.ts): the operation opens the
+ * hosted sign-in; this sets its two cookies (the transaction's under the issuer, the console's copy
+ * under /console) and sends the browser to the hosted page.
+ */
+export async function trySignInAction(workspaceId: string, _previous: ActionState, form: FormData): Promise<ActionState> {
+  const raw = formDataObject(form);
+  const values = echoValues(raw);
+  let outcome;
+  try {
+    outcome = await runOperation(await getService(), await consoleToken(), workspaceId, operations.trySignIn, raw, { ip: await requestIp() });
+  } catch (error) {
+    if (error instanceof ConsoleAccessError && error.code === "forbidden") {
+      return { status: "error", fieldErrors: {}, formError: error.message, values, at: Date.now() };
+    }
+    handleAccessError(error, `/console/w/${workspaceId}`);
+  }
+  if (!outcome.ok) return { status: "error", fieldErrors: outcome.fieldErrors, formError: outcome.formError, values, at: Date.now() };
+  const jar = await cookies();
+  for (const cookie of outcome.result.cookies) {
+    jar.set(cookie.name, cookie.value, { path: cookie.path, maxAge: cookie.maxAge, secure: true, httpOnly: true, sameSite: "lax" });
+  }
+  redirect(outcome.result.location);
 }

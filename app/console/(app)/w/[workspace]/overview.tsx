@@ -41,8 +41,10 @@ export function OverviewNotices({ o, base, now }: { o: WorkspaceOverview; base: 
   );
 }
 
-/** The last 30 days per UTC day: one chart per series, and factor adoption. */
+/** The last 30 days per UTC day: one chart per series, and factor adoption; a sentence instead while there is nothing. */
 export function ActivitySection({ activity, base }: { activity: WorkspaceActivity; base: string }) {
+  // A workspace with no users and no events has nothing to chart: empty axes and "0 of 0" say less than a sentence.
+  const quiet = activity.factors.users === 0 && activity.series.every((s) => s.total === 0);
   return (
     <section aria-labelledby="activity-heading" className="space-y-3">
       <div className="flex flex-wrap items-baseline justify-between gap-2">
@@ -61,12 +63,20 @@ export function ActivitySection({ activity, base }: { activity: WorkspaceActivit
           in the audit log
         </p>
       </div>
-      <div className="grid gap-4 sm:grid-cols-2 xl:grid-cols-4">
-        {activity.series.map((s) => (
-          <ActivityChart key={s.key} series={s} tone={s.key === "reuseAlerts" ? "red" : s.key === "failedSignIns" ? "amber" : "indigo"} />
-        ))}
-      </div>
-      <FactorAdoptionChart factors={activity.factors} />
+      {quiet ? (
+        <p className="rounded-lg border border-dashed border-slate-300 bg-white px-4 py-6 text-center text-sm text-slate-600" data-testid="activity-empty">
+          Nothing yet. Sign-ins, failed sign-ins, tokens issued and reuse alerts appear here per day once users sign in, with how many of them use each factor.
+        </p>
+      ) : (
+        <>
+          <div className="grid gap-4 sm:grid-cols-2 xl:grid-cols-4">
+            {activity.series.map((s) => (
+              <ActivityChart key={s.key} series={s} tone={s.key === "reuseAlerts" ? "red" : s.key === "failedSignIns" ? "amber" : "indigo"} />
+            ))}
+          </div>
+          <FactorAdoptionChart factors={activity.factors} />
+        </>
+      )}
     </section>
   );
 }

@@ -18,6 +18,9 @@ import { SecretsCard } from "./secrets";
 import { HandoffCard, SettingsCard } from "./settings";
 import { SocialCard } from "./social";
 import { StatusCard } from "./status";
+import { Card } from "@/components/ui/card";
+import { TrySignInButton } from "@/components/console/try-sign-in";
+import { trySignInAction } from "../../../../../_lib/actions";
 
 export const metadata: Metadata = { title: "Application" };
 
@@ -68,6 +71,11 @@ export default async function ApplicationPage({ params }: { params: Promise<{ wo
           firstGrant={grants[0]}
           otherIssuers={<OtherIssuers issuers={issuers} base={base} />}
         />
+        {app.type !== "M2M" ? (
+          <Card id="try" title="Try the sign-in" description="Opens the hosted sign-in page for this application, with its policy and branding, and ends here with the claims its ID token would carry. Nothing is issued or sent to the application.">
+            {app.active ? <TrySignInButton action={trySignInAction.bind(null, ws)} clientId={app.clientId} readOnly={readOnly} /> : <p className="text-sm text-slate-600">Enable the application to try its sign-in.</p>}
+          </Card>
+        ) : null}
         <SettingsCard app={app} ws={ws} readOnly={readOnly} />
         {app.type === "WEB_CONFIDENTIAL" ? <HandoffCard app={app} /> : null}
         {policy ? <PolicyCard clientId={app.clientId} policy={policy} ws={ws} base={base} readOnly={readOnly} /> : null}
