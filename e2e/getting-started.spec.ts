@@ -5,7 +5,7 @@
  * browser cannot read. axe checks the overview with the checklist and the outcome page.
  */
 import AxeBuilder from "@axe-core/playwright";
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test, type Page, type TestInfo } from "@playwright/test";
 import { CONSOLE_BASE as BASE, signInToConsole } from "./console-operator";
 
 const RUN = Date.now().toString(36);
@@ -19,9 +19,24 @@ async function expectAccessible(page: Page, what: string): Promise<void> {
   expect.soft(serious, what).toEqual([]);
 }
 
+/** Screenshots of a page at desktop and phone widths, light and dark, attached to the test (test-results/…). */
+async function shots(page: Page, testInfo: TestInfo, name: string): Promise<void> {
+  for (const [width, height] of [[1280, 800], [390, 844]]) {
+    for (const colorScheme of ["light", "dark"] as const) {
+      await page.setViewportSize({ width, height });
+      await page.emulateMedia({ colorScheme });
+      const path = testInfo.outputPath(`${name}-${width}-${colorScheme}.png`);
+      await page.screenshot({ path, fullPage: true });
+      await testInfo.attach(`${name}-${width}-${colorScheme}`, { path, contentType: "image/png" });
+    }
+  }
+  await page.setViewportSize({ width: 1280, height: 720 });
+  await page.emulateMedia({ colorScheme: "light" });
+}
+
 const step = (page: Page, key: string) => page.getByRole("region", { name: "Get started" }).locator(`[data-step="${key}"]`);
 
-test("a new workspace's checklist, and trying an application's sign-in from the console", async ({ page, browser }) => {
+test("a new workspace's checklist, and trying an application's sign-in from the console", async ({ page, browser }, testInfo) => {
   test.setTimeout(180_000);
   await signInToConsole(page);
 
@@ -36,6 +51,7 @@ test("a new workspace's checklist, and trying an application's sign-in from the 
     await expect(page.getByTestId("activity-empty")).toBeVisible();
     await expect(page.getByTestId("chart-factors")).toHaveCount(0);
     await expectAccessible(page, "overview of an empty workspace");
+    await shots(page, testInfo, "overview-empty");
   });
 
   await test.step("an application and a user tick the first step", async () => {
@@ -81,6 +97,7 @@ test("a new workspace's checklist, and trying an application's sign-in from the 
       await expect(claims.locator("dt", { hasText: new RegExp(`^${name}$`) }).locator("+ dd")).toHaveText(value);
     }
     await expectAccessible(page, "a tried sign-in's outcome");
+    await shots(page, testInfo, "tried-sign-in");
   });
 
   await test.step("another browser, even the same operator's, cannot read the outcome", async () => {
