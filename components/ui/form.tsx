@@ -67,7 +67,8 @@ function FormMessage({ successMessage }: { successMessage?: string }) {
   }
   if (state.status === "draft") {
     return (
-      <p role="status" className="rounded-md border border-indigo-200 bg-indigo-50 px-3 py-2 text-sm text-indigo-900">
+      // A draft's message may name a long address (the identity provider's entity ID): it wraps anywhere.
+      <p role="status" className="rounded-md border border-indigo-200 bg-indigo-50 px-3 py-2 text-sm text-indigo-900 [overflow-wrap:anywhere]">
         {state.message}
       </p>
     );
