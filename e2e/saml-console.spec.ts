@@ -38,7 +38,7 @@ async function expectAccessible(page: Page, what: string): Promise<void> {
 /** The SP addresses the new connection's form shows, before it is saved. */
 async function shownServiceProvider(page: Page): Promise<{ entityId: string; acs: string }> {
   const form = page.getByRole("form", { name: "New connection" });
-  const value = async (label: string) => (await form.getByText(label, { exact: true }).locator("xpath=following-sibling::code").textContent())!;
+  const value = async (label: string) => (await form.getByText(label, { exact: true }).locator("xpath=following-sibling::span/code").textContent())!;
   return { entityId: await value("Entity ID"), acs: await value("ACS URL") };
 }
 
@@ -155,7 +155,8 @@ test("the protocol switch, the metadata read from the identity provider's URL an
   const connectionId = new URL(sp.entityId).searchParams.get("connection")!;
   await test.step("added: the connection it showed, which says so", async () => {
     await form.getByLabel("Name", { exact: true }).fill("Hooli SAML");
-    await form.getByRole("button", { name: "Add connection" }).click();
+    // Enter adds the connection (the form's default button), not "Read metadata".
+    await form.getByLabel("Name", { exact: true }).press("Enter");
     await expect(page).toHaveURL((url) => url.searchParams.get("added") === connectionId && url.hash === `#connection-${connectionId}`);
     const added = page.locator(`#connection-${connectionId}`);
     await expect(added.getByRole("status")).toHaveText("Connection added.");

@@ -56,6 +56,8 @@ function ConnectionForm({
       successMessage="Saved."
       label={connection ? `Connection ${connection.name}` : "New connection"}
     >
+      {/* The default button, first in the form: Enter in a field saves, never a protocol's other button (SAML's "Read metadata"). */}
+      <button type="submit" hidden tabIndex={-1} />
       {connection ? null : <NewConnectionId drawn={newConnectionId} />}
       <div className="grid gap-4 sm:grid-cols-2">
         <Field name="name" label="Name" defaultValue={connection?.name} placeholder="Acme Okta" />
