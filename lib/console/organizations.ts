@@ -265,7 +265,7 @@ async function storeConnection(
         createdAt: ctx.now,
         updatedAt: ctx.now,
       })
-      .onConflictDoNothing()
+      .onConflictDoNothing({ target: enterpriseConnections.id })
       .returning({ id: enterpriseConnections.id });
     // The id came with the form: one in use (the form sent twice) is refused, never overwritten.
     if (inserted.length === 0) throw formError("This connection was added already: reload the page");
