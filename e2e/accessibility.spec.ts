@@ -89,6 +89,13 @@ test("the main console pages", async ({ page }) => {
     await expectAccessible(page, `console ${path || "overview"}`);
   }
 
+  // An organization's page with the new connection's form for SAML (its SP addresses shown before saving).
+  await page.goto(`${ws}/organizations`);
+  const organization = await page.getByRole("link", { name: "Acme Corp", exact: true }).getAttribute("href");
+  await page.goto(`${BASE}${organization}?protocol=saml`);
+  await expect(page.getByLabel(/^Identity provider metadata/)).toBeVisible();
+  await expectAccessible(page, "console organization, new SAML connection");
+
   // A user's page: the first user in the list.
   await page.goto(`${ws}/users`);
   await page.getByRole("link", { name: ADA.email }).first().click();

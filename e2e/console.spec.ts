@@ -371,10 +371,10 @@ test("the console: setup, workspace, applications, users, secrets and roles", as
     await expect(page.getByRole("form", { name: "Connection Acme Okta" })).toBeVisible();
     // A SAML connection from the identity provider's pasted metadata: the page then gives the SP's addresses and metadata.
     const idpCertificate = (await selfSignedCertificate("Acme SAML IdP")).certificatePem.replace(/-----[^-]+-----|\s/g, "");
+    await page.getByRole("form", { name: "Protocol of the new connection" }).getByLabel("Protocol").selectOption("saml");
     const saml = page.getByRole("form", { name: "New connection" });
+    await expect(saml.getByLabel("Identity provider metadata (XML)")).toBeVisible();
     await saml.getByLabel("Name", { exact: true }).fill("Acme SAML");
-    await saml.getByLabel("Protocol").selectOption("saml");
-    await saml.getByText("SAML settings", { exact: true }).click();
     await saml.getByLabel("Identity provider metadata (XML)").fill(
       `<EntityDescriptor xmlns="urn:oasis:names:tc:SAML:2.0:metadata" entityID="https://idp.acme.example/saml"><IDPSSODescriptor protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol"><KeyDescriptor use="signing"><KeyInfo xmlns="http://www.w3.org/2000/09/xmldsig#"><X509Data><X509Certificate>${idpCertificate}</X509Certificate></X509Data></KeyInfo></KeyDescriptor><SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="https://idp.acme.example/sso"/></IDPSSODescriptor></EntityDescriptor>`,
     );

@@ -9,7 +9,8 @@ export interface ConnectionView {
 
 /**
  * A connection protocol's parts of the console's organization page (lib/federation/protocols):
- * each renders only its own protocol's settings.
+ * each renders only its own protocol's settings, and a connection's form shows only its
+ * protocol's parts.
  */
 export interface ConnectionParts {
   /** Once above the connections: what to register at any identity provider of this protocol. */
@@ -20,8 +21,11 @@ export interface ConnectionParts {
   Details?: (props: { connection: ConnectionView; issuer: string }) => ReactNode;
   /** The form's fields of this protocol in the form's first grid (`connection` absent for a new one). */
   Fields?: (props: { connection?: ConnectionView }) => ReactNode;
-  /** The form's section of this protocol, after the options every protocol shares (open when the connection is of this protocol). */
-  Section?: (props: { connection?: ConnectionView; open: boolean }) => ReactNode;
+  /**
+   * The form's section of this protocol, after the options every protocol shares. For a new
+   * connection (`connection` absent), `newConnectionId` is the id it is saved under.
+   */
+  Section?: (props: { connection?: ConnectionView; issuer: string; newConnectionId: string }) => ReactNode;
 }
 
 export const str = (v: unknown) => (typeof v === "string" ? v : "");

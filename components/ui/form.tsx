@@ -65,6 +65,14 @@ function FormMessage({ successMessage }: { successMessage?: string }) {
       </p>
     );
   }
+  if (state.status === "draft") {
+    return (
+      // A draft's message may name a long address (the identity provider's entity ID): it wraps anywhere.
+      <p role="status" className="rounded-md border border-indigo-200 bg-indigo-50 px-3 py-2 text-sm text-indigo-900 [overflow-wrap:anywhere]">
+        {state.message}
+      </p>
+    );
+  }
   if (state.status === "ok" && successMessage) {
     return (
       <p role="status" className="rounded-md border border-emerald-200 bg-emerald-50 px-3 py-2 text-sm text-emerald-800">
@@ -77,8 +85,9 @@ function FormMessage({ successMessage }: { successMessage?: string }) {
 
 function fieldState(state: ActionState, name: string) {
   const error = state.status === "error" ? state.fieldErrors[name] : undefined;
-  const submitted = state.status === "error" && state.values ? state.values[name] : undefined;
-  return { error, submitted, failed: state.status === "error" && !!state.values };
+  // A failed submission and a draft both put their values back in the fields.
+  const echoed = (state.status === "error" || state.status === "draft") && state.values ? state.values : undefined;
+  return { error, submitted: echoed?.[name], failed: !!echoed };
 }
 
 const inputClass =

@@ -25,6 +25,7 @@ import { issuerFor } from "../http/context";
 import type { Service } from "../service";
 import { upstreamUrlProblem } from "../workspaces/document/social-providers";
 import { checkbox, checked, email, id, optionalText, text } from "./forms";
+import { assertRole, requireWorkspaceRole } from "./authz";
 import { ConsoleInputError, defineOperation, fieldError, formError } from "./operation";
 import { normalizeEmail } from "../authn/email-address";
 
@@ -178,6 +179,11 @@ const protocolFields = Object.assign({}, ...Object.values(CONNECTION_PROTOCOLS).
 const connectionInput = z.object({
   organization_id: id("organization"),
   connection_id: optionalText(200),
+  /**
+   * A new connection's id, drawn when the form was shown: a protocol's addresses that name it
+   * (SAML's entity ID and ACS URL) are shown before the first save, so the saved one must be it.
+   */
+  new_connection_id: z.uuid({ error: "Reload the page: the new connection's id is not valid" }).optional(),
   name: text("a name"),
   kind: z.enum(CONNECTION_KINDS, { error: `Choose ${Object.values(CONNECTION_PROTOCOLS).map((p) => p.kind.toUpperCase()).join(" or ")}` }),
   active: checkbox(),
@@ -248,15 +254,21 @@ async function storeConnection(
       .returning({ id: enterpriseConnections.id });
     if (updated.length === 0) throw formError("This connection no longer exists");
   } else {
-    await ctx.db.insert(enterpriseConnections).values({
-      id: target.connectionId,
-      workspaceId: wid,
-      organizationId: target.organizationId,
-      ...settings,
-      secretEncrypted: secretEncrypted ?? null,
-      createdAt: ctx.now,
-      updatedAt: ctx.now,
-    });
+    const inserted = await ctx.db
+      .insert(enterpriseConnections)
+      .values({
+        id: target.connectionId,
+        workspaceId: wid,
+        organizationId: target.organizationId,
+        ...settings,
+        secretEncrypted: secretEncrypted ?? null,
+        createdAt: ctx.now,
+        updatedAt: ctx.now,
+      })
+      .onConflictDoNothing({ target: enterpriseConnections.id })
+      .returning({ id: enterpriseConnections.id });
+    // The id came with the form: one in use (the form sent twice) is refused, never overwritten.
+    if (inserted.length === 0) throw formError("This connection was added already: reload the page");
   }
 }
 
@@ -275,7 +287,7 @@ export const saveConnection = defineOperation({
     const input = form as ConnectionInput;
     const org = await organizationOf(ctx, input.organization_id);
     const roleIds = await checkConnection(ctx, input);
-    const connectionId = input.connection_id ?? newId();
+    const connectionId = input.connection_id ?? input.new_connection_id ?? newId();
     const previous = await previousConnection(ctx, org.id, input.connection_id);
     const protocol = CONNECTION_PROTOCOLS[input.kind];
     const saved = await protocol.console.settings({ service: ctx.service, now: ctx.now, connectionId }, input, previous);
@@ -291,7 +303,7 @@ export const saveConnection = defineOperation({
     await storeConnection(ctx, { organizationId: org.id, connectionId, isNew: !previous }, settings, saved.secretEncrypted);
     const previousAdmission = previous?.admission ?? null;
     return {
-      result: { id: connectionId },
+      result: { id: connectionId, organizationId: org.id, created: !previous },
       audit: {
         target: org.slug,
         data: {
@@ -313,6 +325,32 @@ export const saveConnection = defineOperation({
     };
   },
 });
+
+/**
+ * Fills in a connection form's fields before it is saved, by its protocol's prefill (SAML: the
+ * identity provider's metadata read). Changes nothing, so nothing is audited; administrators only,
+ * as the save (a metadata URL is fetched through the service's outbound rules).
+ */
+export async function prefillConnection(
+  service: Service,
+  token: string | null | undefined,
+  workspaceId: string,
+  raw: Record<string, unknown>,
+): Promise<{ ok: true; values: Record<string, string>; message: string } | { ok: false; fieldErrors: Record<string, string>; formError?: string }> {
+  const access = await requireWorkspaceRole(service, token, workspaceId, "viewer");
+  assertRole(access, "admin");
+  const kind = z.enum(CONNECTION_KINDS).safeParse(raw.kind);
+  const protocol = kind.success ? CONNECTION_PROTOCOLS[kind.data] : null;
+  if (!protocol?.console.prefill) return { ok: false, fieldErrors: {}, formError: "This protocol has nothing to fill in" };
+  const parsed = z.object(protocol.console.fields(FIELD_TYPES)).safeParse(raw);
+  if (!parsed.success) {
+    const fieldErrors: Record<string, string> = {};
+    for (const issue of parsed.error.issues) fieldErrors[String(issue.path[0] ?? "kind")] ??= issue.message;
+    return { ok: false, fieldErrors };
+  }
+  const filled = await protocol.console.prefill({ service }, parsed.data);
+  return "errors" in filled ? { ok: false, fieldErrors: filled.errors } : { ok: true, ...filled };
+}
 
 async function organizationSlug(ctx: { db: Service["db"]; access: { workspace: { id: string } } }, organizationId: string): Promise<string> {
   const [org] = await ctx.db

@@ -12,7 +12,9 @@ export type ActionState =
       /** What the operator submitted (never passwords or secrets), to put back in the fields. */
       values?: Record<string, string | string[]>;
       at: number;
-    };
+    }
+  /** Nothing saved: fields filled in by the server (a connection's identity provider metadata read) for the operator to check, then submit. */
+  | { status: "draft"; message: string; values: Record<string, string | string[]>; at: number };
 
 export const idleState: ActionState = { status: "idle" };
 

@@ -12,6 +12,7 @@ import { formDataObject } from "@/lib/console/forms";
 import { runOperation } from "@/lib/console/operation";
 import { isOperationName, operations, type OperationName } from "@/lib/console/registry";
 import { createWorkspace } from "@/lib/console/workspaces";
+import { prefillConnection } from "@/lib/console/organizations";
 import { getService } from "@/lib/service";
 import { consoleToken, handleAccessError, requestIp } from "./session";
 
@@ -27,6 +28,9 @@ const afterSuccess: Partial<Record<OperationName, (workspaceId: string, result: 
   createUser: (ws, r: { id: string }) => `/console/w/${ws}/users/${r.id}`,
   deleteUser: (ws) => `/console/w/${ws}/users`,
   createOrganization: (ws, r: { id: string }) => `/console/w/${ws}/organizations/${r.id}`,
+  // A new connection: to its own form on the organization's page, which says it was added.
+  saveConnection: (ws, r: { id: string; organizationId: string; created: boolean }) =>
+    r.created ? `/console/w/${ws}/organizations/${r.organizationId}?added=${encodeURIComponent(r.id)}#connection-${r.id}` : null,
 };
 
 export async function consoleAction(name: string, workspaceId: string, _previous: ActionState, form: FormData): Promise<ActionState> {
@@ -88,4 +92,25 @@ export async function trySignInAction(workspaceId: string, _previous: ActionStat
     jar.set(cookie.name, cookie.value, { path: cookie.path, maxAge: cookie.maxAge, secure: true, httpOnly: true, sameSite: "lax" });
   }
   redirect(outcome.result.location);
+}
+
+/**
+ * The connection form's action: its "read metadata" button (`intent=prefill`) fills fields in
+ * without saving (the fields then show what was read); any other submission saves.
+ */
+export async function connectionAction(workspaceId: string, previous: ActionState, form: FormData): Promise<ActionState> {
+  if (form.get("intent") !== "prefill") return consoleAction("saveConnection", workspaceId, previous, form);
+  const raw = formDataObject(form);
+  const values = echoValues(raw);
+  let outcome;
+  try {
+    outcome = await prefillConnection(await getService(), await consoleToken(), workspaceId, raw);
+  } catch (error) {
+    if (error instanceof ConsoleAccessError && error.code === "forbidden") {
+      return { status: "error", fieldErrors: {}, formError: error.message, values, at: Date.now() };
+    }
+    handleAccessError(error, `/console/w/${workspaceId}`);
+  }
+  if (!outcome.ok) return { status: "error", fieldErrors: outcome.fieldErrors, formError: outcome.formError, values, at: Date.now() };
+  return { status: "draft", message: outcome.message, values: { ...values, ...outcome.values }, at: Date.now() };
 }

@@ -56,6 +56,9 @@ export interface ConsoleSettings {
   auditData?: Record<string, unknown>;
 }
 
+/** What a protocol's prefill answers. */
+export type ConsolePrefill = { values: Record<string, string>; message: string } | { errors: Record<string, string> };
+
 /** The protocol's part of importing one connection entry: its settings, or a problem at a path inside the entry. */
 export type FileSettings =
   | {
@@ -101,6 +104,12 @@ export interface ConnectionProtocol<Form = any, Entry = any> {
   console: {
     /** The connection form's fields of this protocol (merged into the save's input). */
     fields(f: ConsoleFieldTypes): z.ZodRawShape;
+    /**
+     * Fills in fields before the connection is saved, from something the administrator gave (SAML:
+     * the identity provider's metadata, pasted or at its URL): the fields' new values and what to
+     * tell the administrator, or the problems by field.
+     */
+    prefill?(ctx: { service: Service }, input: Form): Promise<ConsolePrefill>;
     /** Checks of the form's fields, recorded by field name beside the others (the database is the save's transaction). */
     check(ctx: { db: Database; workspaceId: string }, input: Form, errors: Record<string, string>): Promise<void>;
     /** The settings to store; throws ConsoleInputError for a field it cannot use. */

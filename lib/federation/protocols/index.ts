@@ -9,7 +9,7 @@ import type { ConnectionKind, ConnectionProtocol, ProtocolRouteDeps } from "./co
 import { OIDC } from "./oidc";
 import { SAML } from "./saml";
 
-export type { ConnectionKind, ConnectionProtocol, ConnectionRow, ConsoleFieldTypes, FileFieldTypes, PreviousConnection } from "./contract";
+export type { ConnectionKind, ConnectionProtocol, ConnectionRow, ConsoleFieldTypes, ConsolePrefill, FileFieldTypes, PreviousConnection } from "./contract";
 
 export const CONNECTION_PROTOCOLS: Readonly<Record<ConnectionKind, ConnectionProtocol>> = { oidc: OIDC, saml: SAML };
 

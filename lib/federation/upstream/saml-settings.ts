@@ -29,16 +29,18 @@ export interface SamlAttributeMapping {
 const CLAIMS = "http://schemas.xmlsoap.org/ws/2005/05/identity/claims";
 /**
  * The attribute names each identity provider sends by default (or documents as its example),
- * so an administrator picks the provider instead of typing URIs. `custom` keeps what is typed.
+ * so an administrator picks the provider instead of typing URIs. `common` is the names most
+ * providers' examples use (a new connection's default); `custom` keeps what is typed.
  */
 export const SAML_ATTRIBUTE_PRESETS = {
   entra: { label: "Microsoft Entra ID", mapping: { email: `${CLAIMS}/emailaddress`, name: "http://schemas.microsoft.com/identity/claims/displayname", given_name: `${CLAIMS}/givenname`, family_name: `${CLAIMS}/surname` } },
+  common: { label: "Common names (email, firstName, lastName)", mapping: { email: "email", name: null, given_name: "firstName", family_name: "lastName" } },
   okta: { label: "Okta", mapping: { email: "email", name: null, given_name: "firstName", family_name: "lastName" } },
   google: { label: "Google Workspace", mapping: { email: "email", name: null, given_name: "firstName", family_name: "lastName" } },
   adfs: { label: "AD FS", mapping: { email: `${CLAIMS}/emailaddress`, name: "http://schemas.xmlsoap.org/claims/CommonName", given_name: `${CLAIMS}/givenname`, family_name: `${CLAIMS}/surname` } },
 } as const satisfies Record<string, { label: string; mapping: SamlAttributeMapping }>;
 export type SamlAttributePreset = keyof typeof SAML_ATTRIBUTE_PRESETS | "custom";
-export const SAML_ATTRIBUTE_PRESET_NAMES = ["entra", "okta", "google", "adfs", "custom"] as const satisfies readonly SamlAttributePreset[];
+export const SAML_ATTRIBUTE_PRESET_NAMES = ["common", "entra", "okta", "google", "adfs", "custom"] as const satisfies readonly SamlAttributePreset[];
 
 /** Metadata larger than this is refused (a single identity provider's fits in a few kilobytes). */
 export const MAX_METADATA_BYTES = 512 * 1024;
@@ -76,16 +78,7 @@ export interface SamlProviderSettings {
   spPrivateKey: string;
 }
 
-/**
- * This connection's addresses as a service provider, under the issuer the request came to. The
- * entity ID is the metadata's own address (it answers with the SP metadata).
- */
-export function samlEndpoints(issuer: string, connectionId: string): { entityId: string; acs: string; metadata: string } {
-  const query = `?connection=${encodeURIComponent(connectionId)}`;
-  return { entityId: `${issuer}${SAML_METADATA_PATH}${query}`, acs: `${issuer}${SAML_ACS_PATH}${query}`, metadata: `${issuer}${SAML_METADATA_PATH}${query}` };
-}
-export const SAML_ACS_PATH = "/federation/saml/acs";
-export const SAML_METADATA_PATH = "/federation/saml/metadata";
+export { samlEndpoints, SAML_ACS_PATH, SAML_METADATA_PATH } from "./saml-endpoints";
 
 /** A certificate setting as PEM (accepts PEM or the bare base64 of metadata), or null when it is not an X.509 certificate. */
 export function certificatePem(value: string): string | null {

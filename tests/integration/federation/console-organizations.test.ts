@@ -4,7 +4,7 @@
  * domains claimed once per workspace, verified by DNS (injected resolver) or by an operator
  * (audited), and removed.
  */
-import { X509Certificate } from "node:crypto";
+import { randomUUID, X509Certificate } from "node:crypto";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { and, eq } from "drizzle-orm";
@@ -12,7 +12,7 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { auditEvents, enterpriseConnections, organizationDomains, organizations, roles } from "../../../db/schema";
 import { summarizeAuditEvent } from "../../../lib/audit/summary";
 import { runOperation } from "../../../lib/console/operation";
-import { domainDns, federationCallbackUri, listConnections } from "../../../lib/console/organizations";
+import { domainDns, federationCallbackUri, listConnections, prefillConnection } from "../../../lib/console/organizations";
 import { samlServiceProvider } from "../../../lib/federation/protocols/saml";
 import { generateSpKeyPair, keyMatchesCertificate } from "../../../lib/federation/upstream/self-signed-certificate";
 import { operations } from "../../../lib/console/registry";
@@ -249,6 +249,50 @@ describe("connections", () => {
         fieldErrors: { idp_initiated_client_id: expect.stringMatching(/application of this workspace/) },
       });
       expect((await listConnections(h.service, W, globex)).length).toBe(count);
+    });
+
+    it("reads the metadata before saving (pasted, or at its URL through the outbound rules): the fields' values, nothing stored or audited", async () => {
+      const count = (await listConnections(h.service, W, globex)).length;
+      const events = (await audits("console.organization.connection_saved")).length;
+      const pasted = await prefillConnection(h.service, admin, W, { kind: "saml", metadata_xml: metadata("https://sts.globex.example/", [idp.certificatePem, next.certificatePem]) });
+      expect(pasted).toMatchObject({
+        ok: true,
+        values: { metadata_xml: "", idp_entity_id: "https://sts.globex.example/", sso_url: "https://idp.globex.example/sso", idp_certificate: idp.certificatePem, idp_certificate_next: next.certificatePem },
+        message: expect.stringContaining("https://sts.globex.example/"),
+      });
+      const server = createServer((_req, res) => res.writeHead(200, { "content-type": "application/samlmetadata+xml" }).end(metadata("https://fetched.globex.example/", [next.certificatePem])));
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      try {
+        const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/metadata`;
+        expect(await prefillConnection(h.service, admin, W, { kind: "saml", metadata_url: url })).toMatchObject({ ok: true, values: { idp_entity_id: "https://fetched.globex.example/", idp_certificate: next.certificatePem, idp_certificate_next: "" } });
+      } finally {
+        server.close();
+      }
+      expect((await listConnections(h.service, W, globex)).length).toBe(count);
+      expect((await audits("console.organization.connection_saved")).length).toBe(events);
+    });
+
+    it("refuses metadata it cannot use beside its field, never as a failure of the page", async () => {
+      const prefill = (raw: Record<string, unknown>) => prefillConnection(h.service, admin, W, { kind: "saml", ...raw });
+      expect(await prefill({})).toMatchObject({ ok: false, fieldErrors: { metadata_xml: expect.stringMatching(/Paste the identity provider's metadata/) } });
+      expect(await prefill({ metadata_xml: "<not xml" })).toMatchObject({ ok: false, fieldErrors: { metadata_xml: "The metadata is not well-formed XML" } });
+      expect(await prefill({ metadata_xml: `<!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]>${metadata("&e;", [idp.certificatePem])}` })).toMatchObject({ ok: false, fieldErrors: { metadata_xml: expect.stringMatching(/DOCTYPE/) } });
+      expect(await prefill({ metadata_xml: "x".repeat(600 * 1024) })).toMatchObject({ ok: false, fieldErrors: { metadata_xml: expect.any(String) } });
+      expect(await prefill({ metadata_url: "ftp://idp.example/metadata" })).toMatchObject({ ok: false, fieldErrors: { metadata_url: expect.stringMatching(/https/) } });
+      expect(await prefill({ metadata_url: "http://127.0.0.1:9/metadata" })).toMatchObject({ ok: false, fieldErrors: { metadata_url: expect.stringMatching(/could not be fetched/) } });
+      expect(await prefillConnection(h.service, admin, W, { kind: "oidc", issuer: "https://idp.example" })).toMatchObject({ ok: false, formError: expect.any(String) });
+      await expect(prefillConnection(h.service, viewer, W, { kind: "saml", metadata_xml: metadata("https://x.example/", [idp.certificatePem]) })).rejects.toMatchObject({ code: "forbidden" });
+    });
+
+    it("is saved under the id its form was shown with (the SP addresses shown before saving), once", async () => {
+      const drawn = randomUUID();
+      const input = { organization_id: globex, new_connection_id: drawn, name: "Globex drawn", kind: "saml", metadata_xml: metadata("https://drawn.globex.example/", [idp.certificatePem]), attribute_preset: "common" };
+      expect(await run(admin, "saveConnection", input)).toMatchObject({ ok: true, result: { id: drawn, organizationId: globex, created: true } });
+      const [row] = await h.service.db.select().from(enterpriseConnections).where(eq(enterpriseConnections.id, drawn));
+      expect(row.config).toMatchObject({ attribute_preset: "common", attributes: { email: "email", given_name: "firstName", family_name: "lastName" } });
+      expect(await run(admin, "saveConnection", input)).toMatchObject({ ok: false, formError: expect.stringMatching(/added already/) });
+      expect(await run(admin, "saveConnection", { ...input, new_connection_id: "../not-an-id" })).toMatchObject({ ok: false, fieldErrors: { new_connection_id: expect.any(String) } });
+      expect(await run(admin, "saveConnection", { ...input, connection_id: drawn, new_connection_id: undefined })).toMatchObject({ ok: true, result: { id: drawn, created: false } });
     });
 
     it("turned into an OIDC connection, it does not keep its SP key as a client secret", async () => {

@@ -15,7 +15,8 @@ import { fieldError } from "../../../surfaces/operation";
 import { defineConnectionProtocol, type PreviousConnection } from "../contract";
 import { MAX_IDP_CERTIFICATES, MAX_METADATA_BYTES, SAML_ATTRIBUTE_PRESET_NAMES, SAML_NAME_ID_FORMATS, samlConfigSchema, type SamlConfig, type SamlNameIdFormat } from "../../upstream/saml-settings";
 import { samlRoutes } from "./routes";
-import { samlSettings, SamlSettingsError } from "./settings";
+import { fetchIdpMetadata, samlSettings, SamlSettingsError } from "./settings";
+import { parseIdpMetadata, SamlMetadataError, type IdpMetadata } from "../../upstream/saml-xml";
 
 import { samlAssertionRetention } from "./retention";
 export { samlAssertionRetention };
@@ -115,6 +116,25 @@ export const SAML = defineConnectionProtocol<SamlForm, SamlEntry>({
       attribute_family_name: f.optionalText(512),
       idp_initiated_client_id: f.optionalText(128),
     }),
+    // The identity provider's metadata read before saving: its entity ID, SSO URL and certificates
+    // fill the fields, so the administrator sees them (and our SP addresses) first.
+    async prefill(ctx, input) {
+      const field = input.metadata_xml ? "metadata_xml" : "metadata_url";
+      let idp: IdpMetadata;
+      try {
+        if (input.metadata_xml) idp = await parseIdpMetadata(input.metadata_xml);
+        else if (input.metadata_url) idp = await fetchIdpMetadata(ctx.service, input.metadata_url);
+        else return { errors: { metadata_xml: "Paste the identity provider's metadata, or give its URL" } };
+      } catch (error) {
+        if (error instanceof SamlMetadataError) return { errors: { [field]: error.message } };
+        throw error;
+      }
+      return {
+        // The pasted XML is spent: the fields now hold what it said.
+        values: { metadata_xml: "", idp_entity_id: idp.entityId, sso_url: idp.ssoUrl, idp_certificate: idp.certificates[0] ?? "", idp_certificate_next: idp.certificates[1] ?? "" },
+        message: `Read the metadata of ${idp.entityId}: check the fields, give the identity provider the addresses shown, then add the connection.`,
+      };
+    },
     async check(ctx, input, errors) {
       if (!input.idp_initiated_client_id) return;
       const [app] = await ctx.db

@@ -13,46 +13,57 @@ import { listOrganizations, listRoles } from "@/lib/authz/model";
 import { roleAtLeast } from "@/lib/console/authz";
 import { connectionIssuer, listConnections, type ConnectionInfo } from "@/lib/console/organizations";
 import { CONNECTION_KINDS, CONNECTION_PROTOCOLS, type ConnectionKind } from "@/lib/federation/protocols";
-import { CONNECTION_PARTS, type ConnectionParts } from "@/components/federation";
+import { CONNECTION_PARTS } from "@/components/federation";
+import { NewConnectionId } from "@/components/federation/draft";
+import { ProtocolChoice } from "@/components/federation/protocol-choice";
+import { newId } from "@/lib/crypto";
 import { listDomains, txtRecordFor } from "@/lib/federation/domains";
 import { getService } from "@/lib/service";
-import { actionFor } from "../../../../../_lib/action-for";
+import { actionFor, connectionActionFor } from "../../../../../_lib/action-for";
 import { pageAccess } from "../../../../../_lib/session";
 
 export const metadata: Metadata = { title: "Organization" };
 
+/**
+ * A connection's form, with its protocol's fields only: a saved connection's protocol, or the one
+ * chosen above the new connection's form (ProtocolChoice). A new connection's id is drawn here,
+ * so the addresses that name it can be shown before it is saved.
+ */
 function ConnectionForm({
   ws,
   orgId,
+  issuer,
+  kind,
   connection,
   roles,
   readOnly,
 }: {
   ws: string;
   orgId: string;
+  issuer: string;
+  kind: ConnectionKind;
   connection?: ConnectionInfo;
   roles: { id: string; name: string }[];
   readOnly: boolean;
 }) {
-  const parts = Object.entries(CONNECTION_PARTS) as [ConnectionKind, ConnectionParts][];
+  const { Fields, Section } = CONNECTION_PARTS[kind];
+  const newConnectionId = connection ? "" : newId();
   return (
     <ActionForm
-      action={actionFor("saveConnection", ws)}
-      hidden={{ organization_id: orgId, ...(connection ? { connection_id: connection.id } : {}) }}
+      action={connectionActionFor(ws)}
+      hidden={{ organization_id: orgId, kind, ...(connection ? { connection_id: connection.id } : {}) }}
       readOnly={readOnly}
       successMessage="Saved."
       label={connection ? `Connection ${connection.name}` : "New connection"}
     >
+      {/* The default button, first in the form: Enter in a field saves, never a protocol's other button (SAML's "Read metadata"). */}
+      <button type="submit" hidden tabIndex={-1} />
+      {connection ? null : <NewConnectionId drawn={newConnectionId} />}
       <div className="grid gap-4 sm:grid-cols-2">
         <Field name="name" label="Name" defaultValue={connection?.name} placeholder="Acme Okta" />
-        <Select
-          name="kind"
-          label="Protocol"
-          defaultValue={connection?.kind ?? CONNECTION_KINDS[0]}
-          options={Object.values(CONNECTION_PROTOCOLS).map((p) => ({ value: p.kind, label: p.label }))}
-        />
-        {parts.map(([kind, { Fields }]) => (Fields ? <Fields key={kind} connection={connection} /> : null))}
+        {Fields ? <Fields connection={connection} /> : null}
       </div>
+      {Section ? <Section connection={connection} issuer={issuer} newConnectionId={newConnectionId} /> : null}
       {roles.length > 0 ? (
         <CheckboxGroup
           name="default_role_ids"
@@ -80,7 +91,6 @@ function ConnectionForm({
         defaultChecked={connection?.trustUpstreamMfa ?? false}
         hint="When the provider says it used multi-factor authentication (amr / acr), it counts as MFA here. Otherwise the sign-in counts as one factor."
       />
-      {parts.map(([kind, { Section }]) => (Section ? <Section key={kind} connection={connection} open={connection?.kind === kind} /> : null))}
       <Checkbox name="active" label="Enabled" defaultChecked={connection?.active ?? true} />
       <SubmitButton variant={connection ? "secondary" : "primary"}>{connection ? "Save connection" : "Add connection"}</SubmitButton>
     </ActionForm>
@@ -100,8 +110,14 @@ function ConnectionStatus({ connection }: { connection: ConnectionInfo }) {
   );
 }
 
-export default async function OrganizationPage({ params }: { params: Promise<{ workspace: string; orgId: string }> }) {
-  const { workspace, orgId } = await params;
+export default async function OrganizationPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ workspace: string; orgId: string }>;
+  searchParams: Promise<{ protocol?: string | string[]; added?: string | string[] }>;
+}) {
+  const [{ workspace, orgId }, query] = await Promise.all([params, searchParams]);
   const access = await pageAccess(workspace, "viewer", `/console/w/${workspace}/organizations/${orgId}`);
   const service = await getService();
   const ws = access.workspace.id;
@@ -112,6 +128,8 @@ export default async function OrganizationPage({ params }: { params: Promise<{ w
   const hasConnection = connections.some((c) => c.active);
   const base = `/console/w/${ws}`;
   const readOnly = !roleAtLeast(access.role, "admin");
+  const chosen = CONNECTION_KINDS.find((k) => k === query.protocol) ?? CONNECTION_KINDS[0];
+  const path = `${base}/organizations/${org.id}`;
   return (
     <>
       <PageHeader
@@ -172,20 +190,30 @@ export default async function OrganizationPage({ params }: { params: Promise<{ w
           <div className="space-y-6">
             {Object.entries(CONNECTION_PARTS).map(([kind, { Setup }]) => (Setup ? <Setup key={kind} issuer={issuer} /> : null))}
             {connections.map((c) => ({ c, ...CONNECTION_PARTS[c.kind] })).map(({ c, Badges, Details }) => (
-              <div key={c.id} className="rounded-md border border-slate-200 p-4">
+              <div key={c.id} id={`connection-${c.id}`} className="scroll-mt-4 rounded-md border border-slate-200 p-4">
                 <p className="mb-3 flex flex-wrap items-center gap-2 text-sm font-semibold">
                   {c.name} <Badge>{c.kind.toUpperCase()}</Badge> {c.active ? <Badge tone="green">enabled</Badge> : <Badge>disabled</Badge>}
                   <Badges connection={c} />
                   {c.admission === "any_vouched" ? <Badge tone="amber">admits anyone it vouches for</Badge> : <Badge>admits verified domains only</Badge>}
                 </p>
+                {query.added === c.id ? (
+                  <p role="status" className="mb-3 rounded-md border border-emerald-200 bg-emerald-50 px-3 py-2 text-sm text-emerald-800">
+                    Connection added.
+                  </p>
+                ) : null}
                 <ConnectionStatus connection={c} />
-                {Details ? <Details connection={c} issuer={issuer} /> : null}
-                <ConnectionForm ws={ws} orgId={org.id} connection={c} roles={roles} readOnly={readOnly} />
+                {Details ? (
+                  <div className="mb-3">
+                    <Details connection={c} issuer={issuer} />
+                  </div>
+                ) : null}
+                <ConnectionForm ws={ws} orgId={org.id} issuer={issuer} kind={c.kind} connection={c} roles={roles} readOnly={readOnly} />
               </div>
             ))}
-            <div className="rounded-md border border-dashed border-slate-300 p-4">
-              <p className="mb-3 text-sm font-semibold">New connection</p>
-              <ConnectionForm ws={ws} orgId={org.id} roles={roles} readOnly={readOnly} />
+            <div id="new-connection" className="scroll-mt-4 rounded-md border border-dashed border-slate-300 p-4">
+              <h3 className="mb-3 text-sm font-semibold">New connection</h3>
+              <ProtocolChoice path={path} value={chosen} options={Object.values(CONNECTION_PROTOCOLS).map((p) => ({ value: p.kind, label: p.label }))} />
+              <ConnectionForm key={chosen} ws={ws} orgId={org.id} issuer={issuer} kind={chosen} roles={roles} readOnly={readOnly} />
             </div>
           </div>
         </Card>
