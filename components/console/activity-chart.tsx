@@ -32,27 +32,31 @@ export function ActivityChart({ series, tone = "indigo" }: { series: ChartSeries
   const first = series.days[0]?.day ?? "";
   const last = series.days[series.days.length - 1]?.day ?? "";
   return (
-    <figure className="relative min-w-0 rounded-lg border border-slate-200 bg-white p-4" data-testid={`chart-${series.key}`}>
+    // A column whose plot sits at the bottom: charts side by side stretch to one height, so a label
+    // that wraps to two lines does not push its plot below its neighbours'.
+    <figure className="relative flex min-w-0 flex-col rounded-lg border border-slate-200 bg-white p-4" data-testid={`chart-${series.key}`}>
       <figcaption className="flex items-baseline justify-between gap-2">
         <span className="text-sm font-medium text-slate-700">{series.label}</span>
         <span className="text-2xl font-semibold text-slate-900">{series.total}</span>
       </figcaption>
-      <svg viewBox={`0 0 ${W} ${H}`} preserveAspectRatio="none" className="mt-2 h-16 w-full" role="img" aria-labelledby={`${id}-title ${id}-desc`}>
-        <title id={`${id}-title`}>{`${series.label} per day, ${first} to ${last} (UTC)`}</title>
-        <desc id={`${id}-desc`}>{series.total === 0 ? "None in the last 30 days." : `${series.total} in total; the most, ${peak.count}, on ${peak.day}.`}</desc>
-        <line x1="0" y1={H - 0.5} x2={W} y2={H - 0.5} className="stroke-slate-300" strokeWidth="1" />
-        {series.days.map((d, i) => {
-          const h = d.count === 0 ? 0 : Math.max(2, (d.count / max) * (H - 4));
-          return (
-            <rect key={d.day} x={i * slot + 1} y={H - h} width={bar} height={h} className={fill}>
-              <title>{`${d.day}: ${d.count}`}</title>
-            </rect>
-          );
-        })}
-      </svg>
-      <div className="mt-1 flex justify-between text-xs text-slate-600" aria-hidden="true">
-        <span>{first.slice(5)}</span>
-        <span>{last.slice(5)}</span>
+      <div className="mt-auto pt-2">
+        <svg viewBox={`0 0 ${W} ${H}`} preserveAspectRatio="none" className="h-16 w-full" role="img" aria-labelledby={`${id}-title ${id}-desc`}>
+          <title id={`${id}-title`}>{`${series.label} per day, ${first} to ${last} (UTC)`}</title>
+          <desc id={`${id}-desc`}>{series.total === 0 ? "None in the last 30 days." : `${series.total} in total; the most, ${peak.count}, on ${peak.day}.`}</desc>
+          <line x1="0" y1={H - 0.5} x2={W} y2={H - 0.5} className="stroke-slate-300" strokeWidth="1" />
+          {series.days.map((d, i) => {
+            const h = d.count === 0 ? 0 : Math.max(2, (d.count / max) * (H - 4));
+            return (
+              <rect key={d.day} x={i * slot + 1} y={H - h} width={bar} height={h} className={fill}>
+                <title>{`${d.day}: ${d.count}`}</title>
+              </rect>
+            );
+          })}
+        </svg>
+        <div className="mt-1 flex justify-between text-xs text-slate-600" aria-hidden="true">
+          <span>{first.slice(5)}</span>
+          <span>{last.slice(5)}</span>
+        </div>
       </div>
       {/* A table does not shrink to the 1 px of sr-only (it grows to its cells, 1,378 px at 1280 px wide, and the page scrolled sideways): the wrapper is what is hidden, and it clips the table. */}
       <div className="sr-only">

@@ -1,5 +1,6 @@
 import type { ReactNode } from "react";
 import { buttonClass, type ButtonVariant } from "@/components/ui/button";
+import { ConfirmationPanel } from "@/components/ui/confirmation";
 import { ActionForm, Field, SubmitButton } from "@/components/ui/form";
 import type { ServerAction } from "@/lib/forms/action-state";
 
@@ -8,6 +9,7 @@ import type { ServerAction } from "@/lib/forms/action-state";
  * asks for the subject's identifier to be typed. The operation checks the typed value itself
  * (lib/console/confirmation.ts), so this is the explanation, not the guard; it works without
  * JavaScript and from the keyboard (a <details> disclosure, a labelled field, a submit button).
+ * It looks like every other confirmation (ConfirmationPanel).
  */
 export function ConfirmedAction({
   action,
@@ -35,29 +37,30 @@ export function ConfirmedAction({
   variant?: ButtonVariant;
   readOnly?: boolean;
 }) {
+  const destructive = variant === "danger";
   return (
-    <details className="group rounded-md border border-slate-200 open:border-red-200 open:bg-red-50/40">
+    <details className="group">
       <summary
-        className={`${buttonClass(variant, "md")} m-3 cursor-pointer list-none [&::-webkit-details-marker]:hidden ${readOnly ? "pointer-events-none opacity-50" : ""}`}
+        className={`${buttonClass(variant, "md")} cursor-pointer list-none [&::-webkit-details-marker]:hidden ${readOnly ? "pointer-events-none opacity-50" : ""}`}
         aria-disabled={readOnly || undefined}
       >
         {opener}
       </summary>
-      <div className="border-t border-red-100 px-4 pb-4 pt-3">
-        <ActionForm action={action} hidden={hidden} readOnly={readOnly} label={title}>
-          <h3 className="text-sm font-semibold text-slate-900">{title}</h3>
-          <div className="space-y-2 text-sm text-slate-700">{consequences}</div>
-          <Field
-            name="confirm"
-            label={`Type ${confirmWhat} to confirm`}
-            hint={
-              <>
-                Type <code className="font-mono text-slate-800">{confirmValue}</code> exactly.
-              </>
-            }
-            autoComplete="off"
-          />
-          <SubmitButton variant={variant}>{submitLabel}</SubmitButton>
+      <div className="mt-3">
+        <ActionForm action={action} hidden={hidden} readOnly={readOnly} label={title} className="space-y-3">
+          <ConfirmationPanel title={title} level={3} tone={destructive ? "danger" : "neutral"} actions={<SubmitButton variant={destructive ? "destroy" : variant}>{submitLabel}</SubmitButton>}>
+            {consequences}
+            <Field
+              name="confirm"
+              label={`Type ${confirmWhat} to confirm`}
+              hint={
+                <>
+                  Type <code className="font-mono text-slate-800">{confirmValue}</code> exactly.
+                </>
+              }
+              autoComplete="off"
+            />
+          </ConfirmationPanel>
         </ActionForm>
       </div>
     </details>

@@ -1,17 +1,35 @@
 import type { ReactNode } from "react";
 
-export function Card({ title, description, actions, children, className = "", id }: { title?: ReactNode; description?: ReactNode; actions?: ReactNode; children: ReactNode; className?: string; id?: string }) {
+export function Card({
+  title,
+  description,
+  actions,
+  children,
+  className = "",
+  id,
+  tone = "default",
+}: {
+  title?: ReactNode;
+  description?: ReactNode;
+  actions?: ReactNode;
+  children: ReactNode;
+  className?: string;
+  id?: string;
+  /** `danger`: the red-tinted frame of a page's danger zone (components/console/danger-zone.tsx). */
+  tone?: "default" | "danger";
+}) {
+  const danger = tone === "danger";
   return (
-    <section id={id} className={`rounded-lg border border-slate-200 bg-white shadow-sm ${className}`} aria-labelledby={id && title ? `${id}-title` : undefined}>
+    <section id={id} className={`rounded-lg border bg-white shadow-sm ${danger ? "border-red-200" : "border-slate-200"} ${className}`} aria-labelledby={id && title ? `${id}-title` : undefined}>
       {title || actions ? (
-        <header className="flex flex-wrap items-start justify-between gap-3 border-b border-slate-100 px-4 py-3 sm:px-5">
+        <header className={`flex flex-wrap items-start justify-between gap-3 border-b px-4 py-3 sm:px-5 ${danger ? "border-red-100 bg-red-50/60" : "border-slate-100"}`}>
           <div className="min-w-0">
             {title ? (
-              <h2 id={id ? `${id}-title` : undefined} className="text-base font-semibold text-slate-900">
+              <h2 id={id ? `${id}-title` : undefined} className={`text-base font-semibold ${danger ? "text-red-800" : "text-slate-900"}`}>
                 {title}
               </h2>
             ) : null}
-            {description ? <p className="mt-0.5 text-sm text-slate-500">{description}</p> : null}
+            {description ? <p className={`mt-0.5 text-sm ${danger ? "text-slate-600" : "text-slate-500"}`}>{description}</p> : null}
           </div>
           {actions ? <div className="flex flex-wrap items-center gap-2">{actions}</div> : null}
         </header>

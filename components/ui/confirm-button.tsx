@@ -2,10 +2,12 @@
 
 import { useId, useRef, type ReactNode } from "react";
 import { buttonClass, type ButtonVariant } from "./button";
+import { ConfirmationPanel } from "./confirmation";
 
 /**
  * A submit button that asks first, in a modal <dialog> (focus stays inside, Escape cancels).
- * Confirming submits the button's form.
+ * Confirming submits the button's form. The opener of a destructive action is the quiet `danger`
+ * button; the dialog's confirm button is the solid one.
  */
 export function ConfirmButton({
   children,
@@ -27,37 +29,37 @@ export function ConfirmButton({
   const dialog = useRef<HTMLDialogElement>(null);
   const opener = useRef<HTMLButtonElement>(null);
   const titleId = useId();
+  const destructive = variant === "danger";
   return (
     <>
       <button ref={opener} type="button" disabled={disabled} className={buttonClass(variant, size)} onClick={() => dialog.current?.showModal()}>
         {children}
       </button>
-      <dialog
-        ref={dialog}
-        aria-labelledby={titleId}
-        className="m-auto w-[min(28rem,calc(100vw-2rem))] rounded-lg border border-slate-200 p-0 shadow-xl backdrop:bg-slate-900/40"
-      >
-        <div className="p-5">
-          <h2 id={titleId} className="text-base font-semibold text-slate-900">
-            {title}
-          </h2>
-          <div className="mt-2 text-sm text-slate-600">{message}</div>
-          <div className="mt-5 flex justify-end gap-2">
-            <button type="button" autoFocus className={buttonClass("secondary", "md")} onClick={() => dialog.current?.close()}>
-              Cancel
-            </button>
-            <button
-              type="button"
-              className={buttonClass(variant, "md")}
-              onClick={() => {
-                dialog.current?.close();
-                opener.current?.form?.requestSubmit();
-              }}
-            >
-              {confirmLabel}
-            </button>
-          </div>
-        </div>
+      <dialog ref={dialog} aria-labelledby={titleId} className="m-auto w-[min(28rem,calc(100vw-2rem))] rounded-lg bg-transparent p-0 shadow-xl backdrop:bg-slate-900/40">
+        <ConfirmationPanel
+          title={title}
+          titleId={titleId}
+          tone={destructive ? "danger" : "neutral"}
+          actions={
+            <>
+              <button type="button" autoFocus className={buttonClass("secondary", "md")} onClick={() => dialog.current?.close()}>
+                Cancel
+              </button>
+              <button
+                type="button"
+                className={buttonClass(destructive ? "destroy" : variant, "md")}
+                onClick={() => {
+                  dialog.current?.close();
+                  opener.current?.form?.requestSubmit();
+                }}
+              >
+                {confirmLabel}
+              </button>
+            </>
+          }
+        >
+          {message}
+        </ConfirmationPanel>
       </dialog>
     </>
   );

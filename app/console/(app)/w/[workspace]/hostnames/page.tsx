@@ -143,9 +143,14 @@ export default async function HostnamesPage({ params }: { params: Promise<{ work
                 })}
               </ul>
             )}
-            <ActionForm action={actionFor("addHostname", ws)} readOnly={readOnly} className="grid items-end gap-3 sm:grid-cols-[1fr_auto]" label="Add hostname">
-              <Field name="hostname" label="Add a hostname" placeholder="login.example.com" hint="Only the name: no scheme, port or path." />
-              <SubmitButton variant="secondary">Add hostname</SubmitButton>
+            <ActionForm action={actionFor("addHostname", ws)} readOnly={readOnly} className="space-y-3" label="Add hostname">
+              {/* The button sits level with the input (below the label's line) while both fit, and wraps under the hint when they do not (a phone); the form's message stays above both. */}
+              <div className="flex flex-wrap items-start gap-x-3 gap-y-2">
+                <Field name="hostname" label="Add a hostname" placeholder="login.example.com" hint="Only the name: no scheme, port or path." className="min-w-0 flex-1 basis-64" />
+                <div className="sm:mt-6">
+                  <SubmitButton variant="secondary">Add hostname</SubmitButton>
+                </div>
+              </div>
             </ActionForm>
           </div>
         </Card>

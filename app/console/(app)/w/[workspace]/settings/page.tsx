@@ -3,6 +3,7 @@ import { Card } from "@/components/ui/card";
 import { ActionForm, Field, SubmitButton } from "@/components/ui/form";
 import { PageHeader } from "@/components/ui/page-header";
 import { ConfirmedAction } from "@/components/console/confirmed-action";
+import { DangerZone, DangerZoneItem } from "@/components/console/danger-zone";
 import { roleAtLeast } from "@/lib/console/authz";
 import { workspaceFootprint } from "@/lib/console/workspaces";
 import { OtherIssuers } from "@/components/console/other-issuers";
@@ -43,29 +44,31 @@ export default async function WorkspaceSettingsPage({ params }: { params: Promis
             <SubmitButton variant="secondary">Save name</SubmitButton>
           </ActionForm>
         </Card>
-        <Card id="delete" title="Delete workspace" description={isOwner ? "Owners only. This cannot be undone." : "Only an owner of this workspace can delete it."}>
-          {isOwner ? (
-            <ConfirmedAction
-              action={actionFor("deleteWorkspace", ws)}
-              hidden={{}}
-              opener="Delete workspace…"
-              title={`Delete ${access.workspace.name} and everything in it?`}
-              consequences={
-                <>
-                  <p>
-                    This removes its {countOf(footprint.applications, "application", "applications")}, {countOf(footprint.users, "user", "users")}, APIs, roles, organizations, signing keys and audit log, and ends its{" "}
-                    {countOf(footprint.activeSessions, "active sign-in session", "active sign-in sessions")} and {countOf(footprint.activeGrants, "active grant", "active grants")} with every refresh and access token. Its issuer (
-                    <code className="font-mono">{issuer}</code>{issuers.others.length ? ", and its other addresses" : ""}) stops answering: every application using it stops working.
-                  </p>
-                  <p>Operators lose access to it. The deletion is recorded in the console&apos;s own audit log.</p>
-                </>
-              }
-              confirmValue={ws}
-              confirmWhat="the workspace id"
-              submitLabel="Delete workspace"
-            />
-          ) : null}
-        </Card>
+        <DangerZone>
+          <DangerZoneItem title="Delete the workspace" description={isOwner ? "Owners only. This cannot be undone." : "Only an owner of this workspace can delete it."}>
+            {isOwner ? (
+              <ConfirmedAction
+                action={actionFor("deleteWorkspace", ws)}
+                hidden={{}}
+                opener="Delete workspace…"
+                title={`Delete ${access.workspace.name} and everything in it?`}
+                consequences={
+                  <>
+                    <p>
+                      This removes its {countOf(footprint.applications, "application", "applications")}, {countOf(footprint.users, "user", "users")}, APIs, roles, organizations, signing keys and audit log, and ends its{" "}
+                      {countOf(footprint.activeSessions, "active sign-in session", "active sign-in sessions")} and {countOf(footprint.activeGrants, "active grant", "active grants")} with every refresh and access token. Its issuer (
+                      <code className="font-mono">{issuer}</code>{issuers.others.length ? ", and its other addresses" : ""}) stops answering: every application using it stops working.
+                    </p>
+                    <p>Operators lose access to it. The deletion is recorded in the console&apos;s own audit log.</p>
+                  </>
+                }
+                confirmValue={ws}
+                confirmWhat="the workspace id"
+                submitLabel="Delete workspace"
+              />
+            ) : null}
+          </DangerZoneItem>
+        </DangerZone>
       </div>
     </>
   );

@@ -1,6 +1,6 @@
-import { Card } from "@/components/ui/card";
 import { ActionForm, SubmitButton } from "@/components/ui/form";
 import { ConfirmedAction } from "@/components/console/confirmed-action";
+import { DangerZone, DangerZoneItem } from "@/components/console/danger-zone";
 import type { apiFootprint, getApi } from "@/lib/console/apis";
 import { countOf } from "@/lib/i18n/plural";
 import { actionFor } from "../../../../../_lib/action-for";
@@ -8,11 +8,11 @@ import { actionFor } from "../../../../../_lib/action-for";
 type Api = NonNullable<Awaited<ReturnType<typeof getApi>>>;
 type ApiFootprint = Awaited<ReturnType<typeof apiFootprint>>;
 
-/** Deactivating (reversible) or deleting the API, each stating what it ends: its grants and unexpired tokens. */
+/** The API's danger zone: deactivating (reversible) or deleting the API, each stating what it ends: its grants and unexpired tokens. */
 export function ApiStatusCard({ api, footprint, ws, readOnly }: { api: Api; footprint: ApiFootprint; ws: string; readOnly: boolean }) {
   return (
-    <Card id="status" title={api.active ? "Deactivate or delete" : "Activate or delete"} description="Deactivating is reversible; deleting is not.">
-      <div className="space-y-4">
+    <DangerZone>
+      <DangerZoneItem title={api.active ? "Deactivate the API" : "Activate the API"} description={api.active ? "Reversible: nothing is deleted." : "The API is inactive. Activating it restores the tokens for it that have not expired."}>
         {api.active ? (
           <ConfirmedAction
             action={actionFor("setApiActive", ws)}
@@ -36,6 +36,8 @@ export function ApiStatusCard({ api, footprint, ws, readOnly }: { api: Api; foot
             <SubmitButton variant="secondary">Activate API</SubmitButton>
           </ActionForm>
         )}
+      </DangerZoneItem>
+      <DangerZoneItem title="Delete the API" description="Not reversible: its permissions, grants and tokens end.">
         <ConfirmedAction
           action={actionFor("deleteApi", ws)}
           hidden={{ api_id: api.id }}
@@ -56,7 +58,7 @@ export function ApiStatusCard({ api, footprint, ws, readOnly }: { api: Api; foot
           confirmWhat="the audience"
           submitLabel="Delete API"
         />
-      </div>
-    </Card>
+      </DangerZoneItem>
+    </DangerZone>
   );
 }

@@ -3,6 +3,7 @@ import { notFound } from "next/navigation";
 import { Badge } from "@/components/ui/badge";
 import { Notice, PageHeader } from "@/components/ui/page-header";
 import { OtherIssuers } from "@/components/console/other-issuers";
+import { SectionNav } from "@/components/console/section-nav";
 import { applicationFootprint, applicationSecrets, applicationSocialProviderIds, getApplication, typeLabels } from "@/lib/console/applications";
 import { workspaceIssuers } from "@/lib/console/issuers";
 import { listSocialProviders } from "@/lib/console/social-providers";
@@ -17,14 +18,17 @@ import { PolicyCard } from "./policy";
 import { SecretsCard } from "./secrets";
 import { HandoffCard, SettingsCard } from "./settings";
 import { SocialCard } from "./social";
-import { StatusCard } from "./status";
+import { ApplicationDangerZone } from "./status";
 import { Card } from "@/components/ui/card";
 import { TrySignInButton } from "@/components/console/try-sign-in";
 import { trySignInAction } from "../../../../../_lib/actions";
 
 export const metadata: Metadata = { title: "Application" };
 
-/** One application: loads what its sections show, and composes them in the order an administrator works through. */
+/**
+ * One application: loads what its sections show, and composes them in the order an administrator
+ * works through, behind a list of the sections; what cannot be undone comes last, in its danger zone.
+ */
 export default async function ApplicationPage({ params }: { params: Promise<{ workspace: string; clientId: string }> }) {
   const { workspace, clientId: rawClientId } = await params;
   const clientId = decodeURIComponent(rawClientId);
@@ -47,6 +51,17 @@ export default async function ApplicationPage({ params }: { params: Promise<{ wo
     applicationFootprint(service.db, ws, app.id, now),
     workspaceIssuers(service, ws),
   ]);
+  const signsUsersIn = app.type !== "M2M";
+  // The page's sections in the order they appear, each named by its first card's anchor.
+  const sections = [
+    { id: "connect", label: "Connect" },
+    { id: "settings", label: "Settings" },
+    ...(confidential ? [{ id: "secrets", label: "Secrets" }] : []),
+    ...(policy ? [{ id: "authentication", label: "Sign-in policy" }] : signsUsersIn ? [{ id: "social", label: "Social sign-in" }] : []),
+    { id: "api-grants", label: "API access" },
+    ...(app.type === "WEB_CONFIDENTIAL" ? [{ id: "handoff", label: "Portal" }] : []),
+    { id: "danger-zone", label: "Danger zone" },
+  ];
   return (
     <>
       <PageHeader
@@ -63,26 +78,32 @@ export default async function ApplicationPage({ params }: { params: Promise<{ wo
           </span>
         }
       />
-      <div className="space-y-6">
-        {!app.active ? <Notice tone="warning">This application is disabled: it cannot sign anyone in, and every token it holds fails the checks.</Notice> : null}
+      {!app.active ? (
+        <div className="mb-6">
+          <Notice tone="warning">This application is disabled: it cannot sign anyone in, and every token it holds fails the checks.</Notice>
+        </div>
+      ) : null}
+      <SectionNav label="Application sections" sections={sections} />
+      {/* Anchored cards scroll clear of the sticky section list. */}
+      <div className="space-y-6 [&_[id]]:scroll-mt-16">
         <ConnectCard
           app={app}
           issuer={issuers.primary}
           firstGrant={grants[0]}
           otherIssuers={<OtherIssuers issuers={issuers} base={base} />}
         />
-        {app.type !== "M2M" ? (
+        {signsUsersIn ? (
           <Card id="try" title="Try the sign-in" description="Opens the hosted sign-in page for this application, with its policy and branding, and ends here with the claims its ID token would carry. Nothing is issued or sent to the application.">
             {app.active ? <TrySignInButton action={trySignInAction.bind(null, ws)} clientId={app.clientId} readOnly={readOnly} /> : <p className="text-sm text-slate-600">Enable the application to try its sign-in.</p>}
           </Card>
         ) : null}
         <SettingsCard app={app} ws={ws} readOnly={readOnly} />
-        {app.type === "WEB_CONFIDENTIAL" ? <HandoffCard app={app} /> : null}
-        {policy ? <PolicyCard clientId={app.clientId} policy={policy} ws={ws} base={base} readOnly={readOnly} /> : null}
-        {app.type !== "M2M" ? <SocialCard clientId={app.clientId} providers={socialProviders} offered={offeredProviders} ws={ws} base={base} readOnly={readOnly} /> : null}
-        <StatusCard app={app} footprint={footprint} ws={ws} readOnly={readOnly} />
         {confidential ? <SecretsCard app={app} secrets={secrets} now={now} ws={ws} readOnly={readOnly} /> : null}
+        {policy ? <PolicyCard clientId={app.clientId} policy={policy} ws={ws} base={base} readOnly={readOnly} /> : null}
+        {signsUsersIn ? <SocialCard clientId={app.clientId} providers={socialProviders} offered={offeredProviders} ws={ws} base={base} readOnly={readOnly} /> : null}
         <ApiAccessCard app={app} apis={apis} grants={grants} ws={ws} readOnly={readOnly} />
+        {app.type === "WEB_CONFIDENTIAL" ? <HandoffCard app={app} /> : null}
+        <ApplicationDangerZone app={app} footprint={footprint} ws={ws} readOnly={readOnly} />
       </div>
     </>
   );

@@ -1,26 +1,25 @@
-import { Card } from "@/components/ui/card";
 import { ConfirmButton } from "@/components/ui/confirm-button";
 import { ActionForm, SubmitButton } from "@/components/ui/form";
 import { ConfirmedAction } from "@/components/console/confirmed-action";
+import { DangerZone, DangerZoneItem } from "@/components/console/danger-zone";
 import type { ApplicationRow } from "@/lib/console/applications";
 import { countOf } from "@/lib/i18n/plural";
 import { actionFor } from "../../../../../_lib/action-for";
 
-/** Disabling (reversible) or deleting the application, each stating what it ends: its grants and unexpired tokens. */
-export function StatusCard({ app, footprint, ws, readOnly }: { app: ApplicationRow; footprint: { grants: number; accessTokens: number }; ws: string; readOnly: boolean }) {
+/** The application's danger zone: disabling (reversible) or deleting it, each stating what it ends: its grants and unexpired tokens. */
+export function ApplicationDangerZone({ app, footprint, ws, readOnly }: { app: ApplicationRow; footprint: { grants: number; accessTokens: number }; ws: string; readOnly: boolean }) {
   const confidential = app.type !== "PUBLIC";
   const hidden = { client_id: app.clientId };
   return (
-    <Card
-      id="status"
-      title="Disable or delete"
-      description={
-        app.active
-          ? "Disabling is reversible; deleting is not."
-          : "The application is disabled. Enable it to let it sign users in again: tokens and grants that have not expired work again."
-      }
-    >
-      <div className="space-y-4">
+    <DangerZone>
+      <DangerZoneItem
+        title={app.active ? "Disable the application" : "Enable the application"}
+        description={
+          app.active
+            ? "Reversible: nothing is deleted, and enabling it again restores the tokens and grants that have not expired."
+            : "The application is disabled. Enable it to let it sign users in again: tokens and grants that have not expired work again."
+        }
+      >
         <ActionForm action={actionFor("setApplicationActive", ws)} hidden={{ ...hidden, active: app.active ? "false" : "true" }} readOnly={readOnly} label="Application status">
           <div>
             {app.active ? (
@@ -37,6 +36,8 @@ export function StatusCard({ app, footprint, ws, readOnly }: { app: ApplicationR
             )}
           </div>
         </ActionForm>
+      </DangerZoneItem>
+      <DangerZoneItem title="Delete the application" description="Not reversible: its secrets, API access, grants and tokens end, and asks for the client id.">
         <ConfirmedAction
           action={actionFor("deleteApplication", ws)}
           hidden={hidden}
@@ -57,7 +58,7 @@ export function StatusCard({ app, footprint, ws, readOnly }: { app: ApplicationR
           confirmWhat="the client id"
           submitLabel="Delete application"
         />
-      </div>
-    </Card>
+      </DangerZoneItem>
+    </DangerZone>
   );
 }

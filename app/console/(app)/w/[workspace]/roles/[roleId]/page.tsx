@@ -3,6 +3,7 @@ import { notFound } from "next/navigation";
 import { Card } from "@/components/ui/card";
 import { ActionForm, CheckboxGroup, Field, SubmitButton, TextArea } from "@/components/ui/form";
 import { ConfirmedAction } from "@/components/console/confirmed-action";
+import { DangerZone, DangerZoneItem } from "@/components/console/danger-zone";
 import { PageHeader } from "@/components/ui/page-header";
 import { EmptyState } from "@/components/ui/table";
 import { listApis, listRoles } from "@/lib/authz/model";
@@ -65,24 +66,26 @@ export default async function RolePage({ params }: { params: Promise<{ workspace
             </div>
           )}
         </Card>
-        <Card id="delete" title="Delete role">
-          <ConfirmedAction
-            action={actionFor("deleteRole", ws)}
-            hidden={{ role_id: role.id }}
-            readOnly={readOnly}
-            opener="Delete role…"
-            title={`Delete the role ${role.name}?`}
-            consequences={
-              <p>
-                Its {countOf(holders, "holder loses", "holders lose")} it, at workspace level and in every organization, and the permission check denies the
-                permissions it granted from the next request. Tokens already issued are not revoked, but no check allows on this role any more.
-              </p>
-            }
-            confirmValue={role.name}
-            confirmWhat="the role's name"
-            submitLabel="Delete role"
-          />
-        </Card>
+        <DangerZone>
+          <DangerZoneItem title="Delete the role" description="Not reversible: its holders lose it everywhere.">
+            <ConfirmedAction
+              action={actionFor("deleteRole", ws)}
+              hidden={{ role_id: role.id }}
+              readOnly={readOnly}
+              opener="Delete role…"
+              title={`Delete the role ${role.name}?`}
+              consequences={
+                <p>
+                  Its {countOf(holders, "holder loses", "holders lose")} it, at workspace level and in every organization, and the permission check denies the
+                  permissions it granted from the next request. Tokens already issued are not revoked, but no check allows on this role any more.
+                </p>
+              }
+              confirmValue={role.name}
+              confirmWhat="the role's name"
+              submitLabel="Delete role"
+            />
+          </DangerZoneItem>
+        </DangerZone>
       </div>
     </>
   );

@@ -1,18 +1,21 @@
-import { Card } from "@/components/ui/card";
 import { ConfirmButton } from "@/components/ui/confirm-button";
 import { ActionForm, SubmitButton } from "@/components/ui/form";
 import { ConfirmedAction } from "@/components/console/confirmed-action";
+import { DangerZone, DangerZoneItem } from "@/components/console/danger-zone";
 import type { UserFootprint, UserRow } from "@/lib/console/users";
 import { countOf } from "@/lib/i18n/plural";
 import { actionFor } from "../../../../../_lib/action-for";
 
-/** Disabling (the account stays) or deleting the user, each stating what it ends now: the user's footprint. */
-export function AccessCard({ user, footprint, ws, readOnly }: { user: UserRow; footprint: UserFootprint; ws: string; readOnly: boolean }) {
+/** The user's danger zone: disabling (the account stays) or deleting the user, each stating what it ends now: the user's footprint. */
+export function UserDangerZone({ user, footprint, ws, readOnly }: { user: UserRow; footprint: UserFootprint; ws: string; readOnly: boolean }) {
   const endsText = `${countOf(footprint.sessions, "live sign-in session", "live sign-in sessions")}, ${countOf(footprint.grants, "application grant", "application grants")} (with their refresh and access tokens) and ${countOf(footprint.portalSessions, "account-security portal session", "account-security portal sessions")}`;
   const hidden = { user_id: user.id };
   return (
-    <Card title="Access" description="Disabling keeps the account and ends its access now; deleting removes it for good.">
-      <div className="space-y-3">
+    <DangerZone>
+      <DangerZoneItem
+        title={user.status === "active" ? "Disable the user" : "Enable the user"}
+        description={user.status === "active" ? "Keeps the account and ends its access now." : "The user is disabled. Enabling lets them sign in again."}
+      >
         <ActionForm action={actionFor("setUserStatus", ws)} hidden={{ ...hidden, status: user.status === "active" ? "disabled" : "active" }} readOnly={readOnly} label="User status">
           <div>
             {user.status === "active" ? (
@@ -29,6 +32,8 @@ export function AccessCard({ user, footprint, ws, readOnly }: { user: UserRow; f
             )}
           </div>
         </ActionForm>
+      </DangerZoneItem>
+      <DangerZoneItem title="Delete the user" description="Removes the account for good.">
         <ConfirmedAction
           action={actionFor("deleteUser", ws)}
           hidden={hidden}
@@ -45,7 +50,7 @@ export function AccessCard({ user, footprint, ws, readOnly }: { user: UserRow; f
           confirmWhat="the user's email"
           submitLabel="Delete user"
         />
-      </div>
-    </Card>
+      </DangerZoneItem>
+    </DangerZone>
   );
 }

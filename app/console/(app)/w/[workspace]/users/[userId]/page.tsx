@@ -10,7 +10,7 @@ import { getUser, userFootprint, userLastActivity, userSessionsAndGrants } from 
 import { userIdentities } from "@/lib/console/identities";
 import { getService } from "@/lib/service";
 import { pageAccess } from "../../../../../_lib/session";
-import { AccessCard } from "./access";
+import { UserDangerZone } from "./access";
 import { GrantsCard, SessionsCard } from "./activity";
 import { DevicesCard } from "./devices";
 import { FactorsCard } from "./factors";
@@ -64,13 +64,13 @@ export default async function UserPage({ params }: { params: Promise<{ workspace
       <div className="space-y-6">
         {user.status === "disabled" ? <Notice tone="warning">This user is disabled: they cannot sign in, and every token issued to them fails the checks.</Notice> : null}
         <ProfileCards user={user} {...section} />
-        <AccessCard user={user} footprint={footprint} {...section} />
         <DevicesCard userId={user.id} sessions={activity.sessions} now={now} {...section} />
         <FactorsCard user={user} factors={factors} now={now} {...section} />
         <IdentitiesCard userId={user.id} identities={identities} now={now} {...section} />
         <RolesCard userId={user.id} roles={roles} userRoles={userRoles} organizations={organizations} {...section} />
         <SessionsCard userId={user.id} sessions={activity.sessions} now={now} {...section} />
         <GrantsCard userId={user.id} grants={activity.grants} now={now} {...section} />
+        <UserDangerZone user={user} footprint={footprint} {...section} />
       </div>
     </>
   );
