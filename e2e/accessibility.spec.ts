@@ -55,7 +55,7 @@ for (const colorScheme of ["light", "dark"] as const) {
       // With the lines for the developer: an unregistered redirect URI on this localhost server
       // lists the registered ones and links to the application's console page.
       await page.goto(`${ISSUER}/oauth2/authorize?client_id=e2e-web&redirect_uri=${encodeURIComponent(`${APP}/not-registered`)}`);
-      await expect(page.getByRole("link", { name: "Change this application's redirect URIs in the console" })).toHaveAttribute("href", `${BASE}/console/w/e2e/applications/e2e-web`);
+      await expect(page.getByRole("link", { name: "Change this application's redirect URIs in the console" })).toHaveAttribute("href", `${BASE}/console/w/e2e/applications/e2e-web?tab=settings`);
       await expectAccessible(page, "hosted error page with the developer's details");
 
       // The not-found page of an address that names nothing.
@@ -82,7 +82,7 @@ test("the main console pages", async ({ page }) => {
   await expectAccessible(page, "workspaces");
 
   const ws = `${BASE}/console/w/e2e`;
-  const pages = ["", "/applications", "/applications/new", "/applications/e2e-web", "/authentication", "/apis", "/roles", "/users", "/organizations", "/social", "/keys", "/hostnames", "/audit", "/operators", "/branding", "/settings"];
+  const pages = ["", "/applications", "/applications/new", "/applications/e2e-web", "/applications/e2e-web?tab=settings", "/applications/e2e-web?tab=secrets", "/applications/e2e-web?tab=sign-in", "/applications/e2e-web?tab=api-access", "/applications/e2e-web?tab=portal", "/applications/e2e-web?tab=danger-zone", "/authentication", "/apis", "/roles", "/users", "/organizations", "/social", "/keys", "/hostnames", "/audit", "/operators", "/branding", "/settings"];
   for (const path of pages) {
     await page.goto(ws + path);
     await expect(page.getByRole("heading", { level: 1 })).toBeVisible();

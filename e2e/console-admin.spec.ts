@@ -129,7 +129,7 @@ test("console administration: create → application page, kind-adaptive form, d
   });
 
   await test.step("rename and disable an application", async () => {
-    await page.goto(`${BASE}/console/w/${WS}/applications/billing-web`);
+    await page.goto(`${BASE}/console/w/${WS}/applications/billing-web?tab=settings`);
     const settings = page.getByRole("form", { name: "Application settings" });
     // The settings say what the new-application form said: redirect URIs are required (at least one), not "(optional)".
     await expect(settings.getByLabel("Redirect URIs", { exact: true })).toBeVisible();
@@ -140,6 +140,8 @@ test("console administration: create → application page, kind-adaptive form, d
     await expect(settings.getByText("Saved.")).toBeVisible();
     await expect(page.getByRole("heading", { level: 1 })).toContainText("Billing");
 
+    await page.getByRole("navigation", { name: "Application sections" }).getByRole("link", { name: "Danger zone" }).click();
+    await expect(page).toHaveURL(`${BASE}/console/w/${WS}/applications/billing-web?tab=danger-zone`);
     await page.getByRole("button", { name: "Disable application" }).click();
     const dialog = page.getByRole("dialog");
     await expect(dialog).toContainText("Nothing is deleted");

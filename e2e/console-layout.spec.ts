@@ -29,26 +29,45 @@ async function openerBackgrounds(page: Page): Promise<Array<{ text: string; back
   );
 }
 
-test("the application page: its sections from the list, a quiet danger zone, the same confirmation twice", async ({ page }) => {
+test("the application page: one tab at a time from its list, a quiet danger zone, the same confirmation twice", async ({ page }, testInfo) => {
+  test.setTimeout(180_000);
   await signInToConsole(page);
+  await page.setViewportSize({ width: 1280, height: 720 });
   await page.goto(`${WS}/applications/e2e-web`);
   const nav = page.getByRole("navigation", { name: "Application sections" });
-  const names = ["Connect", "Settings", "Secrets", "Sign-in policy", "API access", "Portal", "Danger zone"];
-  await expect(nav.getByRole("link")).toHaveText(names);
-  for (const name of names) {
-    const link = nav.getByRole("link", { name });
-    const id = (await link.getAttribute("href"))!.slice(1);
-    await link.click();
-    await expect(page).toHaveURL(new RegExp(`#${id}$`));
-    const section = page.locator(`[id="${id}"]`);
-    await expect(section).toBeInViewport();
-    // Clear of the sticky list.
-    const navBox = (await nav.boundingBox())!;
-    expect((await section.boundingBox())!.y).toBeGreaterThanOrEqual(navBox.y + navBox.height - 1);
+  // Each tab, the card it shows first, and a card of another tab it does not show.
+  const tabs: Array<[string, string | null, string]> = [
+    ["Connect", null, "#connect"],
+    ["Settings", "settings", "#settings"],
+    ["Secrets", "secrets", "#secrets"],
+    ["Sign-in", "sign-in", "#authentication"],
+    ["API access", "api-access", "#api-grants"],
+    ["Portal", "portal", "#handoff"],
+    ["Danger zone", "danger-zone", "#danger-zone"],
+  ];
+  await expect(nav.getByRole("link")).toHaveText(tabs.map(([name]) => name));
+  for (const [name, tab, card] of tabs) {
+    await nav.getByRole("link", { name }).click();
+    await expect(page).toHaveURL((url) => url.searchParams.get("tab") === tab);
+    await expect(nav.getByRole("link", { name })).toHaveAttribute("aria-current", "page");
+    await expect(nav.locator('[aria-current="page"]')).toHaveCount(1);
+    await expect(page.locator(card)).toBeVisible();
+    for (const [, , other] of tabs) if (other !== card) await expect(page.locator(other), `${name} shows ${other}`).toHaveCount(0);
+    // No tab is the page it replaced (3,900 px at this width, every card at once).
+    expect(await page.evaluate(() => document.documentElement.scrollHeight), `${name}'s height`).toBeLessThan(2000);
+    expect(await seriousViolations(page), name).toEqual([]);
+    const shot = testInfo.outputPath(`application-${tab ?? "connect"}-1280.png`);
+    await page.screenshot({ path: shot, fullPage: true });
+    await testInfo.attach(`application-${tab ?? "connect"}-1280`, { path: shot, contentType: "image/png" });
   }
-  // The overview's "rotate" link lands on the secrets.
-  await expect(page.locator("#secrets")).toHaveCount(1);
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto(`${WS}/applications/e2e-web?tab=secrets`);
+  const phone = testInfo.outputPath("application-secrets-390.png");
+  await page.screenshot({ path: phone, fullPage: true });
+  await testInfo.attach("application-secrets-390", { path: phone, contentType: "image/png" });
+  await page.setViewportSize({ width: 1280, height: 720 });
 
+  await page.goto(`${WS}/applications/e2e-web?tab=danger-zone`);
   const danger = page.getByRole("region", { name: "Danger zone" });
   await expect(danger).toBeVisible();
   await expect(danger.getByRole("button", { name: "Disable application" })).toBeVisible();
@@ -62,17 +81,20 @@ test("the application page: its sections from the list, a quiet danger zone, the
   expect(quiet).not.toBe(solid);
   expect(["rgba(0, 0, 0, 0)", "rgb(255, 255, 255)"]).not.toContain(solid);
   expect(await seriousViolations(page)).toEqual([]);
+  const panelStyle = (locator: ReturnType<Page["locator"]>) => locator.evaluate((el) => getComputedStyle(el).borderTopColor);
+  const typedPanel = await panelStyle(typed.locator("[data-confirmation]"));
 
   // No opener on the page is solid red.
   for (const opener of await openerBackgrounds(page)) expect(opener, opener.text).not.toMatchObject({ background: solid });
 
   // The dialog confirmation looks like the typed one: the same panel, its confirm button as solid.
+  await page.goto(`${WS}/applications/e2e-web?tab=secrets`);
+  for (const opener of await openerBackgrounds(page)) expect(opener, opener.text).not.toMatchObject({ background: solid });
   await page.getByRole("table", { name: "Client secrets" }).getByRole("button", { name: "Revoke" }).first().click();
   const dialog = page.getByRole("dialog", { name: "Revoke this secret?" });
   await expect(dialog.locator('[data-confirmation="danger"]')).toBeVisible();
   expect(await dialog.getByRole("button", { name: "Revoke" }).evaluate((el) => getComputedStyle(el).backgroundColor)).toBe(solid);
-  const panelStyle = (locator: ReturnType<Page["locator"]>) => locator.evaluate((el) => getComputedStyle(el).borderTopColor);
-  expect(await panelStyle(dialog.locator("[data-confirmation]"))).toBe(await panelStyle(typed.locator("[data-confirmation]")));
+  expect(await panelStyle(dialog.locator("[data-confirmation]"))).toBe(typedPanel);
   expect(await seriousViolations(page)).toEqual([]);
   await page.keyboard.press("Escape");
   await expect(dialog).toBeHidden();

@@ -103,9 +103,17 @@ test("the console without JavaScript: setup, sign-in, a workspace and an applica
     await form.getByLabel(/^Redirect URIs/).fill("http://127.0.0.1:9/callback");
     await form.getByRole("button", { name: "Create application" }).click();
     await expect(page).toHaveURL(`${BASE}/console/w/${WS}/applications/no-script-app`);
+    // The page's tabs are links: the settings tab, and a form posted from it comes back to it.
+    await page.getByRole("navigation", { name: "Application sections" }).getByRole("link", { name: "Settings" }).click();
+    await expect(page).toHaveURL(`${BASE}/console/w/${WS}/applications/no-script-app?tab=settings`);
     await expect(page.getByLabel(/^Redirect URIs/)).toHaveValue("http://127.0.0.1:9/callback");
+    const settings = page.getByRole("form", { name: "Application settings" });
+    await settings.getByLabel("Name").fill("No-script app, renamed");
+    await settings.getByRole("button", { name: "Save settings" }).click();
+    await expect(page).toHaveURL((url) => url.pathname === `/console/w/${WS}/applications/no-script-app` && url.searchParams.get("tab") === "settings");
+    await expect(page.getByRole("form", { name: "Application settings" }).getByLabel("Name")).toHaveValue("No-script app, renamed");
     await page.goto(`${BASE}/console/w/${WS}/applications`);
-    await expect(page.getByRole("link", { name: "No-script app" })).toBeVisible();
+    await expect(page.getByRole("link", { name: "No-script app, renamed" })).toBeVisible();
   });
 
   // The console's own forms carried our origin; nothing answered 500.

@@ -169,8 +169,10 @@ test("the console: setup, workspace, applications, users, secrets and roles", as
     await form.getByLabel(/^Redirect URIs/).fill(SPA.redirectUri);
     await form.getByRole("button", { name: "Create application" }).click();
     await expect(page).toHaveURL(`${BASE}/console/w/${WS}/applications/${SPA.clientId}`);
-    await expect(page.getByLabel(/^Redirect URIs/)).toHaveValue(SPA.redirectUri);
     await shot(page, testInfo, "04-application");
+    await page.getByRole("navigation", { name: "Application sections" }).getByRole("link", { name: "Settings" }).click();
+    await expect(page).toHaveURL(`${BASE}/console/w/${WS}/applications/${SPA.clientId}?tab=settings`);
+    await expect(page.getByLabel(/^Redirect URIs/)).toHaveValue(SPA.redirectUri);
 
     await page.goto(`${BASE}/console/w/${WS}/users/new`);
     const user = page.getByRole("form", { name: "New user" });
@@ -246,7 +248,7 @@ test("the console: setup, workspace, applications, users, secrets and roles", as
     await shot(page, testInfo, "16-authentication");
 
     // The SPA requires MFA; the rest is inherited.
-    await page.goto(`${BASE}/console/w/${WS}/applications/${SPA.clientId}`);
+    await page.goto(`${BASE}/console/w/${WS}/applications/${SPA.clientId}?tab=sign-in`);
     const override = page.getByRole("form", { name: "Application authentication policy" });
     await override.getByLabel("Multi-factor authentication").selectOption("required");
     await override.getByRole("button", { name: "Save policy" }).click();
@@ -314,6 +316,7 @@ test("the console: setup, workspace, applications, users, secrets and roles", as
     await page.reload();
     // Never shown again.
     await expect(page.getByText(first)).toHaveCount(0);
+    await page.goto(`${BASE}/console/w/${WS}/applications/shop-backend?tab=secrets`);
     const rotate = page.getByRole("form", { name: "Rotate secret" });
     await rotate.getByLabel("Overlap (hours)").fill("2");
     await rotate.getByRole("button", { name: "Rotate secret" }).click();
@@ -405,7 +408,7 @@ test("the console: setup, workspace, applications, users, secrets and roles", as
     await expect(page.getByRole("form", { name: "Provider GitHub" })).toBeVisible();
     await expect(page.getByText("secret set", { exact: true })).toBeVisible();
     await shot(page, testInfo, "15-social-sign-in");
-    await page.goto(`${BASE}/console/w/${WS}/applications/${SPA.clientId}`);
+    await page.goto(`${BASE}/console/w/${WS}/applications/${SPA.clientId}?tab=sign-in`);
     const social = page.getByRole("form", { name: "Social sign-in" });
     await social.getByLabel(/^GitHub/).check();
     await social.getByRole("button", { name: "Save social sign-in" }).click();
@@ -450,8 +453,8 @@ test("the console: setup, workspace, applications, users, secrets and roles", as
     await expect(page.getByRole("table", { name: "Operators" }).getByText(VIEWER.email, { exact: true })).toBeVisible();
     await shot(page, testInfo, "08-operators");
 
-    viewerPage = await consoleAs(browser, VIEWER, `/console/w/${WS}/applications/${SPA.clientId}`);
-    await expect(viewerPage).toHaveURL(`${BASE}/console/w/${WS}/applications/${SPA.clientId}`);
+    viewerPage = await consoleAs(browser, VIEWER, `/console/w/${WS}/applications/${SPA.clientId}?tab=settings`);
+    await expect(viewerPage).toHaveURL(`${BASE}/console/w/${WS}/applications/${SPA.clientId}?tab=settings`);
     await expect(viewerPage.getByText("You are a viewer in this workspace")).toBeVisible();
     const settings = viewerPage.getByRole("form", { name: "Application settings" });
     await expect(settings.getByLabel("Name")).toBeDisabled();

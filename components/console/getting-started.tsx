@@ -36,7 +36,7 @@ export function GettingStartedCard({ state, base, tryButton }: { state: GettingS
       body: (
         <>
           The issuer, client id and secret, and a snippet for your library, are on the{" "}
-          <Link prefetch={false} className="font-medium text-indigo-700 underline" href={app ? `${appHref}#connect` : `${base}/applications/new`}>
+          <Link prefetch={false} className="font-medium text-indigo-700 underline" href={app ? appHref : `${base}/applications/new`}>
             application&apos;s page
           </Link>
           . Ticked once your application has exchanged a code or used its client secret.

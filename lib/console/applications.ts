@@ -55,6 +55,16 @@ export async function listApplications(service: Service, workspaceId: string): P
   return service.db.select().from(clients).where(eq(clients.workspaceId, workspaceId)).orderBy(asc(clients.clientId));
 }
 
+/** The application page's tabs (`?tab=`; none is Connect), in the order the page lists them. */
+export const APPLICATION_TABS = ["connect", "settings", "secrets", "sign-in", "api-access", "portal", "danger-zone"] as const;
+export type ApplicationTab = (typeof APPLICATION_TABS)[number];
+
+/** A link to an application's page, at one of its tabs. */
+export function applicationHref(workspaceId: string, clientId: string, tab: ApplicationTab = "connect"): string {
+  const path = `/console/w/${workspaceId}/applications/${encodeURIComponent(clientId)}`;
+  return tab === "connect" ? path : `${path}?tab=${tab}`;
+}
+
 export async function getApplication(service: Service, workspaceId: string, clientId: string): Promise<ApplicationRow | null> {
   const [row] = await service.db
     .select()

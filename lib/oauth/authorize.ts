@@ -51,9 +51,9 @@ function stateDetails(states: string[]): HostedErrorDetailLine[] {
 
 const shown = (value: string) => (value.length > SHOWN_VALUE_LIMIT ? `${value.slice(0, SHOWN_VALUE_LIMIT)}…` : value);
 
-/** The console page of an application, where its redirect URIs are edited (app/console/(app)/w/[workspace]/applications/[clientId]). */
+/** The console page of an application, at the tab where its redirect URIs are edited (app/console/(app)/w/[workspace]/applications/[clientId]). */
 export function consoleApplicationUrl(publicUrl: string, workspaceId: string, clientId: string): string {
-  return `${publicUrl}/console/w/${workspaceId}/applications/${encodeURIComponent(clientId)}`;
+  return `${publicUrl}/console/w/${workspaceId}/applications/${encodeURIComponent(clientId)}?tab=settings`;
 }
 
 /**

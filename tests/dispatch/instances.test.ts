@@ -379,7 +379,7 @@ describe.runIf(Boolean(runUrl) && runRealServer)("two server processes on one Po
         .from(clientSecrets)
         .innerJoin(clients, eq(clients.id, clientSecrets.clientPk))
         .where(and(eq(clients.workspaceId, ws), eq(clients.clientId, M2M.client_id)));
-      const revoked = await submitForm(h, `/console/w/${ws}/applications/${M2M.client_id}`, "Revoke secret", { secret_id: secret.id }, { cookie: consoleCookie(), headers: on("a") });
+      const revoked = await submitForm(h, `/console/w/${ws}/applications/${M2M.client_id}?tab=secrets`, "Revoke secret", { secret_id: secret.id }, { cookie: consoleCookie(), headers: on("a") });
       expect(revoked.status).toBe(200);
       const [row] = await h.service.db.select().from(clientSecrets).where(eq(clientSecrets.id, secret.id));
       expect(row.revokedAt).not.toBeNull();

@@ -63,9 +63,9 @@ describe("a redirect URI that is not registered: the hosted page", () => {
     const body = await page(dev, spaQuery({ redirect_uri: ATTEMPTED }));
     expect(body).toContain(`<code>${ATTEMPTED}</code>`);
     expect(body).toContain(`<p>Registered for this application (shown on a localhost server only):</p><ul><li><code>${SPA.redirect_uri}</code></li></ul>`);
-    const href = `${DEV_URL}/console/w/${ws}/applications/spa`;
+    const href = `${DEV_URL}/console/w/${ws}/applications/spa?tab=settings`;
     expect(consoleApplicationUrl(DEV_URL, ws, SPA.client_id)).toBe(href);
-    expect(body).toContain(`<p><a href="${href}">Change this application&#39;s redirect URIs in the console</a></p>`);
+    expect(body).toContain(`<p><a href="${href.replace("&", "&amp;")}">Change this application&#39;s redirect URIs in the console</a></p>`);
     // Only the requesting application's URIs.
     expect(body).not.toContain(MINIMAL.redirect_uri);
     expect(body).not.toContain(WEB.redirect_uri);

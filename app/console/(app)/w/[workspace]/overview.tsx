@@ -7,6 +7,7 @@ import { OtherIssuers } from "@/components/console/other-issuers";
 import { ActivityChart, FactorAdoptionChart } from "@/components/console/activity-chart";
 import type { WorkspaceActivity } from "@/lib/console/activity";
 import type { WorkspaceOverview } from "@/lib/console/workspaces";
+import { applicationHref } from "@/lib/console/applications";
 import { DAY } from "@/lib/clock";
 import { countOf } from "@/lib/i18n/plural";
 
@@ -28,7 +29,7 @@ export function OverviewNotices({ o, base, now }: { o: WorkspaceOverview; base: 
           <ul className="list-inside list-disc">
             {o.expiringSecrets.map((s, i) => (
               <li key={i}>
-                <Link prefetch={false} className="font-mono underline" href={`${base}/applications/${encodeURIComponent(s.clientId)}#secrets`}>
+                <Link prefetch={false} className="font-mono underline" href={applicationHref(o.id, s.clientId, "secrets")}>
                   {s.clientId}
                 </Link>{" "}
                 expires <Time value={s.expiresAt} now={now} relativeOnly />

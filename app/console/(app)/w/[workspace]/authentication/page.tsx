@@ -6,6 +6,7 @@ import { ActionForm, Checkbox, CheckboxGroup, Select, SubmitButton } from "@/com
 import { PageHeader } from "@/components/ui/page-header";
 import { EmptyState, Table, Td } from "@/components/ui/table";
 import { FIRST_FACTORS, MFA_MODES, PASSKEY_ENROLLMENT } from "@/lib/authn/policy";
+import { applicationHref } from "@/lib/console/applications";
 import { roleAtLeast } from "@/lib/console/authz";
 import {
   describePolicyField,
@@ -75,7 +76,7 @@ export default async function AuthenticationPage({ params }: { params: Promise<{
               {applications.map((a) => (
                 <tr key={a.clientId}>
                   <Td>
-                    <Link prefetch={false} href={`${base}/applications/${encodeURIComponent(a.clientId)}#authentication`} className="font-medium text-indigo-700 hover:underline">
+                    <Link prefetch={false} href={applicationHref(ws, a.clientId, "sign-in")} className="font-medium text-indigo-700 hover:underline">
                       {a.name}
                     </Link>
                     <div className="font-mono text-xs text-slate-500">{a.clientId}</div>

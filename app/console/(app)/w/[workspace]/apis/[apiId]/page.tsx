@@ -9,7 +9,7 @@ import { PageHeader } from "@/components/ui/page-header";
 import { EmptyState, Table, Td } from "@/components/ui/table";
 import { listApiGrants } from "@/lib/authz/model";
 import { apiFootprint, getApi } from "@/lib/console/apis";
-import { typeLabels } from "@/lib/console/applications";
+import { applicationHref, typeLabels } from "@/lib/console/applications";
 import { roleAtLeast } from "@/lib/console/authz";
 import { getService } from "@/lib/service";
 import { actionFor } from "../../../../../_lib/action-for";
@@ -63,7 +63,7 @@ export default async function ApiPage({ params }: { params: Promise<{ workspace:
               {grants.map((g) => (
                 <tr key={g.clientId}>
                   <Td>
-                    <Link prefetch={false} className="font-medium text-indigo-700 hover:underline" href={`${base}/applications/${encodeURIComponent(g.clientId)}#api-grants`}>
+                    <Link prefetch={false} className="font-medium text-indigo-700 hover:underline" href={applicationHref(ws, g.clientId, "api-access")}>
                       {g.clientName}
                     </Link>
                     <div className="font-mono text-xs text-slate-500">{g.clientId}</div>

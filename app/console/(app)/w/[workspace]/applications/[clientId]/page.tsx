@@ -4,7 +4,7 @@ import { Badge } from "@/components/ui/badge";
 import { Notice, PageHeader } from "@/components/ui/page-header";
 import { OtherIssuers } from "@/components/console/other-issuers";
 import { SectionNav } from "@/components/console/section-nav";
-import { applicationFootprint, applicationSecrets, applicationSocialProviderIds, getApplication, typeLabels } from "@/lib/console/applications";
+import { APPLICATION_TABS, applicationFootprint, applicationHref, applicationSecrets, applicationSocialProviderIds, getApplication, typeLabels, type ApplicationTab } from "@/lib/console/applications";
 import { workspaceIssuers } from "@/lib/console/issuers";
 import { listSocialProviders } from "@/lib/console/social-providers";
 import { roleAtLeast } from "@/lib/console/authz";
@@ -26,13 +26,15 @@ import { trySignInAction } from "../../../../../_lib/actions";
 export const metadata: Metadata = { title: "Application" };
 
 /**
- * One application: loads what its sections show, and composes them in the order an administrator
- * works through, behind a list of the sections; what cannot be undone comes last, in its danger zone.
+ * One application, one tab at a time (`?tab=`, plain links: the same without JavaScript, and a form
+ * posted from a tab comes back to it); what cannot be undone has its own tab, the danger zone.
  */
-export default async function ApplicationPage({ params }: { params: Promise<{ workspace: string; clientId: string }> }) {
-  const { workspace, clientId: rawClientId } = await params;
+export default async function ApplicationPage({ params, searchParams }: { params: Promise<{ workspace: string; clientId: string }>; searchParams: Promise<{ tab?: string | string[] }> }) {
+  const [{ workspace, clientId: rawClientId }, query] = await Promise.all([params, searchParams]);
   const clientId = decodeURIComponent(rawClientId);
-  const access = await pageAccess(workspace, "viewer", `/console/w/${workspace}/applications/${rawClientId}`);
+  const requestedTab = typeof query.tab === "string" && (APPLICATION_TABS as readonly string[]).includes(query.tab) ? query.tab : null;
+  // After signing in, back to the same tab.
+  const access = await pageAccess(workspace, "viewer", `/console/w/${workspace}/applications/${rawClientId}${requestedTab ? `?tab=${requestedTab}` : ""}`);
   const service = await getService();
   const app = await getApplication(service, access.workspace.id, clientId);
   if (!app) notFound();
@@ -52,16 +54,21 @@ export default async function ApplicationPage({ params }: { params: Promise<{ wo
     workspaceIssuers(service, ws),
   ]);
   const signsUsersIn = app.type !== "M2M";
-  // The page's sections in the order they appear, each named by its first card's anchor.
-  const sections = [
-    { id: "connect", label: "Connect" },
-    { id: "settings", label: "Settings" },
-    ...(confidential ? [{ id: "secrets", label: "Secrets" }] : []),
-    ...(policy ? [{ id: "authentication", label: "Sign-in policy" }] : signsUsersIn ? [{ id: "social", label: "Social sign-in" }] : []),
-    { id: "api-grants", label: "API access" },
-    ...(app.type === "WEB_CONFIDENTIAL" ? [{ id: "handoff", label: "Portal" }] : []),
-    { id: "danger-zone", label: "Danger zone" },
-  ];
+  // The page's tabs, in the order an administrator works through them; what cannot be undone comes last.
+  const tabs = (
+    [
+      ["connect", "Connect", true],
+      ["settings", "Settings", true],
+      ["secrets", "Secrets", confidential],
+      ["sign-in", "Sign-in", signsUsersIn],
+      ["api-access", "API access", true],
+      ["portal", "Portal", app.type === "WEB_CONFIDENTIAL"],
+      ["danger-zone", "Danger zone", true],
+    ] as const satisfies readonly (readonly [ApplicationTab, string, boolean])[]
+  )
+    .filter(([, , shown]) => shown)
+    .map(([id, label]) => ({ id, label }));
+  const tab = tabs.find((t) => t.id === query.tab)?.id ?? "connect";
   return (
     <>
       <PageHeader
@@ -83,27 +90,29 @@ export default async function ApplicationPage({ params }: { params: Promise<{ wo
           <Notice tone="warning">This application is disabled: it cannot sign anyone in, and every token it holds fails the checks.</Notice>
         </div>
       ) : null}
-      <SectionNav label="Application sections" sections={sections} />
-      {/* Anchored cards scroll clear of the sticky section list. */}
-      <div className="space-y-6 [&_[id]]:scroll-mt-16">
-        <ConnectCard
-          app={app}
-          issuer={issuers.primary}
-          firstGrant={grants[0]}
-          otherIssuers={<OtherIssuers issuers={issuers} base={base} />}
-        />
-        {signsUsersIn ? (
-          <Card id="try" title="Try the sign-in" description="Opens the hosted sign-in page for this application, with its policy and branding, and ends here with the claims its ID token would carry. Nothing is issued or sent to the application.">
-            {app.active ? <TrySignInButton action={trySignInAction.bind(null, ws)} clientId={app.clientId} readOnly={readOnly} /> : <p className="text-sm text-slate-600">Enable the application to try its sign-in.</p>}
-          </Card>
+      <SectionNav label="Application sections" current={tab} sections={tabs.map((t) => ({ ...t, href: applicationHref(ws, app.clientId, t.id) }))} />
+      <div className="space-y-6">
+        {tab === "connect" ? (
+          <>
+            <ConnectCard app={app} issuer={issuers.primary} firstGrant={grants[0]} otherIssuers={<OtherIssuers issuers={issuers} base={base} />} />
+            {signsUsersIn ? (
+              <Card id="try" title="Try the sign-in" description="Opens the hosted sign-in page for this application, with its policy and branding, and ends here with the claims its ID token would carry. Nothing is issued or sent to the application.">
+                {app.active ? <TrySignInButton action={trySignInAction.bind(null, ws)} clientId={app.clientId} readOnly={readOnly} /> : <p className="text-sm text-slate-600">Enable the application to try its sign-in.</p>}
+              </Card>
+            ) : null}
+          </>
         ) : null}
-        <SettingsCard app={app} ws={ws} readOnly={readOnly} />
-        {confidential ? <SecretsCard app={app} secrets={secrets} now={now} ws={ws} readOnly={readOnly} /> : null}
-        {policy ? <PolicyCard clientId={app.clientId} policy={policy} ws={ws} base={base} readOnly={readOnly} /> : null}
-        {signsUsersIn ? <SocialCard clientId={app.clientId} providers={socialProviders} offered={offeredProviders} ws={ws} base={base} readOnly={readOnly} /> : null}
-        <ApiAccessCard app={app} apis={apis} grants={grants} ws={ws} readOnly={readOnly} />
-        {app.type === "WEB_CONFIDENTIAL" ? <HandoffCard app={app} /> : null}
-        <ApplicationDangerZone app={app} footprint={footprint} ws={ws} readOnly={readOnly} />
+        {tab === "settings" ? <SettingsCard app={app} ws={ws} readOnly={readOnly} /> : null}
+        {tab === "secrets" ? <SecretsCard app={app} secrets={secrets} now={now} ws={ws} readOnly={readOnly} /> : null}
+        {tab === "sign-in" ? (
+          <>
+            {policy ? <PolicyCard clientId={app.clientId} policy={policy} ws={ws} base={base} readOnly={readOnly} /> : null}
+            <SocialCard clientId={app.clientId} providers={socialProviders} offered={offeredProviders} ws={ws} base={base} readOnly={readOnly} />
+          </>
+        ) : null}
+        {tab === "api-access" ? <ApiAccessCard app={app} apis={apis} grants={grants} ws={ws} readOnly={readOnly} /> : null}
+        {tab === "portal" ? <HandoffCard app={app} /> : null}
+        {tab === "danger-zone" ? <ApplicationDangerZone app={app} footprint={footprint} ws={ws} readOnly={readOnly} /> : null}
       </div>
     </>
   );
