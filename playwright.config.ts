@@ -36,7 +36,7 @@ export const EMBEDDED_PATH_SPECS = ["first-start.spec.ts", "demo.spec.ts", "cons
  * spec, is the longer one and bounds that run; the embedded run's has room beside its type check
  * and lint, which only its run does cold (`.ci/run` runs the embedded run first).
  */
-export const ONCE_ON_EMBEDDED = ["first-start.spec.ts", "recipes.spec.ts", "console.spec.ts", "accessibility.spec.ts", "branding.spec.ts", "i18n.spec.ts", "hosted-pages.spec.ts", "security-headers.spec.ts", "console-no-javascript.spec.ts"];
+export const ONCE_ON_EMBEDDED = ["first-start.spec.ts", "recipes.spec.ts", "console.spec.ts", "accessibility.spec.ts", "branding.spec.ts", "i18n.spec.ts", "hosted-pages.spec.ts", "security-headers.spec.ts", "console-no-javascript.spec.ts", "console-layout.spec.ts"];
 const embeddedScope = process.env.E2E_SCOPE === "embedded";
 const specs = (names: readonly string[]) => names.map((spec) => `**/${spec}`);
 

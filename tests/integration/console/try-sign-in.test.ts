@@ -123,9 +123,14 @@ describe("trying an application's sign-in from the console", () => {
   it("an application's own sign-in transaction is never read as a tried one", async () => {
     const real = await signIn(h, ws, { client_id: WEB.client_id, redirect_uri: WEB.redirect_uri, email: ADA.email, password: ADA.password });
     expect(real.callback.searchParams.get("code")).toBeTruthy();
-    const [tx] = await h.service.db.select().from(authorizationTransactions).where(eq(authorizationTransactions.workspaceId, ws)).orderBy(authorizationTransactions.createdAt);
-    expect(tx.purpose).not.toBe("try");
-    expect(await triedSignIn(h.service, workspace(), WEB.client_id, tx.id, "any")).toBeNull();
+    // The application's own (completed) sign-in, with the binding its browser holds.
+    const own = await h.service.db.select().from(authorizationTransactions).where(and(eq(authorizationTransactions.workspaceId, ws), eq(authorizationTransactions.purpose, "authorize")));
+    expect(own.length).toBeGreaterThan(0);
+    const cookies = real.jar.header() ?? "";
+    for (const tx of own) {
+      const binding = new RegExp(`lk_tx_${tx.id}=([^;]+)`).exec(cookies)?.[1] ?? "any";
+      expect(await triedSignIn(h.service, workspace(), WEB.client_id, tx.id, binding)).toBeNull();
+    }
   });
 
   it("is refused to viewers, for machine-to-machine and disabled applications", async () => {
