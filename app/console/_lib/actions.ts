@@ -33,20 +33,35 @@ const afterSuccess: Partial<Record<OperationName, (workspaceId: string, result: 
     r.created ? `/console/w/${ws}/organizations/${r.organizationId}?added=${encodeURIComponent(r.id)}#connection-${r.id}` : null,
 };
 
+type Refusable = { ok: true } | { ok: false; fieldErrors: Record<string, string>; formError?: string };
+
+/**
+ * Runs a workspace's console work for a form: a refusal (a forbidden role, the input's problems)
+ * becomes the form's error state with what was typed; a lost session or an unknown workspace goes
+ * to Next's sign-in redirect or not-found (handleAccessError).
+ */
+async function inWorkspace<O extends Refusable>(workspaceId: string, values: Record<string, string | string[]>, run: () => Promise<O>): Promise<Extract<O, { ok: true }> | { ok: false; refused: ActionState }> {
+  let outcome: O;
+  try {
+    outcome = await run();
+  } catch (error) {
+    if (error instanceof ConsoleAccessError && error.code === "forbidden") {
+      return { ok: false, refused: { status: "error", fieldErrors: {}, formError: error.message, values, at: Date.now() } };
+    }
+    handleAccessError(error, `/console/w/${workspaceId}`);
+  }
+  if (!outcome.ok) return { ok: false, refused: { status: "error", fieldErrors: outcome.fieldErrors, formError: outcome.formError, values, at: Date.now() } };
+  return outcome as Extract<O, { ok: true }>;
+}
+
 export async function consoleAction(name: string, workspaceId: string, _previous: ActionState, form: FormData): Promise<ActionState> {
   const raw = formDataObject(form);
   const values = echoValues(raw);
   if (!isOperationName(name)) return { status: "error", fieldErrors: {}, formError: "Unknown action", values, at: Date.now() };
-  let outcome;
-  try {
-    outcome = await runOperation(await getService(), await consoleToken(), workspaceId, operations[name] as (typeof operations)["createRole"], raw, { ip: await requestIp() });
-  } catch (error) {
-    if (error instanceof ConsoleAccessError && error.code === "forbidden") {
-      return { status: "error", fieldErrors: {}, formError: error.message, values, at: Date.now() };
-    }
-    handleAccessError(error, `/console/w/${workspaceId}`);
-  }
-  if (!outcome.ok) return { status: "error", fieldErrors: outcome.fieldErrors, formError: outcome.formError, values, at: Date.now() };
+  const outcome = await inWorkspace(workspaceId, values, async () =>
+    runOperation(await getService(), await consoleToken(), workspaceId, operations[name] as (typeof operations)["createRole"], raw, { ip: await requestIp() }),
+  );
+  if (!outcome.ok) return outcome.refused;
   revalidatePath("/console", "layout");
   const next = afterSuccess[name]?.(workspaceId, outcome.result as never);
   if (next) redirect(next);
@@ -76,17 +91,10 @@ export async function createWorkspaceAction(_previous: ActionState, form: FormDa
  */
 export async function trySignInAction(workspaceId: string, _previous: ActionState, form: FormData): Promise<ActionState> {
   const raw = formDataObject(form);
-  const values = echoValues(raw);
-  let outcome;
-  try {
-    outcome = await runOperation(await getService(), await consoleToken(), workspaceId, operations.trySignIn, raw, { ip: await requestIp() });
-  } catch (error) {
-    if (error instanceof ConsoleAccessError && error.code === "forbidden") {
-      return { status: "error", fieldErrors: {}, formError: error.message, values, at: Date.now() };
-    }
-    handleAccessError(error, `/console/w/${workspaceId}`);
-  }
-  if (!outcome.ok) return { status: "error", fieldErrors: outcome.fieldErrors, formError: outcome.formError, values, at: Date.now() };
+  const outcome = await inWorkspace(workspaceId, echoValues(raw), async () =>
+    runOperation(await getService(), await consoleToken(), workspaceId, operations.trySignIn, raw, { ip: await requestIp() }),
+  );
+  if (!outcome.ok) return outcome.refused;
   const jar = await cookies();
   for (const cookie of outcome.result.cookies) {
     jar.set(cookie.name, cookie.value, { path: cookie.path, maxAge: cookie.maxAge, secure: true, httpOnly: true, sameSite: "lax" });
@@ -102,15 +110,7 @@ export async function connectionAction(workspaceId: string, previous: ActionStat
   if (form.get("intent") !== "prefill") return consoleAction("saveConnection", workspaceId, previous, form);
   const raw = formDataObject(form);
   const values = echoValues(raw);
-  let outcome;
-  try {
-    outcome = await prefillConnection(await getService(), await consoleToken(), workspaceId, raw);
-  } catch (error) {
-    if (error instanceof ConsoleAccessError && error.code === "forbidden") {
-      return { status: "error", fieldErrors: {}, formError: error.message, values, at: Date.now() };
-    }
-    handleAccessError(error, `/console/w/${workspaceId}`);
-  }
-  if (!outcome.ok) return { status: "error", fieldErrors: outcome.fieldErrors, formError: outcome.formError, values, at: Date.now() };
+  const outcome = await inWorkspace(workspaceId, values, async () => prefillConnection(await getService(), await consoleToken(), workspaceId, raw));
+  if (!outcome.ok) return outcome.refused;
   return { status: "draft", message: outcome.message, values: { ...values, ...outcome.values }, at: Date.now() };
 }
