@@ -49,7 +49,7 @@ const LAYERS = {
   "lib/features": ["lib/operators", "lib/getting-started", "lib/surfaces", "lib/hostnames", "lib/federation", "lib/authn", "lib/oauth", "lib/audit", "lib/limits", "lib/service.ts", "lib/http"],
   "lib/workspaces": ["lib/features", "lib/surfaces", "lib/federation", "lib/authn", "lib/clients", "lib/audit", "lib/branding", "lib/service.ts"],
   "lib/account-security": ["lib/authn", "lib/authority", "lib/oauth", "lib/audit", "lib/hosted", "lib/http"],
-  "lib/server": ["lib/account-security", "lib/sign-in", "lib/authz", "lib/oauth", "lib/authn", "lib/http", "lib/limits", "lib/service.ts", "lib/features", "lib/surfaces", "lib/signals"],
+  "lib/server": ["lib/account-security", "lib/sign-in", "lib/authz", "lib/oauth", "lib/authn", "lib/hosted", "lib/http", "lib/limits", "lib/service.ts", "lib/features", "lib/surfaces", "lib/signals"],
   "lib/console": [
     "lib/server", "lib/features", "lib/operators", "lib/workspaces", "lib/federation", "lib/authz", "lib/oauth", "lib/authn", "lib/authority", "lib/clients", "lib/surfaces",
     "lib/audit", "lib/branding", "lib/hosted", "lib/forms", "lib/http", "lib/service.ts",

@@ -13,6 +13,7 @@ import { readinessProbe } from "./lib/http/health";
 import { createLogger, logError, serverLog, setServerLog } from "./lib/http/log";
 import { clusterSource, collectProcessMetrics, processSource, startMetricsListener } from "./lib/metrics/listener";
 import { SIGN_IN_METHODS } from "./lib/sign-in/outcomes";
+import { signInPages } from "./lib/server/sign-in-page";
 import { createNodeServer, createRequestListener, type NodeHandler } from "./lib/server/node-server";
 import { closeService, getService, type Service } from "./lib/service";
 import { startPurge } from "./lib/features/purge";
@@ -75,7 +76,7 @@ async function serve(service: Service, config: Config): Promise<() => Promise<vo
   const settings = config.server ?? DEFAULT_SERVER_SETTINGS;
   const readiness = readinessProbe(service.db);
   // One line per request (lib/http/log.ts) and, once METRICS_PORT enables them (collectProcessMetrics), its HTTP metrics.
-  const listener = createRequestListener(service, config.publicUrl, handle, { readiness, log: serverLog(), ahead: demoAhead(service) });
+  const listener = createRequestListener(service, config.publicUrl, handle, { readiness, log: serverLog(), ahead: demoAhead(service), pages: signInPages(service, handle) });
   const http = createNodeServer(listener, {
     headersTimeoutMs: settings.headersTimeoutMs,
     requestTimeoutMs: settings.requestTimeoutMs,

@@ -129,3 +129,63 @@ test("an address that names nothing gets Latchkey's not-found page, and the favi
   await expect(svg).toHaveCount(1);
   expect((await request.get(new URL((await svg.getAttribute("href"))!, base).href)).status()).toBe(200);
 });
+
+/**
+ * The first step's page is rendered by Next once per shape and then answered from that render with
+ * each request's own values (lib/server/sign-in-page.ts). A query value no other test sends makes
+ * the first of two sign-ins below Next's own render and the second the kept one.
+ */
+test("the sign-in page answered from its kept render is byte for byte Next's render with its own values, and works", async ({ browser }) => {
+  const tag = `e2e${Date.now().toString(36)}`;
+  const seen: { url: string; body: string; headers: Record<string, string>; context: Awaited<ReturnType<typeof browser.newContext>> }[] = [];
+  for (let i = 0; i < 2; i++) {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await toSignInPage(page);
+    const url = `${page.url()}&error=${tag}`;
+    const res = await context.request.get(url);
+    expect(res.status()).toBe(200);
+    seen.push({ url, body: await res.text(), headers: res.headers(), context });
+  }
+  const valuesOf = (s: (typeof seen)[number]) => {
+    const tx = new URL(s.url).searchParams.get("tx")!;
+    const csrf = /name="csrf" value="([^"]+)"/.exec(s.body)![1];
+    const challenge = /challenge[^A-Za-z0-9_-]+([A-Za-z0-9_-]{43})/.exec(s.body)![1];
+    const nonce = /'nonce-([^']+)'/.exec(s.headers["content-security-policy"])![1];
+    return [tx, csrf, challenge, nonce];
+  };
+  const [rendered, kept] = seen;
+  // Next streams its render; the kept one is answered whole, with its length.
+  expect(rendered.headers["transfer-encoding"]).toBe("chunked");
+  expect(kept.headers["content-length"]).toBeDefined();
+  // Compressed alike (the request context takes gzip).
+  expect(kept.headers["content-encoding"]).toBe(rendered.headers["content-encoding"]);
+  const [renderedValues, keptValues] = [valuesOf(rendered), valuesOf(kept)];
+  // Every value is the request's own.
+  renderedValues.forEach((value, i) => expect(keptValues[i]).not.toBe(value));
+  for (const value of renderedValues) expect(kept.body).not.toContain(value);
+  const normal = (text: string, values: string[]) => values.reduce((t, v, i) => t.replaceAll(v, `#${i}#`), text);
+  expect(normal(kept.body, keptValues)).toBe(normal(rendered.body, renderedValues));
+  for (const name of ["content-security-policy", "link", "vary", "cache-control", "content-type", "referrer-policy", "x-frame-options", "x-content-type-options"]) {
+    expect(normal(kept.headers[name] ?? "", keptValues), name).toBe(normal(rendered.headers[name] ?? "", renderedValues));
+  }
+  await rendered.context.close();
+
+  // The kept page in Chromium: its scripts run under its nonce (no policy refusal), it hydrates (the
+  // show-password toggle), and it signs in.
+  const page = await kept.context.newPage();
+  const refusals: string[] = [];
+  page.on("console", (message) => {
+    if (message.type() === "error") refusals.push(message.text());
+  });
+  await page.goto(kept.url);
+  const toggle = page.getByRole("button", { name: "Show password" });
+  await page.getByLabel("Password", { exact: true }).fill(ADA.password);
+  await toggle.click();
+  await expect(page.getByLabel("Password", { exact: true })).toHaveAttribute("type", "text");
+  await page.getByLabel("Email", { exact: true }).fill(ADA.email);
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await page.waitForURL(`${APP}/profile`);
+  expect(refusals).toEqual([]);
+  await kept.context.close();
+});

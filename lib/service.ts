@@ -108,10 +108,16 @@ export async function closeService(): Promise<void> {
 //   jwks:<id>                JWKS as built bytes and ETag            30 s     lib/oauth/discovery.ts
 //                            (and no later than the first retired
 //                            key's unpublishAt, which is by time)
+//   hosted-pages:<id>        the token the kept sign-in pages of     30 s     lib/server/sign-in-page.ts
+//                            the workspace were rendered under (the
+//                            pages themselves, at most 256 across
+//                            workspaces, are answered only while it
+//                            is the same token)
 //
-// The public documents are built from clients, APIs, API grants and signing keys, and every writer
-// of those announces (console operations, the workspace import, the demo workspace's repairs, key
-// publication and activation). Nothing else cached decides anything a change can affect: client
+// The public documents are built from clients, APIs, API grants and signing keys, the kept sign-in
+// pages from the workspace's branding (the rest of what they show is read per request and is part
+// of their key), and every writer of those announces (console operations, the workspace import,
+// the demo workspace's repairs, key publication and activation). Nothing else cached decides anything a change can affect: client
 // secrets, clients, tokens, sessions and grants are read from the database on every request that
 // decides with them (the credential memo of
 // lib/oauth/client-memo.ts maps a secret to its row, and every use re-checks the row's liveness in
@@ -130,8 +136,8 @@ const PROBE_TIMEOUT_MS = 5_000;
 const PROBE_PREFIX = "probe:";
 
 /** The keys of `Service.cache` that hold one workspace's data. */
-export type WorkspaceCacheKind = "workspace" | "signing-key" | "cors-origins" | "discovery" | "jwks";
-const WORKSPACE_CACHE_KINDS: readonly WorkspaceCacheKind[] = ["workspace", "signing-key", "cors-origins", "discovery", "jwks"];
+export type WorkspaceCacheKind = "workspace" | "signing-key" | "cors-origins" | "discovery" | "jwks" | "hosted-pages";
+const WORKSPACE_CACHE_KINDS: readonly WorkspaceCacheKind[] = ["workspace", "signing-key", "cors-origins", "discovery", "jwks", "hosted-pages"];
 
 export function workspaceCacheKey(kind: WorkspaceCacheKind, workspaceId: string): string {
   return `${kind}:${workspaceId}`;

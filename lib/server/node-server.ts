@@ -113,6 +113,11 @@ export interface ListenerOptions {
    * whether it did (server.ts: the demo application at the default host, lib/demo/serve.ts).
    */
   ahead?: (req: IncomingMessage, res: ServerResponse) => boolean;
+  /**
+   * Answers some page requests instead of `next`, after the same gates, and returns whether it
+   * did (server.ts: the sign-in page's kept renders, lib/server/sign-in-page.ts).
+   */
+  pages?: (req: IncomingMessage, res: ServerResponse) => boolean;
 }
 
 /**
@@ -143,6 +148,7 @@ export function createRequestListener(service: Service, origin: string, next: No
   const log = options.log ?? serverLog();
   const observer: RequestObserver = { log, trustProxy: service.config.trustProxy };
   const ahead = options.ahead;
+  const pages = direct ? options.pages : undefined;
   return (req: IncomingMessage, res: ServerResponse): void => {
     const started = performance.now();
     req.headers[CLIENT_ADDRESS_HEADER] = req.socket.remoteAddress ?? "unknown";
@@ -223,6 +229,7 @@ export function createRequestListener(service: Service, origin: string, next: No
           .then((response) => writeResponse(response, res, ISSUER_PATH_HEADERS))
           .catch((error) => failed(res, error));
       }
+      if (pages?.(req, res)) return;
       void next(req, res);
       return;
     }

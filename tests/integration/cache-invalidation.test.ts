@@ -20,8 +20,11 @@ import { getActiveSigningKey } from "../../lib/oauth/keys";
 import { resolveWorkspace } from "../../lib/server/router";
 import { cacheGeneration, cacheIfCurrent, createService, followChanges, forgetWorkspace, type Service } from "../../lib/service";
 import { importWorkspace } from "../../lib/workspaces/file";
-import { call, createHarness, TestClock, uniqueWorkspaceId, type Harness } from "../helpers/harness";
-import { standardWorkspace } from "../helpers/fixtures";
+import { authorizeQuery, call, createHarness, Jar, PUBLIC_URL, TestClock, uniqueWorkspaceId, type Harness } from "../helpers/harness";
+import { SPA, standardWorkspace } from "../helpers/fixtures";
+import { pageServer } from "../helpers/sign-in-pages";
+import { setBranding } from "../../lib/console/branding";
+import { runOperation } from "../../lib/console/operation";
 import { createDatabase, dropDatabase, freshDatabaseName } from "../setup/database";
 import { consoleSignIn, createOperator, runRegistered } from "./console-helpers";
 
@@ -157,6 +160,35 @@ describe.runIf(Boolean(runUrl))("two processes on one PostgreSQL database", () =
     expect(published).toMatchObject({ ok: true });
     const next = (published as { result: { kid: string } }).result.kid;
     expect(await becomes(async () => same(await kids(), [...before, next].sort()))).toBe(true);
+  });
+
+  it("the sign-in page kept by one is rendered again at once after a branding change made by the other (its kept render would be answered 30 s)", async () => {
+    const pages = await pageServer(b);
+    try {
+      const begin = async () => {
+        const started = await call(a, `/t/${ws}/oauth2/authorize?${authorizeQuery({ ...SPA, scope: "openid" }).query}`);
+        const location = new URL(started.headers.get("location")!, PUBLIC_URL);
+        return { path: `${location.pathname}${location.search}`, cookie: new Jar().take(started).header() };
+      };
+      const get = async () => {
+        const s = await begin();
+        expect((await pages.get(s.path, { cookie: s.cookie })).status).toBe(200);
+      };
+      await get();
+      const rendered = pages.renders.length;
+      await get();
+      expect(pages.renders.length).toBe(rendered);
+      expect(await runOperation(a.service, owner, ws, setBranding, { display_name: "Renamed", primary_color: "#0055aa", theme: "dark" })).toMatchObject({ ok: true });
+      expect(
+        await becomes(async () => {
+          const before = pages.renders.length;
+          await get();
+          return pages.renders.length === before + 1;
+        }),
+      ).toBe(true);
+    } finally {
+      await pages.close();
+    }
   });
 
   it("a hostname added by an import and removed in the console: the other serves it, then refuses it, at once (its directory would keep it 5 s)", async () => {

@@ -5,6 +5,8 @@ import { hostedErrorText, signInFormMessage } from "@/lib/hosted/errors";
 import { negotiateLocale } from "@/lib/i18n/locales";
 import { translator } from "@/lib/i18n/translate";
 import { signInView } from "@/lib/sign-in/view";
+import { handedView } from "@/lib/sign-in/handed-view";
+import { REQUEST_ID_HEADER } from "@/lib/http/request-id";
 import { requestContext } from "@/lib/server/router";
 import { getService } from "@/lib/service";
 import { HostedCard } from "@/components/hosted/hosted-card";
@@ -40,7 +42,8 @@ export default async function SignInPage(props: { params: Promise<{ tenant: stri
   const tx = typeof query.tx === "string" ? query.tx : "";
   const locale = await pageLocale();
   const t = translator(locale);
-  const view = await signInView(ctx, tx, (await headers()).get("cookie"), locale);
+  // The view the listener computed for this request, when it did (lib/server/sign-in-page.ts): the page shows what its template is keyed by.
+  const view = handedView((await headers()).get(REQUEST_ID_HEADER)) ?? (await signInView(ctx, tx, (await headers()).get("cookie"), locale));
   if (view.kind === "completed") {
     // Back (or a reload) after a finished sign-in: done, not "expired"; the way back is a registered address only.
     return (
