@@ -11,6 +11,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import { clientSocialProviders, clients, workspaces } from "../../db/schema";
+import { reusable } from "../../db/reusable";
 import type { EndpointContext } from "../http/context";
 import { completesMultiFactor, isMultiFactor, readEvidence, type Evidence, type EvidenceMethod } from "./evidence";
 import {
@@ -90,7 +91,14 @@ export function effectivePolicy(workspace: unknown, application: unknown): AuthP
 export type ApplicationPolicy = AuthPolicy & { socialProviderIds: readonly string[] };
 
 export async function policyFor(ctx: Pick<EndpointContext, "service" | "workspace">, clientPk: string): Promise<ApplicationPolicy> {
-  const [row] = await ctx.service.db
+  const [row] = await policyStatement(ctx.service.db, { workspaceId: ctx.workspace.id, clientPk });
+  const ids = row?.socialProviderIds;
+  return { ...effectivePolicy(row?.workspace, row?.application), socialProviderIds: Array.isArray(ids) ? ids.filter((v): v is string => typeof v === "string") : [] };
+}
+
+/** The workspace's and the application's policies and the application's providers: built once (every sign-in page and step reads them). */
+const policyStatement = reusable("latchkey_application_policy", (db) =>
+  db
     .select({
       workspace: workspaces.authPolicy,
       application: clients.authPolicy,
@@ -98,11 +106,9 @@ export async function policyFor(ctx: Pick<EndpointContext, "service" | "workspac
     })
     .from(clients)
     .innerJoin(workspaces, eq(workspaces.id, clients.workspaceId))
-    .where(and(eq(clients.workspaceId, ctx.workspace.id), eq(clients.id, clientPk)))
-    .limit(1);
-  const ids = row?.socialProviderIds;
-  return { ...effectivePolicy(row?.workspace, row?.application), socialProviderIds: Array.isArray(ids) ? ids.filter((v): v is string => typeof v === "string") : [] };
-}
+    .where(and(eq(clients.workspaceId, sql.placeholder("workspaceId")), eq(clients.id, sql.placeholder("clientPk"))))
+    .limit(1),
+);
 
 /**
  * Whether a live hosted session may serve this application as it is: what it proved meets the

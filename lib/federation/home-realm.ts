@@ -3,7 +3,8 @@
  * that organization's enterprise connection. The answer depends on the domain only, never on
  * whether an account with the address exists, so the sign-in page behaves the same for both.
  */
-import { and, asc, eq, isNotNull } from "drizzle-orm";
+import { and, asc, eq, isNotNull, sql } from "drizzle-orm";
+import { reusable } from "../../db/reusable";
 import { enterpriseConnections, organizationDomains, organizations } from "../../db/schema";
 import type { EndpointContext } from "../http/context";
 import { normalizeDomain } from "./domains";
@@ -43,13 +44,18 @@ export async function connectionForAddress(ctx: EndpointContext, address: string
 
 /** Whether any organization of the workspace can be reached by home-realm discovery (the page then offers "single sign-on"). */
 export async function workspaceHasSso(ctx: EndpointContext): Promise<boolean> {
-  const [row] = await ctx.service.db
+  const [row] = await ssoStatement(ctx.service.db, { workspaceId: ctx.workspace.id });
+  return row !== undefined;
+}
+
+/** Built once: every sign-in page asks it. */
+const ssoStatement = reusable("latchkey_workspace_has_sso", (db) =>
+  db
     .select({ id: organizationDomains.id })
     .from(organizationDomains)
     .innerJoin(organizations, and(eq(organizations.id, organizationDomains.organizationId), eq(organizations.active, true)))
     .innerJoin(enterpriseConnections, and(eq(enterpriseConnections.organizationId, organizations.id), eq(enterpriseConnections.active, true)))
-    .where(and(eq(organizationDomains.workspaceId, ctx.workspace.id), isNotNull(organizationDomains.verifiedAt)))
-    .limit(1);
-  return row !== undefined;
-}
+    .where(and(eq(organizationDomains.workspaceId, sql.placeholder("workspaceId")), isNotNull(organizationDomains.verifiedAt)))
+    .limit(1),
+);
 

@@ -3,7 +3,8 @@
  * social providers that the application offers (enabled, in the administrator's order), and an
  * organization's enterprise connections (OIDC or SAML, enabled, organization active).
  */
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, sql } from "drizzle-orm";
+import { reusable } from "../../db/reusable";
 import { clientSocialProviders, enterpriseConnections, organizations, socialProviders } from "../../db/schema";
 import { decryptSecret } from "../crypto";
 import type { EndpointContext } from "../http/context";
@@ -19,13 +20,18 @@ export interface SocialButton {
 
 /** The social providers the application offers, enabled, in button order. */
 export async function socialButtonsFor(ctx: EndpointContext, clientPk: string): Promise<SocialButton[]> {
-  return ctx.service.db
+  return buttonsStatement(ctx.service.db, { workspaceId: ctx.workspace.id, clientPk });
+}
+
+/** Built once: every sign-in page asks it. */
+const buttonsStatement = reusable("latchkey_social_buttons", (db) =>
+  db
     .select({ key: socialProviders.key, name: socialProviders.name, preset: socialProviders.preset })
     .from(clientSocialProviders)
     .innerJoin(socialProviders, eq(socialProviders.id, clientSocialProviders.providerId))
-    .where(and(eq(clientSocialProviders.workspaceId, ctx.workspace.id), eq(clientSocialProviders.clientPk, clientPk), eq(socialProviders.enabled, true)))
-    .orderBy(asc(socialProviders.position), asc(socialProviders.name));
-}
+    .where(and(eq(clientSocialProviders.workspaceId, sql.placeholder("workspaceId")), eq(clientSocialProviders.clientPk, sql.placeholder("clientPk")), eq(socialProviders.enabled, true)))
+    .orderBy(asc(socialProviders.position), asc(socialProviders.name)),
+);
 
 /**
  * Who a connection admits on a first sign-in (lib/federation/identities.ts): `verified_domains`

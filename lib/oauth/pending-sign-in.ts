@@ -1,4 +1,5 @@
-import { and, eq, gt, isNotNull, isNull } from "drizzle-orm";
+import { and, eq, gt, isNotNull, isNull, sql } from "drizzle-orm";
+import { reusable } from "../../db/reusable";
 import { authorizationTransactions } from "../../db/schema";
 import { addMs, MINUTE } from "../clock";
 import { randomToken, safeEqual, sha256Hex } from "../crypto";
@@ -108,22 +109,32 @@ export type TransactionRow = typeof authorizationTransactions.$inferSelect;
 async function loadBoundTransaction(ctx: EndpointContext, txId: string, cookieValue: string | undefined, completed: boolean): Promise<TransactionRow | null> {
   // An id the database cannot hold names no transaction.
   if (!txId || !cookieValue || !isStorableText(txId)) return null;
-  const now = ctx.service.clock.now();
-  const [tx] = await ctx.service.db
-    .select()
-    .from(authorizationTransactions)
-    .where(
-      and(
-        eq(authorizationTransactions.workspaceId, ctx.workspace.id),
-        eq(authorizationTransactions.id, txId),
-        completed ? isNotNull(authorizationTransactions.completedAt) : isNull(authorizationTransactions.completedAt),
-        gt(authorizationTransactions.expiresAt, now),
-      ),
-    )
-    .limit(1);
+  const values = { workspaceId: ctx.workspace.id, txId, now: ctx.service.clock.now().toISOString() };
+  const [tx] = await (completed ? completedTransaction : openTransaction)(ctx.service.db, values);
   if (!tx || !safeEqual(tx.browserBindingHash, sha256Hex(cookieValue))) return null;
   return tx;
 }
+
+const param = (name: string) => sql.placeholder(name);
+
+/** A transaction of the workspace by id, open or completed, not expired: built once (every sign-in page and step reads one). */
+const transactionStatement = (name: string, completed: boolean) =>
+  reusable(name, (db) =>
+    db
+      .select()
+      .from(authorizationTransactions)
+      .where(
+        and(
+          eq(authorizationTransactions.workspaceId, param("workspaceId")),
+          eq(authorizationTransactions.id, param("txId")),
+          completed ? isNotNull(authorizationTransactions.completedAt) : isNull(authorizationTransactions.completedAt),
+          gt(authorizationTransactions.expiresAt, sql`${param("now")}::timestamptz`),
+        ),
+      )
+      .limit(1),
+  );
+const openTransaction = transactionStatement("latchkey_open_transaction", false);
+const completedTransaction = transactionStatement("latchkey_completed_transaction", true);
 
 /** An open (not completed, not expired) transaction bound to this browser, or null. */
 export function loadOpenTransaction(ctx: EndpointContext, txId: string, cookieValue: string | undefined): Promise<TransactionRow | null> {
