@@ -6,6 +6,8 @@
 //   node bench/profile/cpu.mjs callers FILE RE [DEPTH]   where the time under functions matching RE comes from
 //
 // Percentages are of the profile's whole wall time, idle included (the `(idle)` row).
+// LAST_SECONDS=12 keeps only the profile's last 12 seconds: the last scenario's measured window
+// (the profile covers start-up and every scenario before it).
 import fs from "node:fs";
 import { pathToFileURL } from "node:url";
 
@@ -16,8 +18,13 @@ export function readProfile(profile) {
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
   const self = new Map();
   let total = 0;
+  const last = Number(process.env.LAST_SECONDS ?? 0) * 1e6;
+  const from = last > 0 ? profile.endTime - last : -Infinity;
+  let at = profile.startTime;
   for (let i = 0; i < profile.samples.length; i++) {
     const d = profile.timeDeltas[i] ?? 0;
+    at += d;
+    if (at < from) continue;
     self.set(profile.samples[i], (self.get(profile.samples[i]) ?? 0) + d);
     total += d;
   }
