@@ -65,6 +65,12 @@ export interface Config {
    * db/client.ts's DEFAULT_POOL_SIZE.
    */
   databaseBounds?: { connectionWaitMs: number; statementTimeoutMs: number; poolSize?: number };
+  /**
+   * PASSWORD_BREACH_RANGE_URL: the k-anonymity range service the workspaces that screen passwords
+   * also ask (lib/passwords/breach-range.ts; the first 5 hex characters of the SHA-1 are appended).
+   * Left out: none (the bundled list and the score still apply).
+   */
+  passwordBreachRangeUrl?: string;
 }
 
 /** The levels of the server's log, most detailed first; `silent` writes nothing. */
@@ -422,6 +428,21 @@ export function configuredTrustProxy(env: Record<string, string | undefined> = p
   return parseBoolean("TRUST_PROXY", env.TRUST_PROXY);
 }
 
+/** PASSWORD_BREACH_RANGE_URL: an absolute http(s) URL the 5-character prefix is appended to; empty or unset: none. */
+function parseBreachRangeUrl(value: string | undefined): string | undefined {
+  if (value === undefined || value.trim() === "") return undefined;
+  let url: URL;
+  try {
+    url = new URL(value.trim());
+  } catch {
+    throw new ConfigError("PASSWORD_BREACH_RANGE_URL must be an absolute http(s) URL, such as https://api.pwnedpasswords.com/range/");
+  }
+  if ((url.protocol !== "https:" && url.protocol !== "http:") || url.search || url.hash || url.username || url.password) {
+    throw new ConfigError("PASSWORD_BREACH_RANGE_URL must be an absolute http(s) URL without a query, such as https://api.pwnedpasswords.com/range/");
+  }
+  return url.href;
+}
+
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const port = parsePort(env.PORT);
   const publicUrl = parsePublicUrl(env.PUBLIC_URL, port);
@@ -449,5 +470,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     statementTimeoutMs: parseSeconds("DATABASE_STATEMENT_TIMEOUT", env.DATABASE_STATEMENT_TIMEOUT, 5000, 3600),
     poolSize: parsePoolSize(env.DATABASE_POOL_SIZE),
   };
-  return { port, publicUrl, databaseUrl, ...(databaseListenUrl ? { databaseListenUrl } : {}), dataDir, masterKey, rateLimits, trustProxy, workers, server, mail, allowPrivateUpstreams, upstreamAllow, metrics, auditRetentionDays, log, migrationWaitTimeoutMs, databaseBounds };
+  const passwordBreachRangeUrl = parseBreachRangeUrl(env.PASSWORD_BREACH_RANGE_URL);
+  return { ...(passwordBreachRangeUrl ? { passwordBreachRangeUrl } : {}), port, publicUrl, databaseUrl, ...(databaseListenUrl ? { databaseListenUrl } : {}), dataDir, masterKey, rateLimits, trustProxy, workers, server, mail, allowPrivateUpstreams, upstreamAllow, metrics, auditRetentionDays, log, migrationWaitTimeoutMs, databaseBounds };
 }

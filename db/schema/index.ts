@@ -14,3 +14,4 @@ export * from "./audit";
 export * from "./operations";
 export * from "./console";
 export * from "./federation";
+export * from "./passwords";

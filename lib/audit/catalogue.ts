@@ -240,6 +240,12 @@ export const AUDIT_EVENTS = {
     data: { changed: "string[]", before: "json?", after: "json?", logo: "json?" },
     line: (_e, who) => `${who} changed the workspace's branding`,
   }),
+  "console.workspace.password_screening_changed": change({
+    summary: "An operator turned the screening of new passwords on or off, or changed the score it asks",
+    subject: "the workspace id",
+    data: { before: "json", after: "json" },
+    line: (_e, who) => `${who} changed how new passwords are screened`,
+  }),
   "console.workspace.hostname_added": change({
     summary: "An operator added an authentication hostname to the workspace (unverified until its DNS record is found)",
     subject: "the hostname",

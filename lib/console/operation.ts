@@ -63,7 +63,7 @@ export async function runOperation<S extends z.ZodType, R, P>(
   }
   const input = parsed.data as z.output<S>;
   try {
-    const prepared = (op.prepare ? await op.prepare(input) : undefined) as P;
+    const prepared = (op.prepare ? await op.prepare(input, { service, access }) : undefined) as P;
     const result = await service.db.transaction(async (db) => {
       const now = service.clock.now();
       // The lib functions an operation calls may record their own events (a role assigned, a

@@ -13,6 +13,7 @@ import { accessTokens, accountSecurityPortalSessions, clients, grants, hostedSes
 import { chains, nowValue, selectGrantChain, sessionIsLive } from "../authority";
 import { FACTORS, HELD_KINDS, type HeldKind } from "../authn/factors/registry";
 import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "../authn/password";
+import { screenNewPassword } from "../authn/passwords/policy";
 import { assignUserRole, removeUserRole } from "../authz/model";
 import { newId } from "../crypto";
 import { contextFor } from "../server/router";
@@ -257,8 +258,10 @@ export const createUser = defineOperation({
     password: optionalPassword,
     email_verified: checkbox(),
   }),
-  async prepare(input) {
-    return { passwordHash: input.password ? await hashPassword(input.password) : null };
+  async prepare(input, { service, access }) {
+    if (!input.password) return { passwordHash: null };
+    await screenNewPassword(service, access.workspace.id, input.password, { userInputs: [input.email, input.name ?? ""] });
+    return { passwordHash: await hashPassword(input.password) };
   },
   async run(ctx, input, { passwordHash }) {
     const userId = newId();
@@ -287,7 +290,13 @@ export const setUserPassword = defineOperation({
   name: "user.password_set",
   role: "admin",
   input: z.object({ user_id: id("user"), password }),
-  async prepare(input) {
+  async prepare(input, { service, access }) {
+    const [user] = await service.db
+      .select({ email: users.email, name: users.name })
+      .from(users)
+      .where(and(eq(users.workspaceId, access.workspace.id), eq(users.id, input.user_id)))
+      .limit(1);
+    await screenNewPassword(service, access.workspace.id, input.password, { userInputs: user ? [user.email, user.name ?? ""] : [] });
     return { passwordHash: await hashPassword(input.password) };
   },
   async run(ctx, input, { passwordHash }) {

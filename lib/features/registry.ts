@@ -9,6 +9,7 @@ import { AUDIT_EVENTS } from "../audit/retention";
 import { EMAIL_FEATURE } from "../authn/email/retention";
 import { FACTORS_FEATURE } from "../authn/factors/retention";
 import { ACCOUNT_SECURITY_FEATURE, SESSIONS_FEATURE } from "../authn/retention";
+import { PASSWORDS_FEATURE } from "../authn/passwords";
 import { FEDERATION_FEATURE } from "../federation/retention";
 import { GETTING_STARTED_FEATURE } from "../getting-started";
 import { HOSTNAMES_FEATURE } from "../hostnames";
@@ -27,6 +28,7 @@ export const FEATURES = [
   OPERATORS_FEATURE,
   HOSTNAMES_FEATURE,
   GETTING_STARTED_FEATURE,
+  PASSWORDS_FEATURE,
   // lib/audit and lib/limits sit below lib/surfaces: they declare their retention as plain values, typed here.
   defineFeature({ name: "audit", retention: [AUDIT_EVENTS] }),
   defineFeature({ name: "limits", retention: [RATE_LIMITS] }),

@@ -58,6 +58,10 @@ export const HOSTED_ERRORS = {
   sso_not_configured: { status: 400, title: "error.title.sign_in_failed", message: "error.sso_not_configured", oauthError: "access_denied" },
   enrollment_failed: { status: 400, title: "error.title.setup_failed", message: "error.enrollment_failed", oauthError: "invalid_request" },
   weak_password: { status: 400, title: "error.title.sign_up_failed", message: "error.weak_password", oauthError: "invalid_request" },
+  // A new password the workspace's screening refused (lib/authn/passwords/screening.ts), each with why.
+  password_common: { status: 400, title: "error.title.sign_up_failed", message: "error.password_common", oauthError: "invalid_request" },
+  password_breached: { status: 400, title: "error.title.sign_up_failed", message: "error.password_breached", oauthError: "invalid_request" },
+  password_guessable: { status: 400, title: "error.title.sign_up_failed", message: "error.password_guessable", oauthError: "invalid_request" },
 
   // The sign-in page (Next renders it) for a transaction that is gone.
   sign_in_link_expired: {
@@ -370,8 +374,14 @@ export const SIGN_IN_FORM_ERRORS = [
   "passkey_required",
   "enrollment_failed",
   "weak_password",
+  "password_common",
+  "password_breached",
+  "password_guessable",
   "sso_not_configured",
 ] as const satisfies readonly HostedErrorCode[];
+
+/** The form errors about a refused new password: shown under the password field. */
+export const NEW_PASSWORD_ERRORS: readonly SignInFormError[] = ["weak_password", "password_common", "password_breached", "password_guessable"];
 export type SignInFormError = (typeof SIGN_IN_FORM_ERRORS)[number];
 
 /** The sign-in form's message for a `?error=` value in a language (English by default), or undefined for anything else. */

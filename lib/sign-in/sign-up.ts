@@ -35,6 +35,8 @@ import {
   verifyEmailCode,
 } from "../authn/factors/email-code";
 import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, PasswordWorkRefused } from "../authn/password";
+import { screenNewPassword } from "../authn/passwords/policy";
+import { PasswordRefused } from "../authn/passwords/screening";
 import { clientAddress } from "../http/client-address";
 import { policyFor, type AuthPolicy } from "../authn/policy";
 import { homeRealmRedirect } from "./steps/federation";
@@ -176,6 +178,12 @@ export const signUpAccountEndpoint = signInStep(async (request, ctx, { tx, form 
   if (credential === "password") {
     const password = form.get("password") ?? "";
     if (password.length < PASSWORD_MIN_LENGTH || password.length > PASSWORD_MAX_LENGTH || !isStorableText(password)) return toSignInPage(ctx, tx.id, "weak_password");
+    try {
+      await screenNewPassword(ctx.service, ctx.workspace.id, password, { userInputs: [address] });
+    } catch (error) {
+      if (!(error instanceof PasswordRefused)) throw error;
+      return toSignInPage(ctx, tx.id, error.code);
+    }
     try {
       passwordHash = await hashPassword(password, clientAddress(request, ctx.service.config.trustProxy));
     } catch (error) {

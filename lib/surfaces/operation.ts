@@ -65,8 +65,11 @@ export interface Operation<S extends z.ZodType, R, P = undefined, N extends Cons
   name: N;
   role: OperatorRole;
   input: S;
-  /** Work that must not hold a transaction open (argon2 hashing), run before it; its result goes to `run`. */
-  prepare?: (input: z.output<S>) => Promise<P>;
+  /**
+   * Work that must not hold a transaction open (argon2 hashing, screening a password), run before
+   * it, with the operator's access; its result goes to `run`.
+   */
+  prepare?: (input: z.output<S>, ctx: { service: Service; access: WorkspaceAccess }) => Promise<P>;
   run(ctx: OperationContext, input: z.output<S>, prepared: P): Promise<OperationOutput<R, N>>;
 }
 

@@ -66,6 +66,9 @@ export const de = {
   "error.sso_not_configured": "Für diese E-Mail-Domain ist kein Single Sign-on eingerichtet. Melden Sie sich auf andere Weise an.",
   "error.enrollment_failed": "Die Einrichtung konnte nicht abgeschlossen werden. Versuchen Sie es noch einmal.",
   "error.weak_password": "Wählen Sie ein Passwort mit mindestens 8 Zeichen.",
+  "error.password_common": "Dieses Passwort gehört zu den häufigsten, die Angreifer zuerst ausprobieren. Wählen Sie ein anderes: Mehrere Wörter ohne Zusammenhang ergeben ein starkes.",
+  "error.password_breached": "Dieses Passwort ist bei einem Datenleck bekannt geworden, Angreifer könnten es ausprobieren. Wählen Sie eines, das Sie nirgendwo sonst verwenden.",
+  "error.password_guessable": "Dieses Passwort ist zu leicht zu erraten (ein Name, ein Datum, ein Tastaturmuster oder ein häufiges Wort mit kleinen Änderungen). Wählen Sie ein längeres, etwa aus mehreren Wörtern ohne Zusammenhang.",
   "error.sign_in_link_expired":
     "Anmeldeanfragen sind 10 Minuten gültig und können einmal verwendet werden. Kehren Sie zur Anwendung zurück und starten Sie die Anmeldung erneut.",
   "error.unstorable_sign_in_request": "Die Anmeldeanfrage enthält ein Zeichen, das nicht akzeptiert wird.",

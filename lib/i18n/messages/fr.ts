@@ -69,6 +69,9 @@ export const fr = {
   "error.sso_not_configured": "L’authentification unique n’est pas configurée pour ce domaine de messagerie. Connectez-vous d’une autre manière.",
   "error.enrollment_failed": "La configuration n’a pas pu être terminée. Réessayez.",
   "error.weak_password": "Choisissez un mot de passe d’au moins 8 caractères.",
+  "error.password_common": "Ce mot de passe fait partie des plus courants, que les attaquants essaient en premier. Choisissez-en un autre : plusieurs mots sans rapport en font un solide.",
+  "error.password_breached": "Ce mot de passe est apparu dans une fuite de données : des attaquants pourraient l’essayer. Choisissez-en un que vous n’utilisez nulle part ailleurs.",
+  "error.password_guessable": "Ce mot de passe est trop facile à deviner (un nom, une date, une suite de touches ou un mot courant à peine modifié). Choisissez-en un plus long, par exemple plusieurs mots sans rapport.",
   "error.sign_in_link_expired":
     "Les demandes de connexion sont valables 10 minutes et ne peuvent servir qu’une fois. Retournez à l’application et recommencez la connexion.",
   "error.unstorable_sign_in_request": "La demande de connexion contient un caractère qui n’est pas accepté.",

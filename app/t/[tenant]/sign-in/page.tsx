@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { headers } from "next/headers";
 import { notFound } from "next/navigation";
-import { hostedErrorText, signInFormMessage } from "@/lib/hosted/errors";
+import { hostedErrorText, NEW_PASSWORD_ERRORS, signInFormMessage } from "@/lib/hosted/errors";
 import { negotiateLocale } from "@/lib/i18n/locales";
 import { translator } from "@/lib/i18n/translate";
 import { signInView } from "@/lib/sign-in/view";
@@ -120,7 +120,7 @@ export default async function SignInPage(props: { params: Promise<{ tenant: stri
       ) : firstForm === "sign_up" ? (
         <SignUpStart view={view} error={error} />
       ) : firstForm === "sign_up_credential" ? (
-        <SignUpCredential view={view} error={error} passwordRefused={query.error === "weak_password"} />
+        <SignUpCredential view={view} error={error} passwordRefused={(NEW_PASSWORD_ERRORS as readonly unknown[]).includes(query.error)} />
       ) : (
         <FirstFactor view={view} error={error} email={typedEmail} />
       )}

@@ -1,0 +1,63 @@
+import type { Metadata } from "next";
+import { Card } from "@/components/ui/card";
+import { ActionForm, Select, SubmitButton } from "@/components/ui/form";
+import { PageHeader } from "@/components/ui/page-header";
+import { passwordPolicyOf } from "@/lib/authn/passwords/console";
+import { DEFAULT_MINIMUM_SCORE } from "@/lib/authn/passwords/policy";
+import { roleAtLeast } from "@/lib/console/authz";
+import { getService } from "@/lib/service";
+import { actionFor } from "../../../../_lib/action-for";
+import { pageAccess } from "../../../../_lib/session";
+
+export const metadata: Metadata = { title: "Passwords" };
+
+const SCORES = [
+  { value: "0", label: "0: the list of common passwords only" },
+  { value: "1", label: "1: also refuse what about a thousand guesses find" },
+  { value: "2", label: "2: also refuse what about a million guesses find (recommended)" },
+  { value: "3", label: "3: also refuse what 10⁸ guesses find" },
+  { value: "4", label: "4: refuse anything short of very hard to guess" },
+];
+
+/** The passwords feature's page (lib/authn/passwords): how new passwords are screened. */
+export default async function PasswordsPage({ params }: { params: Promise<{ workspace: string }> }) {
+  const { workspace } = await params;
+  const access = await pageAccess(workspace, "viewer", `/console/w/${workspace}/passwords`);
+  const service = await getService();
+  const ws = access.workspace.id;
+  const base = `/console/w/${ws}`;
+  const readOnly = !roleAtLeast(access.role, "admin");
+  const policy = await passwordPolicyOf(service.db, ws);
+  return (
+    <>
+      <PageHeader
+        crumbs={[{ label: "Workspaces", href: "/console" }, { label: access.workspace.name, href: base }, { label: "Passwords" }]}
+        title="Passwords"
+        description="How the passwords your users choose are checked. Existing passwords keep working; the rules apply to every new password: at sign-up, and when one is set here, in the workspace file or on the command line."
+      />
+      <div className="space-y-6">
+        <Card id="screening" title="Screening" description="Refuses common and breached passwords (a bundled list of about 49,000 drawn from breaches), and those an attacker would guess quickly, as NIST SP 800-63B asks. Users are told why and what to choose instead.">
+          <ActionForm action={actionFor("setPasswordScreening", ws)} readOnly={readOnly} successMessage="Saved. It applies to the next password set." label="Password screening">
+            <Select
+              name="screening"
+              label="Screen new passwords"
+              options={[
+                { value: "off", label: "Off: any password of 8 to 256 characters" },
+                { value: "on", label: "On" },
+              ]}
+              defaultValue={policy.screening ? "on" : "off"}
+            />
+            <Select
+              name="minimum_score"
+              label="Strength required"
+              options={SCORES}
+              defaultValue={String(policy.screening?.minimumScore ?? DEFAULT_MINIMUM_SCORE)}
+              hint="zxcvbn's estimate of how many guesses a password takes, counting the user's own address and name as known to an attacker."
+            />
+            <SubmitButton>Save</SubmitButton>
+          </ActionForm>
+        </Card>
+      </div>
+    </>
+  );
+}
