@@ -1,7 +1,8 @@
 /**
  * Self-service sign-up end to end (e2e-web's policy has sign_up on): the address confirmed by a
  * code read from a real SMTP server (e2e/smtp-inbox.ts), then a password; the customer application
- * (openid-client) gets the new account's verified email and amr/acr of the email code. A
+ * (openid-client) gets the new account's verified email and amr/acr of the email code; a common
+ * password is refused at sign-up with why (the workspace screens new passwords). A
  * registered address looks the same on the page; its owner's message carries a sign-in code.
  */
 import { expect, test, type Page } from "@playwright/test";
@@ -51,6 +52,11 @@ test("signs up with an email confirmed by a code, then a password; the new accou
   await expect(page.getByText("Choose a password of at least 8 characters.")).toHaveCount(1);
   await expect(page.getByText("At least 8 characters.", { exact: true })).toHaveCount(0);
   await expect(page.getByLabel("Choose a password")).toHaveAccessibleDescription("Choose a password of at least 8 characters.");
+  // The workspace screens new passwords (its file's password_screening): a common one is refused with why, under the field.
+  await page.getByLabel("Choose a password").fill("Password123");
+  await page.getByRole("button", { name: "Create account", exact: true }).click();
+  await expect(page.getByLabel("Choose a password")).toHaveAccessibleDescription(/one of the most common ones/);
+  await expect(page.getByText("At least 8 characters.", { exact: true })).toHaveCount(0);
   await page.getByLabel("Choose a password").fill("my brand new password");
   await page.getByRole("button", { name: "Create account", exact: true }).click();
   await page.waitForURL(`${APP}/profile`);
