@@ -13,6 +13,7 @@ import type { Database } from "../../db/client";
 import { recordAudit } from "../audit/events";
 import { evidenceFor } from "../authn/evidence";
 import { createHostedSession, SESSION_ABSOLUTE_MS } from "../authn/hosted-session";
+import { screenOperatorPassword } from "../authn/passwords/policy";
 import { hashPassword, PASSWORD_MAX_LENGTH } from "../authn/password";
 import { addMs, HOUR } from "../clock";
 import { newId, randomToken, safeEqual, sha256Hex } from "../crypto";
@@ -132,6 +133,8 @@ export class SetupError extends Error {
  */
 export async function completeSetup(service: Service, token: string, input: SetupInput, meta: { ip?: string | null } = {}): Promise<{ userId: string }> {
   const parsed = setupInputSchema.parse(input);
+  // The operators' screening (lib/authn/passwords): a refused password is said beside its field (PasswordRefused).
+  await screenOperatorPassword(service, parsed.password, [parsed.email]);
   const passwordHash = await hashPassword(parsed.password);
   return service.db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(hashtext('latchkey:console-setup'))`);

@@ -21,6 +21,8 @@ import { recordAudit } from "../audit/events";
 import { normalizeEmail } from "../authn/email-address";
 import type { MailMessage } from "../authn/email/outbox";
 import { emailAvailable, sendMail } from "../authn/email/transport";
+import { screenOperatorPassword } from "../authn/passwords/policy";
+import { PasswordRefused } from "../authn/passwords/screening";
 import { hashPassword, PASSWORD_MAX_LENGTH, verifyPassword } from "../authn/password";
 import { newId } from "../crypto";
 import type { Service } from "../service";
@@ -187,6 +189,12 @@ export async function changeOwnPassword(service: Service, operator: Operator, in
   if (row.passwordHash) {
     const current = parsed.data.current ?? "";
     if (!current || !(await verifyPassword(row.passwordHash, current))) throw new AccountError("current", "This is not the account's current password");
+  }
+  try {
+    await screenOperatorPassword(service, parsed.data.password, [row.email]);
+  } catch (error) {
+    if (error instanceof PasswordRefused) throw new AccountError("password", error.message);
+    throw error;
   }
   const passwordHash = await hashPassword(parsed.data.password);
   const now = service.clock.now();

@@ -23,6 +23,7 @@ import { z } from "zod";
 import type { Database } from "../../db/client";
 import { operatorInvitations, operatorMemberships, users, workspaces } from "../../db/schema";
 import { recordAudit } from "../audit/events";
+import { screenOperatorPassword } from "../authn/passwords/policy";
 import { hashPassword, PASSWORD_MAX_LENGTH } from "../authn/password";
 import { normalizeEmail } from "../authn/email-address";
 import { emailAvailable } from "../authn/email/transport";
@@ -467,6 +468,8 @@ export async function acceptInvitationWithNewAccount(
     await pendingRow(service, token);
     throw new InvitationError("unproven");
   }
+  // The operators' screening (lib/authn/passwords): a refused password is said beside its field (PasswordRefused).
+  if (parsed.password) await screenOperatorPassword(service, parsed.password);
   const passwordHash = parsed.password ? await hashPassword(parsed.password) : null;
   return service.db.transaction(async (tx) => {
     const now = service.clock.now();

@@ -76,6 +76,9 @@ describe("first-run setup", () => {
     expect(await checkSetupToken(h.service, link.token)).toBe("valid");
     expect(await checkSetupToken(h.service, link.token + "x")).toBe("invalid");
     await expect(completeSetup(h.service, "wrong-token-wrong-token-wrong-token", FIRST)).rejects.toBeInstanceOf(SetupError);
+    // The first operator's password is screened like every operator's (lib/authn/passwords): nothing is created.
+    await expect(completeSetup(h.service, link.token, { ...FIRST, password: "123456789012" })).rejects.toMatchObject({ code: "password_common", field: "password" });
+    expect(await checkSetupToken(h.service, link.token)).toBe("valid");
     h.clock.advance(SETUP_TOKEN_TTL_MS + 1000);
     expect(await checkSetupToken(h.service, link.token)).toBe("expired");
     await expect(completeSetup(h.service, link.token, FIRST)).rejects.toMatchObject({ state: "expired" });

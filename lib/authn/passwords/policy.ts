@@ -46,12 +46,30 @@ export async function screenNewPassword(
   options: { userInputs?: readonly string[]; field?: string; db?: Database } = {},
 ): Promise<void> {
   const policy = await loadPasswordPolicy(options.db ?? service.db, workspaceId);
-  if (!policy.screening) return;
+  if (policy.screening) await screen(service, password, policy.screening.minimumScore, options.userInputs ?? [], options.field);
+}
+
+async function screen(service: { config: Pick<Config, "passwordBreachRangeUrl">; fetch: typeof fetch }, password: string, minimumScore: number, userInputs: readonly string[], field?: string): Promise<void> {
   const rangeUrl = service.config.passwordBreachRangeUrl;
   const refusal = await screeningRefusal(password, {
-    minimumScore: policy.screening.minimumScore,
-    userInputs: options.userInputs,
+    minimumScore,
+    userInputs,
     ...(rangeUrl ? { knownBreached: (p: string) => breachedPerRange(service.fetch, rangeUrl, p) } : {}),
   });
-  if (refusal) throw new PasswordRefused(refusal, options.field);
+  if (refusal) throw new PasswordRefused(refusal, field);
+}
+
+/**
+ * Operators' passwords (the system workspace's accounts: setup, an invitation, their own account
+ * page) are always screened, whatever any workspace says: they hold every workspace's keys.
+ */
+export const OPERATOR_SCREENING = { minimumScore: DEFAULT_MINIMUM_SCORE } as const;
+
+/** Refuses (PasswordRefused) an operator's new password that the operators' screening refuses. */
+export async function screenOperatorPassword(
+  service: { config: Pick<Config, "passwordBreachRangeUrl">; fetch: typeof fetch },
+  password: string,
+  userInputs: readonly string[] = [],
+): Promise<void> {
+  await screen(service, password, OPERATOR_SCREENING.minimumScore, userInputs);
 }

@@ -280,6 +280,9 @@ describe("your account", () => {
     await expect(setOwnPassword(h.service, here, { password: "erin's new password" })).rejects.toMatchObject({ field: "current" });
     await expect(setOwnPassword(h.service, here, { current: "not it at all", password: "erin's new password" })).rejects.toMatchObject({ field: "current" });
     await expect(setOwnPassword(h.service, here, { current: OPERATOR_PASSWORD, password: "short" })).rejects.toMatchObject({ field: "password" });
+    // Operators' passwords are always screened (lib/authn/passwords): a common one, and one built from the account's address.
+    await expect(setOwnPassword(h.service, here, { current: OPERATOR_PASSWORD, password: "qwertyuiop123" })).rejects.toMatchObject({ field: "password", message: expect.stringContaining("most common") });
+    await expect(setOwnPassword(h.service, here, { current: OPERATOR_PASSWORD, password: "erin@operators.test1" })).rejects.toMatchObject({ field: "password", message: expect.stringContaining("too easy to guess") });
     await expect(setOwnPassword(h.service, here, { current: OPERATOR_PASSWORD, password: "erin's new password", password_confirm: "something else" })).rejects.toMatchObject({ field: "password" });
     expect(await setOwnPassword(h.service, here, { current: OPERATOR_PASSWORD, password: "erin's new password" }, { ip: "192.0.2.7" })).toEqual({ changed: true });
     await expect(requireOperator(h.service, elsewhere)).rejects.toMatchObject({ code: "unauthenticated" });

@@ -1,4 +1,5 @@
 "use server";
+import { PasswordRefused } from "@/lib/authn/passwords/screening";
 
 // The invitation page's actions: adapt FormData, cookies and navigation. The rules (the code sent
 // to the invited address, single use, expiry, whose email) live in lib/operators/invitations.ts.
@@ -95,6 +96,7 @@ export async function acceptWithNewAccountAction(_previous: ActionState, form: F
     accepted = await acceptInvitationWithNewAccount(service, tokenOf(raw), (await cookies()).get(INVITATION_PROOF_COOKIE)?.value, parsed.data, { ip });
   } catch (error) {
     if (error instanceof InvitationError) return failed(error, values);
+    if (error instanceof PasswordRefused) return { status: "error", fieldErrors: { password: error.message }, values, at: Date.now() };
     throw error;
   }
   return signInAfterAccepting(accepted, ip);

@@ -1,4 +1,5 @@
 "use server";
+import { PasswordRefused } from "@/lib/authn/passwords/screening";
 
 import { cookies, headers } from "next/headers";
 import { redirect } from "next/navigation";
@@ -28,6 +29,7 @@ export async function setupAction(_previous: ActionState, form: FormData): Promi
     created = await completeSetup(service, typeof raw.token === "string" ? raw.token : "", parsed.data, { ip });
   } catch (error) {
     if (error instanceof SetupError) return { status: "error", fieldErrors: {}, formError: error.message, values, at: Date.now() };
+    if (error instanceof PasswordRefused) return { status: "error", fieldErrors: { password: error.message }, values, at: Date.now() };
     throw error;
   }
   // The operator is signed in (lib/console/setup.ts says why): a hosted session for them in this
