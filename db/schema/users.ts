@@ -20,6 +20,12 @@ export const users = pgTable(
      * mailbox is proven (lib/console/operator-accounts.ts).
      */
     passwordUnproven: boolean("password_unproven").notNull().default(false),
+    /**
+     * The password hash that a sign-in found known from breaches (lib/authn/passwords/breached.ts):
+     * the account still signs in with a breached password while it equals `password_hash`; any new
+     * password ends that without touching this column.
+     */
+    breachedPasswordHash: text("breached_password_hash"),
     status: text("status", { enum: ["active", "disabled"] }).notNull().default("active"),
     createdAt: ts("created_at").notNull(),
     updatedAt: ts("updated_at").notNull(),

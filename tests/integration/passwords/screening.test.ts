@@ -6,15 +6,18 @@
 import http from "node:http";
 import { createHash } from "node:crypto";
 import type { AddressInfo } from "node:net";
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { auditEvents, users, workspaces } from "../../../db/schema";
 import { breachedPerRange } from "../../../lib/authn/passwords/breach-range";
-import { loadPasswordPolicy, screenNewPassword } from "../../../lib/authn/passwords/policy";
+import { breachedPasswordCount } from "../../../lib/authn/passwords/breached";
+import { hashPassword } from "../../../lib/authn/password";
+import { loadPasswordPolicy, savePasswordPolicy, screenNewPassword } from "../../../lib/authn/passwords/policy";
 import { isCommonPassword, passwordScore, PasswordRefused, screeningRefusal } from "../../../lib/authn/passwords/screening";
 import { exportWorkspace, importWorkspace } from "../../../lib/workspaces/file";
 import { WorkspaceFileError } from "../../../lib/surfaces/workspace-file";
-import { seed, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
+import { seed, signIn, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
 import { SPA, standardWorkspace } from "../../helpers/fixtures";
 import { outcome, postStep, startSignIn, type PendingSignIn } from "../../helpers/factors/sign-in";
 import { latestCode, OUTBOX } from "../../helpers/factors/email";
@@ -23,6 +26,15 @@ import { adminAndViewer, createConsoleHarness, runRegistered } from "../console-
 import { ensureSystemWorkspace } from "../../../lib/console/system";
 
 const STRONG = "kettle violin 57 zebra";
+
+/** Polls `probe` until it holds (the breached check runs after the sign-in's answer). */
+async function until(probe: () => Promise<boolean>, withinMs = 5_000): Promise<void> {
+  const deadline = Date.now() + withinMs;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error("never held");
+    await sleep(20);
+  }
+}
 
 /** A range service: answers every prefix with the given hashes' suffixes under it, plus padding. */
 async function rangeServer(breached: string[], behaviour: "answer" | "fail" | "hang" = "answer") {
@@ -197,5 +209,28 @@ describe("where passwords are set", () => {
     expect(await loadPasswordPolicy(h.service.db, other)).toEqual({ screening: null });
     const bad = await importWorkspace(h.service.db, { ...file, password_screening: { minimum_score: 5 } }, { clock: h.clock, masterKey: h.service.config.masterKey }).catch((e: unknown) => e);
     expect((bad as WorkspaceFileError).issues[0]).toMatchObject({ path: "$.password_screening.minimum_score", message: expect.stringContaining("from 0 to 4") });
+  });
+
+  it("records a password found breached after it was set, at its next sign-in (after the answer), until the password changes; the console counts them", async () => {
+    const later = uniqueWorkspaceId("screening-later");
+    const OLD = { email: "old@example.test", password: "iloveyou" };
+    const RANGE = { email: "range@example.test", password: "my breached passphrase 2019" };
+    const FINE = { email: "fine@example.test", password: STRONG };
+    // Set while the workspace did not screen.
+    await seed(h, { ...standardWorkspace(later), users: [OLD, RANGE, FINE].map((u) => ({ ...u, email_verified: true })) });
+    const signInAs = (u: { email: string; password: string }) => signIn(h, later, { ...SPA, ...u });
+    // Not screening: nothing is recorded.
+    await signInAs(OLD);
+    await sleep(200);
+    expect(await breachedPasswordCount(h.service.db, later)).toBe(0);
+    await savePasswordPolicy(h.service.db, later, { screening: { minimumScore: 2 } }, h.clock.now());
+    for (const u of [OLD, RANGE, FINE]) await signInAs(u);
+    await until(async () => (await breachedPasswordCount(h.service.db, later)) === 2);
+    const flagged = await h.service.db.select({ email: users.emailNormalized }).from(users).where(and(eq(users.workspaceId, later), sql`${users.breachedPasswordHash} = ${users.passwordHash}`));
+    expect(flagged.map((r) => r.email).sort()).toEqual([OLD.email, RANGE.email]);
+    // A new password ends it, with no other write.
+    const [old] = await h.service.db.select({ id: users.id }).from(users).where(and(eq(users.workspaceId, later), eq(users.emailNormalized, OLD.email)));
+    await h.service.db.update(users).set({ passwordHash: await hashPassword(STRONG) }).where(eq(users.id, old.id));
+    expect(await breachedPasswordCount(h.service.db, later)).toBe(1);
   });
 });

@@ -15,6 +15,7 @@ import { evidenceFor, type Evidence } from "../../evidence";
 import { decoyHash, hashPassword, needsRehash, PASSWORD_MAX_LENGTH, PasswordWorkRefused, verifyPassword, type HashingFor } from "../../password";
 import { factorGate } from "../limits";
 import { PASSWORD_LIMITS } from "./password";
+import { checkSignedInPassword } from "../../passwords/breached";
 
 /** Why a checked password was refused, as the sign-in's failure record names it. */
 export type PasswordRefusal = "unknown_account" | "no_password" | "wrong_password" | "account_disabled";
@@ -93,12 +94,18 @@ export async function verifyPasswordFactor(ctx: EndpointContext, request: Reques
   if (!after) return refuse("unknown_account");
   if (after.passwordHash !== user.passwordHash) return refuse("wrong_password");
   if (after.status !== "active") return refuse("account_disabled");
+  let current = user.passwordHash;
   if (needsRehash(user.passwordHash)) {
     // Only if the hash is still the one just verified (a concurrent password change wins).
-    await ctx.service.db
+    const rehashed = await hashPassword(password);
+    const [updated] = await ctx.service.db
       .update(users)
-      .set({ passwordHash: await hashPassword(password) })
-      .where(and(eq(users.id, user.id), eq(users.passwordHash, user.passwordHash)));
+      .set({ passwordHash: rehashed })
+      .where(and(eq(users.id, user.id), eq(users.passwordHash, user.passwordHash)))
+      .returning({ id: users.id });
+    if (updated) current = rehashed;
   }
+  // Known from breaches since it was set? Checked after the answer, never waited for (lib/authn/passwords/breached.ts).
+  void checkSignedInPassword(ctx, user.id, current, password);
   return { ok: true, userId: user.id, evidence: evidenceFor("password", ctx.service.clock.now()) };
 }

@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { Card } from "@/components/ui/card";
 import { ActionForm, Select, SubmitButton } from "@/components/ui/form";
 import { PageHeader } from "@/components/ui/page-header";
+import { breachedPasswordCount } from "@/lib/authn/passwords/breached";
 import { passwordPolicyOf } from "@/lib/authn/passwords/console";
 import { DEFAULT_MINIMUM_SCORE } from "@/lib/authn/passwords/policy";
 import { roleAtLeast } from "@/lib/console/authz";
@@ -27,7 +28,7 @@ export default async function PasswordsPage({ params }: { params: Promise<{ work
   const ws = access.workspace.id;
   const base = `/console/w/${ws}`;
   const readOnly = !roleAtLeast(access.role, "admin");
-  const policy = await passwordPolicyOf(service.db, ws);
+  const [policy, breached] = await Promise.all([passwordPolicyOf(service.db, ws), breachedPasswordCount(service.db, ws)]);
   return (
     <>
       <PageHeader
@@ -56,6 +57,13 @@ export default async function PasswordsPage({ params }: { params: Promise<{ work
             />
             <SubmitButton>Save</SubmitButton>
           </ActionForm>
+          {policy.screening ? (
+            <p className="mt-4 text-sm text-slate-600" data-testid="breached-count">
+              {breached === 0
+                ? "No account signs in with a password found among breached ones."
+                : `${breached} ${breached === 1 ? "account signs" : "accounts sign"} in with a password found among breached ones (checked at each password sign-in). It keeps working until it is changed: set a new one on the user's page, or ask the user to change it.`}
+            </p>
+          ) : null}
         </Card>
       </div>
     </>

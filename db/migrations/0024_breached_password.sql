@@ -1,0 +1,1 @@
+ALTER TABLE "users" ADD COLUMN "breached_password_hash" text;

@@ -1,0 +1,53 @@
+/**
+ * Passwords that became known from breaches after they were set: at a successful password sign-in
+ * in a workspace that screens passwords (./policy.ts), the password just verified is checked
+ * against the bundled list and the breach range service (./screening.ts, ./breach-range.ts), after
+ * the answer (the sign-in never waits for it). A breached one is recorded as the account's
+ * `breached_password_hash` (the hash it was found under): the account still has a breached
+ * password while that equals its `password_hash`, and any new password ends it with no other
+ * write. The console's Passwords page counts those accounts (`breachedPasswordCount`).
+ */
+import { and, count, eq, isNotNull, sql } from "drizzle-orm";
+import type { Database } from "../../../db/client";
+import { users } from "../../../db/schema";
+import type { Config } from "../../config";
+import { logError } from "../../http/log";
+import { breachedPerRange } from "./breach-range";
+import { loadPasswordPolicy } from "./policy";
+import { isCommonPassword } from "./screening";
+
+type Ctx = { service: { db: Database; config: Pick<Config, "passwordBreachRangeUrl">; fetch: typeof fetch; clock: { now(): Date } }; workspace: { id: string } };
+
+/** Whether `password` is known from breaches: the bundled list, then the range service where configured. */
+async function knownBreached(ctx: Ctx, password: string): Promise<boolean> {
+  if (await isCommonPassword(password)) return true;
+  const url = ctx.service.config.passwordBreachRangeUrl;
+  return url ? breachedPerRange(ctx.service.fetch, url, password) : false;
+}
+
+/**
+ * Checks the password `userId` just signed in with (whose stored hash is `passwordHash`) and
+ * records it when breached. Resolves when done; never rejects (a failure is logged).
+ */
+export async function checkSignedInPassword(ctx: Ctx, userId: string, passwordHash: string, password: string): Promise<void> {
+  try {
+    const policy = await loadPasswordPolicy(ctx.service.db, ctx.workspace.id);
+    if (!policy.screening || !(await knownBreached(ctx, password))) return;
+    // Only while that hash is still the account's password (a change meanwhile wins).
+    await ctx.service.db
+      .update(users)
+      .set({ breachedPasswordHash: passwordHash })
+      .where(and(eq(users.workspaceId, ctx.workspace.id), eq(users.id, userId), eq(users.passwordHash, passwordHash)));
+  } catch (error) {
+    logError("a signed-in password could not be checked against the breached ones", error instanceof Error ? error.message : String(error));
+  }
+}
+
+/** How many of the workspace's accounts still sign in with a password found breached. */
+export async function breachedPasswordCount(db: Database, workspaceId: string): Promise<number> {
+  const [row] = await db
+    .select({ n: count() })
+    .from(users)
+    .where(and(eq(users.workspaceId, workspaceId), isNotNull(users.passwordHash), sql`${users.breachedPasswordHash} = ${users.passwordHash}`));
+  return row?.n ?? 0;
+}
