@@ -1,0 +1,59 @@
+/**
+ * The console's Passwords page (lib/authn/passwords): screening refuses a common password beside
+ * the field when an operator creates a user; a password set while screening was off is found at
+ * the user's next sign-in (after the answer) and counted on the page.
+ */
+import { expect, test } from "@playwright/test";
+import { APP, ISSUER, LATCHKEY_PORT } from "./env";
+import { signInToConsole } from "./console-operator";
+
+const WS = `http://localhost:${LATCHKEY_PORT}/console/w/e2e`;
+
+test("screening on the console's Passwords page: a common password refused beside its field; one set before is counted after its sign-in", async ({ page, browser }) => {
+  await signInToConsole(page);
+  await page.goto(`${WS}/passwords`);
+  await expect(page.getByRole("heading", { name: "Passwords", level: 1 })).toBeVisible();
+  const screening = page.getByLabel("Screen new passwords");
+  // The e2e workspace's file turns it on.
+  await expect(screening).toHaveValue("on");
+  const count = page.getByTestId("breached-count");
+  const before = Number(/^(\d+)/.exec((await count.textContent()) ?? "")?.[1] ?? 0);
+
+  const email = `breached-${Date.now()}@example.com`;
+  const createWith = async (password: string) => {
+    await page.goto(`${WS}/users/new`);
+    await page.getByLabel("Email", { exact: true }).fill(email);
+    await page.getByLabel(/^Password/).fill(password);
+    await page.getByLabel("The email address is verified").check();
+    await page.getByRole("button", { name: "Create user" }).click();
+  };
+  await createWith("Password123");
+  await expect(page.getByLabel(/^Password/)).toHaveAccessibleDescription(/one of the most common ones/);
+
+  // Off for a moment: the same password is set.
+  const setScreening = async (value: "on" | "off") => {
+    await page.goto(`${WS}/passwords`);
+    await page.getByLabel("Screen new passwords").selectOption(value);
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    await expect(page.getByText("Saved. It applies to the next password set.")).toBeVisible();
+  };
+  await setScreening("off");
+  await createWith("Password123");
+  await expect(page).toHaveURL(/\/users\/[^/]+$/);
+  await setScreening("on");
+
+  // The user signs in with it (through the customer application): it works, and is then counted.
+  const context = await browser.newContext();
+  const user = await context.newPage();
+  await user.goto(`${APP}/start`);
+  await expect(user).toHaveURL((url) => url.href.startsWith(`${ISSUER}/sign-in`));
+  await user.getByLabel("Email", { exact: true }).fill(email);
+  await user.getByLabel("Password", { exact: true }).fill("Password123");
+  await user.getByRole("button", { name: "Sign in", exact: true }).click();
+  await user.waitForURL(`${APP}/profile`);
+  await context.close();
+  await expect(async () => {
+    await page.goto(`${WS}/passwords`);
+    expect(Number(/^(\d+)/.exec((await page.getByTestId("breached-count").textContent()) ?? "")?.[1] ?? 0)).toBe(before + 1);
+  }).toPass({ timeout: 10_000 });
+});
