@@ -71,7 +71,8 @@ async function setAccountAppPolicy(policy: Record<string, unknown> | undefined):
   delete env.DATA_DIR;
   delete env.MASTER_KEY;
   for (const [name, value] of Object.entries(published.env)) if (value) env[name] = value;
-  const doc = { id: fixture.id, name: fixture.name, applications: [{ ...accountApp, ...(policy ? { auth_policy: policy } : {}) }] };
+  // The workspace's own settings as the fixture has them (a key the file leaves out takes its default).
+  const doc = { id: fixture.id, name: fixture.name, password_screening: fixture.password_screening, applications: [{ ...accountApp, ...(policy ? { auth_policy: policy } : {}) }] };
   const result = await new Promise<{ code: number; output: string }>((resolve) => {
     const child = execFile(path.join(process.cwd(), "node_modules/.bin/tsx"), ["cli/latchkey.ts", "workspace", "import", "-"], { env, timeout: 60_000 }, (error, stdout, stderr) =>
       resolve({ code: error ? 1 : 0, output: stdout + stderr }),
