@@ -49,6 +49,7 @@ const HOSTED_COOKIE = "lk_session";
 const fixture = JSON.parse(readFileSync(path.join(process.cwd(), "e2e/fixtures/e2e-workspace.json"), "utf8")) as {
   id: string;
   name: string;
+  password_screening?: unknown;
   applications: { client_id: string; auth_policy?: Record<string, unknown> }[];
 };
 const accountApp = fixture.applications.find((a) => a.client_id === CLIENT_ID)!;

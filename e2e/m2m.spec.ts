@@ -27,6 +27,7 @@ interface Entry {
 const fixture = JSON.parse(readFileSync(path.join(process.cwd(), "e2e/fixtures/e2e-workspace.json"), "utf8")) as {
   id: string;
   name: string;
+  password_screening?: unknown;
   applications: Entry[];
   apis: Entry[];
   api_grants: Entry[];
