@@ -109,7 +109,7 @@ function takesGzip(req: IncomingMessage): boolean {
   });
 }
 
-/** Answers the request from `template` with `values`; HEAD gets the head only. */
+/** Answers the request (a GET) from `template` with `values`. */
 export function sendTemplate(req: IncomingMessage, res: ServerResponse, template: PageTemplate, values: readonly string[]): void {
   const headers: Record<string, string> = {};
   for (const [name, c] of template.headers) headers[name] = fill(c, values);
@@ -120,7 +120,7 @@ export function sendTemplate(req: IncomingMessage, res: ServerResponse, template
   }
   headers["content-length"] = String(body.length);
   res.writeHead(template.status, headers);
-  res.end(req.method === "HEAD" ? undefined : body);
+  res.end(body);
 }
 
 /**

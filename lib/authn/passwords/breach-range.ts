@@ -9,6 +9,7 @@
  * the password through, with a log line, as the bundled list and the score still apply.
  */
 import { createHash } from "node:crypto";
+import type { Config } from "../../config";
 import { logError } from "../../http/log";
 
 /** How long a range request may take before the password is let through. */
@@ -43,4 +44,10 @@ export async function breachedPerRange(fetcher: typeof fetch, baseUrl: string, p
     logError("the breach range service could not be asked; the password was screened without it", error instanceof Error ? error.message : String(error));
     return false;
   }
+}
+
+/** The installation's range-service check (PASSWORD_BREACH_RANGE_URL), or undefined when it configures none. */
+export function breachRangeCheck(service: { config: Pick<Config, "passwordBreachRangeUrl">; fetch: typeof fetch }): ((password: string) => Promise<boolean>) | undefined {
+  const url = service.config.passwordBreachRangeUrl;
+  return url ? (password) => breachedPerRange(service.fetch, url, password) : undefined;
 }

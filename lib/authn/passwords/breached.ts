@@ -12,7 +12,7 @@ import type { Database } from "../../../db/client";
 import { users } from "../../../db/schema";
 import type { Config } from "../../config";
 import { logError } from "../../http/log";
-import { breachedPerRange } from "./breach-range";
+import { breachRangeCheck } from "./breach-range";
 import { loadPasswordPolicy } from "./policy";
 import { isCommonPassword } from "./screening";
 
@@ -21,8 +21,7 @@ type Ctx = { service: { db: Database; config: Pick<Config, "passwordBreachRangeU
 /** Whether `password` is known from breaches: the bundled list, then the range service where configured. */
 async function knownBreached(ctx: Ctx, password: string): Promise<boolean> {
   if (await isCommonPassword(password)) return true;
-  const url = ctx.service.config.passwordBreachRangeUrl;
-  return url ? breachedPerRange(ctx.service.fetch, url, password) : false;
+  return (await breachRangeCheck(ctx.service)?.(password)) ?? false;
 }
 
 /**

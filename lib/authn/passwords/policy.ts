@@ -7,7 +7,7 @@ import { eq } from "drizzle-orm";
 import type { Database } from "../../../db/client";
 import { passwordPolicies } from "../../../db/schema";
 import type { Config } from "../../config";
-import { breachedPerRange } from "./breach-range";
+import { breachRangeCheck } from "./breach-range";
 import { PasswordRefused, screeningRefusal } from "./screening";
 
 export interface PasswordPolicy {
@@ -43,19 +43,14 @@ export async function screenNewPassword(
   service: { db: Database; config: Pick<Config, "passwordBreachRangeUrl">; fetch: typeof fetch },
   workspaceId: string,
   password: string,
-  options: { userInputs?: readonly string[]; field?: string; db?: Database } = {},
+  options: { userInputs?: readonly string[]; field?: string } = {},
 ): Promise<void> {
-  const policy = await loadPasswordPolicy(options.db ?? service.db, workspaceId);
+  const policy = await loadPasswordPolicy(service.db, workspaceId);
   if (policy.screening) await screen(service, password, policy.screening.minimumScore, options.userInputs ?? [], options.field);
 }
 
 async function screen(service: { config: Pick<Config, "passwordBreachRangeUrl">; fetch: typeof fetch }, password: string, minimumScore: number, userInputs: readonly string[], field?: string): Promise<void> {
-  const rangeUrl = service.config.passwordBreachRangeUrl;
-  const refusal = await screeningRefusal(password, {
-    minimumScore,
-    userInputs,
-    ...(rangeUrl ? { knownBreached: (p: string) => breachedPerRange(service.fetch, rangeUrl, p) } : {}),
-  });
+  const refusal = await screeningRefusal(password, { minimumScore, userInputs, knownBreached: breachRangeCheck(service) });
   if (refusal) throw new PasswordRefused(refusal, field);
 }
 

@@ -40,7 +40,7 @@ export interface ScreeningOptions {
   /** The account's own words (its address, its name): a password built from them is guessable. */
   userInputs?: readonly string[];
   /** Whether the breach range service knows the password (./breach-range.ts); absent: not asked. */
-  knownBreached?: (password: string) => Promise<boolean>;
+  knownBreached?: ((password: string) => Promise<boolean>) | undefined;
 }
 
 let factory: Promise<{ zxcvbn: ZxcvbnFactory; common: Set<string> }> | undefined;

@@ -5,11 +5,9 @@ import { users } from "../../../db/schema";
 import { hashPassword, verifyPassword } from "../../authn/password";
 import { normalizeEmail, type WorkspaceDocument } from "../document";
 import { chunks } from "./context";
-import { screeningRefusal } from "../../authn/passwords/screening";
+import { PasswordRefused, screeningRefusal } from "../../authn/passwords/screening";
 import { screeningOf } from "../../authn/passwords/workspace-file";
 import { jsonPath, WorkspaceFileError, type WorkspaceFileIssue } from "../../surfaces/workspace-file";
-import { DEFAULT_LOCALE } from "../../i18n/locales";
-import { translate } from "../../i18n/translate";
 
 /**
  * Password hashes to store, keyed by normalized email; computed before the transaction because
@@ -45,7 +43,7 @@ export async function resolvePasswordHashes(db: Database, file: WorkspaceDocumen
       if (current && (await verifyPassword(current, password))) return void out.set(key, current);
       if (screening) {
         const refusal = await screeningRefusal(password, { minimumScore: screening.minimumScore, userInputs: [user.email, user.name ?? ""] });
-        if (refusal) return void refused.push({ path: jsonPath(["users", file.users.indexOf(user), "password"]), message: translate(DEFAULT_LOCALE, `error.${refusal}`) });
+        if (refusal) return void refused.push({ path: jsonPath(["users", file.users.indexOf(user), "password"]), message: new PasswordRefused(refusal).message });
       }
       out.set(key, await hashPassword(password));
     }),
