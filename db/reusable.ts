@@ -1,4 +1,8 @@
+import { sql } from "drizzle-orm";
 import type { Database } from "./client";
+
+/** A statement's named value, given at each execution (`reusable`'s `values`). */
+export const param = (name: string) => sql.placeholder(name);
 
 interface Executable<R> {
   execute(values?: Record<string, unknown>): Promise<R>;

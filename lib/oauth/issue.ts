@@ -1,5 +1,5 @@
 import { eq, sql, type SQL, type SQLWrapper } from "drizzle-orm";
-import { reusable } from "../../db/reusable";
+import { param, reusable } from "../../db/reusable";
 import { accessTokens, refreshTokens, users } from "../../db/schema";
 import { addMs, epochSeconds, MINUTE } from "../clock";
 import { randomToken, sha256Hex } from "../crypto";
@@ -15,8 +15,6 @@ export const ID_TOKEN_TTL_MS = 5 * MINUTE;
 
 export const newAccessToken = () => `lka_${randomToken(32)}`;
 export const newRefreshToken = () => `lkr_${randomToken(32)}`;
-
-const param = (name: string) => sql.placeholder(name);
 
 /**
  * The access token's scope: identity scopes of the grant, plus the requested permissions the

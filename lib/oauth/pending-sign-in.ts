@@ -1,5 +1,5 @@
 import { and, eq, gt, isNotNull, isNull, sql } from "drizzle-orm";
-import { reusable } from "../../db/reusable";
+import { param, reusable } from "../../db/reusable";
 import { authorizationTransactions } from "../../db/schema";
 import { addMs, MINUTE } from "../clock";
 import { randomToken, safeEqual, sha256Hex } from "../crypto";
@@ -114,8 +114,6 @@ async function loadBoundTransaction(ctx: EndpointContext, txId: string, cookieVa
   if (!tx || !safeEqual(tx.browserBindingHash, sha256Hex(cookieValue))) return null;
   return tx;
 }
-
-const param = (name: string) => sql.placeholder(name);
 
 /** A transaction of the workspace by id, open or completed, not expired: built once (every sign-in page and step reads one). */
 const transactionStatement = (name: string, completed: boolean) =>

@@ -23,6 +23,7 @@ import { importWorkspace } from "../../lib/workspaces/file";
 import { authorizeQuery, call, createHarness, Jar, PUBLIC_URL, TestClock, uniqueWorkspaceId, type Harness } from "../helpers/harness";
 import { SPA, standardWorkspace } from "../helpers/fixtures";
 import { pageServer } from "../helpers/sign-in-pages";
+import { becomes } from "../helpers/poll";
 import { setBranding } from "../../lib/console/branding";
 import { runOperation } from "../../lib/console/operation";
 import { createDatabase, dropDatabase, freshDatabaseName } from "../setup/database";
@@ -31,16 +32,6 @@ import { consoleSignIn, createOperator, runRegistered } from "./console-helpers"
 const runUrl = inject("databaseUrl");
 const warned: string[] = [];
 const quiet = { log: () => {}, warn: (line: string) => warned.push(line) };
-
-/** Polls `probe` until it holds; false if it never does within `withinMs` (shorter than the TTL under test). */
-async function becomes(probe: () => Promise<boolean>, withinMs = 2_000): Promise<boolean> {
-  const deadline = Date.now() + withinMs;
-  for (;;) {
-    if (await probe()) return true;
-    if (Date.now() > deadline) return false;
-    await sleep(10);
-  }
-}
 
 describe("the cache generation", () => {
   it("keeps a value read before a change out of the cache", async () => {

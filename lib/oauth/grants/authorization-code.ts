@@ -1,5 +1,5 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
-import { reusable } from "../../../db/reusable";
+import { param, reusable } from "../../../db/reusable";
 import { authorizationCodes, grants, hostedSessions } from "../../../db/schema";
 import { nowPlaceholder, selectHostedSessionChain } from "../../authority";
 import { addMs, DAY } from "../../clock";
@@ -17,8 +17,6 @@ export const REFRESH_ABSOLUTE_MS = 30 * DAY;
 const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
 
 type CodeRow = typeof authorizationCodes.$inferSelect;
-
-const param = (name: string) => sql.placeholder(name);
 
 // The exchange's statements, built once (drizzle builds a statement's SQL on every execution, and
 // for these it cost a fifth of the server's CPU per exchange); they run in its transaction.

@@ -1,6 +1,6 @@
 import { and, eq, sql } from "drizzle-orm";
 import { secretActiveSql } from "../../authority";
-import { reusable } from "../../../db/reusable";
+import { param, reusable } from "../../../db/reusable";
 import { apiGrants, apis, clients, clientSecrets } from "../../../db/schema";
 import { addMs } from "../../clock";
 import type { EndpointContext } from "../../http/context";
@@ -10,8 +10,6 @@ import { ACCESS_TOKEN_TTL_MS } from "../issue";
 import { newWorkloadTokenId, sealWorkloadToken } from "../workload-token";
 import { hasDuplicates, isIdentityScope, MAX_M2M_SCOPES, splitScope } from "../scopes";
 import type { GrantHandler } from "./types";
-
-const param = (name: string) => sql.placeholder(name);
 
 /**
  * The authority a workload token is sealed with (lib/oauth/workload-token.ts), built and prepared

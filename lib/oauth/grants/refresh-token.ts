@@ -1,5 +1,5 @@
 import { and, eq, exists, isNull, or, sql, type SQL } from "drizzle-orm";
-import { reusable } from "../../../db/reusable";
+import { param, reusable } from "../../../db/reusable";
 import { accessTokens, grants, hostedSessions, refreshTokens } from "../../../db/schema";
 import { selectRefreshTokenVerdict, type Link } from "../../authority";
 import { addMs } from "../../clock";
@@ -57,7 +57,6 @@ function rotationRefusal(row: { refusal: Link | null; scopeExceeded: boolean | n
   }
 }
 
-const param = (name: string) => sql.placeholder(name);
 const at = (name: string) => sql`${param(name)}::timestamptz`;
 
 /** The one narrowing rule: a requested scope (jsonb array, or null for none) holds only values the grant holds. */

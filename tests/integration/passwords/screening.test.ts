@@ -18,6 +18,7 @@ import { isCommonPassword, passwordScore, PasswordRefused, screeningRefusal } fr
 import { exportWorkspace, importWorkspace } from "../../../lib/workspaces/file";
 import { WorkspaceFileError } from "../../../lib/surfaces/workspace-file";
 import { seed, signIn, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
+import { becomes } from "../../helpers/poll";
 import { SPA, standardWorkspace } from "../../helpers/fixtures";
 import { outcome, postStep, startSignIn, type PendingSignIn } from "../../helpers/factors/sign-in";
 import { latestCode, OUTBOX } from "../../helpers/factors/email";
@@ -27,14 +28,6 @@ import { ensureSystemWorkspace } from "../../../lib/console/system";
 
 const STRONG = "kettle violin 57 zebra";
 
-/** Polls `probe` until it holds (the breached check runs after the sign-in's answer). */
-async function until(probe: () => Promise<boolean>, withinMs = 5_000): Promise<void> {
-  const deadline = Date.now() + withinMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error("never held");
-    await sleep(20);
-  }
-}
 
 /** A range service: answers every prefix with the given hashes' suffixes under it, plus padding. */
 async function rangeServer(breached: string[], behaviour: "answer" | "fail" | "hang" = "answer") {
@@ -225,7 +218,8 @@ describe("where passwords are set", () => {
     expect(await breachedPasswordCount(h.service.db, later)).toBe(0);
     await savePasswordPolicy(h.service.db, later, { screening: { minimumScore: 2 } }, h.clock.now());
     for (const u of [OLD, RANGE, FINE]) await signInAs(u);
-    await until(async () => (await breachedPasswordCount(h.service.db, later)) === 2);
+    // The check runs after the sign-in's answer.
+    expect(await becomes(async () => (await breachedPasswordCount(h.service.db, later)) === 2, 5_000)).toBe(true);
     const flagged = await h.service.db.select({ email: users.emailNormalized }).from(users).where(and(eq(users.workspaceId, later), sql`${users.breachedPasswordHash} = ${users.passwordHash}`));
     expect(flagged.map((r) => r.email).sort()).toEqual([OLD.email, RANGE.email]);
     // A new password ends it, with no other write.
