@@ -26,20 +26,26 @@ async function knownBreached(ctx: Ctx, password: string): Promise<boolean> {
 
 /**
  * Checks the password `userId` just signed in with (whose stored hash is `passwordHash`) and
- * records it when breached. Resolves when done; never rejects (a failure is logged).
+ * records it when breached. Resolves once the workspace's policy is read: nothing else is queried
+ * where nothing is screened, so no statement outlives the sign-in there. Where it screens, the
+ * list, the range service and the record follow in the background. Never rejects (a failure is
+ * logged).
  */
 export async function checkSignedInPassword(ctx: Ctx, userId: string, passwordHash: string, password: string): Promise<void> {
+  const failed = (error: unknown) => logError("a signed-in password could not be checked against the breached ones", error instanceof Error ? error.message : String(error));
   try {
-    const policy = await loadPasswordPolicy(ctx.service.db, ctx.workspace.id);
-    if (!policy.screening || !(await knownBreached(ctx, password))) return;
+    if (!(await loadPasswordPolicy(ctx.service.db, ctx.workspace.id)).screening) return;
+  } catch (error) {
+    return failed(error);
+  }
+  void (async () => {
+    if (!(await knownBreached(ctx, password))) return;
     // Only while that hash is still the account's password (a change meanwhile wins).
     await ctx.service.db
       .update(users)
       .set({ breachedPasswordHash: passwordHash })
       .where(and(eq(users.workspaceId, ctx.workspace.id), eq(users.id, userId), eq(users.passwordHash, passwordHash)));
-  } catch (error) {
-    logError("a signed-in password could not be checked against the breached ones", error instanceof Error ? error.message : String(error));
-  }
+  })().catch(failed);
 }
 
 /** How many of the workspace's accounts still sign in with a password found breached. */

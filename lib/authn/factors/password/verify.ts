@@ -105,7 +105,7 @@ export async function verifyPasswordFactor(ctx: EndpointContext, request: Reques
       .returning({ id: users.id });
     if (updated) current = rehashed;
   }
-  // Known from breaches since it was set? Checked after the answer, never waited for (lib/authn/passwords/breached.ts).
-  void checkSignedInPassword(ctx, user.id, current, password);
+  // Known from breaches since it was set? The policy is read here; the check itself runs after the answer (lib/authn/passwords/breached.ts).
+  await checkSignedInPassword(ctx, user.id, current, password);
   return { ok: true, userId: user.id, evidence: evidenceFor("password", ctx.service.clock.now()) };
 }
