@@ -69,6 +69,14 @@ export const authorizationTransactions = pgTable(
      * cleared when a password succeeds and when the sign-in completes.
      */
     enteredAddress: text("entered_address"),
+    /**
+     * A new password this sign-in asks for (lib/authn/passwords/change.ts): `reset` after the
+     * user proved the account's mailbox to reset a forgotten one; `breached` after a correct
+     * password now known from a breach.
+     */
+    passwordChange: text("password_change", { enum: ["reset", "breached"] }),
+    /** The new password's argon2id hash, chosen and waiting for what the account must still prove (its second factor) before it replaces the old one. */
+    newPasswordHash: text("new_password_hash"),
     /** The workspace hostname the authorization request came to (lib/hostnames); null: the default host. */
     hostname: text("hostname"),
   },

@@ -3,7 +3,7 @@ import { ts } from "./common";
 import { workspaces } from "./workspaces";
 
 /**
- * A workspace's password policy (lib/passwords): how a new password is screened. A workspace
+ * A workspace's password policy (lib/passwords): how a new password is screened, and whether a user may reset a forgotten one. A workspace
  * without a row has the defaults (no screening), as SPEC.md describes.
  */
 export const passwordPolicies = pgTable("password_policies", {
@@ -16,5 +16,11 @@ export const passwordPolicies = pgTable("password_policies", {
    * installation configures one), and one zxcvbn scores below this.
    */
   screeningMinimumScore: smallint("screening_minimum_score"),
+  /**
+   * Self-service password reset (lib/authn/passwords/reset.ts): `off`, or `email` (a user who
+   * proves the account's mailbox with a one-time code chooses a new password, after the account's
+   * second factor when it holds one).
+   */
+  reset: text("reset", { enum: ["off", "email"] }).notNull().default("off"),
   updatedAt: ts("updated_at").notNull(),
 });
