@@ -72,9 +72,10 @@ export const authorizationTransactions = pgTable(
     /**
      * A new password this sign-in asks for (lib/authn/passwords/change.ts): `reset` after the
      * user proved the account's mailbox to reset a forgotten one; `breached` after a correct
-     * password now known from a breach.
+     * password now known from a breach; `changed` once it replaced the old one (the page says so
+     * once, then the sign-in goes on).
      */
-    passwordChange: text("password_change", { enum: ["reset", "breached"] }),
+    passwordChange: text("password_change", { enum: ["reset", "breached", "changed"] }),
     /** The new password's argon2id hash, chosen and waiting for what the account must still prove (its second factor) before it replaces the old one. */
     newPasswordHash: text("new_password_hash"),
     /** The workspace hostname the authorization request came to (lib/hostnames); null: the default host. */

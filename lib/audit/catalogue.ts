@@ -246,6 +246,12 @@ export const AUDIT_EVENTS = {
     data: { before: "json", after: "json" },
     line: (_e, who) => `${who} changed how new passwords are screened`,
   }),
+  "console.workspace.password_reset_changed": change({
+    summary: "An operator turned self-service password reset on (`email`) or off",
+    subject: "the workspace id",
+    data: { before: "string", after: "string" },
+    line: (e, who) => `${who} turned self-service password reset ${e.data.after === "email" ? "on" : "off"}`,
+  }),
   "console.workspace.hostname_added": change({
     summary: "An operator added an authentication hostname to the workspace (unverified until its DNS record is found)",
     subject: "the hostname",
@@ -641,6 +647,29 @@ export const AUDIT_EVENTS = {
       const factor = typeof e.data.method === "string" && e.data.method !== "password" ? ` (${FACTOR_NAMES[e.data.method] ?? words(e.data.method)})` : "";
       return `Failed sign-in${e.subject ? ` for ${user}` : " for an unknown account"}: ${words(e.reason ?? "refused")}${factor}`;
     },
+  }),
+  "password_reset.requested": event({
+    group: "sign_in",
+    summary: "Someone asked to reset a password on the hosted sign-in page (never the address as typed)",
+    subject: `${USER_ID}, when the address is an account's`,
+    reason: "`code_sent`, `no_password` (told how the account signs in instead), `account_disabled` (nothing sent), `unknown_account` (nothing sent)",
+    data: { client: "string" },
+    line: (e, _who, user) => `Password reset asked${e.subject ? ` for ${user}` : " for an unknown address"}: ${words(e.reason ?? "")}`,
+  }),
+  "password_reset.refused": event({
+    group: "sign_in",
+    summary: "A password reset was refused: a wrong or dead code, or a new password the workspace's screening refuses",
+    subject: `${USER_ID}, when the account is known`,
+    reason: "`wrong_code`, `code_expired`, `password_refused`",
+    data: { client: "string" },
+    line: (e, _who, user) => `Password reset refused${e.subject ? ` for ${user}` : ""}: ${words(e.reason ?? "refused")}`,
+  }),
+  "password.changed": event({
+    group: "sign_in",
+    summary: "A user chose a new password: after proving the account's mailbox to reset a forgotten one (`reset`), or at sign-in in place of one known from a breach (`breached`)",
+    subject: USER_ID,
+    data: { via: "string", sessions_ended: "number", grants_ended: "number" },
+    line: (e, _who, user) => `${user} chose a new password${e.data.via === "breached" ? " in place of a breached one" : " after proving the mailbox (reset)"}`,
   }),
   "user.created": event({
     group: "sign_in",

@@ -79,7 +79,7 @@ function pageRequest(req: IncomingMessage): { workspaceId: string; tx: string; q
 export function requestValues(view: SignInView): string[] | null {
   if (view.kind !== "step" || view.step.kind !== "first_factor") return null;
   if (view.userEmail !== null || view.enteredEmail !== null || view.federation.linking !== null) return null;
-  if (view.email.codeSentTo !== null || view.email.signUp.codeSentTo !== null || view.email.signUp.verifiedAddress !== null) return null;
+  if (view.email.codeSentTo !== null || view.email.signUp.codeSentTo !== null || view.email.signUp.verifiedAddress !== null || view.passwordReset.codeSentTo !== null) return null;
   const values = [view.txId, view.csrf];
   if (view.webauthn.options !== null) {
     const challenge = (JSON.parse(view.webauthn.options) as { challenge?: unknown }).challenge;

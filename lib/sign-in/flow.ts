@@ -34,6 +34,7 @@ import { federatedEvidence, linkProvedAccount } from "../federation/identities";
 import { signalVerified } from "./outcomes";
 import { RECOVERY_CODES_FACTOR } from "../authn/factors/recovery-codes";
 import type { ShownOnce } from "../authn/factors/registry";
+import { applyPasswordChange, changeReady, resetStep, type PasswordChangeStep } from "../authn/passwords/change";
 
 
 /** The form's CSRF token: bound to the workspace, the transaction and the browser's HttpOnly `lk_tx_` cookie for it. */
@@ -98,20 +99,40 @@ function provedSoFar(tx: TransactionRow, session: HostedSession | null): Evidenc
   return session ? own.reduce(withEvidence, readEvidence(session.evidence)) : own;
 }
 
-/** The policy's next step, or the step that shows what an enrolment generated once (the recovery-code set). */
-export type FlowStep = NextStep | { kind: ShownOnce };
+/**
+ * The policy's next step, the step that shows what an enrolment generated once (the recovery-code
+ * set), or a new password's steps (lib/authn/passwords/change.ts).
+ */
+export type FlowStep = NextStep | { kind: ShownOnce } | PasswordChangeStep;
 
 /** Where the sign-in stands: the step the page must show. */
 export async function currentStep(ctx: EndpointContext, tx: TransactionRow, cookieHeader: string | null): Promise<{ step: FlowStep; policy: AuthPolicy }> {
+  const { step, policy } = await flowState(ctx, tx, cookieHeader);
+  return { step, policy };
+}
+
+async function flowState(ctx: EndpointContext, tx: TransactionRow, cookieHeader: string | null): Promise<{ step: FlowStep; policy: AuthPolicy; changeReady: boolean }> {
   const policy = await policyFor(ctx, tx.clientPk);
-  if (tx.recoveryCodesEncrypted) return { step: { kind: RECOVERY_CODES_FACTOR.shownOnce }, policy };
+  if (tx.recoveryCodesEncrypted) return { step: { kind: RECOVERY_CODES_FACTOR.shownOnce }, policy, changeReady: false };
+  // A changed password is said once, before anything else.
+  if (tx.passwordChange === "changed") return { step: { kind: "password_changed" }, policy, changeReady: false };
   const session = await steppedUpSession(ctx, tx, cookieHeader);
   const enrolled = tx.userId ? await enrolledSummary(ctx, tx.userId) : null;
+  const proved = provedSoFar(tx, session);
+  // A reset asks for the new password and the account's further factor before the application's policy asks anything.
+  const reset = resetStep(tx, enrolled, proved);
+  if (reset) return { step: reset, policy, changeReady: false };
+  const ready = changeReady(tx, enrolled, proved);
   // An account just signed up with a passkey (lib/sign-in/sign-up.ts) gets it before anything else.
-  if (tx.signUpWithPasskey && enrolled && enrolled.passkey === 0) return { step: { kind: "passkey_offer", required: true }, policy };
+  if (tx.signUpWithPasskey && enrolled && enrolled.passkey === 0) return { step: { kind: "passkey_offer", required: true }, policy, changeReady: ready };
   // "Not now" answers the optional offer for this sign-in, and for 30 days in this browser (./passkey-offer.ts).
   const offerAnswered = tx.passkeyOfferAnswered || (tx.userId !== null && passkeyOfferDeclinedHere(ctx, cookieHeader, tx.userId));
-  return { step: nextStep(policy, enrolled, provedSoFar(tx, session), offerAnswered), policy };
+  const step = nextStep(policy, enrolled, proved, offerAnswered);
+  // A password known breached is replaced once the policy is met, before the passkey offer.
+  if (tx.passwordChange === "breached" && !tx.newPasswordHash && (step.kind === "done" || step.kind === "passkey_offer")) {
+    return { step: { kind: "new_password", reason: "breached" }, policy, changeReady: false };
+  }
+  return { step, policy, changeReady: ready };
 }
 
 /**
@@ -132,8 +153,15 @@ export async function identify(
   tx: TransactionRow,
   userId: string,
   event: Evidence,
-  origin: { organizationId: string | null; connectionId: string | null } | null = null,
+  options: {
+    origin?: { organizationId: string | null; connectionId: string | null } | null;
+    /** The user proved the account's mailbox to reset its password (lib/sign-in/steps/password-reset.ts). */
+    reset?: boolean;
+    /** The password just verified is known from a breach: the sign-in asks for a new one (lib/authn/passwords/breached.ts). */
+    breached?: boolean;
+  } = {},
 ): Promise<Response> {
+  const origin = options.origin ?? null;
   const sameUser = tx.userId === userId;
   const evidence: Evidence[] = sameUser ? withEvidence(readEvidence(tx.evidence), event) : [event];
   let from = origin ?? (sameUser && tx.connectionId ? { organizationId: tx.organizationId, connectionId: tx.connectionId } : { organizationId: null, connectionId: null });
@@ -146,6 +174,14 @@ export async function identify(
     sessionId: sameUser ? tx.sessionId : null,
     passkeyOfferAnswered: sameUser ? tx.passkeyOfferAnswered : false,
     federatedLink: keepLink ? link : null,
+    // A new password under way is the same user's; proving another account drops it.
+    ...(options.reset
+      ? { passwordChange: "reset" as const, newPasswordHash: null }
+      : options.breached && !(sameUser && tx.passwordChange === "reset")
+        ? { passwordChange: "breached" as const, newPasswordHash: null }
+        : sameUser
+          ? {}
+          : { passwordChange: null, newPasswordHash: null }),
     ...from,
   });
   if (!updated) return hostedError("sign_in_expired");
@@ -176,7 +212,18 @@ export async function updateOpen(
   set: Partial<
     Pick<
       TransactionRow,
-      "userId" | "evidence" | "sessionId" | "recoveryCodesEncrypted" | "passkeyOfferAnswered" | "signUpAddress" | "signUpWithPasskey" | "organizationId" | "connectionId" | "federatedLink"
+      | "userId"
+      | "evidence"
+      | "sessionId"
+      | "recoveryCodesEncrypted"
+      | "passkeyOfferAnswered"
+      | "signUpAddress"
+      | "signUpWithPasskey"
+      | "organizationId"
+      | "connectionId"
+      | "federatedLink"
+      | "passwordChange"
+      | "newPasswordHash"
     >
   >,
   userId?: string,
@@ -191,10 +238,17 @@ export async function updateOpen(
   return row ?? null;
 }
 
-/** After a step: back to the page for what is missing, or complete the sign-in. */
+/**
+ * After a step: a new password that waits for nothing more replaces the old one (and the page says
+ * so); otherwise back to the page for what is missing, or complete the sign-in.
+ */
 export async function advance(request: Request, ctx: EndpointContext, tx: TransactionRow): Promise<Response> {
   const cookieHeader = request.headers.get("cookie");
-  const { step } = await currentStep(ctx, tx, cookieHeader);
+  const { step, changeReady } = await flowState(ctx, tx, cookieHeader);
+  if (changeReady) {
+    const changed = await applyPasswordChange(request, ctx, tx);
+    return changed ? toSignInPage(ctx, tx.id) : hostedError("sign_in_expired");
+  }
   if (step.kind !== "done") return toSignInPage(ctx, tx.id);
   return finish(request, ctx, tx, cookieHeader);
 }

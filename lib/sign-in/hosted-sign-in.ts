@@ -55,7 +55,7 @@ const passwordStep = (turn: PasswordTurn): Endpoint => signInStep(async (request
     return toSignInPage(ctx, tx.id, result.reason === "limited" ? "rate_limited" : "invalid_credentials");
   }
   if (tx.enteredAddress !== null) await rememberAddress(ctx, tx, null);
-  return identify(request, ctx, tx, result.userId, result.evidence);
+  return identify(request, ctx, tx, result.userId, result.evidence, { breached: result.breached });
 });
 
 /**

@@ -15,6 +15,7 @@ import { currentStep, signInCsrf, transactionOf, type FlowStep } from "./flow";
 import { emailView, type EmailView } from "./steps/email";
 import { webauthnView, type WebAuthnView } from "./steps/webauthn";
 import { totpView, type TotpView } from "./steps/totp";
+import { passwordResetView, type PasswordResetView } from "./steps/password-reset";
 import { DEFAULT_LOCALE, type Locale } from "../i18n/locales";
 import { translate } from "../i18n/translate";
 
@@ -46,6 +47,9 @@ export type SignInView =
       webauthn: WebAuthnView;
       totp: TotpView;
       federation: FederationView;
+      passwordReset: PasswordResetView;
+      /** A reset under way (the further factor it asks is for the reset, and the page says so). */
+      resetting: boolean;
       /**
        * The address the password form last posted without success (first step only): the form
        * shows it again after an error, so the user does not type it twice.
@@ -73,11 +77,12 @@ export async function signInView(ctx: EndpointContext, txId: string, cookieHeade
       ? ctx.service.db.select({ email: users.email }).from(users).where(and(eq(users.workspaceId, ctx.workspace.id), eq(users.id, tx.userId))).limit(1)
       : Promise.resolve([]),
   ]);
-  const [email, webauthn, totp, federation] = await Promise.all([
+  const [email, webauthn, totp, federation, passwordReset] = await Promise.all([
     emailView(ctx, tx, step, policy),
     webauthnView(ctx, tx, step),
     totpView(ctx, tx, step),
     federationView(ctx, tx, step, locale),
+    passwordResetView(ctx, tx, step, policy),
   ]);
   return {
     kind: "step",
@@ -94,6 +99,8 @@ export async function signInView(ctx: EndpointContext, txId: string, cookieHeade
     webauthn,
     totp,
     federation,
+    passwordReset,
+    resetting: tx.passwordChange === "reset",
     enteredEmail: step.kind === "first_factor" ? tx.enteredAddress : null,
   };
 }

@@ -35,28 +35,34 @@ export function EmailCodeRequest({ view, passwordFormId, autoComplete, defaultEm
   );
 }
 
+/** Where each purpose's code is sent, checked and given up, and what the page says of it. */
+const CODE_FORMS = {
+  sign_in: { verify: "/sign-in/email/verify", send: "/sign-in/email", cancel: "/sign-in/email/cancel", sent: "emailCode.sentSignIn", back: "emailCode.otherWay" },
+  sign_up: { verify: "/sign-up/verify", send: "/sign-up/email", cancel: "/sign-in/email/cancel", sent: "emailCode.sentSignUp", back: "emailCode.differentEmail" },
+  reset: { verify: "/sign-in/reset/verify", send: "/sign-in/reset/email", cancel: "/sign-in/reset/cancel", sent: "reset.sent", back: "reset.back" },
+} as const;
+
 /**
- * The code step, for a sign-in or a sign-up. The words hold for every address: for one without an
- * account nothing is sent at sign-in, so the page says "if", and a sign-up's message may be the
- * account-exists one.
+ * The code step, for a sign-in, a sign-up or a password reset. The words hold for every address:
+ * for one without an account (or, for a reset, without a password) no code is sent, so the page
+ * says "if", and a sign-up's message may be the account-exists one.
  */
-export function EmailCodeEntry({ view, purpose, error }: { view: View; purpose: "sign_in" | "sign_up"; error?: string }) {
+export function EmailCodeEntry({ view, purpose, error }: { view: View; purpose: keyof typeof CODE_FORMS; error?: string }) {
   const t = translator(view.locale);
   const form = { basePath: view.basePath, txId: view.txId, csrf: view.csrf };
-  const signUp = purpose === "sign_up";
-  const address = (signUp ? view.email.signUp.codeSentTo : view.email.codeSentTo) ?? "";
-  const dead = signUp ? view.email.signUp.codeDead : view.email.codeDead;
+  const paths = CODE_FORMS[purpose];
+  const pending = purpose === "sign_up" ? view.email.signUp : purpose === "reset" ? view.passwordReset : view.email;
+  const address = pending.codeSentTo ?? "";
   return (
     <div>
       <FormError message={error} />
       <p className="mt-4 text-sm text-slate-600">
-        <WithStrong text={t(signUp ? "emailCode.sentSignUp" : "emailCode.sentSignIn", { address: STRONG_MARK })} strong={address} />{" "}
-        {t("emailCode.validFor", { minutes: view.email.codeMinutes })}
+        <WithStrong text={t(paths.sent, { address: STRONG_MARK })} strong={address} /> {t("emailCode.validFor", { minutes: view.email.codeMinutes })}
       </p>
-      {dead ? (
+      {pending.codeDead ? (
         <p className="mt-4 text-sm text-slate-600">{t("emailCode.dead")}</p>
       ) : (
-        <StepForm {...form} path={signUp ? "/sign-up/verify" : "/sign-in/email/verify"} className="mt-4 space-y-4">
+        <StepForm {...form} path={paths.verify} className="mt-4 space-y-4">
           <div>
             <label htmlFor="code" className="block text-sm font-medium text-slate-700">
               {t("emailCode.code")}
@@ -79,16 +85,16 @@ export function EmailCodeEntry({ view, purpose, error }: { view: View; purpose: 
           </button>
         </StepForm>
       )}
-      <StepForm {...form} path={signUp ? "/sign-up/email" : "/sign-in/email"} className="mt-3">
+      <StepForm {...form} path={paths.send} className="mt-3">
         <input type="hidden" name="email" value={address} />
         <button type="submit" className={secondaryButtonClass}>
           {t("emailCode.resend")}
         </button>
       </StepForm>
-      <StepForm {...form} path="/sign-in/email/cancel" className="mt-4 text-center">
-        {signUp ? <input type="hidden" name="then" value="sign_up" /> : null}
+      <StepForm {...form} path={paths.cancel} className="mt-4 text-center">
+        {purpose === "sign_up" ? <input type="hidden" name="then" value="sign_up" /> : null}
         <button type="submit" className={linkButtonClass}>
-          {t(signUp ? "emailCode.differentEmail" : "emailCode.otherWay")}
+          {t(paths.back)}
         </button>
       </StepForm>
     </div>

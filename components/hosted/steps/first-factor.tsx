@@ -6,6 +6,7 @@ import { PasskeySignIn } from "./passkey-sign-in";
 import { SignUpLink } from "./sign-up";
 import { FederationOptions, LinkAccountNotice } from "./federation";
 import { PasswordInput } from "../password-input";
+import { ForgotPasswordLink } from "./password-reset";
 import { EMAIL_CODE_EVIDENCE } from "@/lib/authn/factors/email-code/evidence";
 
 type View = Extract<SignInView, { kind: "step" }>;
@@ -58,6 +59,7 @@ export function FirstFactor({ view, error, email: typedEmail }: { view: View; er
             </label>
             <PasswordInput id="password" name="password" autoComplete="current-password" required autoFocus={!!knownEmail} toggleLabel={t("signIn.showPassword")} />
           </div>
+          {view.passwordReset.available ? <ForgotPasswordLink view={view} /> : null}
           <button type="submit" className={primaryButtonClass}>
             {t("signIn.submit")}
           </button>

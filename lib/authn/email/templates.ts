@@ -91,3 +91,38 @@ export function accountExistsMessage(p: { to: string; workspaceName: string; cod
     outro: [t("email.ignore")],
   }, locale);
 }
+
+/** A code to reset a forgotten password (lib/sign-in/steps/password-reset.ts). */
+export function passwordResetCodeMessage(p: { to: string; workspaceName: string; code: string; minutes: number } & In): MailMessage {
+  const locale = p.locale ?? currentLocale();
+  const t = translator(locale);
+  const v = { code: p.code, workspace: p.workspaceName, minutes: p.minutes };
+  return render({
+    to: p.to,
+    subject: t("email.reset.subject", v),
+    intro: [t("email.reset.intro", v)],
+    code: p.code,
+    outro: [t("email.expires", v), t("email.reset.ignore")],
+  }, locale);
+}
+
+/**
+ * A reset asked for an account without a password: how it signs in instead (its passkeys, the
+ * providers it is linked to, its organization's single sign-on), and no code.
+ */
+export function passwordResetNoPasswordMessage(p: { to: string; workspaceName: string; passkey: boolean; providers: readonly string[]; sso: boolean } & In): MailMessage {
+  const locale = p.locale ?? currentLocale();
+  const t = translator(locale);
+  const v = { workspace: p.workspaceName };
+  const ways = [
+    ...(p.passkey ? [t("email.reset.way.passkey")] : []),
+    ...p.providers.map((provider) => t("email.reset.way.provider", { provider })),
+    ...(p.sso ? [t("email.reset.way.sso")] : []),
+  ];
+  return render({
+    to: p.to,
+    subject: t("email.reset.noPassword.subject", v),
+    intro: [t("email.reset.noPassword.intro", v), ways.length > 0 ? t("email.reset.noPassword.ways", { ways: ways.join(", ") }) : t("email.reset.noPassword.other")],
+    outro: [t("email.reset.ignore")],
+  }, locale);
+}

@@ -18,34 +18,42 @@ import { isCommonPassword } from "./screening";
 
 type Ctx = { service: { db: Database; config: Pick<Config, "passwordBreachRangeUrl">; fetch: typeof fetch; clock: { now(): Date } }; workspace: { id: string } };
 
-/** Whether `password` is known from breaches: the bundled list, then the range service where configured. */
-async function knownBreached(ctx: Ctx, password: string): Promise<boolean> {
-  if (await isCommonPassword(password)) return true;
-  return (await breachRangeCheck(ctx.service)?.(password)) ?? false;
-}
-
 /**
- * Checks the password `userId` just signed in with (whose stored hash is `passwordHash`) and
- * records it when breached. Resolves once the workspace's policy is read: nothing else is queried
+ * Checks the password `userId` just signed in with (whose stored hash is `passwordHash`;
+ * `recorded`: an earlier check found it breached) and records it when breached. Resolves once the
+ * workspace's policy is read and the bundled list looked up (in memory): nothing else is queried
  * where nothing is screened, so no statement outlives the sign-in there. Where it screens, the
- * list, the range service and the record follow in the background. Never rejects (a failure is
- * logged).
+ * range service and the record follow in the background.
+ *
+ * Resolves to whether the sign-in must replace the password before it completes: the workspace
+ * screens and offers resets (a user who could not choose a new one would be stuck), and the
+ * password is known breached now, by an earlier check or the list. The range service's answer is
+ * not waited for: it is recorded, and asked of the next sign-in. Never rejects (a failure is
+ * logged, and asks nothing).
  */
-export async function checkSignedInPassword(ctx: Ctx, userId: string, passwordHash: string, password: string): Promise<void> {
+export async function checkSignedInPassword(ctx: Ctx, userId: string, passwordHash: string, password: string, recorded: boolean): Promise<boolean> {
   const failed = (error: unknown) => logError("a signed-in password could not be checked against the breached ones", error instanceof Error ? error.message : String(error));
+  let ask: boolean;
+  let common: boolean;
   try {
-    if (!(await loadPasswordPolicy(ctx.service.db, ctx.workspace.id)).screening) return;
+    const policy = await loadPasswordPolicy(ctx.service.db, ctx.workspace.id);
+    if (!policy.screening) return false;
+    ask = policy.reset === "email";
+    if (recorded) return ask;
+    common = await isCommonPassword(password);
   } catch (error) {
-    return failed(error);
+    failed(error);
+    return false;
   }
   void (async () => {
-    if (!(await knownBreached(ctx, password))) return;
+    if (!common && !((await breachRangeCheck(ctx.service)?.(password)) ?? false)) return;
     // Only while that hash is still the account's password (a change meanwhile wins).
     await ctx.service.db
       .update(users)
       .set({ breachedPasswordHash: passwordHash })
       .where(and(eq(users.workspaceId, ctx.workspace.id), eq(users.id, userId), eq(users.passwordHash, passwordHash)));
   })().catch(failed);
+  return ask && common;
 }
 
 /** How many of the workspace's accounts still sign in with a password found breached. */

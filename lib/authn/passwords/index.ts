@@ -7,12 +7,12 @@
  * every place that sets a password makes: `screenNewPassword`).
  */
 import { defineFeature } from "../../surfaces/feature";
-import { setPasswordScreening } from "./console";
+import { setPasswordReset, setPasswordScreening } from "./console";
 import { PASSWORDS_SECTION } from "./workspace-file";
 
 export const PASSWORDS_FEATURE = defineFeature({
   name: "passwords",
-  operations: { setPasswordScreening },
+  operations: { setPasswordScreening, setPasswordReset },
   workspaceFile: PASSWORDS_SECTION,
   consolePage: { path: "/passwords", label: "Passwords", after: "/authentication" },
 });

@@ -5,33 +5,53 @@
  */
 import { eq } from "drizzle-orm";
 import type { Database } from "../../../db/client";
+import { param, reusable } from "../../../db/reusable";
 import { passwordPolicies } from "../../../db/schema";
 import type { Config } from "../../config";
 import { breachRangeCheck } from "./breach-range";
 import { PasswordRefused, screeningRefusal } from "./screening";
 
+export const PASSWORD_RESET_MODES = ["off", "email"] as const;
+export type PasswordResetMode = (typeof PASSWORD_RESET_MODES)[number];
+
 export interface PasswordPolicy {
   /** Screening of new passwords (./screening.ts): null is off; on, the zxcvbn score a password must reach (0–4). */
   screening: { minimumScore: number } | null;
+  /** Self-service reset of a forgotten password (./change.ts): off, or by proving the account's mailbox with an emailed code. */
+  reset: PasswordResetMode;
 }
 
-export const DEFAULT_PASSWORD_POLICY: PasswordPolicy = { screening: null };
+export const DEFAULT_PASSWORD_POLICY: PasswordPolicy = { screening: null, reset: "off" };
 
 /** The score a screening policy asks when none is said: zxcvbn's "safely unguessable" (3) is often out of reach of a memorable password; 2 refuses what a few thousand guesses find. */
 export const DEFAULT_MINIMUM_SCORE = 2;
 
+/** Built once: the sign-in page reads the policy (whether to offer a reset) on every first step. */
+const policyStatement = reusable("latchkey_password_policy", (db) =>
+  db
+    .select({ score: passwordPolicies.screeningMinimumScore, reset: passwordPolicies.reset })
+    .from(passwordPolicies)
+    .where(eq(passwordPolicies.workspaceId, param("workspaceId")))
+    .limit(1),
+);
+
 export async function loadPasswordPolicy(db: Database, workspaceId: string): Promise<PasswordPolicy> {
-  const [row] = await db.select({ score: passwordPolicies.screeningMinimumScore }).from(passwordPolicies).where(eq(passwordPolicies.workspaceId, workspaceId)).limit(1);
+  const [row] = await policyStatement(db, { workspaceId });
   if (!row) return DEFAULT_PASSWORD_POLICY;
-  return { screening: row.score === null ? null : { minimumScore: row.score } };
+  return { screening: row.score === null ? null : { minimumScore: row.score }, reset: row.reset === "email" ? "email" : "off" };
 }
 
-export async function savePasswordPolicy(db: Database, workspaceId: string, policy: PasswordPolicy, now: Date): Promise<void> {
-  const score = policy.screening?.minimumScore ?? null;
+/** Sets the parts of the policy `change` names; the others keep what they hold. */
+export async function savePasswordPolicy(db: Database, workspaceId: string, change: Partial<PasswordPolicy>, now: Date): Promise<void> {
+  const set = {
+    ...("screening" in change ? { screeningMinimumScore: change.screening?.minimumScore ?? null } : {}),
+    ...(change.reset ? { reset: change.reset } : {}),
+    updatedAt: now,
+  };
   await db
     .insert(passwordPolicies)
-    .values({ workspaceId, screeningMinimumScore: score, updatedAt: now })
-    .onConflictDoUpdate({ target: passwordPolicies.workspaceId, set: { screeningMinimumScore: score, updatedAt: now } });
+    .values({ workspaceId, screeningMinimumScore: null, reset: "off", ...set })
+    .onConflictDoUpdate({ target: passwordPolicies.workspaceId, set });
 }
 
 /**

@@ -1,12 +1,14 @@
 /**
- * The workspace file's `password_screening` (docs/workspace-file.md): `"off"` (the default, as
- * SPEC.md describes) or `{ "minimum_score": 0–4 }`, screening every new password (./screening.ts).
- * The file's own users' passwords are screened by the value the file gives (lib/workspaces'
- * users section asks `fileScreening`).
+ * The workspace file's password policy (docs/workspace-file.md), both keys defaulting to `"off"`
+ * as SPEC.md describes:
+ * - `password_screening`: `"off"` or `{ "minimum_score": 0–4 }`, screening every new password
+ *   (./screening.ts). The file's own users' passwords are screened by the value the file gives
+ *   (lib/workspaces' users section asks `fileScreening`).
+ * - `password_reset`: `"off"` or `"email"`, self-service reset by proving the mailbox (./change.ts).
  */
 import { z } from "zod";
 import { defineWorkspaceSection } from "../../surfaces/workspace-file";
-import { DEFAULT_MINIMUM_SCORE, loadPasswordPolicy, savePasswordPolicy, type PasswordPolicy } from "./policy";
+import { DEFAULT_MINIMUM_SCORE, loadPasswordPolicy, PASSWORD_RESET_MODES, savePasswordPolicy, type PasswordPolicy } from "./policy";
 
 export const passwordScreeningSchema = z
   .union([
@@ -18,6 +20,8 @@ export const passwordScreeningSchema = z
   ])
   .default("off");
 
+export const passwordResetSchema = z.enum(PASSWORD_RESET_MODES, { error: 'must be "off" or "email"' }).default("off");
+
 export type PasswordScreeningValue = z.output<typeof passwordScreeningSchema>;
 
 /** The policy a file's value says. */
@@ -27,18 +31,18 @@ export function screeningOf(value: PasswordScreeningValue): PasswordPolicy["scre
 
 export const PASSWORDS_SECTION = defineWorkspaceSection({
   name: "password_screening",
-  shape: { password_screening: passwordScreeningSchema },
+  shape: { password_screening: passwordScreeningSchema, password_reset: passwordResetSchema },
   // Before the users, whose passwords it screens.
   after: "organizations",
   async import(ctx) {
-    const wanted = screeningOf(ctx.file.password_screening);
-    const held = (await loadPasswordPolicy(ctx.tx, ctx.wid)).screening;
-    if (held?.minimumScore === wanted?.minimumScore) return;
-    await savePasswordPolicy(ctx.tx, ctx.wid, { screening: wanted }, ctx.now);
+    const wanted = { screening: screeningOf(ctx.file.password_screening), reset: ctx.file.password_reset };
+    const held = await loadPasswordPolicy(ctx.tx, ctx.wid);
+    if (held.screening?.minimumScore === wanted.screening?.minimumScore && held.reset === wanted.reset) return;
+    await savePasswordPolicy(ctx.tx, ctx.wid, wanted, ctx.now);
     ctx.changes++;
   },
   async export(db, workspaceId) {
-    const { screening } = await loadPasswordPolicy(db, workspaceId);
-    return { password_screening: screening ? { minimum_score: screening.minimumScore } : ("off" as const) };
+    const { screening, reset } = await loadPasswordPolicy(db, workspaceId);
+    return { password_screening: screening ? { minimum_score: screening.minimumScore } : ("off" as const), password_reset: reset };
   },
 });

@@ -151,8 +151,7 @@ export const federationCallbackEndpoint: Endpoint = async (request, ctx) => {
   }
   const link = resolution.link;
   return identify(request, ctx, { ...tx, federatedLink: null }, resolution.userId, federatedEvidence(ctx.service.clock.now(), link), {
-    organizationId: link.organizationId,
-    connectionId: link.connectionId,
+    origin: { organizationId: link.organizationId, connectionId: link.connectionId },
   });
 };
 

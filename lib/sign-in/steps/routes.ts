@@ -7,12 +7,15 @@
 import type { Route } from "../../http/route";
 import { emailRoutes } from "./email";
 import { federationRoutes } from "./federation";
+import { passwordResetRoutes } from "./password-reset";
 import { totpRoutes } from "./totp";
 import { typedCodeRoutes } from "./typed-code";
 import { webauthnRoutes } from "./webauthn";
 
 export const signInStepRoutes: Route[] = [
   ...emailRoutes,
+  // A forgotten password reset by proving the mailbox, and a new password the sign-in asks for.
+  ...passwordResetRoutes,
   // A typed code as a further factor, one route per factor that declares one.
   ...typedCodeRoutes,
   ...totpRoutes,

@@ -129,7 +129,7 @@ describe("where passwords are set", () => {
   const account = async (email: string) => (await h.service.db.select().from(users).where(and(eq(users.workspaceId, ws), eq(users.emailNormalized, email))))[0];
 
   it("is off by default: any password of 8 to 256 characters is set", async () => {
-    expect(await loadPasswordPolicy(h.service.db, ws)).toEqual({ screening: null });
+    expect(await loadPasswordPolicy(h.service.db, ws)).toEqual({ screening: null, reset: "off" });
     const { email, result } = await signUpWith("password123");
     expect(result.to).toBe("callback");
     expect((await account(email))?.passwordHash).toBeTruthy();
@@ -137,9 +137,9 @@ describe("where passwords are set", () => {
 
   it("turned on in the console (admins only, audited), refuses at sign-up with the reason, and creates no account", async () => {
     await expect(runRegistered(h, viewer, ws, "setPasswordScreening", { screening: "on", minimum_score: "2" })).rejects.toThrow();
-    expect(await loadPasswordPolicy(h.service.db, ws)).toEqual({ screening: null });
+    expect(await loadPasswordPolicy(h.service.db, ws)).toEqual({ screening: null, reset: "off" });
     expect(await runRegistered(h, admin, ws, "setPasswordScreening", { screening: "on", minimum_score: "2" })).toMatchObject({ ok: true });
-    expect(await loadPasswordPolicy(h.service.db, ws)).toEqual({ screening: { minimumScore: 2 } });
+    expect(await loadPasswordPolicy(h.service.db, ws)).toEqual({ screening: { minimumScore: 2 }, reset: "off" });
     const [event] = await h.service.db.select().from(auditEvents).where(and(eq(auditEvents.workspaceId, ws), eq(auditEvents.type, "console.workspace.password_screening_changed")));
     expect(event?.data).toMatchObject({ before: "off", after: { minimum_score: 2 } });
     // Saved as it was: no second event.
@@ -196,10 +196,10 @@ describe("where passwords are set", () => {
     await importWorkspace(h.service.db, { ...file, password_screening: "off" }, { clock: h.clock, masterKey: h.service.config.masterKey });
     const again = await importWorkspace(h.service.db, file, { clock: h.clock, masterKey: h.service.config.masterKey });
     expect(again.changes).toBe(1);
-    expect(await loadPasswordPolicy(h.service.db, other)).toEqual({ screening: { minimumScore: 2 } });
+    expect(await loadPasswordPolicy(h.service.db, other)).toEqual({ screening: { minimumScore: 2 }, reset: "off" });
     // "off" back, and out of range refused by the schema.
     await importWorkspace(h.service.db, { ...file, password_screening: "off" }, { clock: h.clock, masterKey: h.service.config.masterKey });
-    expect(await loadPasswordPolicy(h.service.db, other)).toEqual({ screening: null });
+    expect(await loadPasswordPolicy(h.service.db, other)).toEqual({ screening: null, reset: "off" });
     const bad = await importWorkspace(h.service.db, { ...file, password_screening: { minimum_score: 5 } }, { clock: h.clock, masterKey: h.service.config.masterKey }).catch((e: unknown) => e);
     expect((bad as WorkspaceFileError).issues[0]).toMatchObject({ path: "$.password_screening.minimum_score", message: expect.stringContaining("from 0 to 4") });
   });

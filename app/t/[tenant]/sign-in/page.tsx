@@ -17,6 +17,7 @@ import { RecoveryCodes } from "@/components/hosted/steps/recovery-codes";
 import { PasskeyOffer } from "@/components/hosted/steps/passkey-offer";
 import { EmailCodeEntry } from "@/components/hosted/steps/email-code";
 import { SignUpCredential, SignUpStart } from "@/components/hosted/steps/sign-up";
+import { NewPassword, PasswordChanged, ResetStart } from "@/components/hosted/steps/password-reset";
 import { primaryButtonClass } from "@/components/hosted/steps/step-form";
 import { RECOVERY_CODES_FACTOR } from "@/lib/authn/factors/recovery-codes";
 
@@ -70,8 +71,9 @@ export default async function SignInPage(props: { params: Promise<{ tenant: stri
   // After a failed password or code request the form shows the address again (kept on the transaction, not in the URL).
   const typedEmail = ["invalid_credentials", "rate_limited", "invalid_email", "code_resend_wait"].includes(String(query.error)) ? view.enteredEmail : null;
   const step = view.step;
-  // The first step's email-code and sign-up forms (lib/sign-in/steps/email.ts, lib/sign-in/sign-up.ts).
+  // The first step's email-code, sign-up and password-reset forms (lib/sign-in/steps/email.ts, lib/sign-in/sign-up.ts, lib/sign-in/steps/password-reset.ts).
   const signUp = view.email.signUp;
+  const reset = view.passwordReset;
   const firstForm =
     step.kind !== "first_factor"
       ? null
@@ -81,15 +83,21 @@ export default async function SignInPage(props: { params: Promise<{ tenant: stri
           ? "sign_up_code"
           : view.email.codeSentTo
             ? "sign_in_code"
-            : query.sign_up === "1" && signUp.available
-              ? "sign_up"
-              : null;
+            : reset.codeSentTo
+              ? "reset_code"
+              : query.reset === "1" && reset.available
+                ? "reset"
+                : query.sign_up === "1" && signUp.available
+                  ? "sign_up"
+                  : null;
   const application = { application: view.applicationName };
   const firstFormTitle = {
     sign_in_code: t("signIn.title.checkEmail"),
     sign_up_code: t("signIn.title.checkEmail"),
     sign_up: t("signIn.title.signUp", application),
     sign_up_credential: t("signIn.title.chooseCredential"),
+    reset_code: t("signIn.title.checkEmail"),
+    reset: t("signIn.title.resetPassword"),
   } as const;
   const title = firstForm
     ? firstFormTitle[firstForm]
@@ -103,20 +111,31 @@ export default async function SignInPage(props: { params: Promise<{ tenant: stri
             ? t("signIn.title.recoveryCodes")
             : step.kind === "passkey_offer"
               ? t("signIn.title.passkeyOffer")
-              : t("signIn.title.signIn", application);
+              : step.kind === "new_password"
+                ? t("signIn.title.newPassword")
+                : step.kind === "password_changed"
+                  ? t("signIn.title.passwordChanged")
+                  : t("signIn.title.signIn", application);
   return (
     <HostedCard title={title} workspaceName={view.workspaceName}>
       {view.userEmail && step.kind !== "first_factor" ? <p className="-mt-4 mb-4 text-sm text-slate-500">{view.userEmail}</p> : null}
+      {step.kind === "second_factor" && view.resetting ? <p className="mb-4 text-sm text-slate-600">{t("reset.confirmFirst")}</p> : null}
       {step.kind === "second_factor" ? (
         <SecondFactor view={view} error={error} />
+      ) : step.kind === "new_password" ? (
+        <NewPassword view={view} error={error} passwordRefused={(NEW_PASSWORD_ERRORS as readonly unknown[]).includes(query.error)} />
+      ) : step.kind === "password_changed" ? (
+        <PasswordChanged view={view} />
       ) : step.kind === "enroll_second_factor" ? (
         <EnrollSecondFactor view={view} error={error} />
       ) : step.kind === RECOVERY_CODES_FACTOR.shownOnce ? (
         <RecoveryCodes view={view} error={error} />
       ) : step.kind === "passkey_offer" ? (
         <PasskeyOffer view={view} error={error} />
-      ) : firstForm === "sign_in_code" || firstForm === "sign_up_code" ? (
-        <EmailCodeEntry view={view} purpose={firstForm === "sign_up_code" ? "sign_up" : "sign_in"} error={error} />
+      ) : firstForm === "sign_in_code" || firstForm === "sign_up_code" || firstForm === "reset_code" ? (
+        <EmailCodeEntry view={view} purpose={firstForm === "sign_up_code" ? "sign_up" : firstForm === "reset_code" ? "reset" : "sign_in"} error={error} />
+      ) : firstForm === "reset" ? (
+        <ResetStart view={view} error={error} />
       ) : firstForm === "sign_up" ? (
         <SignUpStart view={view} error={error} />
       ) : firstForm === "sign_up_credential" ? (

@@ -21,7 +21,8 @@ import { checkSignedInPassword } from "../../passwords/breached";
 export type PasswordRefusal = "unknown_account" | "no_password" | "wrong_password" | "account_disabled";
 
 export type PasswordVerification =
-  | { ok: true; userId: string; evidence: Evidence }
+  /** `breached`: the workspace asks this sign-in to replace the password, now known from a breach (lib/authn/passwords/breached.ts). */
+  | { ok: true; userId: string; evidence: Evidence; breached: boolean }
   /** A guessing limit reached, or the hashing queue full: nothing was checked, nothing counted. */
   | { ok: false; reason: "limited" }
   /**
@@ -35,7 +36,7 @@ export type PasswordAccount = { email: string } | { userId: string };
 
 type Ctx = Pick<EndpointContext, "service" | "workspace">;
 
-const accountColumns = { id: users.id, passwordHash: users.passwordHash, status: users.status, normalized: users.emailNormalized };
+const accountColumns = { id: users.id, passwordHash: users.passwordHash, status: users.status, normalized: users.emailNormalized, breachedPasswordHash: users.breachedPasswordHash };
 
 async function findAccount(ctx: Ctx, account: PasswordAccount) {
   const where = "email" in account ? eq(users.emailNormalized, account.email) : eq(users.id, account.userId);
@@ -105,7 +106,7 @@ export async function verifyPasswordFactor(ctx: EndpointContext, request: Reques
       .returning({ id: users.id });
     if (updated) current = rehashed;
   }
-  // Known from breaches since it was set? The policy is read here; the check itself runs after the answer (lib/authn/passwords/breached.ts).
-  await checkSignedInPassword(ctx, user.id, current, password);
-  return { ok: true, userId: user.id, evidence: evidenceFor("password", ctx.service.clock.now()) };
+  // Known from breaches since it was set? The policy and the bundled list are read here; the range service after the answer (lib/authn/passwords/breached.ts).
+  const breached = await checkSignedInPassword(ctx, user.id, current, password, after.breachedPasswordHash === current);
+  return { ok: true, userId: user.id, evidence: evidenceFor("password", ctx.service.clock.now()), breached };
 }

@@ -20,7 +20,7 @@ const SCORES = [
   { value: "4", label: "4: refuse anything short of very hard to guess" },
 ];
 
-/** The passwords feature's page (lib/authn/passwords): how new passwords are screened. */
+/** The passwords feature's page (lib/authn/passwords): how new passwords are screened, and whether users may reset a forgotten one. */
 export default async function PasswordsPage({ params }: { params: Promise<{ workspace: string }> }) {
   const { workspace } = await params;
   const access = await pageAccess(workspace, "viewer", `/console/w/${workspace}/passwords`);
@@ -34,7 +34,7 @@ export default async function PasswordsPage({ params }: { params: Promise<{ work
       <PageHeader
         crumbs={[{ label: "Workspaces", href: "/console" }, { label: access.workspace.name, href: base }, { label: "Passwords" }]}
         title="Passwords"
-        description="How the passwords your users choose are checked. Existing passwords keep working; the rules apply to every new password: at sign-up, and when one is set here, in the workspace file or on the command line."
+        description="How the passwords your users choose are checked, and how a forgotten one is replaced. Existing passwords keep working; the rules apply to every new password: at sign-up, at a reset, and when one is set here, in the workspace file or on the command line."
       />
       <div className="space-y-6">
         <Card id="screening" title="Screening" description="Refuses common and breached passwords (a bundled list of about 49,000 drawn from breaches), and those an attacker would guess quickly, as NIST SP 800-63B asks. Users are told why and what to choose instead.">
@@ -64,6 +64,24 @@ export default async function PasswordsPage({ params }: { params: Promise<{ work
                 : `${breached} ${breached === 1 ? "account signs" : "accounts sign"} in with a password found among breached ones (checked at each password sign-in). It keeps working until it is changed: set a new one on the user's page, or ask the user to change it.`}
             </p>
           ) : null}
+        </Card>
+        <Card
+          id="reset"
+          title="Self-service reset"
+          description="“Forgot your password?” on the sign-in page of every application that accepts passwords: a code sent to the account's address lets its owner choose a new password. An account that has an authenticator app, a security key or a passkey must also use it (or a recovery code) before the password changes. Afterwards every session of the account ends. Where screening is on, a user who signs in with a password found among breached ones is asked to choose a new one."
+        >
+          <ActionForm action={actionFor("setPasswordReset", ws)} readOnly={readOnly} successMessage="Saved." label="Self-service reset">
+            <Select
+              name="reset"
+              label="Let users reset a forgotten password"
+              options={[
+                { value: "off", label: "Off: an administrator sets a new password on the user's page" },
+                { value: "email", label: "By email: a code to the account's address" },
+              ]}
+              defaultValue={policy.reset}
+            />
+            <SubmitButton>Save</SubmitButton>
+          </ActionForm>
         </Card>
       </div>
     </>
