@@ -26,6 +26,7 @@ import { contextFor, dispatch, resolveWorkspace } from "../../lib/server/router"
 import type { EndpointContext } from "../../lib/http/context";
 import { API, M2M, SPA, WEB, authzWorkspace } from "../helpers/fixtures";
 import { authorizeQuery, basic, call, createHarness, PUBLIC_URL, seed, uniqueWorkspaceId, type Harness } from "../helpers/harness";
+import { OUTBOX } from "../helpers/factors/email";
 import { addDomain, addSamlConnection } from "../helpers/federation/setup";
 import { addHostname, applyHostnameVerification, hostnameTxtRecord } from "../../lib/hostnames/hostnames";
 import { forgetHostnames } from "../../lib/hostnames/directory";
@@ -116,9 +117,10 @@ async function nextHandler(h: Harness): Promise<{ handle: NodeHandler; close: ()
 export async function startWorld(): Promise<World> {
   // Limits high enough never to throttle the fuzzer, so every case reaches the endpoint (the
   // limiter still counts every request and failure).
-  const h = await createHarness({ rateLimits: { requestsPerMinute: 10_000_000, failuresPer5Minutes: 10_000_000 } });
+  // Mail goes to the development outbox, so the steps that send a code (sign-in, sign-up, password reset) go past "unavailable".
+  const h = await createHarness({ rateLimits: { requestsPerMinute: 10_000_000, failuresPer5Minutes: 10_000_000 }, mail: OUTBOX });
   const ws = uniqueWorkspaceId("fuzz");
-  await seed(h, authzWorkspace(ws));
+  await seed(h, { ...authzWorkspace(ws), password_screening: { minimum_score: 2 }, password_reset: "email" });
   const hostname = workspaceHostname(ws);
   const claim = await addHostname(h.service.db, { workspaceId: ws, hostname, now: h.clock.now() });
   await applyHostnameVerification(h.service.db, { workspaceId: ws, id: claim.id, now: h.clock.now(), lookup: { ok: true, records: [hostnameTxtRecord(claim).value] } });
