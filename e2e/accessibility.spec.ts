@@ -48,6 +48,15 @@ for (const colorScheme of ["light", "dark"] as const) {
       await expect(page.getByRole("alert").first()).toBeVisible();
       await expectAccessible(page, "sign-in page with an error");
 
+      // "Forgot your password?": the reset's form, then its code step (an address with no account: nothing is sent).
+      await page.getByRole("link", { name: "Forgot your password?" }).click();
+      await expect(page.getByRole("heading", { name: "Reset your password" })).toBeVisible();
+      await expectAccessible(page, "password reset page");
+      await page.getByLabel("Email", { exact: true }).fill(`nobody-${colorScheme}@example.com`);
+      await page.getByRole("button", { name: "Send a code" }).click();
+      await expect(page.getByRole("heading", { name: "Check your email" })).toBeVisible();
+      await expectAccessible(page, "password reset code page");
+
       // The self-contained error page (an unknown client).
       await page.goto(`${ISSUER}/oauth2/authorize?client_id=no-such-client&response_type=code&scope=openid`);
       await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
