@@ -246,6 +246,12 @@ export const AUDIT_EVENTS = {
     data: { before: "json", after: "json" },
     line: (_e, who) => `${who} changed how new passwords are screened`,
   }),
+  "console.workspace.security_alerts_changed": change({
+    summary: "An operator turned security alerts by email on or off (which of them users get)",
+    subject: "the workspace id",
+    data: { before: "json", after: "json" },
+    line: (_e, who) => `${who} changed which security alerts users get by email`,
+  }),
   "console.workspace.hostname_added": change({
     summary: "An operator added an authentication hostname to the workspace (unverified until its DNS record is found)",
     subject: "the hostname",
@@ -628,8 +634,9 @@ export const AUDIT_EVENTS = {
     group: "sign_in",
     summary: "A user signed in on the hosted pages: a new hosted session, or a step-up of a live one",
     subject: USER_ID,
-    data: { amr: "string[]", client: "string", step_up: "boolean", tried: "boolean" },
-    line: (e, _who, user) => `${user} signed in${e.data.step_up === true ? " again (step-up)" : ""}${e.data.tried === true ? ", trying the sign-in from the console" : ""}`,
+    // new_browser: the account had signed in before, never from this browser (lib/security-alerts/browsers.ts); browser: its short description.
+    data: { amr: "string[]", client: "string", step_up: "boolean", tried: "boolean", new_browser: "boolean?", browser: "string?" },
+    line: (e, _who, user) => `${user} signed in${e.data.new_browser === true ? " from a new browser" : ""}${e.data.step_up === true ? " again (step-up)" : ""}${e.data.tried === true ? ", trying the sign-in from the console" : ""}`,
   }),
   "sign_in.failed": event({
     group: "sign_in",
@@ -641,6 +648,13 @@ export const AUDIT_EVENTS = {
       const factor = typeof e.data.method === "string" && e.data.method !== "password" ? ` (${FACTOR_NAMES[e.data.method] ?? words(e.data.method)})` : "";
       return `Failed sign-in${e.subject ? ` for ${user}` : " for an unknown account"}: ${words(e.reason ?? "refused")}${factor}`;
     },
+  }),
+  "password.changed": event({
+    group: "sign_in",
+    summary: "A user chose a new password: after proving the account's mailbox to reset a forgotten one (`reset`), or at sign-in in place of one known from a breach (`breached`)",
+    subject: USER_ID,
+    data: { via: "string", sessions_ended: "number", grants_ended: "number" },
+    line: (e, _who, user) => `${user} chose a new password${e.data.via === "breached" ? " in place of a breached one" : " after a reset"}${endedCounts(e)}`,
   }),
   "user.created": event({
     group: "sign_in",
