@@ -84,6 +84,8 @@ export function demoWorkspace(publicUrl: string, masterKey?: Buffer) {
     auth_policy: { first_factors: [...FIRST_FACTORS], mfa: "off", passkey_enrollment: "offer", sign_up: false },
     // New passwords screened (common, breached and guessable ones refused: docs/sign-in.md).
     password_screening: { minimum_score: 2 },
+    // Every security alert by email (the development outbox shows them: docs/security.md).
+    security_alerts: { new_password: true, factor_changed: true, recovery_codes: true, new_browser: true, token_reuse: true },
     applications: [
       // The demo application at /demo signs in with this confidential client; its secret is
       // derived from the master key (demoAppSecret), and it opens "Security settings" through the
