@@ -112,6 +112,7 @@ const steps: Step[] = [
   ["makePrimaryHostname", async () => ({ hostname_id: (await listHostnames(h.service.db, W))[0].id })],
   ["setRelatedOrigins", () => ({ related_origins: "on" })],
   ["setPasswordScreening", () => ({ screening: "on", minimum_score: "3" })],
+  ["setSecurityAlerts", () => ({ new_browser: "on" })],
   ["removeHostname", async () => ({ hostname_id: (await listHostnames(h.service.db, W))[0].id, confirm: `login.${W}.test` })],
   ["createSocialProvider", () => ({ preset: "google", key: "google", name: "Google", client_id: "g.apps", client_secret: "google-secret", enabled: "on" })],
   ["createSocialProvider", () => ({ preset: "github", key: "github", name: "GitHub", client_id: "gh", client_secret: "s", enabled: "on" })],
