@@ -11,7 +11,7 @@ CREATE TABLE "security_alert_policies" (
 	"workspace_id" text PRIMARY KEY NOT NULL,
 	"new_password" boolean DEFAULT false NOT NULL,
 	"factor_changed" boolean DEFAULT false NOT NULL,
-	"recovery_codes" boolean DEFAULT false NOT NULL,
+	"new_recovery_codes" boolean DEFAULT false NOT NULL,
 	"new_browser" boolean DEFAULT false NOT NULL,
 	"token_reuse" boolean DEFAULT false NOT NULL,
 	"updated_at" timestamp with time zone NOT NULL

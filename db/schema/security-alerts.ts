@@ -15,7 +15,7 @@ export const securityAlertPolicies = pgTable("security_alert_policies", {
     .references(() => workspaces.id, { onDelete: "cascade" }),
   newPassword: boolean("new_password").notNull().default(false),
   factorChanged: boolean("factor_changed").notNull().default(false),
-  recoveryCodes: boolean("recovery_codes").notNull().default(false),
+  newRecoveryCodes: boolean("new_recovery_codes").notNull().default(false),
   newBrowser: boolean("new_browser").notNull().default(false),
   tokenReuse: boolean("token_reuse").notNull().default(false),
   updatedAt: ts("updated_at").notNull(),

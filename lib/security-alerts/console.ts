@@ -16,7 +16,7 @@ export function alertPolicyFor(db: Database, workspaceId: string): Promise<Alert
 export const setSecurityAlerts = defineOperation({
   name: "workspace.security_alerts_changed",
   role: "admin",
-  input: z.object({ new_password: checkbox(), factor_changed: checkbox(), recovery_codes: checkbox(), new_browser: checkbox(), token_reuse: checkbox() }),
+  input: z.object({ new_password: checkbox(), factor_changed: checkbox(), new_recovery_codes: checkbox(), new_browser: checkbox(), token_reuse: checkbox() }),
   async run(ctx, input) {
     const workspaceId = ctx.access.workspace.id;
     const before = await loadAlertPolicy(ctx.db, workspaceId);

@@ -34,7 +34,7 @@ const BATCH = 100;
 const POLICY_COLUMN = {
   new_password: securityAlertPolicies.newPassword,
   factor_changed: securityAlertPolicies.factorChanged,
-  recovery_codes: securityAlertPolicies.recoveryCodes,
+  new_recovery_codes: securityAlertPolicies.newRecoveryCodes,
   new_browser: securityAlertPolicies.newBrowser,
   token_reuse: securityAlertPolicies.tokenReuse,
 } as const satisfies Record<Alert, unknown>;

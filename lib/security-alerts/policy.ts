@@ -8,14 +8,14 @@ import type { Database } from "../../db/client";
 import { securityAlertPolicies } from "../../db/schema";
 
 /** The alerts, in the order the console and the workspace file list them. */
-export const ALERTS = ["new_password", "factor_changed", "recovery_codes", "new_browser", "token_reuse"] as const;
+export const ALERTS = ["new_password", "factor_changed", "new_recovery_codes", "new_browser", "token_reuse"] as const;
 export type Alert = (typeof ALERTS)[number];
 
 /** Which alerts a workspace's users get. */
 export type AlertPolicy = Readonly<Record<Alert, boolean>>;
 
-export const ALL_OFF: AlertPolicy = { new_password: false, factor_changed: false, recovery_codes: false, new_browser: false, token_reuse: false };
-export const ALL_ON: AlertPolicy = { new_password: true, factor_changed: true, recovery_codes: true, new_browser: true, token_reuse: true };
+export const ALL_OFF: AlertPolicy = { new_password: false, factor_changed: false, new_recovery_codes: false, new_browser: false, token_reuse: false };
+export const ALL_ON: AlertPolicy = { new_password: true, factor_changed: true, new_recovery_codes: true, new_browser: true, token_reuse: true };
 
 /** The audit events each alert is made from (lib/audit/catalogue.ts). */
 export const ALERT_EVENTS = {
@@ -24,7 +24,7 @@ export const ALERT_EVENTS = {
   "account_security.credential_added": "factor_changed",
   "account_security.credential_removed": "factor_changed",
   "console.user.factor_removed": "factor_changed",
-  "account_security.recovery_codes_generated": "recovery_codes",
+  "account_security.recovery_codes_generated": "new_recovery_codes",
   // Only those whose data says `new_browser` (./browsers.ts).
   "sign_in.succeeded": "new_browser",
   "refresh.reuse_detected": "token_reuse",
@@ -37,7 +37,7 @@ export const anyOn = (p: AlertPolicy) => ALERTS.some((a) => p[a]);
 export async function loadAlertPolicy(db: Database, workspaceId: string): Promise<AlertPolicy> {
   const t = securityAlertPolicies;
   const [row] = await db
-    .select({ new_password: t.newPassword, factor_changed: t.factorChanged, recovery_codes: t.recoveryCodes, new_browser: t.newBrowser, token_reuse: t.tokenReuse })
+    .select({ new_password: t.newPassword, factor_changed: t.factorChanged, new_recovery_codes: t.newRecoveryCodes, new_browser: t.newBrowser, token_reuse: t.tokenReuse })
     .from(t)
     .where(eq(t.workspaceId, workspaceId))
     .limit(1);
@@ -48,7 +48,7 @@ export async function saveAlertPolicy(db: Database, workspaceId: string, policy:
   const values = {
     newPassword: policy.new_password,
     factorChanged: policy.factor_changed,
-    recoveryCodes: policy.recovery_codes,
+    newRecoveryCodes: policy.new_recovery_codes,
     newBrowser: policy.new_browser,
     tokenReuse: policy.token_reuse,
     updatedAt: now,

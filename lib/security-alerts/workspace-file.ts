@@ -11,7 +11,7 @@ const flag = z.boolean().default(false);
 export const securityAlertsSchema = z
   .union([
     z.literal("off"),
-    z.strictObject({ new_password: flag, factor_changed: flag, recovery_codes: flag, new_browser: flag, token_reuse: flag }),
+    z.strictObject({ new_password: flag, factor_changed: flag, new_recovery_codes: flag, new_browser: flag, token_reuse: flag }),
   ])
   .default("off");
 

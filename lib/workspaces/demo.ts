@@ -85,7 +85,7 @@ export function demoWorkspace(publicUrl: string, masterKey?: Buffer) {
     // New passwords screened (common, breached and guessable ones refused: docs/sign-in.md).
     password_screening: { minimum_score: 2 },
     // Every security alert by email (the development outbox shows them: docs/security.md).
-    security_alerts: { new_password: true, factor_changed: true, recovery_codes: true, new_browser: true, token_reuse: true },
+    security_alerts: { new_password: true, factor_changed: true, new_recovery_codes: true, new_browser: true, token_reuse: true },
     applications: [
       // The demo application at /demo signs in with this confidential client; its secret is
       // derived from the master key (demoAppSecret), and it opens "Security settings" through the

@@ -34,7 +34,7 @@ let dan: string;
 
 beforeAll(async () => {
   h = await createHarness({ mail: OUTBOX });
-  const doc = { ...standardWorkspace(ws), security_alerts: { new_password: true, factor_changed: true, recovery_codes: true, new_browser: true, token_reuse: true } };
+  const doc = { ...standardWorkspace(ws), security_alerts: { new_password: true, factor_changed: true, new_recovery_codes: true, new_browser: true, token_reuse: true } };
   for (const app of doc.applications) if (app.client_id === WEB.client_id) (app as { account_security?: boolean }).account_security = true;
   doc.users.push({ email: CAROL.email, password: CAROL.password, email_verified: true }, { email: DAN.email, password: DAN.password, email_verified: true });
   await seed(h, doc);
@@ -201,7 +201,7 @@ describe("the policy", () => {
   });
 
   it("sends only the alerts that are on, and none for events before they were turned on", async () => {
-    await saveAlertPolicy(h.service.db, ws, { ...ALL_ON, recovery_codes: false }, h.clock.now());
+    await saveAlertPolicy(h.service.db, ws, { ...ALL_ON, new_recovery_codes: false }, h.clock.now());
     await event("account_security.recovery_codes_generated", carol, { count: 10 });
     expect(await dispatch()).toEqual({ sent: 0, skipped: 0, failed: 0 });
     h.clock.advance(MINUTE);

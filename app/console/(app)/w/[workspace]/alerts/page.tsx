@@ -13,7 +13,7 @@ export const metadata: Metadata = { title: "Security alerts" };
 const CHOICES = [
   { name: "new_password", label: "A new password", hint: "Chosen after a reset, in place of a breached one at sign-in, or set by an administrator." },
   { name: "factor_changed", label: "A sign-in method added or removed", hint: "A passkey, security key or authenticator app, in the account-security portal, at sign-in, or removed by an administrator." },
-  { name: "recovery_codes", label: "New recovery codes", hint: "A new set generated: the earlier codes stop working." },
+  { name: "new_recovery_codes", label: "New recovery codes", hint: "A new set generated: the earlier codes stop working." },
   { name: "new_browser", label: "A sign-in from a new browser", hint: "The account signed in before, never from this browser. An account's first sign-in does not alert." },
   { name: "token_reuse", label: "A sign-in ended for a reused refresh token", hint: "Possible token theft: also shown in the portal's security alerts." },
 ] as const;
