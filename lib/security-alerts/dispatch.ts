@@ -21,6 +21,7 @@ import { isLocale } from "../i18n/locales";
 import type { Service } from "../service";
 import { applicationHome } from "../uris";
 import { alertMessage } from "./messages";
+import { lookUpPlace } from "./place";
 import { ALERT_EVENTS, ALERT_EVENT_TYPES, ALERTS, type Alert, type AlertEventType } from "./policy";
 
 /** How far back events are looked for: a server down longer than this loses those alerts (the audit log keeps the events). */
@@ -148,6 +149,7 @@ async function sendClaimed(service: Service, options: DispatchOptions, claimed: 
   const workspaceIds = [...new Set(claimed.map((c) => c.workspaceId))];
   const workspaceRows = await service.db.select({ id: workspaces.id, name: workspaces.name }).from(workspaces).where(inArray(workspaces.id, workspaceIds));
   const portal = new Map<string, Promise<PortalLinks>>();
+  const places = new Map<string, Promise<string | null>>();
 
   for (const c of claimed) {
     const userId = userOf(c);
@@ -163,11 +165,14 @@ async function sendClaimed(service: Service, options: DispatchOptions, claimed: 
       if (!links) portal.set(c.workspaceId, (links = portalLinks(service, options, c.workspaceId)));
       const grant = grantOf.get(str(c.data.grant_id) ?? "");
       const { issuer, linkFor } = await links;
+      let place: Promise<string | null> | undefined;
+      if (c.ip && !(place = places.get(c.ip))) places.set(c.ip, (place = lookUpPlace(service, c.ip)));
       const message = alertMessage({
         type: c.type as AlertEventType,
         data: c.data,
         at: c.at,
         ip: c.ip,
+        place: place ? await place : null,
         to: user.email,
         locale: isLocale(user.locale) ? user.locale : "en",
         workspaceName: workspace.name,

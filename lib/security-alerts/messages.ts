@@ -14,6 +14,8 @@ export interface AlertFacts {
   at: Date;
   /** The client address the event recorded. */
   ip: string | null;
+  /** The approximate place of `ip`, where the installation looks one up (./place.ts). */
+  place?: string | null;
   to: string;
   locale: Locale;
   workspaceName: string;
@@ -76,12 +78,15 @@ export function alertMessage(f: AlertFacts): MailMessage {
   const browser = typeof f.data.browser === "string" && f.data.browser ? f.data.browser : null;
   const details = [
     t("email.alert.when", { time: alertTime(f.at, f.locale) }),
-    f.ip ? t("email.alert.from", { address: f.ip }) : t("email.alert.fromUnknown"),
+    f.ip ? (f.place ? t("email.alert.fromPlace", { address: f.ip, place: f.place }) : t("email.alert.from", { address: f.ip })) : t("email.alert.fromUnknown"),
     ...(browser ? [t("email.alert.browser", { browser })] : []),
   ];
-  const link = f.portalUrl ?? "";
-  const advice = byAdministrator ? t("email.alert.ifNotExpected", { link }) : t("email.alert.ifNotYou", { link });
-  const closing = [...(byAdministrator ? [] : [t("email.alert.ifYou")]), advice.trimEnd(), t("email.alert.why", { workspace: f.workspaceName })];
+  const link = f.portalUrl;
+  // Without an application that offers the portal, there is no link to give.
+  const advice = byAdministrator
+    ? link ? t("email.alert.ifNotExpected", { link }) : t("email.alert.ifNotExpectedNoPortal")
+    : link ? t("email.alert.ifNotYou", { link }) : t("email.alert.ifNotYouNoPortal");
+  const closing = [...(byAdministrator ? [] : [t("email.alert.ifYou")]), advice, t("email.alert.why", { workspace: f.workspaceName })];
   const text = [body, details.join("\n"), ...closing].join("\n\n") + "\n";
   const p = (line: string) => `<p style="margin:0 0 16px">${line}</p>`;
   // The link, once, as an anchor in the HTML part.

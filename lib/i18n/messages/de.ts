@@ -370,10 +370,13 @@ export const de = {
   "email.alert.anApplication": "einer Anwendung",
   "email.alert.when": "Wann: {time}",
   "email.alert.from": "Von: {address}",
+  "email.alert.fromPlace": "Von: {address} (ungefähr {place})",
   "email.alert.fromUnknown": "Von: unbekannte Adresse",
   "email.alert.browser": "Browser: {browser}",
   "email.alert.ifYou": "Wenn Sie das waren, ist nichts zu tun.",
   "email.alert.ifNotYou": "Wenn Sie das nicht waren, öffnen Sie jetzt Ihre Sicherheitseinstellungen: Prüfen Sie Ihre Anmeldemethoden, melden Sie ab, was Sie nicht kennen, und ändern Sie Ihr Passwort (die Anmeldung dort bietet an, es zurückzusetzen). {link}",
   "email.alert.ifNotExpected": "Wenn Sie das nicht erwartet haben, wenden Sie sich an den Administrator und prüfen Sie Ihre Sicherheitseinstellungen: {link}",
+  "email.alert.ifNotYouNoPortal": "Wenn Sie das nicht waren, melden Sie sich an und ändern Sie jetzt Ihr Passwort (die Anmeldung bietet an, es zurückzusetzen), und informieren Sie den Administrator.",
+  "email.alert.ifNotExpectedNoPortal": "Wenn Sie das nicht erwartet haben, wenden Sie sich an den Administrator.",
   "email.alert.why": "Sie erhalten diese Nachricht, weil {workspace} Sie per E-Mail über Änderungen an der Sicherheit Ihres Kontos informiert.",
 } satisfies Translation;

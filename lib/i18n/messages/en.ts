@@ -375,11 +375,14 @@ export const en = {
   "email.alert.anApplication": "an application",
   "email.alert.when": "When: {time}",
   "email.alert.from": "From: {address}",
+  "email.alert.fromPlace": "From: {address} (approximately {place})",
   "email.alert.fromUnknown": "From: an unknown address",
   "email.alert.browser": "Browser: {browser}",
   "email.alert.ifYou": "If this was you, there is nothing to do.",
   "email.alert.ifNotYou": "If this was not you, open your security settings now: check your sign-in methods, sign out of what you do not recognise, and change your password (the sign-in there offers to reset it if you cannot). {link}",
   "email.alert.ifNotExpected": "If you did not expect this, contact the administrator, and check your security settings: {link}",
+  "email.alert.ifNotYouNoPortal": "If this was not you, sign in and change your password now (the sign-in offers to reset it if you cannot), and tell the administrator.",
+  "email.alert.ifNotExpectedNoPortal": "If you did not expect this, contact the administrator.",
   "email.alert.why": "You get this message because {workspace} alerts you by email to changes to your account's security.",
 } as const;
 

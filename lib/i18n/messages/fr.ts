@@ -372,10 +372,13 @@ export const fr = {
   "email.alert.anApplication": "une application",
   "email.alert.when": "Quand\u00a0: {time}",
   "email.alert.from": "Depuis\u00a0: {address}",
+  "email.alert.fromPlace": "Depuis\u00a0: {address} (environ {place})",
   "email.alert.fromUnknown": "Depuis\u00a0: une adresse inconnue",
   "email.alert.browser": "Navigateur\u00a0: {browser}",
   "email.alert.ifYou": "Si c’était vous, il n’y a rien à faire.",
   "email.alert.ifNotYou": "Si ce n’était pas vous, ouvrez maintenant vos paramètres de sécurité\u00a0: vérifiez vos méthodes de connexion, déconnectez ce que vous ne reconnaissez pas et changez votre mot de passe (la connexion y propose de le réinitialiser). {link}",
   "email.alert.ifNotExpected": "Si vous ne vous y attendiez pas, contactez l’administrateur et vérifiez vos paramètres de sécurité\u00a0: {link}",
+  "email.alert.ifNotYouNoPortal": "Si ce n’était pas vous, connectez-vous et changez votre mot de passe maintenant (la connexion propose de le réinitialiser), puis prévenez l’administrateur.",
+  "email.alert.ifNotExpectedNoPortal": "Si vous ne vous y attendiez pas, contactez l’administrateur.",
   "email.alert.why": "Vous recevez ce message car {workspace} vous alerte par e-mail des changements touchant la sécurité de votre compte.",
 } satisfies Translation;

@@ -3,6 +3,8 @@
  * change committed, sent once to the account's address in its language, only while the
  * workspace's policy has it on; a sign-in alerts only from a browser the account had not used.
  */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { auditEvents, securityAlerts, users } from "../../../db/schema";
@@ -188,6 +190,31 @@ describe("the alerts", () => {
     await event("account_security.recovery_codes_generated", carol, { count: 10 });
     h.clock.advance(LOOK_BACK_MS + MINUTE);
     expect(await dispatch()).toEqual({ sent: 0, skipped: 0, failed: 0 });
+  });
+});
+
+describe("the place", () => {
+  it("names an approximate place where the installation looks one up, and the address alone when the lookup fails", async () => {
+    const asked: string[] = [];
+    const lookup = http.createServer((req, res) => {
+      asked.push(req.url ?? "");
+      if (req.url?.includes("198.51.100.4")) return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ city: "Lyon", region: "Auvergne-Rhône-Alpes", country: "FR" }));
+      res.writeHead(500).end();
+    });
+    await new Promise<void>((resolve) => lookup.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(lookup.address() as AddressInfo).port}/{address}/json`;
+      const looking = createService(h.service.db, { ...h.service.config, alertPlaceLookupUrl: url }, h.clock);
+      await event("account_security.recovery_codes_generated", carol, { count: 10 });
+      await recordAudit(h.service.db, { workspaceId: ws, type: "account_security.recovery_codes_generated", subject: dan, data: { count: 10 }, ip: "192.0.2.9", at: h.clock.now() });
+      expect(await dispatch(looking)).toMatchObject({ sent: 2 });
+      expect(asked.sort()).toEqual(["/192.0.2.9/json", "/198.51.100.4/json"]);
+      expect((await mail(CAROL.email))[0].text).toContain("From: 198.51.100.4 (approximately Lyon, Auvergne-Rhône-Alpes, FR)");
+      expect((await mail(DAN.email))[0].text).toContain("From: 192.0.2.9\n");
+    } finally {
+      lookup.close();
+    }
+    // Without ALERT_PLACE_LOOKUP_URL nothing is asked (the other tests' messages say the address alone).
   });
 });
 
