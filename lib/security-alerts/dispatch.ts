@@ -11,7 +11,7 @@
  * Only events of the workspace's alerts that are on, and not older than the policy's last change,
  * alert; the account's address gets it, in the account's language (users.locale, else English).
  */
-import { and, asc, eq, gt, gte, inArray, isNull, lt, ne, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, gt, gte, inArray, isNull, lt, lte, ne, or, sql, type SQL } from "drizzle-orm";
 import { auditEvents, clients, grants, securityAlertPolicies, securityAlerts, users, workspaces } from "../../db/schema";
 import { offersPortal } from "../account-security/portal-session";
 import { deliver } from "../authn/email/transport";
@@ -52,6 +52,11 @@ const ALERTING: SQL = and(
 export interface DispatchOptions {
   /** Of one workspace only (tests share one database). */
   workspaceId?: string;
+  /**
+   * Only events after this (within LOOK_BACK_MS), and lapsed claims of older ones: the background
+   * dispatcher's last complete run, less a margin, so that a run reads minutes of events, not a day.
+   */
+  after?: Date;
   /** The issuer the portal's link is under: the workspace's primary one (the console's rule, given by the server). */
   issuerOf?: (service: Service, workspaceId: string) => Promise<string>;
 }
@@ -75,42 +80,51 @@ interface Candidate {
   at: Date;
 }
 
-/** Sends the alerts due now; returns what it did. Runs until no event is left to claim. */
+/**
+ * Sends the alerts due now; returns what it did. Runs until no event is left unclaimed: each batch
+ * is claimed here or by another dispatcher, and a claim is not taken again within its lease.
+ */
 export async function dispatchSecurityAlerts(service: Service, options: DispatchOptions = {}): Promise<DispatchResult> {
   const result: DispatchResult = { sent: 0, skipped: 0, failed: 0 };
-  const tried = new Set<string>();
   for (;;) {
-    const claimed = (await claimBatch(service, options)).filter((c) => !tried.has(c.id));
-    if (claimed.length === 0) return result;
-    for (const c of claimed) tried.add(c.id);
-    await sendClaimed(service, options, claimed, result);
+    const { due, won } = await claimBatch(service, options);
+    if (due === 0) return result;
+    if (won.length > 0) await sendClaimed(service, options, won, result);
   }
 }
 
-/** Finds due events and claims them; returns those this dispatcher won. */
-async function claimBatch(service: Service, options: DispatchOptions): Promise<Candidate[]> {
+/** Finds due events and claims them: how many were due, and those this dispatcher won. */
+async function claimBatch(service: Service, options: DispatchOptions): Promise<{ due: number; won: Candidate[] }> {
   const now = service.clock.now();
   const leaseCutoff = new Date(now.getTime() - CLAIM_LEASE_MS);
+  const lookBack = new Date(now.getTime() - LOOK_BACK_MS);
+  const from = options.after && options.after > lookBack ? options.after : lookBack;
   const e = auditEvents;
   const a = securityAlerts;
   const p = securityAlertPolicies;
-  const due = await service.db
-    .select({ id: e.id, workspaceId: e.workspaceId, type: e.type, subject: e.subject, clientId: e.clientId, data: e.data, ip: e.ip, at: e.createdAt })
+  const columns = { id: e.id, workspaceId: e.workspaceId, type: e.type, subject: e.subject, clientId: e.clientId, data: e.data, ip: e.ip, at: e.createdAt };
+  const lapsed = and(isNull(a.outcome), lt(a.claimedAt, leaseCutoff), lt(a.attempts, MAX_ATTEMPTS));
+  const due: Candidate[] = await service.db
+    .select(columns)
     .from(e)
     .innerJoin(p, eq(p.workspaceId, e.workspaceId))
     .leftJoin(a, eq(a.eventId, e.id))
-    .where(
-      and(
-        options.workspaceId ? eq(e.workspaceId, options.workspaceId) : undefined,
-        gt(e.createdAt, new Date(now.getTime() - LOOK_BACK_MS)),
-        gte(e.createdAt, p.updatedAt),
-        ALERTING,
-        or(isNull(a.eventId), and(isNull(a.outcome), lt(a.claimedAt, leaseCutoff), lt(a.attempts, MAX_ATTEMPTS))),
-      ),
-    )
+    .where(and(options.workspaceId ? eq(e.workspaceId, options.workspaceId) : undefined, gt(e.createdAt, from), gte(e.createdAt, p.updatedAt), ALERTING, or(isNull(a.eventId), lapsed)))
     .orderBy(asc(e.createdAt))
     .limit(BATCH);
-  if (due.length === 0) return [];
+  if (from > lookBack) {
+    // A claim whose sender let its lease lapse, for an event older than the window this run looks at: found from the (few) claims.
+    const retried = await service.db
+      .select(columns)
+      .from(a)
+      .innerJoin(e, eq(e.id, a.eventId))
+      .innerJoin(p, eq(p.workspaceId, e.workspaceId))
+      .where(and(options.workspaceId ? eq(a.workspaceId, options.workspaceId) : undefined, lapsed, gt(e.createdAt, lookBack), lte(e.createdAt, from), gte(e.createdAt, p.updatedAt), ALERTING))
+      .orderBy(asc(e.createdAt))
+      .limit(BATCH);
+    due.push(...retried);
+  }
+  if (due.length === 0) return { due: 0, won: [] };
   const won = await service.db
     .insert(a)
     .values(due.map((d) => ({ eventId: d.id, workspaceId: d.workspaceId, kind: ALERT_EVENTS[d.type as AlertEventType], claimedAt: now })))
@@ -122,7 +136,7 @@ async function claimBatch(service: Service, options: DispatchOptions): Promise<C
     })
     .returning({ eventId: a.eventId });
   const ids = new Set(won.map((w) => w.eventId));
-  return due.filter((d) => ids.has(d.id));
+  return { due: due.length, won: due.filter((d) => ids.has(d.id)) };
 }
 
 async function markDone(service: Service, eventId: string, outcome: "sent" | "no_account"): Promise<void> {
@@ -215,15 +229,29 @@ async function portalLinks(service: Service, options: DispatchOptions, workspace
 }
 
 /**
- * Sends the alerts due every DISPATCH_INTERVAL_MS (first run after one interval); stop with the
- * returned function. Every server runs it: the claims keep each alert to one sender.
+ * A background run looks again at events from SCAN_MARGIN_MS before its last complete run: an event
+ * is written with its change's time, and committed at most a statement's bounded time later.
  */
-export function startSecurityAlerts(service: Service, options: Omit<DispatchOptions, "workspaceId"> = {}): () => void {
+export const SCAN_MARGIN_MS = 10 * MINUTE;
+
+/**
+ * Sends the alerts due every DISPATCH_INTERVAL_MS (first run after one interval); stop with the
+ * returned function. Every server runs it: the claims keep each alert to one sender. Its first run
+ * looks back LOOK_BACK_MS; later ones from their last complete run, less SCAN_MARGIN_MS.
+ */
+export function startSecurityAlerts(service: Service, options: Omit<DispatchOptions, "workspaceId" | "after"> = {}): () => void {
   let running = false;
+  let through: Date | null = null;
   const timer = setInterval(() => {
     if (running) return;
     running = true;
-    dispatchSecurityAlerts(service, options)
+    const started = service.clock.now();
+    // A clock set back (a test server's) starts over from the whole look-back.
+    if (through && through > started) through = null;
+    dispatchSecurityAlerts(service, { ...options, ...(through ? { after: new Date(through.getTime() - SCAN_MARGIN_MS) } : {}) })
+      .then(() => {
+        through = started;
+      })
       .catch((error: Error) => console.warn(`[latchkey] security alerts not dispatched (retried in ${DISPATCH_INTERVAL_MS / SECOND} s): ${error.message}`))
       .finally(() => {
         running = false;

@@ -6,6 +6,7 @@
 import { eq } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import { securityAlertPolicies } from "../../db/schema";
+import type { AuditEventType } from "../audit/catalogue";
 
 /** The alerts, in the order the console and the workspace file list them. */
 export const ALERTS = ["new_password", "factor_changed", "new_recovery_codes", "new_browser", "token_reuse"] as const;
@@ -28,7 +29,7 @@ export const ALERT_EVENTS = {
   // Only those whose data says `new_browser` (./browsers.ts).
   "sign_in.succeeded": "new_browser",
   "refresh.reuse_detected": "token_reuse",
-} as const satisfies Record<string, Alert>;
+} as const satisfies Partial<Record<AuditEventType, Alert>>;
 export type AlertEventType = keyof typeof ALERT_EVENTS;
 export const ALERT_EVENT_TYPES = Object.keys(ALERT_EVENTS) as AlertEventType[];
 

@@ -256,6 +256,19 @@ describe("delivery", () => {
     expect(claim.outcome).not.toBeNull();
   });
 
+  it("a background run reads only the events since its last run, yet retries a lapsed claim of an older one", async () => {
+    const refusing = createService(h.service.db, { ...h.service.config, mail: { transport: "smtp", smtpUrl: "smtp://127.0.0.1:9", from: "x@auth.example.test" } }, h.clock);
+    await event("account_security.credential_added", carol, { portal_session: "p3", kind: "passkey", factor_id: "f10" });
+    expect(await dispatch(refusing)).toMatchObject({ failed: 1 });
+    h.clock.advance(CLAIM_LEASE_MS + 10 * MINUTE);
+    // Written before the window the run reads (the run before it read it).
+    await recordAudit(h.service.db, { workspaceId: ws, type: "account_security.recovery_codes_generated", subject: carol, data: { count: 10 }, at: new Date(h.clock.now().getTime() - 5 * MINUTE) });
+    await event("account_security.credential_removed", carol, { portal_session: "p3", kind: "passkey", factor_id: "f10", name: null });
+    const after = new Date(h.clock.now().getTime() - MINUTE);
+    expect(await dispatchSecurityAlerts(h.service, { workspaceId: ws, after })).toEqual({ sent: 2, skipped: 0, failed: 0 });
+    expect(await dispatch()).toEqual({ sent: 1, skipped: 0, failed: 0 });
+  });
+
   it("sends each alert once when several dispatchers run at the same time (each on its own connections)", async () => {
     const others = await Promise.all([openTestDatabase(), openTestDatabase()]);
     const services = others.map((o) => createService(o.db, h.service.config, h.clock));
