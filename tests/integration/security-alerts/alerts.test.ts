@@ -7,7 +7,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { auditEvents, securityAlerts, users } from "../../../db/schema";
+import { auditEvents, securityAlerts, users, workspaces } from "../../../db/schema";
 import { recordAudit } from "../../../lib/audit/events";
 import { MINUTE } from "../../../lib/clock";
 import { createService, type Service } from "../../../lib/service";
@@ -18,7 +18,7 @@ import { ALL_ON, saveAlertPolicy } from "../../../lib/security-alerts/policy";
 import { exportWorkspace } from "../../../lib/workspaces/file";
 import { ADA, BOB, SPA, WEB, standardWorkspace } from "../../helpers/fixtures";
 import { call, createHarness, exchangeCode, Jar, PUBLIC_URL, seed, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
-import { OUTBOX, outboxFor } from "../../helpers/factors/email";
+import { OUTBOX, outboxFor, signUpWithPassword } from "../../helpers/factors/email";
 import { outcome, postStep, startSignIn, userIdOf } from "../../helpers/factors/sign-in";
 import { openTestDatabase } from "../../setup/test-database";
 
@@ -100,6 +100,20 @@ describe("a sign-in from a new browser", () => {
     await signInFrom(sameBrowser(first), ADA);
     expect(await dispatch()).toEqual({ sent: 0, skipped: 0, failed: 0 });
     expect(await mail(ADA.email)).toHaveLength(1);
+  });
+
+  it("does not alert an account just signed up; its next sign-in from another browser does", async () => {
+    await h.service.db.update(workspaces).set({ authPolicy: { signUp: true } }).where(eq(workspaces.id, ws));
+    h.service.cache.clear();
+    const erin = { email: "erin@example.test", password: "erin's long enough password" };
+    const signedUp = await signUpWithPassword(h, ws, { ...SPA, ...erin });
+    expect(signedUp.callback).not.toBeNull();
+    expect(await dispatch()).toEqual({ sent: 0, skipped: 0, failed: 0 });
+    h.clock.advance(MINUTE);
+    await signInFrom(new Jar(), erin);
+    expect(await dispatch()).toEqual({ sent: 1, skipped: 0, failed: 0 });
+    // Besides the sign-up's code.
+    expect((await mail(erin.email)).map((m) => m.subject).filter((subject) => !/^\d{6} /.test(subject))).toEqual([`New sign-in to your Workspace ${ws} account`]);
   });
 
   it("tells one account's browser from another's: a browser new to this account alerts it", async () => {
