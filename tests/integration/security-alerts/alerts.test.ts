@@ -7,8 +7,9 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { auditEvents, securityAlerts, users, workspaces } from "../../../db/schema";
+import { auditEvents, clients, securityAlerts, users, workspaces } from "../../../db/schema";
 import { recordAudit } from "../../../lib/audit/events";
+import { hashPassword } from "../../../lib/authn/password";
 import { MINUTE } from "../../../lib/clock";
 import { createService, type Service } from "../../../lib/service";
 import { BROWSER_COOKIE } from "../../../lib/security-alerts/browsers";
@@ -19,7 +20,8 @@ import { exportWorkspace } from "../../../lib/workspaces/file";
 import { ADA, BOB, SPA, WEB, standardWorkspace } from "../../helpers/fixtures";
 import { call, createHarness, exchangeCode, Jar, PUBLIC_URL, seed, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
 import { OUTBOX, outboxFor, signUpWithPassword } from "../../helpers/factors/email";
-import { outcome, postStep, startSignIn, userIdOf } from "../../helpers/factors/sign-in";
+import { outcome, passwordStep, postStep, startSignIn, userIdOf, viewOf } from "../../helpers/factors/sign-in";
+import { codeAt } from "../../helpers/factors/totp";
 import { openTestDatabase } from "../../setup/test-database";
 
 let h: Harness;
@@ -164,6 +166,29 @@ describe("the alerts", () => {
     expect(texts).toContain("From: 198.51.100.4");
     // Sent already: never again.
     expect(await dispatch()).toEqual({ sent: 0, skipped: 0, failed: 0 });
+  });
+
+  it("alerts an authenticator app enrolled while signing in, and the recovery codes it came with", async () => {
+    const frank = { email: "frank@example.test", password: "frank's long enough password" };
+    const at = h.clock.now();
+    await h.service.db.insert(users).values({ id: `${ws}-frank`, workspaceId: ws, email: frank.email, emailNormalized: frank.email, emailVerified: true, passwordHash: await hashPassword(frank.password), createdAt: at, updatedAt: at });
+    const [web] = await h.service.db.select({ authPolicy: clients.authPolicy }).from(clients).where(and(eq(clients.workspaceId, ws), eq(clients.clientId, WEB.client_id)));
+    await h.service.db.update(clients).set({ authPolicy: { mfa: "required" } }).where(and(eq(clients.workspaceId, ws), eq(clients.clientId, WEB.client_id)));
+    h.service.cache.clear();
+    try {
+      const s = await passwordStep(h, ws, { ...WEB, ...frank });
+      await postStep(h, s, "/sign-in/totp/enroll/start");
+      const { secret } = (await viewOf(h, s)).totp.enrollment!;
+      await postStep(h, s, "/sign-in/totp/enroll", { code: codeAt(h, secret) });
+      expect(outcome(await postStep(h, s, "/sign-in/recovery-codes/saved")).to).toBe("callback");
+    } finally {
+      await h.service.db.update(clients).set({ authPolicy: web.authPolicy }).where(and(eq(clients.workspaceId, ws), eq(clients.clientId, WEB.client_id)));
+      h.service.cache.clear();
+    }
+    expect(await dispatch()).toEqual({ sent: 2, skipped: 0, failed: 0 });
+    const texts = (await mail(frank.email)).map((m) => m.text).join("\n");
+    expect(texts).toContain(`An authenticator app was added to your Workspace ${ws} account.`);
+    expect(texts).toContain("A new set of recovery codes was generated");
   });
 
   it("alerts a refresh token's reuse to the grant's user, naming the application", async () => {
