@@ -31,6 +31,7 @@ const CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like 
 const FIREFOX = "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:121.0) Gecko/20100101 Firefox/121.0";
 const CAROL = { email: "carol@example.test", password: "carol's long password" };
 const DAN = { email: "dan@example.test", password: "dan's long password here" };
+const GINA = { email: "gina@example.test", password: "gina's long password here" };
 let ada: string;
 let bob: string;
 let carol: string;
@@ -40,7 +41,7 @@ beforeAll(async () => {
   h = await createHarness({ mail: OUTBOX });
   const doc = { ...standardWorkspace(ws), security_alerts: { new_password: true, factor_changed: true, new_recovery_codes: true, new_browser: true, token_reuse: true } };
   for (const app of doc.applications) if (app.client_id === WEB.client_id) (app as { account_security?: boolean }).account_security = true;
-  doc.users.push({ email: CAROL.email, password: CAROL.password, email_verified: true }, { email: DAN.email, password: DAN.password, email_verified: true });
+  doc.users.push({ email: CAROL.email, password: CAROL.password, email_verified: true }, { email: DAN.email, password: DAN.password, email_verified: true }, { email: GINA.email, password: GINA.password, email_verified: true });
   await seed(h, doc);
   await seed(h, standardWorkspace(quiet));
   ada = await userIdOf(h, ws, ADA.email);
@@ -116,6 +117,25 @@ describe("a sign-in from a new browser", () => {
     expect(await dispatch()).toEqual({ sent: 1, skipped: 0, failed: 0 });
     // Besides the sign-up's code.
     expect((await mail(erin.email)).map((m) => m.subject).filter((subject) => !/^\d{6} /.test(subject))).toEqual([`New sign-in to your Workspace ${ws} account`]);
+  });
+
+  it("costs a completed sign-in one statement, which also keeps the account's language", async () => {
+    const s = await startSignIn(h, ws, SPA, new Jar());
+    const logger = (h.service.db as unknown as { session: { logger: { logQuery(query: string, params: unknown[]): void } } }).session.logger;
+    const original = logger.logQuery;
+    const statements: string[] = [];
+    logger.logQuery = function (query: string, params: unknown[]) {
+      statements.push(query);
+      return original.call(this, query, params);
+    };
+    try {
+      const o = outcome(await postStep(h, s, "/sign-in/password", { email: GINA.email, password: GINA.password }, { headers: { "accept-language": "fr" } }));
+      expect(o.to).toBe("callback");
+    } finally {
+      logger.logQuery = original;
+    }
+    expect(statements.filter((q) => /known_browsers|locale/.test(q))).toHaveLength(1);
+    expect((await h.service.db.select({ locale: users.locale }).from(users).where(eq(users.id, await userIdOf(h, ws, GINA.email))))[0].locale).toBe("fr");
   });
 
   it("tells one account's browser from another's: a browser new to this account alerts it", async () => {
