@@ -40,15 +40,17 @@ const LAYERS = {
   "lib/authz": ["lib/oauth", "lib/audit", "lib/http"],
   "lib/federation": ["lib/surfaces", "lib/authn", "lib/audit", "lib/hosted", "lib/http", "lib/outbound", "lib/service.ts"],
   "lib/hostnames": ["lib/forms", "lib/surfaces", "lib/federation", "lib/oauth", "lib/authority", "lib/audit", "lib/http", "lib/service.ts"],
-  "lib/sign-in": ["lib/federation", "lib/authn", "lib/oauth", "lib/audit", "lib/hosted", "lib/http", "lib/signals"],
+  "lib/account-security": ["lib/authn", "lib/authority", "lib/oauth", "lib/audit", "lib/hosted", "lib/http"],
+  // Security alerts by email: the policy, the new-browser rule (called by the sign-in) and the delivery from the audit log.
+  "lib/security-alerts": ["lib/account-security", "lib/forms", "lib/surfaces", "lib/authn", "lib/audit", "lib/http", "lib/service.ts"],
+  "lib/sign-in": ["lib/security-alerts", "lib/federation", "lib/authn", "lib/oauth", "lib/audit", "lib/hosted", "lib/http", "lib/signals"],
   // Operator accounts, their memberships and invitations: run by the console, used by the command line.
   "lib/operators": ["lib/surfaces", "lib/forms", "lib/authn", "lib/audit", "lib/http", "lib/service.ts"],
   // A new workspace's checklist, and trying an application's sign-in from the console.
   "lib/getting-started": ["lib/forms", "lib/surfaces", "lib/oauth", "lib/http", "lib/service.ts"],
   // The registry of feature descriptors and the one purger of their retention: above every feature folder, below every surface that reads it.
-  "lib/features": ["lib/operators", "lib/getting-started", "lib/surfaces", "lib/hostnames", "lib/federation", "lib/authn", "lib/oauth", "lib/audit", "lib/limits", "lib/service.ts", "lib/http"],
+  "lib/features": ["lib/security-alerts", "lib/operators", "lib/getting-started", "lib/surfaces", "lib/hostnames", "lib/federation", "lib/authn", "lib/oauth", "lib/audit", "lib/limits", "lib/service.ts", "lib/http"],
   "lib/workspaces": ["lib/features", "lib/surfaces", "lib/federation", "lib/authn", "lib/clients", "lib/audit", "lib/branding", "lib/service.ts"],
-  "lib/account-security": ["lib/authn", "lib/authority", "lib/oauth", "lib/audit", "lib/hosted", "lib/http"],
   "lib/server": ["lib/account-security", "lib/sign-in", "lib/authz", "lib/oauth", "lib/authn", "lib/hosted", "lib/http", "lib/limits", "lib/service.ts", "lib/features", "lib/surfaces", "lib/signals"],
   "lib/console": [
     "lib/server", "lib/features", "lib/operators", "lib/workspaces", "lib/federation", "lib/authz", "lib/oauth", "lib/authn", "lib/authority", "lib/clients", "lib/surfaces",

@@ -17,6 +17,8 @@ import { signInPages } from "./lib/server/sign-in-page";
 import { createNodeServer, createRequestListener, type NodeHandler } from "./lib/server/node-server";
 import { closeService, getService, type Service } from "./lib/service";
 import { startPurge } from "./lib/features/purge";
+import { startSecurityAlerts } from "./lib/security-alerts/dispatch";
+import { workspaceIssuers } from "./lib/console/issuers";
 import { mailSettled, mailStartupLine } from "./lib/authn/email/transport";
 import { DEMO_USER, DEMO_WEB_CLIENT_ID, DEMO_WEB_URIS, demoClientsLine, demoSignInStillWorks, ensureDemoWorkspace } from "./lib/workspaces/demo";
 import { DEMO_BASE_PATH, demoAhead } from "./lib/demo/serve";
@@ -138,6 +140,8 @@ async function primary(config: Config) {
         return undefined;
       });
   const stopPurge = startPurge(service);
+  // Security alerts by email, sent from the audit log; the links in them are under the workspace's primary issuer.
+  const stopAlerts = startSecurityAlerts(service, { issuerOf: async (s, workspaceId) => (await workspaceIssuers(s, workspaceId)).primary });
 
   // A single process collects its metrics from before its first request (each worker collects its own).
   if (config.metrics && config.workers <= 1) collectProcessMetrics({ signInMethods: SIGN_IN_METHODS });
@@ -180,6 +184,7 @@ async function primary(config: Config) {
   const shutdownMs = (config.server ?? DEFAULT_SERVER_SETTINGS).shutdownTimeoutMs;
   onStopSignal(async () => {
     stopPurge();
+    stopAlerts();
     await stopServing();
     await metrics?.close();
     // Messages already accepted (codes the user is waiting for) go out before the database closes.

@@ -51,6 +51,7 @@ const fixture = JSON.parse(readFileSync(path.join(process.cwd(), "e2e/fixtures/e
   name: string;
   password_screening?: unknown;
   password_reset?: unknown;
+  security_alerts?: unknown;
   applications: { client_id: string; auth_policy?: Record<string, unknown> }[];
 };
 const accountApp = fixture.applications.find((a) => a.client_id === CLIENT_ID)!;
@@ -74,7 +75,7 @@ async function setAccountAppPolicy(policy: Record<string, unknown> | undefined):
   delete env.MASTER_KEY;
   for (const [name, value] of Object.entries(published.env)) if (value) env[name] = value;
   // The workspace's own settings as the fixture has them (a key the file leaves out takes its default).
-  const doc = { id: fixture.id, name: fixture.name, password_screening: fixture.password_screening, password_reset: fixture.password_reset, applications: [{ ...accountApp, ...(policy ? { auth_policy: policy } : {}) }] };
+  const doc = { id: fixture.id, name: fixture.name, password_screening: fixture.password_screening, password_reset: fixture.password_reset, security_alerts: fixture.security_alerts, applications: [{ ...accountApp, ...(policy ? { auth_policy: policy } : {}) }] };
   const result = await new Promise<{ code: number; output: string }>((resolve) => {
     const child = execFile(path.join(process.cwd(), "node_modules/.bin/tsx"), ["cli/latchkey.ts", "workspace", "import", "-"], { env, timeout: 60_000 }, (error, stdout, stderr) =>
       resolve({ code: error ? 1 : 0, output: stdout + stderr }),

@@ -29,6 +29,7 @@ const fixture = JSON.parse(readFileSync(path.join(process.cwd(), "e2e/fixtures/e
   name: string;
   password_screening?: unknown;
   password_reset?: unknown;
+  security_alerts?: unknown;
   applications: Entry[];
   apis: Entry[];
   api_grants: Entry[];
@@ -116,7 +117,7 @@ function latchkey(args: string[], stdin: string): Promise<{ code: number; stdout
 /** Imports a workspace file naming only the M2M client, the API and the grant with `permissions`. */
 async function setGrant(permissions: string[]): Promise<void> {
   // The workspace's own settings as the fixture has them (a key the file leaves out takes its default).
-  const doc = { id: fixture.id, name: fixture.name, password_screening: fixture.password_screening, password_reset: fixture.password_reset, applications: [m2mApp], apis: [reportsApi], api_grants: [{ ...m2mGrant, permissions }] };
+  const doc = { id: fixture.id, name: fixture.name, password_screening: fixture.password_screening, password_reset: fixture.password_reset, security_alerts: fixture.security_alerts, applications: [m2mApp], apis: [reportsApi], api_grants: [{ ...m2mGrant, permissions }] };
   const result = await latchkey(["workspace", "import", "-"], JSON.stringify(doc));
   expect(result.code, `latchkey workspace import failed:\n${result.stdout}\n${result.stderr}`).toBe(0);
 }

@@ -85,6 +85,14 @@ describe("configuration", () => {
     for (const bad of ["-1", "1.5", "an hour", "86401"]) expect(() => loadConfig({ DATA_DIR: dir(), MIGRATION_WAIT_TIMEOUT: bad })).toThrow(/MIGRATION_WAIT_TIMEOUT must be a whole number of seconds/);
   });
 
+  it("looks up no place for the security alerts unless ALERT_PLACE_LOOKUP_URL is an http(s) URL with {address}", () => {
+    expect(loadConfig({ DATA_DIR: dir() }).alertPlaceLookupUrl).toBeUndefined();
+    expect(loadConfig({ DATA_DIR: dir(), ALERT_PLACE_LOOKUP_URL: "https://ipinfo.io/{address}/json" }).alertPlaceLookupUrl).toBe("https://ipinfo.io/{address}/json");
+    for (const bad of ["https://ipinfo.io/json", "ftp://ipinfo.io/{address}", "not a url {address}"]) {
+      expect(() => loadConfig({ DATA_DIR: dir(), ALERT_PLACE_LOOKUP_URL: bad }), bad).toThrow(/ALERT_PLACE_LOOKUP_URL/);
+    }
+  });
+
   it("derives PUBLIC_URL from PORT and keeps an explicit origin without a trailing slash", () => {
     expect(loadConfig({ DATA_DIR: dir(), PORT: "4000" }).publicUrl).toBe("http://localhost:4000");
     expect(loadConfig({ DATA_DIR: dir(), PUBLIC_URL: "https://auth.example.com/" }).publicUrl).toBe("https://auth.example.com");

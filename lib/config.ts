@@ -71,6 +71,12 @@ export interface Config {
    * Left out: none (the bundled list and the score still apply).
    */
   passwordBreachRangeUrl?: string;
+  /**
+   * ALERT_PLACE_LOOKUP_URL: where the security alerts by email look up an approximate place for a
+   * client address (lib/security-alerts/place.ts; `{address}` is replaced). Left out: none (the
+   * alerts show the address only).
+   */
+  alertPlaceLookupUrl?: string;
 }
 
 /** The levels of the server's log, most detailed first; `silent` writes nothing. */
@@ -443,6 +449,20 @@ function parseBreachRangeUrl(value: string | undefined): string | undefined {
   return url.href;
 }
 
+/** ALERT_PLACE_LOOKUP_URL: an absolute http(s) URL with `{address}` in it; empty or unset: none. */
+function parsePlaceLookupUrl(value: string | undefined): string | undefined {
+  if (value === undefined || value.trim() === "") return undefined;
+  const wanted = "ALERT_PLACE_LOOKUP_URL must be an absolute http(s) URL with {address} where the client address goes, such as https://ipinfo.io/{address}/json";
+  let url: URL;
+  try {
+    url = new URL(value.trim().replace("{address}", "0.0.0.0"));
+  } catch {
+    throw new ConfigError(wanted);
+  }
+  if ((url.protocol !== "https:" && url.protocol !== "http:") || url.username || url.password || !value.includes("{address}")) throw new ConfigError(wanted);
+  return value.trim();
+}
+
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const port = parsePort(env.PORT);
   const publicUrl = parsePublicUrl(env.PUBLIC_URL, port);
@@ -471,5 +491,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     poolSize: parsePoolSize(env.DATABASE_POOL_SIZE),
   };
   const passwordBreachRangeUrl = parseBreachRangeUrl(env.PASSWORD_BREACH_RANGE_URL);
-  return { ...(passwordBreachRangeUrl ? { passwordBreachRangeUrl } : {}), port, publicUrl, databaseUrl, ...(databaseListenUrl ? { databaseListenUrl } : {}), dataDir, masterKey, rateLimits, trustProxy, workers, server, mail, allowPrivateUpstreams, upstreamAllow, metrics, auditRetentionDays, log, migrationWaitTimeoutMs, databaseBounds };
+  const alertPlaceLookupUrl = parsePlaceLookupUrl(env.ALERT_PLACE_LOOKUP_URL);
+  return { ...(passwordBreachRangeUrl ? { passwordBreachRangeUrl } : {}), ...(alertPlaceLookupUrl ? { alertPlaceLookupUrl } : {}), port, publicUrl, databaseUrl, ...(databaseListenUrl ? { databaseListenUrl } : {}), dataDir, masterKey, rateLimits, trustProxy, workers, server, mail, allowPrivateUpstreams, upstreamAllow, metrics, auditRetentionDays, log, migrationWaitTimeoutMs, databaseBounds };
 }

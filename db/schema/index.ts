@@ -15,3 +15,4 @@ export * from "./operations";
 export * from "./console";
 export * from "./federation";
 export * from "./passwords";
+export * from "./security-alerts";

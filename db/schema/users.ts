@@ -27,6 +27,8 @@ export const users = pgTable(
      */
     breachedPasswordHash: text("breached_password_hash"),
     status: text("status", { enum: ["active", "disabled"] }).notNull().default("active"),
+    /** The language of the account's last completed sign-in (lib/i18n): its security alerts are written in it. */
+    locale: text("locale"),
     createdAt: ts("created_at").notNull(),
     updatedAt: ts("updated_at").notNull(),
   },

@@ -252,6 +252,12 @@ export const AUDIT_EVENTS = {
     data: { before: "string", after: "string" },
     line: (e, who) => `${who} turned self-service password reset ${e.data.after === "email" ? "on" : "off"}`,
   }),
+  "console.workspace.security_alerts_changed": change({
+    summary: "An operator turned security alerts by email on or off (which of them users get)",
+    subject: "the workspace id",
+    data: { before: "json", after: "json" },
+    line: (_e, who) => `${who} changed which security alerts users get by email`,
+  }),
   "console.workspace.hostname_added": change({
     summary: "An operator added an authentication hostname to the workspace (unverified until its DNS record is found)",
     subject: "the hostname",
@@ -634,8 +640,9 @@ export const AUDIT_EVENTS = {
     group: "sign_in",
     summary: "A user signed in on the hosted pages: a new hosted session, or a step-up of a live one",
     subject: USER_ID,
-    data: { amr: "string[]", client: "string", step_up: "boolean", tried: "boolean" },
-    line: (e, _who, user) => `${user} signed in${e.data.step_up === true ? " again (step-up)" : ""}${e.data.tried === true ? ", trying the sign-in from the console" : ""}`,
+    // new_browser: the account had signed in before, never from this browser (lib/security-alerts/browsers.ts); browser: its short description.
+    data: { amr: "string[]", client: "string", step_up: "boolean", tried: "boolean", new_browser: "boolean?", browser: "string?" },
+    line: (e, _who, user) => `${user} signed in${e.data.new_browser === true ? " from a new browser" : ""}${e.data.step_up === true ? " again (step-up)" : ""}${e.data.tried === true ? ", trying the sign-in from the console" : ""}`,
   }),
   "sign_in.failed": event({
     group: "sign_in",
@@ -669,7 +676,7 @@ export const AUDIT_EVENTS = {
     summary: "A user chose a new password: after proving the account's mailbox to reset a forgotten one (`reset`), or at sign-in in place of one known from a breach (`breached`)",
     subject: USER_ID,
     data: { via: "string", sessions_ended: "number", grants_ended: "number" },
-    line: (e, _who, user) => `${user} chose a new password${e.data.via === "breached" ? " in place of a breached one" : " after proving the mailbox (reset)"}`,
+    line: (e, _who, user) => `${user} chose a new password${e.data.via === "breached" ? " in place of a breached one" : " after a reset"}${endedCounts(e)}`,
   }),
   "user.created": event({
     group: "sign_in",

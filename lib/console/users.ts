@@ -26,7 +26,7 @@ import { normalizeEmail } from "../authn/email-address";
 
 export const USERS_PAGE_SIZE = 25;
 
-export type UserRow = Omit<typeof users.$inferSelect, "passwordHash" | "passwordUnproven" | "breachedPasswordHash"> & { hasPassword: boolean };
+export type UserRow = Omit<typeof users.$inferSelect, "passwordHash" | "passwordUnproven" | "breachedPasswordHash" | "locale"> & { hasPassword: boolean };
 
 export type FactorKind = HeldKind;
 

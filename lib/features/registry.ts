@@ -14,6 +14,7 @@ import { FEDERATION_FEATURE } from "../federation/retention";
 import { GETTING_STARTED_FEATURE } from "../getting-started";
 import { HOSTNAMES_FEATURE } from "../hostnames";
 import { RATE_LIMITS } from "../limits/rate-limit";
+import { SECURITY_ALERTS_FEATURE } from "../security-alerts";
 import { OAUTH_FEATURE } from "../oauth/retention";
 import { OPERATORS_FEATURE } from "../operators";
 import { defineFeature, type Feature } from "../surfaces/feature";
@@ -29,6 +30,7 @@ export const FEATURES = [
   HOSTNAMES_FEATURE,
   GETTING_STARTED_FEATURE,
   PASSWORDS_FEATURE,
+  SECURITY_ALERTS_FEATURE,
   // lib/audit and lib/limits sit below lib/surfaces: they declare their retention as plain values, typed here.
   defineFeature({ name: "audit", retention: [AUDIT_EVENTS] }),
   defineFeature({ name: "limits", retention: [RATE_LIMITS] }),

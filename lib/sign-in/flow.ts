@@ -35,6 +35,7 @@ import { signalVerified } from "./outcomes";
 import { RECOVERY_CODES_FACTOR } from "../authn/factors/recovery-codes";
 import type { ShownOnce } from "../authn/factors/registry";
 import { applyPasswordChange, changeReady, resetStep, type PasswordChangeStep } from "../authn/passwords/change";
+import { browserMark, noteSignInBrowser } from "../security-alerts/browsers";
 
 
 /** The form's CSRF token: bound to the workspace, the transaction and the browser's HttpOnly `lk_tx_` cookie for it. */
@@ -282,18 +283,21 @@ async function finish(request: Request, ctx: EndpointContext, tx: TransactionRow
     userAgent: request.headers.get("user-agent"),
     ip: clientAddressOf(request.headers, ctx.service.config.trustProxy),
   });
-  const response = await completeTransaction(ctx, tx, session, [["Set-Cookie", cookie]]);
-  await recordSignIn(ctx, request, tx, session, false);
+  const browser = browserMark(ctx, cookieHeader);
+  const response = await completeTransaction(ctx, tx, session, [["Set-Cookie", cookie], ["Set-Cookie", browser.cookie]]);
+  await recordSignIn(ctx, request, tx, session, false, browser.value);
   return response;
 }
 
 /** The audit log's record of a completed sign-in (after the transaction completed, so once per sign-in). */
-async function recordSignIn(ctx: EndpointContext, request: Request, tx: TransactionRow, session: HostedSession, stepUp: boolean): Promise<void> {
+async function recordSignIn(ctx: EndpointContext, request: Request, tx: TransactionRow, session: HostedSession, stepUp: boolean, browser?: string): Promise<void> {
+  // A new session's browser, for the security alert of a sign-in from a new browser (lib/security-alerts).
+  const seen = browser ? await noteSignInBrowser(ctx, request, session.userId, browser) : {};
   await recordAudit(ctx.service.db, {
     workspaceId: ctx.workspace.id,
     type: "sign_in.succeeded",
     subject: session.userId,
-    data: { amr: session.amr, client: tx.clientPk, step_up: stepUp, tried: tx.purpose === "try" },
+    data: { amr: session.amr, client: tx.clientPk, step_up: stepUp, tried: tx.purpose === "try", ...seen },
     ip: clientAddressOf(request.headers, ctx.service.config.trustProxy),
     at: ctx.service.clock.now(),
   });

@@ -53,7 +53,8 @@ export function senderFor(settings: MailSettings, hostname: string | null | unde
   return settings.fromIsDefault && hostname ? defaultSender(hostname) : settings.from;
 }
 
-async function deliver(ctx: Ctx, message: MailMessage): Promise<void> {
+/** Sends `message` now, throwing when it was not (a sender that retries: lib/security-alerts); a request sends with `sendMail`. */
+export async function deliver(ctx: Ctx, message: MailMessage): Promise<void> {
   const settings = mailSettings(ctx.service.config);
   if (settings.transport === "smtp") {
     await transporterFor(settings.smtpUrl).sendMail({ from: senderFor(settings, ctx.hostname), to: message.to, subject: message.subject, text: message.text, html: message.html });
