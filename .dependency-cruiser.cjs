@@ -33,7 +33,7 @@ const LAYERS = {
   // The contract of a feature's surfaces (console operations, retention, descriptor): types and small helpers every feature folder uses.
   "lib/surfaces": ["lib/audit", "lib/service.ts", "lib/http"],
   "lib/clients": ["lib/authority", "lib/audit"],
-  "lib/authn": ["lib/surfaces", "lib/authority", "lib/audit", "lib/http", "lib/hosted", "lib/limits"],
+  "lib/authn": ["lib/surfaces", "lib/authority", "lib/audit", "lib/http", "lib/hosted", "lib/limits", "lib/signals"],
   // Forms' fields and answers: the zod pieces a feature's console operations read their inputs with (an email address as lib/authn reads one).
   "lib/forms": ["lib/authn", "lib/surfaces"],
   "lib/oauth": ["lib/surfaces", "lib/authority", "lib/authn", "lib/audit", "lib/hosted", "lib/http", "lib/limits", "lib/service.ts", "lib/signals"],

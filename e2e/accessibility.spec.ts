@@ -91,7 +91,7 @@ test("the main console pages", async ({ page }) => {
   await expectAccessible(page, "workspaces");
 
   const ws = `${BASE}/console/w/e2e`;
-  const pages = ["", "/applications", "/applications/new", "/applications/e2e-web", "/authentication", "/passwords", "/alerts", "/apis", "/roles", "/users", "/organizations", "/social", "/keys", "/hostnames", "/audit", "/operators", "/branding", "/settings"];
+  const pages = ["", "/applications", "/applications/new", "/applications/e2e-web", "/authentication", "/passwords", "/bot-protection", "/alerts", "/apis", "/roles", "/users", "/organizations", "/social", "/keys", "/hostnames", "/audit", "/operators", "/branding", "/settings"];
   for (const path of pages) {
     await page.goto(ws + path);
     await expect(page.getByRole("heading", { level: 1 })).toBeVisible();

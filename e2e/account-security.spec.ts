@@ -27,7 +27,8 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { expect, test, type BrowserContext, type Page } from "@playwright/test";
 import { Secret, TOTP } from "otpauth";
-import { APP as WEB_APP, ISSUER, LATCHKEY_PORT } from "./env";
+import { APP as WEB_APP, ISSUER } from "./env";
+import { importWorkspacePart } from "./workspace-import";
 
 const APP_PORT = 3117;
 const APP = `http://localhost:${APP_PORT}`;
@@ -49,9 +50,6 @@ const HOSTED_COOKIE = "lk_session";
 const fixture = JSON.parse(readFileSync(path.join(process.cwd(), "e2e/fixtures/e2e-workspace.json"), "utf8")) as {
   id: string;
   name: string;
-  password_screening?: unknown;
-  password_reset?: unknown;
-  security_alerts?: unknown;
   applications: { client_id: string; auth_policy?: Record<string, unknown> }[];
 };
 const accountApp = fixture.applications.find((a) => a.client_id === CLIENT_ID)!;
@@ -68,21 +66,7 @@ test.afterAll(async () => {
 
 /** The application's sign-in policy, changed by importing the workspace file with it (the CLI, on the server's data store). */
 async function setAccountAppPolicy(policy: Record<string, unknown> | undefined): Promise<void> {
-  const published = JSON.parse(readFileSync(path.join(process.cwd(), ".test-data", `e2e-server-${LATCHKEY_PORT}.json`), "utf8")) as { env: Record<string, string | undefined> };
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  delete env.DATABASE_URL;
-  delete env.DATA_DIR;
-  delete env.MASTER_KEY;
-  for (const [name, value] of Object.entries(published.env)) if (value) env[name] = value;
-  // The workspace's own settings as the fixture has them (a key the file leaves out takes its default).
-  const doc = { id: fixture.id, name: fixture.name, password_screening: fixture.password_screening, password_reset: fixture.password_reset, security_alerts: fixture.security_alerts, applications: [{ ...accountApp, ...(policy ? { auth_policy: policy } : {}) }] };
-  const result = await new Promise<{ code: number; output: string }>((resolve) => {
-    const child = execFile(path.join(process.cwd(), "node_modules/.bin/tsx"), ["cli/latchkey.ts", "workspace", "import", "-"], { env, timeout: 60_000 }, (error, stdout, stderr) =>
-      resolve({ code: error ? 1 : 0, output: stdout + stderr }),
-    );
-    child.stdin!.end(JSON.stringify(doc));
-  });
-  expect(result.code, `latchkey workspace import failed:\n${result.output}`).toBe(0);
+  await importWorkspacePart({ applications: [{ ...accountApp, ...(policy ? { auth_policy: policy } : {}) }] });
 }
 
 /** The authenticator app's current code for `secret`. */

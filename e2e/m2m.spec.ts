@@ -16,7 +16,8 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
 
-import { ISSUER, LATCHKEY_PORT } from "./env";
+import { ISSUER } from "./env";
+import { fixtureSettings, serverStore } from "./workspace-import";
 
 const RESOURCE = "https://reports.e2e.example";
 const CLIENT_ID = "e2e-m2m";
@@ -27,9 +28,6 @@ interface Entry {
 const fixture = JSON.parse(readFileSync(path.join(process.cwd(), "e2e/fixtures/e2e-workspace.json"), "utf8")) as {
   id: string;
   name: string;
-  password_screening?: unknown;
-  password_reset?: unknown;
-  security_alerts?: unknown;
   applications: Entry[];
   apis: Entry[];
   api_grants: Entry[];
@@ -85,17 +83,6 @@ function startApiServer(): Promise<{ url: string; server: Server }> {
 // ---------------------------------------------------------------------------------------------
 // The server under test's data store, and the CLI pointed at it.
 
-/** DATABASE_URL (+ MASTER_KEY) or DATA_DIR of the server under test, as e2e/serve.mjs publishes it. */
-function serverStore(): Record<string, string> {
-  if (process.env.E2E_SERVER_DATABASE_URL) {
-    return { DATABASE_URL: process.env.E2E_SERVER_DATABASE_URL, MASTER_KEY: process.env.MASTER_KEY ?? "" };
-  }
-  if (process.env.E2E_SERVER_DATA_DIR) return { DATA_DIR: process.env.E2E_SERVER_DATA_DIR };
-  const file = path.join(process.cwd(), ".test-data", `e2e-server-${LATCHKEY_PORT}.json`);
-  const published = JSON.parse(readFileSync(file, "utf8")) as { env: Record<string, string> };
-  return published.env;
-}
-
 function latchkey(args: string[], stdin: string): Promise<{ code: number; stdout: string; stderr: string }> {
   const env: NodeJS.ProcessEnv = { ...process.env };
   delete env.DATABASE_URL;
@@ -117,7 +104,7 @@ function latchkey(args: string[], stdin: string): Promise<{ code: number; stdout
 /** Imports a workspace file naming only the M2M client, the API and the grant with `permissions`. */
 async function setGrant(permissions: string[]): Promise<void> {
   // The workspace's own settings as the fixture has them (a key the file leaves out takes its default).
-  const doc = { id: fixture.id, name: fixture.name, password_screening: fixture.password_screening, password_reset: fixture.password_reset, security_alerts: fixture.security_alerts, applications: [m2mApp], apis: [reportsApi], api_grants: [{ ...m2mGrant, permissions }] };
+  const doc = { ...fixtureSettings(), applications: [m2mApp], apis: [reportsApi], api_grants: [{ ...m2mGrant, permissions }] };
   const result = await latchkey(["workspace", "import", "-"], JSON.stringify(doc));
   expect(result.code, `latchkey workspace import failed:\n${result.stdout}\n${result.stderr}`).toBe(0);
 }

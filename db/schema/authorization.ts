@@ -78,6 +78,8 @@ export const authorizationTransactions = pgTable(
     passwordChange: text("password_change", { enum: ["reset", "breached", "changed"] }),
     /** The new password's argon2id hash, chosen and waiting for what the account must still prove (its second factor) before it replaces the old one. */
     newPasswordHash: text("new_password_hash"),
+    /** A protected form of this sign-in was refused for want of a proof of work: the page asks one from now on (lib/authn/bot-challenge). */
+    botChallenged: boolean("bot_challenged").notNull().default(false),
     /** The workspace hostname the authorization request came to (lib/hostnames); null: the default host. */
     hostname: text("hostname"),
   },

@@ -15,4 +15,5 @@ export * from "./operations";
 export * from "./console";
 export * from "./federation";
 export * from "./passwords";
+export * from "./bot-challenge";
 export * from "./security-alerts";

@@ -252,6 +252,12 @@ export const AUDIT_EVENTS = {
     data: { before: "string", after: "string" },
     line: (e, who) => `${who} turned self-service password reset ${e.data.after === "email" ? "on" : "off"}`,
   }),
+  "console.workspace.bot_challenge_changed": change({
+    summary: "An operator changed when the hosted sign-in asks a proof of work: `off`, `adaptive` or `always`",
+    subject: "the workspace id",
+    data: { before: "string", after: "string" },
+    line: (e, who) => `${who} set bot protection to ${str(e.data.after) ?? "?"}`,
+  }),
   "console.workspace.security_alerts_changed": change({
     summary: "An operator turned security alerts by email on or off (which of them users get)",
     subject: "the workspace id",

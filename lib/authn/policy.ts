@@ -164,6 +164,21 @@ export function meetsPolicy(policy: AuthPolicy & { socialProviderIds?: readonly 
   return hasAllowedFirstFactor(policy, evidence) && (policy.mfa === "off" || isMultiFactor(evidence));
 }
 
+/** What proves more than a mailbox: a further factor the account holds, or a recovery code. */
+const BEYOND_MAILBOX: readonly string[] = [...SECOND_FACTOR_KINDS, ...BACKUP_KINDS];
+
+/**
+ * The account's further factors a password reset must still see one of before the password
+ * changes (lib/authn/passwords/change.ts): what it holds beyond its mailbox (an authenticator app,
+ * a security key, a passkey; recovery codes beside them), null when it holds none or one is proved.
+ */
+export function resetFurtherFactors(enrolled: EnrolledSummary | null, evidence: readonly Evidence[]): SecondFactorOption[] | null {
+  if (!enrolled) return null;
+  const held = SECOND_FACTOR_KINDS.filter((k) => enrolled[k] > 0);
+  if (held.length === 0 || evidence.some((e) => BEYOND_MAILBOX.includes(e.method))) return null;
+  return [...held, ...BACKUP_KINDS.filter((k) => enrolled[k] > 0)];
+}
+
 /**
  * What the sign-in must do next. `passkeyOfferAnswered` is whether the user already added a
  * passkey or declined the offer in this sign-in.

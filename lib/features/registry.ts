@@ -10,6 +10,7 @@ import { EMAIL_FEATURE } from "../authn/email/retention";
 import { FACTORS_FEATURE } from "../authn/factors/retention";
 import { ACCOUNT_SECURITY_FEATURE, SESSIONS_FEATURE } from "../authn/retention";
 import { PASSWORDS_FEATURE } from "../authn/passwords";
+import { BOT_CHALLENGE_FEATURE } from "../authn/bot-challenge";
 import { FEDERATION_FEATURE } from "../federation/retention";
 import { GETTING_STARTED_FEATURE } from "../getting-started";
 import { HOSTNAMES_FEATURE } from "../hostnames";
@@ -30,6 +31,7 @@ export const FEATURES = [
   HOSTNAMES_FEATURE,
   GETTING_STARTED_FEATURE,
   PASSWORDS_FEATURE,
+  BOT_CHALLENGE_FEATURE,
   SECURITY_ALERTS_FEATURE,
   // lib/audit and lib/limits sit below lib/surfaces: they declare their retention as plain values, typed here.
   defineFeature({ name: "audit", retention: [AUDIT_EVENTS] }),

@@ -62,6 +62,8 @@ export const HOSTED_ERRORS = {
   password_common: { status: 400, title: "error.title.sign_up_failed", message: "error.password_common", oauthError: "invalid_request" },
   password_breached: { status: 400, title: "error.title.sign_up_failed", message: "error.password_breached", oauthError: "invalid_request" },
   password_guessable: { status: 400, title: "error.title.sign_up_failed", message: "error.password_guessable", oauthError: "invalid_request" },
+  // A protected form posted without the proof of work its sign-in asks (lib/authn/bot-challenge).
+  bot_check: { status: 429, title: "error.title.too_many_attempts", message: "error.bot_check", oauthError: "rate_limited" },
 
   // The sign-in page (Next renders it) for a transaction that is gone.
   sign_in_link_expired: {
@@ -378,6 +380,7 @@ export const SIGN_IN_FORM_ERRORS = [
   "password_breached",
   "password_guessable",
   "sso_not_configured",
+  "bot_check",
 ] as const satisfies readonly HostedErrorCode[];
 
 /** The form errors about a refused new password: shown under the password field. */

@@ -80,6 +80,8 @@ export function requestValues(view: SignInView): string[] | null {
   if (view.kind !== "step" || view.step.kind !== "first_factor") return null;
   if (view.userEmail !== null || view.enteredEmail !== null || view.federation.linking !== null) return null;
   if (view.email.codeSentTo !== null || view.email.signUp.codeSentTo !== null || view.email.signUp.verifiedAddress !== null || view.passwordReset.codeSentTo !== null) return null;
+  // A proof of work's challenge is the request's own.
+  if (view.botChallenge !== null) return null;
   const values = [view.txId, view.csrf];
   if (view.webauthn.options !== null) {
     const challenge = (JSON.parse(view.webauthn.options) as { challenge?: unknown }).challenge;
@@ -138,7 +140,7 @@ export function signInPages(service: Service, next: (req: IncomingMessage, res: 
     try {
       const ctx = await requestContext(service, headers, request.workspaceId);
       if (!ctx) return void next(req, res);
-      view = await signInView(ctx, request.tx, headers.get("cookie"), locale);
+      view = await signInView(ctx, request.tx, headers.get("cookie"), locale, headers);
     } catch (error) {
       // The database could not answer within its bound: the hosted page's 503 (a render would wait for it again).
       return writeResponse(withLocale(locale, () => failureResponse(hostedFailures, error, "GET /t/{id}/sign-in")), res, ISSUER_PATH_HEADERS);

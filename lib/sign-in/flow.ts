@@ -28,7 +28,7 @@ import { hostedFormPost } from "../hosted/form-post";
 import { completeTransaction, loadCompletedTransaction, loadOpenTransaction, TX_COOKIE_PREFIX, type TransactionRow } from "../oauth/pending-sign-in";
 import { appendEvidence, createHostedSession, getLiveSession, rotateSessionSecret, type HostedSession } from "../authn/hosted-session";
 import { readEvidence, withEvidence, type Evidence } from "../authn/evidence";
-import { nextStep, policyFor, type AuthPolicy, type NextStep } from "../authn/policy";
+import { nextStep, policyFor, resetFurtherFactors, type AuthPolicy, type NextStep } from "../authn/policy";
 import { enrolledSummary } from "../authn/factors";
 import { federatedEvidence, linkProvedAccount } from "../federation/identities";
 import { signalVerified } from "./outcomes";
@@ -121,9 +121,10 @@ async function flowState(ctx: EndpointContext, tx: TransactionRow, cookieHeader:
   const enrolled = tx.userId ? await enrolledSummary(ctx, tx.userId) : null;
   const proved = provedSoFar(tx, session);
   // A reset asks for the new password and the account's further factor before the application's policy asks anything.
-  const reset = resetStep(tx, enrolled, proved);
+  const further = tx.passwordChange === "reset" ? resetFurtherFactors(enrolled, proved) : null;
+  const reset = resetStep(tx, further);
   if (reset) return { step: reset, policy, changeReady: false };
-  const ready = changeReady(tx, enrolled, proved);
+  const ready = changeReady(tx, further);
   // An account just signed up with a passkey (lib/sign-in/sign-up.ts) gets it before anything else.
   if (tx.signUpWithPasskey && enrolled && enrolled.passkey === 0) return { step: { kind: "passkey_offer", required: true }, policy, changeReady: ready };
   // "Not now" answers the optional offer for this sign-in, and for 30 days in this browser (./passkey-offer.ts).

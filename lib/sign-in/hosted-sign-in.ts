@@ -3,6 +3,7 @@ import { authorizationTransactions } from "../../db/schema";
 import type { Endpoint, EndpointContext } from "../http/context";
 import type { TransactionRow } from "../oauth/pending-sign-in";
 import { isStorableText } from "../text";
+import { botCheck } from "../authn/bot-challenge/gate";
 import { EMAIL_MAX_LENGTH, normalizeEmail } from "../authn/email-address";
 import { PasswordTurn, PasswordWorkRefused } from "../authn/password";
 import { clientAddress } from "../http/client-address";
@@ -45,10 +46,18 @@ const passwordStep = (turn: PasswordTurn): Endpoint => signInStep(async (request
     if (elsewhere) return elsewhere;
   }
 
+  // Where the workspace asks a proof of work (lib/authn/bot-challenge), nothing is checked without it.
+  const bot = await botCheck(request, ctx, tx, form, email);
+  if (!bot.ok) {
+    if (typed && typed.length <= EMAIL_MAX_LENGTH && isStorableText(typed)) await rememberAddress(ctx, tx, typed);
+    return toSignInPage(ctx, tx.id, "bot_check");
+  }
+
   // The password factor's one verification: its gate, the account's checks, the failure counted (lib/authn/factors/password).
   const result = await verifyPasswordFactor(ctx, request, { email: typed }, password, turn);
   if (!result.ok) {
     if (result.reason === "invalid" && result.refusal !== null) {
+      bot.count();
       await recordSignInFailure(ctx, request, { userId: result.userId, method: "password", reason: result.refusal, clientPk: tx.clientPk });
     }
     if (typed && typed.length <= EMAIL_MAX_LENGTH && isStorableText(typed)) await rememberAddress(ctx, tx, typed);

@@ -16,6 +16,8 @@ import { emailView, type EmailView } from "./steps/email";
 import { webauthnView, type WebAuthnView } from "./steps/webauthn";
 import { totpView, type TotpView } from "./steps/totp";
 import { passwordResetView, type PasswordResetView } from "./steps/password-reset";
+import { pageChallenge } from "../authn/bot-challenge/gate";
+import type { HeaderSource } from "../http/client-address";
 import { DEFAULT_LOCALE, type Locale } from "../i18n/locales";
 import { translate } from "../i18n/translate";
 
@@ -48,6 +50,8 @@ export type SignInView =
       totp: TotpView;
       federation: FederationView;
       passwordReset: PasswordResetView;
+      /** The proof of work the first step's forms ask (ALTCHA's challenge, JSON), or null when they ask none. */
+      botChallenge: string | null;
       /** A reset under way (the further factor it asks is for the reset, and the page says so). */
       resetting: boolean;
       /**
@@ -66,7 +70,11 @@ export interface FederationView {
   linking: { email: string; provider: string } | null;
 }
 
-export async function signInView(ctx: EndpointContext, txId: string, cookieHeader: string | null, locale: Locale = DEFAULT_LOCALE): Promise<SignInView> {
+/**
+ * `headers`: the request's, for the client address the proof of work's thresholds are counted by
+ * (lib/authn/bot-challenge); without them only the workspace's and the sign-in's are asked.
+ */
+export async function signInView(ctx: EndpointContext, txId: string, cookieHeader: string | null, locale: Locale = DEFAULT_LOCALE, headers: HeaderSource | null = null): Promise<SignInView> {
   const open = await transactionOf(ctx, txId, cookieHeader);
   if (!open) return (await completedView(ctx, txId, cookieHeader)) ?? { kind: "expired" };
   const { tx, binding } = open;
@@ -77,12 +85,14 @@ export async function signInView(ctx: EndpointContext, txId: string, cookieHeade
       ? ctx.service.db.select({ email: users.email }).from(users).where(and(eq(users.workspaceId, ctx.workspace.id), eq(users.id, tx.userId))).limit(1)
       : Promise.resolve([]),
   ]);
-  const [email, webauthn, totp, federation, passwordReset] = await Promise.all([
+  const [email, webauthn, totp, federation, passwordReset, botChallenge] = await Promise.all([
     emailView(ctx, tx, step, policy),
     webauthnView(ctx, tx, step),
     totpView(ctx, tx, step),
     federationView(ctx, tx, step, locale),
     passwordResetView(ctx, tx, step, policy),
+    // The protected forms are the first step's.
+    step.kind === "first_factor" ? pageChallenge(ctx, tx, headers) : null,
   ]);
   return {
     kind: "step",
@@ -101,6 +111,7 @@ export async function signInView(ctx: EndpointContext, txId: string, cookieHeade
     federation,
     passwordReset,
     resetting: tx.passwordChange === "reset",
+    botChallenge,
     enteredEmail: step.kind === "first_factor" ? tx.enteredAddress : null,
   };
 }

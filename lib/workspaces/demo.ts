@@ -86,6 +86,8 @@ export function demoWorkspace(publicUrl: string, masterKey?: Buffer) {
     password_screening: { minimum_score: 2 },
     // "Forgot your password?" on the sign-in page: a code to the account's address (docs/sign-in.md).
     password_reset: "email",
+    // A proof of work on the sign-in page under unusual activity (docs/sign-in.md).
+    bot_challenge: "adaptive",
     // Every security alert by email (the development outbox shows them: docs/security.md).
     security_alerts: { new_password: true, factor_changed: true, new_recovery_codes: true, new_browser: true, token_reuse: true },
     applications: [

@@ -21,9 +21,7 @@ import { accountSecurityPortalSessions, authorizationTransactions, grants, hoste
 import { recordAudit } from "../../audit/events";
 import type { EndpointContext } from "../../http/context";
 import { clientAddressOf } from "../../http/client-address";
-import type { Evidence } from "../evidence";
-import { BACKUP_KINDS, SECOND_FACTOR_KINDS } from "../factors/registry";
-import type { EnrolledSummary, SecondFactorOption } from "../policy";
+import type { SecondFactorOption } from "../policy";
 
 type Transaction = typeof authorizationTransactions.$inferSelect;
 
@@ -33,31 +31,22 @@ export type PasswordChangeStep =
   /** The password changed and the account's other sessions ended: said once, then the sign-in goes on. */
   | { kind: "password_changed" };
 
-/** What proves more than the mailbox: a further factor the account holds, or a recovery code. */
-const FURTHER: readonly string[] = [...SECOND_FACTOR_KINDS, ...BACKUP_KINDS];
-
-/** The account's further factors a reset must still see one of (null: none held, or one proved). */
-export function resetFurtherFactors(enrolled: EnrolledSummary, evidence: readonly Evidence[]): SecondFactorOption[] | null {
-  const held = SECOND_FACTOR_KINDS.filter((k) => enrolled[k] > 0);
-  if (held.length === 0 || evidence.some((e) => FURTHER.includes(e.method))) return null;
-  return [...held, ...BACKUP_KINDS.filter((k) => enrolled[k] > 0)];
-}
-
 /**
- * What a reset asks before the application's policy does: the new password, then the account's
- * further factor. Null when neither is missing (or no reset is under way).
+ * What a reset asks before the application's policy does: the new password, then one of the
+ * account's further factors it has not proved (`further`: lib/authn/policy.ts
+ * `resetFurtherFactors`; null when none is missing). Null when neither is missing (or no reset is
+ * under way).
  */
-export function resetStep(tx: Transaction, enrolled: EnrolledSummary | null, evidence: readonly Evidence[]): PasswordChangeStep | { kind: "second_factor"; options: SecondFactorOption[] } | null {
-  if (tx.passwordChange !== "reset" || !enrolled) return null;
+export function resetStep(tx: Transaction, further: SecondFactorOption[] | null): PasswordChangeStep | { kind: "second_factor"; options: SecondFactorOption[] } | null {
+  if (tx.passwordChange !== "reset" || !tx.userId) return null;
   if (!tx.newPasswordHash) return { kind: "new_password", reason: "reset" };
-  const options = resetFurtherFactors(enrolled, evidence);
-  return options ? { kind: "second_factor", options } : null;
+  return further ? { kind: "second_factor", options: further } : null;
 }
 
 /** Whether the chosen new password may replace the old one now: nothing the change asks is missing. */
-export function changeReady(tx: Transaction, enrolled: EnrolledSummary | null, evidence: readonly Evidence[]): boolean {
+export function changeReady(tx: Transaction, further: SecondFactorOption[] | null): boolean {
   if (!tx.newPasswordHash || !tx.userId) return false;
-  return tx.passwordChange === "breached" || (tx.passwordChange === "reset" && resetStep(tx, enrolled, evidence) === null);
+  return tx.passwordChange === "breached" || (tx.passwordChange === "reset" && resetStep(tx, further) === null);
 }
 
 /**

@@ -69,6 +69,7 @@ export const de = {
   "error.password_common": "Dieses Passwort gehört zu den häufigsten, die Angreifer zuerst ausprobieren. Wählen Sie ein anderes: Mehrere Wörter ohne Zusammenhang ergeben ein starkes.",
   "error.password_breached": "Dieses Passwort ist bei einem Datenleck bekannt geworden, Angreifer könnten es ausprobieren. Wählen Sie eines, das Sie nirgendwo sonst verwenden.",
   "error.password_guessable": "Dieses Passwort ist zu leicht zu erraten (ein Name, ein Datum, ein Tastaturmuster oder ein häufiges Wort mit kleinen Änderungen). Wählen Sie ein längeres, etwa aus mehreren Wörtern ohne Zusammenhang.",
+  "error.bot_check": "Es gibt ungewöhnliche Aktivität, daher prüft dieser Schritt zuerst, dass Sie ein Mensch sind: Ihr Browser löst einige Sekunden lang eine kleine Aufgabe. Warten Sie darauf und versuchen Sie es dann erneut.",
   "error.sign_in_link_expired":
     "Anmeldeanfragen sind 10 Minuten gültig und können einmal verwendet werden. Kehren Sie zur Anwendung zurück und starten Sie die Anmeldung erneut.",
   "error.unstorable_sign_in_request": "Die Anmeldeanfrage enthält ein Zeichen, das nicht akzeptiert wird.",
@@ -222,6 +223,9 @@ export const de = {
   "reset.save": "Neues Passwort speichern",
   "reset.confirmFirst": "Bestätigen Sie mit Ihrem zweiten Schritt, dass Sie es sind, bevor Ihr Passwort geändert wird.",
   "reset.changed": "Sie wurden überall sonst abgemeldet: Anwendungen, bei denen Sie angemeldet waren, fragen erneut nach Ihrer Anmeldung. Verwenden Sie ab jetzt Ihr neues Passwort.",
+  "bot.working": "Wir prüfen, dass Sie ein Mensch sind: Ihr Browser löst eine kleine Aufgabe. Das dauert einige Sekunden.",
+  "bot.done": "Fertig: Sie können fortfahren.",
+  "bot.noScript": "Wegen ungewöhnlicher Aktivität braucht dieser Schritt gerade JavaScript. Schalten Sie es ein, oder melden Sie sich mit einem Passkey an.",
 
   "mfa.verify": "Bestätigen",
   "mfa.useRecoveryCode": "Wiederherstellungscode verwenden",

@@ -72,6 +72,7 @@ export const en = {
   "error.password_common": "This password is one of the most common ones, which attackers try first. Choose another: several unrelated words make a strong one.",
   "error.password_breached": "This password has appeared in a data breach, so attackers may try it. Choose one you have not used anywhere else.",
   "error.password_guessable": "This password is too easy to guess (a name, a date, a keyboard pattern or a common word with a few changes). Choose a longer one, such as several unrelated words.",
+  "error.bot_check": "There is unusual activity, so this step first checks that you are a person: your browser works on a small puzzle for a few seconds. Wait for it, then try again.",
   "error.sign_in_link_expired": "Sign-in requests are valid for 10 minutes and can be used once. Go back to the application and start signing in again.",
   "error.unstorable_sign_in_request": "The sign-in request contains a character that is not accepted.",
   "error.client_id_missing": "client_id is missing.",
@@ -224,6 +225,9 @@ export const en = {
   "reset.save": "Save the new password",
   "reset.confirmFirst": "Before your password changes, confirm it's you with your second step.",
   "reset.changed": "You were signed out everywhere else: applications you were signed in to will ask you to sign in again. Use your new password from now on.",
+  "bot.working": "Checking that you are a person: your browser works on a small puzzle. This takes a few seconds.",
+  "bot.done": "Done: you can continue.",
+  "bot.noScript": "Because of unusual activity, this step needs JavaScript right now. Turn it on, or sign in with a passkey.",
 
   // The second step and its enrolment.
   "mfa.verify": "Verify",

@@ -72,6 +72,7 @@ export const fr = {
   "error.password_common": "Ce mot de passe fait partie des plus courants, que les attaquants essaient en premier. Choisissez-en un autre : plusieurs mots sans rapport en font un solide.",
   "error.password_breached": "Ce mot de passe est apparu dans une fuite de données : des attaquants pourraient l’essayer. Choisissez-en un que vous n’utilisez nulle part ailleurs.",
   "error.password_guessable": "Ce mot de passe est trop facile à deviner (un nom, une date, une suite de touches ou un mot courant à peine modifié). Choisissez-en un plus long, par exemple plusieurs mots sans rapport.",
+  "error.bot_check": "Une activité inhabituelle a été détectée : cette étape vérifie d’abord que vous êtes une personne, et votre navigateur résout un petit calcul pendant quelques secondes. Attendez la fin, puis réessayez.",
   "error.sign_in_link_expired":
     "Les demandes de connexion sont valables 10 minutes et ne peuvent servir qu’une fois. Retournez à l’application et recommencez la connexion.",
   "error.unstorable_sign_in_request": "La demande de connexion contient un caractère qui n’est pas accepté.",
@@ -224,6 +225,9 @@ export const fr = {
   "reset.save": "Enregistrer le nouveau mot de passe",
   "reset.confirmFirst": "Avant que votre mot de passe ne change, confirmez que c’est bien vous avec votre deuxième étape.",
   "reset.changed": "Vous avez été déconnecté partout ailleurs : les applications auxquelles vous étiez connecté vous demanderont de vous reconnecter. Utilisez désormais votre nouveau mot de passe.",
+  "bot.working": "Nous vérifions que vous êtes une personne : votre navigateur résout un petit calcul. Cela prend quelques secondes.",
+  "bot.done": "Terminé : vous pouvez continuer.",
+  "bot.noScript": "En raison d’une activité inhabituelle, cette étape nécessite JavaScript pour le moment. Activez-le, ou connectez-vous avec une clé d’accès.",
 
   "mfa.verify": "Vérifier",
   "mfa.useRecoveryCode": "Utiliser un code de récupération",

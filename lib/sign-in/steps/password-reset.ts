@@ -26,6 +26,7 @@ import { clientAddress, clientAddressOf } from "../../http/client-address";
 import type { Route } from "../../http/route";
 import { redirect303 } from "../../http/response";
 import { isStorableText } from "../../text";
+import { botCheck } from "../../authn/bot-challenge/gate";
 import type { TransactionRow } from "../../oauth/pending-sign-in";
 import { normalizeEmail } from "../../authn/email-address";
 import { emailAvailable, sendMail } from "../../authn/email/transport";
@@ -111,12 +112,15 @@ export const resetSendEndpoint = signInStep(async (request, ctx, { tx, form }) =
   const elsewhere = await homeRealmRedirect(ctx, tx, address);
   if (elsewhere) return elsewhere;
 
+  const bot = await botCheck(request, ctx, tx, form, address);
+  if (!bot.ok) return resetPage(ctx, tx, "bot_check");
   const gate = await sendGate(ctx, request, address);
   if (!gate.allowed) return resetPage(ctx, tx, gate.reason === "cooldown" ? "code_resend_wait" : "rate_limited");
   const account = await accountOf(ctx, address);
   const resettable = account !== null && account.active && account.hasPassword;
   const code = await issueEmailCode(ctx, RESET(tx), { address, userId: account?.id ?? null, deliverable: resettable });
   await gate.recordSend();
+  bot.count();
   const reason = !account ? "unknown_account" : !account.active ? "account_disabled" : account.hasPassword ? "code_sent" : "no_password";
   await audit(request, ctx, tx, "password_reset.requested", account?.id ?? null, reason);
 
@@ -129,7 +133,7 @@ export const resetSendEndpoint = signInStep(async (request, ctx, { tx, form }) =
 });
 
 /** The reset's page (`reset=1`): its forms while the first step stands. */
-function resetPage(ctx: EndpointContext, tx: TransactionRow, error?: "invalid_email" | "code_resend_wait" | "rate_limited" | "invalid_code" | "code_expired"): Response {
+function resetPage(ctx: EndpointContext, tx: TransactionRow, error?: "invalid_email" | "code_resend_wait" | "rate_limited" | "invalid_code" | "code_expired" | "bot_check"): Response {
   return redirect303(`${ctx.basePath}/sign-in?tx=${encodeURIComponent(tx.id)}&reset=1${error ? `&error=${error}` : ""}`);
 }
 

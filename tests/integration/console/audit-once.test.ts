@@ -113,6 +113,7 @@ const steps: Step[] = [
   ["setRelatedOrigins", () => ({ related_origins: "on" })],
   ["setPasswordScreening", () => ({ screening: "on", minimum_score: "3" })],
   ["setPasswordReset", () => ({ reset: "email" })],
+  ["setBotChallenge", () => ({ mode: "adaptive" })],
   ["setSecurityAlerts", () => ({ new_browser: "on" })],
   ["removeHostname", async () => ({ hostname_id: (await listHostnames(h.service.db, W))[0].id, confirm: `login.${W}.test` })],
   ["createSocialProvider", () => ({ preset: "google", key: "google", name: "Google", client_id: "g.apps", client_secret: "google-secret", enabled: "on" })],

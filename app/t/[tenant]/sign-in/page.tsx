@@ -20,6 +20,7 @@ import { SignUpCredential, SignUpStart } from "@/components/hosted/steps/sign-up
 import { NewPassword, PasswordChanged, ResetStart } from "@/components/hosted/steps/password-reset";
 import { primaryButtonClass } from "@/components/hosted/steps/step-form";
 import { RECOVERY_CODES_FACTOR } from "@/lib/authn/factors/recovery-codes";
+import { BotChallenge } from "@/components/hosted/bot-challenge";
 
 export const dynamic = "force-dynamic";
 
@@ -44,7 +45,7 @@ export default async function SignInPage(props: { params: Promise<{ tenant: stri
   const locale = await pageLocale();
   const t = translator(locale);
   // The view the listener computed for this request, when it did (lib/server/sign-in-page.ts): the page shows what its template is keyed by.
-  const view = handedView((await headers()).get(REQUEST_ID_HEADER)) ?? (await signInView(ctx, tx, (await headers()).get("cookie"), locale));
+  const view = handedView((await headers()).get(REQUEST_ID_HEADER)) ?? (await signInView(ctx, tx, (await headers()).get("cookie"), locale, await headers()));
   if (view.kind === "completed") {
     // Back (or a reload) after a finished sign-in: done, not "expired"; the way back is a registered address only.
     return (
@@ -118,6 +119,7 @@ export default async function SignInPage(props: { params: Promise<{ tenant: stri
                   : t("signIn.title.signIn", application);
   return (
     <HostedCard title={title} workspaceName={view.workspaceName}>
+      {view.botChallenge ? <BotChallenge challenge={view.botChallenge} working={t("bot.working")} done={t("bot.done")} noScript={t("bot.noScript")} /> : null}
       {view.userEmail && step.kind !== "first_factor" ? <p className="-mt-4 mb-4 text-sm text-slate-500">{view.userEmail}</p> : null}
       {step.kind === "second_factor" && view.resetting ? <p className="mb-4 text-sm text-slate-600">{t("reset.confirmFirst")}</p> : null}
       {step.kind === "second_factor" ? (
