@@ -31,8 +31,8 @@ export const FEATURES = [
   HOSTNAMES_FEATURE,
   GETTING_STARTED_FEATURE,
   PASSWORDS_FEATURE,
-  BOT_CHALLENGE_FEATURE,
   SECURITY_ALERTS_FEATURE,
+  BOT_CHALLENGE_FEATURE,
   // lib/audit and lib/limits sit below lib/surfaces: they declare their retention as plain values, typed here.
   defineFeature({ name: "audit", retention: [AUDIT_EVENTS] }),
   defineFeature({ name: "limits", retention: [RATE_LIMITS] }),
