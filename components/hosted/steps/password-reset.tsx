@@ -1,7 +1,6 @@
 import type { SignInView } from "@/lib/sign-in/view";
+import { NewPasswordField } from "../new-password-field";
 import { translator } from "@/lib/i18n/translate";
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "@/lib/authn/password-rules";
-import { PasswordInput } from "../password-input";
 import { FormError, inputClass, primaryButtonClass, StepForm, STRONG_MARK, WithStrong } from "./step-form";
 
 type View = Extract<SignInView, { kind: "step" }>;
@@ -63,32 +62,7 @@ export function NewPassword({ view, error, passwordRefused }: { view: View; erro
       <p className="mt-4 text-sm text-slate-600">{reset ? <WithStrong text={t("reset.chooseFor", { address: STRONG_MARK })} strong={view.userEmail} /> : t("reset.breached")}</p>
       <StepForm {...form} path="/sign-in/new-password" className="mt-4 space-y-4">
         <input type="text" name="username" autoComplete="username" value={view.userEmail ?? ""} readOnly hidden />
-        <div>
-          <label htmlFor="new-password" className="block text-sm font-medium text-slate-700">
-            {t("reset.newPassword")}
-          </label>
-          <PasswordInput
-            id="new-password"
-            name="password"
-            autoComplete="new-password"
-            minLength={PASSWORD_MIN_LENGTH}
-            maxLength={PASSWORD_MAX_LENGTH}
-            required
-            autoFocus
-            aria-describedby="new-password-hint"
-            aria-invalid={fieldError ? true : undefined}
-            toggleLabel={t("signIn.showPassword")}
-          />
-          {fieldError ? (
-            <p id="new-password-hint" role="alert" className="mt-1 text-sm text-red-700">
-              {fieldError}
-            </p>
-          ) : (
-            <p id="new-password-hint" className="mt-1 text-xs text-slate-500">
-              {t("signUp.passwordHint")}
-            </p>
-          )}
-        </div>
+        <NewPasswordField locale={view.locale} label={t("reset.newPassword")} error={fieldError} />
         <button type="submit" className={primaryButtonClass}>
           {t("reset.save")}
         </button>

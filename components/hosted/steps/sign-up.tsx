@@ -1,8 +1,7 @@
 import type { SignInView } from "@/lib/sign-in/view";
+import { NewPasswordField } from "../new-password-field";
 import { translator } from "@/lib/i18n/translate";
 import { Divider, FormError, inputClass, primaryButtonClass, secondaryButtonClass, StepForm, STRONG_MARK, WithStrong } from "./step-form";
-import { PasswordInput } from "../password-input";
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "@/lib/authn/password-rules";
 
 type View = Extract<SignInView, { kind: "step" }>;
 
@@ -69,32 +68,7 @@ export function SignUpCredential({ view, error, passwordRefused = false }: { vie
         <StepForm {...form} path="/sign-up/account" className="mt-4 space-y-4">
           <input type="hidden" name="credential" value="password" />
           <input type="text" name="username" autoComplete="username" value={view.email.signUp.verifiedAddress ?? ""} readOnly hidden />
-          <div>
-            <label htmlFor="new-password" className="block text-sm font-medium text-slate-700">
-              {t("signUp.choosePassword")}
-            </label>
-            <PasswordInput
-              id="new-password"
-              name="password"
-              autoComplete="new-password"
-              minLength={PASSWORD_MIN_LENGTH}
-              maxLength={PASSWORD_MAX_LENGTH}
-              required
-              autoFocus
-              aria-describedby="new-password-hint"
-              aria-invalid={passwordError ? true : undefined}
-              toggleLabel={t("signIn.showPassword")}
-            />
-            {passwordError ? (
-              <p id="new-password-hint" role="alert" className="mt-1 text-sm text-red-700">
-                {passwordError}
-              </p>
-            ) : (
-              <p id="new-password-hint" className="mt-1 text-xs text-slate-500">
-                {t("signUp.passwordHint")}
-              </p>
-            )}
-          </div>
+          <NewPasswordField locale={view.locale} label={t("signUp.choosePassword")} error={passwordError} />
           <button type="submit" className={primaryButtonClass}>
             {t("signUp.createAccount")}
           </button>

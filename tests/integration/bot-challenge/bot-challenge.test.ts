@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { auditEvents } from "../../../db/schema";
-import { sha256Hex } from "../../../components/hosted/sha256";
+import { findNumber, sha256Hex } from "../../../components/hosted/sha256";
 import { acceptSolution, newChallenge } from "../../../lib/authn/bot-challenge/challenge";
 import { BOT_PRESSURE } from "../../../lib/authn/bot-challenge/pressure";
 import { loadBotChallengeMode, saveBotChallengeMode, type BotChallengeMode } from "../../../lib/authn/bot-challenge/policy";
@@ -51,6 +51,20 @@ async function solvedFor(s: PendingSignIn): Promise<string> {
   expect(view.botChallenge).not.toBeNull();
   return solve(view.botChallenge!);
 }
+
+describe("the page's solver (components/hosted/sha256.ts)", () => {
+  it("hashes as SHA-256 does, and finds the number over salts of every block length", () => {
+    for (const text of ["", "abc", "x".repeat(55), "y".repeat(56), "z".repeat(64), "q".repeat(130), "é😀"]) {
+      expect(sha256Hex(text)).toBe(createHash("sha256").update(text).digest("hex"));
+    }
+    for (const salt of ["", "x".repeat(50), "y".repeat(60), "z".repeat(64), "0123456789abcdef01234567?expires=1795970000&tx=abcdefghijklmnopqrstuvwxyz0123456789ABCDEF&"]) {
+      for (const n of [0, 9, 10, 99_999, 100_000]) {
+        expect(findNumber(salt, createHash("sha256").update(salt + n).digest("hex"), 0, 100_000)).toBe(n);
+      }
+    }
+    expect(findNumber("salt", createHash("sha256").update("salt7").digest("hex"), 8, 100)).toBeNull();
+  });
+});
 
 describe("the policy", () => {
   it("is off by default: the page asks nothing and the forms need nothing", async () => {
