@@ -5,6 +5,7 @@
  * solves it by itself and the sign-in goes through. Turned off again afterwards, so the other
  * specs, from the same address, are not asked.
  */
+import AxeBuilder from "@axe-core/playwright";
 import { expect, test } from "@playwright/test";
 import { APP, ISSUER } from "./env";
 import { fixture, importWorkspacePart } from "./workspace-import";
@@ -31,9 +32,12 @@ test("past the threshold, the sign-in page asks a proof of work that the browser
     await expect(page.getByText("The email or password is incorrect.")).toBeVisible();
   }
 
-  // A new sign-in from the same network: the page works on the proof as it loads.
+  // A new sign-in from the same network: the page works on the proof as it loads, and says so in a live region.
   await page.goto(`${APP}/start`);
   await expect(page.getByRole("status")).toHaveText(/Done: you can continue|Checking that you are a person/);
+  const axe = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+  expect(axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id)).toEqual([]);
+  await expect(page.getByRole("status")).toHaveText("Done: you can continue.");
   await page.getByLabel("Email", { exact: true }).fill(ADA.email);
   await page.getByLabel("Password", { exact: true }).fill(ADA.password);
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
