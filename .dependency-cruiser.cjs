@@ -43,7 +43,7 @@ const LAYERS = {
   "lib/account-security": ["lib/authn", "lib/authority", "lib/oauth", "lib/audit", "lib/hosted", "lib/http"],
   // Security alerts by email: the policy, the new-browser rule (called by the sign-in) and the delivery from the audit log.
   "lib/security-alerts": ["lib/account-security", "lib/forms", "lib/surfaces", "lib/authn", "lib/audit", "lib/http", "lib/service.ts"],
-  "lib/sign-in": ["lib/security-alerts", "lib/federation", "lib/authn", "lib/oauth", "lib/audit", "lib/hosted", "lib/http", "lib/signals"],
+  "lib/sign-in": ["lib/security-alerts", "lib/federation", "lib/authn", "lib/oauth", "lib/audit", "lib/hosted", "lib/http", "lib/signals", "lib/service.ts"],
   // Operator accounts, their memberships and invitations: run by the console, used by the command line.
   "lib/operators": ["lib/surfaces", "lib/forms", "lib/authn", "lib/audit", "lib/http", "lib/service.ts"],
   // A new workspace's checklist, and trying an application's sign-in from the console.

@@ -113,9 +113,13 @@ export async function closeService(): Promise<void> {
 //                            pages themselves, at most 256 across
 //                            workspaces, are answered only while it
 //                            is the same token)
+//   sign-in-settings:<id>    what the sign-in page shows of the     30 s     lib/sign-in/page-settings.ts
+//                            password policy (a reset link) and
+//                            the bot protection's mode (the posts
+//                            read both from the database)
 //
-// The public documents are built from clients, APIs, API grants and signing keys, the kept sign-in
-// pages from the workspace's branding (the rest of what they show is read per request and is part
+// The public documents are built from clients, APIs, API grants and signing keys, the sign-in
+// settings from the password and bot-protection policies, the kept sign-in pages from the workspace's branding (the rest of what they show is read per request and is part
 // of their key), and every writer of those announces (console operations, the workspace import,
 // the demo workspace's repairs, key publication and activation). Nothing else cached decides anything a change can affect: client
 // secrets, clients, tokens, sessions and grants are read from the database on every request that
@@ -136,8 +140,8 @@ const PROBE_TIMEOUT_MS = 5_000;
 const PROBE_PREFIX = "probe:";
 
 /** The keys of `Service.cache` that hold one workspace's data. */
-export type WorkspaceCacheKind = "workspace" | "signing-key" | "cors-origins" | "discovery" | "jwks" | "hosted-pages";
-const WORKSPACE_CACHE_KINDS: readonly WorkspaceCacheKind[] = ["workspace", "signing-key", "cors-origins", "discovery", "jwks", "hosted-pages"];
+export type WorkspaceCacheKind = "workspace" | "signing-key" | "cors-origins" | "discovery" | "jwks" | "hosted-pages" | "sign-in-settings";
+const WORKSPACE_CACHE_KINDS: readonly WorkspaceCacheKind[] = ["workspace", "signing-key", "cors-origins", "discovery", "jwks", "hosted-pages", "sign-in-settings"];
 
 export function workspaceCacheKey(kind: WorkspaceCacheKind, workspaceId: string): string {
   return `${kind}:${workspaceId}`;

@@ -17,6 +17,7 @@ import { webauthnView, type WebAuthnView } from "./steps/webauthn";
 import { totpView, type TotpView } from "./steps/totp";
 import { passwordResetView, type PasswordResetView } from "./steps/password-reset";
 import { pageChallenge } from "../authn/bot-challenge/gate";
+import { signInSettings } from "./page-settings";
 import type { HeaderSource } from "../http/client-address";
 import { DEFAULT_LOCALE, type Locale } from "../i18n/locales";
 import { translate } from "../i18n/translate";
@@ -85,14 +86,16 @@ export async function signInView(ctx: EndpointContext, txId: string, cookieHeade
       ? ctx.service.db.select({ email: users.email }).from(users).where(and(eq(users.workspaceId, ctx.workspace.id), eq(users.id, tx.userId))).limit(1)
       : Promise.resolve([]),
   ]);
+  // What the first step shows of the password and bot-protection policies (kept per workspace).
+  const settings = step.kind === "first_factor" ? await signInSettings(ctx) : null;
   const [email, webauthn, totp, federation, passwordReset, botChallenge] = await Promise.all([
     emailView(ctx, tx, step, policy),
     webauthnView(ctx, tx, step),
     totpView(ctx, tx, step),
     federationView(ctx, tx, step, locale),
-    passwordResetView(ctx, tx, step, policy),
+    passwordResetView(ctx, tx, step, policy, settings?.reset ?? "off"),
     // The protected forms are the first step's.
-    step.kind === "first_factor" ? pageChallenge(ctx, tx, headers) : null,
+    settings ? pageChallenge(ctx, tx, headers, settings.botMode) : null,
   ]);
   return {
     kind: "step",

@@ -15,7 +15,7 @@ import { addressGroup, clientAddressOf, type HeaderSource } from "../../http/cli
 import type { EndpointContext } from "../../http/context";
 import { signal } from "../../signals";
 import { acceptSolution, newChallenge } from "./challenge";
-import { loadBotChallengeMode } from "./policy";
+import { loadBotChallengeMode, type BotChallengeMode } from "./policy";
 import { countAttempt, underPressure } from "./pressure";
 
 /** The form field a solution is posted in (ALTCHA's name). */
@@ -56,11 +56,10 @@ export async function botCheck(
 
 /**
  * The challenge the sign-in page hands the browser (JSON), or null when its forms ask none: the
- * workspace's mode, this sign-in's mark, and the pressure on the client address and the workspace
- * (the account is not known until the form is posted).
+ * workspace's mode (as the page reads it), this sign-in's mark, and the pressure on the client
+ * address and the workspace (the account is not known until the form is posted).
  */
-export async function pageChallenge(ctx: EndpointContext, tx: { id: string; botChallenged: boolean }, headers: HeaderSource | null): Promise<string | null> {
-  const mode = await loadBotChallengeMode(ctx.service.db, ctx.workspace.id);
+export async function pageChallenge(ctx: EndpointContext, tx: { id: string; botChallenged: boolean }, headers: HeaderSource | null, mode: BotChallengeMode): Promise<string | null> {
   if (mode === "off") return null;
   const asked = mode === "always" || tx.botChallenged || (await underPressure(ctx, headers ? groupOf(ctx, headers) : "unknown", null));
   return asked ? newChallenge(ctx, tx.id) : null;

@@ -34,7 +34,7 @@ import { passwordResetCodeMessage, passwordResetNoPasswordMessage } from "../../
 import { cancelEmailCodes, EMAIL_CODE_TTL_MS, issueEmailCode, pendingEmailCode, sendGate, unreadCodeFailure, verifyEmailCodeFactor } from "../../authn/factors/email-code";
 import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, PasswordWorkRefused } from "../../authn/password";
 import { chooseNewPassword } from "../../authn/passwords/change";
-import { loadPasswordPolicy, screenNewPassword } from "../../authn/passwords/policy";
+import { loadPasswordPolicy, screenNewPassword, type PasswordResetMode } from "../../authn/passwords/policy";
 import { PasswordRefused } from "../../authn/passwords/screening";
 import type { AuthPolicy } from "../../authn/policy";
 import type { AuditEventType } from "../../audit/catalogue";
@@ -58,8 +58,10 @@ async function resetOffered(ctx: EndpointContext, policy: AuthPolicy): Promise<b
   return (await loadPasswordPolicy(ctx.service.db, ctx.workspace.id)).reset === "email";
 }
 
-export async function passwordResetView(ctx: EndpointContext, tx: TransactionRow, step: FlowStep, policy: AuthPolicy): Promise<PasswordResetView> {
-  if (step.kind !== "first_factor" || !(await resetOffered(ctx, policy))) return { available: false, codeSentTo: null, codeDead: false };
+/** `reset`: the workspace's reset mode as the page reads it (../page-settings.ts). */
+export async function passwordResetView(ctx: EndpointContext, tx: TransactionRow, step: FlowStep, policy: AuthPolicy, reset: PasswordResetMode): Promise<PasswordResetView> {
+  const offered = step.kind === "first_factor" && reset === "email" && policy.firstFactors.includes("password") && emailAvailable(ctx.service.config);
+  if (!offered) return { available: false, codeSentTo: null, codeDead: false };
   const pending = await pendingEmailCode(ctx, RESET(tx));
   return { available: true, codeSentTo: pending?.address ?? null, codeDead: pending?.dead ?? false };
 }

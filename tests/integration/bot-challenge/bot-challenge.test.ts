@@ -91,8 +91,12 @@ describe("the policy", () => {
     await seed(c, standardWorkspace(other));
     await ensureSystemWorkspace(c.service);
     const { admin, viewer } = await adminAndViewer(c, other, "bots.test");
+    // The page reads the mode through the process cache (lib/sign-in/page-settings.ts): now "off", kept.
+    expect((await viewOf(c, await startSignIn(c, other, SPA))).botChallenge).toBeNull();
     await expect(runRegistered(c, viewer, other, "setBotChallenge", { mode: "always" })).rejects.toThrow();
     expect(await runRegistered(c, admin, other, "setBotChallenge", { mode: "always" })).toMatchObject({ ok: true });
+    // The console's change drops what the process kept: the next page asks at once.
+    expect((await viewOf(c, await startSignIn(c, other, SPA))).botChallenge).not.toBeNull();
     expect(await loadBotChallengeMode(c.service.db, other)).toBe("always");
     const events = await c.service.db.select().from(auditEvents).where(and(eq(auditEvents.workspaceId, other), eq(auditEvents.type, "console.workspace.bot_challenge_changed")));
     expect(events.map((e) => e.data)).toEqual([expect.objectContaining({ before: "off", after: "always" })]);
