@@ -242,6 +242,13 @@ describe.runIf(serverUrl)("instances starting together on PostgreSQL", () => {
       },
     });
     await started;
+    // "applying" is said before the migration's first statement runs: on a busy machine the waiter's
+    // first look could find the session between statements. Start it once the sleep is running.
+    for (let tries = 0; tries < 100; tries++) {
+      const [running] = (await own.query(`select count(*)::int as n from pg_stat_activity where state = 'active' and pid <> pg_backend_pid() and query like '%pg_sleep(1.5)%'`)) as { n: number }[];
+      if (running.n > 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     const other = await openDatabase({ databaseUrl: own.url, poolSize: 1 });
     cleanups.push(() => other.close());
     const second = recorder();
