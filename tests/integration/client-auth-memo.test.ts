@@ -8,6 +8,7 @@ import { CredentialMemo } from "../../lib/oauth/client-memo";
 import { CLIENT_ADDRESS_HEADER } from "../../lib/http/client-address";
 import { createService } from "../../lib/service";
 import { basic, call, createHarness, seed, uniqueWorkspaceId, type Harness } from "../helpers/harness";
+import { statementsDuring } from "../helpers/statements";
 import { API, M2M, standardWorkspace, type TestWorkspace } from "../helpers/fixtures";
 
 /**
@@ -74,18 +75,8 @@ const MEMO_ISSUE = /^select "apis"."id" from "client_secrets"/;
 const MEMO_INTROSPECT = /"caller_secret"/;
 
 async function statementsOf(on: Harness, send: () => Promise<Response>): Promise<{ res: Response; statements: string[] }> {
-  const logger = (on.service.db as unknown as { session: { logger: { logQuery(query: string, params: unknown[]): void } } }).session.logger;
-  const original = logger.logQuery;
-  const statements: string[] = [];
-  logger.logQuery = function (query: string, params: unknown[]) {
-    if (!/from "workspaces"|^insert into "rate_limits"/.test(query)) statements.push(query);
-    return original.call(this, query, params);
-  };
-  try {
-    return { res: await send(), statements };
-  } finally {
-    logger.logQuery = original;
-  }
+  const { value: res, statements } = await statementsDuring(on.service.db, send);
+  return { res, statements: statements.filter((query) => !/from "workspaces"|^insert into "rate_limits"/.test(query)) };
 }
 
 describe("a memoized credential", () => {

@@ -11,6 +11,7 @@ import { decoyHash, hashingQueueState, hashPassword, MAX_CONCURRENT_HASHES, Pass
 import { CLIENT_ADDRESS_HEADER } from "../../../lib/http/client-address";
 import { runEndpoint } from "../../../lib/server/router";
 import { call, createHarness, Jar, PUBLIC_URL, seed, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
+import { statementsDuring } from "../../helpers/statements";
 import { livePortalSession } from "../../../lib/account-security/portal-session";
 import { loadPortalView } from "../../../lib/account-security/portal-view";
 import { ADA, BOB, SPA, WEB, standardWorkspace } from "../../helpers/fixtures";
@@ -101,19 +102,9 @@ describe("the password-hashing queue behind the hosted sign-in", () => {
     await until(() => waiting() === PER_ADDRESS_LIMIT);
     const s = await startSignIn(h, ws, SPA);
     const { csrf } = await viewOf(h, s);
-    const session = (h.service.db as unknown as { session: { prepareQuery(query: { sql: string }, ...rest: unknown[]): unknown } }).session;
-    const original = session.prepareQuery;
-    const statements: string[] = [];
-    session.prepareQuery = function (this: unknown, query, ...rest) {
-      statements.push(query.sql);
-      return original.call(this, query, ...rest);
-    };
-    let res: Response;
-    try {
-      res = await postStep(h, s, "/sign-in/password", { email: ADA.email, password: ADA.password }, { csrf, headers: { [CLIENT_ADDRESS_HEADER]: address } });
-    } finally {
-      session.prepareQuery = original;
-    }
+    const { value: res, statements } = await statementsDuring(h.service.db, () =>
+      postStep(h, s, "/sign-in/password", { email: ADA.email, password: ADA.password }, { csrf, headers: { [CLIENT_ADDRESS_HEADER]: address } }),
+    );
     expect(res.status).toBe(429);
     expect(statements.filter((sql) => !/"rate_limits"/.test(sql))).toEqual([]);
     work!.releaseAll();

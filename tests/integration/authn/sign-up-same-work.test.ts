@@ -12,6 +12,7 @@ import { createHarness, seed, uniqueWorkspaceId, type Harness } from "../../help
 import { ADA, BOB, SPA, standardWorkspace } from "../../helpers/fixtures";
 import { outcome, postStep, startSignIn, viewOf } from "../../helpers/factors/sign-in";
 import { OUTBOX } from "../../helpers/factors/email";
+import { statementsDuring } from "../../helpers/statements";
 
 let h: Harness;
 const ws = uniqueWorkspaceId("sign-up-work");
@@ -23,26 +24,13 @@ beforeAll(async () => {
   h.service.cache.clear();
 });
 
-interface Session {
-  prepareQuery(query: { sql: string }, ...rest: unknown[]): unknown;
-}
-
-/** The SQL text of every statement the database session prepares while `fn` runs (the limiter's background writes left out). */
+/** The statements `fn` runs, and any message it sends (the limiter's background writes left out). */
 async function statementsOf(fn: () => Promise<void>): Promise<string[]> {
-  const session = (h.service.db as unknown as { session: Session }).session;
-  const original = session.prepareQuery;
-  const seen: string[] = [];
-  session.prepareQuery = function (this: Session, query, ...rest) {
-    seen.push(query.sql);
-    return original.call(this, query, ...rest);
-  };
-  try {
+  const { statements } = await statementsDuring(h.service.db, async () => {
     await fn();
     await mailSettled();
-  } finally {
-    session.prepareQuery = original;
-  }
-  return seen.filter((sql) => !/"rate_limits"/.test(sql));
+  });
+  return statements.filter((sql) => !/"rate_limits"/.test(sql));
 }
 
 /** "Create an account" with `email`, from a fresh sign-in: the statements it ran. */

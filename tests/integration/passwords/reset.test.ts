@@ -19,6 +19,7 @@ import { ADA, BOB, SPA, standardWorkspace } from "../../helpers/fixtures";
 import { outcome, postPassword, postStep, startSignIn, userIdOf, viewOf, type PendingSignIn } from "../../helpers/factors/sign-in";
 import { latestCode, outboxFor, OUTBOX } from "../../helpers/factors/email";
 import { codeAt, giveTotp } from "../../helpers/factors/totp";
+import { statementsDuring } from "../../helpers/statements";
 import { giveRecoveryCodes } from "../../helpers/factors/recovery-codes";
 
 let h: Harness;
@@ -123,28 +124,16 @@ describe("asking for a code", () => {
   });
 
   it("runs the same statements for an account with a password, one without, and an unknown address", async () => {
-    interface Session {
-      prepareQuery(query: { sql: string }, ...rest: unknown[]): unknown;
-    }
     const statementsOf = async (email: string) => {
       h.clock.advance(SEND_WINDOW_MS);
       const s = await startSignIn(h, ws, SPA);
       const { csrf } = await viewOf(h, s);
-      const session = (h.service.db as unknown as { session: Session }).session;
-      const original = session.prepareQuery;
-      const seen: string[] = [];
-      session.prepareQuery = function (this: Session, query, ...rest) {
-        seen.push(query.sql);
-        return original.call(this, query, ...rest);
-      };
-      try {
+      const { statements } = await statementsDuring(h.service.db, async () => {
         expect(outcome(await postStep(h, s, "/sign-in/reset/email", { email }, { csrf }))).toEqual({ to: "page", error: null });
         await mailSettled();
-      } finally {
-        session.prepareQuery = original;
-      }
+      });
       // The limiter's background writes and the message's own record (after the answer) left out.
-      return seen.filter((sql) => !/"rate_limits"|"mail_outbox"/.test(sql));
+      return statements.filter((sql) => !/"rate_limits"|"mail_outbox"/.test(sql));
     };
     const unknown = await statementsOf("someone-else@example.test");
     expect(unknown.length).toBeGreaterThan(0);

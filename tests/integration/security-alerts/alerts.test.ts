@@ -18,6 +18,7 @@ import { CLAIM_LEASE_MS, dispatchSecurityAlerts, LOOK_BACK_MS } from "../../../l
 import { ALL_ON, saveAlertPolicy } from "../../../lib/security-alerts/policy";
 import { exportWorkspace } from "../../../lib/workspaces/file";
 import { ADA, BOB, SPA, WEB, standardWorkspace } from "../../helpers/fixtures";
+import { statementsDuring } from "../../helpers/statements";
 import { call, createHarness, exchangeCode, Jar, PUBLIC_URL, seed, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
 import { OUTBOX, outboxFor, signUpWithPassword } from "../../helpers/factors/email";
 import { outcome, passwordStep, postStep, startSignIn, userIdOf, viewOf } from "../../helpers/factors/sign-in";
@@ -121,19 +122,10 @@ describe("a sign-in from a new browser", () => {
 
   it("costs a completed sign-in one statement, which also keeps the account's language", async () => {
     const s = await startSignIn(h, ws, SPA, new Jar());
-    const logger = (h.service.db as unknown as { session: { logger: { logQuery(query: string, params: unknown[]): void } } }).session.logger;
-    const original = logger.logQuery;
-    const statements: string[] = [];
-    logger.logQuery = function (query: string, params: unknown[]) {
-      statements.push(query);
-      return original.call(this, query, params);
-    };
-    try {
+    const { statements } = await statementsDuring(h.service.db, async () => {
       const o = outcome(await postStep(h, s, "/sign-in/password", { email: GINA.email, password: GINA.password }, { headers: { "accept-language": "fr" } }));
       expect(o.to).toBe("callback");
-    } finally {
-      logger.logQuery = original;
-    }
+    });
     expect(statements.filter((q) => /known_browsers|locale/.test(q))).toHaveLength(1);
     expect((await h.service.db.select({ locale: users.locale }).from(users).where(eq(users.id, await userIdOf(h, ws, GINA.email))))[0].locale).toBe("fr");
   });
