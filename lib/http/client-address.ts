@@ -39,7 +39,12 @@ export function clientAddressOf(headers: HeaderSource, trustProxy: boolean): str
  * address (`clientAddressOf`): they record, they do not limit.
  */
 export function clientAddress(request: Request, trustProxy: boolean): string {
-  return addressGroup(clientAddressOf(request.headers, trustProxy) ?? "unknown");
+  return clientAddressGroup(request.headers, trustProxy);
+}
+
+/** The same key from a request's headers alone (a page rendered by Next has no Request). */
+export function clientAddressGroup(headers: HeaderSource, trustProxy: boolean): string {
+  return addressGroup(clientAddressOf(headers, trustProxy) ?? "unknown");
 }
 
 /**

@@ -11,7 +11,7 @@
  */
 import { and, eq } from "drizzle-orm";
 import { authorizationTransactions } from "../../../db/schema";
-import { addressGroup, clientAddressOf, type HeaderSource } from "../../http/client-address";
+import { clientAddress, clientAddressGroup, type HeaderSource } from "../../http/client-address";
 import type { EndpointContext } from "../../http/context";
 import { signal } from "../../signals";
 import { acceptSolution, newChallenge } from "./challenge";
@@ -28,8 +28,6 @@ export type BotCheck =
 
 const NOTHING = () => undefined;
 
-const groupOf = (ctx: EndpointContext, headers: HeaderSource) => addressGroup(clientAddressOf(headers, ctx.service.config.trustProxy) ?? "unknown");
-
 /** Whether this post of the sign-in `tx` may proceed; `account`: the address it names (normalized), when it names one. */
 export async function botCheck(
   request: Request,
@@ -40,7 +38,7 @@ export async function botCheck(
 ): Promise<BotCheck> {
   const mode = await loadBotChallengeMode(ctx.service.db, ctx.workspace.id);
   if (mode === "off") return { ok: true, count: NOTHING };
-  const address = groupOf(ctx, request.headers);
+  const address = clientAddress(request, ctx.service.config.trustProxy);
   const count = () => countAttempt(ctx, address, account);
   const asked = mode === "always" || tx.botChallenged || (await underPressure(ctx, address, account));
   if (!asked) return { ok: true, count };
@@ -61,6 +59,6 @@ export async function botCheck(
  */
 export async function pageChallenge(ctx: EndpointContext, tx: { id: string; botChallenged: boolean }, headers: HeaderSource | null, mode: BotChallengeMode): Promise<string | null> {
   if (mode === "off") return null;
-  const asked = mode === "always" || tx.botChallenged || (await underPressure(ctx, headers ? groupOf(ctx, headers) : "unknown", null));
+  const asked = mode === "always" || tx.botChallenged || (await underPressure(ctx, headers ? clientAddressGroup(headers, ctx.service.config.trustProxy) : "unknown", null));
   return asked ? newChallenge(ctx, tx.id) : null;
 }
