@@ -53,15 +53,13 @@ export interface PasswordResetView {
 }
 
 /** Whether this sign-in may reset a password: the workspace's policy, the application's first factors, and email. */
-async function resetOffered(ctx: EndpointContext, policy: AuthPolicy): Promise<boolean> {
-  if (!policy.firstFactors.includes("password") || !emailAvailable(ctx.service.config)) return false;
-  return (await loadPasswordPolicy(ctx.service.db, ctx.workspace.id)).reset === "email";
+function resetOffered(ctx: EndpointContext, policy: AuthPolicy, reset: PasswordResetMode): boolean {
+  return reset === "email" && policy.firstFactors.includes("password") && emailAvailable(ctx.service.config);
 }
 
 /** `reset`: the workspace's reset mode as the page reads it (../page-settings.ts). */
 export async function passwordResetView(ctx: EndpointContext, tx: TransactionRow, step: FlowStep, policy: AuthPolicy, reset: PasswordResetMode): Promise<PasswordResetView> {
-  const offered = step.kind === "first_factor" && reset === "email" && policy.firstFactors.includes("password") && emailAvailable(ctx.service.config);
-  if (!offered) return { available: false, codeSentTo: null, codeDead: false };
+  if (step.kind !== "first_factor" || !resetOffered(ctx, policy, reset)) return { available: false, codeSentTo: null, codeDead: false };
   const pending = await pendingEmailCode(ctx, RESET(tx));
   return { available: true, codeSentTo: pending?.address ?? null, codeDead: pending?.dead ?? false };
 }
@@ -69,7 +67,9 @@ export async function passwordResetView(ctx: EndpointContext, tx: TransactionRow
 /** The reset is part of the first step: its codes are neither sent nor checked at any later step. */
 async function atFirstStep(request: Request, ctx: EndpointContext, tx: TransactionRow): Promise<AuthPolicy | null> {
   const { step, policy } = await currentStep(ctx, tx, request.headers.get("cookie"));
-  return step.kind === "first_factor" && (await resetOffered(ctx, policy)) ? policy : null;
+  if (step.kind !== "first_factor") return null;
+  // The post decides from the database, not from what the page read.
+  return resetOffered(ctx, policy, (await loadPasswordPolicy(ctx.service.db, ctx.workspace.id)).reset) ? policy : null;
 }
 
 async function audit(request: Request, ctx: EndpointContext, tx: TransactionRow, type: AuditEventType & `password_reset.${string}`, subject: string | null, reason: string): Promise<void> {
