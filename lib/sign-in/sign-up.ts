@@ -20,7 +20,7 @@ import { newId } from "../crypto";
 import type { EndpointContext } from "../http/context";
 import type { Route } from "../http/route";
 import { isStorableText } from "../text";
-import { botCheck } from "../authn/bot-challenge/gate";
+import { codeSendGate } from "./code-send";
 import type { TransactionRow } from "../oauth/pending-sign-in";
 import { evidenceFor } from "../authn/evidence";
 import { emailAvailable, sendMail } from "../authn/email/transport";
@@ -31,7 +31,6 @@ import {
   issueEmailCode,
   markEmailVerified,
   pendingEmailCode,
-  sendGate,
   unreadCodeFailure,
   verifyEmailCode,
 } from "../authn/factors/email-code";
@@ -102,10 +101,8 @@ export const signUpSendEndpoint = signInStep(async (request, ctx, { tx, form }) 
   const elsewhere = await homeRealmRedirect(ctx, tx, address);
   if (elsewhere) return elsewhere;
 
-  const bot = await botCheck(request, ctx, tx, form, address);
-  if (!bot.ok) return toSignInPage(ctx, tx.id, "bot_check");
-  const gate = await sendGate(ctx, request, address);
-  if (!gate.allowed) return toSignInPage(ctx, tx.id, gate.reason === "cooldown" ? "code_resend_wait" : "rate_limited");
+  const gate = await codeSendGate(request, ctx, tx, form, address);
+  if (!gate.allowed) return toSignInPage(ctx, tx.id, gate.error);
   // One statement for registered and new addresses alike: the page must not take longer for either.
   const [registered] = await ctx.service.db
     .select({ id: users.id, status: users.status })
@@ -117,8 +114,7 @@ export const signUpSendEndpoint = signInStep(async (request, ctx, { tx, form }) 
   const signsIn = user !== null && policy.firstFactors.includes(EMAIL_CODE_EVIDENCE.method);
   const binding = { purpose: "sign_up" as const, bindingId: tx.id };
   const code = await issueEmailCode(ctx, binding, { address, userId: user?.id ?? null, deliverable: registered ? signsIn : true });
-  await gate.recordSend();
-  bot.count();
+  await gate.sent();
   if (tx.signUpAddress) await updateOpen(ctx, tx, { signUpAddress: null });
 
   const minutes = EMAIL_CODE_TTL_MS / 60_000;

@@ -18,7 +18,6 @@ import {
   EMAIL_CODE_TTL_MS,
   issueEmailCode,
   pendingEmailCode,
-  sendGate,
   unreadCodeFailure,
   verifyEmailCodeFactor,
 } from "../../authn/factors/email-code";
@@ -30,7 +29,7 @@ import { signUpRoutes, signUpView, type SignUpView } from "../sign-up";
 import { homeRealmRedirect } from "./federation";
 import { rememberAddress } from "../hosted-sign-in";
 import { isStorableText } from "../../text";
-import { botCheck } from "../../authn/bot-challenge/gate";
+import { codeSendGate } from "../code-send";
 import { normalizeEmail } from "../../authn/email-address";
 import { EMAIL_CODE_EVIDENCE } from "../../authn/factors/email-code/evidence";
 
@@ -82,20 +81,14 @@ export const emailCodeSendEndpoint = signInStep(async (request, ctx, { tx, form 
   const elsewhere = await homeRealmRedirect(ctx, tx, address);
   if (elsewhere) return elsewhere;
 
-  const bot = await botCheck(request, ctx, tx, form, address);
-  if (!bot.ok) {
-    await rememberAddress(ctx, tx, typed);
-    return toSignInPage(ctx, tx.id, "bot_check");
-  }
-  const gate = await sendGate(ctx, request, address);
+  const gate = await codeSendGate(request, ctx, tx, form, address);
   if (!gate.allowed) {
     await rememberAddress(ctx, tx, typed);
-    return toSignInPage(ctx, tx.id, gate.reason === "cooldown" ? "code_resend_wait" : "rate_limited");
+    return toSignInPage(ctx, tx.id, gate.error);
   }
   const user = await activeUserByAddress(ctx, address);
   const code = await issueEmailCode(ctx, { purpose: "sign_in", bindingId: tx.id }, { address, userId: user?.id ?? null, deliverable: user !== null });
-  await gate.recordSend();
-  bot.count();
+  await gate.sent();
   if (tx.signUpAddress) await updateOpen(ctx, tx, { signUpAddress: null });
   if (code) sendMail(ctx, signInCodeMessage({ to: address, workspaceName: ctx.workspace.name, code, minutes: EMAIL_CODE_TTL_MS / 60_000 }));
   return toSignInPage(ctx, tx.id);

@@ -26,12 +26,12 @@ import { clientAddress, clientAddressOf } from "../../http/client-address";
 import type { Route } from "../../http/route";
 import { redirect303 } from "../../http/response";
 import { isStorableText } from "../../text";
-import { botCheck } from "../../authn/bot-challenge/gate";
+import { codeSendGate } from "../code-send";
 import type { TransactionRow } from "../../oauth/pending-sign-in";
 import { normalizeEmail } from "../../authn/email-address";
 import { emailAvailable, sendMail } from "../../authn/email/transport";
 import { passwordResetCodeMessage, passwordResetNoPasswordMessage } from "../../authn/email/templates";
-import { cancelEmailCodes, EMAIL_CODE_TTL_MS, issueEmailCode, pendingEmailCode, sendGate, unreadCodeFailure, verifyEmailCodeFactor } from "../../authn/factors/email-code";
+import { cancelEmailCodes, EMAIL_CODE_TTL_MS, issueEmailCode, pendingEmailCode, unreadCodeFailure, verifyEmailCodeFactor } from "../../authn/factors/email-code";
 import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, PasswordWorkRefused } from "../../authn/password";
 import { chooseNewPassword } from "../../authn/passwords/change";
 import { loadPasswordPolicy, screenNewPassword, type PasswordResetMode } from "../../authn/passwords/policy";
@@ -114,15 +114,12 @@ export const resetSendEndpoint = signInStep(async (request, ctx, { tx, form }) =
   const elsewhere = await homeRealmRedirect(ctx, tx, address);
   if (elsewhere) return elsewhere;
 
-  const bot = await botCheck(request, ctx, tx, form, address);
-  if (!bot.ok) return resetPage(ctx, tx, "bot_check");
-  const gate = await sendGate(ctx, request, address);
-  if (!gate.allowed) return resetPage(ctx, tx, gate.reason === "cooldown" ? "code_resend_wait" : "rate_limited");
+  const gate = await codeSendGate(request, ctx, tx, form, address);
+  if (!gate.allowed) return resetPage(ctx, tx, gate.error);
   const account = await accountOf(ctx, address);
   const resettable = account !== null && account.active && account.hasPassword;
   const code = await issueEmailCode(ctx, RESET(tx), { address, userId: account?.id ?? null, deliverable: resettable });
-  await gate.recordSend();
-  bot.count();
+  await gate.sent();
   const reason = !account ? "unknown_account" : !account.active ? "account_disabled" : account.hasPassword ? "code_sent" : "no_password";
   await audit(request, ctx, tx, "password_reset.requested", account?.id ?? null, reason);
 
