@@ -176,19 +176,23 @@ export async function identify(
     sessionId: sameUser ? tx.sessionId : null,
     passkeyOfferAnswered: sameUser ? tx.passkeyOfferAnswered : false,
     federatedLink: keepLink ? link : null,
-    // A new password under way is the same user's; proving another account drops it.
-    ...(options.reset
-      ? { passwordChange: "reset" as const, newPasswordHash: null }
-      : options.breached && !(sameUser && tx.passwordChange === "reset")
-        ? { passwordChange: "breached" as const, newPasswordHash: null }
-        : sameUser
-          ? {}
-          : { passwordChange: null, newPasswordHash: null }),
+    ...passwordChangeAfter(tx, sameUser, options),
     ...from,
   });
   if (!updated) return hostedError("sign_in_expired");
   signalVerified(event);
   return advance(request, ctx, updated);
+}
+
+/**
+ * The new password a first factor leaves the sign-in asking for: a reset's (the mailbox proved for
+ * it), one in place of a breached password (unless a reset of this account is under way), or, for
+ * the same user, whatever was under way; proving another account drops it.
+ */
+function passwordChangeAfter(tx: TransactionRow, sameUser: boolean, options: { reset?: boolean; breached?: boolean }): Partial<Pick<TransactionRow, "passwordChange" | "newPasswordHash">> {
+  if (options.reset) return { passwordChange: "reset", newPasswordHash: null };
+  if (options.breached && !(sameUser && tx.passwordChange === "reset")) return { passwordChange: "breached", newPasswordHash: null };
+  return sameUser ? {} : { passwordChange: null, newPasswordHash: null };
 }
 
 /** Records a further factor of the transaction's user (a second factor, an enrolment's proof). */
