@@ -286,6 +286,43 @@ export function CheckboxGroup({ name, legend, options, defaultValues = [], hint 
   );
 }
 
+/** Checkboxes of one name, stacked, each with its own description: a list of switches posted as the values checked. */
+export function SwitchList({ name, legend, options, defaultValues = [] }: { name: string; legend: string; options: { value: string; label: string; hint: string }[]; defaultValues?: string[] }) {
+  const id = useId();
+  const { state } = useConsoleForm();
+  const { error, submitted, failed } = fieldState(state, name);
+  const values = failed ? (Array.isArray(submitted) ? submitted : submitted ? [submitted] : []) : defaultValues;
+  return (
+    <fieldset aria-describedby={describedBy(id, undefined, error)}>
+      <legend className="sr-only">{legend}</legend>
+      <div className="space-y-3">
+        {options.map((o) => (
+          <div key={`${o.value}-${state.status}-${"at" in state ? state.at : 0}`} className="flex items-start gap-2">
+            <input
+              id={`${id}-${o.value}`}
+              type="checkbox"
+              name={name}
+              value={o.value}
+              defaultChecked={values.includes(o.value)}
+              aria-describedby={`${id}-${o.value}-hint`}
+              className="mt-0.5 h-4 w-4 rounded border-slate-300 text-indigo-600 focus:ring-indigo-300"
+            />
+            <div>
+              <label htmlFor={`${id}-${o.value}`} className="text-sm font-medium text-slate-700">
+                {o.label}
+              </label>
+              <p id={`${id}-${o.value}-hint`} className="text-sm text-slate-500">
+                {o.hint}
+              </p>
+            </div>
+          </div>
+        ))}
+      </div>
+      <Help id={id} error={error} />
+    </fieldset>
+  );
+}
+
 export function SubmitButton({ children, variant = "primary", size = "md" }: { children: ReactNode; variant?: ButtonVariant; size?: "sm" | "md" }) {
   const { pending } = useFormStatus();
   return (

@@ -33,6 +33,11 @@ export const clients = pgTable(
     authPolicy: jsonb("auth_policy").$type<Record<string, unknown>>().notNull().default({}),
     /** Lifetime applied to new secrets of this client, in days (1–365). */
     secretLifetimeDays: integer("secret_lifetime_days").notNull().default(90),
+    /**
+     * The protocol options the features declare per application (lib/surfaces/application-options.ts),
+     * by key: only the ones switched on are stored. A key no feature declares means nothing.
+     */
+    options: jsonb("options").$type<Record<string, boolean>>().notNull().default({}),
     createdAt: ts("created_at").notNull(),
     updatedAt: ts("updated_at").notNull(),
   },

@@ -146,6 +146,13 @@ export const AUDIT_EVENTS = {
     data: { active: "boolean" },
     line: (e, who) => `${who} ${e.data.active === false ? "disabled" : "enabled"} application ${e.subject}`,
   }),
+  "console.application.options_changed": change({
+    summary: "An operator switched an application's protocol options (device authorization, DPoP-bound tokens, pushed authorization requests)",
+    subject: CLIENT,
+    client: CLIENT,
+    data: { changed: "string[]", on: "string[]" },
+    line: (e, who) => `${who} changed protocol options of application ${e.subject}${Array.isArray(e.data.on) ? `: on ${e.data.on.length ? list(e.data.on) : "none"}` : ""}`,
+  }),
   "console.application.deleted": change({
     summary: "An operator deleted an application, ending its grants and tokens",
     subject: CLIENT,

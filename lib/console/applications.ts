@@ -28,6 +28,8 @@ import { checkbox, checked, id, integer, lines, optionalText, text } from "./for
 import { confirmField, requireConfirmation } from "./confirmation";
 import { ConsoleInputError, defineOperation, fieldError, formError } from "./operation";
 import { hasRedirectUris } from "./redirect-uris-field";
+import { APPLICATION_OPTIONS } from "../features/registry";
+import type { ApplicationOption } from "../surfaces/application-options";
 
 export type ApplicationRow = typeof clients.$inferSelect;
 
@@ -254,6 +256,35 @@ export const setApplicationActive = defineOperation({
     if (updated.length === 0) throw formError("This application no longer exists");
     // Every token of the client checks `clients.active` on use, so disabling ends them at once.
     return { result: { active: input.active }, audit: { target: input.client_id, clientId: input.client_id, data: { active: input.active } } };
+  },
+});
+
+/** The application options (lib/surfaces/application-options.ts) an application of `type` can switch on, in the registry's order. */
+export const applicationOptionsFor = (type: ClientType): ApplicationOption[] => APPLICATION_OPTIONS.filter((o) => o.types.includes(type));
+
+/**
+ * Switches the application's protocol options: the checked ones on, every other one its type can
+ * have off. The features declare them; this operation and the Protocol card never name one.
+ */
+export const setApplicationOptions = defineOperation({
+  name: "application.options_changed",
+  role: "admin",
+  input: z.object({ client_id: id("client id"), options: checked() }),
+  async run(ctx, input) {
+    const [client] = await ctx.db
+      .select()
+      .from(clients)
+      .where(and(eq(clients.workspaceId, ctx.access.workspace.id), eq(clients.clientId, input.client_id)))
+      .for("update");
+    if (!client) throw formError("This application no longer exists");
+    const offered = applicationOptionsFor(client.type);
+    for (const key of input.options) {
+      if (!offered.some((o) => o.key === key)) throw fieldError("options", `This application cannot switch on ${key}`);
+    }
+    const options = Object.fromEntries(offered.filter((o) => input.options.includes(o.key)).map((o) => [o.key, true]));
+    const changed = offered.map((o) => o.key).filter((key) => (client.options[key] === true) !== (options[key] === true));
+    if (changed.length > 0) await ctx.db.update(clients).set({ options, updatedAt: ctx.now }).where(eq(clients.id, client.id));
+    return { result: { changed }, audit: { target: input.client_id, clientId: input.client_id, data: { changed, on: Object.keys(options) } } };
   },
 });
 

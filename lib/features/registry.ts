@@ -19,6 +19,7 @@ import { SECURITY_ALERTS_FEATURE } from "../security-alerts";
 import { OAUTH_FEATURE } from "../oauth/retention";
 import { OPERATORS_FEATURE } from "../operators";
 import { defineFeature, type Feature } from "../surfaces/feature";
+import type { ApplicationOption } from "../surfaces/application-options";
 
 export const FEATURES = [
   OAUTH_FEATURE,
@@ -37,6 +38,12 @@ export const FEATURES = [
   defineFeature({ name: "audit", retention: [AUDIT_EVENTS] }),
   defineFeature({ name: "limits", retention: [RATE_LIMITS] }),
 ] as const satisfies readonly Feature[];
+
+/** Every feature's application options (lib/surfaces/application-options.ts), in the registry's order; a key declared twice fails at load. */
+export const APPLICATION_OPTIONS: readonly ApplicationOption[] = FEATURES.flatMap((f: Feature) => f.applicationOptions ?? []).map((option, i, all) => {
+  if (all.findIndex((other) => other.key === option.key) !== i) throw new Error(`application option ${option.key} is declared twice`);
+  return option;
+});
 
 /** The features' operations, each feature's by name, as one object type (what lib/console's table spreads). */
 export type FeatureOperations = UnionToIntersection<OperationsOf<(typeof FEATURES)[number]>>;

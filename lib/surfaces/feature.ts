@@ -4,6 +4,7 @@
  * table, the fuzzer and the metrics never name a feature. Every part is optional: a feature
  * declares the surfaces it has.
  */
+import type { ApplicationOption } from "./application-options";
 import type { AnyOperation } from "./operation";
 import type { Retention } from "./retention";
 import type { FeatureRoutes } from "./routes";
@@ -45,6 +46,8 @@ export interface Feature {
   routes?: FeatureRoutes;
   /** Its page in a workspace's console, in the side navigation (lib/console/navigation.ts). */
   consolePage?: ConsolePage;
+  /** The protocol options it lets an application switch on (./application-options.ts): the workspace file's and the console's. */
+  applicationOptions?: readonly ApplicationOption[];
   /**
    * The issuers the workspace answers as, for a feature that gives it addresses of its own (one
    * feature at most): the console shows them (lib/console/issuers.ts), linking to the feature's page.

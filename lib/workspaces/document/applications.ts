@@ -7,6 +7,20 @@ import { asArray, entries, type CrossCheck } from "../../surfaces/workspace-file
 import { clientId, displayName, IDENTITY_SCOPES, origin, uriList } from "./fields";
 import type { PathSegment } from "../../surfaces/workspace-file/paths";
 import { checkSocialProviders, providerKey } from "./social-providers";
+import { APPLICATION_OPTIONS } from "../../features/registry";
+
+/**
+ * The features' application options (lib/surfaces/application-options.ts), each an optional boolean
+ * key of the entry. Typed away from the entry's static shape (the keys come from the registry):
+ * read them with `applicationOptionsOf`.
+ */
+const optionShape = Object.fromEntries(APPLICATION_OPTIONS.map((o) => [o.key, z.boolean().optional()])) as {};
+
+/** The options an application entry switches on, as `clients.options` stores them (only the ones on). */
+export function applicationOptionsOf(app: object): Record<string, boolean> {
+  const entry = app as Record<string, unknown>;
+  return Object.fromEntries(APPLICATION_OPTIONS.filter((o) => entry[o.key] === true).map((o) => [o.key, true]));
+}
 
 export const MIN_PRESET_SECRET_LENGTH = 32;
 
@@ -42,6 +56,7 @@ export const applicationSchema = z.strictObject({
    * the button order. Absent leaves the application's choice as it is; a list replaces it.
    */
   social_providers: z.array(providerKey).max(50, "must have at most 50 providers").optional(),
+  ...optionShape,
 });
 
 
@@ -97,6 +112,9 @@ export function checkApplications(c: CrossCheck): Map<string, Record<string, unk
     });
     uniqueStrings(app.social_providers, at("social_providers"), "social provider");
     if (type === "M2M" && asArray(app.social_providers).length > 0) add(at("social_providers"), "M2M clients have no sign-in page; it must be empty");
+    for (const option of APPLICATION_OPTIONS) {
+      if (app[option.key] === true && type && !option.types.includes(type)) add(at(option.key), `only ${option.types.join(" and ")} clients can switch on ${option.key}`);
+    }
     if (type === "PUBLIC") {
       if (app.secret !== undefined) add(at("secret"), "PUBLIC clients have no secret");
       if (app.secret_lifetime_days !== undefined) add(at("secret_lifetime_days"), "PUBLIC clients have no secret");

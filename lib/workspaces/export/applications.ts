@@ -4,6 +4,7 @@ import type { Database } from "../../../db/client";
 import { clientSocialProviders, clients } from "../../../db/schema";
 import type { WorkspaceDocument } from "../document";
 import { byKey, policyField } from "./shared";
+import { applicationOptionsOf } from "../document/applications";
 import { orderedSocialProviders } from "./social-providers";
 
 export async function exportApplications(db: Database, wid: string): Promise<Pick<WorkspaceDocument, "applications">> {
@@ -25,6 +26,8 @@ export async function exportApplications(db: Database, wid: string): Promise<Pic
       identity_scopes: c.identityScopes as WorkspaceDocument["applications"][number]["identity_scopes"],
       active: c.active,
       account_security: c.accountSecurity,
+      // The options switched on, each as its own key (lib/surfaces/application-options.ts); an option no feature declares any more is dropped.
+      ...applicationOptionsOf(c.options),
       ...policyField(c.authPolicy),
       ...(c.type === "PUBLIC" ? {} : { secret_lifetime_days: c.secretLifetimeDays }),
       // M2M clients have no sign-in page, so no providers to offer.

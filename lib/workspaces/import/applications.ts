@@ -4,6 +4,7 @@ import { clients } from "../../../db/schema";
 import { createClientSecret, DEFAULT_SECRET_LIFETIME_DAYS, ensurePresetClientSecret, revokeAllClientSecrets } from "../../clients/secrets";
 import { newId } from "../../crypto";
 import { defaultIdentityScopes, policyOverrides, type ApplicationEntry } from "../document";
+import { applicationOptionsOf } from "../document/applications";
 import { differs, type ImportContext } from "./context";
 
 /** The client row's fields an application entry of the file sets. */
@@ -18,6 +19,7 @@ export function applicationRow(app: ApplicationEntry) {
     allowedOrigins: app.allowed_origins,
     identityScopes: app.identity_scopes ?? defaultIdentityScopes(app.type),
     accountSecurity: app.account_security,
+    options: applicationOptionsOf(app),
     // An application's row holds only its overrides; no auth_policy in the file means it inherits everything.
     authPolicy: policyOverrides(app.auth_policy) as Record<string, unknown>,
     ...(app.type === "PUBLIC" ? {} : { secretLifetimeDays: app.secret_lifetime_days ?? DEFAULT_SECRET_LIFETIME_DAYS }),

@@ -16,7 +16,7 @@ import { ApiAccessCard } from "./api-access";
 import { ConnectCard } from "./connect";
 import { PolicyCard } from "./policy";
 import { SecretsCard } from "./secrets";
-import { HandoffCard, SettingsCard } from "./settings";
+import { HandoffCard, ProtocolCard, SettingsCard } from "./settings";
 import { SocialCard } from "./social";
 import { ApplicationDangerZone } from "./status";
 import { Card } from "@/components/ui/card";
@@ -103,6 +103,7 @@ export default async function ApplicationPage({ params, searchParams }: { params
           </>
         ) : null}
         {tab === "settings" ? <SettingsCard app={app} ws={ws} readOnly={readOnly} /> : null}
+        {tab === "settings" ? <ProtocolCard app={app} ws={ws} readOnly={readOnly} /> : null}
         {tab === "secrets" ? <SecretsCard app={app} secrets={secrets} now={now} ws={ws} readOnly={readOnly} /> : null}
         {tab === "sign-in" ? (
           <>

@@ -1,6 +1,6 @@
 import { Card } from "@/components/ui/card";
-import { ActionForm, Checkbox, CheckboxGroup, Field, SubmitButton, TextArea } from "@/components/ui/form";
-import type { ApplicationRow } from "@/lib/console/applications";
+import { ActionForm, Checkbox, CheckboxGroup, Field, SubmitButton, SwitchList, TextArea } from "@/components/ui/form";
+import { applicationOptionsFor, type ApplicationRow } from "@/lib/console/applications";
 import { hasRedirectUris, REDIRECT_URIS_HINT } from "@/lib/console/redirect-uris-field";
 import { IDENTITY_SCOPES } from "@/lib/workspaces/document";
 import { actionFor } from "../../../../../_lib/action-for";
@@ -30,6 +30,23 @@ export function SettingsCard({ app, ws, readOnly }: { app: ApplicationRow; ws: s
           </>
         ) : null}
         <SubmitButton>Save settings</SubmitButton>
+      </ActionForm>
+    </Card>
+  );
+}
+
+/**
+ * The protocol options the features declare (lib/surfaces/application-options.ts) that this
+ * application's type can switch on; nothing when there are none.
+ */
+export function ProtocolCard({ app, ws, readOnly }: { app: ApplicationRow; ws: string; readOnly: boolean }) {
+  const offered = applicationOptionsFor(app.type);
+  if (offered.length === 0) return null;
+  return (
+    <Card title="Protocol" id="protocol" description="Standards this application's clients may (or must) use besides the authorization code flow. Each is off until switched on here or in the workspace file.">
+      <ActionForm action={actionFor("setApplicationOptions", ws)} hidden={{ client_id: app.clientId }} readOnly={readOnly} successMessage="Saved." label="Protocol options">
+        <SwitchList name="options" legend="Protocol options" options={offered.map((o) => ({ value: o.key, label: o.label, hint: o.hint }))} defaultValues={offered.filter((o) => app.options[o.key] === true).map((o) => o.key)} />
+        <SubmitButton>Save protocol options</SubmitButton>
       </ActionForm>
     </Card>
   );

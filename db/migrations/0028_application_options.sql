@@ -1,0 +1,1 @@
+ALTER TABLE "clients" ADD COLUMN "options" jsonb DEFAULT '{}'::jsonb NOT NULL;
