@@ -17,3 +17,4 @@ export * from "./federation";
 export * from "./passwords";
 export * from "./bot-challenge";
 export * from "./security-alerts";
+export * from "./pushed-authorization";

@@ -17,6 +17,7 @@ import { HOSTNAMES_FEATURE } from "../hostnames";
 import { RATE_LIMITS } from "../limits/rate-limit";
 import { SECURITY_ALERTS_FEATURE } from "../security-alerts";
 import { OAUTH_FEATURE } from "../oauth/retention";
+import { PUSHED_AUTHORIZATION_FEATURE } from "../oauth/pushed-authorization";
 import { OPERATORS_FEATURE } from "../operators";
 import { defineFeature, type Feature } from "../surfaces/feature";
 import type { ApplicationOption } from "../surfaces/application-options";
@@ -34,6 +35,7 @@ export const FEATURES = [
   PASSWORDS_FEATURE,
   SECURITY_ALERTS_FEATURE,
   BOT_CHALLENGE_FEATURE,
+  PUSHED_AUTHORIZATION_FEATURE,
   // lib/audit and lib/limits sit below lib/surfaces: they declare their retention as plain values, typed here.
   defineFeature({ name: "audit", retention: [AUDIT_EVENTS] }),
   defineFeature({ name: "limits", retention: [RATE_LIMITS] }),

@@ -6,11 +6,12 @@
  * routes is one line here and one in ./registry.ts.
  */
 import { HOSTNAMES_ROUTES } from "../hostnames/routes";
+import { PUSHED_AUTHORIZATION_ROUTES } from "../oauth/pushed-authorization/routes";
 import { declaredOnce } from "../surfaces/feature";
 import type { FeatureRoutes, HostResolution, HostRoute } from "../surfaces/routes";
 import type { Route } from "../http/route";
 
-export const FEATURE_ROUTES: readonly FeatureRoutes[] = [HOSTNAMES_ROUTES];
+export const FEATURE_ROUTES: readonly FeatureRoutes[] = [HOSTNAMES_ROUTES, PUSHED_AUTHORIZATION_ROUTES];
 
 /** The features' entries of the issuer's table, in the registry's order. */
 export const FEATURE_ISSUER_ROUTES: readonly Route[] = FEATURE_ROUTES.flatMap((r) => r.issuer ?? []);

@@ -86,6 +86,9 @@ export const HOSTED_ERRORS = {
     oauthError: "invalid_request",
   },
   invalid_state: { status: 400, title: "error.title.invalid_sign_in", message: "error.invalid_state", oauthError: "invalid_request" },
+  // A pushed authorization request named by the browser (lib/oauth/pushed-authorization).
+  request_uri_parameters: { status: 400, title: "error.title.invalid_sign_in", message: "error.request_uri_parameters", oauthError: "invalid_request" },
+  invalid_request_uri: { status: 400, title: "error.title.invalid_sign_in", message: "error.invalid_request_uri", oauthError: "invalid_request_uri" },
 
   // Hosted logout (lib/oauth/logout.ts). Never a redirect: an unverified destination is never followed.
   logout_unstorable: signOutFailed("error.logout_unstorable"),

@@ -10,6 +10,7 @@ import { errorRedirect, issueCodeRedirect, type CodeRequest } from "./authorizat
 import { findClient, type ClientRow } from "./clients";
 import { openPendingSignIn } from "./pending-sign-in";
 import { hasDuplicates, isIdentityScope, MAX_AUTHORIZE_SCOPES, splitScope } from "./scopes";
+import { PUSH_REQUIRED, pushedRequestRequired, resolvePushedRequest } from "./pushed-authorization/authorize";
 
 const REQUIRED = ["client_id", "redirect_uri", "response_type", "scope", "state", "nonce", "code_challenge", "code_challenge_method"];
 const KNOWN = new Set([...REQUIRED, "resource"]);
@@ -75,7 +76,7 @@ function redirectUriDetails(ctx: EndpointContext, client: ClientRow, received: s
 }
 
 /** An authorization-request error raised after client and redirect URI are verified: it goes to the callback. */
-class RedirectableError extends Error {
+export class RedirectableError extends Error {
   constructor(
     readonly error: "invalid_request" | "invalid_scope" | "access_denied" | "server_error",
     readonly description: string,
@@ -159,41 +160,81 @@ const steps: Step[] = [
   },
 ];
 
-export const authorizeEndpoint: Endpoint = async (request, ctx) => {
-  const params = new URL(request.url).searchParams;
+/**
+ * A request refused before its client and exact redirect URI are verified: nothing may be sent to
+ * any redirect URI. The authorize endpoint shows it on the hosted page (`code`, `details`); the
+ * pushed authorization request endpoint answers it as JSON (`description`).
+ */
+export interface UnverifiedRefusal {
+  code: "unstorable_sign_in_request" | "client_id_duplicated" | "client_id_missing" | "unknown_application" | "machine_client" | "invalid_redirect_uri" | "invalid_state";
+  description: string;
+  details?: HostedErrorDetailLine[];
+}
+
+/** What the authorization request's rules decided: the validated request, a refusal shown at the issuer, or an error for the verified callback. */
+export type AuthorizationVerdict =
+  | { kind: "valid"; authz: ValidatedAuthorization }
+  | { kind: "unverified"; refusal: UnverifiedRefusal }
+  | { kind: "redirect"; redirectUri: string; state: string; error: RedirectableError["error"]; description: string };
+
+/**
+ * Every rule of SPEC.md's authorization request, in order, over the request's parameters: the
+ * front channel's query, or the parameters an application pushed (lib/oauth/pushed-authorization),
+ * which are held to exactly the same rules. `pushed`: the parameters arrived by a pushed request,
+ * so an application that requires pushing is satisfied.
+ */
+export async function validateAuthorizationRequest(params: URLSearchParams, ctx: EndpointContext, options: { pushed: boolean }): Promise<AuthorizationVerdict> {
+  const refuse = (code: UnverifiedRefusal["code"], description: string, details?: HostedErrorDetailLine[]): AuthorizationVerdict => ({ kind: "unverified", refusal: { code, description, details } });
   // Before any lookup, so the hosted page answers (nothing is verified yet to redirect to).
-  if (unstorableParameter(params) !== null) return hostedError("unstorable_sign_in_request");
+  if (unstorableParameter(params) !== null) return refuse("unstorable_sign_in_request", "The request holds text that cannot be stored");
   // Until the client and its exact redirect URI are verified, nothing is sent to any redirect URI.
   const clientIds = params.getAll("client_id");
   const redirectUris = params.getAll("redirect_uri");
   if (clientIds.length !== 1 || !clientIds[0]) {
-    return hostedError(clientIds.length > 1 ? "client_id_duplicated" : "client_id_missing");
+    return clientIds.length > 1 ? refuse("client_id_duplicated", "Parameter client_id is duplicated") : refuse("client_id_missing", "Parameter client_id is required");
   }
   const client = await findClient(ctx, clientIds[0]);
-  if (!client || !client.active) {
-    return hostedError("unknown_application");
-  }
-  if (client.type === "M2M") {
-    return hostedError("machine_client");
-  }
+  if (!client || !client.active) return refuse("unknown_application", "The client is unknown or disabled");
+  if (client.type === "M2M") return refuse("machine_client", "Machine-to-machine clients cannot use the authorization endpoint");
   if (redirectUris.length !== 1 || !client.redirectUris.includes(redirectUris[0])) {
-    return hostedError("invalid_redirect_uri", { details: redirectUriDetails(ctx, client, redirectUris) });
+    return refuse("invalid_redirect_uri", "redirect_uri must be exactly one of the client's registered redirect URIs", redirectUriDetails(ctx, client, redirectUris));
   }
   const redirectUri = redirectUris[0];
   const states = params.getAll("state");
   const state = states.length === 1 ? states[0] : null;
   if (state === null || !BASE64URL_24_128.test(state)) {
     // Without a usable state the client cannot correlate an error response: show it here instead.
-    return hostedError("invalid_state", { details: stateDetails(states) });
+    return refuse("invalid_state", "state must be given once, as 24-128 base64url characters", stateDetails(states));
   }
   const acc: Partial<ValidatedAuthorization> = { client, redirectUri, state };
   try {
+    if (!options.pushed && pushedRequestRequired(client)) throw new RedirectableError("invalid_request", PUSH_REQUIRED);
     for (const step of steps) await step(params, ctx, acc);
   } catch (error) {
-    if (error instanceof RedirectableError) return errorRedirect(redirectUri, ctx.issuer, error.error, error.description, state);
+    if (error instanceof RedirectableError) return { kind: "redirect", redirectUri, state, error: error.error, description: error.description };
     throw error;
   }
-  const authz = acc as ValidatedAuthorization;
+  return { kind: "valid", authz: acc as ValidatedAuthorization };
+}
+
+export const authorizeEndpoint: Endpoint = async (request, ctx) => {
+  let params = new URL(request.url).searchParams;
+  if (unstorableParameter(params) !== null) return hostedError("unstorable_sign_in_request");
+  // A pushed request (RFC 9126): client_id and request_uri name parameters the application sent on the back channel.
+  const pushed = params.has("request_uri");
+  if (pushed) {
+    const resolved = await resolvePushedRequest(params, ctx);
+    if ("refusal" in resolved) return hostedError(resolved.refusal);
+    params = resolved.params;
+  }
+  const verdict = await validateAuthorizationRequest(params, ctx, { pushed });
+  if (verdict.kind === "unverified") {
+    const { code, details } = verdict.refusal;
+    return details ? hostedError(code, { details }) : hostedError(code);
+  }
+  if (verdict.kind === "redirect") return errorRedirect(verdict.redirectUri, ctx.issuer, verdict.error, verdict.description, verdict.state);
+  const { authz } = verdict;
+  const { client } = authz;
 
   const session = await getLiveSession(ctx, request.headers.get("cookie"));
   // A live session is reused only when what it proved meets this application's policy; otherwise
@@ -203,4 +244,3 @@ export const authorizeEndpoint: Endpoint = async (request, ctx) => {
   }
   return openPendingSignIn(ctx, { ...authz, clientPk: client.id }, session ?? undefined);
 };
-

@@ -7,6 +7,7 @@ import { unstorableParameter } from "../http/form";
 import { findClient, type ClientRow } from "./clients";
 import { getPublicJwks } from "./keys";
 import { GRANTS } from "./grants";
+import { pushedRequestMetadata } from "./pushed-authorization/option";
 import { cacheGeneration, cacheIfCurrent, workspaceCacheKey } from "../service";
 import { buildDocument, documentResponse, DocumentShelf, isCurrent, type BuiltDocument } from "./documents";
 
@@ -99,6 +100,7 @@ async function buildDiscovery(ctx: EndpointContext, clientId: string | null): Pr
       request_parameter_supported: false,
       request_uri_parameter_supported: false,
       claims_parameter_supported: false,
+      ...pushedRequestMetadata(iss, clientId === null ? null : (client ?? null)),
     },
     DISCOVERY_CACHE_CONTROL,
   );

@@ -79,6 +79,8 @@ export const de = {
   "error.machine_client": "Anwendungen für die Maschine-zu-Maschine-Kommunikation können keine Benutzer anmelden.",
   "error.invalid_redirect_uri": "Die Weiterleitungs-URI fehlt, ist doppelt vorhanden oder für diese Anwendung nicht registriert.",
   "error.invalid_state": "state muss genau einmal vorhanden sein, als 24–128 base64url-Zeichen.",
+  "error.request_uri_parameters": "Eine übermittelte Anmeldeanfrage wird nur mit client_id und request_uri benannt, jeweils einmal.",
+  "error.invalid_request_uri": "Dieser Anmeldelink ist abgelaufen oder wurde bereits verwendet. Kehren Sie zur Anwendung zurück und beginnen Sie neu.",
   "error.detail.redirect_uri_received": "Empfangene Weiterleitungs-URI:",
   "error.detail.redirect_uri_none": "Es wurde keine redirect_uri empfangen.",
   "error.detail.redirect_uri_repeated": "redirect_uri wurde {count}-mal empfangen; senden Sie sie genau einmal:",

@@ -81,6 +81,8 @@ export const en = {
   "error.machine_client": "Machine-to-machine applications cannot sign users in.",
   "error.invalid_redirect_uri": "The redirect URI is missing, duplicated or not registered for this application.",
   "error.invalid_state": "state must be present once, as 24–128 base64url characters.",
+  "error.request_uri_parameters": "A pushed sign-in request is named by client_id and request_uri only, each once.",
+  "error.invalid_request_uri": "This sign-in link has expired or was already used. Go back to the application and start again.",
   // Lines under a hosted error page's message for the developer who wrote the request (lib/oauth/authorize.ts).
   "error.detail.redirect_uri_received": "Redirect URI received:",
   "error.detail.redirect_uri_none": "No redirect_uri was received.",

@@ -82,6 +82,8 @@ export const fr = {
   "error.machine_client": "Les applications de machine à machine ne peuvent pas connecter d’utilisateurs.",
   "error.invalid_redirect_uri": "L’URI de redirection est absente, en double ou non enregistrée pour cette application.",
   "error.invalid_state": "state doit être présent une seule fois, sous la forme de 24 à 128 caractères base64url.",
+  "error.request_uri_parameters": "Une demande de connexion transmise est désignée uniquement par client_id et request_uri, chacun une seule fois.",
+  "error.invalid_request_uri": "Ce lien de connexion a expiré ou a déjà été utilisé. Revenez à l'application et recommencez.",
   "error.detail.redirect_uri_received": "URI de redirection reçue\u00a0:",
   "error.detail.redirect_uri_none": "Aucune redirect_uri n’a été reçue.",
   "error.detail.redirect_uri_repeated": "redirect_uri a été reçue {count} fois\u00a0; envoyez-la une seule fois\u00a0:",
