@@ -93,8 +93,17 @@ export const CASES: Record<string, RouteCase> = {
   "GET /oauth2/authorize": {
     name: "authorize",
     statuses: [303, 400, 404],
-    names: ["client_id", "redirect_uri", "response_type", "scope", "state", "nonce", "code_challenge", "code_challenge_method", "resource", "prompt", "response_mode", "request"],
-    bases: ["authorize:spa", "authorize:spa-api", "authorize:web", "authorize:m2m", "authorize:minimal"],
+    names: ["client_id", "redirect_uri", "response_type", "scope", "state", "nonce", "code_challenge", "code_challenge_method", "resource", "prompt", "response_mode", "request", "request_uri"],
+    bases: ["authorize:spa", "authorize:spa-api", "authorize:web", "authorize:m2m", "authorize:minimal", "authorize:pushed"],
+  },
+  // Pushed authorization requests (RFC 9126): 201 with a request_uri, or the token endpoint's errors.
+  "POST /oauth2/par": {
+    name: "pushed authorization request",
+    statuses: [201, 400, 401, 403, 413, 415],
+    body: "form",
+    limit: 8 * 1024,
+    names: ["client_id", "redirect_uri", "response_type", "scope", "state", "nonce", "code_challenge", "code_challenge_method", "resource", "prompt", "request_uri", "request", "client_secret"],
+    bases: ["par:spa", "par:web", "par:m2m", "none"],
   },
   "POST /oauth2/token": {
     name: "token",
@@ -648,6 +657,28 @@ async function baseRequest(name: string, live: Live, spec: RouteSpec, flip = fal
       if (api) params.push(["resource", API]);
       // Half of these carry a live hosted session, so the code is issued right here.
       return { params, headers: flip ? { cookie: await live.session() } : {} };
+    }
+    case "authorize:pushed": {
+      const params: Param[] = [["client_id", SPA.client_id], ["request_uri", flip ? live.earlier("request_uri", 0) : await live.pushedRequest()]];
+      return { params, headers: {} };
+    }
+    case "par:spa":
+    case "par:web":
+    case "par:m2m": {
+      const client = name === "par:web" ? WEB : SPA;
+      const verifier = "v".repeat(43);
+      const params: Param[] = [
+        ["redirect_uri", client.redirect_uri],
+        ["response_type", "code"],
+        ["scope", "openid email"],
+        ["state", "state-0123456789-abcdefghij"],
+        ["nonce", "nonce-0123456789-abcdefghij"],
+        ["code_challenge", sha256Base64Url(verifier)],
+        ["code_challenge_method", "S256"],
+      ];
+      if (name === "par:spa") return { params: [["client_id", SPA.client_id], ...params], headers: { ...ct, origin: "https://app.example.test" } };
+      const auth = name === "par:web" ? basic(WEB.client_id, WEB.secret) : basic(M2M.client_id, M2M.secret);
+      return { params, headers: { ...ct, authorization: auth } };
     }
     case "code:spa":
     case "code:web": {

@@ -231,6 +231,14 @@ export class Live {
     throw new Error(`could not mint a code for ${client}`);
   }
 
+  /** A fresh pushed authorization request (RFC 9126) of the public client: its request_uri, used once by the authorization endpoint. */
+  async pushedRequest(): Promise<string> {
+    const { query } = authorizeQuery({ client_id: SPA.client_id, redirect_uri: SPA.redirect_uri, scope: "openid email" });
+    const res = await call(this.h, `/t/${this.ws}/oauth2/par`, { form: Object.fromEntries(query) });
+    if (res.status !== 201) throw new Error(`could not push a request: ${res.status}`);
+    return this.keep("request_uri", ((await res.json()) as { request_uri: string }).request_uri);
+  }
+
   /** Fresh tokens of `client` (code exchange). */
   async tokens(client: TokenClient, cookie?: string): Promise<{ access: string; refresh: string; id: string }> {
     const { code, verifier, redirectUri } = await this.code(client, cookie);
