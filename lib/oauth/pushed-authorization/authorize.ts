@@ -17,7 +17,7 @@ export const PUSH_REQUIRED =
 export const pushedRequestRequired = (client: { options: Record<string, boolean> }) => applicationOptionOn(client, REQUIRE_PUSHED_REQUESTS);
 
 /** Uses the pushed request once: only while unused and unexpired, and only for the client_id that pushed it. */
-const useStatement = reusable("latchkey_use_pushed_request", (db) =>
+const claimStatement = reusable("latchkey_use_pushed_request", (db) =>
   db
     .update(pushedAuthorizationRequests)
     .set({ usedAt: sql`${param("now")}::timestamptz` })
@@ -46,7 +46,7 @@ export async function resolvePushedRequest(query: URLSearchParams, ctx: Endpoint
   const clientId = query.get("client_id")!;
   const requestUri = query.get("request_uri")!;
   if (!clientId || !requestUri) return { refusal: "request_uri_parameters" };
-  const [used] = await useStatement(ctx.service.db, {
+  const [used] = await claimStatement(ctx.service.db, {
     workspaceId: ctx.workspace.id,
     uriHash: sha256Hex(requestUri),
     clientId,
