@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { accessTokens, apiGrants, clients, clientSecrets, grants, refreshTokens } from "../../db/schema";
 import { ensureSystemWorkspace } from "../../lib/console/system";
 import { sha256Hex } from "../../lib/crypto";
-import { ADA, API, M2M, SPA, standardWorkspace, WEB } from "../helpers/fixtures";
+import { ADA, API, M2M, MINIMAL, SPA, standardWorkspace, WEB } from "../helpers/fixtures";
 import { basic, call, seed, uniqueWorkspaceId, type Harness } from "../helpers/harness";
 import { auditRows, humanTokens, insertWorkloadToken } from "../helpers/lifecycle";
 import { adminAndViewer, createConsoleHarness, runRegistered } from "./console-helpers";
@@ -199,5 +199,50 @@ describe("disabling an application", () => {
     expect((await run(admin, "setApplicationActive", { client_id: "m2m-plain", active: "true" })).ok).toBe(true);
     expect(await permission(token)).toBe(true);
     expect(await auditRows(h, ws, "console.application.status_changed")).toHaveLength(2);
+  });
+});
+
+describe("an application's protocol options (the Protocol card)", () => {
+  it("switches the options the features declare for its type, audited with what changed; a viewer cannot", async () => {
+    await expect(run(viewer, "setApplicationOptions", { client_id: SPA.client_id, options: ["require_pushed_authorization_requests"] })).rejects.toMatchObject({ code: "forbidden" });
+    expect((await clientRow(SPA.client_id))!.options).toEqual({});
+
+    const on = await run(admin, "setApplicationOptions", { client_id: SPA.client_id, options: ["require_pushed_authorization_requests"] });
+    expect(on.ok).toBe(true);
+    expect((await clientRow(SPA.client_id))!.options).toEqual({ require_pushed_authorization_requests: true });
+    // The change reaches the authorization endpoint at once: a front-channel request is refused at the callback.
+    const query = new URLSearchParams({ client_id: SPA.client_id, redirect_uri: SPA.redirect_uri, response_type: "code", scope: "openid", state: "s".repeat(43), nonce: "n".repeat(43), code_challenge: "c".repeat(43), code_challenge_method: "S256" });
+    const refusedAtCallback = await call(h, `/t/${ws}/oauth2/authorize?${query}`);
+    expect(new URL(refusedAtCallback.headers.get("location")!).searchParams.get("error")).toBe("invalid_request");
+
+    const off = await run(admin, "setApplicationOptions", { client_id: SPA.client_id });
+    expect(off.ok).toBe(true);
+    expect((await clientRow(SPA.client_id))!.options).toEqual({});
+    const events = await auditRows(h, ws, "console.application.options_changed");
+    expect(events).toHaveLength(2);
+    expect(events[0].data).toMatchObject({ changed: ["require_pushed_authorization_requests"], on: ["require_pushed_authorization_requests"] });
+    expect(events[1].data).toMatchObject({ changed: ["require_pushed_authorization_requests"], on: [] });
+  });
+
+  it("refuses an option the application's type cannot have, or that no feature declares", async () => {
+    for (const [clientId, option] of [["m2m-plain", "require_pushed_authorization_requests"], [SPA.client_id, "teleportation"]]) {
+      const out = await run(admin, "setApplicationOptions", { client_id: clientId, options: [option] });
+      expect(out.ok, JSON.stringify(out)).toBe(false);
+      if (!out.ok) expect(JSON.stringify(out.fieldErrors), JSON.stringify(out)).toContain(option);
+    }
+  });
+
+  it("travels in the workspace file: exported as a key of the application's entry, imported back", async () => {
+    const { exportWorkspace } = await import("../../lib/workspaces/export");
+    const web0 = await run(admin, "setApplicationOptions", { client_id: MINIMAL.client_id, options: ["require_pushed_authorization_requests"] });
+    expect(web0.ok, JSON.stringify(web0)).toBe(true);
+    const doc = (await exportWorkspace(h.service.db, ws))!;
+    const web = doc.applications.find((a) => a.client_id === MINIMAL.client_id) as Record<string, unknown>;
+    expect(web.require_pushed_authorization_requests).toBe(true);
+    const spa = doc.applications.find((a) => a.client_id === SPA.client_id) as Record<string, unknown>;
+    expect(spa).not.toHaveProperty("require_pushed_authorization_requests");
+    web.require_pushed_authorization_requests = false;
+    await seed(h, doc);
+    expect((await clientRow(MINIMAL.client_id))!.options).toEqual({});
   });
 });
