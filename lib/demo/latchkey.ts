@@ -79,6 +79,20 @@ export async function startSignIn({ config, registration }: Latchkey): Promise<{
   return { transaction, url };
 }
 
+/** Your `start` route with a pushed authorization request (RFC 9126): the same parameters, sent on the back channel; the browser carries only client_id and request_uri. */
+export async function startSignInPushed({ config, registration }: Latchkey): Promise<{ transaction: Transaction; url: URL }> {
+  const transaction = { state: client.randomState(), nonce: client.randomNonce(), codeVerifier: client.randomPKCECodeVerifier() };
+  const url = await client.buildAuthorizationUrlWithPAR(config, {
+    redirect_uri: registration.redirectUri,
+    scope: registration.scope,
+    state: transaction.state,
+    nonce: transaction.nonce,
+    code_challenge: await client.calculatePKCECodeChallenge(transaction.codeVerifier),
+    code_challenge_method: "S256",
+  });
+  return { transaction, url };
+}
+
 /** What your application session keeps, server-side. The user is the pair (iss, sub). */
 export interface SignedIn {
   iss: string;

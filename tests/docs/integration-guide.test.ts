@@ -184,6 +184,11 @@ describe("docs/integration.md: the guide's code against a live server", () => {
     const second = await g.startSignIn(lk);
     const session = await g.finishSignIn(lk, await browserSignIn(second.url, browser), second.transaction);
     expect(session.sub).toBe(signedIn.sub);
+    // The pushed start (RFC 9126): the browser carries client_id and request_uri only, and signs in the same.
+    const pushed = await g.startSignInPushed(lk);
+    expect([...pushed.url.searchParams.keys()].sort()).toEqual(["client_id", "request_uri"]);
+    const pushedSession = await g.finishSignIn(lk, await browserSignIn(pushed.url, browser), pushed.transaction);
+    expect(pushedSession.sub).toBe(signedIn.sub);
     expect(await g.checkSession(lk, session)).toBe(true);
     expect(await g.checkSession(lk, { ...session, sub: "someone-else" })).toBe(false);
 
