@@ -12,7 +12,7 @@ import { workspaceCacheKey } from "../service";
 export const PUBLIC_DOCUMENT_PATHS: ReadonlySet<string> = new Set(["/.well-known/openid-configuration", "/.well-known/jwks.json"]);
 
 /** Endpoints a browser application (a public client) may call cross-origin. Never the authorize endpoint. */
-const BROWSER_CLIENT_PATHS = ["/oauth2/token", "/oauth2/revoke", "/oidc/userinfo", "/oidc/session"];
+const BROWSER_CLIENT_PATHS = ["/oauth2/token", "/oauth2/revoke", "/oidc/userinfo", "/oidc/session", "/oauth2/par"];
 
 /** Every path that answers a CORS preflight: the browser-client endpoints and the public documents. */
 export const CORS_PATHS: ReadonlySet<string> = new Set([...BROWSER_CLIENT_PATHS, ...PUBLIC_DOCUMENT_PATHS]);

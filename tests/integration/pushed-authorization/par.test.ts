@@ -114,6 +114,18 @@ describe("POST /oauth2/par", () => {
     expect(((await res.json()) as { error: string }).error).toBe("unauthorized_client");
   });
 
+  it("a single-page app pushes from its registered origin (CORS), and not from another", async () => {
+    const preflight = await call(h, `/t/${ws}/oauth2/par`, { method: "OPTIONS", headers: { origin: "https://app.example.test", "access-control-request-method": "POST" } });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get("access-control-allow-origin")).toBe("https://app.example.test");
+    const { query } = authorizeQuery(SPA);
+    const allowed = await push(Object.fromEntries(query), { origin: "https://app.example.test" });
+    expect(allowed.status).toBe(201);
+    expect(allowed.headers.get("access-control-allow-origin")).toBe("https://app.example.test");
+    const denied = await push(Object.fromEntries(authorizeQuery(SPA).query), { origin: "https://evil.example" });
+    expect(denied.status).toBe(403);
+  });
+
   it("a duplicated parameter is refused", async () => {
     const { query } = authorizeQuery(SPA);
     const res = await call(h, `/t/${ws}/oauth2/par`, { form: `${query}&nonce=${"a".repeat(30)}` });
