@@ -50,7 +50,7 @@ export const authorizationTransactions = pgTable(
      * `try` (an operator trying the application's sign-in from the console) records the user and
      * hosted session here and sends the browser to `returnTo`, a console page: no code, no grant.
      */
-    purpose: text("purpose", { enum: ["authorize", "account", "try"] }).notNull().default("authorize"),
+    purpose: text("purpose", { enum: ["authorize", "account", "try", "device"] }).notNull().default("authorize"),
     returnTo: text("return_to"),
     signUpAddress: text("sign_up_address"),
     /** The sign-up chose a passkey: the sign-in asks for one before it completes. */

@@ -18,3 +18,4 @@ export * from "./passwords";
 export * from "./bot-challenge";
 export * from "./security-alerts";
 export * from "./pushed-authorization";
+export * from "./device-authorization";

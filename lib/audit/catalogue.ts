@@ -631,6 +631,22 @@ export const AUDIT_EVENTS = {
         ? `Authorization code used twice — grant revoked${flagText(e.flagged)}`
         : `${app(e)} revoked ${user}'s grant${reasonText(e)}`,
   }),
+  "device_authorization.approved": event({
+    group: "tokens",
+    summary: "A user approved a device's sign-in to an application on the hosted device page (RFC 8628)",
+    subject: USER_ID,
+    client: CLIENT,
+    data: { device_authorization: "string", scope: "string[]" },
+    line: (e, _who, user) => `${user} approved a device's sign-in${e.clientId ? ` to ${e.clientId}` : ""}`,
+  }),
+  "device_authorization.denied": event({
+    group: "tokens",
+    summary: "A user denied a device's sign-in to an application on the hosted device page (RFC 8628)",
+    subject: USER_ID,
+    client: CLIENT,
+    data: { device_authorization: "string", scope: "string[]" },
+    line: (e, _who, user) => `${user} denied a device's sign-in${e.clientId ? ` to ${e.clientId}` : ""}`,
+  }),
   "token.revoked": event({
     group: "tokens",
     summary: "An application revoked a machine-to-machine access token",

@@ -1,5 +1,3 @@
-import { and, eq } from "drizzle-orm";
-import { apiGrants, apis } from "../../db/schema";
 import type { Endpoint, EndpointContext } from "../http/context";
 import { unstorableParameter } from "../http/form";
 import { isLoopbackPublicUrl } from "../config";
@@ -9,8 +7,8 @@ import { sessionMeetsPolicy } from "../authn/policy";
 import { errorRedirect, issueCodeRedirect, type CodeRequest } from "./authorization-response";
 import { findClient, type ClientRow } from "./clients";
 import { openPendingSignIn } from "./pending-sign-in";
-import { hasDuplicates, isIdentityScope, MAX_AUTHORIZE_SCOPES, splitScope } from "./scopes";
 import { PUSH_REQUIRED, pushedRequestRequired, resolvePushedRequest } from "./pushed-authorization/authorize";
+import { checkRequestedScope, ScopeRefused } from "./requested-scope";
 
 const REQUIRED = ["client_id", "redirect_uri", "response_type", "scope", "state", "nonce", "code_challenge", "code_challenge_method"];
 const KNOWN = new Set([...REQUIRED, "resource"]);
@@ -128,35 +126,14 @@ const steps: Step[] = [
     acc.codeChallenge = challenge;
   },
   async function resourceAndScope(params, ctx, acc) {
-    const client = acc.client!;
-    const resource = params.get("resource");
-    let grantedPermissions: Set<string> = new Set();
-    if (resource !== null) {
-      const [row] = await ctx.service.db
-        .select({ apiId: apis.id, permissions: apiGrants.permissions })
-        .from(apiGrants)
-        .innerJoin(apis, eq(apis.id, apiGrants.apiId))
-        .where(and(eq(apiGrants.workspaceId, ctx.workspace.id), eq(apiGrants.clientPk, client.id), eq(apis.audience, resource), eq(apis.active, true)))
-        .limit(1);
-      if (!row) throw new RedirectableError("invalid_scope", "resource is not an active API granted to this client");
-      acc.apiId = row.apiId;
-      grantedPermissions = new Set(row.permissions);
-    } else {
-      acc.apiId = null;
+    try {
+      const { scope, apiId } = await checkRequestedScope(ctx, acc.client!, params.get("scope")!, params.get("resource"));
+      acc.apiId = apiId;
+      acc.scope = scope;
+    } catch (error) {
+      if (error instanceof ScopeRefused) throw new RedirectableError("invalid_scope", error.message);
+      throw error;
     }
-    const scope = splitScope(params.get("scope")!);
-    if (!scope) throw new RedirectableError("invalid_scope", "scope is malformed");
-    if (hasDuplicates(scope)) throw new RedirectableError("invalid_scope", "scope values must be unique");
-    if (scope.length > MAX_AUTHORIZE_SCOPES) throw new RedirectableError("invalid_scope", `At most ${MAX_AUTHORIZE_SCOPES} scopes may be requested`);
-    if (!scope.includes("openid")) throw new RedirectableError("invalid_scope", "scope must include openid");
-    for (const s of scope) {
-      if (isIdentityScope(s)) {
-        if (!client.identityScopes.includes(s)) throw new RedirectableError("invalid_scope", `Scope ${s} is not registered for this client`);
-      } else if (!grantedPermissions.has(s)) {
-        throw new RedirectableError("invalid_scope", resource === null ? `Scope ${s} requires a resource` : `Scope ${s} is not permitted for this client and resource`);
-      }
-    }
-    acc.scope = scope;
   },
 ];
 

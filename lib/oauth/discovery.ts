@@ -8,6 +8,7 @@ import { findClient, type ClientRow } from "./clients";
 import { getPublicJwks } from "./keys";
 import { GRANTS } from "./grants";
 import { pushedRequestMetadata } from "./pushed-authorization/option";
+import { DEVICE_AUTHORIZATION_PATH } from "./device-authorization/endpoint";
 import { cacheGeneration, cacheIfCurrent, workspaceCacheKey } from "../service";
 import { buildDocument, documentResponse, DocumentShelf, isCurrent, type BuiltDocument } from "./documents";
 
@@ -80,6 +81,7 @@ async function buildDiscovery(ctx: EndpointContext, clientId: string | null): Pr
       issuer: iss,
       authorization_endpoint: `${iss}/oauth2/authorize`,
       token_endpoint: `${iss}/oauth2/token`,
+      device_authorization_endpoint: `${iss}${DEVICE_AUTHORIZATION_PATH}`,
       userinfo_endpoint: `${iss}/oidc/userinfo`,
       jwks_uri: `${iss}/.well-known/jwks.json`,
       end_session_endpoint: `${iss}/oidc/logout`,

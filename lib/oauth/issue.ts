@@ -163,7 +163,8 @@ export async function insertRefreshToken(ctx: EndpointContext, grantId: string, 
 export interface IdTokenInput {
   clientId: string;
   subject: string;
-  nonce: string;
+  /** The authorization request's nonce; null when the flow has none (the device flow): the token then carries no `nonce`. */
+  nonce: string | null;
   session: HostedSession;
   scope: string[];
   userId: string;
@@ -184,7 +185,7 @@ export async function idTokenClaims(ctx: EndpointContext, input: IdTokenInput): 
     aud: input.clientId,
     iat: epochSeconds(now),
     exp: epochSeconds(addMs(now, ID_TOKEN_TTL_MS)),
-    nonce: input.nonce,
+    ...(input.nonce === null ? {} : { nonce: input.nonce }),
     auth_time: epochSeconds(authn.authTime),
     acr: authn.acr,
     amr: authn.amr,

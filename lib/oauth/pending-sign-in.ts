@@ -34,11 +34,25 @@ export async function openPendingSignIn(ctx: EndpointContext, authz: CodeRequest
  * page, steps and policy, but completing it only establishes the hosted session and sends the
  * browser to `returnTo` (a path under the issuer). No code is issued and no grant is created.
  */
-export async function openAccountSignIn(ctx: EndpointContext, input: { clientPk: string; returnTo: string }, stepUp?: HostedSession): Promise<Response> {
+export async function openAccountSignIn(
+  ctx: EndpointContext,
+  input: { clientPk: string; returnTo: string; purpose?: ReturningPurpose },
+  stepUp?: HostedSession,
+  extraHeaders: [string, string][] = [],
+): Promise<Response> {
   if (!input.returnTo.startsWith(`${ctx.basePath}/`)) throw new Error("returnTo must be a path under the issuer");
   // The OAuth fields have no meaning here; they stay empty and are never read for this purpose.
-  return open(ctx, { clientPk: input.clientPk, redirectUri: "", scope: [], state: "", nonce: "", codeChallenge: "", apiId: null, purpose: "account", returnTo: input.returnTo }, stepUp);
+  const request = { clientPk: input.clientPk, redirectUri: "", scope: [], state: "", nonce: "", codeChallenge: "", apiId: null, purpose: input.purpose ?? "account", returnTo: input.returnTo };
+  return open(ctx, request, stepUp, extraHeaders);
 }
+
+/**
+ * The purposes whose completion only establishes the hosted session and returns to a page under
+ * the issuer: `account` (the portal), `device` (the device page, lib/oauth/device-authorization,
+ * which then asks the user to approve or deny the device).
+ */
+export type ReturningPurpose = "account" | "device";
+export const returnsUnderIssuer = (purpose: TransactionRow["purpose"]): purpose is ReturningPurpose => purpose === "account" || purpose === "device";
 
 /**
  * A sign-in an operator tries from the console for the application `clientPk` (lib/getting-started):
@@ -68,9 +82,10 @@ async function open(
   ctx: EndpointContext,
   request: CodeRequest & { purpose: TransactionRow["purpose"]; returnTo: string | null },
   stepUp?: HostedSession,
+  extraHeaders: [string, string][] = [],
 ): Promise<Response> {
   const { txId, binding } = await insertTransaction(ctx, request, stepUp);
-  return redirect303(`${ctx.basePath}/sign-in?tx=${txId}`, [["Set-Cookie", transactionCookie(ctx, txId, binding)]]);
+  return redirect303(`${ctx.basePath}/sign-in?tx=${txId}`, [...extraHeaders, ["Set-Cookie", transactionCookie(ctx, txId, binding)]]);
 }
 
 async function insertTransaction(
@@ -165,8 +180,8 @@ export async function completeTransaction(ctx: EndpointContext, tx: TransactionR
   // only it, see "already completed" on the way back (loadCompletedTransaction). It opens nothing
   // more: every step requires an open transaction.
   const headers: [string, string][] = [...extraHeaders];
-  if (tx.purpose === "account") {
-    if (!tx.returnTo?.startsWith(`${ctx.basePath}/`)) throw new Error("account sign-in without a return path");
+  if (returnsUnderIssuer(tx.purpose)) {
+    if (!tx.returnTo?.startsWith(`${ctx.basePath}/`)) throw new Error(`${tx.purpose} sign-in without a return path`);
     return redirect303(tx.returnTo, headers);
   }
   if (tx.purpose === "try") {

@@ -10,12 +10,14 @@ import { FACTORS, signInLabelsOf } from "../authn/factors/registry";
 import type { GuessingLimits, RequestLimits } from "../limits/declarations";
 import { renderGuessingTable, renderRequestTable, type Declared } from "../limits/table";
 import { CLIENT_SECRET_LIMITS } from "../oauth/clients";
+import { USER_CODE_LIMITS } from "../oauth/device-authorization/limits";
 import { EVERY_ROUTE_LIMITS, routes } from "./router";
 
 export const GUESSING_LIMITS: Declared<GuessingLimits>[] = [
   // Each factor's, as its descriptor declares them (lib/authn/factors/registry.ts), its sign-in labels on its first row.
   ...FACTORS.flatMap((f) => f.limits.map((limits, i) => ({ limits, declaredIn: `\`lib/authn/factors/${f.folder}/\``, signIns: i === 0 ? signInLabelsOf(f) : [] }))),
   { limits: CLIENT_SECRET_LIMITS, declaredIn: "`lib/oauth/clients.ts` (`CLIENT_SECRET_LIMITS`)" },
+  { limits: USER_CODE_LIMITS, declaredIn: "`lib/oauth/device-authorization/limits.ts` (`USER_CODE_LIMITS`)" },
 ];
 
 /** The request limits of the route table: every route's, then each one that routes declare, with those routes. */

@@ -22,6 +22,7 @@ export const REQUEST_FAMILIES = [
   "portal",
   "handoff",
   "authorization_check",
+  "device",
   "console",
   "demo",
   "health",
@@ -49,6 +50,9 @@ const ISSUER_ENDPOINTS = new Map<string, RequestFamily>([
   ["/oidc/session", "session_check"],
   ["/oidc/logout", "logout"],
   ["/authorization/check", "authorization_check"],
+  // The device authorization grant (lib/oauth/device-authorization): its endpoint and the device page.
+  ["/oauth2/device_authorization", "device"],
+  ["/device", "device"],
   // The account-security portal's direct link (the handoff's paths are below /auth/account/).
   ["/auth/account", "portal"],
   ["/account", "portal"],
@@ -67,6 +71,7 @@ const ISSUER_PREFIXES: readonly (readonly [string, RequestFamily])[] = [
   ["/auth/account/", "handoff"],
   ["/account/", "portal"],
   ["/branding/", "static"],
+  ["/device/", "device"],
 ];
 
 function issuerFamily(subpath: string): RequestFamily {

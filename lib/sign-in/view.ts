@@ -139,7 +139,7 @@ async function completedView(ctx: EndpointContext, txId: string, cookieHeader: s
  * beyond those, and only http(s) origins (an app's custom scheme is not a page to link to).
  */
 function wayBack(tx: TransactionRow, registered: string[]): string | null {
-  if (tx.purpose === "account" || tx.purpose === "try") return tx.returnTo;
+  if (tx.purpose === "account" || tx.purpose === "device" || tx.purpose === "try") return tx.returnTo;
   const uri = registered.includes(tx.redirectUri) ? tx.redirectUri : registered[0];
   return uri ? webOrigin(uri) : null;
 }

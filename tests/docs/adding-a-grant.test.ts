@@ -21,10 +21,14 @@ const isHandler = (value: unknown): value is GrantHandler =>
 const FILES: Record<string, () => Promise<void> | void> = {
   "lib/oauth/grants/index.ts": async () => {
     // Every handler a file of the folder exports is the registry's entry for its grant type.
-    const files = readdirSync(grantsDir).filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts") && f !== "index.ts" && f !== "types.ts");
+    const files = readdirSync(grantsDir)
+      .filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts") && f !== "index.ts" && f !== "types.ts")
+      .map((f) => path.join(grantsDir, f));
+    // A feature folder's grant (`lib/oauth/<feature>/grant.ts`), imported by the registry from there.
+    for (const [, feature] of read("lib/oauth/grants/index.ts").matchAll(/from "\.\.\/([\w-]+)\/grant"/g)) files.push(path.join(root, "lib", "oauth", feature, "grant.ts"));
     const found: GrantHandler[] = [];
     for (const file of files) {
-      const exported = (await import(path.join(grantsDir, file))) as Record<string, unknown>;
+      const exported = (await import(file)) as Record<string, unknown>;
       const handlers = Object.values(exported).filter(isHandler);
       expect(handlers.length, `${file} exports a grant handler`).toBeGreaterThan(0);
       found.push(...handlers);

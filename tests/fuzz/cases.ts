@@ -110,9 +110,21 @@ export const CASES: Record<string, RouteCase> = {
     statuses: [200, 400, 401, 403, 413, 415],
     body: "form",
     limit: 8 * 1024,
-    names: ["grant_type", "code", "redirect_uri", "code_verifier", "client_id", "refresh_token", "scope", "resource", "client_secret"],
-    bases: ["code:spa", "code:web", "refresh:spa", "refresh:web", "cc:m2m", "none"],
+    names: ["grant_type", "code", "redirect_uri", "code_verifier", "client_id", "refresh_token", "scope", "resource", "client_secret", "device_code"],
+    bases: ["code:spa", "code:web", "refresh:spa", "refresh:web", "cc:m2m", "devicecode:spa", "devicecode:web", "none"],
   },
+  // The device authorization grant (lib/oauth/device-authorization): its endpoint and the device page's form posts.
+  "POST /oauth2/device_authorization": {
+    name: "device authorization",
+    statuses: [200, 400, 401, 403, 413, 415],
+    body: "form",
+    limit: 8 * 1024,
+    names: ["client_id", "scope", "resource", "client_secret"],
+    bases: ["device:spa", "device:spa-api", "device:web", "device:minimal", "none"],
+  },
+  "POST /device/code": { name: "device page: code", statuses: HOSTED_FORM, body: "form", limit: 8 * 1024, names: ["user_code"], bases: ["devicepage:code", "none"] },
+  "POST /device/sign-in": { name: "device page: sign in", statuses: HOSTED_FORM, body: "form", limit: 8 * 1024, names: ["d", "csrf"], bases: ["devicepage:sign-in", "none"] },
+  "POST /device/decision": { name: "device page: decision", statuses: HOSTED_FORM, body: "form", limit: 8 * 1024, names: ["d", "csrf", "decision"], bases: ["devicepage:decision", "none"] },
   "GET /oidc/userinfo": { name: "userinfo", statuses: [200, 401, 403], names: ["access_token", "client_id"], bases: ["bearer:spa", "bearer:web", "bearer:m2m", "none"] },
   "GET /oidc/session": { name: "session check", statuses: [200, 401, 403, 404], names: ["access_token", "client_id"], bases: ["bearer:spa", "bearer:web", "bearer:m2m", "none"] },
   "POST /oauth2/revoke": {
@@ -697,6 +709,35 @@ async function baseRequest(name: string, live: Live, spec: RouteSpec, flip = fal
       if (client === "spa") params.push(["client_id", SPA.client_id]);
       if (flip) params.push(["scope", "openid"]);
       return { params, headers: { ...ct, ...(client === "web" ? { authorization: basic(WEB.client_id, WEB.secret) } : {}) } };
+    }
+    case "devicecode:spa":
+    case "devicecode:web": {
+      const client = name === "devicecode:spa" ? "spa" : "web";
+      const { deviceCode } = await live.deviceAuthorization(client);
+      const params: Param[] = [["grant_type", "urn:ietf:params:oauth:grant-type:device_code"], ["device_code", deviceCode]];
+      if (client === "spa") params.push(["client_id", SPA.client_id]);
+      return { params, headers: { ...ct, ...(client === "web" ? { authorization: basic(WEB.client_id, WEB.secret) } : {}) } };
+    }
+    case "device:spa":
+    case "device:spa-api":
+    case "device:minimal":
+      return {
+        params: [["client_id", name === "device:minimal" ? MINIMAL.client_id : SPA.client_id], ["scope", name === "device:spa-api" ? "openid read:things" : "openid"], ...(name === "device:spa-api" ? ([["resource", API]] as Param[]) : [])],
+        headers: ct,
+      };
+    case "device:web":
+      return { params: [["scope", "openid"]], headers: { ...ct, authorization: basic(WEB.client_id, WEB.secret) } };
+    case "devicepage:code": {
+      const { userCode } = await live.deviceAuthorization("spa");
+      return { params: [["user_code", userCode]], headers: { ...ct, origin: PUBLIC_URL, ...(flip ? { cookie: await live.session() } : {}) } };
+    }
+    case "devicepage:sign-in": {
+      const { d, cookie, csrf } = await live.deviceOnPage(false);
+      return { params: [["d", d], ["csrf", csrf]], headers: { ...ct, cookie, origin: PUBLIC_URL } };
+    }
+    case "devicepage:decision": {
+      const { d, cookie, csrf } = await live.deviceOnPage(true);
+      return { params: [["d", d], ["csrf", csrf], ["decision", flip ? "deny" : "approve"]], headers: { ...ct, cookie, origin: PUBLIC_URL } };
     }
     case "cc:m2m":
       return { params: [["grant_type", "client_credentials"], ["resource", API], ["scope", "read:things"]], headers: { ...ct, authorization: basic(M2M.client_id, M2M.secret) } };

@@ -18,6 +18,7 @@ import { and, eq } from "drizzle-orm";
 import { users } from "../../db/schema";
 import { createHostedSession, getLiveSession } from "../../lib/authn/hosted-session";
 import { signInView } from "../../lib/sign-in/view";
+import { deviceView } from "../../lib/oauth/device-authorization/verification";
 import { evidenceFor } from "../../lib/authn/evidence";
 import { notFoundResponse } from "../../lib/oauth/errors";
 import { createRequestListener, ISSUER_PATH_HEADERS, writeResponse, type NodeHandler } from "../../lib/server/node-server";
@@ -120,7 +121,10 @@ export async function startWorld(): Promise<World> {
   // Mail goes to the development outbox, so the steps that send a code (sign-in, sign-up, password reset) go past "unavailable".
   const h = await createHarness({ rateLimits: { requestsPerMinute: 10_000_000, failuresPer5Minutes: 10_000_000 }, mail: OUTBOX });
   const ws = uniqueWorkspaceId("fuzz");
-  await seed(h, { ...authzWorkspace(ws), password_screening: { minimum_score: 2 }, password_reset: "email" });
+  const doc = authzWorkspace(ws);
+  // The device flow (lib/oauth/device-authorization) is switched on for the SPA and the web app.
+  for (const app of doc.applications) if (app.client_id === SPA.client_id || app.client_id === WEB.client_id) app.device_authorization_grant = true;
+  await seed(h, { ...doc, password_screening: { minimum_score: 2 }, password_reset: "email" });
   const hostname = workspaceHostname(ws);
   const claim = await addHostname(h.service.db, { workspaceId: ws, hostname, now: h.clock.now() });
   await applyHostnameVerification(h.service.db, { workspaceId: ws, id: claim.id, now: h.clock.now(), lookup: { ok: true, records: [hostnameTxtRecord(claim).value] } });
@@ -356,6 +360,35 @@ export class Live {
     }
     this.untouchedTransaction = await this.signInTransaction();
     return this.untouchedTransaction;
+  }
+
+  /** A new device authorization of `client` (RFC 8628): its device code and user code. */
+  async deviceAuthorization(client: TokenClient): Promise<{ deviceCode: string; userCode: string }> {
+    const res = await call(this.h, `/t/${this.ws}/oauth2/device_authorization`, {
+      form: client === "spa" ? { client_id: SPA.client_id, scope: "openid email" } : { scope: "openid" },
+      headers: client === "web" ? { authorization: basic(WEB.client_id, WEB.secret) } : {},
+    });
+    const body = (await res.json()) as { device_code?: string; user_code?: string };
+    if (!body.device_code || !body.user_code) throw new Error(`device authorization failed: ${JSON.stringify(body)}`);
+    return { deviceCode: this.keep("device", body.device_code), userCode: body.user_code };
+  }
+
+  /**
+   * A device authorization of the SPA entered on the device page by a browser with the shared
+   * session: its id, the browser's cookies (binding and session) and the page form's CSRF token
+   * (the consent's when `consent`, else the sign-in button's).
+   */
+  async deviceOnPage(consent: boolean): Promise<{ d: string; cookie: string; csrf: string }> {
+    const { userCode } = await this.deviceAuthorization("spa");
+    const session = consent ? await this.session() : "";
+    const res = await call(this.h, `/t/${this.ws}/device/code`, { form: { user_code: userCode }, cookie: session, headers: { origin: PUBLIC_URL } });
+    const binding = res.headers.getSetCookie().find((c) => c.startsWith("lk_device_"))!.split(";")[0];
+    const location = new URL(res.headers.get("location")!, PUBLIC_URL);
+    const cookie = [binding, session].filter(Boolean).join("; ");
+    const d = binding.slice("lk_device_".length, binding.indexOf("="));
+    const view = await deviceView(await this.ctx(), { d }, cookie);
+    if (view.kind !== "consent" && view.kind !== "sign_in") throw new Error(`device page shows ${view.kind} (${location})`);
+    return { d, cookie, csrf: view.csrf };
   }
 
   /** An open sign-in transaction of the SPA: its id, the browser-binding cookie and the form's CSRF token. */

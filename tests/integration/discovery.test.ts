@@ -30,7 +30,8 @@ describe("GET /.well-known/openid-configuration", () => {
     expect(doc.code_challenge_methods_supported).toEqual(["S256"]);
     expect(doc.authorization_response_iss_parameter_supported).toBe(true);
     expect(doc.id_token_signing_alg_values_supported).toEqual(["ES256"]);
-    expect(doc.grant_types_supported).toEqual(["authorization_code", "refresh_token", "client_credentials"]);
+    expect(doc.grant_types_supported).toEqual(["authorization_code", "refresh_token", "client_credentials", "urn:ietf:params:oauth:grant-type:device_code"]);
+    expect(doc.device_authorization_endpoint).toBe(`${issuer}/oauth2/device_authorization`);
     expect(doc.token_endpoint_auth_methods_supported).toEqual(["client_secret_basic", "none"]);
     expect(doc.subject_types_supported).toEqual(["pairwise"]);
   });

@@ -21,7 +21,7 @@ beforeAll(async () => {
 });
 
 /** The routes whose endpoint authenticates clients. */
-const AUTHENTICATING = ["/oauth2/token", "/oauth2/revoke", "/oauth2/introspect", "/auth/account/configuration", "/auth/account/launch", "/auth/account/approve"];
+const AUTHENTICATING = ["/oauth2/token", "/oauth2/revoke", "/oauth2/introspect", "/auth/account/configuration", "/auth/account/launch", "/auth/account/approve", "/oauth2/device_authorization", "/oauth2/par"];
 const declaring = routes.filter((r) => r.limits?.includes(CLIENT_REQUESTS));
 
 /** The body of the answer: its error code, in the route's family (OAuth or handoff). */

@@ -1,18 +1,15 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { param, reusable } from "../../../db/reusable";
-import { authorizationCodes, grants, hostedSessions } from "../../../db/schema";
-import { nowPlaceholder, selectHostedSessionChain } from "../../authority";
-import { addMs, DAY } from "../../clock";
+import { authorizationCodes, grants } from "../../../db/schema";
 import { newId, sha256Base64Url, sha256Hex } from "../../crypto";
 import type { EndpointContext } from "../../http/context";
 import { invalidGrant, invalidRequest } from "../errors";
 import { recordAudit } from "../../audit/events";
-import { effectiveHumanScope, insertHumanAccessToken, insertRefreshToken, signIdToken, subjectFor } from "../issue";
+import { issueHumanGrant } from "../human-grant";
 import { inTransaction } from "../../http/transaction";
 import type { GrantHandler } from "./types";
 
-export const REFRESH_IDLE_MS = 7 * DAY;
-export const REFRESH_ABSOLUTE_MS = 30 * DAY;
+export { REFRESH_ABSOLUTE_MS, REFRESH_IDLE_MS } from "../human-grant";
 /** RFC 7636 §4.1: 43–128 characters from the unreserved set. */
 const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
 
@@ -28,40 +25,6 @@ const consumeStatement = reusable("latchkey_consume_code", (db) =>
     .set({ consumedAt: sql`${param("now")}::timestamptz`, grantId: sql`${param("grantId")}::text` })
     .where(and(eq(authorizationCodes.workspaceId, param("workspaceId")), eq(authorizationCodes.codeHash, param("codeHash")), isNull(authorizationCodes.consumedAt)))
     .returning(),
-);
-
-const text = (name: string) => sql`${param(name)}::text`;
-const at = (name: string) => sql`${param(name)}::timestamptz`;
-
-/** The grant the exchange creates; nothing when a concurrent replay created it (revoked) first. */
-const grantInsert = reusable("latchkey_insert_grant", (db) =>
-  db
-    .insert(grants)
-    .values({
-      id: text("id"),
-      workspaceId: text("workspaceId"),
-      clientPk: text("clientPk"),
-      userId: text("userId"),
-      sessionId: text("sessionId"),
-      credentialId: text("credentialId"),
-      scope: sql`${param("scope")}::jsonb`,
-      apiId: text("apiId"),
-      subject: text("subject"),
-      hostname: text("hostname"),
-      createdAt: at("now"),
-      lastUsedAt: at("now"),
-      idleExpiresAt: at("idleExpiresAt"),
-      absoluteExpiresAt: at("absoluteExpiresAt"),
-    })
-    .onConflictDoNothing()
-    .returning({ id: grants.id }),
-);
-
-/** The hosted session's chain (lib/authority): the session, its user, the client, the session's organization and connection. */
-const sessionChainStatement = reusable("latchkey_code_session_chain", (db) =>
-  selectHostedSessionChain(db, nowPlaceholder(), { session: hostedSessions }, param("clientPk"))
-    .where(and(eq(hostedSessions.workspaceId, param("workspaceId")), eq(hostedSessions.id, param("sessionId"))))
-    .limit(1),
 );
 
 /** A code presented twice: revoke what the first redemption issued (creating the revoked grant if it is still in flight). */
@@ -101,7 +64,7 @@ export const authorizationCodeGrant: GrantHandler = {
   grantType: "authorization_code",
   parameters: new Set(["grant_type", "code", "redirect_uri", "code_verifier", "client_id"]),
   clients: { types: new Set(["PUBLIC", "WEB_CONFIDENTIAL"]), refusal: "This client cannot use the authorization_code grant" },
-  handle(params, { client, credentialId }, outer) {
+  handle(params, { client, credentialId }, outer, _request, sender) {
     return inTransaction(outer, async (ctx) => {
       const code = params.get("code");
       const redirectUri = params.get("redirect_uri");
@@ -131,54 +94,18 @@ export const authorizationCodeGrant: GrantHandler = {
       if (consumed.redirectUri !== redirectUri) throw invalidGrant("redirect_uri does not match the authorization request");
       if (sha256Base64Url(verifier) !== consumed.codeChallenge) throw invalidGrant("code_verifier does not match the code challenge");
 
-      const [authority] = await sessionChainStatement(db, { workspaceId: ctx.workspace.id, sessionId: consumed.sessionId, clientPk: consumed.clientPk, now: now.toISOString() });
-      if (!authority || authority.refusal !== null) {
-        throw invalidGrant("The authorization behind this code is no longer valid");
-      }
-      const session = authority.session;
-      // The code is redeemed under the issuer it was issued by: the hostname its sign-in's session lives at (lib/hostnames).
-      if ((session.hostname ?? null) !== ctx.hostname) throw invalidGrant("The authorization code is invalid, expired or already used");
-      const subject = subjectFor(ctx, client.clientId, consumed.userId);
-
-      const inserted = await grantInsert(db, {
-        id: grantId,
-        workspaceId: ctx.workspace.id,
-        clientPk: client.id,
-        userId: consumed.userId,
-        sessionId: session.id,
+      return issueHumanGrant(ctx, {
+        client,
         credentialId: credentialId ?? null,
-        scope: JSON.stringify(consumed.scope),
-        apiId: consumed.apiId,
-        subject,
-        hostname: ctx.hostname,
-        now: now.toISOString(),
-        idleExpiresAt: addMs(now, REFRESH_IDLE_MS).toISOString(),
-        absoluteExpiresAt: addMs(now, REFRESH_ABSOLUTE_MS).toISOString(),
-      });
-      // A concurrent replay got there first and created the grant revoked.
-      if (inserted.length === 0) throw invalidGrant("The authorization code is invalid, expired or already used");
-
-      const scope = await effectiveHumanScope(ctx, {
-        requested: consumed.scope,
-        clientPk: client.id,
+        grantId,
         userId: consumed.userId,
+        sessionId: consumed.sessionId,
+        scope: consumed.scope,
         apiId: consumed.apiId,
-        organizationId: session.organizationId,
+        nonce: consumed.nonce,
+        sender: sender ?? null,
+        refusals: { authority: "The authorization behind this code is no longer valid", unusable: "The authorization code is invalid, expired or already used" },
       });
-      const issue = { clientPk: client.id, clientId: client.clientId, grantId, userId: consumed.userId, sessionId: session.id, scope, apiId: consumed.apiId };
-      const [access, refreshToken, idToken] = await Promise.all([
-        insertHumanAccessToken(ctx, issue, subject),
-        insertRefreshToken(ctx, grantId),
-        signIdToken(ctx, { clientId: client.clientId, subject, nonce: consumed.nonce, session, scope: consumed.scope, userId: consumed.userId }),
-      ]);
-      return {
-        access_token: access.token,
-        token_type: "Bearer",
-        expires_in: access.expiresIn,
-        scope: scope.join(" "),
-        refresh_token: refreshToken,
-        id_token: idToken,
-      };
     });
   },
 };

@@ -5,7 +5,8 @@
  */
 import { authorizationCodeGrant } from "./authorization-code";
 import { clientCredentialsGrant } from "./client-credentials";
+import { deviceCodeGrant } from "../device-authorization/grant";
 import { refreshTokenGrant } from "./refresh-token";
 import type { GrantHandler } from "./types";
 
-export const GRANTS: ReadonlyMap<string, GrantHandler> = new Map([authorizationCodeGrant, refreshTokenGrant, clientCredentialsGrant].map((g) => [g.grantType, g]));
+export const GRANTS: ReadonlyMap<string, GrantHandler> = new Map([authorizationCodeGrant, refreshTokenGrant, clientCredentialsGrant, deviceCodeGrant].map((g) => [g.grantType, g]));

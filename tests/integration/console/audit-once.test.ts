@@ -60,6 +60,7 @@ const steps: Step[] = [
   ["createApplication", () => ({ client_id: "once-web", name: "Once web", kind: "web_confidential", redirect_uris: "https://once.example/cb", identity_scopes: ["openid"] })],
   ["updateApplication", () => ({ client_id: "once-web", name: "Once web 2", redirect_uris: "https://once.example/cb", identity_scopes: ["openid"] })],
   ["setApplicationActive", () => ({ client_id: "once-web", active: "false" })],
+  ["setApplicationOptions", () => ({ client_id: WEB.client_id, options: ["device_authorization_grant"] })],
   ["trySignIn", () => ({ client_id: WEB.client_id })],
   ["createSecret", () => ({ client_id: WEB.client_id, lifetime_days: "30" })],
   ["rotateSecret", () => ({ client_id: WEB.client_id, overlap_hours: "1" })],
