@@ -3,6 +3,7 @@
 // scenarios that consume a one-time proof also return `perRequest()`, which hands out a fresh
 // one per request (and null when the seeded supply is exhausted, which then shows as failures).
 import { basic, FORM, seedCodes, seedRefreshTokens, seedTransactions } from "./seed.mjs";
+import { boundAccessToken, DpopKey } from "./dpop.mjs";
 
 const JSON_TYPE = "application/json";
 
@@ -111,6 +112,26 @@ export const SCENARIOS = [
         req: { method: "GET", path: `${env.prefix}/oidc/userinfo`, headers: bearer(token) },
         expectStatus: 200,
         check: (body) => body.includes('"sub"') && body.includes(`"email":"${env.human.env.user.email}"`),
+      };
+    },
+  },
+  {
+    name: "userinfo-dpop",
+    title: "UserInfo with a DPoP-bound token, a fresh proof per request (signed before the run)",
+    async prepare(env) {
+      const key = new DpopKey();
+      const token = await boundAccessToken(env.human, key);
+      const path = `${env.prefix}/oidc/userinfo`;
+      const htu = `${env.base}${path}`;
+      // Each proof is accepted once, within 60 seconds of its iat: signed now, for this run only.
+      const n = seedCount(env, 8000);
+      const proofs = Array.from({ length: n }, () => key.proof("GET", htu, { accessToken: token }));
+      return {
+        req: { method: "GET", path, headers: { authorization: `DPoP ${token}` } },
+        perRequest: supply(proofs, (proof) => ({ headers: { dpop: proof } })),
+        expectStatus: 200,
+        check: (body) => body.includes('"sub"') && body.includes(`"email":"${env.human.env.user.email}"`),
+        note: `${n} proofs`,
       };
     },
   },

@@ -121,6 +121,12 @@ export const grants = pgTable(
     absoluteExpiresAt: ts("absolute_expires_at").notNull(),
     revokedAt: ts("revoked_at"),
     revokeReason: text("revoke_reason"),
+    /**
+     * The DPoP key (RFC 7638 thumbprint) a public client's family is bound to (RFC 9449 §5): set at
+     * the code exchange when it carried a proof; every refresh must then prove the same key
+     * (lib/oauth/dpop). Null: unbound.
+     */
+    dpopJkt: text("dpop_jkt"),
   },
   (t) => [
     index("grants_session_idx").on(t.workspaceId, t.sessionId),
@@ -194,6 +200,8 @@ export const accessTokens = pgTable(
     createdAt: ts("created_at").notNull(),
     expiresAt: ts("expires_at").notNull(),
     revokedAt: ts("revoked_at"),
+    /** The DPoP key (RFC 7638 thumbprint) the token is bound to (RFC 9449, `cnf.jkt`); null: a bearer token. */
+    dpopJkt: text("dpop_jkt"),
   },
   (t) => [index("access_tokens_grant_idx").on(t.workspaceId, t.grantId), index("access_tokens_expiry_idx").on(t.expiresAt)],
 );

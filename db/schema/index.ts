@@ -19,3 +19,4 @@ export * from "./bot-challenge";
 export * from "./security-alerts";
 export * from "./pushed-authorization";
 export * from "./device-authorization";
+export * from "./dpop";

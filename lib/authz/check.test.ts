@@ -21,6 +21,7 @@ const human: TokenAuthority = {
   email: "a@b.c",
   emailVerified: true,
   name: null,
+  jkt: null,
 };
 const workload: TokenAuthority = { ...human, kind: "workload", credentialId: "cred" } as unknown as TokenAuthority;
 const facts: PermissionFacts = { apiDefines: true, clientGrantIncludes: true, userHolds: true, sessionOrganizationCurrent: true };

@@ -15,13 +15,15 @@ import { failureResponse } from "../http/errors";
 import { isStorableText } from "../text";
 import { readJsonObject } from "../http/json";
 import { loadTokenAuthorityWithPermission, type PermissionFacts, type TokenAuthority } from "../oauth/authority";
-import { bearerToken } from "../oauth/bearer";
+import { BOUND_AS_BEARER, presentedToken, provenToken, resourceResponseHeaders } from "../oauth/dpop/resource";
+import { resourceChallenge, type Refuse } from "../oauth/dpop/refusals";
 import { lightResponse } from "../http/response";
 import {
   badRequest,
   checkFailures,
   checkPayloadTooLarge,
   checkUnsupportedMediaType,
+  CheckError,
   invalidCheckToken,
 } from "./errors";
 
@@ -70,20 +72,28 @@ export function decide(authority: TokenAuthority, facts: PermissionFacts, check:
 
 async function check(request: Request, ctx: EndpointContext): Promise<Response> {
   const body = await readCheckRequest(request);
-  const token = bearerToken(request);
-  if (!token) throw invalidCheckToken("A bearer access token is required");
-  const found = await loadTokenAuthorityWithPermission(ctx, token, { permission: body.permission, organizationId: body.organizationId });
+  const presented = presentedToken(request);
+  if (!presented) throw invalidCheckToken("A bearer access token is required");
+  const { token } = presented;
+  const lookup = () => loadTokenAuthorityWithPermission(ctx, token, { permission: body.permission, organizationId: body.organizationId });
+  // A DPoP-bound token comes with a proof of its key (lib/oauth/dpop); a bearer request does as before.
+  const found = presented.dpop ? await provenToken(request, ctx, { path: CHECK_PATH, token }, refuseAtCheck, lookup, (f) => f.authority.jkt) : await lookup();
   // A token whose only dead links are the session's organization or connection (judged last) is
   // still the caller's token: it is answered, and denied (decide), rather than refused.
   if (!found || (found.refusal !== null && found.refusal !== "organization" && found.refusal !== "connection")) throw invalidCheckToken();
-  return allowedResponse(decide(found.authority, found.facts, body));
+  if (!presented.dpop && found.authority.jkt !== null) throw invalidCheckToken(BOUND_AS_BEARER);
+  return allowedResponse(decide(found.authority, found.facts, body), resourceResponseHeaders(ctx, presented));
 }
+
+const CHECK_PATH = "/authorization/check";
+/** A DPoP refusal in the check's problem shape, with the DPoP challenge. */
+const refuseAtCheck: Refuse = (refusal) => new CheckError(401, "invalid_token", refusal.description, resourceChallenge(refusal));
 
 const ALLOWED = JSON.stringify({ allowed: true });
 const DENIED = JSON.stringify({ allowed: false });
 
-function allowedResponse(allowed: boolean): Response {
-  return lightResponse(allowed ? ALLOWED : DENIED, 200, { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store", Pragma: "no-cache" });
+function allowedResponse(allowed: boolean, extra: Record<string, string>): Response {
+  return lightResponse(allowed ? ALLOWED : DENIED, 200, { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store", Pragma: "no-cache", ...extra });
 }
 
 export const authorizationCheckEndpoint: Endpoint = async (request, ctx) => {

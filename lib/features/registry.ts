@@ -19,6 +19,7 @@ import { SECURITY_ALERTS_FEATURE } from "../security-alerts";
 import { OAUTH_FEATURE } from "../oauth/retention";
 import { PUSHED_AUTHORIZATION_FEATURE } from "../oauth/pushed-authorization";
 import { DEVICE_AUTHORIZATION_FEATURE } from "../oauth/device-authorization";
+import { DPOP_FEATURE } from "../oauth/dpop";
 import { OPERATORS_FEATURE } from "../operators";
 import { defineFeature, type Feature } from "../surfaces/feature";
 import type { ApplicationOption } from "../surfaces/application-options";
@@ -26,6 +27,7 @@ import type { ApplicationOption } from "../surfaces/application-options";
 export const FEATURES = [
   OAUTH_FEATURE,
   DEVICE_AUTHORIZATION_FEATURE,
+  DPOP_FEATURE,
   FACTORS_FEATURE,
   SESSIONS_FEATURE,
   ACCOUNT_SECURITY_FEATURE,

@@ -28,6 +28,8 @@ interface Common {
   expiresAt: Date;
   /** True only while the token and every link of its authority chain are current (lib/authority). */
   active: boolean;
+  /** The DPoP key the token is bound to (lib/oauth/dpop, `cnf.jkt`); null: a bearer token. */
+  jkt: string | null;
 }
 
 export interface HumanToken extends Common {
@@ -71,6 +73,7 @@ const tokenFields = {
   connectionId: hostedSessions.connectionId,
   /** The hostname the token's grant was made under (lib/hostnames): a human token is answered under that issuer only. */
   hostname: grants.hostname,
+  dpopJkt: accessTokens.dpopJkt,
 };
 
 type TokenRow = Awaited<ReturnType<typeof lookupStatement>>[number];
@@ -223,6 +226,7 @@ function sealedAuthority(claims: WorkloadTokenClaims, row: { refusal: Link | nul
     expiresAt: claims.expiresAt,
     credentialId: claims.credentialId,
     active: row.refusal === null,
+    jkt: null,
   };
 }
 
@@ -250,6 +254,7 @@ function toAuthority(row: TokenRow): TokenAuthority | null {
     issuedAt: row.issuedAt,
     expiresAt: row.expiresAt,
     active: row.refusal === null,
+    jkt: row.dpopJkt,
   };
   if (kind === chains.humanToken) {
     return {

@@ -4,6 +4,8 @@ import type { EndpointContext } from "../http/context";
 import { verifyBrowserOrigin } from "./cors";
 import { OAuthError } from "./errors";
 import { loadTokenAuthority, type HumanToken } from "./authority";
+import { BOUND_AS_BEARER, presentedToken, provenToken, resourceResponseHeaders, type PresentedToken } from "./dpop/resource";
+import { refuseAtResource } from "./dpop/refusals";
 
 export function invalidToken(description = "The access token is invalid or expired"): OAuthError {
   return new OAuthError(401, "invalid_token", description, {
@@ -11,20 +13,9 @@ export function invalidToken(description = "The access token is invalid or expir
   });
 }
 
-/** The token of `Authorization: Bearer <token>` (RFC 6750 token68 syntax), or null. */
-export function bearerToken(request: Request): string | null {
-  const header = request.headers.get("authorization");
-  return (header && /^Bearer ([A-Za-z0-9._~+/-]+=*)$/.exec(header)?.[1]) || null;
-}
-
-/** The bearer token of `Authorization: Bearer <token>`; a missing or malformed header is a 401. */
-export function readBearer(request: Request): string {
-  const token = bearerToken(request);
-  if (!token) {
-    throw new OAuthError(401, "invalid_request", "A bearer access token is required", { headers: { "WWW-Authenticate": 'Bearer realm="latchkey"' } });
-  }
-  return token;
-}
+/** A missing or malformed `Authorization` header (lib/oauth/dpop/resource.ts `presentedToken`). */
+const missingToken = () =>
+  new OAuthError(401, "invalid_request", "A bearer access token is required", { headers: { "WWW-Authenticate": 'Bearer realm="latchkey"' } });
 
 /**
  * A live human token with the `openid` scope, or null. Workload (M2M) tokens never qualify:
@@ -37,17 +28,28 @@ export async function loadHumanAuthority(ctx: EndpointContext, token: string): P
 }
 
 /**
- * UserInfo and the session check: a live human token; from a browser, only from an origin its
- * (public) client registered. Returns the authority and the origin to grant CORS to.
+ * UserInfo and the session check (`path`, below the issuer): a live human token, as `Bearer`, or
+ * as `DPoP` with a proof of the key it is bound to (lib/oauth/dpop); from a browser, only from an
+ * origin its (public) client registered. Returns the authority, the origin to grant CORS to and
+ * the headers the answer carries (a DPoP nonce).
  */
-export async function requireHumanToken(request: Request, ctx: EndpointContext): Promise<{ authority: HumanToken; origin: string | null }> {
-  const authority = await loadHumanAuthority(ctx, readBearer(request));
+export async function requireHumanToken(
+  request: Request,
+  ctx: EndpointContext,
+  path: string,
+): Promise<{ authority: HumanToken; origin: string | null; headers: Record<string, string> }> {
+  const presented: PresentedToken | null = presentedToken(request);
+  if (!presented) throw missingToken();
+  const authority = presented.dpop
+    ? await provenToken(request, ctx, { path, token: presented.token }, refuseAtResource, () => loadHumanAuthority(ctx, presented.token), (a) => a.jkt)
+    : await loadHumanAuthority(ctx, presented.token);
   if (!authority) throw invalidToken();
+  if (!presented.dpop && authority.jkt !== null) throw invalidToken(BOUND_AS_BEARER);
   const origin = request.headers.get("origin");
   if (origin !== null) {
     const [client] = await ctx.service.db.select({ type: clients.type, allowedOrigins: clients.allowedOrigins }).from(clients).where(eq(clients.id, authority.clientPk)).limit(1);
     if (!client) throw invalidToken();
     verifyBrowserOrigin(request, client);
   }
-  return { authority, origin };
+  return { authority, origin, headers: resourceResponseHeaders(ctx, presented) };
 }

@@ -17,7 +17,8 @@ const BROWSER_CLIENT_PATHS = ["/oauth2/token", "/oauth2/revoke", "/oidc/userinfo
 /** Every path that answers a CORS preflight: the browser-client endpoints and the public documents. */
 export const CORS_PATHS: ReadonlySet<string> = new Set([...BROWSER_CLIENT_PATHS, ...PUBLIC_DOCUMENT_PATHS]);
 
-const EXPOSED = "WWW-Authenticate, Retry-After";
+/** DPoP-Nonce: a browser client signs its next DPoP proof with it (lib/oauth/dpop). */
+const EXPOSED = "WWW-Authenticate, Retry-After, DPoP-Nonce";
 /** As long as a browser may cache our preflight answer. */
 const PREFLIGHT_MAX_AGE_SECONDS = 600;
 
@@ -136,7 +137,7 @@ export async function preflight(request: Request, ctx: EndpointContext, subpath:
   return lightResponse(null, 204, {
     "Access-Control-Allow-Origin": origin,
     "Access-Control-Allow-Methods": "GET, POST",
-    "Access-Control-Allow-Headers": "Authorization, Content-Type",
+    "Access-Control-Allow-Headers": "Authorization, Content-Type, DPoP",
     "Access-Control-Max-Age": String(PREFLIGHT_MAX_AGE_SECONDS),
     Vary: "Origin",
   });

@@ -9,6 +9,7 @@ import { getPublicJwks } from "./keys";
 import { GRANTS } from "./grants";
 import { pushedRequestMetadata } from "./pushed-authorization/option";
 import { DEVICE_AUTHORIZATION_PATH } from "./device-authorization/endpoint";
+import { DPOP_ALGORITHMS } from "./dpop/algorithms";
 import { cacheGeneration, cacheIfCurrent, workspaceCacheKey } from "../service";
 import { buildDocument, documentResponse, DocumentShelf, isCurrent, type BuiltDocument } from "./documents";
 
@@ -97,6 +98,7 @@ async function buildDiscovery(ctx: EndpointContext, clientId: string | null): Pr
       revocation_endpoint_auth_methods_supported: ["client_secret_basic", "none"],
       introspection_endpoint_auth_methods_supported: ["client_secret_basic"],
       code_challenge_methods_supported: ["S256"],
+      dpop_signing_alg_values_supported: DPOP_ALGORITHMS,
       claims_supported: ["iss", "sub", "aud", "iat", "exp", "nonce", "auth_time", "acr", "amr", "sid", "organization_id", "connection_id", "email", "email_verified", "name"],
       authorization_response_iss_parameter_supported: true,
       request_parameter_supported: false,

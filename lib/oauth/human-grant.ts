@@ -15,7 +15,10 @@ import { addMs, DAY } from "../clock";
 import type { EndpointContext } from "../http/context";
 import { invalidGrant } from "./errors";
 import { effectiveHumanScope, insertHumanAccessToken, insertRefreshToken, signIdToken, subjectFor } from "./issue";
-import type { SenderKey } from "./grants/types";
+import type { SenderKey } from "./dpop/sender";
+import { familyKey } from "./dpop/binding";
+import { tokenTypeFor } from "./dpop/token-request";
+import type { ClientRow } from "./clients";
 
 /** The grant handler's contract, for a grant type declared in a feature folder beside lib/oauth/grants (which lists it). */
 export type { GrantHandler } from "./grants/types";
@@ -45,6 +48,7 @@ const grantInsert = reusable("latchkey_insert_grant", (db) =>
       lastUsedAt: at("now"),
       idleExpiresAt: at("idleExpiresAt"),
       absoluteExpiresAt: at("absoluteExpiresAt"),
+      dpopJkt: text("dpopJkt"),
     })
     .onConflictDoNothing()
     .returning({ id: grants.id }),
@@ -58,7 +62,7 @@ const sessionChainStatement = reusable("latchkey_code_session_chain", (db) =>
 );
 
 export interface HumanGrantInput {
-  client: { id: string; clientId: string };
+  client: { id: string; clientId: string; type: ClientRow["type"] };
   /** The client secret that authenticated the request (confidential clients), recorded on the grant. */
   credentialId: string | null;
   /** The grant's id, fixed when the one-time proof was consumed. */
@@ -70,10 +74,7 @@ export interface HumanGrantInput {
   apiId: string | null;
   /** The authorization request's nonce, carried into the ID token; null when the flow has none (the device flow). */
   nonce: string | null;
-  /**
-   * The key of the token request's DPoP proof (./grants/types.ts), or null. HumanIssue
-   * (./issue.ts) has no binding field yet: sender-constrained tokens are added there.
-   */
+  /** The key of the token request's DPoP proof (./dpop), or null: the access token is bound to it, and a public client's family too. */
   sender: SenderKey | null;
   /** The invalid_grant descriptions: the authority behind the proof is gone; the proof is not usable here (another host, a replay's grant). */
   refusals: { authority: string; unusable: string };
@@ -105,6 +106,8 @@ export async function issueHumanGrant(ctx: EndpointContext, input: HumanGrantInp
     now: now.toISOString(),
     idleExpiresAt: addMs(now, REFRESH_IDLE_MS).toISOString(),
     absoluteExpiresAt: addMs(now, REFRESH_ABSOLUTE_MS).toISOString(),
+    // A public client's family is bound to the key of the request's DPoP proof (./dpop).
+    dpopJkt: familyKey(client, input.sender),
   });
   // A concurrent replay got there first and created the grant revoked.
   if (inserted.length === 0) throw invalidGrant(input.refusals.unusable);
@@ -116,7 +119,7 @@ export async function issueHumanGrant(ctx: EndpointContext, input: HumanGrantInp
     apiId: input.apiId,
     organizationId: session.organizationId,
   });
-  const issue = { clientPk: client.id, clientId: client.clientId, grantId: input.grantId, userId: input.userId, sessionId: session.id, scope, apiId: input.apiId };
+  const issue = { clientPk: client.id, clientId: client.clientId, grantId: input.grantId, userId: input.userId, sessionId: session.id, scope, apiId: input.apiId, dpopJkt: input.sender?.jkt ?? null };
   const [access, refreshToken, idToken] = await Promise.all([
     insertHumanAccessToken(ctx, issue, subject),
     insertRefreshToken(ctx, input.grantId),
@@ -124,7 +127,7 @@ export async function issueHumanGrant(ctx: EndpointContext, input: HumanGrantInp
   ]);
   return {
     access_token: access.token,
-    token_type: "Bearer",
+    token_type: tokenTypeFor(input.sender),
     expires_in: access.expiresIn,
     scope: scope.join(" "),
     refresh_token: refreshToken,

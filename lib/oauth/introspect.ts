@@ -22,9 +22,14 @@ export interface ActiveIntrospection {
   aud: string;
   scope: string;
   exp: number;
-  /** `Bearer` for access tokens; `refresh_token` for refresh tokens, which are never bearer access tokens. */
-  token_type: "Bearer" | "refresh_token";
+  /**
+   * `Bearer` for access tokens, `DPoP` for those bound to a DPoP key (lib/oauth/dpop); `refresh_token`
+   * for refresh tokens, which are never bearer access tokens.
+   */
+  token_type: "Bearer" | "DPoP" | "refresh_token";
   principal_type?: "workload";
+  /** A DPoP-bound token's key (RFC 9449 §6.2): its RFC 7638 thumbprint. */
+  cnf?: { jkt: string };
 }
 
 const INACTIVE = { active: false } as const;
@@ -38,9 +43,10 @@ function accessTokenResponse(ctx: EndpointContext, authority: TokenAuthority): A
     aud: authority.audience ?? authority.clientId,
     scope: authority.scope.join(" "),
     exp: epochSeconds(authority.expiresAt),
-    token_type: "Bearer",
+    token_type: authority.jkt === null ? "Bearer" : "DPoP",
   };
   if (authority.kind === "workload") body.principal_type = "workload";
+  if (authority.jkt !== null) body.cnf = { jkt: authority.jkt };
   return body;
 }
 

@@ -99,6 +99,8 @@ export interface HumanIssue {
   sessionId: string;
   scope: string[];
   apiId: string | null;
+  /** The DPoP key the access token is bound to (lib/oauth/dpop); null or absent: a bearer token. */
+  dpopJkt?: string | null;
 }
 
 const at = (name: string) => sql`${param(name)}::timestamptz`;
@@ -117,6 +119,7 @@ const accessTokenInsert = reusable("latchkey_insert_access_token", (db) =>
     apiId: typed("apiId"),
     createdAt: at("createdAt"),
     expiresAt: at("expiresAt"),
+    dpopJkt: typed("dpopJkt"),
   }),
 );
 
@@ -136,6 +139,7 @@ export async function insertHumanAccessToken(ctx: EndpointContext, input: HumanI
     apiId: input.apiId,
     createdAt: now.toISOString(),
     expiresAt: addMs(now, ACCESS_TOKEN_TTL_MS).toISOString(),
+    dpopJkt: input.dpopJkt ?? null,
   });
   return { token, expiresIn: ACCESS_TOKEN_TTL_MS / 1000 };
 }

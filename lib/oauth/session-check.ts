@@ -10,8 +10,8 @@ import { requireHumanToken } from "./bearer";
  */
 export const sessionCheckEndpoint: Endpoint = async (request, ctx) => {
   try {
-    const { authority, origin } = await requireHumanToken(request, ctx);
-    return withCors(json({ active: true, iss: ctx.issuer, client_id: authority.clientId, sub: authority.subject, exp: epochSeconds(authority.expiresAt) }), origin);
+    const { authority, origin, headers } = await requireHumanToken(request, ctx, "/oidc/session");
+    return withCors(json({ active: true, iss: ctx.issuer, client_id: authority.clientId, sub: authority.subject, exp: epochSeconds(authority.expiresAt) }, 200, headers), origin);
   } catch (error) {
     // Every failure comes before the token's client is confirmed.
     return answerUnknownClientError(error, request, ctx);

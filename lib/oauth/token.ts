@@ -7,6 +7,8 @@ import { authenticateClient, type AuthenticatedClient } from "./clients";
 import { GRANTS } from "./grants";
 import type { GrantHandler } from "./grants/types";
 import { signal } from "../signals";
+import { withHeaders } from "../http/response";
+import { tokenRequestSender, tokenResponseHeaders } from "./dpop/token-request";
 
 export const tokenEndpoint: Endpoint = async (request, ctx) => {
   let client: AuthenticatedClient;
@@ -24,16 +26,23 @@ export const tokenEndpoint: Endpoint = async (request, ctx) => {
     return answerUnknownClientError(error, request, ctx);
   }
   // From here on a browser client may read the answer, errors included.
+  // A request with a DPoP proof is answered with a fresh nonce, whatever the answer (lib/oauth/dpop).
+  const dpop = tokenResponseHeaders(request, ctx);
   try {
     for (const name of params.keys()) {
       if (!grant.parameters.has(name)) throw invalidRequest(`Parameter ${name} is not recognized for ${grant.grantType}`);
     }
-    const issued = await grant.handle(params, await allowedClient(grant, client), ctx, request);
+    const allowed = await allowedClient(grant, client);
+    // The proof holds (or none is required) before the grant consumes anything.
+    const proving = tokenRequestSender(request, ctx, allowed.client);
+    const sender = proving && (await proving);
+    const issued = await grant.handle(params, allowed, ctx, request, sender);
     // Every grant issues here, and only here: the one signal of tokens issued (lib/signals).
     signal("token_issued", { grantType: grant.grantType, workspaceId: ctx.workspace.id, clientId: client.client.clientId });
-    return withCors(json(issued), client.corsOrigin);
+    return withCors(json(issued, 200, dpop), client.corsOrigin);
   } catch (error) {
-    return withCors(errorToResponse(error), client.corsOrigin);
+    const response = errorToResponse(error);
+    return withCors(dpop ? withHeaders(response, dpop) : response, client.corsOrigin);
   }
 };
 

@@ -5,7 +5,7 @@ import { requireHumanToken } from "./bearer";
 
 export const userinfoEndpoint: Endpoint = async (request, ctx) => {
   try {
-    const { authority, origin } = await requireHumanToken(request, ctx);
+    const { authority, origin, headers } = await requireHumanToken(request, ctx, "/oidc/userinfo");
     const body: Record<string, unknown> = { sub: authority.subject };
     if (authority.organizationId) body.organization_id = authority.organizationId;
     if (authority.connectionId) body.connection_id = authority.connectionId;
@@ -14,7 +14,7 @@ export const userinfoEndpoint: Endpoint = async (request, ctx) => {
       body.email_verified = authority.emailVerified === true;
     }
     if (authority.scope.includes("profile") && authority.name && authority.name.trim() !== "") body.name = authority.name;
-    return withCors(json(body), origin);
+    return withCors(json(body, 200, headers), origin);
   } catch (error) {
     // Every failure comes before the token's client is confirmed.
     return answerUnknownClientError(error, request, ctx);

@@ -43,6 +43,8 @@ const ISSUER_ENDPOINTS = new Map<string, RequestFamily>([
   ["/.well-known/openid-configuration", "discovery"],
   ["/.well-known/jwks.json", "jwks"],
   ["/oauth2/authorize", "authorize"],
+  // A pushed authorization request (lib/oauth/pushed-authorization) is the authorization request's first half.
+  ["/oauth2/par", "authorize"],
   ["/oauth2/token", "token"],
   ["/oauth2/revoke", "revoke"],
   ["/oauth2/introspect", "introspect"],

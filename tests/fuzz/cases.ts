@@ -409,12 +409,13 @@ const keepOr = (alternatives: fc.Arbitrary<string | null>, keepWeight = 8): fc.A
 const b64 = (s: string) => Buffer.from(s, "utf8").toString("base64");
 const authorization = fc.oneof(
   fc.constant(null),
-  fc.constantFrom(basic(WEB.client_id, WEB.secret), basic(M2M.client_id, M2M.secret), basic(SPA.client_id, ""), basic(WEB.client_id, "wrong"), "Basic", "Bearer", "Basic ====", "Basic *", "Digest x", "bearer lka_x", "Bearer @access", "Bearer @m2m", "Bearer @id", "Bearer @refresh"),
+  fc.constantFrom(basic(WEB.client_id, WEB.secret), basic(M2M.client_id, M2M.secret), basic(SPA.client_id, ""), basic(WEB.client_id, "wrong"), "Basic", "Bearer", "Basic ====", "Basic *", "Digest x", "bearer lka_x", "Bearer @access", "Bearer @m2m", "Bearer @id", "Bearer @refresh", "DPoP @access", "DPoP @m2m", "DPoP", "dpop lka_x"),
   text().map((t) => `Basic ${b64(t)}`),
   fc.tuple(text(), text()).map(([id, secret]) => `Basic ${b64(`${id}:${secret}`)}`),
   fc.tuple(fc.constantFrom("a\u0000b", "w\u0000", "%00", "spa%00"), fc.constantFrom("x", WEB.secret)).map(([id, secret]) => `Basic ${b64(`${id}:${secret}`)}`),
   fc.integer({ min: 1_000, max: 10_240 }).map((n) => `Basic ${b64(`${"i".repeat(n)}:x`)}`),
   text().map((t) => `Bearer ${t}`),
+  text().map((t) => `DPoP ${t}`),
   text(),
 );
 const origin = fc.oneof(fc.constant(null), fc.constantFrom("https://app.example.test", PUBLIC_URL, "null", "https://evil.example", "https://app.example.test/", "http://app.example.test"), text());
@@ -430,13 +431,27 @@ const cookie = fc.oneof(
   fc.integer({ min: 1_000, max: 12_000 }).map((n) => `c=${"z".repeat(n)}`),
   text(),
 );
-const extraHeader: fc.Arbitrary<[string, string]> = fc.tuple(
+/**
+ * A DPoP proof signed by its embedded key for another workspace, long ago: it gets as far as the
+ * claims' checks (lib/oauth/dpop/proof.ts).
+ */
+const SIGNED_PROOF =
+  "eyJhbGciOiJFUzI1NiIsInR5cCI6ImRwb3Arand0IiwiandrIjp7Imt0eSI6IkVDIiwieCI6Ik5yQk45bTlpY3NuQjZlLVM5Nm85MGctYmxRemhsY0ZSNXdfZ1ZxWG5PanciLCJ5IjoiRU02dDhaN1dVeWc1dWZBcHBGb20zdFpuY3JmbFBJTzJ4MmlfaUhqT0pWSSIsImNydiI6IlAtMjU2In19.eyJodG0iOiJQT1NUIiwiaHR1IjoiaHR0cHM6Ly9hdXRoLmV4YW1wbGUudGVzdC90L3gvb2F1dGgyL3Rva2VuIiwiaWF0IjoxNzAwMDAwMDAwLCJqdGkiOiJmdXp6In0.Wo-L_PHwkLu6e1hEmlDFXG8w-orvLSOYXi0jiZuRF54KrGCTt916JYT4o0nwjBhDeA0LgHbB7DgjawlyLDHNUg";
+const dpopHeader: fc.Arbitrary<[string, string]> = fc.tuple(
+  fc.constant("DPoP"),
+  fc.oneof(
+    fc.constantFrom(SIGNED_PROOF, `${SIGNED_PROOF}, ${SIGNED_PROOF}`, SIGNED_PROOF.replace(/\.[^.]+$/, ".AAAA"), "a.b.c", "e30.e30.", "eyJhbGciOiJub25lIn0.e30.", ""),
+    fc.tuple(text(), text(), text()).map((parts) => parts.map((p) => Buffer.from(p).toString("base64url")).join(".")),
+    text(),
+  ),
+);
+const extraHeader: fc.Arbitrary<[string, string]> = fc.oneof({ weight: 1, arbitrary: dpopHeader }, { weight: 4, arbitrary: fc.tuple(
   fc.oneof(
     fc.constantFrom("X-Forwarded-For", "Accept", "Accept-Encoding", "Content-Encoding", "Sec-Fetch-Site", "X-Latchkey-Client-Address", "Forwarded", "Next-Action", "RSC", "Next-Router-State-Tree", "X-Middleware-Subrequest", "Range", "If-None-Match", "Authorization", "Content-Type", "Origin", "Cookie", "Expect"),
     fc.stringMatching(/^[A-Za-z][A-Za-z0-9-]{0,15}$/),
   ),
   fc.oneof(text(), fc.constantFrom("same-origin", "cross-site", "1", "gzip", "bytes=0-1", "100-continue", "for=1.2.3.4", "1.2.3.4, 5.6.7.8")),
-);
+) });
 
 export interface HeaderRecipe {
   authorization: HeaderChoice;

@@ -13,6 +13,8 @@ import { hasDuplicates, splitScope } from "../scopes";
 import { REFRESH_IDLE_MS } from "./authorization-code";
 import { inTransaction } from "../../http/transaction";
 import { signal } from "../../signals";
+import { familyKeyRefusedSql } from "../dpop/binding";
+import { tokenTypeFor } from "../dpop/token-request";
 import type { GrantHandler } from "./types";
 
 /** Revokes a grant (refresh family); its access tokens stop passing every check because they join it. */
@@ -75,6 +77,9 @@ const scopeWithinGrant = (requested: SQL) => sql`(${requested} is null or ${gran
  *   family's use are written.
  * Any other rule failure still commits the supersession, as a consumed proof must; a dependency
  * failure commits nothing, so a retry is not taken for reuse.
+ * - A family bound to a DPoP key (lib/oauth/dpop/binding.ts) is rotated only by a request proving
+ *   that key (`senderJkt`): another key, or none, is `keyRefused` and spends nothing, since the
+ *   presenter is not the holder. The access token is bound to `senderJkt` (null: a bearer token).
  *
  * The pairwise subject is keyed by a secret the database must not see: the family records it
  * (`grants.subject`, written at the code exchange). A family created before it was recorded is
@@ -84,6 +89,7 @@ const scopeWithinGrant = (requested: SQL) => sql`(${requested} is null or ${gran
 const rotationStatement = reusable("latchkey_refresh_rotation", (db) => {
   const now = at("now");
   const subjectParam = sql`${param("subject")}::text`;
+  const senderJkt = sql`${param("senderJkt")}::text`;
   /** The family may be rotated by this presentation: unrevoked, the caller's, with a subject to issue under. */
   const rotatableFamily = and(
     eq(grants.id, refreshTokens.grantId),
@@ -107,6 +113,7 @@ const rotationStatement = reusable("latchkey_refresh_rotation", (db) => {
         apiId: grants.apiId,
         absoluteExpiresAt: grants.absoluteExpiresAt,
         scopeExceeded: sql<boolean>`not ${scopeWithinGrant(narrowed)}`.as("scope_exceeded"),
+        keyRefused: sql<boolean>`${familyKeyRefusedSql(grants.dpopJkt, senderJkt)}`.as("key_refused"),
         subject: sql<string | null>`coalesce(${grants.subject}, ${subjectParam})`.as("subject"),
         scope: effectiveHumanScopeSql({
           workspaceId: param("workspaceId"),
@@ -130,6 +137,7 @@ const rotationStatement = reusable("latchkey_refresh_rotation", (db) => {
           presentedCurrent,
           exists(db.select({ one: grants.id }).from(grants).where(rotatableFamily)),
           sql`not exists (select 1 from ${chain} where ${chain.refusal} is null and ${chain.scopeExceeded})`,
+          sql`not exists (select 1 from ${chain} where ${chain.keyRefused})`,
         ),
       )
       .returning({ grantId: refreshTokens.grantId }),
@@ -155,6 +163,7 @@ const rotationStatement = reusable("latchkey_refresh_rotation", (db) => {
             createdAt: now.as("created_at"),
             expiresAt: at("accessExpiresAt").as("expires_at"),
             revokedAt: sql`null`.as("revoked_at"),
+            dpopJkt: senderJkt.as("dpop_jkt"),
           })
           .from(chain)
           .where(issuable),
@@ -199,6 +208,7 @@ const rotationStatement = reusable("latchkey_refresh_rotation", (db) => {
     .select({
       refusal: chain.refusal,
       scopeExceeded: chain.scopeExceeded,
+      keyRefused: chain.keyRefused,
       grantId: chain.grantId,
       userId: chain.userId,
       scope: access.scope,
@@ -217,7 +227,7 @@ export const refreshTokenGrant: GrantHandler = {
   grantType: "refresh_token",
   parameters: new Set(["grant_type", "refresh_token", "scope", "client_id"]),
   clients: { types: new Set(["PUBLIC", "WEB_CONFIDENTIAL"]), refusal: "This client cannot use the refresh_token grant" },
-  async handle(params, { client, credentialId }, ctx, request) {
+  async handle(params, { client, credentialId }, ctx, request, sender) {
     const presented = params.get("refresh_token");
     if (!presented) throw invalidRequest("refresh_token is required");
     let narrowed: string[] | null = null;
@@ -245,11 +255,12 @@ export const refreshTokenGrant: GrantHandler = {
         accessExpiresAt: addMs(now, ACCESS_TOKEN_TTL_MS).toISOString(),
         successorHash: sha256Hex(successor),
         idleExpiresAt: addMs(now, REFRESH_IDLE_MS).toISOString(),
+        senderJkt: sender?.jkt ?? null,
       });
 
-    // A current token that this statement did not spend: refused for scope alone (left current), or
-    // superseded by a parallel presentation between the statement's read and its update (reuse).
-    const unspent = (row: RotationRow | undefined) => !row || (!row.spent && rotationRefusal(row) !== "scope");
+    // A current token that this statement did not spend: refused for scope or the DPoP key alone (left
+    // current), or superseded by a parallel presentation between the statement's read and its update (reuse).
+    const unspent = (row: RotationRow | undefined) => !row || (!row.spent && !row.keyRefused && rotationRefusal(row) !== "scope");
     let [rotated]: (RotationRow | undefined)[] = await rotate(null);
     if (unspent(rotated)) {
       let presentedToken = await readPresented(ctx, hash);
@@ -262,6 +273,7 @@ export const refreshTokenGrant: GrantHandler = {
     }
     rotated = rotated!;
 
+    if (rotated.keyRefused) throw invalidGrant("The refresh token is bound to a DPoP key: the request must carry a proof of that key");
     const refusal = rotationRefusal(rotated);
     if (refusal) throw refusals[refusal]();
     if (rotated.userId === null || rotated.scope === null || rotated.subject === null || !rotated.successorIssued || !rotated.grantUsed) {
@@ -277,7 +289,7 @@ export const refreshTokenGrant: GrantHandler = {
     }
     return {
       access_token: accessToken,
-      token_type: "Bearer",
+      token_type: tokenTypeFor(sender),
       expires_in: ACCESS_TOKEN_TTL_MS / 1000,
       scope: rotated.scope.join(" "),
       refresh_token: successor,

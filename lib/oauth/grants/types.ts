@@ -1,13 +1,9 @@
 import type { EndpointContext } from "../../http/context";
 import type { AuthenticatedClient, ClientRow } from "../clients";
+import type { SenderKey } from "../dpop/sender";
 
-/**
- * The key a DPoP proof sent with the token request proved possession of (RFC 9449), by its JWK
- * thumbprint (RFC 7638): the tokens the grant issues are bound to it.
- */
-export interface SenderKey {
-  jkt: string;
-}
+/** The verified DPoP key of a token request (lib/oauth/dpop), passed to `handle`. */
+export type { SenderKey };
 
 /** One grant type: its name, the parameters it accepts, and its handler (node-oidc-provider's lib/actions/grants). */
 export interface GrantHandler {
