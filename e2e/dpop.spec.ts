@@ -47,7 +47,32 @@ async function asBearer(token: string, path: string): Promise<number> {
   return (await fetch(`${ISSUER}${path}`, { headers: { authorization: `Bearer ${token}` } })).status;
 }
 
-const CHECK_BODY = JSON.stringify({ resource: "https://reports.e2e.example", permission: "read:reports", organization_id: null });
+const REPORTS_API = "https://reports.e2e.example";
+const CHECK_BODY = JSON.stringify({ resource: REPORTS_API, permission: "read:reports", organization_id: null });
+
+/**
+ * An API server's side of the permission check with a DPoP-bound token: the API receives the
+ * client's request (here, the client library's request to the API is caught by its custom fetch
+ * instead of sent) and forwards the token and the client's proof, as received, to the check.
+ */
+const reportsApi = {
+  received: null as Headers | null,
+  /** The client library's fetch: a request to the API is received here; every other one goes out. */
+  fetch: (async (url: string, init: any) => {
+    if (!String(url).startsWith(`${REPORTS_API}/`)) return fetch(url, init);
+    reportsApi.received = new Headers(init?.headers);
+    return new Response("{}", { status: 200, headers: { "content-type": "application/json" } });
+  }) as any,
+  /** The API asks the permission check, forwarding Authorization and DPoP. */
+  async check(): Promise<Response> {
+    const received = reportsApi.received!;
+    return fetch(`${ISSUER}/authorization/check`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: received.get("authorization")!, dpop: received.get("dpop")! },
+      body: CHECK_BODY,
+    });
+  },
+};
 
 test("openid-client: a DPoP-bound code flow, UserInfo, the session and permission checks, and refresh with the key", async ({ page }) => {
   const config = await client.discovery(new URL(ISSUER), DPOP_APP.client_id, undefined, client.None(), { execute: [client.allowInsecureRequests] });
@@ -79,10 +104,16 @@ test("openid-client: a DPoP-bound code flow, UserInfo, the session and permissio
   expect(session.status).toBe(200);
   expect(await session.json()).toMatchObject({ active: true, client_id: DPOP_APP.client_id, sub });
 
-  // The permission check takes the proof too (the token has no API audience: a well-formed denial, not a 401).
-  const check = await client.fetchProtectedResource(config, tokens.access_token, new URL(`${ISSUER}/authorization/check`), "POST", CHECK_BODY, new Headers({ "content-type": "application/json" }), { DPoP: dpop });
+  // The permission check takes the proof the client sent the API, forwarded by the API (the token has
+  // no API audience: a well-formed denial, not a 401); the same forwarded proof a second time is a replay.
+  config[client.customFetch] = reportsApi.fetch;
+  await client.fetchProtectedResource(config, tokens.access_token, new URL(`${REPORTS_API}/reports/1`), "GET", undefined, undefined, { DPoP: dpop });
+  delete config[client.customFetch];
+  expect(reportsApi.received!.get("authorization")).toBe(`DPoP ${tokens.access_token}`);
+  const check = await reportsApi.check();
   expect(check.status).toBe(200);
   expect(await check.json()).toEqual({ allowed: false });
+  expect((await reportsApi.check()).status).toBe(401);
 
   expect(await asBearer(tokens.access_token, "/oidc/userinfo")).toBe(401);
   expect(await asBearer(tokens.access_token, "/oidc/session")).toBe(401);
@@ -153,10 +184,8 @@ test("oauth4webapi: a DPoP-bound code flow with an Ed25519 key, UserInfo, a prot
   expect(session.status).toBe(200);
   expect(await session.json()).toMatchObject({ active: true, sub });
 
-  const check = await oauth.protectedResourceRequest(tokens.access_token, "POST", new URL(`${ISSUER}/authorization/check`), new Headers({ "content-type": "application/json" }), CHECK_BODY, {
-    DPoP,
-    ...insecure,
-  });
+  await oauth.protectedResourceRequest(tokens.access_token, "GET", new URL(`${REPORTS_API}/reports/1`), new Headers(), null, { DPoP, [oauth.customFetch]: reportsApi.fetch });
+  const check = await reportsApi.check();
   expect(check.status).toBe(200);
 
   expect(await asBearer(tokens.access_token, "/oidc/userinfo")).toBe(401);

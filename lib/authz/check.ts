@@ -76,8 +76,10 @@ async function check(request: Request, ctx: EndpointContext): Promise<Response> 
   if (!presented) throw invalidCheckToken("A bearer access token is required");
   const { token } = presented;
   const lookup = () => loadTokenAuthorityWithPermission(ctx, token, { permission: body.permission, organizationId: body.organizationId });
-  // A DPoP-bound token comes with a proof of its key (lib/oauth/dpop); a bearer request does as before.
-  const found = presented.dpop ? await provenToken(request, ctx, { path: CHECK_PATH, token }, refuseAtCheck, lookup, (f) => f.authority.jkt) : await lookup();
+  // A DPoP-bound token comes with the proof its client sent the API, forwarded by the API (lib/oauth/dpop):
+  // made by the token's key, for this token, at a URL of the API the check names, fresh and unseen.
+  // A bearer request does as before.
+  const found = presented.dpop ? await provenToken(request, ctx, { target: { forwardedFor: body.resource }, token }, refuseAtCheck, lookup, (f) => f.authority.jkt) : await lookup();
   // A token whose only dead links are the session's organization or connection (judged last) is
   // still the caller's token: it is answered, and denied (decide), rather than refused.
   if (!found || (found.refusal !== null && found.refusal !== "organization" && found.refusal !== "connection")) throw invalidCheckToken();
@@ -85,7 +87,6 @@ async function check(request: Request, ctx: EndpointContext): Promise<Response> 
   return allowedResponse(decide(found.authority, found.facts, body), resourceResponseHeaders(ctx, presented));
 }
 
-const CHECK_PATH = "/authorization/check";
 /** A DPoP refusal in the check's problem shape, with the DPoP challenge. */
 const refuseAtCheck: Refuse = (refusal) => new CheckError(401, "invalid_token", refusal.description, resourceChallenge(refusal));
 

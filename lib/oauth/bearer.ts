@@ -41,7 +41,7 @@ export async function requireHumanToken(
   const presented: PresentedToken | null = presentedToken(request);
   if (!presented) throw missingToken();
   const authority = presented.dpop
-    ? await provenToken(request, ctx, { path, token: presented.token }, refuseAtResource, () => loadHumanAuthority(ctx, presented.token), (a) => a.jkt)
+    ? await provenToken(request, ctx, { target: { path }, token: presented.token }, refuseAtResource, () => loadHumanAuthority(ctx, presented.token), (a) => a.jkt)
     : await loadHumanAuthority(ctx, presented.token);
   if (!authority) throw invalidToken();
   if (!presented.dpop && authority.jkt !== null) throw invalidToken(BOUND_AS_BEARER);

@@ -34,8 +34,13 @@ export interface VerifiedProof {
 }
 
 export interface ProofExpectation {
-  /** The endpoint's path below the issuer: `/oauth2/token`, `/oidc/userinfo`. */
-  path: string;
+  /**
+   * Where the proof was made for: this issuer's endpoint (its path below the issuer, `/oauth2/token`,
+   * `/oidc/userinfo`; `htm` is this request's method), or, for a proof an API server forwards with
+   * the token it received (the permission check), the API's audience: `htu` must then lie at that
+   * API (the audience itself or below it), and `htm` and `nonce` are the API's own business.
+   */
+  target: { path: string } | { forwardedFor: string };
   /** At a resource endpoint, the access token the proof must name (`ath`); null at the token endpoint. */
   accessToken: string | null;
   /** Whether the proof must carry a nonce this server issued (a given nonce is always checked). */
@@ -77,16 +82,26 @@ export async function verifyProof(request: Request, ctx: EndpointContext, expect
   }
   const { jti, htm, htu, iat, ath, nonce } = payload as JWTPayload & Record<string, unknown>;
   if (typeof jti !== "string" || jti.length === 0 || jti.length > JTI_LIMIT) throw fail(`The DPoP proof needs a jti of 1 to ${JTI_LIMIT} characters`);
-  if (htm !== request.method) throw fail(`The DPoP proof's htm must be ${request.method}`);
-  const target = `${ctx.issuer}${expected.path}`;
-  if (typeof htu !== "string" || comparableUrl(htu) !== comparableUrl(target)) throw fail(`The DPoP proof's htu must be ${target}`);
+  const forwarded = "forwardedFor" in expected.target;
+  if ("forwardedFor" in expected.target) {
+    const audience = comparableUrl(expected.target.forwardedFor);
+    const at = typeof htu === "string" ? comparableUrl(htu) : null;
+    if (typeof htm !== "string" || htm === "") throw fail("The DPoP proof needs an htm");
+    if (audience === null || at === null || !(at === audience || at.startsWith(audience.endsWith("/") ? audience : `${audience}/`))) {
+      throw fail(`The forwarded DPoP proof's htu must be a URL of the API ${expected.target.forwardedFor}`);
+    }
+  } else {
+    if (htm !== request.method) throw fail(`The DPoP proof's htm must be ${request.method}`);
+    const target = `${ctx.issuer}${expected.target.path}`;
+    if (typeof htu !== "string" || comparableUrl(htu) !== comparableUrl(target)) throw fail(`The DPoP proof's htu must be ${target}`);
+  }
   if (typeof iat !== "number" || !Number.isFinite(iat)) throw fail("The DPoP proof needs an iat");
   const issuedAt = iat * 1000;
   if (Math.abs(now.getTime() - issuedAt) > DPOP_IAT_WINDOW_MS) throw fail(`The DPoP proof's iat must be within ${DPOP_IAT_WINDOW_MS / SECOND} seconds of the server's time`);
   if (expected.accessToken !== null && (typeof ath !== "string" || ath !== sha256Base64Url(expected.accessToken))) {
     throw fail("The DPoP proof's ath must be the SHA-256 hash of the access token");
   }
-  if (nonce !== undefined ? typeof nonce !== "string" || !nonceAccepted(ctx, nonce) : expected.nonceRequired) {
+  if (!forwarded && (nonce !== undefined ? typeof nonce !== "string" || !nonceAccepted(ctx, nonce) : expected.nonceRequired)) {
     throw fail("The DPoP proof must carry the nonce of the DPoP-Nonce header", "use_dpop_nonce");
   }
   const jkt = await calculateJwkThumbprint(jwk, "sha256");

@@ -9,7 +9,7 @@
  */
 import type { EndpointContext } from "../../http/context";
 import { currentNonce, nonceHeader } from "./nonce";
-import { claimProof, verifyProof } from "./proof";
+import { claimProof, verifyProof, type ProofExpectation } from "./proof";
 import type { Refuse } from "./refusals";
 
 export interface PresentedToken {
@@ -35,12 +35,12 @@ export function presentedToken(request: Request): PresentedToken | null {
 export async function provenToken<T>(
   request: Request,
   ctx: EndpointContext,
-  at: { path: string; token: string },
+  at: { target: ProofExpectation["target"]; token: string },
   refuse: Refuse,
   lookup: () => Promise<T | null>,
   keyOf: (found: T) => string | null,
 ): Promise<T> {
-  const proof = await verifyProof(request, ctx, { path: at.path, accessToken: at.token, nonceRequired: false }, refuse);
+  const proof = await verifyProof(request, ctx, { target: at.target, accessToken: at.token, nonceRequired: false }, refuse);
   const [found] = await Promise.all([lookup(), claimProof(ctx, proof, refuse)]);
   if (found === null) throw refuse({ code: "invalid_token", description: "The access token is invalid or expired", nonce: currentNonce(ctx) });
   if (keyOf(found) !== proof.jkt) throw refuse({ code: "invalid_token", description: "The access token is not bound to the key of the DPoP proof", nonce: currentNonce(ctx) });

@@ -37,7 +37,7 @@ export function tokenRequestSender(request: Request, ctx: EndpointContext, clien
 }
 
 async function provenSender(request: Request, ctx: EndpointContext): Promise<SenderKey> {
-  const proof = await verifyProof(request, ctx, { path: TOKEN_PATH, accessToken: null, nonceRequired: true }, refuseAtTokenEndpoint);
+  const proof = await verifyProof(request, ctx, { target: { path: TOKEN_PATH }, accessToken: null, nonceRequired: true }, refuseAtTokenEndpoint);
   await claimProof(ctx, proof, refuseAtTokenEndpoint);
   return { jkt: proof.jkt };
 }

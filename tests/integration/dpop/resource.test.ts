@@ -54,8 +54,12 @@ function resource(path: string, token: string, options: { scheme?: string; dpop?
 
 const methodOf = (path: string) => (path === CHECK ? "POST" : "GET");
 
-/** A proof for `path` naming `token`. */
-const proofFor = (holder: Holder, path: string, token: string, o: ProofOptions = {}) => holder.proof(h, ws, path, { htm: methodOf(path), accessToken: token, ...o });
+/**
+ * A proof for `path` naming `token`. For the permission check: the proof the client sent the API
+ * with the token (a GET of one of the API's URLs), which the API forwards.
+ */
+const proofFor = (holder: Holder, path: string, token: string, o: ProofOptions = {}) =>
+  path === CHECK ? holder.proof(h, ws, path, { htm: "GET", htu: `${API}/things/42`, accessToken: token, ...o }) : holder.proof(h, ws, path, { htm: methodOf(path), accessToken: token, ...o });
 
 async function refusedWith(res: Response, error: string) {
   expect(res.status).toBe(401);
@@ -113,8 +117,13 @@ describe("refused", () => {
     await refusedWith(await resource(USERINFO, token, { dpop: await proofFor(holder, SESSION, token) }), "invalid_dpop_proof");
     await refusedWith(await resource(SESSION, token, { dpop: await proofFor(holder, USERINFO, token) }), "invalid_dpop_proof");
     await refusedWith(await resource(USERINFO, token, { dpop: await proofFor(holder, USERINFO, token, { htm: "POST" }) }), "invalid_dpop_proof");
-    await refusedWith(await resource(CHECK, token, { dpop: await proofFor(holder, CHECK, token, { htm: "GET" }) }), "invalid_dpop_proof");
+    // The permission check takes the proof made for the API it names: not one for another API, nor one for the check itself.
+    await refusedWith(await resource(CHECK, token, { dpop: await proofFor(holder, CHECK, token, { htu: "https://other.example.test/things/42" }) }), "invalid_dpop_proof");
+    await refusedWith(await resource(CHECK, token, { dpop: await proofFor(holder, CHECK, token, { htu: `${API}.evil.example/things` }) }), "invalid_dpop_proof");
+    await refusedWith(await resource(CHECK, token, { dpop: await holder.proof(h, ws, CHECK, { htm: "POST", accessToken: token }) }), "invalid_dpop_proof");
     await refusedWith(await resource(CHECK, token, { dpop: await proofFor(holder, USERINFO, token, { htm: "POST" }) }), "invalid_dpop_proof");
+    // The API's own URL, whatever its method, is accepted.
+    expect((await resource(CHECK, token, { dpop: await proofFor(holder, CHECK, token, { htm: "DELETE", htu: API }) })).status).toBe(200);
   });
 
   it("a stale or future iat (beyond 60 seconds)", async () => {
