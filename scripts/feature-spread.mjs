@@ -23,6 +23,10 @@ export const FEATURE_SPREAD = [
   { name: "hostnames", pattern: /hostnames/i, homes: ["lib/hostnames/", "app/console/(app)/w/[workspace]/hostnames/", "components/hostnames/", "db/schema/hostnames.ts"] },
   { name: "invitations", pattern: /invitation/i, homes: ["lib/operators/", "app/console/(public)/invitation/", "components/operators/"] },
   { name: "metrics", pattern: /metrics/i, homes: ["lib/metrics/"] },
+  // The protocol frontier (issue 41): each one feature folder.
+  { name: "pushed-authorization", pattern: /pushed[-_ ]?(authorization|request)|request_uri|\/oauth2\/par\b/i, homes: ["lib/oauth/pushed-authorization/", "app/t/[tenant]/oauth2/par/", "db/schema/pushed-authorization.ts"] },
+  { name: "dpop", pattern: /dpop/i, homes: ["lib/oauth/dpop/", "db/schema/dpop.ts"] },
+  { name: "device-authorization", pattern: /device[-_ ]?(authorization|code|flow)|\/device\b/i, homes: ["lib/oauth/device-authorization/", "app/t/[tenant]/device/", "app/t/[tenant]/oauth2/device_authorization/", "db/schema/device-authorization.ts"] },
 ];
 
 const SOURCE = /\.(ts|tsx|mts|cts|mjs|cjs)$/;

@@ -147,7 +147,7 @@ export const AUDIT_EVENTS = {
     line: (e, who) => `${who} ${e.data.active === false ? "disabled" : "enabled"} application ${e.subject}`,
   }),
   "console.application.options_changed": change({
-    summary: "An operator switched an application's protocol options (device authorization, DPoP-bound tokens, pushed authorization requests)",
+    summary: "An operator switched an application's protocol options (the options the features declare per application; `on` lists those now on)",
     subject: CLIENT,
     client: CLIENT,
     data: { changed: "string[]", on: "string[]" },
