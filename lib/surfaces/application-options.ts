@@ -21,7 +21,11 @@ export interface ApplicationOption {
 
 export const defineApplicationOption = (option: ApplicationOption): ApplicationOption => option;
 
-/** Whether the application has switched `option` on (the hot paths read this from the client row they already hold). */
-export function applicationOptionOn(client: { options: Readonly<Record<string, boolean>> | null | undefined }, option: Pick<ApplicationOption, "key">): boolean {
-  return client.options?.[option.key] === true;
+/**
+ * Whether the application has switched `option` on, and is of a client type the option applies to
+ * (a value stored for another type, say before the application's type changed, counts as off). The
+ * hot paths read this from the client row they already hold.
+ */
+export function applicationOptionOn(client: { type: ClientType; options: Readonly<Record<string, boolean>> | null | undefined }, option: Pick<ApplicationOption, "key" | "types">): boolean {
+  return client.options?.[option.key] === true && option.types.includes(client.type);
 }

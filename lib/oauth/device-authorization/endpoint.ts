@@ -23,9 +23,9 @@ export const DEVICE_PAGE_PATH = "/device";
 
 const PARAMETERS = new Set(["client_id", "scope", "resource"]);
 
-/** Whether the client may use the device flow: a user-facing application that switched it on. */
+/** Whether the client may use the device flow: an application of a type the option applies to that switched it on. */
 export function allowsDeviceFlow(client: AuthenticatedClient["client"]): boolean {
-  return (client.type === "PUBLIC" || client.type === "WEB_CONFIDENTIAL") && applicationOptionOn(client, DEVICE_AUTHORIZATION_OPTION);
+  return applicationOptionOn(client, DEVICE_AUTHORIZATION_OPTION);
 }
 
 export const deviceAuthorizationEndpoint: Endpoint = async (request, ctx) => {

@@ -10,11 +10,12 @@ import { sha256Hex } from "../../crypto";
 import type { EndpointContext } from "../../http/context";
 import { applicationOptionOn } from "../../surfaces/application-options";
 import { REQUIRE_PUSHED_REQUESTS } from "./option";
+import type { ClientRow } from "../clients";
 
 export const PUSH_REQUIRED =
   "This application requires pushed authorization requests (RFC 9126): push the request to the pushed_authorization_request_endpoint and send the browser with only client_id and request_uri";
 
-export const pushedRequestRequired = (client: { options: Record<string, boolean> }) => applicationOptionOn(client, REQUIRE_PUSHED_REQUESTS);
+export const pushedRequestRequired = (client: Pick<ClientRow, "type" | "options">) => applicationOptionOn(client, REQUIRE_PUSHED_REQUESTS);
 
 /** Uses the pushed request once: only while unused and unexpired, and only for the client_id that pushed it. */
 const claimStatement = reusable("latchkey_use_pushed_request", (db) =>

@@ -1,4 +1,5 @@
 import { applicationOptionOn, defineApplicationOption } from "../../surfaces/application-options";
+import type { ClientRow } from "../clients";
 
 /** RFC 9126 §6 client metadata: the application's authorization requests must be pushed first. */
 export const REQUIRE_PUSHED_REQUESTS = defineApplicationOption({
@@ -13,7 +14,7 @@ export const REQUIRE_PUSHED_REQUESTS = defineApplicationOption({
  * requests are accepted: for a document asked for one application (`?client_id=`), that
  * application's option; for the workspace's, false (other applications need not push).
  */
-export function pushedRequestMetadata(issuer: string, client: { options: Record<string, boolean> } | null): Record<string, unknown> {
+export function pushedRequestMetadata(issuer: string, client: Pick<ClientRow, "type" | "options"> | null): Record<string, unknown> {
   return {
     pushed_authorization_request_endpoint: `${issuer}/oauth2/par`,
     require_pushed_authorization_requests: client !== null && applicationOptionOn(client, REQUIRE_PUSHED_REQUESTS),
