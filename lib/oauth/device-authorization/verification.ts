@@ -49,21 +49,36 @@ const pageUrl = (ctx: EndpointContext, query: Record<string, string> = {}) => {
 };
 const toPage = (ctx: EndpointContext, query: Record<string, string> = {}) => redirect303(pageUrl(ctx, query));
 
+/** The binding secret this browser holds for `row`, when it is the one the authorization is bound to; else null. */
+function heldBinding(row: DeviceAuthorization, cookieHeader: string | null): string | null {
+  const binding = parseCookieHeader(cookieHeader).get(`${COOKIE_PREFIX}${row.id}`);
+  return binding && row.browserBindingHash !== null && safeEqual(row.browserBindingHash, sha256Hex(binding)) ? binding : null;
+}
+
 /** The authorization `id`, only when this browser's cookie is the one bound to it. */
 async function boundAuthorization(ctx: EndpointContext, id: string | null | undefined, cookieHeader: string | null): Promise<{ row: DeviceAuthorization; binding: string } | null> {
   if (!id || !isStorableText(id) || id.length > 64) return null;
-  const binding = parseCookieHeader(cookieHeader).get(`${COOKIE_PREFIX}${id}`);
-  if (!binding) return null;
+  if (!parseCookieHeader(cookieHeader).has(`${COOKIE_PREFIX}${id}`)) return null;
   const row = await findById(ctx, id);
-  if (!row || row.browserBindingHash === null || !safeEqual(row.browserBindingHash, sha256Hex(binding))) return null;
-  return { row, binding };
+  const binding = row ? heldBinding(row, cookieHeader) : null;
+  return row && binding ? { row, binding } : null;
+}
+
+/** The bound authorization a form post names, while it is still pending and unexpired; else null. */
+async function pendingBound(ctx: EndpointContext, form: URLSearchParams, cookieHeader: string | null) {
+  const bound = await boundAuthorization(ctx, form.get("d"), cookieHeader);
+  return bound && bound.row.status === "pending" && live(ctx, bound.row) ? bound : null;
 }
 
 const live = (ctx: EndpointContext, row: DeviceAuthorization) => row.expiresAt > ctx.service.clock.now();
 
 /** The CSRF token of the page's forms: bound to the authorization, this browser's binding secret and (to decide) the hosted session. */
+const csrfBinding = (ctx: EndpointContext, id: string, binding: string, sessionId: string | null) => [ctx.workspace.id, id, binding, sessionId ?? ""];
 function deviceCsrf(ctx: EndpointContext, id: string, binding: string, sessionId: string | null): string {
-  return csrfToken(ctx.service.config.masterKey, "device-authorization", [ctx.workspace.id, id, binding, sessionId ?? ""]);
+  return csrfToken(ctx.service.config.masterKey, "device-authorization", csrfBinding(ctx, id, binding, sessionId));
+}
+function deviceCsrfValid(ctx: EndpointContext, id: string, binding: string, sessionId: string | null, presented: string | null | undefined): boolean {
+  return verifyCsrfToken(ctx.service.config.masterKey, "device-authorization", csrfBinding(ctx, id, binding, sessionId), presented);
 }
 
 /** A live hosted session of this browser that meets the application's policy, or what there is to step up. */
@@ -96,15 +111,13 @@ export const enterCodeEndpoint = hostedFormPost(async (request, ctx, form) => {
     return toPage(ctx, { error: "invalid_code", ...(code ? { user_code: formatUserCode(code) } : {}) });
   }
   const cookieHeader = request.headers.get("cookie");
-  const cookieName = `${COOKIE_PREFIX}${row.id}`;
-  const held = parseCookieHeader(cookieHeader).get(cookieName);
   const headers: [string, string][] = [];
   // This browser entered it before: still its own.
-  if (!(held && row.browserBindingHash !== null && safeEqual(row.browserBindingHash, sha256Hex(held)))) {
+  if (heldBinding(row, cookieHeader) === null) {
     const binding = randomToken(32);
     if (!(await bindBrowser(ctx, row.id, sha256Hex(binding)))) return toPage(ctx, { error: "code_in_use" });
     const maxAge = Math.ceil((row.expiresAt.getTime() - ctx.service.clock.now().getTime()) / 1000);
-    headers.push(["Set-Cookie", serializeCookie(cookieName, binding, cookiePath(ctx), maxAge)]);
+    headers.push(["Set-Cookie", serializeCookie(`${COOKIE_PREFIX}${row.id}`, binding, cookiePath(ctx), maxAge)]);
   }
   const { session, meets } = await adequateSession(ctx, row.clientPk, cookieHeader);
   if (meets) return redirect303(pageUrl(ctx, { d: row.id }), headers);
@@ -114,9 +127,9 @@ export const enterCodeEndpoint = hostedFormPost(async (request, ctx, form) => {
 /** "Sign in to continue": the page's button when the browser holds the code but no session that meets the policy. */
 export const signInEndpoint = hostedFormPost(async (request, ctx, form) => {
   const cookieHeader = request.headers.get("cookie");
-  const bound = await boundAuthorization(ctx, form.get("d"), cookieHeader);
-  if (!bound || bound.row.status !== "pending" || !live(ctx, bound.row)) return toPage(ctx, { error: "ended" });
-  if (!verifyCsrfToken(ctx.service.config.masterKey, "device-authorization", [ctx.workspace.id, bound.row.id, bound.binding, ""], form.get("csrf"))) return hostedError("form_unverified");
+  const bound = await pendingBound(ctx, form, cookieHeader);
+  if (!bound) return toPage(ctx, { error: "ended" });
+  if (!deviceCsrfValid(ctx, bound.row.id, bound.binding, null, form.get("csrf"))) return hostedError("form_unverified");
   const { session, meets } = await adequateSession(ctx, bound.row.clientPk, cookieHeader);
   if (meets) return toPage(ctx, { d: bound.row.id });
   return signInFor(ctx, bound.row, session);
@@ -125,12 +138,12 @@ export const signInEndpoint = hostedFormPost(async (request, ctx, form) => {
 /** Approve or Deny: once, from the bound browser, in a hosted session that meets the application's policy. */
 export const decisionEndpoint = hostedFormPost(async (request, ctx, form) => {
   const cookieHeader = request.headers.get("cookie");
-  const bound = await boundAuthorization(ctx, form.get("d"), cookieHeader);
-  if (!bound || bound.row.status !== "pending" || !live(ctx, bound.row)) return toPage(ctx, { error: "ended" });
+  const bound = await pendingBound(ctx, form, cookieHeader);
+  if (!bound) return toPage(ctx, { error: "ended" });
   const { row, binding } = bound;
   const { session, meets } = await adequateSession(ctx, row.clientPk, cookieHeader);
   if (!session || !meets) return signInFor(ctx, row, session);
-  if (!verifyCsrfToken(ctx.service.config.masterKey, "device-authorization", [ctx.workspace.id, row.id, binding, session.id], form.get("csrf"))) return hostedError("form_unverified");
+  if (!deviceCsrfValid(ctx, row.id, binding, session.id, form.get("csrf"))) return hostedError("form_unverified");
   const choice = form.get("decision");
   if (choice !== "approve" && choice !== "deny") return hostedError("form_unverified");
   const decided = await decide(ctx, { id: row.id, bindingHash: sha256Hex(binding), approve: choice === "approve", userId: session.userId, sessionId: session.id });
