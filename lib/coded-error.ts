@@ -10,10 +10,11 @@ export class RuleError extends Error {}
  * - "oauth": RFC 6749's error codes (`OAuthError`), the OAuth JSON body and the hosted pages;
  * - "problem": the permission check's problem types (`CheckError`), its problem document;
  * - "account-security": the backend handoff's codes (`HandoffError`), its error body;
+ * - "scim": SCIM's error types (`ScimError`, lib/organizations/scim/errors.ts), its error resource;
  * - "operator": a rule about what an operator asked (a setting, a secret, a key, a logo): the
  *   console shows its text beside its `field` or over the form, the command line prints it.
  */
-export type CodedErrorFamily = "oauth" | "problem" | "account-security" | "operator";
+export type CodedErrorFamily = "oauth" | "problem" | "account-security" | "scim" | "operator";
 
 export interface CodedErrorOptions {
   /** The HTTP status a route answers it with (400 unless said). */

@@ -20,3 +20,4 @@ export * from "./security-alerts";
 export * from "./pushed-authorization";
 export * from "./device-authorization";
 export * from "./dpop";
+export * from "./scim";

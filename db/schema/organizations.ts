@@ -26,11 +26,12 @@ export const organizationMembers = pgTable(
     organizationId: text("organization_id").notNull().references(() => organizations.id, { onDelete: "cascade" }),
     userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
     /**
-     * What made this membership: an administrator (console, API), the workspace file, or the
-     * user's own sign-in through one of the organization's connections (just in time). A workspace
+     * What made this membership: an administrator (console, API), the workspace file, the
+     * user's own sign-in through one of the organization's connections (just in time), or the
+     * organization's directory (SCIM provisioning, lib/organizations/scim). A workspace
      * import removes only what it manages unless it is asked to prune.
      */
-    origin: text("origin", { enum: ["console", "workspace_file", "sign_in"] }).notNull().default("console"),
+    origin: text("origin", { enum: ["console", "workspace_file", "sign_in", "directory"] }).notNull().default("console"),
     createdAt: ts("created_at").notNull(),
   },
   (t) => [

@@ -42,6 +42,7 @@ export const AUDIT_GROUPS = {
   authorization: "Roles, permissions and organization members",
   client_secrets: "Client secrets",
   command_line: "Command line and workspace files",
+  provisioning: "Directory provisioning (SCIM)",
 } as const;
 export type AuditGroup = keyof typeof AUDIT_GROUPS;
 
@@ -481,6 +482,24 @@ export const AUDIT_EVENTS = {
     data: { domain: "string", domain_id: "string", was_verified: "string|null" },
     line: (e, who) => `${who} removed domain ${str(e.data.domain)} from ${e.subject}`,
   }),
+  "console.organization.directory_saved": change({
+    summary: "An operator turned an organization's directory (SCIM provisioning) on or off or changed its settings (the new values)",
+    subject: "the organization's slug",
+    data: { enabled: "boolean", connection_id: "string|null", subject_attribute: "string", local_sign_in: "boolean", any_domain: "boolean", group_roles: "json" },
+    line: (e, who) => `${who} ${e.data.enabled ? "saved" : "turned off"} the directory of ${e.subject}${e.data.any_domain ? " (any address)" : ""}${e.data.local_sign_in ? " (local sign-in allowed)" : ""}`,
+  }),
+  "console.organization.directory_token_issued": change({
+    summary: "An operator issued a SCIM token for an organization's directory (the tokens it replaces work for the overlap)",
+    subject: "the organization's slug",
+    data: { token_id: "string", overlap_hours: "number", previous: "string[]" },
+    line: (e, who) => `${who} issued a SCIM token for ${e.subject}${Array.isArray(e.data.previous) && e.data.previous.length ? ` (previous tokens work ${str(e.data.overlap_hours) ?? 0} more hours)` : ""}`,
+  }),
+  "console.organization.directory_token_revoked": change({
+    summary: "An operator revoked a SCIM token of an organization's directory",
+    subject: "the organization's slug",
+    data: { token_id: "string" },
+    line: (e, who) => `${who} revoked a SCIM token of ${e.subject}`,
+  }),
   "console.social_provider.created": change({
     summary: "An operator added a social sign-in provider",
     subject: "the provider's key",
@@ -709,7 +728,7 @@ export const AUDIT_EVENTS = {
   }),
   "user.created": event({
     group: "sign_in",
-    summary: "A user signed up on their first sign-in through a social provider or enterprise connection",
+    summary: "A user signed up on their first sign-in through a social provider or enterprise connection, or an organization's directory created their account",
     subject: USER_ID,
     data: { email: "string", via: "string", source: "string|null" },
     line: (e, _who, user) => `${user} signed up${str(e.data.via) ? ` through ${words(str(e.data.via)!)}` : ""}`,
@@ -1013,6 +1032,49 @@ export const AUDIT_EVENTS = {
     client: CLIENT,
     data: { launch: "string" },
     line: (_e, _who, user) => `${user} arrived in the portal through a handoff`,
+  }),
+  // Directory provisioning (lib/organizations/scim): what an organization's directory changed, one event per SCIM request that changed something.
+  "scim.user.provisioned": event({
+    group: "provisioning",
+    summary: "An organization's directory provisioned a user: an account it created (managed) or the account its connection already knew",
+    subject: USER_ID,
+    data: { organization: "string", scim_id: "string", user_name: "string", managed: "boolean", active: "boolean" },
+    line: (e, _who, user) => `Directory of ${str(e.data.organization) ?? ""} provisioned ${user}${e.data.managed ? "" : " (an existing account)"}${e.data.active === false ? ", inactive" : ""}`,
+  }),
+  "scim.user.updated": event({
+    group: "provisioning",
+    summary: "An organization's directory changed a provisioned user's attributes (the attributes named)",
+    subject: USER_ID,
+    data: { organization: "string", scim_id: "string", changed: "string[]" },
+    line: (e, _who, user) => `Directory of ${str(e.data.organization) ?? ""} updated ${user}: ${list(e.data.changed)}`,
+  }),
+  "scim.user.deactivated": event({
+    group: "provisioning",
+    summary: "An organization's directory deactivated a user: their membership, the roles it gave and their sessions and grants through the organization ended (an account the directory created is disabled)",
+    subject: USER_ID,
+    data: { organization: "string", scim_id: "string", managed: "boolean", ...FOOTPRINT },
+    line: (e, _who, user) => `Directory of ${str(e.data.organization) ?? ""} deactivated ${user}${endedCounts(e)}`,
+  }),
+  "scim.user.reactivated": event({
+    group: "provisioning",
+    summary: "An organization's directory reactivated a user: a member again, with the roles their groups give",
+    subject: USER_ID,
+    data: { organization: "string", scim_id: "string" },
+    line: (e, _who, user) => `Directory of ${str(e.data.organization) ?? ""} reactivated ${user}`,
+  }),
+  "scim.user.deleted": event({
+    group: "provisioning",
+    summary: "An organization's directory deleted a user: deprovisioned, and an account it created deleted with it",
+    subject: USER_ID,
+    data: { organization: "string", scim_id: "string", account_deleted: "boolean", ...FOOTPRINT },
+    line: (e, _who, user) => `Directory of ${str(e.data.organization) ?? ""} deleted ${user}${e.data.account_deleted ? " and the account" : ""}${endedCounts(e)}`,
+  }),
+  "scim.group.changed": event({
+    group: "provisioning",
+    summary: "An organization's directory created, changed or deleted a group (members added and removed, by their SCIM ids)",
+    subject: "the group's display name",
+    data: { organization: "string", group_id: "string", change: "string", members_added: "string[]", members_removed: "string[]" },
+    line: (e) => `Directory of ${str(e.data.organization) ?? ""} ${str(e.data.change) ?? "changed"} group ${e.subject ?? ""}${Array.isArray(e.data.members_added) && e.data.members_added.length ? `, ${e.data.members_added.length} added` : ""}${Array.isArray(e.data.members_removed) && e.data.members_removed.length ? `, ${e.data.members_removed.length} removed` : ""}`,
   }),
 } as const satisfies Record<string, AuditEventSpec>;
 

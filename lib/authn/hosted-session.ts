@@ -1,5 +1,6 @@
-import { and, eq, gt, isNull } from "drizzle-orm";
-import { hostedSessions } from "../../db/schema";
+import { and, eq, gt, inArray, isNull } from "drizzle-orm";
+import type { Database } from "../../db/client";
+import { accountSecurityPortalSessions, grants, hostedSessions } from "../../db/schema";
 import { nowValue, selectHostedSessionChain, sessionIsLive } from "../authority";
 import { readEvidence, sessionClaims, withEvidence, type Evidence } from "./evidence";
 import { addMs, HOUR, DAY } from "../clock";
@@ -102,6 +103,58 @@ export async function endHostedSession(ctx: EndpointContext, sessionId: string, 
     .where(and(eq(hostedSessions.workspaceId, ctx.workspace.id), eq(hostedSessions.id, sessionId), isNull(hostedSessions.endedAt)))
     .returning({ id: hostedSessions.id });
   return ended.length > 0;
+}
+
+/**
+ * Ends a user's access at once: their live hosted sessions and the grants made in them (refresh
+ * tokens stop, and every access token fails its checks), and their account-security portal
+ * sessions. With `organizationId`, only the sessions opened through that organization and their
+ * grants (the portal's are the account's, kept). Returns how many sessions and grants it ended.
+ */
+export async function endUserAccess(
+  db: Database,
+  input: { workspaceId: string; userId: string; now: Date; reason: string; organizationId?: string },
+): Promise<{ sessions: number; grants: number }> {
+  const { workspaceId, userId, now, reason, organizationId } = input;
+  const sessions = await db
+    .update(hostedSessions)
+    .set({ endedAt: now, endReason: reason })
+    .where(
+      and(
+        eq(hostedSessions.workspaceId, workspaceId),
+        eq(hostedSessions.userId, userId),
+        isNull(hostedSessions.endedAt),
+        organizationId === undefined ? undefined : eq(hostedSessions.organizationId, organizationId),
+      ),
+    )
+    .returning({ id: hostedSessions.id });
+  const ended = await db
+    .update(grants)
+    .set({ revokedAt: now, revokeReason: reason })
+    .where(
+      and(
+        eq(grants.workspaceId, workspaceId),
+        eq(grants.userId, userId),
+        isNull(grants.revokedAt),
+        organizationId === undefined
+          ? undefined
+          : inArray(
+              grants.sessionId,
+              db
+                .select({ id: hostedSessions.id })
+                .from(hostedSessions)
+                .where(and(eq(hostedSessions.workspaceId, workspaceId), eq(hostedSessions.userId, userId), eq(hostedSessions.organizationId, organizationId))),
+            ),
+      ),
+    )
+    .returning({ id: grants.id });
+  if (organizationId === undefined) {
+    await db
+      .update(accountSecurityPortalSessions)
+      .set({ endedAt: now })
+      .where(and(eq(accountSecurityPortalSessions.workspaceId, workspaceId), eq(accountSecurityPortalSessions.userId, userId), isNull(accountSecurityPortalSessions.endedAt)));
+  }
+  return { sessions: sessions.length, grants: ended.length };
 }
 
 export function clearSessionCookie(ctx: EndpointContext): string {

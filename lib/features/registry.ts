@@ -21,6 +21,7 @@ import { PUSHED_AUTHORIZATION_FEATURE } from "../oauth/pushed-authorization";
 import { DEVICE_AUTHORIZATION_FEATURE } from "../oauth/device-authorization";
 import { DPOP_FEATURE } from "../oauth/dpop";
 import { OPERATORS_FEATURE } from "../operators";
+import { SCIM_FEATURE } from "../organizations/scim";
 import { defineFeature, type Feature } from "../surfaces/feature";
 import type { ApplicationOption } from "../surfaces/application-options";
 
@@ -40,6 +41,7 @@ export const FEATURES = [
   SECURITY_ALERTS_FEATURE,
   BOT_CHALLENGE_FEATURE,
   PUSHED_AUTHORIZATION_FEATURE,
+  SCIM_FEATURE,
   // lib/audit and lib/limits sit below lib/surfaces: they declare their retention as plain values, typed here.
   defineFeature({ name: "audit", retention: [AUDIT_EVENTS] }),
   defineFeature({ name: "limits", retention: [RATE_LIMITS] }),

@@ -16,6 +16,7 @@ import { CodedError } from "../coded-error";
 import { DomainError, normalizeDomain } from "../federation/domains";
 import { lookupVerificationRecords, proofRecord, recordDnsProof, recordOperatorMark, type DnsProof, type ProofKind, type TxtLookup, type TxtResolver } from "../federation/dns-proof";
 import { issuerFor } from "../http/context";
+import { isUniqueViolation } from "../http/errors";
 import { isPrimaryHostname, primaryHostname } from "./primary";
 
 export { primaryHostname, relatedOriginsRpId } from "./primary";
@@ -210,11 +211,6 @@ async function verifiedHereOnly<T>(hostname: string, write: () => Promise<T>): P
     if (isUniqueViolation(error)) throw TAKEN(hostname);
     throw error;
   }
-}
-
-function isUniqueViolation(error: unknown): boolean {
-  for (let e: unknown = error; e; e = (e as { cause?: unknown }).cause) if ((e as { code?: unknown }).code === "23505") return true;
-  return false;
 }
 
 /**

@@ -88,6 +88,11 @@ function isUnstorableText(error: unknown): boolean {
   return false;
 }
 
+/** The database refused a row for a unique key (23505): a concurrent writer got there first, or the value is taken. */
+export function isUniqueViolation(error: unknown): boolean {
+  return errorCauses(error).some((e) => (e as { code?: unknown }).code === "23505");
+}
+
 /**
  * An error as the log may show it: a failed statement's SQL text but never its parameters (token
  * hashes, emails), which drizzle puts in its error message; then the causes and the stack frames.
@@ -111,7 +116,7 @@ function dependencyFailureSummary(error: unknown): string {
 }
 
 /** The error families, by name. */
-export type ErrorFamilyName = "oauth" | "hosted" | "problem" | "account-security";
+export type ErrorFamilyName = "oauth" | "hosted" | "problem" | "account-security" | "scim";
 
 /**
  * One route's error family: how it answers each class of failure in its own shape (the OAuth

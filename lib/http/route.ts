@@ -4,9 +4,14 @@ import type { ErrorFamilyName } from "./errors";
 
 /** One entry of the route table (lib/server/router.ts); feature modules export theirs. */
 export interface Route {
-  method: "GET" | "POST";
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   /** Path relative to the issuer, e.g. `/oauth2/token`. */
   path: string;
+  /**
+   * The route answers every path below `path` too (`/scim/v2/…`): an API with resource paths of
+   * its own, which its endpoint reads from the request's URL. An exact path of the table wins.
+   */
+  below?: boolean;
   endpoint: Endpoint;
   /**
    * Machine-facing endpoints are served by the production server straight from this table,
@@ -16,8 +21,8 @@ export interface Route {
   /**
    * The shape of this route's failures that happen outside the endpoint (rate limit, the
    * database failing while the workspace is resolved): the OAuth JSON body (default), a hosted
-   * page for browser routes, the permission check's problem document, or the account-security
-   * handoff's error body (lib/account-security/errors.ts).
+   * page for browser routes, the permission check's problem document, the account-security
+   * handoff's error body (lib/account-security/errors.ts), or SCIM's error resource.
    */
   errors?: ErrorFamilyName;
   /**

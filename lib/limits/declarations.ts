@@ -173,11 +173,11 @@ export function guardNow(limiter: RateLimiter, base: LimitBase, limits: Guessing
 }
 
 /**
- * What a request limit counts per: the client address (known before the endpoint runs) or the
- * authenticated client (known once the endpoint's client authentication succeeds). Also the
- * table's wording.
+ * What a request limit counts per: the client address (known before the endpoint runs), the
+ * authenticated client (known once the endpoint's client authentication succeeds), or the
+ * organization directory a SCIM token opened. Also the table's wording.
  */
-export type RequestSubject = "client address" | "client";
+export type RequestSubject = "client address" | "client" | "organization directory";
 
 /**
  * A limit on requests (every request counts, not only failures), declared beside the routes it

@@ -30,6 +30,7 @@ import { signInStepRoutes } from "../sign-in/steps/routes";
 import { handoffRoutes } from "../account-security/handoff-routes";
 import { portalRoutes } from "../account-security/portal-routes";
 import { handoffFailures } from "../account-security/errors";
+import { scimFailures } from "../organizations/scim/errors";
 
 export type { Route } from "../http/route";
 
@@ -62,9 +63,20 @@ const RESERVED_PREFIXES = ["/v1/access", "/v1/audit", "/v1/management"];
 
 const byKey = new Map(routes.map((r) => [`${r.method} ${r.path}`, r]));
 const knownPaths = new Set(routes.map((r) => r.path));
+/** The routes that answer the paths below their own (`Route.below`), by path. */
+const prefixes = [...new Set(routes.filter((r) => r.below).map((r) => r.path))];
+
+/** The table path that answers `subpath`: itself, or the path of a route that answers below it. */
+function tablePath(subpath: string): string | undefined {
+  if (knownPaths.has(subpath)) return subpath;
+  return prefixes.find((p) => subpath.startsWith(`${p}/`));
+}
 
 export function findRoute(method: string, subpath: string): Route | undefined {
-  return byKey.get(`${method} ${subpath}`);
+  const exact = byKey.get(`${method} ${subpath}`);
+  if (exact || prefixes.length === 0) return exact;
+  const path = tablePath(subpath);
+  return path === undefined ? undefined : byKey.get(`${method} ${path}`);
 }
 
 export { splitIssuerPath };
@@ -143,6 +155,7 @@ const FAMILIES: Record<NonNullable<Route["errors"]>, ErrorFamily> = {
   hosted: hostedFailures,
   problem: checkFailures,
   "account-security": handoffFailures,
+  scim: scimFailures,
 };
 
 const familyOf = (route: Pick<Route, "errors">): ErrorFamily => FAMILIES[route.errors ?? "oauth"];
@@ -215,7 +228,10 @@ function decide(method: string, pathname: string, machineOnly: boolean): Decisio
   if (method === "OPTIONS" && CORS_PATHS.has(split.subpath)) return { kind: "preflight", workspaceId: split.workspaceId, subpath: split.subpath };
   // HEAD is GET without the body (Node drops it from the answer): same endpoint, status and headers.
   const route = findRoute(method === "HEAD" ? "GET" : method, split.subpath);
-  if (!route) return knownPaths.has(split.subpath) ? { kind: "method-not-allowed", subpath: split.subpath } : null;
+  if (!route) {
+    const path = tablePath(split.subpath);
+    return path === undefined ? null : { kind: "method-not-allowed", subpath: path };
+  }
   if (machineOnly && !route.machine) return null;
   return { kind: "route", route, workspaceId: split.workspaceId };
 }
