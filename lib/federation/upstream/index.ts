@@ -12,7 +12,7 @@ import { beginSaml } from "./saml";
 
 export { completeSaml as completeSamlUpstream, SAML_ACS_BODY_LIMIT, type SamlAssertionResult } from "./saml";
 
-export { presetProvider, upstreamFromConnectionRow, upstreamFromSocialRow } from "./presets";
+export { identityIssuerOf, presetProvider, upstreamFromConnectionRow, upstreamFromSocialRow } from "./presets";
 
 export async function beginUpstream(provider: UpstreamProvider, call: UpstreamCall): Promise<UpstreamStart> {
   if (provider.protocol === "saml") return beginSaml(provider, call);

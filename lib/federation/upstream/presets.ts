@@ -181,6 +181,15 @@ export function upstreamFromSocialRow(
 }
 
 /** An organization's enterprise connection row (db/schema/organizations.ts) with its decrypted secret. */
+/**
+ * The issuer a connection's identities are recorded under (federated_identities.issuer): the
+ * SAML identity provider's entity ID, or the OIDC issuer as its ID tokens name it.
+ */
+export function identityIssuerOf(row: { kind: "oidc" | "saml"; config: Record<string, unknown> | null }): string {
+  if (row.kind === "saml") return parse(samlConfigSchema, row.config, "SAML connection").idp_entity_id;
+  return issuerOf(parse(connectionConfigSchema, row.config, "connection").issuer);
+}
+
 export function upstreamFromConnectionRow(
   row: { id: string; organizationId: string; kind: "oidc" | "saml"; config: Record<string, unknown> | null },
   decryptedSecret: string | null,
@@ -191,7 +200,7 @@ export function upstreamFromConnectionRow(
     return {
       source: { kind: "connection", connectionId: row.id, organizationId: row.organizationId },
       protocol: "saml",
-      issuer: saml.idp_entity_id,
+      issuer: identityIssuerOf(row),
       clientId: "",
       clientSecret: null,
       endpoints: {},
@@ -204,7 +213,7 @@ export function upstreamFromConnectionRow(
   return {
     source: { kind: "connection", connectionId: row.id, organizationId: row.organizationId },
     protocol: "oidc",
-    issuer: issuerOf(config.issuer),
+    issuer: identityIssuerOf(row),
     clientId: config.client_id,
     clientSecret: decryptedSecret,
     endpoints: endpointsOf(config),

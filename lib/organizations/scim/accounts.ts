@@ -26,7 +26,7 @@ import { endUserAccess } from "../../authn/hosted-session";
 import type { EmailAddress } from "../../authn/email-address";
 import { newId } from "../../crypto";
 import { verifiedDomainForEmail } from "../../federation/domains";
-import { upstreamFromConnectionRow } from "../../federation/upstream";
+import { identityIssuerOf } from "../../federation/upstream";
 import { badRequest, conflict } from "./errors";
 import type { DirectoryAccess } from "./directory";
 
@@ -42,7 +42,7 @@ async function connectionOf(db: Database, access: DirectoryAccess): Promise<{ id
     .from(enterpriseConnections)
     .where(and(eq(enterpriseConnections.workspaceId, access.directory.workspaceId), eq(enterpriseConnections.id, id), eq(enterpriseConnections.organizationId, access.organization.id)))
     .limit(1);
-  return row ? { id: row.id, issuer: upstreamFromConnectionRow(row, null).issuer } : null;
+  return row ? { id: row.id, issuer: identityIssuerOf(row) } : null;
 }
 
 export const identitySourceOf = (connectionId: string) => `connection:${connectionId}`;

@@ -5,7 +5,7 @@
  * than two working; a revocation ends one at once. Each change locks the directory's row first, so
  * that concurrent rotations cannot leave three.
  */
-import { and, desc, eq, gt, isNull, or, sql } from "drizzle-orm";
+import { and, desc, eq, gt, isNull, lt, or } from "drizzle-orm";
 import type { Database } from "../../../db/client";
 import { organizations, scimDirectories, scimTokens, type ScimGroupRoles } from "../../../db/schema";
 import { addMs, HOUR } from "../../clock";
@@ -161,7 +161,7 @@ export async function authenticateDirectory(db: Database, input: { workspaceId: 
     .limit(1);
   if (!row) return null;
   if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > LAST_USED_EVERY_MS) {
-    await db.update(scimTokens).set({ lastUsedAt: now }).where(and(eq(scimTokens.id, row.tokenId), or(isNull(scimTokens.lastUsedAt), sql`${scimTokens.lastUsedAt} < ${now}`)));
+    await db.update(scimTokens).set({ lastUsedAt: now }).where(and(eq(scimTokens.id, row.tokenId), or(isNull(scimTokens.lastUsedAt), lt(scimTokens.lastUsedAt, now))));
   }
   return { directory: row.directory, organization: row.organization, tokenId: row.tokenId };
 }

@@ -69,7 +69,7 @@ function compareTime(expr: SQL, op: Compare, value: unknown): SQL {
   const ops: Partial<Record<Compare, SQL>> = { eq: sql`=`, ne: sql`<>`, gt: sql`>`, ge: sql`>=`, lt: sql`<`, le: sql`<=` };
   const o = ops[op];
   if (!o) throw badRequest("invalidFilter", `A time cannot be compared with ${op}`);
-  return sql`${expr} ${o} ${at}`;
+  return sql`${expr} ${o} ${at.toISOString()}::timestamptz`;
 }
 
 function compare(column: Column, op: Compare, value: unknown): SQL {

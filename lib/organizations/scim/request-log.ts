@@ -26,7 +26,7 @@ export async function logRequest(db: Database, entry: LoggedRequest): Promise<vo
   // The insert and the trim in one round trip; the trim sees the rows before this one, so at most KEPT_REQUESTS + 1 remain.
   await db.execute(sql`with logged as (
       insert into ${scimRequests} (id, workspace_id, directory_id, at, method, path, status, detail)
-      values (${newId()}, ${entry.workspaceId}, ${entry.directoryId}, ${entry.at}, ${entry.method}, ${path}, ${entry.status}, ${entry.detail})
+      values (${newId()}, ${entry.workspaceId}, ${entry.directoryId}, ${entry.at.toISOString()}::timestamptz, ${entry.method}, ${path}, ${entry.status}, ${entry.detail})
     )
     delete from ${scimRequests} where ${scimRequests.workspaceId} = ${entry.workspaceId} and ${scimRequests.directoryId} = ${entry.directoryId}
       and ${scimRequests.at} < (select ${scimRequests.at} from ${scimRequests}
