@@ -19,7 +19,7 @@ function handlerFor(route: Route): Handler {
 }
 
 /** Binds the table entry for `method path` as a Next route handler: `export const POST = bind("POST", "/oauth2/token")`. */
-export function bind(method: "GET" | "POST", path: string) {
+export function bind(method: Route["method"], path: string) {
   const route = findRoute(method, path);
   if (!route) throw new Error(`No route ${method} ${path}`);
   return handlerFor(route);
@@ -39,17 +39,19 @@ type Method = (typeof METHODS)[number];
 
 /**
  * Every method of one table path, for a route.ts: the table's endpoints for its methods, and for
- * the others the route table's own answer (without this, Next would answer OPTIONS and HEAD
+ * the others the route table's own answer. A route that answers the paths below its own
+ * (`Route.below`: the SCIM API) is bound the same way, in an optional catch-all route file there,
+ * its endpoint reading the path from the URL (without this, Next would answer OPTIONS and HEAD
  * itself and 405 with an empty body, unlike the production server's direct path):
  * `export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = routeHandlers("/oauth2/token")`.
  */
 export function routeHandlers(path: string): Record<Method, Handler> {
   const handlers = {} as Record<Method, Handler>;
   for (const method of METHODS) {
-    const route = method === "GET" || method === "POST" ? findRoute(method, path) : undefined;
+    const route = method === "HEAD" || method === "OPTIONS" ? undefined : findRoute(method, path);
     handlers[method] = route ? handlerFor(route) : tableAnswer;
   }
-  if (!findRoute("GET", path) && !findRoute("POST", path)) throw new Error(`No route for ${path}`);
+  if (!routes.some((r) => r.path === path)) throw new Error(`No route for ${path}`);
   return handlers;
 }
 

@@ -23,6 +23,7 @@ export const REQUEST_FAMILIES = [
   "handoff",
   "authorization_check",
   "device",
+  "scim",
   "console",
   "demo",
   "health",
@@ -74,6 +75,8 @@ const ISSUER_PREFIXES: readonly (readonly [string, RequestFamily])[] = [
   ["/account/", "portal"],
   ["/branding/", "static"],
   ["/device/", "device"],
+  // SCIM provisioning (lib/organizations/scim): every path below the API's prefix.
+  ["/scim/", "scim"],
 ];
 
 function issuerFamily(subpath: string): RequestFamily {

@@ -17,7 +17,7 @@ function documented(folder: string): string[] {
   const row = page.split("\n").find((line) => line.startsWith(`| \`${folder}\` |`));
   if (!row) throw new Error(`docs/architecture.md has no row for ${folder}`);
   const cell = row.split(" | ").at(-1)!.replace(/ \|$/, "");
-  const named = [...cell.matchAll(/`(lib\/[a-z.-]+)`/g)].map((m) => m[1]);
+  const named = [...cell.matchAll(/`(lib\/[a-z./-]+)`/g)].map((m) => m[1]);
   if (!cell.startsWith("everything above")) return named.sort();
   const above = folders.slice(0, folders.indexOf(folder));
   return above.filter((f) => !named.includes(f)).sort();

@@ -18,9 +18,14 @@ export type Param = [string, string];
 
 export interface RouteSpec {
   name: string;
-  method: "GET" | "POST";
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   /** Path relative to the issuer, as in lib/server/router.ts (a route file's dynamic segment filled in). */
   path: string;
+  /**
+   * For a route that answers the paths below its own (`Route.below`: the SCIM API): the path
+   * requested, `{scim-user}` standing for a user the world's directory provisioned.
+   */
+  target?: string;
   /** SPEC.md's statuses for this route's own method (success and its errors table). */
   statuses: number[];
   body?: "form" | "json";
@@ -51,6 +56,21 @@ const HOSTED_FORM = [200, 303, 400, 401, 403, 404, 409, 413, 415];
 const HOSTED_GET = [200, 303, 400, 401, 403, 404, 409];
 /** The account-security handoff (SPEC.md "POST /auth/account/…"): its JSON answer or error body. */
 const HANDOFF = [200, 400, 401, 403, 404, 409, 413, 415];
+
+/** Whether a method's parameters travel in the body (else in the query). */
+export const carriesBody = (method: string) => method === "POST" || method === "PUT" || method === "PATCH";
+
+/** The SCIM API (lib/organizations/scim), as an organization's directory calls it with its token: SCIM's statuses, 405 with Allow for a method a resource path does not take. */
+const scim = (name: string, target: string, statuses: number[], fields: Param[]): RouteCase => ({
+  name,
+  target,
+  statuses: [...statuses, 401, 404, 405],
+  body: "json",
+  limit: 256 * 1024,
+  names: fields.map(([n]) => n),
+  bases: ["scim:token", "none"],
+  fields,
+});
 
 const signInStep = (name: string, fields: Param[] = []): RouteCase => ({
   name,
@@ -220,6 +240,12 @@ export const CASES: Record<string, RouteCase> = {
   "POST /account/recovery-codes": portalForm("portal: new recovery codes"),
   "POST /account/recovery-codes/saved": portalForm("portal: recovery codes saved"),
   "POST /account/applications/sign-out": portalForm("portal: sign an application out", [["grant", "grant-id"]]),
+  // SCIM provisioning: one table route per method for every path below /scim/v2, fuzzed at an organization's resources.
+  "GET /scim/v2": scim("SCIM: list users", "/scim/v2/o/acme/Users", [200, 400], [["filter", 'userName sw "fuzz"'], ["startIndex", "1"], ["count", "5"], ["attributes", "userName"]]),
+  "POST /scim/v2": scim("SCIM: create a user", "/scim/v2/o/acme/Users", [201, 400, 409, 413, 415], [["userName", "fuzz@acme.test"], ["externalId", "fuzz-subject"], ["displayName", "Fuzz"], ["active", "true"]]),
+  "PUT /scim/v2": scim("SCIM: replace a user", "/scim/v2/o/acme/Users/{scim-user}", [200, 400, 409, 412, 413, 415], [["userName", "fuzz-put@acme.test"], ["externalId", "fuzz-put"], ["title", "Fuzzer"]]),
+  "PATCH /scim/v2": scim("SCIM: patch a user", "/scim/v2/o/acme/Users/{scim-user}", [200, 400, 409, 412, 413, 415], [["schemas", "urn:ietf:params:scim:api:messages:2.0:PatchOp"], ["Operations", "replace"]]),
+  "DELETE /scim/v2": scim("SCIM: delete a user", "/scim/v2/o/acme/Users/{scim-user}", [204, 400, 412], []),
   // Route files outside the table.
   "GET /branding/logo/[digest]": { name: "logo", statuses: [200, 304, 404], names: ["v"], bases: ["get:query", "none"], routeFile: true },
 };
@@ -485,7 +511,7 @@ export interface BodyRecipe {
 
 const body = (spec: RouteSpec | null): fc.Arbitrary<BodyRecipe> =>
   fc.record({
-    kind: spec?.method === "POST" ? fc.oneof({ weight: 10, arbitrary: fc.constant("params" as const) }, { weight: 1, arbitrary: fc.constantFrom("raw" as const, "none" as const) }) : fc.oneof({ weight: 10, arbitrary: fc.constant("none" as const) }, { weight: 1, arbitrary: fc.constantFrom("raw" as const, "params" as const) }),
+    kind: spec && carriesBody(spec.method) ? fc.oneof({ weight: 10, arbitrary: fc.constant("params" as const) }, { weight: 1, arbitrary: fc.constantFrom("raw" as const, "none" as const) }) : fc.oneof({ weight: 10, arbitrary: fc.constant("none" as const) }, { weight: 1, arbitrary: fc.constantFrom("raw" as const, "params" as const) }),
     encoding: fc.oneof({ weight: 12, arbitrary: fc.constant("route" as const) }, { weight: 1, arbitrary: fc.constantFrom("form" as const, "json" as const) }),
     typing: fc.array(fc.oneof({ weight: 8, arbitrary: fc.constant("string" as const) }, { weight: 1, arbitrary: fc.constantFrom("null" as const, "number" as const, "object" as const, "array" as const, "bool" as const) }), { maxLength: 4 }),
     raw: fc.array(fc.integer({ min: 0, max: 255 }), { maxLength: 64 }),
@@ -533,7 +559,7 @@ function nearlyValid(spec: RouteSpec): fc.Arbitrary<Recipe> {
     breakage: fc.constant(null),
     headers: fc.constant({ authorization: KEEP, origin: KEEP, contentType: KEEP, cookie: KEEP, extra: [] }),
     body: fc.record({
-      kind: fc.constant(spec.method === "POST" ? ("params" as const) : ("none" as const)),
+      kind: fc.constant(carriesBody(spec.method) ? ("params" as const) : ("none" as const)),
       encoding: fc.constant("route" as const),
       typing: fc.constant([]),
       raw: fc.constant([]),
@@ -663,6 +689,11 @@ async function baseRequest(name: string, live: Live, spec: RouteSpec, flip = fal
       return { params: [], headers: ct };
     case "discovery":
       return { params: [["client_id", SPA.client_id]], headers: {} };
+    case "scim:token": {
+      // A new user's userName each time, so that a creation can succeed.
+      const own = fields(spec, live).map(([n, v]) => (n === "userName" && spec.method === "POST" ? [n, live.fresh("fuzz", "@acme.test")] : [n, v]) as Param);
+      return { params: own, headers: { ...ct, authorization: `Bearer ${await live.scimToken()}` } };
+    }
     case "authorize:spa":
     case "authorize:spa-api":
     case "authorize:web":
@@ -1013,10 +1044,12 @@ function echoesOf(params: Param[], request: WireRequest): string[] {
 export async function materialize(r: Recipe, spec: RouteSpec, live: Live): Promise<Built> {
   const base = await baseRequest(r.base, live, spec, r.flip);
   const params = applyMutations(base.params, r.mutations, live);
-  const onQuery = spec.method === "GET" ? params : [...(base.query ?? []), ...r.query.map(([n, v]) => [n, resolve(v, live, n.length)] as Param)];
-  const query = encodeParams(onQuery, r.encoding, spec.method === "GET" ? r.breakage : null);
-  const target = `/t/${workspaceSegment(r.workspace, live.ws)}${pathFor(r.path, spec.path)}${query ? `?${query}` : ""}`;
-  const body = buildBody(r.body, spec.method === "POST" ? params : onQuery, spec.body, spec.method === "POST" ? r.breakage : null, r.encoding);
+  const inBody = carriesBody(spec.method);
+  const onQuery = inBody ? [...(base.query ?? []), ...r.query.map(([n, v]) => [n, resolve(v, live, n.length)] as Param)] : params;
+  const query = encodeParams(onQuery, r.encoding, inBody ? null : r.breakage);
+  const routePath = spec.target ? spec.target.replace("{scim-user}", await live.scimUser()) : spec.path;
+  const target = `/t/${workspaceSegment(r.workspace, live.ws)}${pathFor(r.path, routePath)}${query ? `?${query}` : ""}`;
+  const body = buildBody(r.body, inBody ? params : onQuery, spec.body, inBody ? r.breakage : null, r.encoding);
   const request: WireRequest = { method: r.method, target, headers: applyHeaders(base.headers, r.headers, live), body, chunked: body !== undefined && r.body.chunked };
   return { request, host: hostOf(r.host, live), echoes: echoesOf([...params, ...onQuery], request), bodyBytes: body?.length ?? 0 };
 }

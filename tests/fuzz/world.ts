@@ -15,7 +15,8 @@ import { existsSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import path from "node:path";
 import { and, eq } from "drizzle-orm";
-import { users } from "../../db/schema";
+import { organizations, users } from "../../db/schema";
+import { DEFAULT_SETTINGS, issueToken, saveDirectory } from "../../lib/organizations/scim/directory";
 import { createHostedSession, getLiveSession } from "../../lib/authn/hosted-session";
 import { signInView } from "../../lib/sign-in/view";
 import { deviceView } from "../../lib/oauth/device-authorization/verification";
@@ -25,7 +26,7 @@ import { createRequestListener, ISSUER_PATH_HEADERS, writeResponse, type NodeHan
 import { nodeRequest } from "../../lib/http/node-request";
 import { contextFor, dispatch, resolveWorkspace } from "../../lib/server/router";
 import type { EndpointContext } from "../../lib/http/context";
-import { API, M2M, SPA, WEB, authzWorkspace } from "../helpers/fixtures";
+import { ACME, API, M2M, SPA, WEB, authzWorkspace } from "../helpers/fixtures";
 import { authorizeQuery, basic, call, createHarness, PUBLIC_URL, seed, uniqueWorkspaceId, type Harness } from "../helpers/harness";
 import { OUTBOX } from "../helpers/factors/email";
 import { addDomain, addSamlConnection } from "../helpers/federation/setup";
@@ -233,6 +234,38 @@ export class Live {
       this.shared = null;
     }
     throw new Error(`could not mint a code for ${client}`);
+  }
+
+  private counter = 0;
+  private scim: { token: string; user: string | null } | null = null;
+
+  /** A value not used before: `prefix`, a number, `suffix`. */
+  fresh(prefix: string, suffix: string): string {
+    return `${prefix}-${++this.counter}${suffix}`;
+  }
+
+  /** The SCIM token of the organization acme's directory (lib/organizations/scim), which provisions any address. */
+  async scimToken(): Promise<string> {
+    if (this.scim) return this.scim.token;
+    const [org] = await this.h.service.db.select({ id: organizations.id }).from(organizations).where(and(eq(organizations.workspaceId, this.ws), eq(organizations.slug, ACME)));
+    const directory = await saveDirectory(this.h.service.db, { workspaceId: this.ws, organizationId: org.id, settings: { ...DEFAULT_SETTINGS, anyDomain: true }, now: this.h.clock.now() });
+    const { token } = await issueToken(this.h.service.db, { workspaceId: this.ws, directoryId: directory.id, overlapHours: 0, now: this.h.clock.now() });
+    this.scim = { token, user: null };
+    return token;
+  }
+
+  /** A user of that directory, provisioned again when a case deleted it. */
+  async scimUser(): Promise<string> {
+    const token = await this.scimToken();
+    const auth = { authorization: `Bearer ${token}` };
+    if (this.scim!.user && (await call(this.h, `/t/${this.ws}/scim/v2/o/${ACME}/Users/${this.scim!.user}`, { headers: auth })).status === 200) return this.scim!.user;
+    const res = await call(this.h, `/t/${this.ws}/scim/v2/o/${ACME}/Users`, {
+      body: JSON.stringify({ userName: this.fresh("fuzz-user", "@acme.test"), externalId: this.fresh("fuzz-subject", "") }),
+      headers: { ...auth, "content-type": "application/scim+json" },
+    });
+    if (res.status !== 201) throw new Error(`could not provision a SCIM user: ${res.status}`);
+    this.scim!.user = ((await res.json()) as { id: string }).id;
+    return this.scim!.user;
   }
 
   /** A fresh pushed authorization request (RFC 9126) of the public client: its request_uri, used once by the authorization endpoint. */
