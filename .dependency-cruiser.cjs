@@ -43,13 +43,13 @@ const LAYERS = {
   "lib/account-security": ["lib/authn", "lib/authority", "lib/oauth", "lib/audit", "lib/hosted", "lib/http"],
   // Security alerts by email: the policy, the new-browser rule (called by the sign-in) and the delivery from the audit log.
   "lib/security-alerts": ["lib/account-security", "lib/forms", "lib/surfaces", "lib/authn", "lib/audit", "lib/http", "lib/service.ts"],
-  "lib/sign-in": ["lib/security-alerts", "lib/federation", "lib/authn", "lib/oauth", "lib/audit", "lib/hosted", "lib/http", "lib/signals", "lib/service.ts"],
+  // SCIM provisioning of an organization's people from its directory.
+  "lib/organizations/scim": ["lib/forms", "lib/surfaces", "lib/federation", "lib/authn", "lib/audit", "lib/http", "lib/limits", "lib/service.ts"],
+  "lib/sign-in": ["lib/organizations/scim", "lib/security-alerts", "lib/federation", "lib/authn", "lib/oauth", "lib/audit", "lib/hosted", "lib/http", "lib/signals", "lib/service.ts"],
   // Operator accounts, their memberships and invitations: run by the console, used by the command line.
   "lib/operators": ["lib/surfaces", "lib/forms", "lib/authn", "lib/audit", "lib/http", "lib/service.ts"],
   // A new workspace's checklist, and trying an application's sign-in from the console.
   "lib/getting-started": ["lib/forms", "lib/surfaces", "lib/oauth", "lib/http", "lib/service.ts"],
-  // SCIM provisioning of an organization's people from its directory.
-  "lib/organizations/scim": ["lib/forms", "lib/surfaces", "lib/federation", "lib/authn", "lib/audit", "lib/http", "lib/limits", "lib/service.ts"],
   // The registry of feature descriptors and the one purger of their retention: above every feature folder, below every surface that reads it.
   "lib/features": ["lib/organizations/scim", "lib/security-alerts", "lib/operators", "lib/getting-started", "lib/surfaces", "lib/hostnames", "lib/federation", "lib/authn", "lib/oauth", "lib/audit", "lib/limits", "lib/service.ts", "lib/http"],
   "lib/workspaces": ["lib/features", "lib/surfaces", "lib/federation", "lib/authn", "lib/clients", "lib/audit", "lib/branding", "lib/service.ts"],

@@ -56,6 +56,8 @@ export const HOSTED_ERRORS = {
   },
   passkey_required: { status: 400, title: "error.title.passkey_required", message: "error.passkey_required", oauthError: "access_denied" },
   sso_not_configured: { status: 400, title: "error.title.sign_in_failed", message: "error.sso_not_configured", oauthError: "access_denied" },
+  // An account an organization's directory created signs in only through the organization's connection (lib/organizations/scim).
+  organization_sign_in: { status: 403, title: "error.title.sign_in_failed", message: "error.organization_sign_in", oauthError: "access_denied" },
   enrollment_failed: { status: 400, title: "error.title.setup_failed", message: "error.enrollment_failed", oauthError: "invalid_request" },
   weak_password: { status: 400, title: "error.title.sign_up_failed", message: "error.weak_password", oauthError: "invalid_request" },
   // A new password the workspace's screening refused (lib/authn/passwords/screening.ts), each with why.
@@ -383,6 +385,7 @@ export const SIGN_IN_FORM_ERRORS = [
   "password_breached",
   "password_guessable",
   "sso_not_configured",
+  "organization_sign_in",
   "bot_check",
 ] as const satisfies readonly HostedErrorCode[];
 

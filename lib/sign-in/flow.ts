@@ -24,6 +24,7 @@ import { csrfToken, verifyCsrfToken } from "../http/csrf";
 import { clientAddressOf } from "../http/client-address";
 import { redirect303 } from "../http/response";
 import { hostedError, type SignInFormError } from "../hosted/errors";
+import { signsInOnlyThroughConnection } from "../organizations/scim/sign-in-rule";
 import { hostedFormPost } from "../hosted/form-post";
 import { completeTransaction, loadCompletedTransaction, loadOpenTransaction, TX_COOKIE_PREFIX, type TransactionRow } from "../oauth/pending-sign-in";
 import { appendEvidence, createHostedSession, getLiveSession, rotateSessionSecret, type HostedSession } from "../authn/hosted-session";
@@ -164,6 +165,8 @@ export async function identify(
   } = {},
 ): Promise<Response> {
   const origin = options.origin ?? null;
+  // An account an organization's directory manages signs in through the organization's connection only (unless it allows more).
+  if (!origin?.connectionId && (await signsInOnlyThroughConnection(ctx.service.db, ctx.workspace.id, userId))) return toSignInPage(ctx, tx.id, "organization_sign_in");
   const sameUser = tx.userId === userId;
   const evidence: Evidence[] = sameUser ? withEvidence(readEvidence(tx.evidence), event) : [event];
   let from = origin ?? (sameUser && tx.connectionId ? { organizationId: tx.organizationId, connectionId: tx.connectionId } : { organizationId: null, connectionId: null });

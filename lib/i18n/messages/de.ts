@@ -64,6 +64,7 @@ export const de = {
     "Dieser Passkey oder Sicherheitsschlüssel wurde abgelehnt, weil er möglicherweise kopiert wurde. Verwenden Sie eine andere Methode und wenden Sie sich an Ihre Administration.",
   "error.passkey_required": "Diese Anwendung erfordert einen Passkey. Fügen Sie einen hinzu, um fortzufahren.",
   "error.sso_not_configured": "Für diese E-Mail-Domain ist kein Single Sign-on eingerichtet. Melden Sie sich auf andere Weise an.",
+  "error.organization_sign_in": "Ihre Organisation verwaltet dieses Konto: Melden Sie sich mit Single Sign-on an.",
   "error.enrollment_failed": "Die Einrichtung konnte nicht abgeschlossen werden. Versuchen Sie es noch einmal.",
   "error.weak_password": "Wählen Sie ein Passwort mit mindestens 8 Zeichen.",
   "error.password_common": "Dieses Passwort gehört zu den häufigsten, die Angreifer zuerst ausprobieren. Wählen Sie ein anderes: Mehrere Wörter ohne Zusammenhang ergeben ein starkes.",

@@ -67,6 +67,7 @@ export const en = {
   "error.credential_refused": "This passkey or security key was refused because it may have been copied. Use another method, and ask your administrator for help.",
   "error.passkey_required": "This application requires a passkey. Add one to continue.",
   "error.sso_not_configured": "Single sign-on is not set up for this email domain. Sign in another way.",
+  "error.organization_sign_in": "Your organization manages this account: sign in with single sign-on.",
   "error.enrollment_failed": "The setup could not be completed. Try again.",
   "error.weak_password": "Choose a password of at least 8 characters.",
   "error.password_common": "This password is one of the most common ones, which attackers try first. Choose another: several unrelated words make a strong one.",

@@ -67,6 +67,7 @@ export const fr = {
     "Cette clé d’accès ou clé de sécurité a été refusée, car elle a peut-être été copiée. Utilisez une autre méthode et demandez de l’aide à votre administrateur.",
   "error.passkey_required": "Cette application exige une clé d’accès. Ajoutez-en une pour continuer.",
   "error.sso_not_configured": "L’authentification unique n’est pas configurée pour ce domaine de messagerie. Connectez-vous d’une autre manière.",
+  "error.organization_sign_in": "Votre organisation gère ce compte : connectez-vous avec l’authentification unique.",
   "error.enrollment_failed": "La configuration n’a pas pu être terminée. Réessayez.",
   "error.weak_password": "Choisissez un mot de passe d’au moins 8 caractères.",
   "error.password_common": "Ce mot de passe fait partie des plus courants, que les attaquants essaient en premier. Choisissez-en un autre : plusieurs mots sans rapport en font un solide.",
