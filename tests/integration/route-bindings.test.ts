@@ -39,6 +39,8 @@ interface RouteFile {
   /** The issuer path of its folder (`/oauth2/token`; a catch-all's: the folder it is in, "" for the issuer's own). */
   path: string;
   catchAll: boolean;
+  /** An optional catch-all (`[[...path]]`): it binds its folder's path and every path below it, for a route that answers below its own (`Route.below`). */
+  optional: boolean;
   source: string;
 }
 
@@ -49,8 +51,9 @@ function routeFiles(): RouteFile[] {
       if (entry.isDirectory()) walk(`${rel}/${entry.name}`);
       else if (entry.name === "route.ts") {
         const segments = rel.split("/").filter(Boolean);
-        const catchAll = segments.at(-1)?.startsWith("[...") ?? false;
-        out.push({ path: `/${(catchAll ? segments.slice(0, -1) : segments).join("/")}`.replace(/^\/$/, ""), catchAll, source: readFileSync(path.join(root, ISSUER_DIR, rel, entry.name), "utf8") });
+        const optional = segments.at(-1)?.startsWith("[[...") ?? false;
+        const catchAll = !optional && (segments.at(-1)?.startsWith("[...") ?? false);
+        out.push({ path: `/${(catchAll || optional ? segments.slice(0, -1) : segments).join("/")}`.replace(/^\/$/, ""), catchAll, optional, source: readFileSync(path.join(root, ISSUER_DIR, rel, entry.name), "utf8") });
       }
     }
   };
@@ -81,7 +84,7 @@ describe("the route files", () => {
 
   it("bind every route of the table exactly once: by its own file or by the one catch-all below which it lies", () => {
     for (const route of routes) {
-      const binding = files.filter((f) => (f.catchAll ? f.path !== "" && route.path.startsWith(`${f.path}/`) : f.path === route.path));
+      const binding = files.filter((f) => (f.catchAll ? f.path !== "" && route.path.startsWith(`${f.path}/`) : f.optional ? route.below === true && f.path === route.path : f.path === route.path));
       expect(binding.map((f) => f.path), route.path).toHaveLength(1);
     }
   });
@@ -90,6 +93,7 @@ describe("the route files", () => {
     for (const file of files) {
       if (file.path === "") expect(file.source).not.toMatch(/routeHandlers|routesBelow/);
       else if (file.catchAll) expect(file.source, file.path).toContain(`routesBelow("${file.path}")`);
+      else if (file.optional) expect(file.source, file.path).toContain(`routeHandlers("${file.path}")`);
       else if (!file.path.includes("[")) expect(file.source, file.path).toContain(`routeHandlers("${file.path}")`);
     }
     expect(files.filter((f) => f.catchAll).map((f) => f.path).sort()).toEqual(["", "/account/verify", "/sign-in"]);

@@ -13,6 +13,7 @@ import { defineFeature } from "../../surfaces/feature";
 import { defineRetention } from "../../surfaces/retention";
 import { issueScimToken, revokeScimToken, saveDirectorySettings } from "./console";
 import { SCIM_ROUTES } from "./routes";
+import { SCIM_SECTION } from "./workspace-file";
 
 /** A directory's request log keeps its last 100 requests (./request-log.ts), and nothing older than 30 days. */
 export const SCIM_REQUESTS = defineRetention({
@@ -30,4 +31,5 @@ export const SCIM_FEATURE = defineFeature({
   routes: SCIM_ROUTES,
   operations: { saveDirectorySettings, issueScimToken, revokeScimToken },
   retention: [SCIM_REQUESTS],
+  workspaceFile: SCIM_SECTION,
 });

@@ -6,7 +6,7 @@
  */
 import { and, eq, gt, inArray } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { apis, auditEvents, federatedIdentities, clients, clientSecrets, grants, hostedSessions, operatorInvitations, operatorMemberships, organizationDomains, organizations, roles, socialProviders, users } from "../../../db/schema";
+import { apis, auditEvents, federatedIdentities, clients, clientSecrets, grants, hostedSessions, operatorInvitations, operatorMemberships, organizationDomains, organizations, roles, scimTokens, socialProviders, users } from "../../../db/schema";
 import { recordAudit } from "../../../lib/audit/events";
 import { removeUserRole } from "../../../lib/authz/model";
 import { generateRecoveryCodes } from "../../../lib/authn/factors/recovery-codes";
@@ -84,6 +84,9 @@ const steps: Step[] = [
   ["removeMember", async () => ({ organization: "acme", user_id: await userId(BOB.email) })],
   ["saveConnection", async () => ({ organization_id: await orgId("acme"), name: "Acme SSO", kind: "oidc", active: "on", issuer: "https://sso.acme.example", client_id: "latchkey", client_secret: "upstream" })],
   ["addDomain", async () => ({ organization_id: await orgId("acme"), domain: "acme.example" })],
+  ["saveDirectorySettings", async () => ({ organization_id: await orgId("acme"), enabled: "on", connection_id: "", subject_attribute: "userName", group_roles: "Engineering: reader" })],
+  ["issueScimToken", async () => ({ organization_id: await orgId("acme"), overlap_hours: "0" })],
+  ["revokeScimToken", async () => ({ organization_id: await orgId("acme"), token_id: (await h.service.db.select({ id: scimTokens.id }).from(scimTokens).where(eq(scimTokens.workspaceId, W)))[0].id })],
   [
     "checkDomainDns",
     async () => {
