@@ -19,6 +19,8 @@ import { ProtocolChoice } from "@/components/federation/protocol-choice";
 import { newId } from "@/lib/crypto";
 import { listDomains, txtRecordFor } from "@/lib/federation/domains";
 import { getService } from "@/lib/service";
+import { DirectoryCard } from "@/components/console/scim/directory-card";
+import { directoryView } from "@/lib/organizations/scim/console";
 import { actionFor, connectionActionFor } from "../../../../../_lib/action-for";
 import { pageAccess } from "../../../../../_lib/session";
 
@@ -123,7 +125,12 @@ export default async function OrganizationPage({
   const ws = access.workspace.id;
   const org = (await listOrganizations(service.db, ws)).find((o) => o.id === orgId);
   if (!org) notFound();
-  const [connections, domains, roles] = await Promise.all([listConnections(service, ws, org.id), listDomains(service.db, ws, org.id), listRoles(service.db, ws)]);
+  const [connections, domains, roles, directory] = await Promise.all([
+    listConnections(service, ws, org.id),
+    listDomains(service.db, ws, org.id),
+    listRoles(service.db, ws),
+    directoryView(service, ws, org),
+  ]);
   const issuer = connectionIssuer(service, ws);
   const hasConnection = connections.some((c) => c.active);
   const base = `/console/w/${ws}`;
@@ -285,6 +292,12 @@ export default async function OrganizationPage({
             </ActionForm>
           </div>
         </Card>
+        <DirectoryCard
+          organizationId={org.id}
+          view={directory}
+          readOnly={readOnly}
+          actions={{ save: actionFor("saveDirectorySettings", ws), issue: actionFor("issueScimToken", ws), revoke: actionFor("revokeScimToken", ws) }}
+        />
       </div>
     </>
   );
