@@ -26,6 +26,7 @@ export const FEATURE_SPREAD = [
   // The protocol frontier (issue 41): each one feature folder.
   { name: "pushed-authorization", pattern: /pushed[-_ ]?(authorization|request)|request_uri|\/oauth2\/par\b/i, homes: ["lib/oauth/pushed-authorization/", "app/t/[tenant]/oauth2/par/", "db/schema/pushed-authorization.ts"] },
   { name: "dpop", pattern: /dpop/i, homes: ["lib/oauth/dpop/", "db/schema/dpop.ts"] },
+  { name: "scim", pattern: /scim/i, homes: ["lib/organizations/scim/", "app/t/[tenant]/scim/", "components/console/scim/", "db/schema/scim.ts"] },
   { name: "device-authorization", pattern: /device[-_ ]?(authorization|code|flow)|\/device\b/i, homes: ["lib/oauth/device-authorization/", "app/t/[tenant]/device/", "app/t/[tenant]/oauth2/device_authorization/", "db/schema/device-authorization.ts"] },
 ];
 
