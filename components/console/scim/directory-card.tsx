@@ -59,7 +59,7 @@ export function DirectoryCard({ organizationId, view, actions, readOnly }: { org
                 { value: "externalId", label: "externalId (the directory's object id)" },
                 { value: "userName", label: "userName (often the user principal name)" },
               ]}
-              hint="The SCIM attribute whose value equals what the connection signs the user in as (OIDC sub, SAML NameID). Accounts are never matched by email alone."
+              hint="The SCIM attribute whose value equals the subject the connection signs the user in with (its sub or NameID). Accounts are never matched by email alone."
             />
           </div>
           <Checkbox name="local_sign_in" label="Allow local sign-in too" defaultChecked={d?.localSignIn ?? false} hint="Off: accounts the directory created sign in only through the connection." />
