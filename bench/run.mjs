@@ -38,7 +38,7 @@ import postgres from "postgres";
 import { scrapeServerMetrics } from "./lib/metrics.mjs";
 import { cpuDelta, cpuSnapshot, findPostmaster, memory } from "./lib/proc.mjs";
 import { BASELINE, SCENARIOS } from "./lib/scenarios.mjs";
-import { FORM, grantOf, Human, seedTransactions } from "./lib/seed.mjs";
+import { FORM, grantOf, Human, seedScimDirectory, seedTransactions } from "./lib/seed.mjs";
 import { SERVER_ENTRY, serverNodeArgs } from "../scripts/server-command.mjs";
 import { ensureBuild, gitCommit, openDatabaseTarget, root, run, startProcess, waitReady } from "./lib/stack.mjs";
 
@@ -485,6 +485,11 @@ async function main() {
     template: await grantOf(sql, human.refreshToken),
     masterKeyHex,
     opts: settings,
+    /** The SCIM scenarios' directory of 10,000 users, seeded once for every scenario that asks. */
+    scimDirectory() {
+      this.scim ??= seedScimDirectory(sql, this.template, 10_000);
+      return this.scim;
+    },
   };
 
   const postmaster = findPostmaster();

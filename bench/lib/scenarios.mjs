@@ -2,7 +2,7 @@
 // `prepare(env)` returns the autocannon request, the expected status and a body/header check;
 // scenarios that consume a one-time proof also return `perRequest()`, which hands out a fresh
 // one per request (and null when the seeded supply is exhausted, which then shows as failures).
-import { basic, FORM, seedCodes, seedRefreshTokens, seedTransactions } from "./seed.mjs";
+import { basic, FORM, seedCodes, seedRefreshTokens, seedScimDirectory, seedTransactions } from "./seed.mjs";
 import { boundAccessToken, DpopKey } from "./dpop.mjs";
 
 const JSON_TYPE = "application/json";
@@ -132,6 +132,33 @@ export const SCENARIOS = [
         expectStatus: 200,
         check: (body) => body.includes('"sub"') && body.includes(`"email":"${env.human.env.user.email}"`),
         note: `${n} proofs`,
+      };
+    },
+  },
+  {
+    name: "scim-filter",
+    title: "SCIM: a user found by userName in a directory of 10,000 (filter userName eq)",
+    async prepare(env) {
+      const { organization, token, domain } = await env.scimDirectory();
+      const filter = encodeURIComponent(`userName eq "USER-5000@${domain}"`);
+      return {
+        req: { method: "GET", path: `${env.prefix}/scim/v2/o/${organization}/Users?filter=${filter}`, headers: bearer(token) },
+        expectStatus: 200,
+        check: (body) => body.includes('"totalResults":1,') && body.includes(`"userName":"user-5000@${domain}"`),
+        note: "10,000 provisioned users",
+      };
+    },
+  },
+  {
+    name: "scim-page",
+    title: "SCIM: a page of 100 users from the middle of a directory of 10,000 (startIndex 5001, with the total)",
+    async prepare(env) {
+      const { organization, token } = await env.scimDirectory();
+      return {
+        req: { method: "GET", path: `${env.prefix}/scim/v2/o/${organization}/Users?startIndex=5001&count=100`, headers: bearer(token) },
+        expectStatus: 200,
+        check: (body) => body.includes('"totalResults":10000,') && body.includes('"startIndex":5001,') && body.includes('"itemsPerPage":100,'),
+        note: "10,000 provisioned users",
       };
     },
   },

@@ -212,3 +212,37 @@ export async function seedTransactions(sql, template, n, { redirectUri, masterKe
     return { txId, cookie: `lk_tx_${txId}=${binding}`, csrf: csrfFor(masterKeyHex, template.workspace_id, txId, binding) };
   });
 }
+
+/**
+ * An organization with a SCIM directory of `n` provisioned users (lib/organizations/scim), as its
+ * identity provider would have created them, and a token for it: the SCIM scenarios' base URL path
+ * and bearer token.
+ */
+export async function seedScimDirectory(sql, template, n) {
+  const salt = b64url(6).replace(/[-_]/g, "x").toLowerCase();
+  const ws = template.workspace_id;
+  const org = `bench-org-${salt}`;
+  const directory = `bench-dir-${salt}`;
+  const token = `lks_scim_${b64url(32)}`;
+  await sql`insert into organizations (id, workspace_id, slug, name, active, created_at, updated_at) values (${org}, ${ws}, ${org}, 'Bench organization', true, now(), now())`;
+  await sql`insert into scim_directories (id, workspace_id, organization_id, enabled, any_domain, created_at, updated_at) values (${directory}, ${ws}, ${org}, true, true, now(), now())`;
+  await sql`insert into scim_tokens (id, workspace_id, directory_id, token_hash, created_at) values (${`bench-tok-${salt}`}, ${ws}, ${directory}, ${sha256Hex(token)}, now())`;
+  await sql`
+    insert into users (id, workspace_id, email, email_normalized, email_verified, status, created_at, updated_at)
+    select 'bench-scim-u-' || ${salt} || '-' || i, ${ws}, 'user-' || i || '@' || ${org} || '.test', 'user-' || i || '@' || ${org} || '.test', true, 'active', now(), now()
+    from generate_series(1, ${n}::int) i`;
+  await sql`
+    insert into organization_members (id, workspace_id, organization_id, user_id, origin, created_at)
+    select 'bench-scim-m-' || ${salt} || '-' || i, ${ws}, ${org}, 'bench-scim-u-' || ${salt} || '-' || i, 'directory', now()
+    from generate_series(1, ${n}::int) i`;
+  await sql`
+    insert into scim_users (id, workspace_id, directory_id, user_id, user_name, user_name_key, external_id, display_name, email_key, active, managed, attributes, version, created_at, updated_at)
+    select 'bench-scim-' || ${salt} || '-' || i, ${ws}, ${directory}, 'bench-scim-u-' || ${salt} || '-' || i,
+           'user-' || i || '@' || ${org} || '.test', 'user-' || i || '@' || ${org} || '.test', 'object-' || i, 'User ' || i, 'user-' || i || '@' || ${org} || '.test', true, true,
+           jsonb_build_object('externalId', 'object-' || i, 'displayName', 'User ' || i, 'name', jsonb_build_object('givenName', 'User', 'familyName', i::text),
+             'emails', jsonb_build_array(jsonb_build_object('value', 'user-' || i || '@' || ${org} || '.test', 'type', 'work', 'primary', true))),
+           1, now() + make_interval(secs => i), now()
+    from generate_series(1, ${n}::int) i`;
+  await sql`analyze users, organization_members, scim_users`;
+  return { organization: org, token, domain: `${org}.test` };
+}
