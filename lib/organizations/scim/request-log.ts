@@ -1,8 +1,10 @@
 /**
  * A directory's last requests, for its administrators (the console, the organization's admin
- * portal): method, path, status and a refusal's scimType and detail, never a body or a token. Each
- * request keeps the newest KEPT_REQUESTS and deletes what is older, in one statement; the
- * descriptor's retention removes the rest of a directory nobody calls any more.
+ * portal): method, path, status and a refusal's scimType and detail, never a body or a token.
+ * Every request is one insert; every TRIM_EVERY-th of a directory in a process also deletes what
+ * is older than the newest KEPT_REQUESTS (readers list only those), so concurrent requests do not
+ * queue on deleting the same rows. The descriptor's retention removes the rest of a directory
+ * nobody calls any more.
  */
 import { and, desc, eq, sql } from "drizzle-orm";
 import type { Database } from "../../../db/client";
@@ -21,17 +23,23 @@ export interface LoggedRequest {
   detail: string | null;
 }
 
+/** How many of a directory's requests a process logs between two trims. */
+export const TRIM_EVERY = 50;
+const sinceTrim = new Map<string, number>();
+
 export async function logRequest(db: Database, entry: LoggedRequest): Promise<void> {
-  const path = entry.path.slice(0, 300);
-  // The insert and the trim in one round trip; the trim sees the rows before this one, so at most KEPT_REQUESTS + 1 remain.
-  await db.execute(sql`with logged as (
-      insert into ${scimRequests} (id, workspace_id, directory_id, at, method, path, status, detail)
-      values (${newId()}, ${entry.workspaceId}, ${entry.directoryId}, ${entry.at.toISOString()}::timestamptz, ${entry.method}, ${path}, ${entry.status}, ${entry.detail})
-    )
-    delete from ${scimRequests} where ${scimRequests.workspaceId} = ${entry.workspaceId} and ${scimRequests.directoryId} = ${entry.directoryId}
-      and ${scimRequests.at} < (select ${scimRequests.at} from ${scimRequests}
-        where ${scimRequests.workspaceId} = ${entry.workspaceId} and ${scimRequests.directoryId} = ${entry.directoryId}
-        order by ${scimRequests.at} desc offset ${KEPT_REQUESTS - 1} limit 1)`);
+  const { workspaceId, directoryId } = entry;
+  await db.insert(scimRequests).values({ id: newId(), workspaceId, directoryId, at: entry.at, method: entry.method, path: entry.path.slice(0, 300), status: entry.status, detail: entry.detail });
+  const count = (sinceTrim.get(directoryId) ?? 0) + 1;
+  if (count < TRIM_EVERY) {
+    sinceTrim.set(directoryId, count);
+    return;
+  }
+  sinceTrim.delete(directoryId);
+  await db.execute(sql`delete from ${scimRequests} where ${scimRequests.workspaceId} = ${workspaceId} and ${scimRequests.directoryId} = ${directoryId}
+    and ${scimRequests.at} < (select ${scimRequests.at} from ${scimRequests}
+      where ${scimRequests.workspaceId} = ${workspaceId} and ${scimRequests.directoryId} = ${directoryId}
+      order by ${scimRequests.at} desc offset ${KEPT_REQUESTS - 1} limit 1)`);
 }
 
 export async function recentRequests(db: Database, workspaceId: string, directoryId: string) {

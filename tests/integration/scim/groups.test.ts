@@ -7,7 +7,7 @@ import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { roles, scimDirectories, scimRequests, scimTokens } from "../../../db/schema";
 import { issueToken, revokeToken, listTokens } from "../../../lib/organizations/scim/directory";
-import { KEPT_REQUESTS } from "../../../lib/organizations/scim/request-log";
+import { KEPT_REQUESTS, recentRequests, TRIM_EVERY } from "../../../lib/organizations/scim/request-log";
 import { ACME, GLOBEX } from "../../helpers/fixtures";
 import { createHarness, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
 import { auditRows } from "../../helpers/lifecycle";
@@ -187,12 +187,14 @@ describe("request log", () => {
     expect(refused).toEqual([expect.objectContaining({ path: "/Users", detail: "invalidFilter: Filtering on nope is not supported" })]);
     expect(rows.some((r) => r.status === 401)).toBe(true);
     expect(JSON.stringify(rows)).not.toContain("lks_scim_");
-    for (let i = 0; i < KEPT_REQUESTS + 10; i++) {
+    for (let i = 0; i < KEPT_REQUESTS + 2 * TRIM_EVERY; i++) {
       h.clock.advance(1000);
       await globex("GET", "/ServiceProviderConfig");
     }
     const kept = await h.service.db.select().from(scimRequests).where(and(eq(scimRequests.workspaceId, ws), eq(scimRequests.directoryId, directoryId)));
-    expect(kept.length).toBeLessThanOrEqual(KEPT_REQUESTS + 1);
+    // Trimmed every TRIM_EVERY requests: never more than that many past the last 100.
+    expect(kept.length).toBeLessThan(KEPT_REQUESTS + TRIM_EVERY);
     expect(kept.length).toBeGreaterThanOrEqual(KEPT_REQUESTS);
+    expect((await recentRequests(h.service.db, ws, directoryId)).length).toBe(KEPT_REQUESTS);
   });
 });
