@@ -10,8 +10,6 @@ import { scimGroupMembers, scimGroups, scimUsers } from "../../../db/schema";
 import { recordAudit } from "../../audit/events";
 import type { Database } from "../../../db/client";
 import type { EndpointContext } from "../../http/context";
-import { isUniqueViolation } from "../../http/errors";
-import { inTransaction } from "../../http/transaction";
 import { isStorableText } from "../../text";
 import { newId } from "../../crypto";
 import { syncRoles } from "./accounts";
@@ -20,7 +18,7 @@ import type { DirectoryAccess } from "./directory";
 import { badRequest, conflict, notFound, scimJson } from "./errors";
 import { filterSql } from "./filter";
 import { applyPatch, readOperations, type PatchOperation } from "./patch";
-import { checkIfMatch, listResponse, meta, notModified, pageOf, projection, readScimBody, resourceResponse, type ScimCall } from "./resources";
+import { checkIfMatch, etagOf, inScimTransaction, listed, listResponse, meta, notModifiedAnswer, projection, readScimBody, resourceResponse, type ScimCall } from "./resources";
 
 type Row = typeof scimGroups.$inferSelect;
 
@@ -211,14 +209,7 @@ async function allMembers(db: Database, groupId: string): Promise<string[]> {
   return (await db.select({ id: scimGroupMembers.scimUserId }).from(scimGroupMembers).where(eq(scimGroupMembers.groupId, groupId))).map((r) => r.id);
 }
 
-async function change<T>(call: ScimCall, work: (ctx: EndpointContext) => Promise<T>): Promise<T> {
-  try {
-    return await inTransaction(call.ctx, work);
-  } catch (error) {
-    if (isUniqueViolation(error)) throw conflict("A group with this displayName exists");
-    throw error;
-  }
-}
+const change = <T>(call: ScimCall, work: (ctx: EndpointContext) => Promise<T>) => inScimTransaction(call, "A group with this displayName exists", work);
 
 async function audit(db: Database, call: ScimCall, group: { id: string; displayName: string }, what: string, added: string[], removed: string[]) {
   await recordAudit(db, {
@@ -269,27 +260,28 @@ export async function createGroup(call: ScimCall): Promise<Response> {
 
 export async function getGroup(call: ScimCall, id: string): Promise<Response> {
   const row = await loadGroup(call.ctx, call.access, id);
-  if (notModified(call.request, row.version)) return new Response(null, { status: 304, headers: { ETag: `W/"${row.version}"` } });
+  const unchanged = notModifiedAnswer(call.request, row.version);
+  if (unchanged) return unchanged;
   const { wants, project } = projection(new URL(call.request.url).searchParams);
   const resource = wants("members") ? await withMembers(call, row) : renderGroup(call, row, null);
-  return scimJson(project(resource), 200, { ETag: `W/"${row.version}"` });
+  return scimJson(project(resource), 200, { ETag: etagOf(row.version) });
 }
 
 export async function listGroups(call: ScimCall): Promise<Response> {
   const query = new URL(call.request.url).searchParams;
   const filter = query.get("filter");
   const where = and(inDirectory(call.access), filter ? filterSql("Group", filter) : undefined);
-  const { offset, count: wanted } = pageOf(query);
   const db = call.ctx.service.db;
-  const [[{ total }], rows] = await Promise.all([
-    db.select({ total: count() }).from(scimGroups).where(where),
-    wanted === 0 ? Promise.resolve([] as Row[]) : db.select().from(scimGroups).where(where).orderBy(asc(scimGroups.createdAt), asc(scimGroups.id)).limit(wanted).offset(offset),
-  ]);
+  const { rows, total, offset } = await listed(
+    query,
+    () => db.select({ total: count() }).from(scimGroups).where(where),
+    (skip, limit) => db.select().from(scimGroups).where(where).orderBy(asc(scimGroups.createdAt), asc(scimGroups.id)).limit(limit).offset(skip),
+  );
   const { wants, project } = projection(query);
   const members = wants("members") ? await membersOf(call.ctx, rows.map((r) => r.id)) : null;
   return listResponse(
     rows.map((r) => project(renderGroup(call, r, members?.get(r.id) ?? null))),
-    Number(total),
+    total,
     offset,
   );
 }

@@ -5,12 +5,13 @@
  * (§3.4.2.5), and the JSON body procedure.
  */
 import type { EndpointContext } from "../../http/context";
-import { BodyTooLarge } from "../../http/errors";
+import { BodyTooLarge, isUniqueViolation } from "../../http/errors";
+import { inTransaction } from "../../http/transaction";
 import { mediaType, readBody } from "../../http/form";
 import { isStorableText } from "../../text";
 import { isObject, LIST_SCHEMA } from "./attributes";
 import type { DirectoryAccess } from "./directory";
-import { badRequest, preconditionFailed, scimJson, tooLarge, unsupportedMediaType } from "./errors";
+import { badRequest, conflict, preconditionFailed, scimJson, tooLarge, unsupportedMediaType } from "./errors";
 
 export interface ScimCall {
   request: Request;
@@ -48,6 +49,34 @@ export function notModified(request: Request, version: number): boolean {
   const header = request.headers.get("if-none-match");
   if (header === null) return false;
   return header.split(",").some((t) => t.trim() === "*" || t.trim().replace(/^W\//, "") === `"${version}"`);
+}
+
+/** A GET's answer when If-None-Match names the current version (304), else null. */
+export function notModifiedAnswer(request: Request, version: number): Response | null {
+  return notModified(request, version) ? new Response(null, { status: 304, headers: { ETag: etagOf(version) } }) : null;
+}
+
+/**
+ * Runs a change in one transaction; a unique key a concurrent request took first is a 409 with
+ * `detail`, as if the request had seen it.
+ */
+export async function inScimTransaction<T>(call: ScimCall, detail: string, work: (ctx: EndpointContext) => Promise<T>): Promise<T> {
+  try {
+    return await inTransaction(call.ctx, work);
+  } catch (error) {
+    if (isUniqueViolation(error)) throw conflict(detail);
+    throw error;
+  }
+}
+
+/**
+ * A list's page and total (`startIndex`, `count`): the two statements at once; no rows are read
+ * for `count=0`.
+ */
+export async function listed<R>(query: URLSearchParams, total: () => Promise<{ total: number }[]>, rows: (offset: number, limit: number) => Promise<R[]>): Promise<{ rows: R[]; total: number; offset: number }> {
+  const { offset, count } = pageOf(query);
+  const [[counted], page] = await Promise.all([total(), count === 0 ? Promise.resolve([] as R[]) : rows(offset, count)]);
+  return { rows: page, total: Number(counted.total), offset };
 }
 
 /** A resource answer with its ETag and, for a creation, its Location. */

@@ -10,8 +10,6 @@ import { scimUsers, users } from "../../../db/schema";
 import { recordAudit } from "../../audit/events";
 import { parseEmail, type EmailAddress } from "../../authn/email-address";
 import type { EndpointContext } from "../../http/context";
-import { isUniqueViolation } from "../../http/errors";
-import { inTransaction } from "../../http/transaction";
 import { isStorableText } from "../../text";
 import { newId } from "../../crypto";
 import { accountFor, applyActive, deleteManagedAccount, moveSubject, updateManagedAccount } from "./accounts";
@@ -20,7 +18,7 @@ import type { DirectoryAccess } from "./directory";
 import { badRequest, conflict, notFound, scimJson } from "./errors";
 import { filterSql } from "./filter";
 import { applyPatch, readOperations } from "./patch";
-import { checkIfMatch, listResponse, meta, notModified, pageOf, projection, readScimBody, resourceResponse, type ScimCall } from "./resources";
+import { checkIfMatch, etagOf, inScimTransaction, listed, listResponse, meta, notModifiedAnswer, projection, readScimBody, resourceResponse, type ScimCall } from "./resources";
 
 type Row = typeof scimUsers.$inferSelect;
 
@@ -129,15 +127,7 @@ async function checkUnique(ctx: EndpointContext, access: DirectoryAccess, input:
   if (other) throw conflict(other.userNameKey === input.userName.toLowerCase() ? `A user with userName ${input.userName} exists` : `A user with externalId ${input.externalId} exists`);
 }
 
-/** Runs a change in one transaction; a unique key a concurrent request took first is a 409, as if it had been seen. */
-async function change<T>(call: ScimCall, work: (ctx: EndpointContext) => Promise<T>): Promise<T> {
-  try {
-    return await inTransaction(call.ctx, work);
-  } catch (error) {
-    if (isUniqueViolation(error)) throw conflict("The user exists: another request created it first");
-    throw error;
-  }
-}
+const change = <T>(call: ScimCall, work: (ctx: EndpointContext) => Promise<T>) => inScimTransaction(call, "The user exists: another request created it first", work);
 
 const columns = (input: UserInput) => ({
   userName: input.userName,
@@ -179,25 +169,24 @@ export async function createUser(call: ScimCall): Promise<Response> {
 
 export async function getUser(call: ScimCall, id: string): Promise<Response> {
   const row = await loadUser(call.ctx, call.access, id);
-  if (notModified(call.request, row.version)) return new Response(null, { status: 304, headers: { ETag: `W/"${row.version}"` } });
   const resource = projection(new URL(call.request.url).searchParams).project(renderUser(call, row));
-  return scimJson(resource, 200, { ETag: `W/"${row.version}"` });
+  return notModifiedAnswer(call.request, row.version) ?? scimJson(resource, 200, { ETag: etagOf(row.version) });
 }
 
 export async function listUsers(call: ScimCall): Promise<Response> {
   const query = new URL(call.request.url).searchParams;
   const filter = query.get("filter");
   const where = and(inDirectory(call.access), filter ? filterSql("User", filter) : undefined);
-  const { offset, count: wanted } = pageOf(query);
   const db = call.ctx.service.db;
-  const [[{ total }], rows] = await Promise.all([
-    db.select({ total: count() }).from(scimUsers).where(where),
-    wanted === 0 ? Promise.resolve([] as Row[]) : db.select().from(scimUsers).where(where).orderBy(asc(scimUsers.createdAt), asc(scimUsers.id)).limit(wanted).offset(offset),
-  ]);
+  const { rows, total, offset } = await listed(
+    query,
+    () => db.select({ total: count() }).from(scimUsers).where(where),
+    (skip, limit) => db.select().from(scimUsers).where(where).orderBy(asc(scimUsers.createdAt), asc(scimUsers.id)).limit(limit).offset(skip),
+  );
   const { project } = projection(query);
   return listResponse(
     rows.map((r) => project(renderUser(call, r))),
-    Number(total),
+    total,
     offset,
   );
 }
