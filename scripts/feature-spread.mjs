@@ -21,7 +21,14 @@ export const FEATURE_SPREAD = [
   },
   { name: "saml", pattern: /saml/i, homes: ["lib/federation/", "app/t/[tenant]/federation/", "components/federation/"] },
   { name: "hostnames", pattern: /hostnames/i, homes: ["lib/hostnames/", "app/console/(app)/w/[workspace]/hostnames/", "components/hostnames/", "db/schema/hostnames.ts"] },
-  { name: "invitations", pattern: /invitation/i, homes: ["lib/operators/", "app/console/(public)/invitation/", "components/operators/"] },
+  // Operator invitations (the console's operators); organizations' member invitations are measured on their own below.
+  { name: "invitations", pattern: /operator[-_. ]?invitation|operators\/invitation|invitation[-_ ]?link/i, homes: ["lib/operators/", "app/console/(public)/invitation/", "components/operators/"] },
+  // Organizations' member invitations: one feature folder.
+  {
+    name: "organization-invitations",
+    pattern: /organization[-_ ]?invitation|invitation\\?\/accept|invitation_unavailable/i,
+    homes: ["lib/organizations/invitations/", "app/t/[tenant]/invitation/", "db/schema/organization-invitations.ts"],
+  },
   { name: "metrics", pattern: /metrics/i, homes: ["lib/metrics/"] },
   // The protocol frontier (issue 41): each one feature folder.
   { name: "pushed-authorization", pattern: /pushed[-_ ]?(authorization|request)|request_uri|\/oauth2\/par\b/i, homes: ["lib/oauth/pushed-authorization/", "app/t/[tenant]/oauth2/par/", "db/schema/pushed-authorization.ts"] },

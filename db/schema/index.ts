@@ -21,3 +21,4 @@ export * from "./pushed-authorization";
 export * from "./device-authorization";
 export * from "./dpop";
 export * from "./scim";
+export * from "./organization-invitations";

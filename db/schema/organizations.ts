@@ -31,7 +31,13 @@ export const organizationMembers = pgTable(
      * organization's directory (SCIM provisioning, lib/organizations/scim). A workspace
      * import removes only what it manages unless it is asked to prune.
      */
-    origin: text("origin", { enum: ["console", "workspace_file", "sign_in", "directory"] }).notNull().default("console"),
+    origin: text("origin", { enum: ["console", "workspace_file", "sign_in", "invitation", "directory"] }).notNull().default("console"),
+    /**
+     * An administrator of the organization: invites people to it, lists and withdraws its pending
+     * invitations (lib/organizations/invitations). Set by a workspace administrator (the console, the
+     * workspace file) or by the invitation the member accepted.
+     */
+    administrator: boolean("administrator").notNull().default(false),
     createdAt: ts("created_at").notNull(),
   },
   (t) => [

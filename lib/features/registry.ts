@@ -22,6 +22,7 @@ import { DEVICE_AUTHORIZATION_FEATURE } from "../oauth/device-authorization";
 import { DPOP_FEATURE } from "../oauth/dpop";
 import { OPERATORS_FEATURE } from "../operators";
 import { SCIM_FEATURE } from "../organizations/scim";
+import { ORGANIZATION_INVITATIONS_FEATURE } from "../organizations/invitations";
 import { defineFeature, type Feature } from "../surfaces/feature";
 import type { ApplicationOption } from "../surfaces/application-options";
 
@@ -35,6 +36,7 @@ export const FEATURES = [
   FEDERATION_FEATURE,
   EMAIL_FEATURE,
   OPERATORS_FEATURE,
+  ORGANIZATION_INVITATIONS_FEATURE,
   HOSTNAMES_FEATURE,
   GETTING_STARTED_FEATURE,
   PASSWORDS_FEATURE,

@@ -92,6 +92,9 @@ export const HOSTED_ERRORS = {
   request_uri_parameters: { status: 400, title: "error.title.invalid_sign_in", message: "error.request_uri_parameters", oauthError: "invalid_request" },
   invalid_request_uri: { status: 400, title: "error.title.invalid_sign_in", message: "error.invalid_request_uri", oauthError: "invalid_request_uri" },
 
+  // An organization invitation's link that cannot be accepted (lib/organizations/invitations): withdrawn, expired, used, unknown or its organization inactive, all alike.
+  invitation_unavailable: { status: 404, title: "error.title.invitation_unavailable", message: "error.invitation_unavailable", oauthError: "invalid_request" },
+
   // Hosted logout (lib/oauth/logout.ts). Never a redirect: an unverified destination is never followed.
   logout_unstorable: signOutFailed("error.logout_unstorable"),
   /** `name`: a parameter logout deliberately does not take (id_token_hint, state, …). */

@@ -14,6 +14,7 @@
  * - Mail to an operator goes through the system workspace (`mailOperator`).
  */
 import { and, eq, isNull, ne } from "drizzle-orm";
+import { endAccountSessions, mailboxProven as proven, type KeptSession } from "../authn/mailbox-proof";
 import { z } from "zod";
 import type { Database } from "../../db/client";
 import { consoleSessions, grants, hostedSessions, users } from "../../db/schema";
@@ -57,54 +58,23 @@ export async function createOperatorAccount(db: Database, input: { email: string
   return id;
 }
 
-/** What of an account's sessions a change keeps: the browser that made it. */
-export interface KeptSession {
-  consoleSessionId?: string | null;
-  hostedSessionId?: string | null;
-  grantId?: string | null;
-}
+export type { KeptSession } from "../authn/mailbox-proof";
 
 /**
  * Ends every session of the operator account but `keep`'s: console sessions, and the system
  * workspace's hosted sessions and grants (whose tokens die with them).
  */
-export async function endOperatorSessions(db: Database, userId: string, now: Date, reason: string, keep: KeptSession = {}): Promise<void> {
-  await db
-    .update(consoleSessions)
-    .set({ endedAt: now, endReason: reason })
-    .where(and(eq(consoleSessions.operatorUserId, userId), isNull(consoleSessions.endedAt), keep.consoleSessionId ? ne(consoleSessions.id, keep.consoleSessionId) : undefined));
-  await db
-    .update(hostedSessions)
-    .set({ endedAt: now, endReason: reason })
-    .where(
-      and(
-        eq(hostedSessions.workspaceId, SYSTEM_WORKSPACE_ID),
-        eq(hostedSessions.userId, userId),
-        isNull(hostedSessions.endedAt),
-        keep.hostedSessionId ? ne(hostedSessions.id, keep.hostedSessionId) : undefined,
-      ),
-    );
-  await db
-    .update(grants)
-    .set({ revokedAt: now, revokeReason: reason })
-    .where(and(eq(grants.workspaceId, SYSTEM_WORKSPACE_ID), eq(grants.userId, userId), isNull(grants.revokedAt), keep.grantId ? ne(grants.id, keep.grantId) : undefined));
+export function endOperatorSessions(db: Database, userId: string, now: Date, reason: string, keep: KeptSession = {}): Promise<void> {
+  return endAccountSessions(db, SYSTEM_WORKSPACE_ID, userId, now, reason, keep);
 }
 
 /**
- * The mailbox of operator `userId` was just proven. A password set before any proof is discarded
- * (one conditional UPDATE: of parallel proofs one discards it) and every session but `keep` ends.
- * Returns whether a password was discarded; the caller then asks the person to set their own.
+ * The mailbox of operator `userId` was just proven: the one rule (lib/authn/mailbox-proof.ts). A
+ * password set before any proof is discarded and every session but `keep` ends. Returns whether a
+ * password was discarded; the caller then asks the person to set their own.
  */
-export async function mailboxProven(db: Database, userId: string, now: Date, keep: KeptSession = {}): Promise<boolean> {
-  const [discarded] = await db
-    .update(users)
-    .set({ passwordHash: null, passwordUnproven: false, emailVerified: true, updatedAt: now })
-    .where(and(eq(users.workspaceId, SYSTEM_WORKSPACE_ID), eq(users.id, userId), eq(users.passwordUnproven, true)))
-    .returning({ id: users.id, email: users.email });
-  if (!discarded) return false;
-  await endOperatorSessions(db, userId, now, "mailbox_proven", keep);
-  await recordAudit(db, { workspaceId: SYSTEM_WORKSPACE_ID, type: "console.password_discarded", actor: userId, subject: discarded.email, data: {}, at: now });
-  return true;
+export function mailboxProven(db: Database, userId: string, now: Date, keep: KeptSession = {}): Promise<boolean> {
+  return proven(db, { workspaceId: SYSTEM_WORKSPACE_ID, userId }, now, "console.password_discarded", keep);
 }
 
 function escapeHtml(value: string): string {

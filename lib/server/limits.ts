@@ -11,6 +11,7 @@ import type { GuessingLimits, RequestLimits } from "../limits/declarations";
 import { renderGuessingTable, renderRequestTable, type Declared } from "../limits/table";
 import { CLIENT_SECRET_LIMITS } from "../oauth/clients";
 import { USER_CODE_LIMITS } from "../oauth/device-authorization/limits";
+import { INVITATIONS_SENT } from "../organizations/invitations/limits";
 import { EVERY_ROUTE_LIMITS, routes } from "./router";
 
 export const GUESSING_LIMITS: Declared<GuessingLimits>[] = [
@@ -18,6 +19,7 @@ export const GUESSING_LIMITS: Declared<GuessingLimits>[] = [
   ...FACTORS.flatMap((f) => f.limits.map((limits, i) => ({ limits, declaredIn: `\`lib/authn/factors/${f.folder}/\``, signIns: i === 0 ? signInLabelsOf(f) : [] }))),
   { limits: CLIENT_SECRET_LIMITS, declaredIn: "`lib/oauth/clients.ts` (`CLIENT_SECRET_LIMITS`)" },
   { limits: USER_CODE_LIMITS, declaredIn: "`lib/oauth/device-authorization/limits.ts` (`USER_CODE_LIMITS`)" },
+  { limits: INVITATIONS_SENT, declaredIn: "`lib/organizations/invitations/limits.ts` (`INVITATIONS_SENT`)" },
 ];
 
 /** The request limits of the route table: every route's, then each one that routes declare, with those routes. */

@@ -23,6 +23,7 @@ export const REQUEST_FAMILIES = [
   "handoff",
   "authorization_check",
   "device",
+  "invitation",
   "scim",
   "console",
   "demo",
@@ -56,6 +57,9 @@ const ISSUER_ENDPOINTS = new Map<string, RequestFamily>([
   // The device authorization grant (lib/oauth/device-authorization): its endpoint and the device page.
   ["/oauth2/device_authorization", "device"],
   ["/device", "device"],
+  // An organization's member invitation (lib/organizations/invitations): its page and its acceptance.
+  ["/invitation", "invitation"],
+  ["/invitation/accept", "invitation"],
   // The account-security portal's direct link (the handoff's paths are below /auth/account/).
   ["/auth/account", "portal"],
   ["/account", "portal"],

@@ -145,6 +145,8 @@ export const CASES: Record<string, RouteCase> = {
   "POST /device/code": { name: "device page: code", statuses: HOSTED_FORM, body: "form", limit: 8 * 1024, names: ["user_code"], bases: ["devicepage:code", "none"] },
   "POST /device/sign-in": { name: "device page: sign in", statuses: HOSTED_FORM, body: "form", limit: 8 * 1024, names: ["d", "csrf"], bases: ["devicepage:sign-in", "none"] },
   "POST /device/decision": { name: "device page: decision", statuses: HOSTED_FORM, body: "form", limit: 8 * 1024, names: ["d", "csrf", "decision"], bases: ["devicepage:decision", "none"] },
+  // An organization invitation's acceptance (lib/organizations/invitations): the page's form post.
+  "POST /invitation/accept": { name: "invitation acceptance", statuses: HOSTED_FORM, body: "form", limit: 8 * 1024, names: ["token", "csrf", "password"], bases: ["invitation:accept", "none"] },
   "GET /oidc/userinfo": { name: "userinfo", statuses: [200, 401, 403], names: ["access_token", "client_id"], bases: ["bearer:spa", "bearer:web", "bearer:m2m", "none"] },
   "GET /oidc/session": { name: "session check", statuses: [200, 401, 403, 404], names: ["access_token", "client_id"], bases: ["bearer:spa", "bearer:web", "bearer:m2m", "none"] },
   "POST /oauth2/revoke": {
@@ -780,6 +782,10 @@ async function baseRequest(name: string, live: Live, spec: RouteSpec, flip = fal
     case "devicepage:sign-in": {
       const { d, cookie, csrf } = await live.deviceOnPage(false);
       return { params: [["d", d], ["csrf", csrf]], headers: { ...ct, cookie, origin: PUBLIC_URL } };
+    }
+    case "invitation:accept": {
+      const { token, csrf } = await live.invitation();
+      return { params: [["token", token], ["csrf", csrf], ["password", "an invitee's long password"]], headers: { ...ct, origin: PUBLIC_URL } };
     }
     case "devicepage:decision": {
       const { d, cookie, csrf } = await live.deviceOnPage(true);

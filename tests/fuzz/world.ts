@@ -17,6 +17,9 @@ import path from "node:path";
 import { and, eq } from "drizzle-orm";
 import { organizations, users } from "../../db/schema";
 import { DEFAULT_SETTINGS, issueToken, saveDirectory } from "../../lib/organizations/scim/directory";
+import { newId } from "../../lib/crypto";
+import { allowInvitationSend, inviteToOrganization } from "../../lib/organizations/invitations";
+import { invitationView } from "../../lib/organizations/invitations/acceptance";
 import { createHostedSession, getLiveSession } from "../../lib/authn/hosted-session";
 import { signInView } from "../../lib/sign-in/view";
 import { deviceView } from "../../lib/oauth/device-authorization/verification";
@@ -28,7 +31,7 @@ import { contextFor, dispatch, resolveWorkspace } from "../../lib/server/router"
 import type { EndpointContext } from "../../lib/http/context";
 import { ACME, API, M2M, SPA, WEB, authzWorkspace } from "../helpers/fixtures";
 import { authorizeQuery, basic, call, createHarness, PUBLIC_URL, seed, uniqueWorkspaceId, type Harness } from "../helpers/harness";
-import { OUTBOX } from "../helpers/factors/email";
+import { OUTBOX, outboxFor } from "../helpers/factors/email";
 import { addDomain, addSamlConnection } from "../helpers/federation/setup";
 import { addHostname, applyHostnameVerification, hostnameTxtRecord } from "../../lib/hostnames/hostnames";
 import { forgetHostnames } from "../../lib/hostnames/directory";
@@ -422,6 +425,33 @@ export class Live {
     const view = await deviceView(await this.ctx(), { d }, cookie);
     if (view.kind !== "consent" && view.kind !== "sign_in") throw new Error(`device page shows ${view.kind} (${location})`);
     return { d, cookie, csrf: view.csrf };
+  }
+
+  private invitations = 0;
+  private invitingOrganization: string | null = null;
+
+  /**
+   * A pending organization invitation of a new address: the link's secret (read from the outbox)
+   * and the acceptance form's CSRF token. A fresh organization every 40 (the organization's hourly
+   * number of sends is 50).
+   */
+  async invitation(): Promise<{ token: string; csrf: string }> {
+    const n = this.invitations++;
+    if (n % 40 === 0 || !this.invitingOrganization) {
+      const now = this.h.clock.now();
+      this.invitingOrganization = newId();
+      await this.h.service.db.insert(organizations).values({ id: this.invitingOrganization, workspaceId: this.ws, slug: `fuzz-invitations-${n}`, name: "Fuzz invitations", active: true, createdAt: now, updatedAt: now });
+    }
+    const email = `fuzz-invited-${n}@invited.example`;
+    const actor = { kind: "operator" as const, userId: "fuzz-operator" };
+    const target = { workspaceId: this.ws, organizationId: this.invitingOrganization, actor };
+    const allowance = await allowInvitationSend(this.h.service, target);
+    await this.h.service.db.transaction((tx) => inviteToOrganization(this.h.service, tx, { ...target, email, roleIds: [], administrator: false }, allowance));
+    const [mail] = await outboxFor(this.h, this.ws, email);
+    const token = decodeURIComponent(/invitation\?token=(\S+)/.exec(mail?.text ?? "")?.[1] ?? "");
+    const view = await invitationView(await this.ctx(), { token });
+    if (view.kind !== "accept") throw new Error(`the invitation page shows ${view.kind}`);
+    return { token: this.keep("invitation", token), csrf: view.csrf };
   }
 
   /** An open sign-in transaction of the SPA: its id, the browser-binding cookie and the form's CSRF token. */

@@ -12,6 +12,7 @@ export const de = {
   "error.title.setup_failed": "Einrichtung fehlgeschlagen",
   "error.title.sign_up_failed": "Registrierung fehlgeschlagen",
   "error.title.sign_in_link_expired": "Dieser Anmeldelink ist abgelaufen",
+  "error.title.invitation_unavailable": "Diese Einladung kann nicht verwendet werden",
   "error.title.unknown_application": "Unbekannte Anwendung",
   "error.title.sign_out_failed": "Abmeldung fehlgeschlagen",
   "error.title.sign_out_unavailable": "Abmeldung nicht verfügbar",
@@ -73,6 +74,7 @@ export const de = {
   "error.bot_check": "Es gibt ungewöhnliche Aktivität, daher prüft dieser Schritt zuerst, dass Sie ein Mensch sind: Ihr Browser löst einige Sekunden lang eine kleine Aufgabe. Warten Sie darauf und versuchen Sie es dann erneut.",
   "error.sign_in_link_expired":
     "Anmeldeanfragen sind 10 Minuten gültig und können einmal verwendet werden. Kehren Sie zur Anwendung zurück und starten Sie die Anmeldung erneut.",
+  "error.invitation_unavailable": "Dieser Einladungslink ist nicht mehr gültig. Bitten Sie die Person, die Sie eingeladen hat, um eine neue Einladung.",
   "error.unstorable_sign_in_request": "Die Anmeldeanfrage enthält ein Zeichen, das nicht akzeptiert wird.",
   "error.client_id_missing": "client_id fehlt.",
   "error.client_id_duplicated": "client_id ist doppelt vorhanden.",

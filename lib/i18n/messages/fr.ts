@@ -15,6 +15,7 @@ export const fr = {
   "error.title.setup_failed": "Échec de la configuration",
   "error.title.sign_up_failed": "Échec de l’inscription",
   "error.title.sign_in_link_expired": "Ce lien de connexion a expiré",
+  "error.title.invitation_unavailable": "Cette invitation ne peut pas être utilisée",
   "error.title.unknown_application": "Application inconnue",
   "error.title.sign_out_failed": "Échec de la déconnexion",
   "error.title.sign_out_unavailable": "Déconnexion indisponible",
@@ -76,6 +77,7 @@ export const fr = {
   "error.bot_check": "Une activité inhabituelle a été détectée : cette étape vérifie d’abord que vous êtes une personne, et votre navigateur résout un petit calcul pendant quelques secondes. Attendez la fin, puis réessayez.",
   "error.sign_in_link_expired":
     "Les demandes de connexion sont valables 10 minutes et ne peuvent servir qu’une fois. Retournez à l’application et recommencez la connexion.",
+  "error.invitation_unavailable": "Ce lien d’invitation n’est plus valable. Demandez une nouvelle invitation à la personne qui vous a invité.",
   "error.unstorable_sign_in_request": "La demande de connexion contient un caractère qui n’est pas accepté.",
   "error.client_id_missing": "client_id est absent.",
   "error.client_id_duplicated": "client_id est en double.",

@@ -59,6 +59,8 @@ export const organizationSchema = z.strictObject({
   name: displayName,
   active: z.boolean().default(true),
   members: z.array(email).default([]),
+  /** Members (of `members`) who administer the organization: they may invite people to it (lib/organizations/invitations). */
+  administrators: z.array(email).optional(),
   domains: z.array(organizationDomainSchema).max(100, "must have at most 100 domains").default([]),
   connections: z.array(connectionSchema).max(20, "must have at most 20 connections").default([]),
 });
@@ -88,6 +90,10 @@ export function checkOrganizations(c: CrossCheck, users: Map<string, Record<stri
       set.add(normalized);
     });
     uniqueStrings(org.members, ["organizations", i, "members"], "member", normalizeEmail);
+    asArray(org.administrators).forEach((administrator, k) => {
+      if (typeof administrator === "string" && !set.has(normalizeEmail(administrator))) add(["organizations", i, "administrators", k], `${JSON.stringify(administrator)} is not in this organization's members`);
+    });
+    uniqueStrings(org.administrators, ["organizations", i, "administrators"], "administrator", normalizeEmail);
     const orgSlug = asString(org.slug);
     if (orgSlug !== undefined && !members.has(orgSlug)) members.set(orgSlug, set);
 

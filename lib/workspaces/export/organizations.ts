@@ -16,32 +16,39 @@ export async function exportOrganizations(db: Database, wid: string): Promise<Pi
     namesById.roles(db, wid),
   ]);
   return {
-    organizations: orgRows.sort(byKey((o) => o.slug)).map((o) => ({
-      slug: o.slug,
-      name: o.name,
-      active: o.active,
-      members: memberRows
-        .filter((m) => m.organizationId === o.id)
+    organizations: orgRows.sort(byKey((o) => o.slug)).map((o) => {
+      const administrators = memberRows
+        .filter((m) => m.organizationId === o.id && m.administrator)
         .map((m) => emailById.get(m.userId) as string)
-        .sort(),
-      domains: domainRows
-        .filter((d) => d.organizationId === o.id)
-        .sort(byKey((d) => d.domain))
-        .map((d) => ({ domain: d.domain, ...(d.verifiedAt ? { verified: true } : {}) })),
-      connections: connectionRows
-        .filter((c) => c.organizationId === o.id)
-        .sort(byKey((c) => c.name))
-        .flatMap((c): WorkspaceDocument["organizations"][number]["connections"] => {
-          const common = {
-            default_roles: c.defaultRoleIds.flatMap((id) => roleById.get(id) ?? []).sort(),
-            trust_upstream_mfa: c.trustUpstreamMfa,
-            admission: c.admission,
-            enabled: c.active,
-          };
-          // The protocol's own fields (lib/federation/protocols); a connection whose settings are incomplete is left out.
-          const own = CONNECTION_PROTOCOLS[c.kind].file.export(c.config);
-          return own ? [{ name: c.name, protocol: c.kind, ...own, ...common }] : [];
-        }),
-    })),
+        .sort();
+      return {
+        slug: o.slug,
+        name: o.name,
+        active: o.active,
+        members: memberRows
+          .filter((m) => m.organizationId === o.id)
+          .map((m) => emailById.get(m.userId) as string)
+          .sort(),
+        ...(administrators.length ? { administrators } : {}),
+        domains: domainRows
+          .filter((d) => d.organizationId === o.id)
+          .sort(byKey((d) => d.domain))
+          .map((d) => ({ domain: d.domain, ...(d.verifiedAt ? { verified: true } : {}) })),
+        connections: connectionRows
+          .filter((c) => c.organizationId === o.id)
+          .sort(byKey((c) => c.name))
+          .flatMap((c): WorkspaceDocument["organizations"][number]["connections"] => {
+            const common = {
+              default_roles: c.defaultRoleIds.flatMap((id) => roleById.get(id) ?? []).sort(),
+              trust_upstream_mfa: c.trustUpstreamMfa,
+              admission: c.admission,
+              enabled: c.active,
+            };
+            // The protocol's own fields (lib/federation/protocols); a connection whose settings are incomplete is left out.
+            const own = CONNECTION_PROTOCOLS[c.kind].file.export(c.config);
+            return own ? [{ name: c.name, protocol: c.kind, ...own, ...common }] : [];
+          }),
+      };
+    }),
   };
 }

@@ -25,6 +25,8 @@ export async function importOrganizationMembers(ctx: ImportContext): Promise<voi
   for (const org of file.organizations) {
     const orgId = orgPk.get(org.slug) as string;
     const wanted = new Set(org.members.map((m) => userPk.get(normalizeEmail(m)) as string));
+    // The file says who of its members administers the organization (absent: none).
+    const administrators = new Set((org.administrators ?? []).map((m) => userPk.get(normalizeEmail(m)) as string));
     const current = existingMembers.filter((m) => m.member.organizationId === orgId);
     for (const { member, email } of [...current].sort((a, b) => (a.email < b.email ? -1 : a.email > b.email ? 1 : 0))) {
       if (wanted.has(member.userId)) continue;
@@ -41,8 +43,15 @@ export async function importOrganizationMembers(ctx: ImportContext): Promise<voi
       ctx.changes++;
     }
     for (const userId of wanted) {
-      if (current.some((m) => m.member.userId === userId)) continue;
-      await tx.insert(organizationMembers).values({ id: newId(), workspaceId: wid, organizationId: orgId, userId, origin: "workspace_file", createdAt: now });
+      const existing = current.find((m) => m.member.userId === userId);
+      if (existing) {
+        if (existing.member.administrator !== administrators.has(userId)) {
+          await tx.update(organizationMembers).set({ administrator: administrators.has(userId) }).where(eq(organizationMembers.id, existing.member.id));
+          ctx.changes++;
+        }
+        continue;
+      }
+      await tx.insert(organizationMembers).values({ id: newId(), workspaceId: wid, organizationId: orgId, userId, origin: "workspace_file", administrator: administrators.has(userId), createdAt: now });
       ctx.changes++;
     }
   }

@@ -6,7 +6,7 @@
  */
 import { and, eq, gt, inArray } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { apis, auditEvents, federatedIdentities, clients, clientSecrets, grants, hostedSessions, operatorInvitations, operatorMemberships, organizationDomains, organizations, roles, scimTokens, socialProviders, users } from "../../../db/schema";
+import { apis, auditEvents, federatedIdentities, clients, clientSecrets, grants, hostedSessions, operatorInvitations, operatorMemberships, organizationDomains, organizations, roles, scimTokens, socialProviders, users, organizationInvitations } from "../../../db/schema";
 import { recordAudit } from "../../../lib/audit/events";
 import { removeUserRole } from "../../../lib/authz/model";
 import { generateRecoveryCodes } from "../../../lib/authn/factors/recovery-codes";
@@ -81,7 +81,11 @@ const steps: Step[] = [
   ["createOrganization", () => ({ slug: "globex", name: "Globex" })],
   ["updateOrganization", async () => ({ organization_id: await orgId("globex"), name: "Globex Inc", active: "on" })],
   ["addMember", () => ({ organization: "acme", email: BOB.email })],
+  ["setOrganizationMemberAdministrator", async () => ({ organization_id: await orgId("acme"), user_id: await userId(BOB.email), administrator: "on" })],
   ["removeMember", async () => ({ organization: "acme", user_id: await userId(BOB.email) })],
+  ["inviteOrganizationMember", async () => ({ organization_id: await orgId("acme"), email: "once-invited@example.test" })],
+  ["resendOrganizationInvitation", async () => ({ organization_id: await orgId("acme"), invitation_id: (await h.service.db.select().from(organizationInvitations).where(eq(organizationInvitations.workspaceId, W)))[0].id })],
+  ["withdrawOrganizationInvitation", async () => ({ organization_id: await orgId("acme"), invitation_id: (await h.service.db.select().from(organizationInvitations).where(eq(organizationInvitations.workspaceId, W)))[0].id })],
   ["saveConnection", async () => ({ organization_id: await orgId("acme"), name: "Acme SSO", kind: "oidc", active: "on", issuer: "https://sso.acme.example", client_id: "latchkey", client_secret: "upstream" })],
   ["addDomain", async () => ({ organization_id: await orgId("acme"), domain: "acme.example" })],
   ["saveDirectorySettings", async () => ({ organization_id: await orgId("acme"), enabled: "on", connection_id: "", subject_attribute: "userName", group_roles: "Engineering: reader" })],

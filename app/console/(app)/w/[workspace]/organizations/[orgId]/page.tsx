@@ -18,6 +18,8 @@ import { NewConnectionId } from "@/components/federation/draft";
 import { ProtocolChoice } from "@/components/federation/protocol-choice";
 import { newId } from "@/lib/crypto";
 import { listDomains, txtRecordFor } from "@/lib/federation/domains";
+import { listApplications } from "@/lib/console/applications";
+import { listPendingInvitations, organizationAdministrators } from "@/lib/organizations/invitations";
 import { getService } from "@/lib/service";
 import { DirectoryCard } from "@/components/console/scim/directory-card";
 import { directoryView } from "@/lib/organizations/scim/console";
@@ -125,12 +127,17 @@ export default async function OrganizationPage({
   const ws = access.workspace.id;
   const org = (await listOrganizations(service.db, ws)).find((o) => o.id === orgId);
   if (!org) notFound();
-  const [connections, domains, roles, directory] = await Promise.all([
+  const operator = { kind: "operator" as const, userId: access.operator.userId };
+  const [connections, domains, roles, administrators, invitations, applications, directory] = await Promise.all([
     listConnections(service, ws, org.id),
     listDomains(service.db, ws, org.id),
     listRoles(service.db, ws),
+    organizationAdministrators(service.db, ws, org.id),
+    listPendingInvitations(service, service.db, { workspaceId: ws, organizationId: org.id, actor: operator }),
+    listApplications(service, ws),
     directoryView(service, ws, org),
   ]);
+  const signInApplications = applications.filter((a) => a.type !== "M2M");
   const issuer = connectionIssuer(service, ws);
   const hasConnection = connections.some((c) => c.active);
   const base = `/console/w/${ws}`;
@@ -156,12 +163,12 @@ export default async function OrganizationPage({
             <SubmitButton variant="secondary">Save</SubmitButton>
           </ActionForm>
         </Card>
-        <Card title="Members">
+        <Card title="Members" description="An administrator of the organization may invite people to it and withdraw its invitations.">
           <div className="space-y-4">
             {org.members.length === 0 ? (
               <EmptyState title="No members yet" />
             ) : (
-              <Table caption="Members" head={["Member", ""]}>
+              <Table caption="Members" head={["Member", "Administrator", ""]}>
                 {org.members.map((m) => (
                   <tr key={m.userId}>
                     <Td>
@@ -169,6 +176,20 @@ export default async function OrganizationPage({
                         {m.email}
                       </Link>
                       {m.name ? <div className="text-xs text-slate-500">{m.name}</div> : null}
+                    </Td>
+                    <Td>
+                      <ActionForm
+                        action={actionFor("setOrganizationMemberAdministrator", ws)}
+                        hidden={{ organization_id: org.id, user_id: m.userId, ...(administrators.has(m.userId) ? {} : { administrator: "true" }) }}
+                        readOnly={readOnly}
+                        className="flex items-center gap-2"
+                        label={`Administrator: ${m.email}`}
+                      >
+                        {administrators.has(m.userId) ? <Badge tone="green">administrator</Badge> : null}
+                        <SubmitButton variant="secondary" size="sm">
+                          {administrators.has(m.userId) ? "Remove as administrator" : "Make administrator"}
+                        </SubmitButton>
+                      </ActionForm>
                     </Td>
                     <Td className="text-right">
                       <ActionForm action={actionFor("removeMember", ws)} hidden={{ organization: org.slug, user_id: m.userId }} readOnly={readOnly} className="" label="Remove member">
@@ -184,6 +205,61 @@ export default async function OrganizationPage({
             <ActionForm action={actionFor("addMember", ws)} hidden={{ organization: org.slug }} readOnly={readOnly} className="grid items-end gap-3 sm:grid-cols-[1fr_auto]" label="Add member">
               <Field name="email" label="Add a user by email" type="email" />
               <SubmitButton variant="secondary">Add member</SubmitButton>
+            </ActionForm>
+          </div>
+        </Card>
+        <Card
+          id="invitations"
+          title="Invitations"
+          description="Invite people by email: the link is sent to the address only, valid for 7 days and used once. It creates the account, if there is none, only when it is used."
+        >
+          <div className="space-y-5">
+            {invitations.length === 0 ? (
+              <EmptyState title="No pending invitations" />
+            ) : (
+              <Table caption="Pending invitations" head={["Address", "Roles", "Invited by", "Expires", ""]}>
+                {invitations.map((i) => (
+                  <tr key={i.id} data-testid="pending-invitation">
+                    <Td>
+                      <span className="font-medium">{i.email}</span> {i.administrator ? <Badge tone="green">administrator</Badge> : null}
+                    </Td>
+                    <Td>{i.roles.length ? i.roles.map((r) => r.name).join(", ") : <span className="text-slate-500">none</span>}</Td>
+                    <Td>{i.invitedBy ?? <span className="text-slate-500">{i.invitedByKind === "operator" ? "an operator" : "an administrator"}</span>}</Td>
+                    <Td>{i.expired ? <Badge tone="red">expired</Badge> : `${i.expiresAt.toISOString().replace("T", " ").slice(0, 16)} UTC`}</Td>
+                    <Td className="text-right">
+                      <div className="flex flex-wrap justify-end gap-2">
+                        <ActionForm action={actionFor("resendOrganizationInvitation", ws)} hidden={{ organization_id: org.id, invitation_id: i.id }} readOnly={readOnly} className="" successMessage="Sent again." label={`Send again to ${i.email}`}>
+                          <SubmitButton variant="secondary" size="sm">
+                            Send again
+                          </SubmitButton>
+                        </ActionForm>
+                        <ActionForm action={actionFor("withdrawOrganizationInvitation", ws)} hidden={{ organization_id: org.id, invitation_id: i.id }} readOnly={readOnly} className="" label={`Withdraw the invitation of ${i.email}`}>
+                          <ConfirmButton title={`Withdraw the invitation of ${i.email}?`} message="Its link stops working at once." confirmLabel="Withdraw">
+                            Withdraw
+                          </ConfirmButton>
+                        </ActionForm>
+                      </div>
+                    </Td>
+                  </tr>
+                ))}
+              </Table>
+            )}
+            <ActionForm action={actionFor("inviteOrganizationMember", ws)} hidden={{ organization_id: org.id }} readOnly={readOnly} successMessage="Invitation sent." label="Invite">
+              <Field name="email" label="Invite by email" type="email" placeholder="name@example.com" />
+              {roles.length > 0 ? (
+                <CheckboxGroup name="role_ids" legend="Roles in this organization" options={roles.map((r) => ({ value: r.id, label: r.name }))} />
+              ) : null}
+              <Checkbox name="administrator" label="Administrator of the organization" hint="They may invite people to this organization and withdraw its invitations." />
+              {signInApplications.length > 0 ? (
+                <Select
+                  name="client_id"
+                  label="Application to continue to"
+                  defaultValue=""
+                  options={[{ value: "", label: "None" }, ...signInApplications.map((a) => ({ value: a.clientId, label: a.name }))]}
+                  hint="Offered on the confirmation page once the invitation is accepted."
+                />
+              ) : null}
+              <SubmitButton variant="secondary">Send invitation</SubmitButton>
             </ActionForm>
           </div>
         </Card>
