@@ -1,6 +1,6 @@
-import { and, eq, gt, inArray, isNull } from "drizzle-orm";
+import { and, eq, gt, inArray, isNull, ne } from "drizzle-orm";
 import type { Database } from "../../db/client";
-import { accountSecurityPortalSessions, grants, hostedSessions } from "../../db/schema";
+import { accountSecurityPortalSessions, consoleSessions, grants, hostedSessions } from "../../db/schema";
 import { nowValue, selectHostedSessionChain, sessionIsLive } from "../authority";
 import { readEvidence, sessionClaims, withEvidence, type Evidence } from "./evidence";
 import { addMs, HOUR, DAY } from "../clock";
@@ -105,17 +105,33 @@ export async function endHostedSession(ctx: EndpointContext, sessionId: string, 
   return ended.length > 0;
 }
 
+/** What of an account's sessions a change keeps: the browser that made it. */
+export interface KeptSession {
+  consoleSessionId?: string | null;
+  hostedSessionId?: string | null;
+  grantId?: string | null;
+}
+
 /**
- * Ends a user's access at once: their live hosted sessions and the grants made in them (refresh
- * tokens stop, and every access token fails its checks), and their account-security portal
- * sessions. With `organizationId`, only the sessions opened through that organization and their
- * grants (the portal's are the account's, kept). Returns how many sessions and grants it ended.
+ * Ends an account's access at once, the one rule for it: its live hosted sessions and its grants
+ * (refresh tokens stop, and every access token fails its checks), its account-security portal
+ * sessions and, for an operator (a user of the system workspace), its console sessions; all but
+ * `keep`'s (the browser making the change). With `organizationId`, only the hosted sessions opened
+ * through that organization and the grants made in them (the account's own others are kept).
+ * Returns how many hosted sessions and grants it ended.
  */
-export async function endUserAccess(
+export async function endAccountSessions(
   db: Database,
-  input: { workspaceId: string; userId: string; now: Date; reason: string; organizationId?: string },
+  input: { workspaceId: string; userId: string; now: Date; reason: string; keep?: KeptSession; organizationId?: string },
 ): Promise<{ sessions: number; grants: number }> {
-  const { workspaceId, userId, now, reason, organizationId } = input;
+  const { workspaceId, userId, now, reason, keep = {}, organizationId } = input;
+  const whole = organizationId === undefined;
+  if (whole) {
+    await db
+      .update(consoleSessions)
+      .set({ endedAt: now, endReason: reason })
+      .where(and(eq(consoleSessions.operatorUserId, userId), isNull(consoleSessions.endedAt), keep.consoleSessionId ? ne(consoleSessions.id, keep.consoleSessionId) : undefined));
+  }
   const sessions = await db
     .update(hostedSessions)
     .set({ endedAt: now, endReason: reason })
@@ -124,7 +140,8 @@ export async function endUserAccess(
         eq(hostedSessions.workspaceId, workspaceId),
         eq(hostedSessions.userId, userId),
         isNull(hostedSessions.endedAt),
-        organizationId === undefined ? undefined : eq(hostedSessions.organizationId, organizationId),
+        whole ? undefined : eq(hostedSessions.organizationId, organizationId),
+        keep.hostedSessionId ? ne(hostedSessions.id, keep.hostedSessionId) : undefined,
       ),
     )
     .returning({ id: hostedSessions.id });
@@ -136,7 +153,8 @@ export async function endUserAccess(
         eq(grants.workspaceId, workspaceId),
         eq(grants.userId, userId),
         isNull(grants.revokedAt),
-        organizationId === undefined
+        keep.grantId ? ne(grants.id, keep.grantId) : undefined,
+        whole
           ? undefined
           : inArray(
               grants.sessionId,
@@ -148,7 +166,7 @@ export async function endUserAccess(
       ),
     )
     .returning({ id: grants.id });
-  if (organizationId === undefined) {
+  if (whole) {
     await db
       .update(accountSecurityPortalSessions)
       .set({ endedAt: now })

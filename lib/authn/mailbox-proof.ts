@@ -9,48 +9,13 @@
  * account but the one making the proof ends (hosted sessions, their grants, portal sessions, and an
  * operator's console sessions). One conditional UPDATE: of parallel proofs one discards it.
  */
-import { and, eq, isNotNull, isNull, ne, or } from "drizzle-orm";
+import { and, eq, isNotNull, or } from "drizzle-orm";
 import type { Database } from "../../db/client";
-import { accountSecurityPortalSessions, consoleSessions, grants, hostedSessions, users } from "../../db/schema";
+import { users } from "../../db/schema";
 import { recordAudit } from "../audit/events";
+import { endAccountSessions, type KeptSession } from "./hosted-session";
 
-/** What of an account's sessions a change keeps: the browser that made it. */
-export interface KeptSession {
-  consoleSessionId?: string | null;
-  hostedSessionId?: string | null;
-  grantId?: string | null;
-}
-
-/**
- * Ends every session of the account `userId` of workspace `workspaceId` but `keep`'s: its hosted
- * sessions and grants (whose tokens die with them), its portal sessions and, for an operator, its
- * console sessions.
- */
-export async function endAccountSessions(db: Database, workspaceId: string, userId: string, now: Date, reason: string, keep: KeptSession = {}): Promise<void> {
-  await db
-    .update(consoleSessions)
-    .set({ endedAt: now, endReason: reason })
-    .where(and(eq(consoleSessions.operatorUserId, userId), isNull(consoleSessions.endedAt), keep.consoleSessionId ? ne(consoleSessions.id, keep.consoleSessionId) : undefined));
-  await db
-    .update(hostedSessions)
-    .set({ endedAt: now, endReason: reason })
-    .where(
-      and(
-        eq(hostedSessions.workspaceId, workspaceId),
-        eq(hostedSessions.userId, userId),
-        isNull(hostedSessions.endedAt),
-        keep.hostedSessionId ? ne(hostedSessions.id, keep.hostedSessionId) : undefined,
-      ),
-    );
-  await db
-    .update(grants)
-    .set({ revokedAt: now, revokeReason: reason })
-    .where(and(eq(grants.workspaceId, workspaceId), eq(grants.userId, userId), isNull(grants.revokedAt), keep.grantId ? ne(grants.id, keep.grantId) : undefined));
-  await db
-    .update(accountSecurityPortalSessions)
-    .set({ endedAt: now })
-    .where(and(eq(accountSecurityPortalSessions.workspaceId, workspaceId), eq(accountSecurityPortalSessions.userId, userId), isNull(accountSecurityPortalSessions.endedAt)));
-}
+export { endAccountSessions, type KeptSession };
 
 /**
  * The mailbox of account `userId` was just proven. The address is verified; a password set before
@@ -78,7 +43,7 @@ export async function mailboxProven(
       .where(and(eq(users.workspaceId, workspaceId), eq(users.id, userId), eq(users.emailVerified, false)));
     return false;
   }
-  await endAccountSessions(db, workspaceId, userId, now, "mailbox_proven", keep);
+  await endAccountSessions(db, { workspaceId, userId, now, reason: "mailbox_proven", keep });
   await recordAudit(db, { workspaceId, type: audit, actor: userId, subject: audit === "user.password_discarded" ? userId : discarded.email, data: {}, at: now });
   return true;
 }

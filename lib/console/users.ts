@@ -23,6 +23,7 @@ import { confirmField, requireConfirmation } from "./confirmation";
 import { checkbox, email, id, optionalText } from "./forms";
 import { defineOperation, fieldError, formError, type OperationContext } from "./operation";
 import { normalizeEmail } from "../authn/email-address";
+import { endAccountSessions } from "../authn/hosted-session";
 
 export const USERS_PAGE_SIZE = 25;
 
@@ -353,8 +354,8 @@ export async function userFootprint(db: Database, workspaceId: string, userId: s
 const footprintData = (f: UserFootprint) => ({ sessions_ended: f.sessions, grants_ended: f.grants, portal_sessions_ended: f.portalSessions });
 
 /**
- * Disables or enables a user. Disabling ends their live hosted sessions (and with them every
- * grant made in them: refresh tokens and access tokens fail their checks) and portal sessions;
+ * Disables or enables a user. Disabling ends their live hosted sessions, their grants (refresh
+ * tokens and access tokens fail their checks) and portal sessions (lib/authn's one rule for it);
  * the user's status alone already fails every check, ending the sessions keeps an enable from
  * reviving them.
  */
@@ -368,16 +369,7 @@ export const setUserStatus = defineOperation({
     const wid = ctx.access.workspace.id;
     const ended = input.status === "disabled" ? await userFootprint(ctx.db, wid, user.id, ctx.now) : null;
     await ctx.db.update(users).set({ status: input.status, updatedAt: ctx.now }).where(eq(users.id, user.id));
-    if (input.status === "disabled") {
-      await ctx.db
-        .update(hostedSessions)
-        .set({ endedAt: ctx.now, endReason: "user_disabled" })
-        .where(and(eq(hostedSessions.workspaceId, wid), eq(hostedSessions.userId, user.id), isNull(hostedSessions.endedAt)));
-      await ctx.db
-        .update(accountSecurityPortalSessions)
-        .set({ endedAt: ctx.now })
-        .where(and(eq(accountSecurityPortalSessions.workspaceId, wid), eq(accountSecurityPortalSessions.userId, user.id), isNull(accountSecurityPortalSessions.endedAt)));
-    }
+    if (input.status === "disabled") await endAccountSessions(ctx.db, { workspaceId: wid, userId: user.id, now: ctx.now, reason: "user_disabled" });
     return { result: null, audit: { target: user.email, data: { user_id: user.id, status: input.status, ...(ended ? footprintData(ended) : {}) } } };
   },
 });

@@ -65,7 +65,7 @@ export type { KeptSession } from "../authn/mailbox-proof";
  * workspace's hosted sessions and grants (whose tokens die with them).
  */
 export function endOperatorSessions(db: Database, userId: string, now: Date, reason: string, keep: KeptSession = {}): Promise<void> {
-  return endAccountSessions(db, SYSTEM_WORKSPACE_ID, userId, now, reason, keep);
+  return endAccountSessions(db, { workspaceId: SYSTEM_WORKSPACE_ID, userId, now, reason, keep }).then(() => undefined);
 }
 
 /**

@@ -22,7 +22,7 @@ import { and, eq, inArray, notInArray, sql } from "drizzle-orm";
 import type { Database } from "../../../db/client";
 import { accessTokens, enterpriseConnections, federatedIdentities, organizationMembers, roles, scimGroupMembers, scimGroups, scimUsers, userRoles, users } from "../../../db/schema";
 import { recordAudit } from "../../audit/events";
-import { endUserAccess } from "../../authn/hosted-session";
+import { endAccountSessions } from "../../authn/hosted-session";
 import type { EmailAddress } from "../../authn/email-address";
 import { newId } from "../../crypto";
 import { verifiedDomainForEmail } from "../../federation/domains";
@@ -218,9 +218,9 @@ export async function applyActive(
   await db.delete(userRoles).where(and(eq(userRoles.workspaceId, wid), eq(userRoles.organizationId, organizationId), eq(userRoles.userId, input.userId)));
   if (input.managed) {
     await db.update(users).set({ status: "disabled", updatedAt: input.now }).where(and(eq(users.workspaceId, wid), eq(users.id, input.userId)));
-    return endUserAccess(db, { workspaceId: wid, userId: input.userId, now: input.now, reason: DEPROVISIONED });
+    return endAccountSessions(db, { workspaceId: wid, userId: input.userId, now: input.now, reason: DEPROVISIONED });
   }
-  return endUserAccess(db, { workspaceId: wid, userId: input.userId, now: input.now, reason: DEPROVISIONED, organizationId });
+  return endAccountSessions(db, { workspaceId: wid, userId: input.userId, now: input.now, reason: DEPROVISIONED, organizationId });
 }
 
 /** Deletes an account the directory created, with everything it holds (as the console's deletion does: access tokens have no foreign keys). */
