@@ -123,6 +123,8 @@ async function expectSignedOut(page: Page): Promise<void> {
 const userEmails = (doc: ExportedWorkspace) => doc.users.map((u) => u.email.toLowerCase());
 
 test("enterprise: a verified-domain address signs in at the organization's identity provider; disabling the connection ends the session", async ({ page }) => {
+  // It runs the latchkey command four times (export, three imports): on PostgreSQL each is a process of its own.
+  test.setTimeout(180_000);
   await openSignIn(page);
   // Home-realm discovery: the domain decides, the password typed here is never checked.
   await submitPassword(page, BOB.email, "not bob's password at all");

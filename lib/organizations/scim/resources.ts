@@ -102,8 +102,16 @@ export async function readScimBody(request: Request): Promise<Record<string, unk
     throw badRequest("invalidSyntax", "The body is not valid JSON");
   }
   if (!isObject(body)) throw badRequest("invalidSyntax", "The body must be a JSON object");
-  if (!isStorableText(text.replace(/\\u0000/gi, "\u0000"))) throw badRequest("invalidValue", "The body contains a character that is not accepted (U+0000)");
+  if (!storable(body)) throw badRequest("invalidValue", "The body contains a character that is not accepted (U+0000, or half a surrogate pair)");
   return body;
+}
+
+/** Whether every string of a JSON value, names included, is text the database can store (lib/text.ts). */
+function storable(value: unknown): boolean {
+  if (typeof value === "string") return isStorableText(value);
+  if (Array.isArray(value)) return value.every(storable);
+  if (isObject(value)) return Object.entries(value).every(([k, v]) => isStorableText(k) && storable(v));
+  return true;
 }
 
 /** `startIndex` and `count` (RFC 7644 §3.4.2.4): 1-based; below 1 is 1; `count` at most MAX_COUNT, 0 asks only for the total. */

@@ -172,6 +172,9 @@ describe("creating users", () => {
     expect((await acme("POST", "/Users", { userName: "" })).status).toBe(400);
     expect((await acme("POST", "/Users", { userName: "no-address" })).status).toBe(400);
     expect((await acme("POST", "/Users", { ...entraUser("nul@acme.test", "nul"), displayName: "a\u0000b" })).status).toBe(400);
+    // Half a surrogate pair (JSON's "\ud800"), in a value or a name: no character the database can store.
+    expect((await acme("POST", "/Users", { ...entraUser("half@acme.test", "\ud800") })).status).toBe(400);
+    expect((await acme("POST", "/Users", { ...entraUser("half2@acme.test", "half2"), ["x\udc00"]: "y" })).status).toBe(400);
     expect((await acme("POST", "/Users", { ...entraUser("big@acme.test", "big"), title: "x".repeat(300 * 1024) })).status).toBe(413);
   });
 });
