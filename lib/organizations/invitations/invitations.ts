@@ -162,6 +162,17 @@ function mail(service: Service, p: { workspaceId: string; workspaceName: string;
 const lockAddress = (db: Database, workspaceId: string, organizationId: string, emailNormalized: string) =>
   db.execute(sql`select pg_advisory_xact_lock(hashtext(${`latchkey:organization-invitation:${workspaceId}:${organizationId}:${emailNormalized}`}))`);
 
+/** The organization a send (an invitation, or one sent again) is for: counted, the actor's authority checked, existing and active. */
+async function organizationToInviteTo(db: Database, input: { workspaceId: string; organizationId: string; actor: InvitationActor }, allowance: SendAllowance) {
+  const { workspaceId: wid, organizationId, actor } = input;
+  requireAllowance(allowance, wid, organizationId);
+  await authorize(db, wid, organizationId, actor);
+  const org = await organizationOf(db, wid, organizationId);
+  if (!org) throw formError("This organization no longer exists");
+  if (!org.active) throw formError("This organization is inactive: activate it before inviting people");
+  return org;
+}
+
 /**
  * Invites `email` to the organization, within the caller's transaction `db`: refused beside its
  * field for an address that is already a member, or for roles that are not the workspace's. A
@@ -170,11 +181,7 @@ const lockAddress = (db: Database, workspaceId: string, organizationId: string, 
  */
 export async function inviteToOrganization(service: Service, db: Database, input: InviteInput, allowance: SendAllowance): Promise<Sent> {
   const { workspaceId: wid, organizationId, actor } = input;
-  requireAllowance(allowance, wid, organizationId);
-  await authorize(db, wid, organizationId, actor);
-  const org = await organizationOf(db, wid, organizationId);
-  if (!org) throw formError("This organization no longer exists");
-  if (!org.active) throw formError("This organization is inactive: activate it before inviting people");
+  const org = await organizationToInviteTo(db, input, allowance);
   const normalized = normalizeEmail(input.email);
   if (!normalized) throw fieldError("email", "Enter an email address");
   const roleIds = [...new Set(input.roleIds)];
@@ -241,11 +248,7 @@ export async function resendInvitation(
   allowance: SendAllowance,
 ): Promise<Sent> {
   const { workspaceId: wid, organizationId, actor } = input;
-  requireAllowance(allowance, wid, organizationId);
-  await authorize(db, wid, organizationId, actor);
-  const org = await organizationOf(db, wid, organizationId);
-  if (!org) throw formError("This organization no longer exists");
-  if (!org.active) throw formError("This organization is inactive: activate it before inviting people");
+  const org = await organizationToInviteTo(db, input, allowance);
   const now = service.clock.now();
   const token = randomToken(32);
   const expiresAt = addMs(now, INVITATION_TTL_MS);

@@ -92,7 +92,7 @@ function sameValue(a: unknown, b: unknown): boolean {
 }
 
 /** Sets `value` at `path` (add merges into complex values and appends to multi-valued ones; replace replaces). */
-function write(kind: ResourceKind, resource: Record<string, unknown>, op: "add" | "replace", path: AttributePath, raw: unknown, rawPath: string): void {
+function write(resource: Record<string, unknown>, op: "add" | "replace", path: AttributePath, raw: unknown, rawPath: string): void {
   if (path.schema === null && READ_ONLY.has(path.attribute)) return;
   const value = path.attribute === "active" && path.sub === null ? booleanish(raw) : raw;
   const target = container(resource, path, true)!;
@@ -185,7 +185,7 @@ export function applyPatch(kind: ResourceKind, resource: Record<string, unknown>
       continue;
     }
     if (operation.path) {
-      write(kind, next, operation.op, operation.path, operation.value, operation.rawPath!);
+      write(next, operation.op, operation.path, operation.value, operation.rawPath!);
       continue;
     }
     // Without a path: each attribute of the value, its key read as a path of its own.
@@ -194,10 +194,10 @@ export function applyPatch(kind: ResourceKind, resource: Record<string, unknown>
       if (SCHEMA_URNS.has(canonical) && isObject(value)) {
         // A schema's attributes as an object under its URN (the core schema's are core attributes).
         const prefix = canonical === USER_SCHEMA || canonical === GROUP_SCHEMA ? "" : `${canonical}:`;
-        for (const [inner, v] of Object.entries(value)) write(kind, next, operation.op, parsePath(kind, `${prefix}${inner}`), v, `${prefix}${inner}`);
+        for (const [inner, v] of Object.entries(value)) write(next, operation.op, parsePath(kind, `${prefix}${inner}`), v, `${prefix}${inner}`);
         continue;
       }
-      write(kind, next, operation.op, parsePath(kind, name), value, name);
+      write(next, operation.op, parsePath(kind, name), value, name);
     }
   }
   return next;

@@ -169,8 +169,10 @@ export async function createUser(call: ScimCall): Promise<Response> {
 
 export async function getUser(call: ScimCall, id: string): Promise<Response> {
   const row = await loadUser(call.ctx, call.access, id);
+  const unchanged = notModifiedAnswer(call.request, row.version);
+  if (unchanged) return unchanged;
   const resource = projection(new URL(call.request.url).searchParams).project(renderUser(call, row));
-  return notModifiedAnswer(call.request, row.version) ?? scimJson(resource, 200, { ETag: etagOf(row.version) });
+  return scimJson(resource, 200, { ETag: etagOf(row.version) });
 }
 
 export async function listUsers(call: ScimCall): Promise<Response> {
