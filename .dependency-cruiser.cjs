@@ -50,10 +50,12 @@ const LAYERS = {
   "lib/operators": ["lib/surfaces", "lib/forms", "lib/authn", "lib/audit", "lib/http", "lib/service.ts"],
   // Organizations' own features (member invitations, their administrators): above federation (home-realm discovery), below the registry.
   "lib/organizations/invitations": ["lib/surfaces", "lib/audit", "lib/authn", "lib/federation", "lib/hosted", "lib/http", "lib/limits", "lib/service.ts", "lib/forms"],
+  // An organization's admin portal for the customer's IT: setup links, its sessions, the console operations it runs (by name) scoped to its organization.
+  "lib/organizations/admin-portal": ["lib/organizations/invitations", "lib/surfaces", "lib/audit", "lib/authn", "lib/hosted", "lib/http", "lib/limits", "lib/service.ts", "lib/forms"],
   // A new workspace's checklist, and trying an application's sign-in from the console.
   "lib/getting-started": ["lib/forms", "lib/surfaces", "lib/oauth", "lib/http", "lib/service.ts"],
   // The registry of feature descriptors and the one purger of their retention: above every feature folder, below every surface that reads it.
-  "lib/features": ["lib/organizations/scim", "lib/organizations/invitations", "lib/security-alerts", "lib/operators", "lib/getting-started", "lib/surfaces", "lib/hostnames", "lib/federation", "lib/authn", "lib/oauth", "lib/audit", "lib/limits", "lib/service.ts", "lib/http"],
+  "lib/features": ["lib/organizations/admin-portal", "lib/organizations/scim", "lib/organizations/invitations", "lib/security-alerts", "lib/operators", "lib/getting-started", "lib/surfaces", "lib/hostnames", "lib/federation", "lib/authn", "lib/oauth", "lib/audit", "lib/limits", "lib/service.ts", "lib/http"],
   "lib/workspaces": ["lib/features", "lib/surfaces", "lib/federation", "lib/authn", "lib/clients", "lib/audit", "lib/branding", "lib/service.ts"],
   "lib/server": ["lib/organizations/scim", "lib/organizations/invitations", "lib/account-security", "lib/sign-in", "lib/authz", "lib/oauth", "lib/authn", "lib/hosted", "lib/http", "lib/limits", "lib/service.ts", "lib/features", "lib/surfaces", "lib/signals"],
   "lib/console": [

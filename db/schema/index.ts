@@ -22,3 +22,4 @@ export * from "./device-authorization";
 export * from "./dpop";
 export * from "./scim";
 export * from "./organization-invitations";
+export * from "./organization-admin-portal";

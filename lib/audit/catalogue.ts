@@ -43,6 +43,7 @@ export const AUDIT_GROUPS = {
   client_secrets: "Client secrets",
   command_line: "Command line and workspace files",
   provisioning: "Directory provisioning (SCIM)",
+  organization_portal: "Organization admin portal",
 } as const;
 export type AuditGroup = keyof typeof AUDIT_GROUPS;
 
@@ -115,7 +116,7 @@ const CLIENT = "the application's client_id";
 const PORTAL = { portal_session: "string", client: "string?" } as const;
 const FOOTPRINT = { sessions_ended: "number?", grants_ended: "number?", portal_sessions_ended: "number?" } as const;
 
-export const AUDIT_EVENTS = {
+const CATALOGUE = {
   // Console changes: one event per operation (lib/console/*.ts), named `console.<operation>`.
   "console.application.created": change({
     summary: "An operator created an application",
@@ -523,6 +524,18 @@ export const AUDIT_EVENTS = {
     subject: "the organization's slug",
     data: { token_id: "string" },
     line: (e, who) => `${who} revoked a SCIM token of ${e.subject}`,
+  }),
+  "console.organization.portal_link_created": change({
+    summary: "An operator made a setup link of an organization's admin portal for one address (its secret shown once)",
+    subject: "the organization's slug",
+    data: { link_id: "string", email: "string", expires_at: "string", emailed: "boolean" },
+    line: (e, who) => `${who} made an admin portal setup link of ${e.subject} for ${str(e.data.email) ?? "an address"}`,
+  }),
+  "console.organization.portal_link_revoked": change({
+    summary: "An operator revoked a setup link of an organization's admin portal (the sessions it started ended)",
+    subject: "the organization's slug",
+    data: { link_id: "string", email: "string", sessions_ended: "number" },
+    line: (e, who) => `${who} revoked the admin portal setup link of ${e.subject} for ${str(e.data.email) ?? "an address"}${e.data.sessions_ended ? " and ended its session" : ""}`,
   }),
   "console.social_provider.created": change({
     summary: "An operator added a social sign-in provider",
@@ -1134,6 +1147,49 @@ export const AUDIT_EVENTS = {
     subject: "the group's display name",
     data: { organization: "string", group_id: "string", change: "string", members_added: "string[]", members_removed: "string[]" },
     line: (e) => `Directory of ${str(e.data.organization) ?? ""} ${str(e.data.change) ?? "changed"} group ${e.subject ?? ""}${Array.isArray(e.data.members_added) && e.data.members_added.length ? `, ${e.data.members_added.length} added` : ""}${Array.isArray(e.data.members_removed) && e.data.members_removed.length ? `, ${e.data.members_removed.length} removed` : ""}`,
+  }),
+} as const satisfies Record<string, AuditEventSpec>;
+
+/**
+ * The console's organization operations an organization's admin portal runs too
+ * (lib/organizations/admin-portal/operations.ts), each recorded there as
+ * `organization_portal.<name>` under the person who made the change (`data.operator` their
+ * address, `data.role` how they entered), with the console event's data and sentence.
+ */
+export const PORTAL_CHANGES = [
+  "connection_saved",
+  "domain_claimed",
+  "domain_verified",
+  "domain_removed",
+  "directory_saved",
+  "directory_token_issued",
+  "directory_token_revoked",
+  "member_invited",
+  "invitation_resent",
+  "invitation_withdrawn",
+] as const;
+export type PortalChange = (typeof PORTAL_CHANGES)[number];
+
+type PortalEvents = {
+  [K in PortalChange as `organization_portal.${K}`]: Omit<(typeof CATALOGUE)[`console.organization.${K}`], "group"> & { group: "organization_portal" };
+};
+
+const PORTAL_EVENTS = Object.fromEntries(
+  PORTAL_CHANGES.map((name) => {
+    const spec: AuditEventSpec = CATALOGUE[`console.organization.${name}`];
+    return [`organization_portal.${name}`, { ...spec, group: "organization_portal", summary: `Through an organization's admin portal (by a setup link's holder or an organization administrator): ${spec.summary.replace(/^An operator /, "someone ").replace(/^A /, "a ")}` }];
+  }),
+) as PortalEvents;
+
+export const AUDIT_EVENTS = {
+  ...CATALOGUE,
+  ...PORTAL_EVENTS,
+  "organization_portal.started": event({
+    group: "organization_portal",
+    summary: "A setup link's holder proved its address and opened an organization's admin portal (the link is used)",
+    subject: "the proven address",
+    data: { operator: "string", organization_id: "string", link_id: "string", session_id: "string" },
+    line: (e) => `${e.subject ?? "Someone"} opened the admin portal of organization ${str(e.data.organization_id) ?? ""} with a setup link`,
   }),
 } as const satisfies Record<string, AuditEventSpec>;
 

@@ -336,9 +336,19 @@ export async function prefillConnection(
   token: string | null | undefined,
   workspaceId: string,
   raw: Record<string, unknown>,
-): Promise<{ ok: true; values: Record<string, string>; message: string } | { ok: false; fieldErrors: Record<string, string>; formError?: string }> {
+): Promise<PrefillOutcome> {
   const access = await requireWorkspaceRole(service, token, workspaceId, "viewer");
   assertRole(access, "admin");
+  return readConnectionFields(service, raw);
+}
+
+export type PrefillOutcome = { ok: true; values: Record<string, string>; message: string } | { ok: false; fieldErrors: Record<string, string>; formError?: string };
+
+/**
+ * A connection form's prefill for a caller that has checked its own authority (the console's
+ * administrators above; an organization's admin portal for its own organization).
+ */
+export async function readConnectionFields(service: Service, raw: Record<string, unknown>): Promise<PrefillOutcome> {
   const kind = z.enum(CONNECTION_KINDS).safeParse(raw.kind);
   const protocol = kind.success ? CONNECTION_PROTOCOLS[kind.data] : null;
   if (!protocol?.console.prefill) return { ok: false, fieldErrors: {}, formError: "This protocol has nothing to fill in" };

@@ -23,6 +23,7 @@ import { DPOP_FEATURE } from "../oauth/dpop";
 import { OPERATORS_FEATURE } from "../operators";
 import { SCIM_FEATURE } from "../organizations/scim";
 import { ORGANIZATION_INVITATIONS_FEATURE } from "../organizations/invitations";
+import { ADMIN_PORTAL_FEATURE } from "../organizations/admin-portal";
 import { defineFeature, type Feature } from "../surfaces/feature";
 import type { ApplicationOption } from "../surfaces/application-options";
 
@@ -44,6 +45,7 @@ export const FEATURES = [
   BOT_CHALLENGE_FEATURE,
   PUSHED_AUTHORIZATION_FEATURE,
   SCIM_FEATURE,
+  ADMIN_PORTAL_FEATURE,
   // lib/audit and lib/limits sit below lib/surfaces: they declare their retention as plain values, typed here.
   defineFeature({ name: "audit", retention: [AUDIT_EVENTS] }),
   defineFeature({ name: "limits", retention: [RATE_LIMITS] }),

@@ -10,11 +10,12 @@ import { PUSHED_AUTHORIZATION_ROUTES } from "../oauth/pushed-authorization/route
 import { DEVICE_AUTHORIZATION_ROUTES } from "../oauth/device-authorization/routes";
 import { SCIM_ROUTES } from "../organizations/scim/routes";
 import { ORGANIZATION_INVITATIONS_ROUTES } from "../organizations/invitations/routes";
+import { ADMIN_PORTAL_ROUTES } from "../organizations/admin-portal/routes";
 import { declaredOnce } from "../surfaces/feature";
 import type { FeatureRoutes, HostResolution, HostRoute } from "../surfaces/routes";
 import type { Route } from "../http/route";
 
-export const FEATURE_ROUTES: readonly FeatureRoutes[] = [DEVICE_AUTHORIZATION_ROUTES, ORGANIZATION_INVITATIONS_ROUTES, HOSTNAMES_ROUTES, PUSHED_AUTHORIZATION_ROUTES, SCIM_ROUTES];
+export const FEATURE_ROUTES: readonly FeatureRoutes[] = [DEVICE_AUTHORIZATION_ROUTES, ORGANIZATION_INVITATIONS_ROUTES, HOSTNAMES_ROUTES, PUSHED_AUTHORIZATION_ROUTES, SCIM_ROUTES, ADMIN_PORTAL_ROUTES];
 
 /** The features' entries of the issuer's table, in the registry's order. */
 export const FEATURE_ISSUER_ROUTES: readonly Route[] = FEATURE_ROUTES.flatMap((r) => r.issuer ?? []);

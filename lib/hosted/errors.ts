@@ -94,6 +94,8 @@ export const HOSTED_ERRORS = {
 
   // An organization invitation's link that cannot be accepted (lib/organizations/invitations): withdrawn, expired, used, unknown or its organization inactive, all alike.
   invitation_unavailable: { status: 404, title: "error.title.invitation_unavailable", message: "error.invitation_unavailable", oauthError: "invalid_request" },
+  // An organization admin portal's setup link that cannot start the portal (lib/organizations/admin-portal): used, revoked, expired, unknown or its organization inactive, all alike.
+  portal_link_unavailable: { status: 404, title: "error.title.portal_link_unavailable", message: "error.portal_link_unavailable", oauthError: "invalid_request" },
 
   // Hosted logout (lib/oauth/logout.ts). Never a redirect: an unverified destination is never followed.
   logout_unstorable: signOutFailed("error.logout_unstorable"),

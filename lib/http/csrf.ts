@@ -11,7 +11,7 @@
 import { deriveKey, hmacBase64Url, safeEqual } from "../crypto";
 
 /** Purposes in use; each is its own key, so a token for one never verifies for another. */
-export type CsrfPurpose = "hosted-sign-in" | "account-portal" | "device-authorization" | "organization-invitation";
+export type CsrfPurpose = "hosted-sign-in" | "account-portal" | "device-authorization" | "organization-invitation" | "organization-portal";
 
 function encode(bindings: readonly string[]): string {
   return bindings.map((value) => `${value.length}:${value}`).join("");

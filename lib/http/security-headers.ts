@@ -32,7 +32,7 @@ export const ISSUER_ROUTE_CSP = "default-src 'none'; style-src 'unsafe-inline'; 
  * path the table lacks as the issuer's unknown paths are answered, so a factor's new step needs no
  * line here; the account-security routes under /auth/account, the portal's form posts: every path
  * below /account/, bound the same way, its verifications by .../account/verify/[...method]; the upstream providers' callback
- * /federation/callback and a SAML connection's ACS and SP metadata, the workspace's logo under /branding/logo/, and the SCIM API below /scim/), as opposed to the hosted pages
+ * /federation/callback and a SAML connection's ACS and SP metadata, the workspace's logo under /branding/logo/, the SCIM API below /scim/, and the admin portal's setup-link posts and sign-out below /organization-admin/), as opposed to the hosted pages
  * Next renders there (the portal page itself is /account); and the issuer's RFC 8414 metadata
  * path, /.well-known/oauth-authorization-server/t/{workspace} (lib/http/issuer-paths.ts); and
  * the WebAuthn related origins document, /.well-known/webauthn (lib/hostnames/related-origins.ts),
@@ -40,7 +40,7 @@ export const ISSUER_ROUTE_CSP = "default-src 'none'; style-src 'unsafe-inline'; 
  * tests/dispatch/security-headers.test.ts checks it against the table.
  */
 export const ISSUER_ROUTE_PATH =
-  /^(?:\/\.well-known\/oauth-authorization-server\/t\/[^/]+$|\/\.well-known\/webauthn$|\/t\/[^/]+\/(?:\.well-known\/|oauth2\/|oidc\/|authorization\/|v1(?:\/|$)|sign-in\/.+$|sign-up\/(?:email|verify|account)$|device\/(?:code|sign-in|decision)$|invitation\/accept$|federation\/(?:callback|saml\/acs|saml\/metadata)$|auth\/account(?:\/.+)?$|account\/.+$|branding\/logo\/[^/]+$|scim\/.+$))/;
+  /^(?:\/\.well-known\/oauth-authorization-server\/t\/[^/]+$|\/\.well-known\/webauthn$|\/t\/[^/]+\/(?:\.well-known\/|oauth2\/|oidc\/|authorization\/|v1(?:\/|$)|sign-in\/.+$|sign-up\/(?:email|verify|account)$|device\/(?:code|sign-in|decision)$|invitation\/accept$|organization-admin\/(?:code|start|sign-out)$|federation\/(?:callback|saml\/acs|saml\/metadata)$|auth\/account(?:\/.+)?$|account\/.+$|branding\/logo\/[^/]+$|scim\/.+$))/;
 
 /**
  * The CSP of a page Next renders: scripts only with this response's nonce (and what they load,

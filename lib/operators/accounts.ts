@@ -21,6 +21,9 @@ import { consoleSessions, grants, hostedSessions, users } from "../../db/schema"
 import { recordAudit } from "../audit/events";
 import { normalizeEmail } from "../authn/email-address";
 import type { MailMessage } from "../authn/email/outbox";
+import { plainMessage } from "../authn/email/plain-message";
+
+export { plainMessage };
 import { emailAvailable, sendMail } from "../authn/email/transport";
 import { screenOperatorPassword } from "../authn/passwords/policy";
 import { PasswordRefused } from "../authn/passwords/screening";
@@ -75,23 +78,6 @@ export function endOperatorSessions(db: Database, userId: string, now: Date, rea
  */
 export function mailboxProven(db: Database, userId: string, now: Date, keep: KeptSession = {}): Promise<boolean> {
   return proven(db, { workspaceId: SYSTEM_WORKSPACE_ID, userId }, now, "console.password_discarded", keep);
-}
-
-function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
-}
-
-/** A plain message (paragraphs), as text and HTML. */
-export function plainMessage(to: string, subject: string, paragraphs: string[]): MailMessage {
-  return {
-    to,
-    subject,
-    text: paragraphs.join("\n\n") + "\n",
-    html:
-      `<!doctype html><html lang="en"><body style="font-family:-apple-system,Segoe UI,Roboto,Helvetica,Arial,sans-serif;font-size:15px;line-height:1.5;color:#0f172a">` +
-      paragraphs.map((line) => `<p style="margin:0 0 16px">${escapeHtml(line)}</p>`).join("") +
-      `</body></html>`,
-  };
 }
 
 /** Mail to an operator goes through the system workspace (its outbox is no tenant's to read); false when this server cannot send email. */

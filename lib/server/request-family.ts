@@ -24,6 +24,7 @@ export const REQUEST_FAMILIES = [
   "authorization_check",
   "device",
   "invitation",
+  "organization_portal",
   "scim",
   "console",
   "demo",
@@ -60,6 +61,8 @@ const ISSUER_ENDPOINTS = new Map<string, RequestFamily>([
   // An organization's member invitation (lib/organizations/invitations): its page and its acceptance.
   ["/invitation", "invitation"],
   ["/invitation/accept", "invitation"],
+  // An organization's admin portal (lib/organizations/admin-portal): its page; its posts are below it.
+  ["/organization-admin", "organization_portal"],
   // The account-security portal's direct link (the handoff's paths are below /auth/account/).
   ["/auth/account", "portal"],
   ["/account", "portal"],
@@ -81,6 +84,7 @@ const ISSUER_PREFIXES: readonly (readonly [string, RequestFamily])[] = [
   ["/device/", "device"],
   // SCIM provisioning (lib/organizations/scim): every path below the API's prefix.
   ["/scim/", "scim"],
+  ["/organization-admin/", "organization_portal"],
 ];
 
 function issuerFamily(subpath: string): RequestFamily {

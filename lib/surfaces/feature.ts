@@ -4,6 +4,7 @@
  * table, the fuzzer and the metrics never name a feature. Every part is optional: a feature
  * declares the surfaces it has.
  */
+import type { GuessingLimits } from "../limits/declarations";
 import type { ApplicationOption } from "./application-options";
 import type { AnyOperation } from "./operation";
 import type { Retention } from "./retention";
@@ -44,6 +45,11 @@ export interface Feature {
    * lists, which the route table reads without loading this descriptor.
    */
   routes?: FeatureRoutes;
+  /**
+   * Its guessing and counting limits enforced outside the route table (a number of sends per
+   * organization): docs/security.md's table of limits lists them (lib/server/limits.ts).
+   */
+  guessingLimits?: readonly GuessingLimits[];
   /** Its page in a workspace's console, in the side navigation (lib/console/navigation.ts). */
   consolePage?: ConsolePage;
   /** The protocol options it lets an application switch on (./application-options.ts): the workspace file's and the console's. */

@@ -3,13 +3,15 @@
  * function. Declared beside the feature's rules (lib/hostnames, lib/federation/…, a factor's
  * folder) and run by lib/console's `runOperation`, the one path every server action takes: it
  * resolves the operator's authority, checks the role, validates the input, runs the change and
- * writes the audit event in one transaction.
+ * writes the audit event in one transaction (`executeOperation`, which an organization's admin
+ * portal also runs a few of the organization's operations through, under its own authority).
  */
 import type { z } from "zod";
 import type { Database } from "../../db/client";
 import { CodedError } from "../coded-error";
-import type { AuditData, ConsoleOperationName } from "../audit/catalogue";
-import type { Service } from "../service";
+import type { AuditData, AuditEventType, ConsoleOperationName } from "../audit/catalogue";
+import { foldedEvent, foldingAudit, writeAudit } from "../audit/events";
+import { announceChange, forgetWorkspace, type Service } from "../service";
 
 export const operatorRoles = ["viewer", "admin", "owner"] as const;
 export type OperatorRole = (typeof operatorRoles)[number];
@@ -34,6 +36,12 @@ export interface WorkspaceAccess {
   operator: Operator;
   workspace: { id: string; name: string };
   role: OperatorRole;
+  /**
+   * Set when an organization's administrator acts through its admin portal
+   * (lib/organizations/admin-portal), never by the console: the operation's rules then check that
+   * authority themselves (an invitation's actor).
+   */
+  organizationAdministrator?: true;
 }
 
 export interface OperationContext {
@@ -98,3 +106,78 @@ export function formRefusal(error: CodedError): { fieldErrors: Record<string, st
 
 export const fieldError = (field: string, message: string) => new ConsoleInputError({ [field]: message });
 export const formError = (message: string) => new ConsoleInputError({}, message);
+
+export type OperationOutcome<R> = { ok: true; result: R } | { ok: false; fieldErrors: Record<string, string>; formError?: string };
+
+function zodFieldErrors(error: z.ZodError): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const issue of error.issues) {
+    const key = issue.path.length ? String(issue.path[0]) : "_form";
+    out[key] ??= issue.message;
+  }
+  return out;
+}
+
+/**
+ * Who an operation's event is recorded under, and as what: the console's operator
+ * (`console.<operation>`), or another surface that runs the same operations under its own
+ * authority (an organization's admin portal: `organization_portal.<…>`), checked by its caller.
+ */
+export interface OperationEvent {
+  ip: string | null;
+  type: AuditEventType;
+  actor: string;
+  /** What the event's data starts with: who acted, and in what role. */
+  data: { operator: string; role: string };
+}
+
+/**
+ * Validates and runs an operation for an authority its caller has checked: the change and its
+ * audit event in one transaction, announced to every process. Rule and validation failures come
+ * back as `{ ok: false }` with messages per field.
+ */
+export async function executeOperation<S extends z.ZodType, R, P>(service: Service, access: WorkspaceAccess, op: Operation<S, R, P>, raw: unknown, event: OperationEvent): Promise<OperationOutcome<R>> {
+  const parsed = op.input.safeParse(raw);
+  if (!parsed.success) {
+    const fieldErrors = zodFieldErrors(parsed.error);
+    const { _form, ...rest } = fieldErrors;
+    return { ok: false, fieldErrors: rest, ...(_form ? { formError: _form } : {}) };
+  }
+  const input = parsed.data as z.output<S>;
+  try {
+    const prepared = (op.prepare ? await op.prepare(input, { service, access }) : undefined) as P;
+    const result = await service.db.transaction(async (db) => {
+      const now = service.clock.now();
+      // The lib functions an operation calls may record their own events (a role assigned, a
+      // grant revoked): they become part of this operation's one event, never a second one.
+      const { value: out, collected } = await foldingAudit(() => op.run({ service, db: db as unknown as Database, access, now }, input, prepared));
+      // Delivered to every process when this transaction commits (an operation that changed nothing costs them a reload).
+      await announceChange(db as unknown as Database, access.workspace.id);
+      if (out.audit === null) {
+        // Nothing the operator changed; anything an inner writer still recorded keeps its own event.
+        for (const e of collected) await writeAudit(db as unknown as Database, { ...e, actor: e.actor ?? event.actor });
+        return out.result;
+      }
+      const flagged = collected.find((e) => e.flagged)?.flagged ?? null;
+      await writeAudit(db as unknown as Database, {
+        workspaceId: access.workspace.id,
+        type: event.type,
+        actor: event.actor,
+        clientId: out.audit.clientId ?? null,
+        subject: out.audit.target ?? null,
+        flagged,
+        data: { ...event.data, ...(out.audit.data ?? {}), ...(collected.length ? { effects: collected.map(foldedEvent) } : {}) },
+        ip: event.ip,
+        at: now,
+      });
+      return out.result;
+    });
+    // This process forgets at once, without waiting for its own announcement.
+    forgetWorkspace(service, access.workspace.id);
+    return { ok: true, result };
+  } catch (error) {
+    // The one place the console answers a rule's refusal: an "operator" coded error, as its form shows it.
+    if (error instanceof CodedError && error.family === "operator") return { ok: false, ...formRefusal(error) };
+    throw error;
+  }
+}

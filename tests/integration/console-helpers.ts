@@ -27,8 +27,8 @@ export const OPERATOR_PASSWORD = "operator password 0123";
  * none exists; every other file of the run (PostgreSQL) or of the process (embedded) shares its
  * database, so a file that signs operators in uses one of its own.
  */
-export async function createConsoleHarness(): Promise<Harness> {
-  const h = await createHarness();
+export async function createConsoleHarness(overrides: Parameters<typeof createHarness>[0] = {}): Promise<Harness> {
+  const h = await createHarness(overrides);
   const runUrl = inject("databaseUrl");
   if (!runUrl) {
     const own = await openFreshEmbeddedDatabase();

@@ -13,6 +13,7 @@ export const de = {
   "error.title.sign_up_failed": "Registrierung fehlgeschlagen",
   "error.title.sign_in_link_expired": "Dieser Anmeldelink ist abgelaufen",
   "error.title.invitation_unavailable": "Diese Einladung kann nicht verwendet werden",
+  "error.title.portal_link_unavailable": "Dieser Einrichtungslink kann nicht verwendet werden",
   "error.title.unknown_application": "Unbekannte Anwendung",
   "error.title.sign_out_failed": "Abmeldung fehlgeschlagen",
   "error.title.sign_out_unavailable": "Abmeldung nicht verfügbar",
@@ -75,6 +76,7 @@ export const de = {
   "error.sign_in_link_expired":
     "Anmeldeanfragen sind 10 Minuten gültig und können einmal verwendet werden. Kehren Sie zur Anwendung zurück und starten Sie die Anmeldung erneut.",
   "error.invitation_unavailable": "Dieser Einladungslink ist nicht mehr gültig. Bitten Sie die Person, die Sie eingeladen hat, um eine neue Einladung.",
+  "error.portal_link_unavailable": "Dieser Einrichtungslink ist nicht mehr gültig: Er wurde verwendet, widerrufen oder ist abgelaufen. Bitten Sie das Team, das ihn gesendet hat, um einen neuen.",
   "error.unstorable_sign_in_request": "Die Anmeldeanfrage enthält ein Zeichen, das nicht akzeptiert wird.",
   "error.client_id_missing": "client_id fehlt.",
   "error.client_id_duplicated": "client_id ist doppelt vorhanden.",

@@ -16,6 +16,7 @@ export const fr = {
   "error.title.sign_up_failed": "Échec de l’inscription",
   "error.title.sign_in_link_expired": "Ce lien de connexion a expiré",
   "error.title.invitation_unavailable": "Cette invitation ne peut pas être utilisée",
+  "error.title.portal_link_unavailable": "Ce lien de configuration ne peut pas être utilisé",
   "error.title.unknown_application": "Application inconnue",
   "error.title.sign_out_failed": "Échec de la déconnexion",
   "error.title.sign_out_unavailable": "Déconnexion indisponible",
@@ -78,6 +79,7 @@ export const fr = {
   "error.sign_in_link_expired":
     "Les demandes de connexion sont valables 10 minutes et ne peuvent servir qu’une fois. Retournez à l’application et recommencez la connexion.",
   "error.invitation_unavailable": "Ce lien d’invitation n’est plus valable. Demandez une nouvelle invitation à la personne qui vous a invité.",
+  "error.portal_link_unavailable": "Ce lien de configuration n’est plus valable : il a été utilisé, révoqué ou a expiré. Demandez-en un nouveau à l’équipe qui vous l’a envoyé.",
   "error.unstorable_sign_in_request": "La demande de connexion contient un caractère qui n’est pas accepté.",
   "error.client_id_missing": "client_id est absent.",
   "error.client_id_duplicated": "client_id est en double.",

@@ -10,19 +10,23 @@ import { and, eq } from "drizzle-orm";
 import { checkbox, checked, email, id, optionalText } from "../../forms/fields";
 import { currentLocale } from "../../i18n/request-locale";
 import { defineOperation, formError } from "../../surfaces/operation";
-import { allowInvitationSend, inviteToOrganization, resendInvitation, setOrganizationAdministrator, withdrawInvitation } from "./invitations";
+import { allowInvitationSend, inviteToOrganization, resendInvitation, setOrganizationAdministrator, withdrawInvitation, type InvitationActor } from "./invitations";
+import type { WorkspaceAccess } from "../../surfaces/operation";
+
+/** Who invites: the operator, or (through the organization's admin portal) an administrator of the organization, whose authority the rules check again. */
+const actorOf = (access: WorkspaceAccess): InvitationActor => ({ kind: access.organizationAdministrator ? "organization_administrator" : "operator", userId: access.operator.userId });
 
 /** Invites an address to the organization with roles (and as an administrator): the link is mailed to the address only. */
 export const inviteOrganizationMember = defineOperation({
   name: "organization.member_invited",
   role: "admin",
   input: z.object({ organization_id: id("organization"), email: email(), role_ids: checked(), administrator: checkbox(), client_id: optionalText(200) }),
-  prepare: (input, { service, access }) => allowInvitationSend(service, { workspaceId: access.workspace.id, organizationId: input.organization_id, actor: { kind: "operator", userId: access.operator.userId } }),
+  prepare: (input, { service, access }) => allowInvitationSend(service, { workspaceId: access.workspace.id, organizationId: input.organization_id, actor: actorOf(access) }),
   async run(ctx, input, allowance) {
     const sent = await inviteToOrganization(ctx.service, ctx.db, {
       workspaceId: ctx.access.workspace.id,
       organizationId: input.organization_id,
-      actor: { kind: "operator", userId: ctx.access.operator.userId },
+      actor: actorOf(ctx.access),
       email: input.email,
       roleIds: input.role_ids,
       administrator: input.administrator,
@@ -44,13 +48,13 @@ export const resendOrganizationInvitation = defineOperation({
   name: "organization.invitation_resent",
   role: "admin",
   input: z.object({ organization_id: id("organization"), invitation_id: id("invitation") }),
-  prepare: (input, { service, access }) => allowInvitationSend(service, { workspaceId: access.workspace.id, organizationId: input.organization_id, actor: { kind: "operator", userId: access.operator.userId } }),
+  prepare: (input, { service, access }) => allowInvitationSend(service, { workspaceId: access.workspace.id, organizationId: input.organization_id, actor: actorOf(access) }),
   async run(ctx, input, allowance) {
     const sent = await resendInvitation(ctx.service, ctx.db, {
       workspaceId: ctx.access.workspace.id,
       organizationId: input.organization_id,
       invitationId: input.invitation_id,
-      actor: { kind: "operator", userId: ctx.access.operator.userId },
+      actor: actorOf(ctx.access),
       locale: currentLocale(),
     }, allowance);
     return {
@@ -70,7 +74,7 @@ export const withdrawOrganizationInvitation = defineOperation({
       workspaceId: ctx.access.workspace.id,
       organizationId: input.organization_id,
       invitationId: input.invitation_id,
-      actor: { kind: "operator", userId: ctx.access.operator.userId },
+      actor: actorOf(ctx.access),
     });
     return { result: null, audit: { target: withdrawn.organizationSlug, data: { invitation_id: input.invitation_id, email: withdrawn.email } } };
   },

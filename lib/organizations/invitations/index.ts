@@ -14,6 +14,7 @@ import { organizationInvitations } from "../../../db/schema";
 import { defineFeature } from "../../surfaces/feature";
 import { defineRetention, ENDED_RETENTION_MS } from "../../surfaces/retention";
 import { inviteOrganizationMember, resendOrganizationInvitation, setOrganizationMemberAdministrator, withdrawOrganizationInvitation } from "./console";
+import { INVITATIONS_SENT } from "./limits";
 import { ORGANIZATION_INVITATIONS_ROUTES } from "./routes";
 
 export { allowInvitationSend, isOrganizationAdministrator, inviteToOrganization, resendInvitation, withdrawInvitation, listPendingInvitations, organizationAdministrators, setOrganizationAdministrator } from "./invitations";
@@ -38,4 +39,5 @@ export const ORGANIZATION_INVITATIONS_FEATURE = defineFeature({
   operations: { inviteOrganizationMember, resendOrganizationInvitation, withdrawOrganizationInvitation, setOrganizationMemberAdministrator },
   retention: [ORGANIZATION_INVITATIONS],
   routes: ORGANIZATION_INVITATIONS_ROUTES,
+  guessingLimits: [INVITATIONS_SENT],
 });
