@@ -70,7 +70,8 @@ export async function portalEntry(ctx: EndpointContext, cookieHeader: string | n
   const [account] = await ctx.service.db.select({ email: users.emailNormalized }).from(users).where(and(eq(users.id, hosted.userId), eq(users.workspaceId, ctx.workspace.id))).limit(1);
   if (!account) return { kind: "none" };
   const orgs = await administered(ctx, hosted.userId);
-  const pick = chosen ? orgs.find((o) => o.slug === chosen) : orgs.length === 1 ? orgs[0] : undefined;
+  // A chosen organization it does not administer is as none chosen.
+  const pick = (chosen ? orgs.find((o) => o.slug === chosen) : undefined) ?? (orgs.length === 1 ? orgs[0] : undefined);
   if (pick) return { kind: "portal", access: { workspace, organization: pick, person: { via: "organization_administrator", email: account.email, userId: hosted.userId, hostedSessionId: hosted.id } } };
   if (orgs.length === 0) return { kind: "none" };
   return { kind: "choose", organizations: orgs.map((o) => ({ slug: o.slug, name: o.name })), email: account.email };

@@ -7,13 +7,14 @@
  */
 import { and, desc, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { auditEvents, enterpriseConnections, organizationDomains, organizationPortalLinks, organizations, scimDirectories, scimTokens } from "../../../../db/schema";
+import { auditEvents, enterpriseConnections, organizationDomains, organizationMembers, organizationPortalLinks, organizations, scimDirectories, scimTokens } from "../../../../db/schema";
 import { ensureSystemWorkspace } from "../../../../lib/console/system";
 import { operations } from "../../../../lib/console/registry";
 import { HOUR } from "../../../../lib/clock";
 import { PORTAL_CHANGES } from "../../../../lib/audit/catalogue";
 import { entryView, PORTAL_OPERATIONS, portalEntry, runPortalOperation, type PortalAccess } from "../../../../lib/organizations/admin-portal";
-import { call, PUBLIC_URL, seed, uniqueWorkspaceId, type Harness } from "../../../helpers/harness";
+import { call, PUBLIC_URL, seed, signIn, uniqueWorkspaceId, type Harness } from "../../../helpers/harness";
+import { ACME, ADA, authzWorkspace, BOB, GLOBEX, SPA } from "../../../helpers/fixtures";
 import { OUTBOX, outboxFor } from "../../../helpers/factors/email";
 import { workspaceContext } from "../../../helpers/factors/sign-in";
 import { adminAndViewer, createConsoleHarness, runRegistered } from "../../console-helpers";
@@ -216,6 +217,38 @@ describe("the portal's changes", () => {
     await expect(runPortalOperation(h.service, access, "addDomain", operations.removeDomain, { domain_id: "x" }, { ip: null })).rejects.toThrow(TypeError);
     const [org] = await h.service.db.select().from(organizations).where(eq(organizations.id, orgs.get("acme")!));
     expect(org.name).toBe("Acme");
+  });
+});
+
+describe("an organization's administrators", () => {
+  it("enter with their hosted session, only the organizations they administer, and may invite", async () => {
+    const A = uniqueWorkspaceId("portaladm");
+    const doc = authzWorkspace(A);
+    (doc.organizations[0] as { administrators?: string[] }).administrators = [ADA.email];
+    await seed(h, doc);
+    const { jar } = await signIn(h, A, { ...SPA, email: ADA.email, password: ADA.password });
+    const ctx = await workspaceContext(h, A);
+    const entry = await portalEntry(ctx, jar.header());
+    expect(entry).toMatchObject({ kind: "portal", access: { organization: { slug: ACME }, person: { via: "organization_administrator", email: ADA.email } } });
+    // Globex, of which Ada is only a member, is not hers to enter.
+    expect(await portalEntry(ctx, jar.header(), GLOBEX)).toMatchObject({ kind: "portal", access: { organization: { slug: ACME } } });
+    // Bob administers nothing.
+    const bob = await signIn(h, A, { ...SPA, email: BOB.email, password: BOB.password });
+    expect(await portalEntry(ctx, bob.jar.header())).toEqual({ kind: "none" });
+    // Nor does a stranger's cookie, nor another workspace's session.
+    expect(await portalEntry(await workspaceContext(h, W), jar.header())).toEqual({ kind: "none" });
+
+    if (entry.kind !== "portal") return;
+    const invited = await runPortalOperation(h.service, entry.access, "inviteOrganizationMember", operations.inviteOrganizationMember, { organization_id: "ignored", email: "new@acme.example" }, { ip: null });
+    expect(invited).toMatchObject({ ok: true });
+    const [event] = await h.service.db.select().from(auditEvents).where(and(eq(auditEvents.workspaceId, A), eq(auditEvents.type, "organization_portal.member_invited")));
+    expect(event).toMatchObject({ subject: ACME, data: { operator: ADA.email, role: "organization administrator", email: "new@acme.example" } });
+    expect((event.data as { effects: { data: { by: string } }[] }).effects[0].data.by).toBe("organization_administrator");
+
+    // No longer an administrator: the next change is refused inside its transaction.
+    await h.service.db.update(organizationMembers).set({ administrator: false }).where(eq(organizationMembers.workspaceId, A));
+    expect(await runPortalOperation(h.service, entry.access, "inviteOrganizationMember", operations.inviteOrganizationMember, { email: "late@acme.example" }, { ip: null })).toMatchObject({ ok: false });
+    expect(await portalEntry(ctx, jar.header())).toEqual({ kind: "none" });
   });
 });
 
