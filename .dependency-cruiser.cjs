@@ -31,7 +31,7 @@ const LAYERS = {
   // The liveness of an authority chain: one SQL form and its JS twin, over the schema only.
   "lib/authority": [],
   // The contract of a feature's surfaces (console operations, retention, descriptor): types and small helpers every feature folder uses.
-  "lib/surfaces": ["lib/audit", "lib/service.ts", "lib/http"],
+  "lib/surfaces": ["lib/audit", "lib/limits", "lib/service.ts", "lib/http"],
   "lib/clients": ["lib/authority", "lib/audit"],
   "lib/authn": ["lib/surfaces", "lib/authority", "lib/audit", "lib/http", "lib/hosted", "lib/limits", "lib/signals"],
   // Forms' fields and answers: the zod pieces a feature's console operations read their inputs with (an email address as lib/authn reads one).
@@ -45,7 +45,9 @@ const LAYERS = {
   "lib/security-alerts": ["lib/account-security", "lib/forms", "lib/surfaces", "lib/authn", "lib/audit", "lib/http", "lib/service.ts"],
   // SCIM provisioning of an organization's people from its directory.
   "lib/organizations/scim": ["lib/forms", "lib/surfaces", "lib/federation", "lib/authn", "lib/audit", "lib/http", "lib/limits", "lib/service.ts"],
-  "lib/sign-in": ["lib/organizations/scim", "lib/security-alerts", "lib/federation", "lib/authn", "lib/oauth", "lib/audit", "lib/hosted", "lib/http", "lib/signals", "lib/service.ts"],
+  // Testing an organization's enterprise connection: a round trip that signs no one in (nested in lib/federation, above it).
+  "lib/federation/connection-test": ["lib/federation", "lib/forms", "lib/surfaces", "lib/audit", "lib/branding", "lib/hosted", "lib/http", "lib/service.ts"],
+  "lib/sign-in": ["lib/federation/connection-test", "lib/organizations/scim", "lib/security-alerts", "lib/federation", "lib/authn", "lib/oauth", "lib/audit", "lib/hosted", "lib/http", "lib/signals", "lib/service.ts"],
   // Operator accounts, their memberships and invitations: run by the console, used by the command line.
   "lib/operators": ["lib/surfaces", "lib/forms", "lib/authn", "lib/audit", "lib/http", "lib/service.ts"],
   // Organizations' own features (member invitations, their administrators): above federation (home-realm discovery), below the registry.
@@ -55,9 +57,9 @@ const LAYERS = {
   // A new workspace's checklist, and trying an application's sign-in from the console.
   "lib/getting-started": ["lib/forms", "lib/surfaces", "lib/oauth", "lib/http", "lib/service.ts"],
   // The registry of feature descriptors and the one purger of their retention: above every feature folder, below every surface that reads it.
-  "lib/features": ["lib/organizations/admin-portal", "lib/organizations/scim", "lib/organizations/invitations", "lib/security-alerts", "lib/operators", "lib/getting-started", "lib/surfaces", "lib/hostnames", "lib/federation", "lib/authn", "lib/oauth", "lib/audit", "lib/limits", "lib/service.ts", "lib/http"],
+  "lib/features": ["lib/organizations/admin-portal", "lib/federation/connection-test", "lib/organizations/scim", "lib/organizations/invitations", "lib/security-alerts", "lib/operators", "lib/getting-started", "lib/surfaces", "lib/hostnames", "lib/federation", "lib/authn", "lib/oauth", "lib/audit", "lib/limits", "lib/service.ts", "lib/http"],
   "lib/workspaces": ["lib/features", "lib/surfaces", "lib/federation", "lib/authn", "lib/clients", "lib/audit", "lib/branding", "lib/service.ts"],
-  "lib/server": ["lib/organizations/scim", "lib/organizations/invitations", "lib/account-security", "lib/sign-in", "lib/authz", "lib/oauth", "lib/authn", "lib/hosted", "lib/http", "lib/limits", "lib/service.ts", "lib/features", "lib/surfaces", "lib/signals"],
+  "lib/server": ["lib/organizations/scim", "lib/account-security", "lib/sign-in", "lib/authz", "lib/oauth", "lib/authn", "lib/hosted", "lib/http", "lib/limits", "lib/service.ts", "lib/features", "lib/surfaces", "lib/signals"],
   "lib/console": [
     "lib/server", "lib/features", "lib/operators", "lib/workspaces", "lib/federation", "lib/authz", "lib/oauth", "lib/authn", "lib/authority", "lib/clients", "lib/surfaces",
     "lib/audit", "lib/branding", "lib/hosted", "lib/forms", "lib/http", "lib/service.ts",
@@ -69,11 +71,14 @@ const LAYERS = {
 const escape = (path) => path.replace(/[.]/g, "\\.");
 const pathOf = (entry) => (entry.endsWith(".ts") ? `^${escape(entry)}$` : `^${escape(entry)}/`);
 
+/** The listed folders nested in a folder (lib/federation/connection-test in lib/federation): layers of their own, outside its rule. */
+const nestedIn = (folder) => Object.keys(LAYERS).filter((other) => other.startsWith(`${folder}/`));
+
 const layerRules = Object.entries(LAYERS).map(([folder, allowed]) => ({
   name: `layer:${folder}`,
   comment: `${folder} may import only itself, the kernel${allowed.length ? ` and ${allowed.join(", ")}` : ""} (see docs/architecture.md)`,
   severity: "error",
-  from: { path: pathOf(folder) },
+  from: nestedIn(folder).length ? { path: pathOf(folder), pathNot: nestedIn(folder).map(pathOf) } : { path: pathOf(folder) },
   to: { path: "^lib/", pathNot: [pathOf(folder), ...KERNEL, ...allowed.map(pathOf)] },
 }));
 

@@ -74,8 +74,10 @@ export function cruise(root = ROOT) {
 export function usedArrows(modules, { layers, kernel }) {
   const folders = [...layers.keys()];
   const within = (file, path) => (path.endsWith(".ts") ? file === path : file.startsWith(`${path}/`));
+  // The innermost listed folder (a folder nested in another, lib/federation/connection-test, is its own layer).
+  const innermost = [...folders].sort((a, b) => b.length - a.length);
   const folderOf = (file) =>
-    folders.find((folder) => within(file, folder)) ?? (file.startsWith("app/") ? "app" : file.startsWith("components/") ? "components" : null);
+    innermost.find((folder) => within(file, folder)) ?? (file.startsWith("app/") ? "app" : file.startsWith("components/") ? "components" : null);
   /** @type {Map<string, Map<string, string>>} */
   const used = new Map([...folders, "app", "components"].map((folder) => [folder, new Map()]));
   const unlisted = new Set();

@@ -33,6 +33,12 @@ export const FEATURE_SPREAD = [
   // The protocol frontier (issue 41): each one feature folder.
   { name: "pushed-authorization", pattern: /pushed[-_ ]?(authorization|request)|request_uri|\/oauth2\/par\b/i, homes: ["lib/oauth/pushed-authorization/", "app/t/[tenant]/oauth2/par/", "db/schema/pushed-authorization.ts"] },
   { name: "dpop", pattern: /dpop/i, homes: ["lib/oauth/dpop/", "db/schema/dpop.ts"] },
+  // An organization's admin portal: one feature folder, a page and a console card.
+  {
+    name: "organization-admin-portal",
+    pattern: /admin[-_ ]?portal|organization[-_]portal|organization-admin\b|portal_link/i,
+    homes: ["lib/organizations/admin-portal/", "app/t/[tenant]/organization-admin/", "components/console/admin-portal/", "db/schema/organization-admin-portal.ts"],
+  },
   { name: "scim", pattern: /scim/i, homes: ["lib/organizations/scim/", "app/t/[tenant]/scim/", "components/console/scim/", "db/schema/scim.ts"] },
   { name: "device-authorization", pattern: /device[-_ ]?(authorization|code|flow)|\/device\b/i, homes: ["lib/oauth/device-authorization/", "app/t/[tenant]/device/", "app/t/[tenant]/oauth2/device_authorization/", "db/schema/device-authorization.ts"] },
 ];

@@ -124,7 +124,17 @@ export const federationTransactions = pgTable(
   {
     id: text("id").primaryKey(),
     workspaceId: text("workspace_id").notNull().references(() => workspaces.id, { onDelete: "cascade" }),
-    transactionId: text("transaction_id").notNull().references(() => authorizationTransactions.id, { onDelete: "cascade" }),
+    /**
+     * `sign_in`: bound to the pending sign-in `transactionId`. `test`: an administrator's test of a
+     * connection (lib/federation/connection-test), bound to the browser holding the secret whose
+     * hash is `browserBindingHash`; it signs no one in.
+     */
+    purpose: text("purpose", { enum: ["sign_in", "test"] }).notNull().default("sign_in"),
+    transactionId: text("transaction_id").references(() => authorizationTransactions.id, { onDelete: "cascade" }),
+    /** A test: who started it (`{ kind, id, email }`). */
+    tester: jsonb("tester").$type<{ kind: "operator" | "organization_portal"; id: string; email: string }>(),
+    /** A test: SHA-256 of the secret in the tester's browser cookie. */
+    browserBindingHash: text("browser_binding_hash"),
     connectionId: text("connection_id").references(() => enterpriseConnections.id, { onDelete: "cascade" }),
     socialProviderId: text("social_provider_id").references(() => socialProviders.id, { onDelete: "cascade" }),
     stateHash: text("state_hash").notNull(),
@@ -134,7 +144,7 @@ export const federationTransactions = pgTable(
     codeVerifierEncrypted: text("code_verifier_encrypted"),
     /** SAML: the AuthnRequest's ID, which the response's InResponseTo must name. */
     requestId: text("request_id"),
-    /** SAML: the verified identity the response asserted, awaiting the browser. */
+    /** SAML: the verified identity the response asserted, awaiting the browser (a test's: or `{ failure }`, the condition that failed). */
     answer: jsonb("answer").$type<Record<string, unknown>>(),
     answeredAt: ts("answered_at"),
     createdAt: ts("created_at").notNull(),

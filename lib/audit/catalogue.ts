@@ -489,6 +489,12 @@ const CATALOGUE = {
         e.data.legacy_signatures_changed === true ? (e.data.legacy_signatures === true ? ", which now accepts SHA-1 signatures" : ", which no longer accepts SHA-1 signatures") : ""
       }`,
   }),
+  "console.organization.connection_test_started": change({
+    summary: "An operator started a test of an enterprise connection (its outcome is organization.connection_tested)",
+    subject: "the connection's id",
+    data: { organization_id: "string", connection_id: "string" },
+    line: (e, who) => `${who} started a test of enterprise connection ${e.subject}`,
+  }),
   "console.organization.domain_claimed": change({
     summary: "An operator claimed an email domain for an organization",
     subject: "the organization's slug",
@@ -894,6 +900,14 @@ const CATALOGUE = {
     data: { organization: "string?", organization_id: "string?", user_id: "string", via: "string?", connection_id: "string?", roles: "string[]?" },
     line: (e, _who, user) => `${user} joined organization ${str(e.data.organization) ?? str(e.data.organization_id) ?? ""}${str(e.data.via) ? ` through ${words(str(e.data.via)!)}` : ""}`,
   }),
+  "organization.connection_tested": event({
+    group: "authorization",
+    summary: "An administrator tested an enterprise connection through its identity provider: nobody was signed in (the upstream subject it returned, whether a sign-in would be admitted; never the other attributes)",
+    subject: "the connection's id",
+    data: { organization_id: "string", connection_id: "string", outcome: "string", by: "string", tester: "string", upstream_subject: "string?", admitted: "boolean?" },
+    line: (e, who) =>
+      `${str(e.data.by) ?? who} tested enterprise connection ${e.subject}: ${e.data.outcome === "succeeded" ? (e.data.admitted === true ? "succeeded, a sign-in would be admitted" : "succeeded, a sign-in would be refused") : "failed"}`,
+  }),
   "organization.invitation_sent": event({
     group: "authorization",
     summary: "An organization invitation was sent to an address, by an operator or an administrator of the organization (again: a new link, the old one dead)",
@@ -1158,6 +1172,7 @@ const CATALOGUE = {
  */
 export const PORTAL_CHANGES = [
   "connection_saved",
+  "connection_test_started",
   "domain_claimed",
   "domain_verified",
   "domain_removed",

@@ -12,6 +12,7 @@ import { ACCOUNT_SECURITY_FEATURE, SESSIONS_FEATURE } from "../authn/retention";
 import { PASSWORDS_FEATURE } from "../authn/passwords";
 import { BOT_CHALLENGE_FEATURE } from "../authn/bot-challenge";
 import { FEDERATION_FEATURE } from "../federation/retention";
+import { CONNECTION_TEST_FEATURE } from "../federation/connection-test";
 import { GETTING_STARTED_FEATURE } from "../getting-started";
 import { HOSTNAMES_FEATURE } from "../hostnames";
 import { RATE_LIMITS } from "../limits/rate-limit";
@@ -45,6 +46,7 @@ export const FEATURES = [
   BOT_CHALLENGE_FEATURE,
   PUSHED_AUTHORIZATION_FEATURE,
   SCIM_FEATURE,
+  CONNECTION_TEST_FEATURE,
   ADMIN_PORTAL_FEATURE,
   // lib/audit and lib/limits sit below lib/surfaces: they declare their retention as plain values, typed here.
   defineFeature({ name: "audit", retention: [AUDIT_EVENTS] }),

@@ -28,7 +28,7 @@ import { recordAudit } from "../audit/events";
 import { newId } from "../crypto";
 import type { EndpointContext } from "../http/context";
 import { evidenceFor, type Evidence } from "../authn/evidence";
-import { parseEmail } from "../authn/email-address";
+import { parseEmail, type EmailAddress } from "../authn/email-address";
 import { verifiedDomainForEmail } from "./domains";
 import type { LoadedProvider } from "./providers";
 import type { UpstreamIdentity } from "./upstream/contract";
@@ -76,10 +76,21 @@ export function pendingLinkOf(loaded: LoadedProvider, identity: UpstreamIdentity
   };
 }
 
-export async function resolveIdentity(ctx: EndpointContext, loaded: LoadedProvider, identity: UpstreamIdentity): Promise<Resolution> {
+/**
+ * What a verified upstream identity would sign in as through this source, decided and not acted
+ * on (nothing is written): the user it is already linked to, the existing account it would ask the
+ * user to prove, a new account, or the reason it is refused. `resolveIdentity` acts on it; an
+ * administrator's test of a connection (lib/federation/connection-test) only shows it.
+ */
+export type Admission =
+  | { kind: "known"; userId: string; identityId: string }
+  | { kind: "link"; userId: string }
+  | { kind: "new"; address: EmailAddress }
+  | { kind: "refused"; reason: RefusalReason };
+
+export async function admissionOf(ctx: EndpointContext, loaded: LoadedProvider, identity: UpstreamIdentity): Promise<Admission> {
   const db = ctx.service.db;
   const wid = ctx.workspace.id;
-  const now = ctx.service.clock.now();
   const source = identitySource({ connectionId: loaded.connection?.id ?? null, socialProviderId: loaded.socialProviderId });
   const [known] = await db
     .select({ identity: federatedIdentities, status: users.status })
@@ -91,11 +102,7 @@ export async function resolveIdentity(ctx: EndpointContext, loaded: LoadedProvid
     if (known.status !== "active") return { kind: "refused", reason: "account_disabled" };
     // Known through this connection, so admitted once: a missing membership was removed on purpose.
     if (loaded.connection && !(await isMember(ctx, loaded.connection.organizationId, known.identity.userId))) return { kind: "refused", reason: "not_member" };
-    await db
-      .update(federatedIdentities)
-      .set({ email: shownEmail(identity), emailVerified: identity.emailVerified, name: identity.name, upstreamAcr: identity.acr ? identity.acr.slice(0, 512) : null, lastSignInAt: now })
-      .where(eq(federatedIdentities.id, known.identity.id));
-    return { kind: "user", userId: known.identity.userId, link: pendingLinkOf(loaded, identity, known.identity.userId) };
+    return { kind: "known", userId: known.identity.userId, identityId: known.identity.id };
   }
 
   // One normalization (lib/authn/email-address.ts) for admission, the account lookup and the new account's key:
@@ -109,10 +116,29 @@ export async function resolveIdentity(ctx: EndpointContext, loaded: LoadedProvid
 
   if (existing) {
     if (existing.status !== "active") return { kind: "refused", reason: "account_disabled" };
-    return { kind: "link", link: pendingLinkOf(loaded, identity, existing.id) };
+    return { kind: "link", userId: existing.id };
   }
+  return { kind: "new", address };
+}
+
+export async function resolveIdentity(ctx: EndpointContext, loaded: LoadedProvider, identity: UpstreamIdentity): Promise<Resolution> {
+  const db = ctx.service.db;
+  const wid = ctx.workspace.id;
+  const now = ctx.service.clock.now();
+  const admission = await admissionOf(ctx, loaded, identity);
+  if (admission.kind === "refused") return admission;
+  if (admission.kind === "known") {
+    await db
+      .update(federatedIdentities)
+      .set({ email: shownEmail(identity), emailVerified: identity.emailVerified, name: identity.name, upstreamAcr: identity.acr ? identity.acr.slice(0, 512) : null, lastSignInAt: now })
+      .where(eq(federatedIdentities.id, admission.identityId));
+    return { kind: "user", userId: admission.userId, link: pendingLinkOf(loaded, identity, admission.userId) };
+  }
+  if (admission.kind === "link") return { kind: "link", link: pendingLinkOf(loaded, identity, admission.userId) };
 
   // Just in time: the account, the identity and (through a connection) the membership, at once.
+  const address = admission.address;
+  const email = address.normalized;
   const userId = newId();
   const created = await db.transaction(async (tx) => {
     const [user] = await tx
@@ -137,6 +163,21 @@ export async function resolveIdentity(ctx: EndpointContext, loaded: LoadedProvid
   // A concurrent first sign-in (same identity, or the address registered meanwhile): resolve again against what it wrote.
   if (!created) return resolveIdentity(ctx, loaded, identity);
   return { kind: "user", userId, link: pendingLinkOf(loaded, identity, userId) };
+}
+
+/** What an administrator reads for each refusal (the console's last failure, a connection test's page). */
+const REFUSAL_REASON: Record<RefusalReason, string> = {
+  no_email: "the identity provider sent no email address (check the attribute mapping)",
+  email_unverified: "the address is not vouched for (outside the organization's verified domains)",
+  domain_of_organization: "the address is in a domain another organization verified",
+  not_admitted: "the address is outside the organization's verified domains (the connection admits verified domains only)",
+  account_disabled: "the account is disabled",
+  not_member: "the user was removed from the organization",
+};
+
+/** A refusal as the connection's last failure records it: the condition that failed, no assertion content. */
+export function refusalText(identity: UpstreamIdentity, reason: RefusalReason): string {
+  return `Refused ${identity.email ? "an address" : "an identity"}: ${REFUSAL_REASON[reason]}`;
 }
 
 class ConcurrentFirstSignIn extends Error {}

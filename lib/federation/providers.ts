@@ -69,20 +69,25 @@ export async function loadSocialProvider(ctx: EndpointContext, clientPk: string,
   };
 }
 
-/** An enterprise connection by id, only if it is an enabled connection of an active organization. */
-export async function loadConnection(ctx: EndpointContext, connectionId: string): Promise<LoadedProvider | null> {
+/**
+ * An enterprise connection by id, only if it is an enabled connection of an active organization.
+ * `disabledToo`: a disabled one as well, for an administrator's test of it (lib/federation/connection-test),
+ * which signs no one in; a sign-in never asks for it.
+ */
+export async function loadConnection(ctx: EndpointContext, connectionId: string, options: { disabledToo?: boolean } = {}): Promise<LoadedProvider | null> {
+  const c = enterpriseConnections;
   const [row] = await ctx.service.db
     .select({ connection: enterpriseConnections })
     .from(enterpriseConnections)
     .innerJoin(organizations, and(eq(organizations.id, enterpriseConnections.organizationId), eq(organizations.active, true)))
-    .where(and(eq(enterpriseConnections.workspaceId, ctx.workspace.id), eq(enterpriseConnections.id, connectionId), eq(enterpriseConnections.active, true)))
+    .where(and(eq(c.workspaceId, ctx.workspace.id), eq(c.id, connectionId), options.disabledToo === true ? undefined : eq(c.active, true)))
     .limit(1);
   if (!row) return null;
-  const c = row.connection;
+  const r = row.connection;
   return {
-    provider: upstreamFromConnectionRow(c, secretOf(ctx, c.secretEncrypted, connectionSecretPurpose(c.id))),
-    displayName: c.name,
-    connection: { id: c.id, organizationId: c.organizationId, defaultRoleIds: c.defaultRoleIds, trustUpstreamMfa: c.trustUpstreamMfa, admission: c.admission },
+    provider: upstreamFromConnectionRow(r, secretOf(ctx, r.secretEncrypted, connectionSecretPurpose(r.id))),
+    displayName: r.name,
+    connection: { id: r.id, organizationId: r.organizationId, defaultRoleIds: r.defaultRoleIds, trustUpstreamMfa: r.trustUpstreamMfa, admission: r.admission },
     socialProviderId: null,
   };
 }

@@ -5,6 +5,11 @@
  * the sign-in) and consumed once by one conditional UPDATE. A SAML response is answered once
  * first (`answerRoundTrip`, at the ACS), then consumed by the browser's callback. The hosted steps
  * that use it are in lib/sign-in/steps/federation.ts.
+ *
+ * A round trip of purpose `test` (lib/federation/connection-test) is an administrator's test of a
+ * connection: bound to no sign-in but to a secret in the tester's browser, verified the same way,
+ * and signing no one in. Its failures at the ACS are kept on the round trip for the tester's page
+ * (`answerRoundTripFailure`), not recorded on the connection.
  */
 import { and, eq, gt, isNull } from "drizzle-orm";
 import { federationTransactions } from "../../db/schema";
@@ -28,15 +33,22 @@ export function upstreamCall(ctx: EndpointContext): UpstreamCall {
   return { issuer: ctx.issuer, redirectUri: `${ctx.issuer}${CALLBACK_PATH}`, fetch: ctx.service.fetch, now: ctx.service.clock.now() };
 }
 
-/** Starts a round trip for the pending sign-in; returns the upstream authorization URL. Throws FederationError. */
-export async function beginRoundTrip(ctx: EndpointContext, signIn: { id: string; expiresAt: Date }, loaded: LoadedProvider): Promise<URL> {
+/** Who a round trip is for: the pending sign-in (its id and expiry), or a connection test (its tester and the hash of its browser secret). */
+export type RoundTripOwner = { id: string; expiresAt: Date } | { test: { tester: NonNullable<RoundTrip["tester"]>; browserBindingHash: string } };
+
+/** Starts a round trip for the pending sign-in (or a connection test); returns the upstream authorization URL and the round trip's id. Throws FederationError. */
+export async function beginRoundTrip(ctx: EndpointContext, owner: RoundTripOwner, loaded: LoadedProvider): Promise<{ url: URL; id: string }> {
   const start = await beginUpstream(loaded.provider, upstreamCall(ctx));
   const now = ctx.service.clock.now();
   const id = newId();
+  const signIn = "test" in owner ? null : owner;
   await ctx.service.db.insert(federationTransactions).values({
     id,
     workspaceId: ctx.workspace.id,
-    transactionId: signIn.id,
+    purpose: signIn ? "sign_in" : "test",
+    transactionId: signIn?.id ?? null,
+    tester: "test" in owner ? owner.test.tester : null,
+    browserBindingHash: "test" in owner ? owner.test.browserBindingHash : null,
     connectionId: loaded.connection?.id ?? null,
     socialProviderId: loaded.socialProviderId,
     stateHash: sha256Hex(start.state),
@@ -44,9 +56,9 @@ export async function beginRoundTrip(ctx: EndpointContext, signIn: { id: string;
     codeVerifierEncrypted: start.codeVerifier === null ? null : encryptSecret(ctx.service.config.masterKey, start.codeVerifier, roundTripVerifierPurpose(id)),
     requestId: start.requestId,
     createdAt: now,
-    expiresAt: new Date(Math.min(addMs(now, ROUND_TRIP_TTL_MS).getTime(), signIn.expiresAt.getTime())),
+    expiresAt: new Date(Math.min(addMs(now, ROUND_TRIP_TTL_MS).getTime(), signIn?.expiresAt.getTime() ?? Infinity)),
   });
-  return start.url;
+  return { url: start.url, id };
 }
 
 /** The unconsumed, unexpired round trip this `state` names, or null. */
@@ -100,9 +112,31 @@ export async function answerRoundTrip(ctx: EndpointContext, trip: RoundTrip, ide
   return answered.length === 1;
 }
 
-/** The identity a SAML round trip was answered with, or null (not answered yet). */
+/**
+ * A test's SAML response that failed at the ACS: the condition that failed, kept once on the round
+ * trip (as an answer would be) for the tester's page; false when it was answered or consumed already.
+ */
+export async function answerRoundTripFailure(ctx: EndpointContext, trip: RoundTrip, failure: string): Promise<boolean> {
+  if (trip.purpose !== "test") return false;
+  const t = federationTransactions;
+  const now = ctx.service.clock.now();
+  const answered = await ctx.service.db
+    .update(t)
+    .set({ answer: { failure }, answeredAt: now })
+    .where(and(eq(t.id, trip.id), eq(t.purpose, "test"), isNull(t.answeredAt), isNull(t.consumedAt), gt(t.expiresAt, now)))
+    .returning({ id: t.id });
+  return answered.length === 1;
+}
+
+/** The identity a SAML round trip was answered with, or null (not answered yet, or answered with a test's failure). */
 export function answerOf(trip: RoundTrip): UpstreamIdentity | null {
-  return trip.answeredAt && trip.answer ? (trip.answer as unknown as UpstreamIdentity) : null;
+  return trip.answeredAt && trip.answer && !("failure" in trip.answer) ? (trip.answer as unknown as UpstreamIdentity) : null;
+}
+
+/** The condition a test's SAML response failed at the ACS, or null. */
+export function answeredFailureOf(trip: RoundTrip): string | null {
+  const failure = trip.answeredAt && trip.purpose === "test" ? trip.answer?.failure : null;
+  return typeof failure === "string" ? failure : null;
 }
 
 /**

@@ -37,11 +37,11 @@ export interface WorkspaceAccess {
   workspace: { id: string; name: string };
   role: OperatorRole;
   /**
-   * Set when an organization's administrator acts through its admin portal
-   * (lib/organizations/admin-portal), never by the console: the operation's rules then check that
-   * authority themselves (an invitation's actor).
+   * Set when the person acts through an organization's admin portal
+   * (lib/organizations/admin-portal), never by the console: `administrator` when they are an
+   * administrator of the organization (an invitation's rules check that authority again).
    */
-  organizationAdministrator?: true;
+  portal?: { administrator: boolean };
 }
 
 export interface OperationContext {

@@ -103,6 +103,22 @@ export async function trySignInAction(workspaceId: string, _previous: ActionStat
 }
 
 /**
+ * Tests an enterprise connection (lib/federation/connection-test): the operation starts the round
+ * trip; this sets its browser-binding cookie (under the callback's path) and sends the browser to
+ * the identity provider.
+ */
+export async function testConnectionAction(workspaceId: string, _previous: ActionState, form: FormData): Promise<ActionState> {
+  const raw = formDataObject(form);
+  const outcome = await inWorkspace(workspaceId, echoValues(raw), async () =>
+    runOperation(await getService(), await consoleToken(), workspaceId, operations.testConnection, raw, { ip: await requestIp() }),
+  );
+  if (!outcome.ok) return outcome.refused;
+  const { cookie, location } = outcome.result;
+  (await cookies()).set(cookie.name, cookie.value, { path: cookie.path, maxAge: cookie.maxAge, secure: true, httpOnly: true, sameSite: "lax" });
+  redirect(location);
+}
+
+/**
  * The connection form's action: its "read metadata" button (`intent=prefill`) fills fields in
  * without saving (the fields then show what was read); any other submission saves.
  */

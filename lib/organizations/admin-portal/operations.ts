@@ -38,6 +38,7 @@ export const PORTAL_OPERATIONS = {
   inviteOrganizationMember: { organizationField: "organization_id", change: "member_invited", who: "administrators" },
   resendOrganizationInvitation: { organizationField: "organization_id", change: "invitation_resent", who: "administrators" },
   withdrawOrganizationInvitation: { organizationField: "organization_id", change: "invitation_withdrawn", who: "administrators" },
+  testConnection: { organizationField: "organization_id", change: "connection_test_started", who: "anyone" },
 } as const satisfies Record<string, { organizationField: string; change: PortalChange; who: Who }>;
 export type PortalOperationName = keyof typeof PORTAL_OPERATIONS;
 
@@ -66,7 +67,7 @@ function operationAccess(access: PortalAccess): WorkspaceAccess {
       grantId: "",
       hostedSessionId: administrator ? p.hostedSessionId : "",
     },
-    ...(administrator ? { organizationAdministrator: true as const } : {}),
+    portal: { administrator },
   };
 }
 

@@ -14,7 +14,7 @@ import { allowInvitationSend, inviteToOrganization, resendInvitation, setOrganiz
 import type { WorkspaceAccess } from "../../surfaces/operation";
 
 /** Who invites: the operator, or (through the organization's admin portal) an administrator of the organization, whose authority the rules check again. */
-const actorOf = (access: WorkspaceAccess): InvitationActor => ({ kind: access.organizationAdministrator ? "organization_administrator" : "operator", userId: access.operator.userId });
+const actorOf = (access: WorkspaceAccess): InvitationActor => ({ kind: access.portal?.administrator ? "organization_administrator" : "operator", userId: access.operator.userId });
 
 /** Invites an address to the organization with roles (and as an administrator): the link is mailed to the address only. */
 export const inviteOrganizationMember = defineOperation({

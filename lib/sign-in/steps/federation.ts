@@ -9,7 +9,8 @@
  * sign-in's HttpOnly cookie), consumed once, and verified by lib/federation/upstream. The verified
  * identity then signs in as lib/federation/identities.ts decides, and the sign-in continues like
  * any other first factor: the application's policy may still ask for MFA. Every failure ends on a
- * hosted error page, and nothing is created.
+ * hosted error page, and nothing is created. A round trip that is an administrator's test of a
+ * connection ends in lib/federation/connection-test instead.
  */
 import type { Endpoint, EndpointContext } from "../../http/context";
 import { mediaType, readBody } from "../../http/form";
@@ -20,13 +21,14 @@ import { hostedError, type HostedErrorCode } from "../../hosted/errors";
 import { HOSTED_FORM_LIMIT } from "../../hosted/form-post";
 import type { TransactionRow } from "../../oauth/pending-sign-in";
 import { connectionForAddress } from "../../federation/home-realm";
-import { federatedEvidence, resolveIdentity, type RefusalReason } from "../../federation/identities";
+import { federatedEvidence, refusalText, resolveIdentity, type RefusalReason } from "../../federation/identities";
 import { loadConnection, loadSocialProvider, loadSocialProviderById, type LoadedProvider } from "../../federation/providers";
 import { beginRoundTrip, CALLBACK_PATH, callbackIdentity, consumeRoundTrip, findRoundTrip, UPSTREAM_FAILURE } from "../../federation/round-trip";
 import { recordConnectionFailure, recordConnectionSuccess } from "../../federation/connection-status";
 import { FederationError, type UpstreamIdentity } from "../../federation/upstream/contract";
 import { outboundRefusalOf } from "../../federation/upstream/transport";
 import { connectionProtocolRoutes } from "../../federation/protocols";
+import { connectionTestCallback, isConnectionTest } from "../../federation/connection-test";
 import { notFoundResponse } from "../../oauth/errors";
 import { identify, signInStep, toSignInPage, transactionOf, updateOpen } from "../flow";
 import { normalizeEmail } from "../../authn/email-address";
@@ -57,7 +59,7 @@ async function goUpstream(ctx: EndpointContext, tx: TransactionRow, load: () => 
   try {
     const loaded = await load();
     if (!loaded) return toSignInPage(ctx, tx.id, "method_not_allowed");
-    return redirect303((await beginRoundTrip(ctx, tx, loaded)).href);
+    return redirect303((await beginRoundTrip(ctx, tx, loaded)).url.href);
   } catch (error) {
     return upstreamFailure(ctx, error);
   }
@@ -120,6 +122,9 @@ export const federationCallbackEndpoint: Endpoint = async (request, ctx) => {
   const state = query.get("state");
   const trip = await findRoundTrip(ctx, state);
   if (!trip || !state) return hostedError(state ? "federation_expired" : "federation_invalid_response");
+  // An administrator's test of a connection: verified the same way, signing no one in.
+  if (isConnectionTest(trip)) return connectionTestCallback(request, ctx, trip, state, query);
+  if (!trip.transactionId) return hostedError("federation_expired");
   // Only the browser that started it: the pending sign-in's own HttpOnly cookie (no login CSRF).
   const open = await transactionOf(ctx, trip.transactionId, request.headers.get("cookie"));
   if (!open || !(await consumeRoundTrip(ctx, trip))) return hostedError("federation_expired");
@@ -140,7 +145,7 @@ export const federationCallbackEndpoint: Endpoint = async (request, ctx) => {
 
   const resolution = await resolveIdentity(ctx, loaded, identity);
   if (resolution.kind === "refused") {
-    if (trip.connectionId) await recordConnectionFailure(ctx, trip.connectionId, `Refused ${identity.email ? "an address" : "an identity"}: ${REFUSAL_REASON[resolution.reason]}`);
+    if (trip.connectionId) await recordConnectionFailure(ctx, trip.connectionId, refusalText(identity, resolution.reason));
     return hostedError(REFUSAL[resolution.reason]);
   }
   if (trip.connectionId) await recordConnectionSuccess(ctx, trip.connectionId);
@@ -153,16 +158,6 @@ export const federationCallbackEndpoint: Endpoint = async (request, ctx) => {
   return identify(request, ctx, { ...tx, federatedLink: null }, resolution.userId, federatedEvidence(ctx.service.clock.now(), link), {
     origin: { organizationId: link.organizationId, connectionId: link.connectionId },
   });
-};
-
-/** What an administrator reads for each refusal (the console's last failure). */
-const REFUSAL_REASON: Record<RefusalReason, string> = {
-  no_email: "the identity provider sent no email address (check the attribute mapping)",
-  email_unverified: "the address is not vouched for (outside the organization's verified domains)",
-  domain_of_organization: "the address is in a domain another organization verified",
-  not_admitted: "the address is outside the organization's verified domains (the connection admits verified domains only)",
-  account_disabled: "the account is disabled",
-  not_member: "the user was removed from the organization",
 };
 
 export const federationRoutes: Route[] = [

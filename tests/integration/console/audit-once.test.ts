@@ -6,7 +6,7 @@
  */
 import { and, eq, gt, inArray } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { apis, auditEvents, federatedIdentities, clients, clientSecrets, grants, hostedSessions, operatorInvitations, operatorMemberships, organizationDomains, organizations, roles, scimTokens, socialProviders, users, organizationInvitations } from "../../../db/schema";
+import { apis, auditEvents, enterpriseConnections, federatedIdentities, clients, clientSecrets, grants, hostedSessions, operatorInvitations, operatorMemberships, organizationDomains, organizations, roles, scimTokens, socialProviders, users, organizationInvitations, organizationPortalLinks } from "../../../db/schema";
 import { recordAudit } from "../../../lib/audit/events";
 import { removeUserRole } from "../../../lib/authz/model";
 import { generateRecoveryCodes } from "../../../lib/authn/factors/recovery-codes";
@@ -53,6 +53,8 @@ const providerId = async (key: string) => (await h.service.db.select({ id: socia
 const membershipId = async (email: string) =>
   (await h.service.db.select({ id: operatorMemberships.id }).from(operatorMemberships).where(and(eq(operatorMemberships.workspaceId, W), eq(operatorMemberships.operatorUserId, await operatorId(h, email)))))[0].id;
 
+let restoreFetch = () => {};
+
 type Step = [OperationName, () => Promise<Record<string, unknown>> | Record<string, unknown>, (() => Promise<void>)?];
 
 /** Every operation in a sequence that makes each one a real change. */
@@ -87,6 +89,22 @@ const steps: Step[] = [
   ["resendOrganizationInvitation", async () => ({ organization_id: await orgId("acme"), invitation_id: (await h.service.db.select().from(organizationInvitations).where(eq(organizationInvitations.workspaceId, W)))[0].id })],
   ["withdrawOrganizationInvitation", async () => ({ organization_id: await orgId("acme"), invitation_id: (await h.service.db.select().from(organizationInvitations).where(eq(organizationInvitations.workspaceId, W)))[0].id })],
   ["saveConnection", async () => ({ organization_id: await orgId("acme"), name: "Acme SSO", kind: "oidc", active: "on", issuer: "https://sso.acme.example", client_id: "latchkey", client_secret: "upstream" })],
+  [
+    "testConnection",
+    async () => {
+      // The saved connection's upstream, answering discovery only (the test goes no further here).
+      const issuer = "https://sso.acme.example";
+      const metadata = { issuer, authorization_endpoint: `${issuer}/authorize`, token_endpoint: `${issuer}/token`, jwks_uri: `${issuer}/jwks` };
+      const real = h.service.fetch;
+      h.service.fetch = async (input, init) => (new Request(input, init).url === `${issuer}/.well-known/openid-configuration` ? Response.json(metadata) : real(input, init));
+      restoreFetch = () => (h.service.fetch = real);
+      const [c] = await h.service.db.select({ id: enterpriseConnections.id }).from(enterpriseConnections).where(eq(enterpriseConnections.workspaceId, W));
+      return { organization_id: await orgId("acme"), connection_id: c.id };
+    },
+    async () => restoreFetch(),
+  ],
+  ["createPortalLink", async () => ({ organization_id: await orgId("acme"), email: "it@acme.example" })],
+  ["revokePortalLink", async () => ({ organization_id: await orgId("acme"), link_id: (await h.service.db.select().from(organizationPortalLinks).where(eq(organizationPortalLinks.workspaceId, W)))[0].id })],
   ["addDomain", async () => ({ organization_id: await orgId("acme"), domain: "acme.example" })],
   ["saveDirectorySettings", async () => ({ organization_id: await orgId("acme"), enabled: "on", connection_id: "", subject_attribute: "userName", group_roles: "Engineering: reader" })],
   ["issueScimToken", async () => ({ organization_id: await orgId("acme"), overlap_hours: "0" })],

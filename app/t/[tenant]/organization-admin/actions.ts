@@ -6,7 +6,8 @@
 // session); runPortalOperation scopes the change to the portal's organization and records it
 // under them. This file only adapts FormData, headers and Next's cache.
 import { revalidatePath } from "next/cache";
-import { headers } from "next/headers";
+import { cookies, headers } from "next/headers";
+import { redirect } from "next/navigation";
 import { echoValues, type ActionState } from "@/lib/forms/action-state";
 import { formDataObject } from "@/lib/console/forms";
 import { readConnectionFields } from "@/lib/console/organizations";
@@ -55,4 +56,13 @@ export async function portalConnectionAction(tenant: string, organization: strin
   const outcome = await readConnectionFields(await getService(), raw);
   if (!outcome.ok) return { status: "error", fieldErrors: outcome.fieldErrors, formError: outcome.formError, values, at: Date.now() };
   return { status: "draft", message: outcome.message, values: { ...values, ...outcome.values }, at: Date.now() };
+}
+
+/** "Test the connection": starts the test (the portal's operation), sets its cookie and sends the browser to the identity provider. */
+export async function portalTestConnectionAction(tenant: string, organization: string | null, previous: ActionState, form: FormData): Promise<ActionState> {
+  const state = await portalAction(tenant, organization, "testConnection", previous, form);
+  if (state.status !== "ok") return state;
+  const { cookie, location } = state.result as { cookie: { name: string; value: string; path: string; maxAge: number }; location: string };
+  (await cookies()).set(cookie.name, cookie.value, { path: cookie.path, maxAge: cookie.maxAge, secure: true, httpOnly: true, sameSite: "lax" });
+  redirect(location);
 }

@@ -17,7 +17,8 @@ import { directoryView } from "@/lib/organizations/scim/console";
 import { ENTRY_ERRORS, entryView, mayRun, PORTAL_PATH, PORTAL_SIGN_OUT_POST, portalEntry, type PortalAccess } from "@/lib/organizations/admin-portal";
 import { requestContext } from "@/lib/server/router";
 import { getService, type Service } from "@/lib/service";
-import { portalAction, portalConnectionAction } from "./actions";
+import { TestConnectionButton } from "@/components/console/federation/test-connection-button";
+import { portalAction, portalConnectionAction, portalTestConnectionAction } from "./actions";
 
 export const dynamic = "force-dynamic";
 
@@ -161,6 +162,7 @@ async function Portal({ service, access, basePath, chosen, protocol }: { service
         chosen={kind}
         path={path}
         actions={{ save: portalConnectionAction.bind(null, ws, chosen) }}
+        extra={(c) => <TestConnectionButton action={portalTestConnectionAction.bind(null, ws, chosen)} organizationId={org.id} connectionId={c.id} connectionName={c.name} readOnly={false} />}
       />
       <DomainsCard orgId={org.id} domains={domains} hasConnection={connections.some((c) => c.active)} readOnly={false} actions={{ add: act("addDomain"), check: act("checkDomainDns"), remove: act("removeDomain") }} />
       <DirectoryCard organizationId={org.id} view={directory} readOnly={false} actions={{ save: act("saveDirectorySettings"), issue: act("issueScimToken"), revoke: act("revokeScimToken") }} />

@@ -5,7 +5,8 @@
  * ACS verifies it there (./upstream.ts), records the assertion's ID once (replays refused),
  * answers the round trip once, and sends the browser to the same callback GET as OAuth's
  * (lib/sign-in/steps/federation.ts), where the pending sign-in's cookie binds it to the browser
- * that started it. The response itself never travels in a URL.
+ * that started it. The response itself never travels in a URL. A round trip that tests the
+ * connection is answered the same way, its failure kept on it for the tester's page.
  */
 import type { Endpoint, EndpointContext } from "../../../http/context";
 import { mediaType, readBody } from "../../../http/form";
@@ -14,19 +15,18 @@ import type { Route } from "../../../http/route";
 import { hostedError, type HostedErrorCode } from "../../../hosted/errors";
 import { recordConnectionFailure } from "../../connection-status";
 import { loadConnection, type LoadedProvider } from "../../providers";
-import { answerRoundTrip, CALLBACK_PATH, findRoundTrip, UPSTREAM_FAILURE, upstreamCall, type RoundTrip } from "../../round-trip";
+import { answerRoundTrip, answerRoundTripFailure, CALLBACK_PATH, findRoundTrip, UPSTREAM_FAILURE, upstreamCall, type RoundTrip } from "../../round-trip";
 import { FederationError } from "../../upstream/contract";
 import type { ProtocolRouteDeps } from "../contract";
 import { SAML_ACS_PATH, SAML_METADATA_PATH } from "../../upstream/saml-settings";
 import { firstUseOfAssertion, idpInitiatedDestination, spMetadataOf } from "./settings";
 import { completeSaml, SAML_ACS_BODY_LIMIT } from "../../upstream/saml";
 
-/** The connection a SAML address names (`?connection=`), when it is an enabled SAML connection. */
-async function samlConnection(ctx: EndpointContext, request: Request): Promise<LoadedProvider | null> {
-  const connectionId = new URL(request.url).searchParams.get("connection");
+/** The connection a SAML address names (`?connection=`), when it is an enabled SAML connection (or a disabled one under test). */
+async function samlConnection(ctx: EndpointContext, connectionId: string | null, options: { disabledToo?: boolean } = {}): Promise<LoadedProvider | null> {
   if (!connectionId || connectionId.length > 64) return null;
   try {
-    const loaded = await loadConnection(ctx, connectionId);
+    const loaded = await loadConnection(ctx, connectionId, options);
     return loaded?.provider.protocol === "saml" ? loaded : null;
   } catch (error) {
     if (error instanceof FederationError) return null;
@@ -72,8 +72,11 @@ async function answer(ctx: EndpointContext, loaded: LoadedProvider, trip: RoundT
   }
   if (!(await firstUseOfAssertion(ctx, trip.connectionId!, verified.assertionId, verified.replayUntil))) return fail("A replayed assertion (its ID was already used)", "federation_invalid_response");
   if (!(await answerRoundTrip(ctx, trip, verified.identity))) return fail("A second response to a request already answered", "federation_expired");
-  return redirect303(`${ctx.basePath}${CALLBACK_PATH}?${new URLSearchParams({ state: relayState })}`);
+  return toCallback(ctx, relayState);
 }
+
+/** On to the callback GET in the browser, where the round trip's own binding is checked. */
+const toCallback = (ctx: EndpointContext, relayState: string) => redirect303(`${ctx.basePath}${CALLBACK_PATH}?${new URLSearchParams({ state: relayState })}`);
 
 /**
  * POST <issuer>/federation/saml/acs?connection=<id>: the identity provider's Response (HTTP-POST
@@ -83,18 +86,23 @@ async function answer(ctx: EndpointContext, loaded: LoadedProvider, trip: RoundT
 export const samlAcsEndpoint: Endpoint = async (request, ctx) => {
   const body = await acsForm(request);
   if (body instanceof Response) return body;
-  const loaded = await samlConnection(ctx, request);
+  const named = new URL(request.url).searchParams.get("connection");
+  const relayStates = body.getAll("RelayState");
+  const relayState = relayStates.length === 1 ? relayStates[0]! : "";
+  const trip = relayState ? await findRoundTrip(ctx, relayState) : null;
+  // An administrator's test of this connection (lib/federation/connection-test): a disabled connection too,
+  // and its failures are the tester's to read on the test's page, not the connection's sign-in status.
+  const test = trip?.purpose === "test" && trip.connectionId === named ? trip : null;
+  const loaded = await samlConnection(ctx, named, { disabledToo: test !== null });
   if (!loaded?.connection) return hostedError("federation_option_unavailable");
   const connectionId = loaded.connection.id;
   const fail: Fail = async (reason, code) => {
+    if (test) return (await answerRoundTripFailure(ctx, test, reason)) ? toCallback(ctx, relayState) : hostedError(code);
     await recordConnectionFailure(ctx, connectionId, reason);
     return hostedError(code);
   };
   const responses = body.getAll("SAMLResponse");
-  const relayStates = body.getAll("RelayState");
   if (responses.length !== 1 || !responses[0]) return fail("The POST carries no single SAMLResponse", "federation_invalid_response");
-  const relayState = relayStates.length === 1 ? relayStates[0]! : "";
-  const trip = relayState ? await findRoundTrip(ctx, relayState) : null;
   if (!trip || trip.connectionId !== connectionId || trip.requestId === null) return unsolicited(ctx, loaded, connectionId, relayState, fail);
   return answer(ctx, loaded, { ...trip, requestId: trip.requestId }, responses[0], relayState, fail);
 };

@@ -9,6 +9,7 @@ import { PageHeader } from "@/components/ui/page-header";
 import { EmptyState, Table, Td } from "@/components/ui/table";
 import { DomainStatus } from "@/components/console/federation/domain-status";
 import { TxtRecord } from "@/components/console/federation/txt-record";
+import { TestConnectionButton } from "@/components/console/federation/test-connection-button";
 import { listOrganizations, listRoles } from "@/lib/authz/model";
 import { roleAtLeast } from "@/lib/console/authz";
 import { connectionIssuer, listConnections, type ConnectionInfo } from "@/lib/console/organizations";
@@ -27,6 +28,7 @@ import { SetupLinksCard } from "@/components/console/admin-portal/setup-links-ca
 import { listLinks } from "@/lib/organizations/admin-portal";
 import { directoryView } from "@/lib/organizations/scim/console";
 import { actionFor, connectionActionFor } from "../../../../../_lib/action-for";
+import { testConnectionAction } from "../../../../../_lib/actions";
 import { pageAccess } from "../../../../../_lib/session";
 
 export const metadata: Metadata = { title: "Organization" };
@@ -144,6 +146,7 @@ export default async function OrganizationPage({
           path={path}
           added={typeof query.added === "string" ? query.added : undefined}
           actions={{ save: connectionActionFor(ws) }}
+          extra={(c) => <TestConnectionButton action={testConnectionAction.bind(null, ws)} organizationId={org.id} connectionId={c.id} connectionName={c.name} readOnly={readOnly} />}
         />
         <DomainsCard
           orgId={org.id}
