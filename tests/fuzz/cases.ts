@@ -147,6 +147,10 @@ export const CASES: Record<string, RouteCase> = {
   "POST /device/decision": { name: "device page: decision", statuses: HOSTED_FORM, body: "form", limit: 8 * 1024, names: ["d", "csrf", "decision"], bases: ["devicepage:decision", "none"] },
   // An organization invitation's acceptance (lib/organizations/invitations): the page's form post.
   "POST /invitation/accept": { name: "invitation acceptance", statuses: HOSTED_FORM, body: "form", limit: 8 * 1024, names: ["token", "csrf", "password"], bases: ["invitation:accept", "none"] },
+  // An organization's admin portal (lib/organizations/admin-portal): the setup link's two posts, and leaving the portal.
+  "POST /organization-admin/code": { name: "admin portal: send code", statuses: HOSTED_FORM, body: "form", limit: 8 * 1024, names: ["link", "csrf"], bases: ["portal:link", "none"] },
+  "POST /organization-admin/start": { name: "admin portal: start", statuses: HOSTED_FORM, body: "form", limit: 8 * 1024, names: ["link", "csrf", "code"], bases: ["portal:link", "none"] },
+  "POST /organization-admin/sign-out": { name: "admin portal: leave", statuses: HOSTED_FORM, body: "form", limit: 8 * 1024, names: ["csrf"], bases: ["portal:link", "none"] },
   "GET /oidc/userinfo": { name: "userinfo", statuses: [200, 401, 403], names: ["access_token", "client_id"], bases: ["bearer:spa", "bearer:web", "bearer:m2m", "none"] },
   "GET /oidc/session": { name: "session check", statuses: [200, 401, 403, 404], names: ["access_token", "client_id"], bases: ["bearer:spa", "bearer:web", "bearer:m2m", "none"] },
   "POST /oauth2/revoke": {
@@ -786,6 +790,10 @@ async function baseRequest(name: string, live: Live, spec: RouteSpec, flip = fal
     case "invitation:accept": {
       const { token, csrf } = await live.invitation();
       return { params: [["token", token], ["csrf", csrf], ["password", "an invitee's long password"]], headers: { ...ct, origin: PUBLIC_URL } };
+    }
+    case "portal:link": {
+      const { token, csrf } = await live.portalLink();
+      return { params: [["link", token], ["csrf", csrf], ["code", "123456"]], headers: { ...ct, origin: PUBLIC_URL } };
     }
     case "devicepage:decision": {
       const { d, cookie, csrf } = await live.deviceOnPage(true);

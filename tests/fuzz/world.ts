@@ -20,6 +20,8 @@ import { DEFAULT_SETTINGS, issueToken, saveDirectory } from "../../lib/organizat
 import { newId } from "../../lib/crypto";
 import { allowInvitationSend, inviteToOrganization } from "../../lib/organizations/invitations";
 import { invitationView } from "../../lib/organizations/invitations/acceptance";
+import { entryView } from "../../lib/organizations/admin-portal";
+import { makeLink as makePortalLink } from "../../lib/organizations/admin-portal/links";
 import { createHostedSession, getLiveSession } from "../../lib/authn/hosted-session";
 import { signInView } from "../../lib/sign-in/view";
 import { deviceView } from "../../lib/oauth/device-authorization/verification";
@@ -453,6 +455,24 @@ export class Live {
     if (view.kind !== "accept") throw new Error(`the invitation page shows ${view.kind}`);
     return { token: this.keep("invitation", token), csrf: view.csrf };
   }
+
+  private portalLinks = 0;
+
+  /** An unused setup link of an organization's admin portal (a fresh address each): its secret and the page's CSRF token. */
+  async portalLink(): Promise<{ token: string; csrf: string }> {
+    const n = this.portalLinks++;
+    const now = this.h.clock.now();
+    if (n === 0) {
+      this.portalOrganization = newId();
+      await this.h.service.db.insert(organizations).values({ id: this.portalOrganization, workspaceId: this.ws, slug: "fuzz-portal", name: "Fuzz portal", active: true, createdAt: now, updatedAt: now });
+    }
+    const email = `fuzz-portal-${n}@portal.example`;
+    const { token } = await makePortalLink(this.h.service.db, { workspaceId: this.ws, organizationId: this.portalOrganization!, email, emailNormalized: email, ttlHours: 24, createdBy: { userId: "fuzz-operator", email: "operator@fuzz.example" }, now });
+    const view = await entryView(await this.ctx(), { link: token });
+    if (view.kind !== "link") throw new Error(`the setup link's page shows ${view.kind}`);
+    return { token: this.keep("portal-link", token), csrf: view.csrf };
+  }
+  private portalOrganization: string | null = null;
 
   /** An open sign-in transaction of the SPA: its id, the browser-binding cookie and the form's CSRF token. */
   async signInTransaction(): Promise<{ tx: string; cookie: string; csrf: string }> {
