@@ -1,12 +1,20 @@
 // What Next never sees: requests that its own handling would answer with a 500 or an unexpected
 // redirect, refused (or cleaned) by the production listener before Next runs. Next serves pages,
-// static files and the console's server actions; everything under an issuer that is not a page is
+// static files and the server actions of the console and of an organization's admin portal; everything under an issuer that is not a page is
 // the route table's (lib/server/router.ts), which answers every method itself.
 
 import { isIssuerRoutePath } from "./issuer-paths";
 
 /** Pages under an issuer, by path relative to it: GET and HEAD only. */
 const HOSTED_PAGES = new Set(["/sign-in"]);
+
+/**
+ * The one page under an issuer whose forms are server actions and which navigates client-side: an
+ * organization's admin portal (lib/organizations/admin-portal), the console's cards for an
+ * organization's own IT. Its actions are judged by the same-origin rule in proxy.ts, as the
+ * console's are; Next's internal headers are kept for this exact path only.
+ */
+const ACTION_PAGES = new Set(["/organization-admin"]);
 
 /**
  * Headers that make Next treat a request as a client-side navigation (RSC payload, prefetch) or
@@ -47,8 +55,9 @@ export function gateForNext(method: string, pathname: string, headers: Record<st
   const readOnly = method === "GET" || method === "HEAD";
   // An issuer's paths (RFC 8414's metadata path included): the route table answers every method itself.
   if (issuer) {
-    for (const name of NEXT_INTERNAL_HEADERS) delete headers[name];
     const subpath = /^\/t\/[^/]+(\/.*)$/.exec(pathname)?.[1];
+    if (subpath !== undefined && ACTION_PAGES.has(subpath)) return null;
+    for (const name of NEXT_INTERNAL_HEADERS) delete headers[name];
     if (!readOnly && subpath !== undefined && HOSTED_PAGES.has(subpath)) return { status: 405, error: "Method not allowed", allow: READ_ONLY };
     return null;
   }

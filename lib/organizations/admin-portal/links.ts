@@ -14,7 +14,7 @@
  *   idle PORTAL_SESSION_IDLE_MS, when signed out, and at once when its link is revoked or its
  *   organization deactivated or deleted.
  */
-import { and, desc, eq, gt, isNull, sql } from "drizzle-orm";
+import { and, count, desc, eq, gt, inArray, isNull } from "drizzle-orm";
 import type { Database } from "../../../db/client";
 import { organizationPortalLinks, organizationPortalSessions, organizations, workspaces } from "../../../db/schema";
 import { addMs, HOUR } from "../../clock";
@@ -106,16 +106,17 @@ export interface LinkInfo {
 export async function listLinks(db: Database, workspaceId: string, organizationId: string, now: Date): Promise<LinkInfo[]> {
   const l = organizationPortalLinks;
   const s = organizationPortalSessions;
-  const rows = await db
-    .select({
-      link: l,
-      live: sql<number>`(select count(*)::int from ${s} where ${s.linkId} = ${l.id} and ${s.endedAt} is null and ${s.expiresAt} > ${now.toISOString()}::timestamptz)`,
-    })
-    .from(l)
-    .where(and(eq(l.workspaceId, workspaceId), eq(l.organizationId, organizationId)))
-    .orderBy(desc(l.createdAt))
-    .limit(50);
-  return rows.map(({ link, live }) => ({
+  const rows = await db.select().from(l).where(and(eq(l.workspaceId, workspaceId), eq(l.organizationId, organizationId))).orderBy(desc(l.createdAt)).limit(50);
+  const live = new Map<string, number>();
+  if (rows.length) {
+    const counted = await db
+      .select({ linkId: s.linkId, n: count() })
+      .from(s)
+      .where(and(inArray(s.linkId, rows.map((r) => r.id)), isNull(s.endedAt), gt(s.expiresAt, now), gt(s.lastSeenAt, addMs(now, -PORTAL_SESSION_IDLE_MS))))
+      .groupBy(s.linkId);
+    for (const c of counted) live.set(c.linkId, Number(c.n));
+  }
+  return rows.map((link) => ({
     id: link.id,
     email: link.email,
     createdByEmail: link.createdByEmail,
@@ -124,7 +125,7 @@ export async function listLinks(db: Database, workspaceId: string, organizationI
     startedAt: link.startedAt,
     revokedAt: link.revokedAt,
     state: link.revokedAt ? "revoked" : link.startedAt ? "used" : link.expiresAt <= now ? "expired" : "waiting",
-    liveSessions: Number(live),
+    liveSessions: live.get(link.id) ?? 0,
   }));
 }
 

@@ -12,7 +12,7 @@ import { ensureSystemWorkspace } from "../../../../lib/console/system";
 import { operations } from "../../../../lib/console/registry";
 import { HOUR } from "../../../../lib/clock";
 import { PORTAL_CHANGES } from "../../../../lib/audit/catalogue";
-import { entryView, PORTAL_OPERATIONS, portalEntry, runPortalOperation, type PortalAccess } from "../../../../lib/organizations/admin-portal";
+import { entryView, listLinks, PORTAL_OPERATIONS, portalEntry, runPortalOperation, type PortalAccess } from "../../../../lib/organizations/admin-portal";
 import { call, PUBLIC_URL, seed, signIn, uniqueWorkspaceId, type Harness } from "../../../helpers/harness";
 import { ACME, ADA, authzWorkspace, BOB, GLOBEX, SPA } from "../../../helpers/fixtures";
 import { OUTBOX, outboxFor } from "../../../helpers/factors/email";
@@ -152,6 +152,7 @@ describe("setup links", () => {
     const token = await makeLink();
     const cookie = await enter(token);
     const [row] = await h.service.db.select().from(organizationPortalLinks).where(eq(organizationPortalLinks.emailNormalized, addressOf.get(token)!));
+    expect((await listLinks(h.service.db, W, orgs.get("acme")!, h.clock.now())).find((l) => l.id === row.id)).toMatchObject({ state: "used", liveSessions: 1 });
     const revoked = await runRegistered(h, admin, W, "revokePortalLink", { organization_id: orgs.get("acme")!, link_id: row.id });
     expect(revoked).toMatchObject({ ok: true });
     expect(await latest("console.organization.portal_link_revoked")).toMatchObject({ data: { sessions_ended: 1 } });
