@@ -25,13 +25,13 @@ const LAYERS = {
   "lib/outbound": [],
   "lib/service.ts": ["lib/limits", "lib/outbound", "lib/signals"],
   "lib/http": ["lib/limits", "lib/service.ts", "lib/signals"],
-  "lib/branding": [],
-  "lib/hosted": ["lib/branding", "lib/http"],
   "lib/audit": [],
   // The liveness of an authority chain: one SQL form and its JS twin, over the schema only.
   "lib/authority": [],
   // The contract of a feature's surfaces (console operations, retention, descriptor): types and small helpers every feature folder uses.
   "lib/surfaces": ["lib/audit", "lib/limits", "lib/service.ts", "lib/http"],
+  "lib/branding": ["lib/http", "lib/surfaces"],
+  "lib/hosted": ["lib/branding", "lib/http"],
   "lib/clients": ["lib/authority", "lib/audit"],
   "lib/authn": ["lib/surfaces", "lib/authority", "lib/audit", "lib/http", "lib/hosted", "lib/limits", "lib/signals"],
   // Forms' fields and answers: the zod pieces a feature's console operations read their inputs with (an email address as lib/authn reads one).
@@ -57,7 +57,7 @@ const LAYERS = {
   // A new workspace's checklist, and trying an application's sign-in from the console.
   "lib/getting-started": ["lib/forms", "lib/surfaces", "lib/oauth", "lib/http", "lib/service.ts"],
   // The registry of feature descriptors and the one purger of their retention: above every feature folder, below every surface that reads it.
-  "lib/features": ["lib/organizations/admin-portal", "lib/federation/connection-test", "lib/organizations/scim", "lib/organizations/invitations", "lib/security-alerts", "lib/operators", "lib/getting-started", "lib/surfaces", "lib/hostnames", "lib/federation", "lib/authn", "lib/oauth", "lib/audit", "lib/limits", "lib/service.ts", "lib/http"],
+  "lib/features": ["lib/organizations/admin-portal", "lib/federation/connection-test", "lib/organizations/scim", "lib/organizations/invitations", "lib/security-alerts", "lib/operators", "lib/getting-started", "lib/surfaces", "lib/hostnames", "lib/federation", "lib/authn", "lib/oauth", "lib/audit", "lib/limits", "lib/service.ts", "lib/http", "lib/branding"],
   "lib/workspaces": ["lib/features", "lib/surfaces", "lib/federation", "lib/authn", "lib/clients", "lib/audit", "lib/branding", "lib/service.ts"],
   "lib/server": ["lib/organizations/scim", "lib/account-security", "lib/sign-in", "lib/authz", "lib/oauth", "lib/authn", "lib/hosted", "lib/http", "lib/limits", "lib/service.ts", "lib/features", "lib/surfaces", "lib/signals"],
   "lib/console": [

@@ -90,7 +90,8 @@ async function build() {
 
 /** A fresh data store for this run; returns the environment pointing at it. */
 async function freshDataStore(env) {
-  const stamp = `${Date.now()}_${randomBytes(4).toString("hex")}`;
+  // The test run's tag when scripts/test.mjs runs it (LATCHKEY_TEST_RUN): its end check finds what a run left.
+  const stamp = `${process.env.LATCHKEY_TEST_RUN ?? Date.now()}_${randomBytes(4).toString("hex")}`;
   const serverUrl = process.env.DATABASE_URL;
   if (serverUrl) {
     const name = `latchkey_e2e_${stamp}`;

@@ -27,7 +27,13 @@
  * effect: the second run finds the caches and the build current. It also fuzzes the endpoints once,
  * on PostgreSQL: FUZZ_SKIP=1 (set for its embedded run) leaves the endpoint fuzz out of unit
  * (vitest.config.ts).
+ *
+ * On PostgreSQL every database the run creates carries its tag (LATCHKEY_TEST_RUN, set here:
+ * tests/setup/database.ts `freshDatabaseName`, e2e/serve.mjs). The test files drop theirs, and the
+ * unit phase's teardown every one of the run's that is left; at its end, and when it is interrupted
+ * (SIGINT, SIGTERM), the run checks that none is left: any that is, it lists, drops, and fails.
  */
+import { randomBytes } from "node:crypto";
 import { spawn } from "node:child_process";
 import { createWriteStream, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -39,6 +45,8 @@ const cache = (name) => path.join(root, "node_modules", ".cache", name);
 const database = process.env.DATABASE_URL ? "PostgreSQL" : "embedded";
 const e2eScope = database === "embedded" && process.env.E2E_ALL !== "1" ? "embedded" : "all";
 const serial = process.env.TEST_SERIAL === "1";
+/** This run's tag in the names of the databases it creates (see above); a caller's own is kept. */
+const runTag = (process.env.LATCHKEY_TEST_RUN ??= `${Date.now()}x${randomBytes(2).toString("hex")}`);
 
 // The build first: it writes the route types (.next/types) that the type check includes, so a
 // second run's incremental type check finds nothing new; and the e2e server serves it.
@@ -117,6 +125,43 @@ function stopOthers() {
   for (const child of running) child.kill("SIGINT");
 }
 
+let interrupted = null;
+for (const signal of ["SIGINT", "SIGTERM"]) {
+  process.on(signal, () => {
+    // The lanes stop (their processes get SIGINT and drop what they made); the end check still runs.
+    interrupted = signal;
+    stopOthers();
+  });
+}
+
+/**
+ * The databases of this run still on the PostgreSQL server at its end: each listed and dropped,
+ * and the run failed. Returns whether any was left (or the server could not be asked).
+ */
+async function leftDatabases() {
+  if (database !== "PostgreSQL") return false;
+  const { default: postgres } = await import("postgres");
+  const sql = postgres(process.env.DATABASE_URL, { max: 1, onnotice: () => {}, connect_timeout: 10 });
+  try {
+    const rows = await sql`select datname from pg_database where position(${`_${runTag}_`} in datname) > 0 order by datname`;
+    if (rows.length === 0) {
+      console.log(`\n[test] no database of this run (tag ${runTag}) is left on the PostgreSQL server`);
+      return false;
+    }
+    console.error(`\n[test] FAILED: ${rows.length} database(s) of this run (tag ${runTag}) left on the PostgreSQL server; dropping them:`);
+    for (const { datname } of rows) {
+      console.error(`[test]   ${datname}`);
+      await sql.unsafe(`drop database if exists "${datname.replaceAll('"', '""')}" with (force)`);
+    }
+    return true;
+  } catch (error) {
+    console.error(`\n[test] FAILED: could not list this run's databases on the PostgreSQL server: ${error.message}`);
+    return true;
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
 let failed = await lane([BUILD]);
 if (!failed && serial) failed = await lane([...CHECKS, E2E]);
 else if (!failed) {
@@ -139,5 +184,7 @@ else if (!failed) {
   process.stdout.write(readFileSync(logFile));
   failed = checks ?? e2eFailed;
 }
+if (interrupted) failed ??= `interrupted (${interrupted})`;
+if (await leftDatabases()) failed ??= "databases left";
 summary(failed);
-process.exit(failed ? 1 : 0);
+process.exit(interrupted ? 130 : failed ? 1 : 0);

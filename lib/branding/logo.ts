@@ -59,7 +59,10 @@ export function logoDataUrl(logo: { contentType: string; bytes: Buffer }): strin
   return `data:${logo.contentType};base64,${logo.bytes.toString("base64")}`;
 }
 
+/** The route table's path of the logos under an issuer (./routes.ts). */
+export const LOGO_PATH = "/branding/logo";
+
 /** The logo's path under an issuer: `/t/<workspace>/branding/logo/<digest>`. */
 export function logoPath(workspaceId: string, digest: string): string {
-  return `/t/${workspaceId}/branding/logo/${digest}`;
+  return `/t/${workspaceId}${LOGO_PATH}/${digest}`;
 }

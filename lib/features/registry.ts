@@ -6,6 +6,7 @@
  * build from it (the console's `operations`, the workspace document's type) stays precise.
  */
 import { AUDIT_EVENTS } from "../audit/retention";
+import { BRANDING_FEATURE } from "../branding";
 import { EMAIL_FEATURE } from "../authn/email/retention";
 import { FACTORS_FEATURE } from "../authn/factors/retention";
 import { ACCOUNT_SECURITY_FEATURE, SESSIONS_FEATURE } from "../authn/retention";
@@ -48,6 +49,7 @@ export const FEATURES = [
   SCIM_FEATURE,
   CONNECTION_TEST_FEATURE,
   ADMIN_PORTAL_FEATURE,
+  BRANDING_FEATURE,
   // lib/audit and lib/limits sit below lib/surfaces: they declare their retention as plain values, typed here.
   defineFeature({ name: "audit", retention: [AUDIT_EVENTS] }),
   defineFeature({ name: "limits", retention: [RATE_LIMITS] }),

@@ -5,6 +5,7 @@
  * console operation nor workspace-file section, only the routes' own modules. A feature with
  * routes is one line here and one in ./registry.ts.
  */
+import { BRANDING_ROUTES } from "../branding/routes";
 import { HOSTNAMES_ROUTES } from "../hostnames/routes";
 import { PUSHED_AUTHORIZATION_ROUTES } from "../oauth/pushed-authorization/routes";
 import { DEVICE_AUTHORIZATION_ROUTES } from "../oauth/device-authorization/routes";
@@ -15,7 +16,7 @@ import { declaredOnce } from "../surfaces/feature";
 import type { FeatureRoutes, HostResolution, HostRoute } from "../surfaces/routes";
 import type { Route } from "../http/route";
 
-export const FEATURE_ROUTES: readonly FeatureRoutes[] = [DEVICE_AUTHORIZATION_ROUTES, ORGANIZATION_INVITATIONS_ROUTES, HOSTNAMES_ROUTES, PUSHED_AUTHORIZATION_ROUTES, SCIM_ROUTES, ADMIN_PORTAL_ROUTES];
+export const FEATURE_ROUTES: readonly FeatureRoutes[] = [DEVICE_AUTHORIZATION_ROUTES, ORGANIZATION_INVITATIONS_ROUTES, HOSTNAMES_ROUTES, PUSHED_AUTHORIZATION_ROUTES, SCIM_ROUTES, ADMIN_PORTAL_ROUTES, BRANDING_ROUTES];
 
 /** The features' entries of the issuer's table, in the registry's order. */
 export const FEATURE_ISSUER_ROUTES: readonly Route[] = FEATURE_ROUTES.flatMap((r) => r.issuer ?? []);

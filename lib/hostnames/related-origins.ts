@@ -26,9 +26,8 @@ export const RELATED_ORIGINS_PATH = "/.well-known/webauthn";
 /** Browsers may keep it this long: a hostname added or removed reaches them within five minutes. */
 const CACHE_SECONDS = 300;
 
+/** Its GET (and HEAD); the route table's edge rule answers every other method (./routes.ts). */
 export async function relatedOriginsDocument(request: Request, service: Service): Promise<Response> {
-  // HEAD is GET without the body; nothing else is served here.
-  if (request.method !== "GET" && request.method !== "HEAD") return notFoundResponse();
   try {
     const match = await matchHost(service, request.headers);
     if (match.kind !== "hostname") return notFoundResponse();

@@ -10,7 +10,7 @@ import { relatedOriginsRpId } from "./primary";
 import { RELATED_ORIGINS_PATH, relatedOriginsDocument } from "./related-origins";
 
 export const HOSTNAMES_ROUTES = defineRoutes({
-  host: [{ path: RELATED_ORIGINS_PATH, answer: relatedOriginsDocument }],
+  host: [{ path: RELATED_ORIGINS_PATH, method: "GET", answer: relatedOriginsDocument }],
   hosts: {
     servingHostname: async (service, headers, workspaceId) => hostnameServing(await matchHost(service, headers), workspaceId),
     serves: hostServes,

@@ -40,7 +40,7 @@ export const ISSUER_ROUTE_CSP = "default-src 'none'; style-src 'unsafe-inline'; 
  * tests/dispatch/security-headers.test.ts checks it against the table.
  */
 export const ISSUER_ROUTE_PATH =
-  /^(?:\/\.well-known\/oauth-authorization-server\/t\/[^/]+$|\/\.well-known\/webauthn$|\/t\/[^/]+\/(?:\.well-known\/|oauth2\/|oidc\/|authorization\/|v1(?:\/|$)|sign-in\/.+$|sign-up\/(?:email|verify|account)$|device\/(?:code|sign-in|decision)$|invitation\/accept$|organization-admin\/(?:code|start|sign-out)$|federation\/(?:callback|saml\/acs|saml\/metadata)$|auth\/account(?:\/.+)?$|account\/.+$|branding\/logo\/[^/]+$|scim\/.+$))/;
+  /^(?:\/\.well-known\/oauth-authorization-server\/t\/[^/]+$|\/\.well-known\/webauthn$|\/t\/[^/]+\/(?:\.well-known\/|oauth2\/|oidc\/|authorization\/|v1(?:\/|$)|sign-in\/.+$|sign-up\/(?:email|verify|account)$|device\/(?:code|sign-in|decision)$|invitation\/accept$|organization-admin\/(?:code|start|sign-out)$|federation\/(?:callback|saml\/acs|saml\/metadata)$|auth\/account(?:\/.+)?$|account\/.+$|branding\/logo(?:\/.*)?$|scim\/.+$))/;
 
 /**
  * The CSP of a page Next renders: scripts only with this response's nonce (and what they load,

@@ -2,7 +2,7 @@
 import { getService } from "../service";
 import { errorToResponse, notFoundResponse } from "../oauth/errors";
 import { toWebResponse } from "../http/response";
-import { dispatch, findRoute, isHostRoute, routes, runEndpoint, type Route } from "./router";
+import { allowFor, dispatch, findRoute, isHostRoute, methodNotAllowed, routes, runEndpoint, type Route } from "./router";
 
 type RouteContext = { params: Promise<{ tenant: string }> };
 type Handler = (request: Request, context: RouteContext) => Promise<Response>;
@@ -116,4 +116,32 @@ const hostRoute = async (request: Request): Promise<Response> => {
 export function hostRouteHandlers(path: `/${string}`): Record<Method, (request: Request) => Promise<Response>> {
   if (!isHostRoute(path)) throw new Error(`No route at ${path}`);
   return Object.fromEntries(METHODS.map((m) => [m, hostRoute])) as Record<Method, (request: Request) => Promise<Response>>;
+}
+
+type Served = "GET" | "POST";
+
+/**
+ * Every method of a route file outside the route table and the issuers (the console's audit
+ * export and sign-in routes, which Next serves behind proxy.ts and its console session), for that
+ * file: `served`'s handlers for their methods, HEAD as GET's answer without its body, and every
+ * other method, OPTIONS included, the route table's edge rule (lib/server/router.ts
+ * `methodNotAllowed`: 405 with `Allow`), where Next would answer 405 without `Allow`:
+ * `export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = methodsOf({ GET: exportAudit })`.
+ */
+export function methodsOf<A extends unknown[]>(served: Partial<Record<Served, (request: Request, ...rest: A) => Promise<Response>>>): Record<Method, (request: Request, ...rest: A) => Promise<Response>> {
+  const methods = (Object.keys(served) as Served[]).filter((m) => served[m]);
+  if (methods.length === 0) throw new Error("A route file serves at least one method");
+  const refuse = async (): Promise<Response> => methodNotAllowed(allowFor(methods));
+  const handlers = {} as Record<Method, (request: Request, ...rest: A) => Promise<Response>>;
+  for (const m of METHODS) handlers[m] = refuse;
+  for (const m of methods) handlers[m] = served[m]!;
+  const get = served.GET;
+  if (get) {
+    handlers.HEAD = async (request, ...rest) => {
+      const answer = await get(request, ...rest);
+      await answer.body?.cancel();
+      return new Response(null, { status: answer.status, statusText: answer.statusText, headers: answer.headers });
+    };
+  }
+  return handlers;
 }

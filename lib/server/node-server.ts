@@ -207,7 +207,7 @@ export function createRequestListener(service: Service, origin: string, next: No
 
   function proceed(req: IncomingMessage, res: ServerResponse, pathname: string, method: string): void {
     // The features' paths at the root of every host (the WebAuthn related origins document):
-    // answered here whatever the method, as their route files answer them.
+    // answered here whatever the method (the edge rule: 405 with Allow for one it does not serve), as their route files answer them.
     if (isHostRoute(pathname)) {
       dispatch(nodeRequest(req, origin), service)
         .then((response) => writeResponse(response ?? notFoundResponse(), res, ISSUER_PATH_HEADERS))

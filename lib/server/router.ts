@@ -261,10 +261,22 @@ export function refusedPasswordPost(method: string, pathname: string, address: s
 
 /** The methods a table path answers, for `Allow`: HEAD wherever GET is. */
 export function allowedMethods(subpath: string): string {
-  return routes
-    .filter((r) => r.path === subpath)
-    .flatMap((r) => (r.method === "GET" ? ["GET", "HEAD"] : [r.method]))
-    .join(", ");
+  return allowFor(routes.filter((r) => r.path === subpath).map((r) => r.method));
+}
+
+/**
+ * The one edge rule for a method a path does not serve (RFC 9110 §15.5.6): 405 with `Allow`
+ * listing the methods it does, HEAD beside GET. OPTIONS, outside the CORS preflight, is answered
+ * so too: `Allow` says what the path takes. Used by the route table, the paths at the root of every
+ * host (`dispatch`) and the route files outside the issuers (lib/server/next-adapter.ts `methodsOf`).
+ */
+export function methodNotAllowed(allow: string): Response {
+  return json({ error: "invalid_request", error_description: "Method not allowed" }, 405, { Allow: allow });
+}
+
+/** `Allow` for a path that serves `methods`: HEAD wherever GET is. */
+export function allowFor(methods: readonly string[]): string {
+  return methods.flatMap((m) => (m === "GET" ? ["GET", "HEAD"] : [m])).join(", ");
 }
 
 /** Answers a request for which `decide` returned `decision`. */
@@ -277,11 +289,7 @@ export function runDecision(decision: Decision, request: Request, service: Servi
       return runEndpoint({ method: "GET", path: subpath, endpoint: (r, ctx) => preflight(r, ctx, subpath), machine: true }, request, service, decision.workspaceId);
     }
     case "method-not-allowed":
-      return Promise.resolve(
-        json({ error: "invalid_request", error_description: "Method not allowed" }, 405, {
-          Allow: allowedMethods(decision.subpath),
-        }),
-      );
+      return Promise.resolve(methodNotAllowed(allowedMethods(decision.subpath)));
     case "route":
       return runEndpoint(decision.route, request, service, decision.workspaceId);
   }
@@ -293,9 +301,19 @@ export function runDecision(decision: Decision, request: Request, service: Servi
  */
 export const hostServes: HostResolution["serves"] = hosts.serves;
 
-const hostRoutes = new Map<string, HostRoute["answer"]>(FEATURE_HOST_ROUTES.map((r) => [r.path, r.answer]));
+const hostRoutes = new Map<string, HostRoute>(FEATURE_HOST_ROUTES.map((r) => [r.path, r]));
 
-/** The features' paths at the root of every host (lib/features/routes.ts), each answered whatever the method. */
+/**
+ * A path at the root of every host answered by the edge rule: its method's answer (HEAD as GET,
+ * the body dropped on the wire), else 405 with `Allow` (`methodNotAllowed`), whatever the host.
+ */
+function answerHostRoute(route: HostRoute, request: Request, service: Service): Promise<Response> {
+  const method = request.method === "HEAD" ? "GET" : request.method;
+  if (method !== route.method) return Promise.resolve(methodNotAllowed(allowFor([route.method])));
+  return route.answer(request, service);
+}
+
+/** The features' paths at the root of every host (lib/features/routes.ts), each answered by the edge rule whatever the method. */
 export function isHostRoute(pathname: string): boolean {
   return hostRoutes.has(pathname);
 }
@@ -309,7 +327,7 @@ export function isHostRoute(pathname: string): boolean {
 export async function dispatch(request: Request, service: Service, options: { machineOnly?: boolean } = {}): Promise<Response | null> {
   const { pathname } = new URL(request.url);
   const hostRoute = hostRoutes.get(pathname);
-  if (hostRoute) return hostRoute(request, service);
+  if (hostRoute) return answerHostRoute(hostRoute, request, service);
   const decision = decide(request.method, pathname, options.machineOnly ?? false);
   return decision ? runDecision(decision, request, service) : null;
 }

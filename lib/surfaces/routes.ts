@@ -10,12 +10,14 @@ import type { Route } from "../http/route";
 import type { Service } from "../service";
 
 /**
- * A path at the root of every host, outside any issuer (`/.well-known/…`): answered by `answer`
- * whatever the method, before the issuer's table, by the production listener and by its route
- * file under Next alike (lib/server/next-adapter.ts `hostRouteHandlers`).
+ * A path at the root of every host, outside any issuer (`/.well-known/…`): answered before the
+ * issuer's table, by the production listener and by its route file under Next alike
+ * (lib/server/next-adapter.ts `hostRouteHandlers`), with the route table's edge rule: `answer` for
+ * its method (HEAD as GET), 405 with `Allow` for any other (lib/server/router.ts `methodNotAllowed`).
  */
 export interface HostRoute {
   path: `/${string}`;
+  method: "GET";
   answer: (request: Request, service: Service) => Promise<Response>;
 }
 

@@ -35,11 +35,6 @@ export interface RouteSpec {
   bases: string[];
   /** The route's own fields, added to a `form:*`, `handoff:*` or `get:*` base (live references such as `@access` allowed). */
   fields?: Param[];
-  /**
-   * Served by its own route file rather than the route table (app/t/[tenant]/…/route.ts): its
-   * other methods are Next's (404 from the stand-in, Next's 405 without `Allow`).
-   */
-  routeFile?: true;
   /** The statuses of the table's other routes on the same path, by method (the federation callback's GET and POST). */
   siblings?: Record<string, number[]>;
 }
@@ -47,7 +42,7 @@ export interface RouteSpec {
 const FORM = "application/x-www-form-urlencoded";
 const JSON_TYPE = "application/json";
 
-/** A case per route: the table's routes (lib/server/router.ts) by `METHOD /path`, and the route files outside it. */
+/** A case per route: the table's routes (lib/server/router.ts) by `METHOD /path`. */
 export type RouteCase = Omit<RouteSpec, "method" | "path">;
 
 /** Every hosted form post: its step's answer or redirect, a hosted error page (bad form, cross-site, expired, not found, conflict), 413 and 415. */
@@ -252,25 +247,23 @@ export const CASES: Record<string, RouteCase> = {
   "PUT /scim/v2": scim("SCIM: replace a user", "/scim/v2/o/acme/Users/{scim-user}", [200, 400, 409, 412, 413, 415], [["userName", "fuzz-put@acme.test"], ["externalId", "fuzz-put"], ["title", "Fuzzer"]]),
   "PATCH /scim/v2": scim("SCIM: patch a user", "/scim/v2/o/acme/Users/{scim-user}", [200, 400, 409, 412, 413, 415], [["schemas", "urn:ietf:params:scim:api:messages:2.0:PatchOp"], ["Operations", "replace"]]),
   "DELETE /scim/v2": scim("SCIM: delete a user", "/scim/v2/o/acme/Users/{scim-user}", [204, 400, 412], []),
-  // Route files outside the table.
-  "GET /branding/logo/[digest]": { name: "logo", statuses: [200, 304, 404], names: ["v"], bases: ["get:query", "none"], routeFile: true },
+  // The workspace's logo at its content address: one table route answers every path below /branding/logo.
+  "GET /branding/logo": { name: "logo", target: `/branding/logo/${"0".repeat(64)}`, statuses: [200, 304, 404], names: ["v"], bases: ["get:query", "none"] },
 };
 
-/** A route file's path relative to the issuer (`app/t/[tenant]/branding/logo/[digest]/route.ts` → `/branding/logo/[digest]`). */
+/** A route file's path relative to the issuer (`app/t/[tenant]/oauth2/token/route.ts` → `/oauth2/token`); null for a catch-all's. */
 export function routeFilePath(file: string): string | null {
   const match = /^app\/t\/\[tenant\](\/.*)\/route\.ts$/.exec(file);
   if (!match || match[1].includes("[...")) return null;
   return match[1];
 }
 
-/** A dynamic segment filled in: the fuzzer needs a concrete path. */
-const concrete = (path: string) => path.replace(/\[[a-z]+\]/g, "0".repeat(64));
-
 /**
- * What the fuzzer runs: one spec per route of the table (lib/server/router.ts) and per route file
- * outside it, each with its case. `routeFiles` are the app/t/[tenant]/…/route.ts paths (see
- * `routeFilePath`). `missing` names every route or route file without a case, and every case that
- * matches no route (a stale one), so the suite fails rather than skip a route.
+ * What the fuzzer runs: one spec per route of the table (lib/server/router.ts), each with its
+ * case. `routeFiles` are the app/t/[tenant]/…/route.ts paths (see `routeFilePath`). `missing`
+ * names every route without a case, every case that matches no route (a stale one), and every
+ * route file outside the table (whose methods the table's edge rule would not answer), so the
+ * suite fails rather than skip a route.
  */
 export function fuzzedRoutes(table: readonly { method: string; path: string }[], routeFiles: string[]): { routes: RouteSpec[]; missing: string[] } {
   const routes: RouteSpec[] = [];
@@ -279,7 +272,7 @@ export function fuzzedRoutes(table: readonly { method: string; path: string }[],
   for (const route of table) {
     const key = `${route.method} ${route.path}`;
     const found = CASES[key];
-    if (!found || found.routeFile) missing.push(`no fuzz case for the route ${key}`);
+    if (!found) missing.push(`no fuzz case for the route ${key}`);
     else routes.push({ ...found, method: route.method as RouteSpec["method"], path: route.path });
     used.add(key);
   }
@@ -288,15 +281,7 @@ export function fuzzedRoutes(table: readonly { method: string; path: string }[],
     if (others.length) spec.siblings = Object.fromEntries(others.map((r) => [r.method, r.statuses]));
   }
   const tablePaths = new Set(table.map((r) => r.path));
-  for (const path of routeFiles) {
-    if (tablePaths.has(path)) continue;
-    const own = Object.entries(CASES).filter(([key, c]) => c.routeFile && key.endsWith(` ${path}`));
-    if (own.length === 0) missing.push(`no fuzz case for the route file of ${path}`);
-    for (const [key, c] of own) {
-      routes.push({ ...c, method: key.split(" ")[0] as RouteSpec["method"], path: concrete(path) });
-      used.add(key);
-    }
-  }
+  for (const path of routeFiles) if (!tablePaths.has(path)) missing.push(`the route file of ${path} is outside the route table`);
   for (const key of Object.keys(CASES)) if (!used.has(key)) missing.push(`a fuzz case for ${key}, which is no route`);
   return { routes, missing };
 }
@@ -651,7 +636,7 @@ export const pagePath: fc.Arbitrary<PagePath> = fc.oneof(
   fc.record({ kind: fc.constant("reserved" as const), rest: fc.tuple(fc.constantFrom("v1/access", "v1/audit", "v1/management"), fc.constantFrom("", "/x", "/users/1", "/")).map(([a, b]) => a + b) }),
   fc.record({ kind: fc.constant("dotted" as const), path: fc.constantFrom(...DOTTED_PATHS) }),
   fc.record({ kind: fc.constant("off-site" as const), path: fc.constantFrom(...OFF_SITE_TARGETS) }),
-  fc.record({ kind: fc.constant("outside" as const), path: fc.constantFrom("/", "/console", "/console/sign-in", "/console/setup", "/favicon.ico", "/robots.txt", "/_next/static/none.js", "/_next/image?url=%2Fconsole&w=64&q=75", "/_next/image?url=/t/x/sign-in&w=16&q=1", "/t", "/t/", "/api", "/%00", "/\u00ff", "//x", "/.well-known/openid-configuration") }),
+  fc.record({ kind: fc.constant("outside" as const), path: fc.constantFrom("/", "/console", "/console/sign-in", "/console/setup", "/favicon.ico", "/robots.txt", "/_next/static/none.js", "/_next/image?url=%2Fconsole&w=64&q=75", "/_next/image?url=/t/x/sign-in&w=16&q=1", "/t", "/t/", "/api", "/%00", "/\u00ff", "//x", "/.well-known/openid-configuration", "/.well-known/webauthn", "/console/w/x/audit/export", "/console/auth/start", "/console/auth/callback", "/console/auth/sign-out") }),
 );
 
 export interface PageRecipe {
@@ -972,6 +957,8 @@ function pad(text: string, to: number | null, json: boolean): string {
 
 export interface Built {
   request: WireRequest;
+  /** For a route's request: the route's own path below the issuer as a valid request names it (`spec.target` filled in, or `spec.path`). */
+  routePath?: string;
   /** The `Host` it is sent with. */
   host: string;
   /** Text the answer may legitimately echo back (parameter names and values, the target). */
@@ -1065,7 +1052,7 @@ export async function materialize(r: Recipe, spec: RouteSpec, live: Live): Promi
   const target = `/t/${workspaceSegment(r.workspace, live.ws)}${pathFor(r.path, routePath)}${query ? `?${query}` : ""}`;
   const body = buildBody(r.body, inBody ? params : onQuery, spec.body, inBody ? r.breakage : null, r.encoding);
   const request: WireRequest = { method: r.method, target, headers: applyHeaders(base.headers, r.headers, live), body, chunked: body !== undefined && r.body.chunked };
-  return { request, host: hostOf(r.host, live), echoes: echoesOf([...params, ...onQuery], request), bodyBytes: body?.length ?? 0 };
+  return { request, routePath, host: hostOf(r.host, live), echoes: echoesOf([...params, ...onQuery], request), bodyBytes: body?.length ?? 0 };
 }
 
 export async function materializePage(r: PageRecipe, live: Live): Promise<Built> {

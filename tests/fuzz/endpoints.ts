@@ -18,9 +18,10 @@
  *
  * FUZZ_RUNS cases per property (default 100: with the fixed seed `npm test` sends the same cases
  * every run, a regression check; finding new failures is `npm run fuzz`'s, with 3,000 and a random
- * seed per run, the release check); FUZZ_SEED fixes the seed (default 20261122, so a
- * failure reproduces; `random` draws one, as `npm run fuzz` does). fast-check prints the seed and
- * the path of a failure: rerun with FUZZ_SEED=<seed> to reproduce it. FUZZ_REPORT=1 collects every
+ * seed, and the release check's, `npm run fuzz:release`, five random seeds: scripts/fuzz.mjs draws
+ * each seed once for both halves and prints it); FUZZ_SEED fixes the seed (default 20261122, so a
+ * failure reproduces; `random` draws one per test file). fast-check prints the seed and the path of
+ * a failure: `FUZZ_SEED=<seed> npm run fuzz` reproduces it. FUZZ_REPORT=1 collects every
  * distinct failure instead of stopping at the first (to survey a build).
  */
 import fc from "fast-check";
@@ -108,7 +109,7 @@ export function fuzzHalf(half: 0 | 1): void {
   describe("fuzzing every endpoint through the production listener", () => {
     beforeAll(async () => {
       world = await startWorld();
-      console.log(`[fuzz] ${RUNS} cases per property, seed ${SEED} (FUZZ_SEED=${SEED} reproduces); Next's paths served by the ${world.handler}`);
+      console.log(`[fuzz] ${RUNS} cases per property, seed ${SEED} (FUZZ_SEED=${SEED} FUZZ_RUNS=${RUNS} npm run fuzz reproduces); Next's paths served by the ${world.handler}`);
     }, 120_000);
 
     afterAll(async () => {
@@ -122,7 +123,7 @@ export function fuzzHalf(half: 0 | 1): void {
         () =>
           fuzz(spec.name, spec.path, index, recipe(spec), async (r) => {
             const built = await materialize(r, spec, world.live);
-            const expectation = expectAtHost(r.host, built.request.target, world.ws) ?? expectRoute(spec, r.method, r.workspace, r.path);
+            const expectation = expectAtHost(r.host, built.request.target, world.ws) ?? expectRoute(spec, r.method, r.workspace, built.request.target, built.routePath ?? spec.path);
             return {
               built,
               expectation,

@@ -3,7 +3,8 @@
  * of the server's inside on the wire (stack traces, file paths, SQL, database or JavaScript error
  * text), and a status that SPEC.md's errors table allows for that route and method.
  */
-import type { HostVariant, PagePath, PathVariant, RouteSpec, WorkspaceVariant } from "./cases";
+import { requestTargetOf } from "../../lib/http/request-target";
+import type { HostVariant, PagePath, RouteSpec, WorkspaceVariant } from "./cases";
 import { header, type WireAnswer } from "./wire";
 
 /** Every status but 5xx; 501 is how an unknown method may be refused. Used where the path's shape decides nothing. */
@@ -23,42 +24,27 @@ export interface Expectation {
   reachesRoute?: boolean;
   /** Why this set: printed with a failure. */
   rule: string;
-  /** Next answers a route file's other methods with 405 and no `Allow`. */
-  routeFile?: boolean;
 }
 
 /** The generic 404 (SPEC.md): an unknown workspace, path or host. */
 export const GENERIC_NOT_FOUND = JSON.stringify({ error: "invalid_request", error_description: "Not found" });
 
 /**
- * Whether a request target's path is not in normal form (docs/hostnames.md): a dot segment (`.`
- * or `..`, also percent-encoded in any case), a backslash, a leading `//`, a space, control or
- * non-ASCII byte, or one of `"#<>\`{}`, which a URL parser would rewrite. Written out here from
- * the documented rule, not taken from the server's code.
+ * The request target as the server decides it: the one rule of the production listener
+ * (lib/http/request-target.ts), imported, so that the oracle matches paths to routes exactly as
+ * the server does. A target it refuses is answered 400 at every host.
  */
-export function abnormalPath(target: string): boolean {
-  const path = pathOf(target);
-  if (path.startsWith("//") || /[\\\u0000-\u0020"#<>`{}\u007f-\uffff]/.test(path)) return true;
-  return path.split("/").some((segment) => /^(\.|%2e){1,2}$/i.test(segment));
-}
+const decided = (target: string) => requestTargetOf(target);
 
-/** An absolute-form target's authority (`http://<authority>/…`), or null for a path. */
-function authorityOf(target: string): string | null {
-  return /^https?:\/\/([^/?#]*)/i.exec(target)?.[1] ?? null;
-}
-
-/** A target's path: after an absolute form's authority ("/" when it has none), before the query. */
-function pathOf(target: string): string {
-  const authority = authorityOf(target);
-  let rest = authority === null ? target : target.replace(/^https?:\/\/[^/?#]*/i, "");
-  if (authority !== null && !rest.startsWith("/")) rest = `/${rest}`;
-  const mark = rest.indexOf("?");
-  return mark === -1 ? rest : rest.slice(0, mark);
+/** A target's path in normal form, after an absolute form's authority ("/" when it has none), before the query; null when the server refuses it. */
+function pathOf(target: string): string | null {
+  const decision = decided(target);
+  return decision.ok ? decision.path : null;
 }
 
 /** What a workspace hostname serves (docs/hostnames.md): its workspace's issuer, RFC 8414's metadata path of it, the pages' static files. */
 function servedAtHostname(target: string, ws: string): boolean {
-  const path = pathOf(target);
+  const path = pathOf(target) ?? "";
   return path === `/t/${ws}` || path.startsWith(`/t/${ws}/`) || path === `/.well-known/oauth-authorization-server/t/${ws}` || path.startsWith("/_next/static/") || path === "/favicon.ico";
 }
 
@@ -69,33 +55,44 @@ function servedAtHostname(target: string, ws: string): boolean {
  * workspace hostname answers the generic 404 outside its own issuer.
  */
 export function expectAtHost(host: HostVariant, target: string, ws: string): Expectation | null {
-  if (abnormalPath(target)) return { allowed: new Set([400]), rule: "a path not in normal form: 400 at every host" };
+  const decision = decided(target);
+  if (!decision.ok) return { allowed: new Set([400]), rule: "a path not in normal form: 400 at every host" };
   // An absolute-form target's authority is the request's host, in place of Host (RFC 9112 §3.3); these name another site.
-  const authority = authorityOf(target);
+  const authority = decision.authority;
   if (authority !== null) return { allowed: new Set([404]), body: GENERIC_NOT_FOUND, rule: `a request line naming ${JSON.stringify(authority)}: an unknown host, the generic 404` };
   if (host.kind === "malformed") return { allowed: new Set([404]), body: GENERIC_NOT_FOUND, rule: `Host ${JSON.stringify(host.raw)} is no valid host name: the generic 404` };
   if (host.kind === "hostname" && !servedAtHostname(target, ws)) return { allowed: new Set([404]), body: GENERIC_NOT_FOUND, rule: "a workspace hostname outside its own issuer: the generic 404" };
   return null;
 }
 
-/** The statuses allowed for one request to a route of the table. */
-export function expectRoute(spec: RouteSpec, method: string, workspace: WorkspaceVariant, path: PathVariant): Expectation {
-  if (path !== "exact" || workspace.kind === "path") return { allowed: ANY_CLIENT_ERROR, rule: "path of another shape: any non-5xx" };
+/**
+ * Whether a request target names the route's own path under one workspace segment, the path
+ * in the server's normal form (`decided`): `/t/{segment}{routePath}`. A segment that is no
+ * workspace id (`a%2Fb` is one segment, not two) still names the route's path.
+ */
+export function namesRoute(target: string, routePath: string): boolean {
+  const path = pathOf(target);
+  if (path === null || !path.startsWith("/t/")) return false;
+  const slash = path.indexOf("/", 3);
+  return slash > 3 && path.slice(slash) === routePath;
+}
+
+/** The statuses allowed for one request (`target`) to a route of the table whose own path is `routePath`. */
+export function expectRoute(spec: RouteSpec, method: string, workspace: WorkspaceVariant, target: string, routePath: string): Expectation {
+  if (!namesRoute(target, routePath)) return { allowed: ANY_CLIENT_ERROR, rule: "path of another shape: any non-5xx" };
   const own = method === spec.method || (method === "HEAD" && spec.method === "GET");
   if (own) {
     if (workspace.kind === "real") return { allowed: new Set([...spec.statuses, ...EDGE]), rule: `${spec.name}: SPEC.md statuses ${spec.statuses.join(", ")}`, reachesRoute: true };
     // A name that cannot be a workspace id may also be refused as malformed (400, SPEC.md: "encoding").
-    if (workspace.kind === "odd") return { allowed: new Set([400, 404, ...EDGE]), rule: "invalid workspace name: 404, or 400 for its encoding" };
+    if (workspace.kind === "odd" || workspace.kind === "path") return { allowed: new Set([400, 404, ...EDGE]), rule: "invalid workspace name: 404, or 400 for its encoding" };
     return { allowed: new Set([404, ...EDGE]), rule: "unknown workspace: the generic 404" };
   }
   // Another route of the table on the same path (HEAD being GET's): that route's statuses.
   const sibling = spec.siblings?.[method === "HEAD" ? "GET" : method];
   if (sibling) return { allowed: new Set([...sibling, ...(workspace.kind === "real" ? [] : [400, 404]), ...EDGE]), rule: `${spec.name}: the same path's ${method} route` };
-  // A route file's other methods are Next's: its 405 (or the stand-in's 404).
-  if (spec.routeFile) return { allowed: new Set([404, 405, 501, ...(method === "OPTIONS" ? [204] : []), ...EDGE]), rule: `${spec.name}: a route file's other methods`, routeFile: true };
   // The table answers other methods of its paths (405 with Allow); a CORS preflight is 204 (or 400/403 refusing it).
   // Under a name that is no workspace id the path is not the table's: 404 like any unknown path.
-  const unknown = workspace.kind === "odd" ? [400, 404] : [];
+  const unknown = workspace.kind === "odd" || workspace.kind === "path" ? [400, 404] : [];
   if (method === "OPTIONS") return { allowed: new Set([204, 400, 403, 404, 405, ...EDGE]), rule: "OPTIONS on a table path: preflight or 405" };
   return { allowed: new Set([405, 501, ...unknown, ...EDGE]), rule: "known path, wrong method: 405 (or 501 for a method the server does not implement)" };
 }
@@ -170,7 +167,7 @@ export function judge(method: string, headers: [string, string][], answer: WireA
   if (!NODE_METHODS.has(method) && answer.status !== 400) return `method ${JSON.stringify(method)} is not HTTP; expected the parser's 400, got ${answer.status}`;
   if (!expectation.allowed.has(answer.status)) return `status ${answer.status} is not allowed (${expectation.rule})`;
   if (expectation.body !== undefined && method !== "HEAD" && answer.body.toString("utf8") !== expectation.body) return `not the expected body (${expectation.rule})`;
-  if (answer.status === 405 && !header(answer, "allow") && !expectation.routeFile) return "405 without an Allow header";
+  if (answer.status === 405 && !header(answer, "allow")) return "405 without an Allow header";
   if (tooLarge && answer.status < 400) return `a body past the route's limit was accepted (${answer.status})`;
   return null;
 }

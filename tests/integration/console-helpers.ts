@@ -36,14 +36,27 @@ export async function createConsoleHarness(overrides: Parameters<typeof createHa
   }
   const name = freshDatabaseName("latchkey_console");
   const databaseUrl = await createDatabase(runUrl, name);
-  const opened = await openDatabase({ databaseUrl, poolSize: 4 });
-  // Closed, and its database dropped, after the test file that made it (tests/setup/per-file.ts):
-  // test files share this module, so a hook of its own would run after the first file only.
+  let opened;
+  try {
+    opened = await openDatabase({ databaseUrl, poolSize: 4 });
+  } catch (error) {
+    await dropDatabase(runUrl, name);
+    throw error;
+  }
+  const pool = opened;
+  // Closed, and its database dropped, after the test file that made it (tests/setup/per-file.ts),
+  // whether its tests passed or not: test files share this module, so a hook of its own would run
+  // after the first file only. Dropped even when the pool fails to close (the drop disconnects it).
+  // A process ended before its hooks (an interrupted run) leaves it to the run's teardown
+  // (tests/setup/database.ts), which drops every database of the run, and scripts/test.mjs checks.
   const handle = tracked({
-    ...opened,
+    ...pool,
     close: async () => {
-      await opened.close();
-      await dropDatabase(runUrl, name);
+      try {
+        await pool.close();
+      } finally {
+        await dropDatabase(runUrl, name);
+      }
     },
   });
   await runMigrations(handle, databaseUrl);

@@ -94,7 +94,7 @@ describe("the route files", () => {
       if (file.path === "") expect(file.source).not.toMatch(/routeHandlers|routesBelow/);
       else if (file.catchAll) expect(file.source, file.path).toContain(`routesBelow("${file.path}")`);
       else if (file.optional) expect(file.source, file.path).toContain(`routeHandlers("${file.path}")`);
-      else if (!file.path.includes("[")) expect(file.source, file.path).toContain(`routeHandlers("${file.path}")`);
+      else expect(file.source, file.path).toContain(`routeHandlers("${file.path}")`);
     }
     expect(files.filter((f) => f.catchAll).map((f) => f.path).sort()).toEqual(["", "/account/verify", "/sign-in"]);
   });

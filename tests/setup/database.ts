@@ -30,9 +30,31 @@ declare module "vitest" {
   }
 }
 
-/** Adds a random suffix so parallel runs on one server never collide. */
+/**
+ * The tag of this test run, in the name of every database it creates on the server: set by
+ * scripts/test.mjs (which checks at its end that none of its run's is left), else drawn by the
+ * global setup for the run (`prepareRun`), which workers inherit. `<time>x<random>`.
+ */
+export const RUN_TAG_VARIABLE = "LATCHKEY_TEST_RUN";
+
+function runTag(): string {
+  return (process.env[RUN_TAG_VARIABLE] ??= `${Date.now()}x${randomBytes(2).toString("hex")}`);
+}
+
+/** `<prefix>_<run tag>_<random>`: the run's tag (`runTag`), and a random suffix so that parallel runs on one server never collide. */
 export function freshDatabaseName(prefix: string): string {
-  return `${prefix}_${Date.now()}_${randomBytes(4).toString("hex")}`;
+  return `${prefix}_${runTag()}_${randomBytes(4).toString("hex")}`;
+}
+
+/** The databases on the server of `serverUrl` whose names carry the run tag `tag` (`freshDatabaseName`). */
+export async function runDatabases(serverUrl: string, tag: string): Promise<string[]> {
+  const admin = postgres(serverUrl, { max: 1, onnotice: () => {}, connect_timeout: 10 });
+  try {
+    const rows = await admin<{ datname: string }[]>`select datname from pg_database where position(${`_${tag}_`} in datname) > 0 order by datname`;
+    return rows.map((r) => r.datname);
+  } finally {
+    await admin.end({ timeout: 5 });
+  }
 }
 
 /** Creates an empty database on the server of `serverUrl` and returns its URL. */
@@ -87,6 +109,7 @@ async function prepareRun(): Promise<RunDatabases> {
 
   const serverUrl = process.env.DATABASE_URL;
   if (!serverUrl) return { embeddedImage: image, databaseUrl: undefined, teardown: removeImage };
+  const tag = runTag();
   const name = freshDatabaseName("latchkey_test");
   const databaseUrl = await createDatabase(serverUrl, name);
   try {
@@ -109,6 +132,13 @@ async function prepareRun(): Promise<RunDatabases> {
       process.env.DATABASE_URL = serverUrl;
       await removeImage();
       await dropDatabase(serverUrl, name);
+      // Whatever a test file made and did not drop (its process ended before its hooks, a hook
+      // failed): every database of this run goes with it, whether the run passed or not.
+      for (const left of await runDatabases(serverUrl, tag)) {
+        if (left.startsWith("latchkey_e2e_")) continue; // the e2e server's, dropped by its own process (e2e/serve.mjs)
+        console.warn(`[test] dropping ${left}, left by a test file of this run`);
+        await dropDatabase(serverUrl, left);
+      }
     },
   };
 }

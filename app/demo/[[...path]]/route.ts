@@ -1,4 +1,5 @@
 import { demoApplication } from "@/lib/demo/serve";
+import { methodsOf } from "@/lib/server/next-adapter";
 import { getService } from "@/lib/service";
 
 // The demo application (lib/demo): the production server answers /demo before Next, with the same handler.
@@ -8,4 +9,4 @@ async function handle(request: Request): Promise<Response> {
   return demoApplication(await getService())(request);
 }
 
-export { handle as GET, handle as POST };
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = methodsOf({ GET: handle, POST: handle });

@@ -278,7 +278,7 @@ describe("WebAuthn related origins", () => {
     expect(await (await related(other)).json()).toEqual({ origins: [origin(G)] });
   });
 
-  it("nowhere else: another hostname, the default host, an unknown or unverified host, another method", async () => {
+  it("nowhere else: another hostname, the default host, an unknown or unverified host; another method is the route table's 405 with Allow", async () => {
     const body = await notFoundBody();
     for (const host of [B, DEFAULT_HOST, `pending.${ws}.test`, "unknown.example.test"]) {
       const res = await call(h, "/.well-known/webauthn", { headers: { host } });
@@ -286,7 +286,7 @@ describe("WebAuthn related origins", () => {
     }
     expect((await call(h, "/.well-known/webauthn")).status).toBe(404);
     const post = await call(h, "/.well-known/webauthn", { method: "POST", form: {}, headers: { host: A } });
-    expect(post.status).toBe(404);
+    expect([post.status, post.headers.get("allow")]).toEqual([405, "GET, HEAD"]);
   });
 
   it("the production listener answers it the same, without Next", async () => {
@@ -312,7 +312,10 @@ describe("WebAuthn related origins", () => {
     expect((await get(A, "HEAD")).status).toBe(200);
     const body = await notFoundBody();
     for (const host of [B, DEFAULT_HOST, "unknown.example.test"]) expect([host, (await get(host)).status, (await get(host)).body]).toEqual([host, 404, body]);
-    expect((await get(A, "POST")).status).toBe(404);
+    const post = await get(A, "POST");
+    expect([post.status, post.headers.allow]).toEqual([405, "GET, HEAD"]);
+    // An unknown host serves nothing, whatever the method.
+    expect((await get("unknown.example.test", "POST")).status).toBe(404);
     expect(reachedNext).toEqual([]);
   });
 

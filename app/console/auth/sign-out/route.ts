@@ -1,4 +1,5 @@
 import { consoleSignOut } from "@/lib/console/auth-routes";
+import { methodsOf } from "@/lib/server/next-adapter";
 
 export const dynamic = "force-dynamic";
-export const POST = consoleSignOut;
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = methodsOf({ POST: consoleSignOut });
