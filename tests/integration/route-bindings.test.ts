@@ -96,7 +96,7 @@ describe("the route files", () => {
       else if (file.optional) expect(file.source, file.path).toContain(`routeHandlers("${file.path}")`);
       else expect(file.source, file.path).toContain(`routeHandlers("${file.path}")`);
     }
-    expect(files.filter((f) => f.catchAll).map((f) => f.path).sort()).toEqual(["", "/account/verify", "/sign-in"]);
+    expect(files.filter((f) => f.catchAll).map((f) => f.path).sort()).toEqual(["", "/account/verify", "/organization-admin", "/sign-in"]);
   });
 });
 
