@@ -8,7 +8,7 @@ import type { ServerAction } from "@/lib/forms/action-state";
  */
 export function TestConnectionButton({ action, organizationId, connectionId, connectionName, readOnly }: { action: ServerAction; organizationId: string; connectionId: string; connectionName: string; readOnly: boolean }) {
   return (
-    <ActionForm action={action} hidden={{ organization_id: organizationId, connection_id: connectionId }} readOnly={readOnly} label={`Test the connection ${connectionName}`} className="mb-3 space-y-2">
+    <ActionForm action={action} hidden={{ organization_id: organizationId, connection_id: connectionId }} readOnly={readOnly} label={`Test sign-in through ${connectionName}`} className="mb-3 space-y-2">
       <p className="text-sm text-slate-600">Sign in at the identity provider to see the attributes Latchkey receives and whether a sign-in would be admitted. Nobody is signed in to anything.</p>
       <div>
         <SubmitButton variant="secondary">Test the connection</SubmitButton>
