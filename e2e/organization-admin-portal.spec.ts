@@ -6,7 +6,8 @@
  * audit log shows those changes under their address; the used link never opens the portal again,
  * and revoking it closes the portal at once.
  */
-import { expect, test } from "@playwright/test";
+import AxeBuilder from "@axe-core/playwright";
+import { expect, test, type Page } from "@playwright/test";
 import { CONSOLE_BASE as BASE, signInToConsole } from "./console-operator";
 import { SMTP_PORT } from "./env";
 import { SmtpInbox } from "./smtp-inbox";
@@ -15,6 +16,13 @@ const RUN = `${Date.now().toString(36)}${Math.floor(Math.random() * 1296).toStri
 const ORG = { slug: `portal-${RUN}`, name: `Portal ${RUN}` };
 const IT = `it-${RUN}@customer.example`;
 const DOMAIN = `customer-${RUN}.example`;
+
+/** No serious or critical WCAG 2.1 A/AA violation on the page as it is now (as e2e/accessibility.spec.ts asks of the other pages). */
+async function expectAccessible(page: Page, what: string): Promise<void> {
+  const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+  const found = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical").flatMap((v) => v.nodes.map((n) => `${v.id}: ${n.target.join(" ")}`));
+  expect.soft(found, what).toEqual([]);
+}
 
 const inbox = new SmtpInbox();
 test.beforeAll(() => inbox.listen(SMTP_PORT));
@@ -46,6 +54,7 @@ test("the customer's IT opens the admin portal with a setup link and a code, set
     await expect(it.getByRole("heading", { name: `Set up ${ORG.name}` })).toBeVisible();
     await expect(it.getByText(`i•••@customer.example`)).toBeVisible();
     await expect(it.getByText(IT)).toHaveCount(0);
+    await expectAccessible(it, "the setup link's page");
     const since = inbox.messages.length;
     await it.getByRole("button", { name: "Send me a code" }).click();
     const mail = await inbox.waitFor(IT, { since });
@@ -54,6 +63,7 @@ test("the customer's IT opens the admin portal with a setup link and a code, set
     await it.getByRole("button", { name: "Open the portal" }).click();
     await expect(it.getByTestId("portal-title")).toHaveText(`${ORG.name}: admin portal`);
     await expect(it.getByText(`Signed in as ${IT}`)).toBeVisible();
+    await expectAccessible(it, "the admin portal");
   });
 
   await test.step("in the portal: a domain claimed, provisioning turned on, a token issued", async () => {
