@@ -73,7 +73,9 @@ afterAll(async () => {
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
-describe.runIf(embeddedRun)("latchkey while the server holds the embedded database", { timeout: 60_000 }, () => {
+// Each test runs the command as its own tsx processes (about 3 s each alone, four times that while
+// the end-to-end lane runs beside the unit tests on a 2-core machine): a generous bound.
+describe.runIf(embeddedRun)("latchkey while the server holds the embedded database", { timeout: 180_000 }, () => {
   it("imports a workspace file (relative to where it was run) and exports it to --out", async () => {
     const fixture = readFileSync(path.join(root, "e2e", "fixtures", "e2e-workspace.json"), "utf8");
     writeFileSync(path.join(dataDir, "ws.json"), fixture);
