@@ -12,6 +12,7 @@ import { ensureSystemWorkspace } from "../../../../lib/console/system";
 import { operations } from "../../../../lib/console/registry";
 import { HOUR } from "../../../../lib/clock";
 import { PORTAL_CHANGES } from "../../../../lib/audit/catalogue";
+import { startSession } from "../../../../lib/organizations/admin-portal/links";
 import { entryView, listLinks, PORTAL_OPERATIONS, portalEntry, runPortalOperation, type PortalAccess } from "../../../../lib/organizations/admin-portal";
 import { call, PUBLIC_URL, seed, signIn, uniqueWorkspaceId, type Harness } from "../../../helpers/harness";
 import { ACME, ADA, authzWorkspace, BOB, GLOBEX, SPA } from "../../../helpers/fixtures";
@@ -135,6 +136,9 @@ describe("setup links", () => {
     expect(access).toMatchObject({ organization: { slug: "acme" }, person: { via: "setup_link", email: addressOf.get(token) } });
     expect(await latest("organization_portal.started")).toMatchObject({ subject: addressOf.get(token) });
     expect(await entryView(await workspaceContext(h, W), { link: token })).toEqual({ kind: "unavailable" });
+    // The used link starts no second session, whatever proof came with it.
+    const [used] = await h.service.db.select().from(organizationPortalLinks).where(eq(organizationPortalLinks.emailNormalized, addressOf.get(token)!));
+    expect(await startSession(h.service.db, used, h.clock.now())).toBeNull();
     const again = await post("code", { link: token, csrf: "x" });
     expect(again.status).toBe(404);
     expect(await again.text()).toContain("This setup link cannot be used");
@@ -158,6 +162,13 @@ describe("setup links", () => {
     expect(await latest("console.organization.portal_link_revoked")).toMatchObject({ data: { sessions_ended: 1 } });
     expect(await accessOf(cookie)).toBeNull();
 
+  });
+
+  it("a link revoked by any path ends its session's access: the session is checked against its link", async () => {
+    const token = await makeLink();
+    const cookie = await enter(token);
+    await h.service.db.update(organizationPortalLinks).set({ revokedAt: h.clock.now() }).where(eq(organizationPortalLinks.emailNormalized, addressOf.get(token)!));
+    expect(await accessOf(cookie)).toBeNull();
   });
 
   it("reach only their workspace: the cookie is nothing in another", async () => {
