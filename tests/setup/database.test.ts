@@ -22,7 +22,8 @@ describe("test database plumbing", () => {
     const provided = inject("databaseUrl");
     if (provided) {
       const name = new URL(provided).pathname.slice(1);
-      expect(name).toMatch(/^latchkey_test_\d+_[0-9a-f]{8}$/);
+      // The run's tag (LATCHKEY_TEST_RUN, scripts/test.mjs), then a random part.
+      expect(name).toMatch(/^latchkey_test_[0-9a-z]+_[0-9a-f]{8}$/);
       expect(process.env.DATABASE_URL).toBe(provided);
       expect(handle.kind).toBe("postgres");
       expect(await rows<{ name: string }>(sql`select current_database() as name`)).toEqual([{ name }]);
