@@ -19,7 +19,7 @@
  * lib/console, looks them up): this folder names them, it does not import them.
  */
 import { PORTAL_CHANGES, type PortalChange } from "../../audit/catalogue";
-import { executeOperation, formError, type AnyOperation, type OperationOutcome, type WorkspaceAccess } from "../../surfaces/operation";
+import { executeOperation, type AnyOperation, type OperationOutcome, type WorkspaceAccess } from "../../surfaces/operation";
 import type { Service } from "../../service";
 import type { PortalAccess } from "./access";
 
@@ -80,16 +80,17 @@ export const portalRole = (access: PortalAccess) => (access.person.via === "setu
  */
 export async function runPortalOperation<R>(service: Service, access: PortalAccess, name: string, op: AnyOperation, raw: Record<string, unknown>, meta: { ip: string | null }): Promise<OperationOutcome<R>> {
   if (!isPortalOperationName(name) || !PORTAL_CHANGES.includes(PORTAL_OPERATIONS[name].change) || !mayRun(access, name)) {
-    return { ok: false, fieldErrors: {}, formError: formError("This change is not available in the admin portal").message };
+    return { ok: false, fieldErrors: {}, formError: "This change is not available in the admin portal" };
   }
   const declared = PORTAL_OPERATIONS[name];
   // The caller looked the operation up by name: it must be the one this name declares.
   if (op.name !== `organization.${declared.change}`) throw new TypeError(`${name} is not the operation named organization.${declared.change}`);
   const input = { ...raw, [declared.organizationField]: access.organization.id };
-  return executeOperation(service, operationAccess(access), op, input, {
+  const acting = operationAccess(access);
+  return executeOperation(service, acting, op, input, {
     ip: meta.ip,
     type: `organization_portal.${declared.change}`,
-    actor: operationAccess(access).operator.userId,
+    actor: acting.operator.userId,
     data: { operator: access.person.email, role: portalRole(access) },
   }) as Promise<OperationOutcome<R>>;
 }
