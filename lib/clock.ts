@@ -44,3 +44,6 @@ export function addMs(date: Date, ms: number): Date {
 export function epochSeconds(date: Date): number {
   return Math.floor(date.getTime() / 1000);
 }
+
+/** A time as messages write it: `2026-11-30 04:20 UTC` (to the minute). */
+export const utcMinute = (at: Date): string => `${at.toISOString().slice(0, 16).replace("T", " ")} UTC`;

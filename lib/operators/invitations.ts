@@ -28,7 +28,7 @@ import { hashPassword, PASSWORD_MAX_LENGTH } from "../authn/password";
 import { normalizeEmail } from "../authn/email-address";
 import { emailAvailable } from "../authn/email/transport";
 import { EMAIL_CODE_TTL_MS, issueEmailCode, sendGate, verifyEmailCode } from "../authn/factors/email-code";
-import { addMs, DAY, MINUTE } from "../clock";
+import { addMs, DAY, MINUTE, utcMinute as utc } from "../clock";
 import { newId, randomToken, sha256Hex } from "../crypto";
 import { email, id } from "../forms/fields";
 import type { Service } from "../service";
@@ -54,7 +54,6 @@ function normalizedAddress(address: string): string {
   return normalized;
 }
 
-const utc = (at: Date) => `${at.toISOString().slice(0, 16).replace("T", " ")} UTC`;
 
 function invitationMessage(p: { to: string; workspaceName: string; role: OperatorRole; inviter: string; url: string; expiresAt: Date }) {
   return plainMessage(p.to, `Invitation to administer ${p.workspaceName} in Latchkey`, [

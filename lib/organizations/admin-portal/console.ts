@@ -12,6 +12,7 @@ import { plainMessage } from "../../authn/email/plain-message";
 import { normalizeEmail } from "../../authn/email-address";
 import { checkbox, email, id, integer } from "../../forms/fields";
 import { guard } from "../../limits/declarations";
+import { utcMinute as utc } from "../../clock";
 import { defineOperation, formError } from "../../surfaces/operation";
 import { LINK_TTL_DEFAULT_HOURS, LINK_TTL_MAX_HOURS, PORTAL_LINKS_MADE } from "./limits";
 import { makeLink, revokeLink, setupLinkUrl } from "./links";
@@ -26,8 +27,6 @@ async function activeOrganization(db: Database, workspaceId: string, organizatio
   if (!org.active) throw formError("This organization is inactive: activate it before making a setup link");
   return org;
 }
-
-const utc = (at: Date) => `${at.toISOString().slice(0, 16).replace("T", " ")} UTC`;
 
 /** Makes a setup link of the organization's admin portal for one address; the link is shown once (and mailed when asked). */
 export const createPortalLink = defineOperation({
