@@ -131,8 +131,8 @@ export const federationTransactions = pgTable(
      */
     purpose: text("purpose", { enum: ["sign_in", "test"] }).notNull().default("sign_in"),
     transactionId: text("transaction_id").references(() => authorizationTransactions.id, { onDelete: "cascade" }),
-    /** A test: who started it (`{ kind, id, email }`). */
-    tester: jsonb("tester").$type<{ kind: "operator" | "organization_portal"; id: string; email: string }>(),
+    /** A test: who started it (`{ kind, id, email }`), and the page it was started from when its result links back there (`back`, the admin portal's). */
+    tester: jsonb("tester").$type<{ kind: "operator" | "organization_portal"; id: string; email: string; back?: string }>(),
     /** A test: SHA-256 of the secret in the tester's browser cookie. */
     browserBindingHash: text("browser_binding_hash"),
     connectionId: text("connection_id").references(() => enterpriseConnections.id, { onDelete: "cascade" }),
@@ -144,7 +144,7 @@ export const federationTransactions = pgTable(
     codeVerifierEncrypted: text("code_verifier_encrypted"),
     /** SAML: the AuthnRequest's ID, which the response's InResponseTo must name. */
     requestId: text("request_id"),
-    /** SAML: the verified identity the response asserted, awaiting the browser (a test's: or `{ failure }`, the condition that failed). */
+    /** SAML: the verified identity the response asserted, awaiting the browser (a test's: with everything the assertion carried, `received`, or `{ failure }`, the condition that failed). */
     answer: jsonb("answer").$type<Record<string, unknown>>(),
     answeredAt: ts("answered_at"),
     createdAt: ts("created_at").notNull(),

@@ -104,9 +104,12 @@ export async function finishRoundTrip(ctx: EndpointContext, trip: RoundTrip, sta
 export async function answerRoundTrip(ctx: EndpointContext, trip: RoundTrip, identity: UpstreamIdentity): Promise<boolean> {
   const t = federationTransactions;
   const now = ctx.service.clock.now();
+  // What the upstream sent beyond the identity is kept for a connection test's page only.
+  const { received, ...asserted } = identity;
+  const kept: UpstreamIdentity = trip.purpose === "test" ? { ...asserted, received } : asserted;
   const answered = await ctx.service.db
     .update(t)
-    .set({ answer: identity as unknown as Record<string, unknown>, answeredAt: now })
+    .set({ answer: kept as unknown as Record<string, unknown>, answeredAt: now })
     .where(and(eq(t.id, trip.id), isNull(t.answeredAt), isNull(t.consumedAt), gt(t.expiresAt, now)))
     .returning({ id: t.id });
   return answered.length === 1;

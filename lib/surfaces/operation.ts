@@ -39,9 +39,10 @@ export interface WorkspaceAccess {
   /**
    * Set when the person acts through an organization's admin portal
    * (lib/organizations/admin-portal), never by the console: `administrator` when they are an
-   * administrator of the organization (an invitation's rules check that authority again).
+   * administrator of the organization (an invitation's rules check that authority again); `home`
+   * the portal's page of the organization, where a page an operation leads to links back.
    */
-  portal?: { administrator: boolean };
+  portal?: { administrator: boolean; home: string };
 }
 
 export interface OperationContext {

@@ -19,7 +19,7 @@ export const testConnection = defineOperation({
       // Inside the operation's transaction (the embedded database has one connection).
       started = await beginConnectionTest(
         { ...ctx.service, db: ctx.db },
-        { workspaceId: workspace.id, organizationId: input.organization_id, connectionId: input.connection_id, tester: { kind: ctx.access.portal ? "organization_portal" : "operator", id: operator.userId, email: operator.email } },
+        { workspaceId: workspace.id, organizationId: input.organization_id, connectionId: input.connection_id, tester: ctx.access.portal ? { kind: "organization_portal", id: operator.userId, email: operator.email, back: ctx.access.portal.home } : { kind: "operator", id: operator.userId, email: operator.email } },
       );
     } catch (error) {
       if (error instanceof ConnectionTestError) throw formError(error.message);

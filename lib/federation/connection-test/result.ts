@@ -90,8 +90,9 @@ async function verify(ctx: EndpointContext, trip: RoundTrip, state: string, quer
   }
 }
 
-/** Where the page links back to: the organization in the console, for an operator; none otherwise (the portal shows its own way back). */
+/** Where the page links back to: the page the test was started from (the admin portal's), or the organization in the console for an operator. */
 function backLink(ctx: EndpointContext, tester: Tester, organizationId: string): string | null {
+  if (tester.back) return tester.back;
   if (tester.kind !== "operator") return null;
   return `${ctx.service.config.publicUrl}/console/w/${encodeURIComponent(ctx.workspace.id)}/organizations/${encodeURIComponent(organizationId)}`;
 }

@@ -60,6 +60,20 @@ export interface UpstreamIdentity {
   /** The upstream's `amr` and `acr`, as sent (empty / null when absent). */
   amr: string[];
   acr: string | null;
+  /**
+   * Everything the upstream sent about the user, as received and verified (the ID token's and
+   * UserInfo's claims; the SAML assertion's NameID, attributes and authentication context), bounded
+   * (./identity.ts `receivedOf`): for a connection test's page only. A sign-in's round trip never
+   * stores it (lib/federation/round-trip.ts `answerRoundTrip`).
+   */
+  received?: ReceivedAttribute[];
+}
+
+/** One attribute or claim as the upstream sent it: where it came from, its name, its values as text. */
+export interface ReceivedAttribute {
+  source: string;
+  name: string;
+  values: string[];
 }
 
 /**

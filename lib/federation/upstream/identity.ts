@@ -1,5 +1,5 @@
 /** The callback as the protocols consume it, and the asserted claims turned into an UpstreamIdentity. */
-import type { UpstreamIdentity } from "./contract";
+import type { ReceivedAttribute, UpstreamIdentity } from "./contract";
 
 export interface CallbackInput {
   /** The authorization response on the registered redirect URI (query or form-posted parameters). */
@@ -33,4 +33,28 @@ export function identityClaims(input: { issuer: string; subject: string; profile
     amr: Array.isArray(input.amr) ? input.amr.filter((v): v is string => typeof v === "string") : [],
     acr: typeof input.acr === "string" ? input.acr : null,
   };
+}
+
+/** At most this many attributes, values per attribute and characters per value are kept of what an upstream sent. */
+export const RECEIVED_LIMITS = { attributes: 100, values: 20, characters: 1_000 } as const;
+
+function asText(value: unknown): string {
+  const text = typeof value === "string" ? value : JSON.stringify(value) ?? String(value);
+  return text.length > RECEIVED_LIMITS.characters ? `${text.slice(0, RECEIVED_LIMITS.characters)}…` : text;
+}
+
+/**
+ * What an upstream sent, attribute by attribute, as text: a string as it is, anything else as JSON
+ * (an array's elements each one value). Bounded by RECEIVED_LIMITS, so a large assertion or token
+ * cannot make the page (or the round trip) large.
+ */
+export function receivedOf(source: string, entries: Iterable<[string, unknown]>): ReceivedAttribute[] {
+  const received: ReceivedAttribute[] = [];
+  for (const [name, value] of entries) {
+    if (received.length >= RECEIVED_LIMITS.attributes) break;
+    if (value === undefined) continue;
+    const values = (Array.isArray(value) ? value : [value]).slice(0, RECEIVED_LIMITS.values).map(asText);
+    received.push({ source, name: asText(name), values });
+  }
+  return received;
 }

@@ -9,7 +9,7 @@ import { sha256Hex } from "../../crypto";
 import { appleClientSecret } from "./apple";
 import { FederationError, type UpstreamCall, type UpstreamIdentity, type UpstreamProvider, type UpstreamStart } from "./contract";
 import { guardedFetch, isLoopbackHttp, toFederationError, UPSTREAM_TIMEOUT_MS, upstreamUrl } from "./transport";
-import { identityClaims, type CallbackInput } from "./identity";
+import { identityClaims, receivedOf, type CallbackInput } from "./identity";
 
 /** Discovered metadata is reused this long; a failed discovery is never kept. */
 const DISCOVERY_TTL_MS = 10 * 60 * 1000;
@@ -136,19 +136,24 @@ export async function completeOidc(provider: UpstreamProvider, call: UpstreamCal
     const claims = tokens.claims();
     if (!claims) throw new FederationError("invalid_response", "The upstream sent no ID token");
     let profile: Record<string, unknown> = claims;
+    const received = receivedOf("ID token", Object.entries(claims));
     if (typeof claims.email !== "string" && config.serverMetadata().userinfo_endpoint) {
       // UserInfo about another subject than the ID token's is refused by openid-client.
       const info = await client.fetchUserInfo(config, tokens.access_token, claims.sub);
       profile = { ...info, name: claims.name ?? info.name };
+      received.push(...receivedOf("UserInfo", Object.entries(info)));
     }
-    return identityClaims({
-      issuer: claims.iss,
-      subject: claims.sub,
-      profile,
-      fallbackName: callback.appleName,
-      amr: claims.amr,
-      acr: claims.acr,
-    });
+    return {
+      ...identityClaims({
+        issuer: claims.iss,
+        subject: claims.sub,
+        profile,
+        fallbackName: callback.appleName,
+        amr: claims.amr,
+        acr: claims.acr,
+      }),
+      received,
+    };
   } catch (error) {
     throw toFederationError(error, `Sign-in at ${provider.issuer}`);
   }

@@ -21,6 +21,7 @@
 import { randomBytes } from "node:crypto";
 import type { CacheProvider } from "@node-saml/node-saml";
 import { FederationError, type UpstreamCall, type UpstreamIdentity, type UpstreamProvider, type UpstreamStart } from "./contract";
+import { receivedOf } from "./identity";
 import { upstreamUrl } from "./transport";
 import { SAML_NAME_ID_FORMATS, samlEndpoints, TRANSIENT_NAME_ID, type SamlProviderSettings } from "./saml-settings";
 import { parseXmlStrictly } from "./saml-xml";
@@ -267,6 +268,11 @@ function identityOf(assertion: XmlElement, config: SamlProviderSettings["config"
     name: name ? name.slice(0, 200) : null,
     amr: classRef && MFA_CONTEXT_CLASSES.includes(classRef) ? ["mfa"] : [],
     acr: classRef,
+    received: receivedOf("Assertion", [
+      [nameId.format ? `NameID (${nameId.format})` : "NameID", nameId.value],
+      ...attributes,
+      ["AuthnContextClassRef", classRef ?? undefined],
+    ]),
   };
 }
 
@@ -282,8 +288,9 @@ export async function completeSaml(provider: UpstreamProvider, call: UpstreamCal
   const now = call.now.getTime();
 
   const { doc, root } = await responseDocument(input.samlResponse);
-  await refuseSha1(doc, config, settings.spPrivateKey);
+  // The weak ciphers are refused before anything is decrypted (RSA PKCS#1 v1.5 is not even tried).
   checkResponse(doc, root, endpoints);
+  await refuseSha1(doc, config, settings.spPrivateKey);
   const assertionXml = await verifiedAssertionXml(settings, endpoints, input);
 
   // Only the signed assertion (node-saml's verified bytes) is read from here on.

@@ -36,6 +36,11 @@ export function setupLinkUrl(publicUrl: string, workspaceId: string, token: stri
   return `${issuerFor(publicUrl, workspaceId)}${PORTAL_PATH}?link=${encodeURIComponent(token)}`;
 }
 
+/** The portal's page of one organization under the workspace's issuer: where a page the portal leads to (a connection test's result) links back. */
+export function portalHomeUrl(publicUrl: string, workspaceId: string, organizationSlug: string): string {
+  return `${issuerFor(publicUrl, workspaceId)}${PORTAL_PATH}?organization=${encodeURIComponent(organizationSlug)}`;
+}
+
 /** Secrets are 43 characters (32 bytes, base64url); anything much longer is not one. */
 export const plausibleSecret = (token: string | null | undefined): token is string => typeof token === "string" && token.length > 0 && token.length <= 200 && isStorableText(token);
 

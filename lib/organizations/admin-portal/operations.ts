@@ -22,6 +22,7 @@ import { PORTAL_CHANGES, type PortalChange } from "../../audit/catalogue";
 import { executeOperation, type AnyOperation, type OperationOutcome, type WorkspaceAccess } from "../../surfaces/operation";
 import type { Service } from "../../service";
 import type { PortalAccess } from "./access";
+import { portalHomeUrl } from "./links";
 
 /** Who in the portal may run an operation: anyone who entered it, or its organization's administrators only. */
 type Who = "anyone" | "administrators";
@@ -52,7 +53,7 @@ export function mayRun(access: PortalAccess, name: PortalOperationName): boolean
 }
 
 /** How the portal's person appears to an operation: the workspace, the person as the actor, their role in the event. */
-function operationAccess(access: PortalAccess): WorkspaceAccess {
+function operationAccess(service: Service, access: PortalAccess): WorkspaceAccess {
   const p = access.person;
   const administrator = p.via === "organization_administrator";
   return {
@@ -67,7 +68,7 @@ function operationAccess(access: PortalAccess): WorkspaceAccess {
       grantId: "",
       hostedSessionId: administrator ? p.hostedSessionId : "",
     },
-    portal: { administrator },
+    portal: { administrator, home: portalHomeUrl(service.config.publicUrl, access.workspace.id, access.organization.slug) },
   };
 }
 
@@ -86,7 +87,7 @@ export async function runPortalOperation<R>(service: Service, access: PortalAcce
   // The caller looked the operation up by name: it must be the one this name declares.
   if (op.name !== `organization.${declared.change}`) throw new TypeError(`${name} is not the operation named organization.${declared.change}`);
   const input = { ...raw, [declared.organizationField]: access.organization.id };
-  const acting = operationAccess(access);
+  const acting = operationAccess(service, access);
   return executeOperation(service, acting, op, input, {
     ip: meta.ip,
     type: `organization_portal.${declared.change}`,

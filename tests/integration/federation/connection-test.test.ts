@@ -32,6 +32,7 @@ const ALICE: UpstreamUser = { email: "alice@acme.test", password: "alice upstrea
 /** An address in globex's verified domain, asserted by acme's identity provider: a sign-in would be refused. */
 const SQUATTER: UpstreamUser = { email: "ceo@globex.test", password: "squatter upstream password" };
 const TESTER: Tester = { kind: "operator", id: "operator-1", email: "admin@operators.test" };
+const PORTAL_HOME = `https://auth.example/t/${ws}/organization-admin?organization=acme&x=<1>`;
 
 beforeAll(async () => {
   h = await createHarness();
@@ -108,6 +109,13 @@ describe("testing an OIDC connection", () => {
     expect(page).toContain(`<code>${escapeHtml(ALICE.name!)}</code>`);
     expect(page).toContain('data-verdict="admitted"');
     expect(page).toContain("an account would be created for this address");
+    // Everything the ID token carried, as received: the audience and the nonce are no part of the identity.
+    const received = page.slice(page.indexOf("<table data-received>"));
+    expect(received).toContain(`<td>ID token</td><th scope="row"><code>aud</code></th><td><code>${escapeHtml(idp.clientId)}</code></td>`);
+    expect(received).toMatch(/<th scope="row"><code>nonce<\/code><\/th><td><code>[A-Za-z0-9_-]{20,}<\/code><\/td>/);
+    expect(received).toContain(`<code>email</code></th><td><code>${escapeHtml(ALICE.email)}</code>`);
+    // The page goes back to the organization in the console.
+    expect(page).toContain(`/console/w/${ws}/organizations/${acme}">Back to the organization</a>`);
     // No session cookie, and the test's own cookie cleared.
     const set = res.headers.getSetCookie();
     expect(set.some((c) => c.startsWith("lk_session"))).toBe(false);
@@ -195,7 +203,7 @@ describe("testing a SAML connection", () => {
   const acs = (form: Record<string, string>) => call(h, `/t/${ws}/federation/saml/acs?connection=${samlConnectionId}`, { form });
 
   async function samlTest(options: Partial<Parameters<typeof saml.respond>[1]> = {}) {
-    const started = await beginConnectionTest(h.service, { workspaceId: ws, organizationId: acme, connectionId: samlConnectionId, tester: { kind: "organization_portal", id: "portal-admin", email: "it@acme.test" } });
+    const started = await beginConnectionTest(h.service, { workspaceId: ws, organizationId: acme, connectionId: samlConnectionId, tester: { kind: "organization_portal", id: "portal-admin", email: "it@acme.test", back: PORTAL_HOME } });
     const request = readAuthnRequest(new URL(started.location));
     const { SAMLResponse, RelayState } = await saml.respond(request, { nameId: "bob-persistent-id", attributes: { email: "bob@acme-saml.test", name: "Bob" }, ...options }, h.clock.now());
     const posted = await acs({ SAMLResponse, ...(RelayState ? { RelayState } : {}) });
@@ -209,13 +217,20 @@ describe("testing a SAML connection", () => {
     try {
       const before = await footprint();
       const seen = await seenEvents();
-      const { path, cookie } = await samlTest();
+      const { path, cookie } = await samlTest({ attributes: { email: "bob@acme-saml.test", name: "Bob", department: "Finance & Risk", groups: ["admins", "<auditors>"] } });
       await expectHostedError(await call(h, path), "federation_expired");
       const res = await call(h, path, { cookie });
       expect(res.status).toBe(200);
       const page = await res.text();
       expect(page).toContain("<code>bob-persistent-id</code>");
       expect(page).toContain("<code>bob@acme-saml.test</code>");
+      // Everything the assertion carried, the attributes the connection does not map too (each value of a multi-valued one).
+      const received = page.slice(page.indexOf("<table data-received>"));
+      expect(received).toMatch(/<code>NameID( \([^)]*\))?<\/code><\/th><td><code>bob-persistent-id<\/code>/);
+      expect(received).toContain(`<code>department</code></th><td><code>Finance &amp; Risk</code></td>`);
+      expect(received).toContain(`<code>groups</code></th><td><code>admins</code><br><code>&lt;auditors&gt;</code></td>`);
+      // The portal's test links back to the portal's page.
+      expect(page).toContain(`<a href="${escapeHtml(PORTAL_HOME)}">Back to the organization</a>`);
       expect(page).toContain('data-verdict="admitted"');
       expect(page).toContain("The connection is disabled");
       expect(await footprint()).toEqual(before);

@@ -9,7 +9,7 @@
 import { and, eq } from "drizzle-orm";
 import { decodeJwt } from "jose";
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { enterpriseConnections, samlAssertionReplays } from "../../../db/schema";
+import { enterpriseConnections, federationTransactions, samlAssertionReplays } from "../../../db/schema";
 import { ACME, API, authzWorkspace, GLOBEX, WEB } from "../../helpers/fixtures";
 import { basic, call, createHarness, exchangeCode, PUBLIC_URL, seed, uniqueWorkspaceId, type Harness } from "../../helpers/harness";
 import { outcome, postPassword, postStep, startSignIn, viewOf, type PendingSignIn } from "../../helpers/factors/sign-in";
@@ -81,6 +81,16 @@ describe("SAML sign-in through an organization's identity provider", () => {
     expect(request.id).toMatch(/^_[0-9a-f]{40}$/);
     expect(request.relayState).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(request.signed).toBe(false);
+  });
+
+  it("keeps, between the ACS and the browser, the asserted identity only: not the rest of what the identity provider sent", async () => {
+    const { request } = await toIdp("dora@acme.test");
+    const acs = await respond(request, { nameId: "dora-persistent-id", attributes: { email: "dora@acme.test", name: "Dora", department: "Finance" } });
+    expect(acs.status).toBe(303);
+    const [trip] = await h.service.db.select().from(federationTransactions).where(and(eq(federationTransactions.workspaceId, ws), eq(federationTransactions.requestId, request.id)));
+    expect(trip.answer).toMatchObject({ subject: "dora-persistent-id", email: "dora@acme.test", name: "Dora" });
+    expect(trip.answer).not.toHaveProperty("received");
+    expect(JSON.stringify(trip.answer)).not.toContain("Finance");
   });
 
   it("signs a user of the verified domain in; the ID token, UserInfo and the session check carry the organization and the connection", async () => {

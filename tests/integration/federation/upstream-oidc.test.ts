@@ -83,7 +83,7 @@ describe("OpenID Connect upstream: the round trip", () => {
 
   it("signs in with the upstream's verified identity, amr and acr passed through (email from UserInfo)", async () => {
     const before = upstream.hits.get("/me") ?? 0;
-    const identity = await roundTrip({ account: "alice-1", amr: ["pwd", "otp"], acr: "urn:acme:mfa" });
+    const { received, ...identity } = await roundTrip({ account: "alice-1", amr: ["pwd", "otp"], acr: "urn:acme:mfa" });
     expect(identity).toEqual({
       issuer: upstream.issuer,
       subject: "alice-1",
@@ -93,6 +93,14 @@ describe("OpenID Connect upstream: the round trip", () => {
       amr: ["pwd", "otp"],
       acr: "urn:acme:mfa",
     });
+    // What was sent, by where it came from (a connection test's page shows it): each value as text, an array's elements each one.
+    const sent = (source: string, name: string) => received?.find((a) => a.source === source && a.name === name)?.values;
+    expect(sent("ID token", "sub")).toEqual(["alice-1"]);
+    expect(sent("ID token", "amr")).toEqual(["pwd", "otp"]);
+    expect(sent("ID token", "exp")?.[0]).toMatch(/^\d+$/);
+    expect(sent("ID token", "email")).toBeUndefined();
+    expect(sent("UserInfo", "email")).toEqual(["alice@acme.test"]);
+    expect(sent("UserInfo", "email_verified")).toEqual(["true"]);
     // This upstream keeps email out of the ID token, so UserInfo was asked.
     expect(upstream.hits.get("/me") ?? 0).toBe(before + 1);
   });

@@ -7,7 +7,7 @@
  */
 import { and, desc, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { auditEvents, enterpriseConnections, organizationDomains, organizationMembers, organizationPortalLinks, organizations, scimDirectories, scimTokens } from "../../../../db/schema";
+import { auditEvents, enterpriseConnections, federationTransactions, organizationDomains, organizationMembers, organizationPortalLinks, organizations, scimDirectories, scimTokens } from "../../../../db/schema";
 import { ensureSystemWorkspace } from "../../../../lib/console/system";
 import { operations } from "../../../../lib/console/registry";
 import { HOUR } from "../../../../lib/clock";
@@ -18,6 +18,8 @@ import { call, PUBLIC_URL, seed, signIn, uniqueWorkspaceId, type Harness } from 
 import { ACME, ADA, authzWorkspace, BOB, GLOBEX, SPA } from "../../../helpers/fixtures";
 import { OUTBOX, outboxFor } from "../../../helpers/factors/email";
 import { workspaceContext } from "../../../helpers/factors/sign-in";
+import { samlIdpStandin } from "../../../helpers/federation/saml-idp-standin";
+import { addSamlConnection } from "../../../helpers/federation/setup";
 import { adminAndViewer, createConsoleHarness, runRegistered } from "../../console-helpers";
 
 let h: Harness;
@@ -218,6 +220,19 @@ describe("the portal's changes", () => {
     const directories = await h.service.db.select().from(scimDirectories).where(eq(scimDirectories.workspaceId, W));
     expect(directories.map((d) => d.organizationId)).toEqual([orgs.get("acme")]);
     expect((await h.service.db.select().from(scimTokens).where(eq(scimTokens.directoryId, directories[0].id))).length).toBe(1);
+  });
+
+  it("test the organization's connection, the result linking back to the portal's page of the organization", async () => {
+    const connection = await addSamlConnection(h, W, { organization: "acme", idp: samlIdpStandin(), name: "Acme SAML" });
+    const access = (await accessOf(await enter(await makeLink())))!;
+    // The form names Globex's organization: the test is still of an Acme connection, and another organization's is refused.
+    const started = await runPortalOperation<{ location: string }>(h.service, access, "testConnection", operations.testConnection, { organization_id: orgs.get("globex")!, connection_id: connection.id }, { ip: null });
+    expect(started).toMatchObject({ ok: true });
+    const relayState = new URL((started as { result: { location: string } }).result.location).searchParams.get("RelayState");
+    expect(relayState).toBeTruthy();
+    const [trip] = await h.service.db.select().from(federationTransactions).where(and(eq(federationTransactions.workspaceId, W), eq(federationTransactions.connectionId, connection.id)));
+    expect(trip).toMatchObject({ purpose: "test", tester: { kind: "organization_portal", email: access.person.email, back: `${PUBLIC_URL}/t/${W}/organization-admin?organization=acme` } });
+    expect((await latest("organization_portal.connection_test_started")).data).toMatchObject({ operator: access.person.email, connection_id: connection.id });
   });
 
   it("refuse what the portal does not run: another operation, or an invitation by a setup link's holder", async () => {
