@@ -2,14 +2,17 @@
  * An organization's admin portal in the browser (docs/organizations.md "The admin portal"): an
  * operator makes a setup link in the console for the customer's IT; in another browser the link
  * alone opens nothing, a code sent to its address (a real SMTP server, e2e/smtp-inbox.ts) opens the
- * portal; there the person claims a domain, turns provisioning on and issues a token; the console's
+ * portal; there the person claims a domain, turns provisioning on and issues a token, adds a SAML
+ * connection from its identity provider's metadata (SimpleSAMLphp, e2e/saml-idp.ts) and tests it:
+ * the test's page shows what the identity provider sent and leads back to the portal; the console's
  * audit log shows those changes under their address; the used link never opens the portal again,
  * and revoking it closes the portal at once.
  */
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
 import { CONSOLE_BASE as BASE, signInToConsole } from "./console-operator";
-import { SMTP_PORT } from "./env";
+import { ISSUER, SMTP_PORT } from "./env";
+import { samlIdpMissing, selfSignedCertificate, startSamlIdp, type SamlIdp } from "./saml-idp";
 import { SmtpInbox } from "./smtp-inbox";
 
 const RUN = `${Date.now().toString(36)}${Math.floor(Math.random() * 1296).toString(36)}`;
@@ -24,9 +27,15 @@ async function expectAccessible(page: Page, what: string): Promise<void> {
   expect.soft(found, what).toEqual([]);
 }
 
+const missing = samlIdpMissing();
+test.skip(missing !== null && !process.env.CI, `missing ${missing}`);
+
 const inbox = new SmtpInbox();
+let idp: SamlIdp | undefined;
 test.beforeAll(() => inbox.listen(SMTP_PORT));
-test.afterAll(() => inbox.close());
+test.afterAll(async () => {
+  await Promise.all([inbox.close(), idp?.stop()]);
+});
 
 test("the customer's IT opens the admin portal with a setup link and a code, sets up its organization, and loses it when the link is revoked", async ({ page, browser }) => {
   test.setTimeout(180_000);
@@ -86,10 +95,54 @@ test("the customer's IT opens the admin portal with a setup link and a code, set
     await expect(it.getByRole("form", { name: "Organization settings" })).toHaveCount(0);
   });
 
+  await test.step("in the portal: a SAML connection added from its identity provider's metadata, and tested", async () => {
+    if (missing) throw new Error(`the SAML identity provider cannot run here: missing ${missing}`);
+    await it.getByRole("form", { name: "Protocol of the new connection" }).getByLabel("Protocol").selectOption("saml");
+    const form = it.getByRole("form", { name: "New connection" });
+    await expect(form.getByLabel("Identity provider metadata (XML)")).toBeVisible();
+    // The SP values to paste into the identity provider, shown before the connection is saved.
+    const value = async (label: string) => (await form.getByText(label, { exact: true }).locator("xpath=following-sibling::span/code").textContent())!;
+    const sp = { entityId: await value("Entity ID"), acs: await value("ACS URL") };
+    expect(sp.entityId).toMatch(new RegExp(`^${ISSUER}/federation/saml/metadata\\?connection=[0-9a-f-]{36}$`));
+    idp = await startSamlIdp({
+      keys: await selfSignedCertificate("Customer test IdP"),
+      sp: { entityId: sp.entityId, acsUrl: sp.acs },
+      users: [{ username: "it-tester", password: "the IdP's own password", attributes: { email: [`tester@${DOMAIN}`], department: ["IT & Security"], groups: ["admins", "auditors"] } }],
+    });
+    await form.getByLabel("Identity provider metadata (XML)").fill(idp.metadataXml);
+    await form.getByRole("button", { name: "Read metadata" }).click();
+    await expect(form.getByLabel("Identity provider entity ID")).toHaveValue(idp.entityId);
+    await form.getByLabel("Name", { exact: true }).fill("Customer SAML");
+    await form.getByRole("button", { name: "Add connection" }).click();
+    const connectionId = new URL(sp.entityId).searchParams.get("connection")!;
+    const added = it.locator(`#connection-${connectionId}`);
+    await expect(added.getByText("Customer SAML", { exact: false }).first()).toBeVisible();
+
+    await added.getByRole("button", { name: "Test the connection" }).click();
+    await it.locator('input[name="username"]').fill("it-tester");
+    await it.locator('input[name="password"]').fill("the IdP's own password");
+    await it.locator('input[name="password"]').press("Enter");
+    await expect(it.getByRole("heading", { name: "Connection test", level: 1 })).toBeVisible({ timeout: 20_000 });
+    expect(new URL(it.url()).pathname).toBe("/t/e2e/federation/callback");
+    await expect(it.getByText(`Customer SAML (SAML 2.0), a connection of ${ORG.name}.`)).toBeVisible();
+    // The domain claimed above is not verified yet (no DNS here): the verdict says what a sign-in would meet.
+    await expect(it.locator('[data-verdict="refused"]')).toContainText("outside the organization's verified domains");
+    // Everything the assertion carried, the attributes no mapping reads too.
+    const sent = it.locator("table[data-received]");
+    await expect(sent.getByRole("row").filter({ hasText: "department" })).toContainText("IT & Security");
+    await expect(sent.getByRole("row").filter({ hasText: "groups" })).toContainText("auditors");
+    await expect(sent.getByRole("row").filter({ hasText: "NameID" })).toBeVisible();
+    await expectAccessible(it, "the connection test's page");
+    // Back to the portal, still open.
+    await it.getByRole("link", { name: "Back to the organization" }).click();
+    await expect(it.getByTestId("portal-title")).toHaveText(`${ORG.name}: admin portal`);
+  });
+
   await test.step("the console's audit log names the person; the used link opens nothing again", async () => {
     await page.goto(`${BASE}/console/w/e2e/audit?group=organization_portal`);
     await expect(page.getByText(`${IT} claimed domain ${DOMAIN} for ${ORG.slug}`)).toBeVisible();
     await expect(page.getByText(`${IT} issued a SCIM token for ${ORG.slug}`)).toBeVisible();
+    await expect(page.getByText(new RegExp(`^${IT.replace(/[.]/g, "\\.")} started a test of enterprise connection `))).toBeVisible();
 
     const other = await (await browser.newContext()).newPage();
     await other.goto(link);
