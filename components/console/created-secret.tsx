@@ -2,8 +2,8 @@
 
 import { useEffect, useState } from "react";
 import { useRouter } from "next/navigation";
-import { CopyButton } from "@/components/ui/copy-button";
 import { useConsoleForm } from "@/components/ui/form";
+import { ShownOnce } from "@/components/ui/shown-once";
 import { formatUtc } from "@/components/ui/time";
 
 interface Created {
@@ -43,15 +43,8 @@ export function CreatedSecret({ clientId }: { clientId: string }) {
   }, [clientId]);
   if (!shown) return null;
   return (
-    <div role="status" className="rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-950">
-      <p className="font-semibold">Client secret: copy it now. It is shown once and cannot be read back.</p>
-      <div className="mt-2 flex flex-wrap items-center gap-2">
-        <code data-testid="new-secret" className="min-w-0 flex-1 break-all rounded border border-amber-200 bg-white px-2 py-1.5 font-mono text-xs">
-          {shown.secret}
-        </code>
-        <CopyButton value={shown.secret} label="Copy secret" />
-      </div>
+    <ShownOnce title="Client secret: copy it now. It is shown once and cannot be read back." value={shown.secret} copyLabel="Copy secret" testId="new-secret" compact>
       <p className="mt-2 text-xs">Expires {formatUtc(shown.expiresAt)}. Leaving or reloading this page hides it for good; rotate the secret if it is lost.</p>
-    </div>
+    </ShownOnce>
   );
 }

@@ -1,8 +1,8 @@
 "use client";
 
 import type { ReactNode } from "react";
-import { CopyButton } from "@/components/ui/copy-button";
 import { useConsoleForm } from "@/components/ui/form";
+import { ShownOnce } from "@/components/ui/shown-once";
 import { formatUtc } from "@/components/ui/time";
 
 interface Revealed {
@@ -28,16 +28,9 @@ export function SecretReveal({ children }: { children?: ReactNode }) {
   const revealed = pick(state.result);
   if (!revealed) return null;
   return (
-    <div role="status" className="rounded-md border border-amber-300 bg-amber-50 p-4 text-sm text-amber-950">
-      <p className="font-semibold">Copy this secret now: it is shown once and cannot be read back.</p>
-      <div className="mt-2 flex flex-wrap items-center gap-2">
-        <code data-testid="new-secret" className="min-w-0 flex-1 break-all rounded border border-amber-200 bg-white px-2 py-1.5 font-mono text-xs">
-          {revealed.secret}
-        </code>
-        <CopyButton value={revealed.secret} label="Copy secret" />
-      </div>
+    <ShownOnce title="Copy this secret now: it is shown once and cannot be read back." value={revealed.secret} copyLabel="Copy secret" testId="new-secret">
       <p className="mt-2 text-xs">Expires {formatUtc(revealed.expiresAt)}.</p>
       {children}
-    </div>
+    </ShownOnce>
   );
 }
