@@ -36,6 +36,16 @@ describe("the fuzz oracle", () => {
     expect(judge("PUT", [], answer(405, { allow: "GET, HEAD" }), expectation, [], false)).toBeNull();
   });
 
+  it("finds PostgreSQL's names in what the server wrote, but not in a random token that happens to spell pg_", () => {
+    const expectation = expectRoute(logo, "GET", { kind: "real" }, `/t/demo${zeros}`, zeros);
+    const cookie = { "set-cookie": "lk_session=-PG_IqV0610WBJlMs7GffA.NAD1Svc; Path=/t/demo; Secure; HttpOnly", location: "https://a.example/cb?code=x-pg_abcDEF&state=pg_Zz" };
+    expect(judge("GET", [], answer(303, cookie), { allowed: new Set([303]), rule: "" }, [], false)).toBeNull();
+    const leaked = (text: string): WireAnswer => ({ status: 400, headers: new Map(), body: Buffer.from(text) });
+    expect(judge("GET", [], leaked('{"error":"relation pg_catalog.pg_class is locked"}'), expectation, [], false)).toMatch(/^database error text/);
+    expect(judge("GET", [], leaked("function pg_advisory_xact_lock(bigint) failed"), expectation, [], false)).toMatch(/^database error text/);
+    expect(judge("GET", [], leaked('duplicate key value violates unique constraint "x"'), expectation, [], false)).toMatch(/^database error text/);
+  });
+
   it("refuses a 405 without Allow anywhere, a path of another shape included", () => {
     const expectation = expectRoute(logo, "PUT", { kind: "real" }, `/t/demo${zeros}/x`, zeros);
     expect(expectation.rule).toMatch(/another shape/);
