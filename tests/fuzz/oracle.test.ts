@@ -46,6 +46,15 @@ describe("the fuzz oracle", () => {
     expect(judge("GET", [], leaked('duplicate key value violates unique constraint "x"'), expectation, [], false)).toMatch(/^database error text/);
   });
 
+  it("knows what a workspace hostname serves as the server does: its issuer and the shared documents, the related-origins one included", () => {
+    const hostname = { kind: "hostname" } as const;
+    expect(expectAtHost(hostname, "/.well-known/webauthn", "demo")).toBeNull();
+    expect(expectAtHost(hostname, "/t/demo/oidc/userinfo", "demo")).toBeNull();
+    expect(expectAtHost(hostname, "/_next/static/x.js", "demo")).toBeNull();
+    expect(expectAtHost(hostname, "/t/other/oidc/userinfo", "demo")?.allowed).toEqual(new Set([404]));
+    expect(expectAtHost(hostname, "/console", "demo")?.allowed).toEqual(new Set([404]));
+  });
+
   it("refuses a 405 without Allow anywhere, a path of another shape included", () => {
     const expectation = expectRoute(logo, "PUT", { kind: "real" }, `/t/demo${zeros}/x`, zeros);
     expect(expectation.rule).toMatch(/another shape/);

@@ -3,6 +3,7 @@
  * of the server's inside on the wire (stack traces, file paths, SQL, database or JavaScript error
  * text), and a status that SPEC.md's errors table allows for that route and method.
  */
+import { hostnameServesPath } from "../../lib/hostnames/directory";
 import { requestTargetOf } from "../../lib/http/request-target";
 import type { HostVariant, PagePath, RouteSpec, WorkspaceVariant } from "./cases";
 import { header, type WireAnswer } from "./wire";
@@ -42,10 +43,14 @@ function pathOf(target: string): string | null {
   return decision.ok ? decision.path : null;
 }
 
-/** What a workspace hostname serves (docs/hostnames.md): its workspace's issuer, RFC 8414's metadata path of it, the pages' static files. */
+/**
+ * What a workspace hostname serves (docs/hostnames.md): its workspace's issuer, RFC 8414's metadata
+ * path of it, the pages' static files and the WebAuthn related-origins document. The server's own
+ * rule (lib/hostnames/directory.ts), imported: seed 1348533552 found a copy here that had missed
+ * `/.well-known/webauthn`.
+ */
 function servedAtHostname(target: string, ws: string): boolean {
-  const path = pathOf(target) ?? "";
-  return path === `/t/${ws}` || path.startsWith(`/t/${ws}/`) || path === `/.well-known/oauth-authorization-server/t/${ws}` || path.startsWith("/_next/static/") || path === "/favicon.ico";
+  return hostnameServesPath(ws, pathOf(target) ?? "");
 }
 
 /**
