@@ -36,7 +36,7 @@ describe("the fuzz oracle", () => {
     expect(judge("PUT", [], answer(405, { allow: "GET, HEAD" }), expectation, [], false)).toBeNull();
   });
 
-  it("finds PostgreSQL's names in what the server wrote, but not in a random token that happens to spell pg_", () => {
+  it("finds database error text in what the server wrote, not in a random token that spells pg_ nor in an OAuth URN quoted back", () => {
     const expectation = expectRoute(logo, "GET", { kind: "real" }, `/t/demo${zeros}`, zeros);
     const cookie = { "set-cookie": "lk_session=-PG_IqV0610WBJlMs7GffA.NAD1Svc; Path=/t/demo; Secure; HttpOnly", location: "https://a.example/cb?code=x-pg_abcDEF&state=pg_Zz" };
     expect(judge("GET", [], answer(303, cookie), { allowed: new Set([303]), rule: "" }, [], false)).toBeNull();
@@ -44,6 +44,9 @@ describe("the fuzz oracle", () => {
     expect(judge("GET", [], leaked('{"error":"relation pg_catalog.pg_class is locked"}'), expectation, [], false)).toMatch(/^database error text/);
     expect(judge("GET", [], leaked("function pg_advisory_xact_lock(bigint) failed"), expectation, [], false)).toMatch(/^database error text/);
     expect(judge("GET", [], leaked('duplicate key value violates unique constraint "x"'), expectation, [], false)).toMatch(/^database error text/);
+    expect(judge("GET", [], leaked('{"error":"x","error_description":"Failed query: select 1\\nparams: 2"}'), expectation, [], false)).toMatch(/^database error text/);
+    // An OAuth URN quoted back is not Drizzle's "params: ".
+    expect(judge("GET", [], leaked('{"error":"unsupported_grant_type","error_description":"grant_type urn:ietf:params: is not supported"}'), { allowed: new Set([400]), rule: "" }, [], false)).toBeNull();
   });
 
   it("knows what a workspace hostname serves as the server does: its issuer and the shared documents, the related-origins one included", () => {

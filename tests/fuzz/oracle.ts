@@ -134,7 +134,9 @@ const LEAKS: [RegExp, string][] = [
   [/\n\s*at\s+\S[^\n]*(:\d+:\d+|\(native\)|\(<anonymous>\))/, "stack trace"],
   [/\bat (async )?[A-Za-z_$][\w$.<>[\]]* \([^)]*:\d+:\d+\)/, "stack frame"],
   [/(\/work\/|\/home\/|\/root\/|\/usr\/lib|node_modules|\.next\/server|webpack-internal:|file:\/\/|\[root-of-the-server\]|\.tsx?:\d+)/, "file path"],
-  [/(Failed query|\bparams: |SQLSTATE|invalid byte sequence|violates .* constraint|syntax error at or near|\brelation "|\bcolumn "|duplicate key value|DrizzleQueryError|PostgresError|PGlite)/i, "database error text"],
+  // Drizzle's "Failed query: … params: …" is found by its first words: "params: " alone is also
+  // the OAuth URNs' (`urn:ietf:params:`), which an error description may quote (seed 1938463355).
+  [/(Failed query|SQLSTATE|invalid byte sequence|violates .* constraint|syntax error at or near|\brelation "|\bcolumn "|duplicate key value|DrizzleQueryError|PostgresError|PGlite)/i, "database error text"],
   // PostgreSQL's own names, as its messages write them (lower case, not inside a base64url token:
   // a random cookie or code such as `-PG_IqV…` is no leak; seed 1625335866 drew one).
   [/(?<![\w-])pg_(catalog|class|attribute|namespace|type|proc|index|constraint|stat[a-z_]*|toast[a-z_]*|temp[a-z_0-9]*|settings|database|roles|authid|locks|advisory[a-z_]*|sleep|cancel_backend|terminate_backend)\b/, "database error text"],
