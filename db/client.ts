@@ -279,6 +279,11 @@ function guardedPools(url: string, settings: PoolSettings): GuardedPools {
         idle_timeout: 60,
         backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 0.5),
         connection: { statement_timeout: statementTimeoutMs },
+        // No array-type lookup on each new connection: no column, parameter or result is a
+        // PostgreSQL array (lists are jsonb or json_agg), and that lookup's failure, when the server
+        // goes away while a connection opens, was an unhandled rejection outside any request
+        // (seen in tests/integration/fail-closed.test.ts).
+        fetch_types: false,
       }),
       settings.observer,
       watch,

@@ -54,7 +54,7 @@ export function readinessProbe(db: Database, options: ReadinessOptions = {}): Re
       const answer = await Promise.race([
         db
           .execute(
-            sql`select current_setting('transaction_read_only') = 'on' or pg_is_in_recovery() as read_only, array(select created_at::text from drizzle.__drizzle_migrations) as applied`,
+            sql`select current_setting('transaction_read_only') = 'on' or pg_is_in_recovery() as read_only, (select json_agg(created_at::text) from drizzle.__drizzle_migrations) as applied`,
           )
           .then((result) => {
             // postgres.js returns the rows; PGlite returns { rows }.
