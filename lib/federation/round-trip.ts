@@ -105,8 +105,8 @@ export async function answerRoundTrip(ctx: EndpointContext, trip: RoundTrip, ide
   const t = federationTransactions;
   const now = ctx.service.clock.now();
   // What the upstream sent beyond the identity is kept for a connection test's page only.
-  const { received, ...asserted } = identity;
-  const kept: UpstreamIdentity = trip.purpose === "test" ? { ...asserted, received } : asserted;
+  const { received: _received, ...asserted } = identity;
+  const kept: UpstreamIdentity = trip.purpose === "test" ? identity : asserted;
   const answered = await ctx.service.db
     .update(t)
     .set({ answer: kept as unknown as Record<string, unknown>, answeredAt: now })

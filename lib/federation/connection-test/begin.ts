@@ -67,7 +67,7 @@ export async function beginConnectionTest(service: Service, input: ConnectionTes
   try {
     const loaded = await loadConnection(ctx, connectionId, { disabledToo: true });
     if (!loaded) throw new ConnectionTestError("connection_test_unavailable", "The organization is disabled: enable it to test its connections");
-    started = await beginRoundTrip(ctx, { test: { tester: { kind: tester.kind, id: tester.id, email: tester.email, ...(tester.back ? { back: tester.back } : {}) }, browserBindingHash: sha256Hex(secret) } }, loaded);
+    started = await beginRoundTrip(ctx, { test: { tester, browserBindingHash: sha256Hex(secret) } }, loaded);
   } catch (error) {
     if (error instanceof FederationError) throw new ConnectionTestError("connection_test_unavailable", `The test could not start: ${error.message}`, { cause: error });
     throw error;
